@@ -1,0 +1,82 @@
+#include "render/cpu/raster.h"
+
+#include <algorithm>
+#include <cmath>
+
+#if defined(PS_HAVE_STB)
+#include <stb_image_write.h>
+#endif
+
+namespace ps {
+
+void rasterize(Image& img, Vec2 lo, Vec2 hi, const std::vector<Splat>& splats,
+               const float background[3], bool draw_frame) {
+  const int W = img.width, H = img.height;
+  for (int i = 0; i < W * H; ++i)
+    for (int c = 0; c < 3; ++c)
+      img.rgb[static_cast<size_t>(i) * 3 + c] = static_cast<uint8_t>(std::clamp(background[c], 0.f, 1.f) * 255.f + 0.5f);
+  const float ww = hi.x - lo.x, wh = hi.y - lo.y;
+  if (ww <= 0.f || wh <= 0.f || W <= 0 || H <= 0) return;
+  const float margin = 8.f;
+  const float scale = std::min((W - 2 * margin) / ww, (H - 2 * margin) / wh);
+  const float ox = 0.5f * (W - scale * ww), oy = 0.5f * (H - scale * wh);
+  auto to_px = [&](Vec2 p, float& px, float& py) {
+    px = ox + (p.x - lo.x) * scale;
+    py = H - (oy + (p.y - lo.y) * scale);  // y up in the world, down in the image
+  };
+  if (draw_frame) {
+    float x0, y0, x1, y1;
+    to_px(lo, x0, y1);
+    to_px(hi, x1, y0);
+    auto put = [&](int x, int y) {
+      if (x < 0 || y < 0 || x >= W || y >= H) return;
+      uint8_t* p = &img.rgb[(static_cast<size_t>(y) * W + x) * 3];
+      p[0] = p[1] = p[2] = 110;
+    };
+    for (int x = static_cast<int>(x0); x <= static_cast<int>(x1); ++x) { put(x, static_cast<int>(y0)); put(x, static_cast<int>(y1)); }
+    for (int y = static_cast<int>(y0); y <= static_cast<int>(y1); ++y) { put(static_cast<int>(x0), y); put(static_cast<int>(x1), y); }
+  }
+  for (const Splat& s : splats) {
+    float cx, cy;
+    to_px(s.x, cx, cy);
+    float r = std::max(0.75f, s.radius * scale);
+    int x0 = std::max(0, static_cast<int>(std::floor(cx - r))), x1 = std::min(W - 1, static_cast<int>(std::ceil(cx + r)));
+    int y0 = std::max(0, static_cast<int>(std::floor(cy - r))), y1 = std::min(H - 1, static_cast<int>(std::ceil(cy + r)));
+    for (int y = y0; y <= y1; ++y)
+      for (int x = x0; x <= x1; ++x) {
+        float dx = x + 0.5f - cx, dy = y + 0.5f - cy;
+        float d = std::sqrt(dx * dx + dy * dy);
+        float cover = std::clamp(r + 0.5f - d, 0.f, 1.f);  // 1-pixel anti-aliased edge
+        if (cover <= 0.f) continue;
+        float shade = 1.f - 0.25f * (d / r) * (d / r);  // slight sphere shading
+        uint8_t* p = &img.rgb[(static_cast<size_t>(y) * W + x) * 3];
+        for (int c = 0; c < 3; ++c) {
+          float src = std::clamp(s.rgb[c] * shade, 0.f, 1.f) * 255.f;
+          p[c] = static_cast<uint8_t>(p[c] + cover * (src - p[c]) + 0.5f);
+        }
+      }
+  }
+}
+
+bool png_supported() {
+#if defined(PS_HAVE_STB)
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool write_png(const std::string& path, const Image& img, std::string* error) {
+#if defined(PS_HAVE_STB)
+  if (stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3) == 0) {
+    if (error) *error = path + ": cannot write PNG file";
+    return false;
+  }
+  return true;
+#else
+  if (error) *error = path + ": this build has no PNG writer (install libstb-dev and rebuild)";
+  return false;
+#endif
+}
+
+}  // namespace ps

@@ -1,0 +1,36 @@
+#include "sim/mpm/mpm_backend.h"
+
+#include <stdexcept>
+#include "sim/cuda/cuda_info.h"
+#include "sim/mpm/mpm_cpu.h"
+
+namespace ps {
+
+#if defined(PS_HAVE_CUDA_MPM)
+// Defined in mpm_cuda.cu.
+std::unique_ptr<MpmBackend> make_cuda_backend();
+#endif
+
+std::vector<std::string> available_backends() {
+  std::vector<std::string> out{"cpu"};
+#if defined(PS_HAVE_CUDA_MPM)
+  if (cuda_device_available()) out.push_back("cuda");
+#endif
+  return out;
+}
+
+std::unique_ptr<MpmBackend> make_backend(const std::string& kind, int threads) {
+  if (kind == "cpu") return std::make_unique<MpmCpuBackend>(threads);
+  if (kind == "cuda" || kind == "auto") {
+#if defined(PS_HAVE_CUDA_MPM)
+    if (cuda_device_available()) return make_cuda_backend();
+    if (kind == "cuda") throw std::runtime_error("backend 'cuda': no CUDA device is present");
+#else
+    if (kind == "cuda") throw std::runtime_error("backend 'cuda': this build has no CUDA MPM stepper");
+#endif
+    return std::make_unique<MpmCpuBackend>(threads);
+  }
+  throw std::runtime_error("unknown backend '" + kind + "' (expected cpu, cuda or auto)");
+}
+
+}  // namespace ps

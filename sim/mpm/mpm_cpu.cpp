@@ -1,0 +1,194 @@
+#include "sim/mpm/mpm_cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include "sim/mpm/mpm_kernels.h"
+
+namespace ps {
+
+MpmCpuBackend::MpmCpuBackend(int threads) : pool_(threads) {}
+
+std::string MpmCpuBackend::name() const {
+  return "cpu (" + std::to_string(pool_.size()) + (pool_.size() == 1 ? " thread)" : " threads)");
+}
+
+void MpmCpuBackend::bucket(const SubstepInput& in) {
+  const GridSpec& g = in.grid;
+  const size_t n = p_->size();
+  blocks_x_ = (g.nodes_x() + kBlock - 1) / kBlock;
+  blocks_y_ = (g.nodes_y() + kBlock - 1) / kBlock;
+  const size_t nb = static_cast<size_t>(blocks_x_) * blocks_y_;
+  block_of_.resize(n);
+  order_.resize(n);
+  block_start_.assign(nb + 1, 0);
+  const Kernel k = in.solver.kernel;
+  pool_.parallel_for(static_cast<int64_t>(n), 4096, [&](int64_t b, int64_t e, int) {
+    for (int64_t i = b; i < e; ++i) {
+      mpm::Stencil s = mpm::make_stencil(k, g, p_->x[i]);
+      int bx = std::min(std::max(s.base_x, 0) / kBlock, blocks_x_ - 1);
+      int by = std::min(std::max(s.base_y, 0) / kBlock, blocks_y_ - 1);
+      block_of_[i] = static_cast<uint32_t>(by * blocks_x_ + bx);
+    }
+  });
+  // Stable counting sort: within a block, particles stay in index order.
+  for (size_t i = 0; i < n; ++i) ++block_start_[block_of_[i] + 1];
+  for (size_t b = 0; b < nb; ++b) block_start_[b + 1] += block_start_[b];
+  cursor_.assign(block_start_.begin(), block_start_.end() - 1);
+  for (size_t i = 0; i < n; ++i) order_[cursor_[block_of_[i]]++] = static_cast<uint32_t>(i);
+  for (auto& c : color_blocks_) c.clear();
+  for (int by = 0; by < blocks_y_; ++by)
+    for (int bx = 0; bx < blocks_x_; ++bx) {
+      uint32_t b = static_cast<uint32_t>(by * blocks_x_ + bx);
+      if (block_start_[b + 1] > block_start_[b]) color_blocks_[(by & 1) * 2 + (bx & 1)].push_back(b);
+    }
+}
+
+void MpmCpuBackend::p2g(const SubstepInput& in) {
+  const GridSpec& g = in.grid;
+  const size_t n = p_->size();
+  const Kernel k = in.solver.kernel;
+  const bool apic = in.solver.transfer == Transfer::APIC;
+  const float dt = in.dt;
+  const float inv_dx = 1.f / g.dx;
+  const int stride = g.nodes_x();
+  tau_.resize(n);
+  // Constitutive update (plasticity) and stress, per particle.
+  pool_.parallel_for(static_cast<int64_t>(n), 2048, [&](int64_t b, int64_t e, int) {
+    for (int64_t i = b; i < e; ++i) {
+      const MaterialParams& m = in.materials[p_->material[i]];
+      tau_[i] = mpm::constitutive(m, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i]);
+    }
+  });
+  // Grab: a critically damped spring pulls grabbed particles to the target.
+  if (in.grab.count > 0) {
+    const float ks = in.grab.stiffness, kd = 2.f * std::sqrt(ks);
+    for (int q = 0; q < in.grab.count; ++q) {
+      uint32_t i = in.grab.index[q];
+      if (i >= n) continue;
+      Vec2 d = in.grab.target + in.grab.offset[q] - p_->x[i];
+      p_->v[i] += dt * (ks * d - kd * p_->v[i]);
+    }
+  }
+  std::fill(grid_m_.begin(), grid_m_.end(), 0.f);
+  std::fill(grid_v_.begin(), grid_v_.end(), Vec2{});
+  for (int color = 0; color < 4; ++color) {
+    const std::vector<uint32_t>& blocks = color_blocks_[color];
+    pool_.parallel_for(static_cast<int64_t>(blocks.size()), 1, [&](int64_t b0, int64_t b1, int) {
+      for (int64_t bi = b0; bi < b1; ++bi) {
+        uint32_t blk = blocks[bi];
+        for (uint32_t o = block_start_[blk]; o < block_start_[blk + 1]; ++o) {
+          uint32_t i = order_[o];
+          const Vec2 xp = p_->x[i];
+          const float mp = p_->mass[i];
+          const Vec2 mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
+          const Mat2 stress = (-dt * p_->vol0[i]) * tau_[i];
+          const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
+          mpm::Stencil s = mpm::make_stencil(k, g, xp);
+          for (int a = 0; a < s.n; ++a)
+            for (int c = 0; c < s.n; ++c) {
+              float w = s.wx[a] * s.wy[c];
+              Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+              Vec2 gv = mpm::grad_vector(k, s, a, c, inv_dx);
+              size_t node = static_cast<size_t>(s.base_y + c) * stride + (s.base_x + a);
+              grid_m_[node] += w * mp;
+              grid_v_[node] += w * mv + w * (affine * dpos) + stress * gv;
+            }
+        }
+      }
+    });
+  }
+}
+
+void MpmCpuBackend::grid_update(const SubstepInput& in) {
+  const GridSpec& g = in.grid;
+  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point};
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
+    for (int64_t j = j0; j < j1; ++j)
+      for (int i = 0; i < sx; ++i) {
+        size_t node = static_cast<size_t>(j) * sx + i;
+        mpm::grid_update_node(i, static_cast<int>(j), grid_m_[node], grid_v_[node], grid_v_old_[node], gp);
+      }
+  });
+}
+
+SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
+  const GridSpec& g = in.grid;
+  const size_t n = p_->size();
+  const Kernel k = in.solver.kernel;
+  const Transfer t = in.solver.transfer;
+  const float alpha = in.solver.flip_blend;
+  const float dt = in.dt;
+  const float inv_dx = 1.f / g.dx;
+  const int stride = g.nodes_x();
+  const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
+  std::vector<int64_t>& bad = worker_bad_;
+  std::vector<float>& vmax2 = worker_vmax2_;
+  bad.assign(static_cast<size_t>(pool_.size()), std::numeric_limits<int64_t>::max());
+  vmax2.assign(static_cast<size_t>(pool_.size()), 0.f);
+  pool_.parallel_for(static_cast<int64_t>(n), 2048, [&](int64_t b, int64_t e, int worker) {
+    int64_t my_bad = std::numeric_limits<int64_t>::max();
+    float my_vmax2 = 0.f;
+    for (int64_t i = b; i < e; ++i) {
+      const Vec2 xp = p_->x[i];
+      mpm::Stencil s = mpm::make_stencil(k, g, xp);
+      Vec2 v_pic{}, dv{};
+      Mat2 B{};
+      for (int a = 0; a < s.n; ++a)
+        for (int c = 0; c < s.n; ++c) {
+          float w = s.wx[a] * s.wy[c];
+          size_t node = static_cast<size_t>(s.base_y + c) * stride + (s.base_x + a);
+          Vec2 vi = grid_v_[node];
+          Vec2 gv = mpm::grad_vector(k, s, a, c, inv_dx);
+          v_pic += w * vi;
+          dv += w * (vi - grid_v_old_[node]);
+          B += outer(vi, gv);
+        }
+      Vec2 v = mpm::transfer_velocity(t, alpha, p_->v[i], v_pic, dv);
+      p_->v[i] = v;
+      p_->C[i] = B;
+      p_->F[i] = (Mat2::identity() + dt * B) * p_->F[i];
+      p_->J[i] *= 1.f + dt * trace(B);
+      p_->x[i] = mpm::clamp_to_grid(g, xp + dt * v);
+      float s2 = length2(v);
+      if (!(s2 <= vlim2) || !std::isfinite(p_->J[i]) || !std::isfinite(p_->F[i].a00 + p_->F[i].a01 + p_->F[i].a10 + p_->F[i].a11)) {
+        my_bad = std::min<int64_t>(my_bad, i);
+      } else {
+        my_vmax2 = std::max(my_vmax2, s2);
+      }
+    }
+    bad[static_cast<size_t>(worker)] = std::min(bad[static_cast<size_t>(worker)], my_bad);
+    vmax2[static_cast<size_t>(worker)] = std::max(vmax2[static_cast<size_t>(worker)], my_vmax2);
+  });
+  SubstepResult r;
+  int64_t first_bad = *std::min_element(bad.begin(), bad.end());
+  if (first_bad != std::numeric_limits<int64_t>::max()) {
+    r.ok = false;
+    r.bad_index = first_bad;
+  }
+  r.max_speed = std::sqrt(*std::max_element(vmax2.begin(), vmax2.end()));
+  return r;
+}
+
+void MpmCpuBackend::read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const {
+  spec = last_grid_;
+  mass = grid_m_;
+  velocity = grid_v_;
+}
+
+SubstepResult MpmCpuBackend::substep(const SubstepInput& in) {
+  const size_t nodes = static_cast<size_t>(in.grid.nodes_x()) * in.grid.nodes_y();
+  if (grid_m_.size() != nodes) {
+    grid_m_.assign(nodes, 0.f);
+    grid_v_.assign(nodes, Vec2{});
+    grid_v_old_.assign(nodes, Vec2{});
+  }
+  last_grid_ = in.grid;
+  bucket(in);
+  p2g(in);
+  grid_update(in);
+  return g2p(in);
+}
+
+}  // namespace ps

@@ -1,0 +1,85 @@
+/// MLS-MPM parameters: plain structs with defaults in their initialisers.
+/// The window edits an app-owned copy; the world applies it before a step.
+#pragma once
+#include <cstdint>
+#include "sim/core/vec.h"
+
+namespace ps {
+
+/// Particle-grid transfer scheme (GAMES201 lecture 7).
+enum class Transfer : uint8_t { PIC = 0, APIC = 1, FLIP = 2 };
+/// B-spline interpolation kernel: support 2, 3 or 4 nodes per axis.
+enum class Kernel : uint8_t { Linear = 1, Quadratic = 2, Cubic = 3 };
+/// Grid boundary condition on the outer `boundary_nodes` layer of nodes.
+/// Sticky: v = 0. Slip: normal component removed. Separate: normal component
+/// removed only when it points into the wall (particles may leave the wall).
+enum class Boundary : uint8_t { Sticky = 0, Slip = 1, Separate = 2 };
+
+enum class MaterialType : uint8_t {
+  Tracer = 0,  ///< no stress: pure transfer (the PIC-vs-APIC teaching block)
+  Fluid = 1,   ///< weakly compressible, J-based (mpm88), optional viscosity
+  Jelly = 2,   ///< elastic, fixed-corotated (mpm99)
+  Snow = 3,    ///< fixed-corotated + singular-value clamping + hardening (Stomakhin 2013)
+  Sand = 4,    ///< Drucker-Prager in Hencky strain (Klar et al. 2016)
+};
+constexpr int kMaterialTypeCount = 5;
+
+/// One material's parameters. POD so the CUDA backend can keep a table in
+/// constant memory. Units are the scene's (demos use mpm99's: domain 1).
+struct MaterialParams {
+  MaterialType type = MaterialType::Jelly;
+  float density = 1.f;      ///< mass per unit area
+  float E = 5e3f;           ///< Young's modulus (jelly, snow, sand)
+  float nu = 0.2f;          ///< Poisson's ratio
+  float bulk_modulus = 4e3f;  ///< fluid: tau = K J (J - 1) I
+  float viscosity = 0.f;      ///< fluid: dynamic viscosity
+  float theta_c = 2.5e-2f;  ///< snow: critical compression
+  float theta_s = 4.5e-3f;  ///< snow: critical stretch
+  float hardening = 10.f;   ///< snow: xi in exp(xi (1 - Jp))
+  float friction_angle = 30.f;  ///< sand: degrees
+  float color[3] = {0.9f, 0.9f, 0.9f};  ///< display colour (linear RGB in [0,1])
+};
+
+/// Lame parameters from E and nu (plane strain form used by mpm99).
+PS_HD void lame(const MaterialParams& m, float& mu, float& lambda) {
+  mu = m.E / (2.f * (1.f + m.nu));
+  lambda = m.E * m.nu / ((1.f + m.nu) * (1.f - 2.f * m.nu));
+}
+
+/// Uniform background grid. Nodes sit at origin + (i, j) * dx for
+/// i in [0, nx], j in [0, ny]; the domain is [origin, origin + (nx, ny) dx].
+struct GridSpec {
+  Vec2 origin{0.f, 0.f};
+  float dx = 1.f / 128.f;
+  int nx = 128, ny = 128;
+  PS_HD float width() const { return nx * dx; }
+  PS_HD float height() const { return ny * dx; }
+  PS_HD int nodes_x() const { return nx + 1; }
+  PS_HD int nodes_y() const { return ny + 1; }
+};
+
+struct SolverParams {
+  Transfer transfer = Transfer::APIC;
+  float flip_blend = 0.95f;  ///< alpha: v = alpha FLIP + (1 - alpha) PIC
+  Kernel kernel = Kernel::Quadratic;
+  float dt = 1e-4f;           ///< fixed step, or the upper bound when adaptive
+  int substeps = 20;          ///< substeps per displayed frame
+  bool adaptive_dt = false;   ///< CFL-adaptive step
+  float cfl = 0.5f;           ///< dt <= cfl dx / max(|v|, wave speed)
+  float dt_min = 1e-7f;       ///< adaptive lower bound
+  Boundary boundary = Boundary::Separate;
+  int boundary_nodes = 3;     ///< thickness of the boundary layer, in nodes
+  Vec2 gravity{0.f, -9.8f};
+  float velocity_limit = 1e4f;  ///< |v| beyond this is a blow-up
+};
+
+/// External point force on grid nodes: attract (strength > 0 towards pos) or
+/// repel, with a linear falloff to zero at `radius` (mpm128's attractor).
+struct PointForce {
+  bool active = false;
+  Vec2 pos{0.f, 0.f};
+  float radius = 0.1f;
+  float strength = 50.f;  ///< acceleration at the centre; negative repels
+};
+
+}  // namespace ps

@@ -1,0 +1,47 @@
+/// Particle state in structure-of-arrays form. Index i holds the particle
+/// with the stable ID `id[i]` (1-based, as in SGF and P4P files).
+#pragma once
+#include <cstdint>
+#include <vector>
+#include "sim/core/vec.h"
+
+namespace ps {
+
+struct MpmParticles {
+  std::vector<Vec2> x;       ///< position
+  std::vector<Vec2> v;       ///< velocity
+  std::vector<Mat2> C;       ///< affine velocity field (APIC) / velocity gradient
+  std::vector<Mat2> F;       ///< deformation gradient (elastic part)
+  std::vector<float> J;      ///< volume ratio (fluid)
+  std::vector<float> Jp;     ///< plastic volume ratio (snow), log-volume correction (sand)
+  std::vector<float> mass;
+  std::vector<float> vol0;   ///< rest volume (area)
+  std::vector<uint8_t> material;  ///< index into the material table
+  std::vector<uint16_t> group;    ///< user group (body index by default)
+  std::vector<uint32_t> id;       ///< stable 1-based ID
+  std::vector<Vec2> fext;         ///< external force this step (SGF, grab); zero by default
+
+  size_t size() const { return x.size(); }
+  void clear() { resize(0); }
+  void resize(size_t n) {
+    x.resize(n); v.resize(n); C.resize(n); F.resize(n); J.resize(n); Jp.resize(n);
+    mass.resize(n); vol0.resize(n); material.resize(n); group.resize(n); id.resize(n);
+    fext.resize(n);
+  }
+  void reserve(size_t n) {
+    x.reserve(n); v.reserve(n); C.reserve(n); F.reserve(n); J.reserve(n); Jp.reserve(n);
+    mass.reserve(n); vol0.reserve(n); material.reserve(n); group.reserve(n); id.reserve(n);
+    fext.reserve(n);
+  }
+  /// Appends one particle at rest state; returns its index.
+  size_t add(Vec2 pos, Vec2 vel, float m, float vol, uint8_t mat, uint16_t grp) {
+    size_t i = size();
+    uint32_t next_id = i == 0 ? 1u : id.back() + 1u;
+    x.push_back(pos); v.push_back(vel); C.push_back(Mat2{}); F.push_back(Mat2::identity());
+    J.push_back(1.f); Jp.push_back(1.f); mass.push_back(m); vol0.push_back(vol);
+    material.push_back(mat); group.push_back(grp); id.push_back(next_id); fext.push_back(Vec2{});
+    return i;
+  }
+};
+
+}  // namespace ps

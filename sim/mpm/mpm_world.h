@@ -1,0 +1,112 @@
+/// An MPM world: grid, solver settings, material table, particles and the
+/// backend that steps them. The app, the runner, the tests and the benchmark
+/// all drive this one type.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+#include "sim/mpm/mpm_backend.h"
+#include "sim/mpm/mpm_params.h"
+#include "sim/mpm/mpm_particles.h"
+
+namespace ps {
+
+/// The lecture's velocity presets (pic_vs_apic demo, keys t / r / s / d).
+enum class Preset : uint8_t { Translation, Rotation, Shear, Dilation };
+
+/// Outcome of stepping: ok, or the first blow-up (which particle, which step).
+struct StepStatus {
+  bool ok = true;
+  int64_t step = 0;          ///< the substep (1-based, since scene start) that failed
+  int64_t index = -1;        ///< particle index
+  uint32_t particle_id = 0;  ///< its stable ID
+  std::string message;
+};
+
+/// Conserved quantities and a state hash of the particle set.
+struct Diagnostics {
+  size_t count = 0;
+  double mass = 0.0;
+  double momentum[2] = {0.0, 0.0};
+  double angular_momentum = 0.0;  ///< sum m (x - centre) x v, about the domain centre
+  double kinetic_energy = 0.0;
+  float max_speed = 0.f;
+  uint64_t hash = 0;
+};
+
+class MpmWorld {
+ public:
+  MpmWorld();
+  ~MpmWorld();
+
+  GridSpec grid;
+  SolverParams solver;
+  std::vector<MaterialParams> materials;
+  std::vector<std::string> material_names;
+  MpmParticles particles;
+  PointForce point_force;
+  /// Called before every substep with its 1-based index; it may write
+  /// particles.fext and returns true when it did (SGF lists use this).
+  std::function<bool(int64_t step, MpmParticles& p)> force_hook;
+
+  /// Replaces the backend (state is handed over through the host arrays).
+  void set_backend(std::unique_ptr<MpmBackend> backend);
+  MpmBackend& backend() { return *backend_; }
+  std::string backend_name() const;
+
+  /// Runs up to n substeps; stops at the first blow-up and stays halted
+  /// (further calls return the same failure) until reset_halt().
+  StepStatus step(int n);
+  bool halted() const { return !failure_.ok; }
+  const StepStatus& failure() const { return failure_; }
+  void reset_halt() { failure_ = StepStatus{}; }
+
+  int64_t step_count() const { return step_count_; }
+  double time() const { return time_; }
+  float last_dt() const { return last_dt_; }
+  /// The substep size the next substep will use.
+  float next_dt() const;
+
+  /// Sets velocities (and C to the field's gradient) of all particles, or of
+  /// `selection` (indices) when given, to a preset field about the selection's
+  /// centre of mass: t v = s (1, 0); r v = s (y - cy, cx - x);
+  /// s v = s (0, x - cx); d v = s (0, y - cy).
+  void apply_preset(Preset preset, float speed = 1.f, const std::vector<uint32_t>* selection = nullptr);
+
+  /// Grab tool: particles follow a moving target keeping their offsets.
+  void grab_begin(const std::vector<uint32_t>& indices, Vec2 target);
+  void grab_move(Vec2 target) { grab_target_ = target; }
+  void grab_end();
+  bool grabbing() const { return !grab_index_.empty(); }
+  float grab_stiffness = 4000.f;
+
+  /// Host particle arrays were edited (presets, painting, loading): push them.
+  void host_changed();
+  /// Makes `particles` current (CUDA backends copy back; CPU is a no-op).
+  void sync();
+  /// Syncs and computes the diagnostics.
+  Diagnostics diagnostics();
+  /// Resets step counter and time (after a scene load).
+  void reset_clock() { step_count_ = 0; time_ = 0.0; failure_ = StepStatus{}; }
+
+ private:
+  std::unique_ptr<MpmBackend> backend_;
+  int64_t step_count_ = 0;
+  double time_ = 0.0;
+  float last_dt_ = 0.f;
+  float last_max_speed_ = 0.f;
+  StepStatus failure_;
+  std::vector<uint32_t> grab_index_;
+  std::vector<Vec2> grab_offset_;
+  Vec2 grab_target_{};
+};
+
+/// Diagnostics of a particle set (double accumulation in index order).
+Diagnostics compute_diagnostics(const MpmParticles& p, Vec2 centre);
+/// FNV-1a over positions, velocities, C, F, J and Jp, in index order.
+uint64_t state_hash(const MpmParticles& p);
+const char* preset_name(Preset p);
+
+}  // namespace ps

@@ -1,0 +1,48 @@
+# Window dependencies, all from Debian packages: GLFW 3.3 and Dear ImGui 1.86
+# (libimgui-dev ships the GLFW/OpenGL3 backends inside libimgui.a) through
+# pkg-config, GLM headers, and a glad 2 OpenGL 4.3 core loader generated at
+# build time (python3-glad) into the build tree: nothing third-party is copied.
+set(_ps_window_ok ON)
+if(NOT PkgConfig_FOUND)
+  set(_ps_window_ok OFF)
+else()
+  pkg_check_modules(GLFW3 IMPORTED_TARGET glfw3)
+  pkg_check_modules(IMGUI IMPORTED_TARGET imgui)
+  if(NOT GLFW3_FOUND OR NOT IMGUI_FOUND)
+    set(_ps_window_ok OFF)
+  endif()
+endif()
+find_path(PS_GLM_INCLUDE glm/glm.hpp)
+find_program(PS_GLAD glad)
+find_package(OpenGL QUIET)
+if(NOT PS_GLM_INCLUDE OR NOT PS_GLAD OR NOT OpenGL_FOUND)
+  set(_ps_window_ok OFF)
+endif()
+
+if(NOT _ps_window_ok)
+  if(PS_WINDOW STREQUAL "ON")
+    message(FATAL_ERROR "PS_WINDOW=ON but GLFW, ImGui, GLM, OpenGL or glad is missing "
+                        "(apt-get install libglfw3-dev libimgui-dev libglm-dev python3-glad)")
+  endif()
+  return()
+endif()
+
+set(PS_GLAD_DIR ${CMAKE_BINARY_DIR}/glad)
+add_custom_command(
+  OUTPUT ${PS_GLAD_DIR}/src/gl.c ${PS_GLAD_DIR}/include/glad/gl.h
+  COMMAND ${PS_GLAD} --quiet --reproducible --api gl:core=4.3 --extensions= --out-path ${PS_GLAD_DIR} c
+  COMMENT "Generating the OpenGL 4.3 core loader with glad"
+  VERBATIM)
+add_library(glad STATIC ${PS_GLAD_DIR}/src/gl.c)
+target_include_directories(glad PUBLIC ${PS_GLAD_DIR}/include)
+target_link_libraries(glad PUBLIC ${CMAKE_DL_LIBS})
+
+file(GLOB PS_RENDER_GL_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/render/*.cpp)
+if(NOT PS_RENDER_GL_SOURCES)
+  return()
+endif()
+add_library(render_gl STATIC ${PS_RENDER_GL_SOURCES})
+target_include_directories(render_gl PUBLIC ${PS_GLM_INCLUDE})
+target_link_libraries(render_gl PUBLIC sim render_cpu glad PkgConfig::IMGUI PkgConfig::GLFW3 OpenGL::GL)
+target_compile_definitions(render_gl PUBLIC PS_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders")
+set(PS_HAVE_WINDOW ON)
