@@ -1,2 +1,371 @@
+// Particle Sandbox command line: a labelled linear script per command.
+//   sandbox                 window on the default scene (headless run without a display)
+//   sandbox gui [SCENE]     window
+//   sandbox run SCENE ...   headless run with dumps, images and a summary
+//   sandbox bench ...       particle-substeps per second of the built-in scenes
+//   sandbox info            backends and devices
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
 #include <cstdio>
-int main() { std::puts("sandbox"); return 0; }
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "app/cli.h"
+#include "render/cpu/raster.h"
+#include "sim/cuda/cuda_info.h"
+#include "sim/io/dump.h"
+#include "sim/scene/simulation.h"
+#if defined(PS_HAVE_WINDOW)
+#include "render/window_app.h"
+#endif
+
+namespace fs = std::filesystem;
+using namespace ps;
+
+namespace {
+
+// [SECTION] Help -------------------------------------------------------------------
+
+const char* kUsage =
+    "Particle Sandbox: hybrid particle methods (MLS-MPM, DEM), live.\n"
+    "\n"
+    "usage:\n"
+    "  sandbox [SCENE]            open the window (headless run when there is no display)\n"
+    "  sandbox gui [SCENE] [--backend B] [--threads K] [--set key=value]... [--verbose]\n"
+    "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
+    "                      [--screenshot-after N] [--quit-after N]\n"
+    "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
+    "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
+    "                    [--format csv|ply|vtk] [--images K] [--sgf DIR] [--quiet]\n"
+    "  sandbox bench [--backend B] [--threads K] [--scenes a,b,...] [--steps N] [--warmup N]\n"
+    "  sandbox info\n"
+    "\n"
+    "SCENE is a scene file or a built-in name (see `sandbox info`).\n"
+    "--set overrides any scene setting by its path, e.g. --set solver.transfer=pic,\n"
+    "  --set solver.flip_blend=0.95, --set materials.water.bulk_modulus=800.\n"
+    "--dump-every K writes the particles every K frames (every K steps with --steps);\n"
+    "--images K writes a PNG every K frames. Exit status: 0 ok, 1 blow-up or run error,\n"
+    "2 bad command line or bad input.\n";
+
+// [SECTION] Helpers ----------------------------------------------------------------
+
+bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+void make_splats(const ParticleTable& t, std::vector<Splat>& out) {
+  out.resize(t.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    Splat& s = out[i];
+    s.x = Vec2{t.x[i], t.y[i]};
+    s.radius = t.radius[i];
+    for (int c = 0; c < 3; ++c) s.rgb[c] = t.color[i][static_cast<size_t>(c)];
+  }
+}
+
+bool write_image(Simulation& sim, const std::string& path, ParticleTable& table, std::string* err) {
+  sim.table(table);
+  std::vector<Splat> splats;
+  make_splats(table, splats);
+  Image img;
+  img.resize(960, 720);
+  Vec2 lo, hi;
+  sim.bounds(lo, hi);
+  const float bg[3] = {0.07f, 0.08f, 0.10f};
+  rasterize(img, lo, hi, splats, bg, true);
+  return write_png(path, img, err);
+}
+
+std::string summary_line(const char* label, int64_t n, const Simulation& sim, const Diagnostics& d) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s %6" PRId64 " step %8" PRId64 " t=%.6f particles=%zu mass=%.9g momentum=(%.9g, %.9g) "
+                "angular_momentum=%.9g kinetic_energy=%.9g max_speed=%.6g hash=%016" PRIx64,
+                label, n, sim.step_count(), sim.time(), d.count, d.mass, d.momentum[0], d.momentum[1],
+                d.angular_momentum, d.kinetic_energy, static_cast<double>(d.max_speed), d.hash);
+  return buf;
+}
+
+class Progress {
+ public:
+  Progress(int64_t total, bool enabled, bool tty) : total_(total), enabled_(enabled), tty_(tty) {}
+  void update(int64_t done, double secs) {
+    if (!enabled_ || total_ <= 0) return;
+    int pct = static_cast<int>(100 * done / total_);
+    if (tty_) {
+      int bar = static_cast<int>(30 * done / total_);
+      std::fprintf(stderr, "\r[%.*s%*s] %3d%% %" PRId64 "/%" PRId64 " %.1fs", bar,
+                   "##############################", 30 - bar, "", pct, done, total_, secs);
+      if (done == total_) std::fputc('\n', stderr);
+      std::fflush(stderr);
+    } else if (pct / 10 != last_ / 10 || done == total_) {
+      std::fprintf(stderr, "progress %3d%% (%" PRId64 "/%" PRId64 ") %.1fs\n", pct, done, total_, secs);
+    }
+    last_ = pct;
+  }
+
+ private:
+  int64_t total_;
+  bool enabled_, tty_;
+  int last_ = -1;
+};
+
+// [SECTION] run ----------------------------------------------------------------------
+
+int cmd_run(const Args& a, bool default_headless) {
+  // Setup: the scene and its settings.
+  std::string scene = a.positional.empty() ? default_scene_name() : a.positional[0];
+  if (a.positional.size() > 1) throw UsageError("run takes one scene, got '" + a.positional[1] + "' as well");
+  if (a.has("steps") && a.has("frames")) throw UsageError("--steps and --frames are exclusive");
+  DumpFormat fmt = DumpFormat::CSV;
+  if (a.has("format") && !parse_dump_format(a.get("format", ""), fmt))
+    throw UsageError("--format: expected csv, ply or vtk, got '" + a.get("format", "") + "'");
+  std::string backend = a.get("backend", "auto");
+  if (backend != "cpu" && backend != "cuda" && backend != "auto")
+    throw UsageError("--backend: expected cpu, cuda or auto, got '" + backend + "'");
+  int threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
+  long dump_every = a.get_int("dump-every", 0, 0, 1L << 40);
+  long image_every = a.get_int("images", default_headless ? 10 : 0, 0, 1L << 40);
+  bool quiet = a.has("quiet");
+  if (a.has("sgf")) throw UsageError("--sgf: SGF force lists apply to DEM scenes, which this build does not load yet");
+
+  std::unique_ptr<Simulation> sim = load_simulation(scene, a.sets, backend, threads);
+  std::string out_dir = a.get("out", default_headless ? "out/" + fs::path(sim->info().path).stem().string() : "");
+  if ((dump_every > 0 || image_every > 0) && out_dir.empty()) out_dir = "out/" + fs::path(sim->info().path).stem().string();
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) throw std::runtime_error(out_dir + ": cannot create output folder: " + ec.message());
+  }
+  if (image_every > 0 && !png_supported()) {
+    std::fprintf(stderr, "note: this build cannot write PNG images (no libstb); images skipped\n");
+    image_every = 0;
+  }
+
+  const int spf = sim->substeps_per_frame();
+  const bool by_steps = a.has("steps");
+  const int64_t total_steps = by_steps ? a.get_int("steps", 0, 0, 1L << 40)
+                                       : a.get_int("frames", sim->info().frames, 0, 1L << 40) * spf;
+  const int64_t unit = by_steps ? 1 : spf;  // dump-every counts frames unless --steps
+  if (!quiet) {
+    std::printf("scene %s (%s): %zu particles, backend %s, %" PRId64 " steps (%d per frame)\n",
+                sim->info().name.c_str(), sim->info().path.c_str(), sim->diagnostics().count,
+                sim->backend_name().c_str(), total_steps, spf);
+  }
+
+  // State: summary file and counters.
+  std::ofstream summary;
+  if (!out_dir.empty()) summary.open(fs::path(out_dir) / "summary.txt");
+  auto emit = [&](const std::string& line) {
+    if (!quiet) std::printf("%s\n", line.c_str());
+    if (summary) summary << line << "\n";
+    std::fflush(stdout);
+  };
+  ParticleTable table;
+  int dump_index = 0;
+  auto do_dump = [&]() {
+    Diagnostics d = sim->diagnostics();
+    if (dump_every > 0) {
+      sim->table(table);
+      char name[64];
+      std::snprintf(name, sizeof name, "particles_%05d.%s", dump_index, dump_extension(fmt));
+      write_dump((fs::path(out_dir) / name).string(), fmt, table);
+    }
+    emit(summary_line("dump", dump_index, *sim, d));
+    ++dump_index;
+  };
+  auto do_image = [&](int64_t frame) {
+    char name[64];
+    std::snprintf(name, sizeof name, "frame_%05" PRId64 ".png", frame);
+    std::string err;
+    if (!write_image(*sim, (fs::path(out_dir) / name).string(), table, &err)) throw std::runtime_error(err);
+  };
+
+  // Main loop: step in chunks of one frame (or one dump interval).
+  emit(summary_line("start", 0, *sim, sim->diagnostics()));
+  if (dump_every > 0) do_dump();
+  if (image_every > 0) do_image(0);
+  Progress progress(total_steps, !quiet, stderr_is_tty());
+  auto t0 = std::chrono::steady_clock::now();
+  int64_t done = 0;
+  while (done < total_steps) {
+    int64_t chunk = std::min<int64_t>(spf, total_steps - done);
+    StepStatus st = sim->step(static_cast<int>(chunk));
+    done += chunk;
+    if (!st.ok) {
+      emit(summary_line("halt", 0, *sim, sim->diagnostics()));
+      std::fprintf(stderr, "error: %s\n", st.message.c_str());
+      return 1;
+    }
+    int64_t units_done = done / unit;
+    if (dump_every > 0 && done % (dump_every * unit) == 0) do_dump();
+    if (image_every > 0 && !by_steps && done % spf == 0 && units_done % image_every == 0) do_image(units_done);
+    progress.update(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Diagnostics fin = sim->diagnostics();
+  emit(summary_line("final", 0, *sim, fin));
+  if (image_every > 0 && by_steps) do_image(done);
+  char perf[256];
+  std::snprintf(perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
+                secs > 0 ? static_cast<double>(fin.count) * static_cast<double>(total_steps) / secs : 0.0);
+  emit(perf);
+  if (!out_dir.empty() && !quiet) std::printf("output written to %s/\n", out_dir.c_str());
+  return 0;
+}
+
+// [SECTION] bench ----------------------------------------------------------------------
+
+int cmd_bench(const Args& a) {
+  std::string backend = a.get("backend", "auto");
+  int threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
+  long steps = a.get_int("steps", 400, 1, 1L << 30);
+  long warmup = a.get_int("warmup", 40, 0, 1L << 30);
+  std::vector<std::string> scenes;
+  std::string list = a.get("scenes", "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic");
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string s = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!s.empty()) scenes.push_back(s);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::printf("%-14s %-18s %10s %8s %12s %16s  %s\n", "scene", "backend", "particles", "steps", "ms/substep",
+              "particle-steps/s", "hash");
+  for (const auto& name : scenes) {
+    std::unique_ptr<Simulation> sim = load_simulation(name, a.sets, backend, threads);
+    StepStatus st = sim->step(static_cast<int>(warmup));
+    size_t n = sim->diagnostics().count;
+    auto t0 = std::chrono::steady_clock::now();
+    if (st.ok) st = sim->step(static_cast<int>(steps));
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    Diagnostics d = sim->diagnostics();
+    if (!st.ok) {
+      std::printf("%-14s %s\n", name.c_str(), st.message.c_str());
+      continue;
+    }
+    std::printf("%-14s %-18s %10zu %8ld %12.4f %16.4g  %016" PRIx64 "\n", name.c_str(), sim->backend_name().c_str(), n,
+                steps, 1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs, d.hash);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+// [SECTION] info -------------------------------------------------------------------------
+
+int cmd_info() {
+  std::printf("Particle Sandbox %s\n", "0.1.0");
+  std::printf("backends:\n");
+  std::printf("  cpu    available (%u hardware threads)\n", std::max(1u, std::thread::hardware_concurrency()));
+  std::string why;
+  auto devices = cuda_devices(&why);
+  if (!cuda_compiled()) {
+    std::printf("  cuda   not built (%s)\n", why.c_str());
+  } else if (devices.empty()) {
+    std::printf("  cuda   compiled, no device found (%s)\n", why.empty() ? "no CUDA device" : why.c_str());
+  } else {
+    for (const auto& d : devices)
+      std::printf("  cuda   device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs\n", d.index, d.name.c_str(),
+                  d.cc_major, d.cc_minor, d.memory_bytes / 1073741824.0, d.multiprocessors);
+  }
+  auto usable = available_backends();
+  std::string list;
+  for (const auto& b : usable) list += (list.empty() ? "" : ", ") + b;
+  std::printf("usable MPM backends: %s (auto picks %s)\n", list.c_str(), usable.back().c_str());
+#if defined(PS_HAVE_WINDOW)
+  std::printf("window: built (GLFW + OpenGL 4.3 + Dear ImGui)\n");
+#else
+  std::printf("window: not built (headless runner only)\n");
+#endif
+  std::printf("PNG output: %s\n", png_supported() ? "yes" : "no");
+  std::printf("scenes (%s):\n", scenes_dir().c_str());
+  for (const auto& p : builtin_scene_paths()) {
+    std::string name = fs::path(p).stem().string();
+    try {
+      Json doc = Json::parse_file(p);
+      const Json* d = doc.find("name");
+      std::printf("  %-16s %s\n", name.c_str(), d && d->is_string() ? d->as_string().c_str() : "");
+    } catch (const std::exception& e) {
+      std::printf("  %-16s (unreadable: %s)\n", name.c_str(), e.what());
+    }
+  }
+  return 0;
+}
+
+#if defined(PS_HAVE_WINDOW)
+bool display_present() {
+  const char* d = std::getenv("DISPLAY");
+  const char* w = std::getenv("WAYLAND_DISPLAY");
+  return (d && *d) || (w && *w);
+}
+#endif
+
+}  // namespace
+
+// [SECTION] main ------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+  try {
+    Args a = parse_args(argc, argv);
+    if (a.command == "help" || a.has("help")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a.command == "version") {
+      std::puts("Particle Sandbox 0.1.0");
+      return 0;
+    }
+    if (a.command == "info") return cmd_info();
+    if (a.command == "bench") return cmd_bench(a);
+    if (a.command == "run") {
+      if (a.positional.empty()) throw UsageError("run needs a scene (a file or a built-in name; see `sandbox info`)");
+      return cmd_run(a, false);
+    }
+    // Default and "gui": the window when there is one, else a headless run.
+#if defined(PS_HAVE_WINDOW)
+    if (display_present()) {
+      WindowOptions w;
+      w.scene = a.positional.empty() ? default_scene_name() : a.positional[0];
+      w.overrides = a.sets;
+      w.backend = a.get("backend", "auto");
+      w.threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
+      w.verbose = a.has("verbose");
+      w.paused = a.has("paused");
+      w.screenshot_path = a.get("screenshot", "");
+      w.screenshot_after_frames = static_cast<int>(a.get_int("screenshot-after", w.screenshot_path.empty() ? -1 : 60, -1, 1 << 30));
+      w.quit_after_frames = static_cast<int>(a.get_int("quit-after", -1, -1, 1 << 30));
+      if (a.has("size")) {
+        std::string s = a.get("size", "");
+        if (std::sscanf(s.c_str(), "%dx%d", &w.width, &w.height) != 2 || w.width < 320 || w.height < 240)
+          throw UsageError("--size: expected WIDTHxHEIGHT of at least 320x240, got '" + s + "'");
+      }
+      return run_window(w);
+    }
+#endif
+    if (a.command == "gui") {
+#if defined(PS_HAVE_WINDOW)
+      std::fprintf(stderr, "no display (DISPLAY is not set): running the scene headless instead\n");
+#else
+      std::fprintf(stderr, "this build has no window (GLFW/ImGui were not found): running the scene headless instead\n");
+#endif
+    }
+    Args run = a;
+    run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
+    run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
+    return cmd_run(run, true);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "sandbox: %s\n", e.what());
+    return 2;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "sandbox: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sandbox: %s\n", e.what());
+    return 1;
+  }
+}

@@ -104,9 +104,9 @@ PS_HD void svd2(const Mat2& F, Mat2& U, Vec2& sig, Mat2& V) {
   }
   if (sig.x < sig.y) {
     float tmp = sig.x; sig.x = sig.y; sig.y = tmp;
-    V = {-s, -c, c, -s};
+    V = {-s, c, -c, -s};
   } else {
-    V = {c, -s, s, c};
+    V = {c, s, -s, c};
   }
   U = R * V;
 }

@@ -149,7 +149,8 @@ SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
       p_->v[i] = v;
       p_->C[i] = B;
       p_->F[i] = (Mat2::identity() + dt * B) * p_->F[i];
-      p_->J[i] *= 1.f + dt * trace(B);
+      // Fluids carry J = det F directly (mpm88); solids use F, whose det is J.
+      if (in.materials[p_->material[i]].type == MaterialType::Fluid) p_->J[i] *= 1.f + dt * trace(B);
       p_->x[i] = mpm::clamp_to_grid(g, xp + dt * v);
       float s2 = length2(v);
       if (!(s2 <= vlim2) || !std::isfinite(p_->J[i]) || !std::isfinite(p_->F[i].a00 + p_->F[i].a01 + p_->F[i].a10 + p_->F[i].a11)) {

@@ -137,7 +137,9 @@ PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, co
       sig.x = fminf(fmaxf(sig.x, 1.f - m.theta_c), 1.f + m.theta_s);
       sig.y = fminf(fmaxf(sig.y, 1.f - m.theta_c), 1.f + m.theta_s);
       float new_j = sig.x * sig.y;
-      Jp *= old_j / new_j;
+      // Jp is bounded to [0.01, 100]: the hardening factor is already clamped
+      // at Jp ~ 0.84 and ~ 1.23, so this only keeps torn-off particles finite.
+      Jp = fminf(fmaxf(Jp * (old_j / new_j), 1e-2f), 1e2f);
       F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
       // mpm128 clamps the hardening factor to [0.1, 5] so snow neither liquefies nor locks.
       float h = fminf(fmaxf(expf(m.hardening * (1.f - Jp)), 0.1f), 5.f);
@@ -169,7 +171,7 @@ PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, co
       }
       sig = Vec2{expf(eps.x), expf(eps.y)};
       F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
-      Jp *= old_j / (sig.x * sig.y);
+      Jp = fminf(fmaxf(Jp * (old_j / (sig.x * sig.y)), 1e-2f), 1e2f);
       float t = eps.x + eps.y;
       Mat2 d = Mat2::diag(2.f * mu * eps.x + la * t, 2.f * mu * eps.y + la * t);
       return U * d * transpose(U);

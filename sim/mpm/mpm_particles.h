@@ -12,7 +12,7 @@ struct MpmParticles {
   std::vector<Vec2> v;       ///< velocity
   std::vector<Mat2> C;       ///< affine velocity field (APIC) / velocity gradient
   std::vector<Mat2> F;       ///< deformation gradient (elastic part)
-  std::vector<float> J;      ///< volume ratio (fluid)
+  std::vector<float> J;      ///< volume ratio, integrated for fluids only (solids: det F)
   std::vector<float> Jp;     ///< plastic volume ratio (snow), log-volume correction (sand)
   std::vector<float> mass;
   std::vector<float> vol0;   ///< rest volume (area)

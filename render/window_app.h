@@ -1,0 +1,24 @@
+/// Entry point of the GLFW/OpenGL/ImGui window (built when PS_HAVE_WINDOW).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ps {
+
+struct WindowOptions {
+  std::string scene;                    ///< built-in name or path
+  std::vector<std::string> overrides;   ///< --set key=value
+  std::string backend = "auto";
+  int threads = 0;
+  bool verbose = false;                 ///< log every user action to stdout (GUI tests read it)
+  std::string screenshot_path;          ///< save a PNG after `screenshot_after_frames`
+  int screenshot_after_frames = -1;
+  int quit_after_frames = -1;           ///< close after this many frames (tests)
+  int width = 1280, height = 720;
+  bool paused = false;                  ///< start paused
+};
+
+/// Opens the window and runs until closed; returns the process exit code.
+int run_window(const WindowOptions& options);
+
+}  // namespace ps

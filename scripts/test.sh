@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything (library, app, tests, bench) in
+# Release and runs the whole test suite with ctest, GUI test included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh --gui-test
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j2
+ctest --test-dir build --output-on-failure -j2 --timeout 900

@@ -1,0 +1,24 @@
+/// Particle dumps that ParaView and Houdini open: CSV (header row), PLY
+/// (ASCII, vertex elements) and legacy VTK (POLYDATA with point data).
+#pragma once
+#include <string>
+#include <vector>
+#include "sim/scene/simulation.h"
+
+namespace ps {
+
+enum class DumpFormat { CSV, PLY, VTK };
+
+/// Parses "csv", "ply" or "vtk"; returns false otherwise.
+bool parse_dump_format(const std::string& s, DumpFormat& out);
+const char* dump_extension(DumpFormat f);
+
+/// Writes the table; columns id, material, x, y, vx, vy, mass, then group
+/// and the extras. Throws InputError when the file cannot be written.
+void write_dump(const std::string& path, DumpFormat f, const ParticleTable& t);
+
+/// Reads a CSV dump back (used by tests and tools); throws InputError with
+/// file and line on malformed rows.
+ParticleTable read_csv_dump(const std::string& path);
+
+}  // namespace ps

@@ -1,0 +1,574 @@
+#include "sim/scene/scene.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include "sim/io/json_read.h"
+
+#if defined(PS_HAVE_STB)
+#include <stb_image.h>
+#endif
+
+namespace fs = std::filesystem;
+
+namespace ps {
+
+// [SECTION] Names ---------------------------------------------------------------
+
+const char* transfer_name(Transfer t) {
+  switch (t) {
+    case Transfer::PIC: return "pic";
+    case Transfer::APIC: return "apic";
+    case Transfer::FLIP: return "flip";
+  }
+  return "?";
+}
+const char* kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::Linear: return "linear";
+    case Kernel::Quadratic: return "quadratic";
+    case Kernel::Cubic: return "cubic";
+  }
+  return "?";
+}
+const char* boundary_name(Boundary b) {
+  switch (b) {
+    case Boundary::Sticky: return "sticky";
+    case Boundary::Slip: return "slip";
+    case Boundary::Separate: return "separate";
+  }
+  return "?";
+}
+const char* material_type_name(MaterialType t) {
+  switch (t) {
+    case MaterialType::Tracer: return "tracer";
+    case MaterialType::Fluid: return "fluid";
+    case MaterialType::Jelly: return "jelly";
+    case MaterialType::Snow: return "snow";
+    case MaterialType::Sand: return "sand";
+  }
+  return "?";
+}
+
+// [SECTION] Overrides -----------------------------------------------------------
+
+void apply_override(Json& doc, const std::string& assignment) {
+  SourceLoc loc{"--set " + assignment, 0, 0};
+  size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(loc, "", "expected key=value (e.g. solver.transfer=pic)");
+  std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1);
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  for (const auto& p : parts)
+    if (p.empty()) throw InputError(loc, key, "empty path segment");
+  Json parsed;
+  try {
+    parsed = Json::parse(value, loc.file);
+  } catch (const InputError&) {
+    parsed = Json::string(value);  // bare words: pic, apic, quadratic...
+  }
+  // Every value gets the --set location so later errors point at the override.
+  struct Relocate {
+    static void run(Json& j, const SourceLoc& l) {
+      j.set_loc(l);
+      if (j.is_array())
+        for (size_t i = 0; i < j.size(); ++i) run(j.at(i), l);
+      if (j.is_object())
+        for (auto& m : j.members()) run(m.second, l);
+    }
+  };
+  Relocate::run(parsed, loc);
+
+  Json* node = &doc;
+  std::string path;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    path += (i ? "." : "") + part;
+    bool last = i + 1 == parts.size();
+    if (node->is_array()) {
+      char* end = nullptr;
+      long idx = std::strtol(part.c_str(), &end, 10);
+      if (*end != '\0' || idx < 0 || static_cast<size_t>(idx) >= node->size())
+        throw InputError(loc, path, "no array element '" + part + "' (the array has " + std::to_string(node->size()) + " elements)");
+      if (last) { node->at(static_cast<size_t>(idx)) = parsed; return; }
+      node = &node->at(static_cast<size_t>(idx));
+    } else if (node->is_object()) {
+      Json* child = node->find(part);
+      if (last) { node->set(part, parsed); return; }
+      if (!child) {
+        Json obj = Json::object();
+        obj.set_loc(loc);
+        child = &node->set(part, obj);
+      }
+      node = child;
+    } else {
+      throw InputError(loc, path, "cannot set a member inside a " + std::string(Json::type_name(node->type())));
+    }
+  }
+}
+
+Json read_scene_document(const std::string& path, const std::vector<std::string>& overrides) {
+  Json doc = Json::parse_file(path);
+  if (!doc.is_object()) throw InputError(doc.loc(), "", "a scene file must be a JSON object {...}");
+  for (const auto& o : overrides) apply_override(doc, o);
+  return doc;
+}
+
+std::string scene_kind(const Json& doc) {
+  const Json* k = doc.find("kind");
+  if (k && k->is_string()) return k->as_string();
+  return "mpm";
+}
+
+// [SECTION] Shapes --------------------------------------------------------------
+
+namespace {
+
+struct Shape {
+  virtual ~Shape() = default;
+  virtual bool inside(Vec2 p) const = 0;
+  virtual void bounds(Vec2& lo, Vec2& hi) const = 0;
+};
+
+struct BoxShape : Shape {
+  Vec2 lo, hi;
+  bool inside(Vec2 p) const override { return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y; }
+  void bounds(Vec2& a, Vec2& b) const override { a = lo; b = hi; }
+};
+
+struct DiskShape : Shape {
+  Vec2 c;
+  float r = 0.f;
+  bool inside(Vec2 p) const override { return length2(p - c) <= r * r; }
+  void bounds(Vec2& a, Vec2& b) const override { a = c - Vec2{r, r}; b = c + Vec2{r, r}; }
+};
+
+struct PolygonShape : Shape {
+  std::vector<Vec2> pts;
+  // Winding number (Sunday 2001): robust for concave and self-touching outlines.
+  bool inside(Vec2 p) const override {
+    int wn = 0;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      Vec2 a = pts[i], b = pts[(i + 1) % pts.size()];
+      float side = cross(b - a, p - a);
+      if (a.y <= p.y) {
+        if (b.y > p.y && side > 0.f) ++wn;
+      } else if (b.y <= p.y && side < 0.f) {
+        --wn;
+      }
+    }
+    return wn != 0;
+  }
+  void bounds(Vec2& a, Vec2& b) const override {
+    a = b = pts[0];
+    for (Vec2 q : pts) {
+      a.x = std::min(a.x, q.x); a.y = std::min(a.y, q.y);
+      b.x = std::max(b.x, q.x); b.y = std::max(b.y, q.y);
+    }
+  }
+};
+
+struct ImageShape : Shape {
+  int w = 0, h = 0;
+  std::vector<uint8_t> inside_px;  // row 0 = top row of the image
+  Vec2 origin;                     // world position of the image's bottom-left corner
+  float px = 1.f;                  // metres per pixel
+  bool inside(Vec2 p) const override {
+    int ix = static_cast<int>(std::floor((p.x - origin.x) / px));
+    int iy_up = static_cast<int>(std::floor((p.y - origin.y) / px));
+    if (ix < 0 || iy_up < 0 || ix >= w || iy_up >= h) return false;
+    int row = h - 1 - iy_up;  // image y is flipped
+    return inside_px[static_cast<size_t>(row) * w + ix] != 0;
+  }
+  void bounds(Vec2& a, Vec2& b) const override { a = origin; b = origin + Vec2{w * px, h * px}; }
+};
+
+uint32_t hash_u32(uint32_t x) {
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+  return x;
+}
+
+std::string dir_of(const std::string& path) {
+  fs::path p(path);
+  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+
+std::unique_ptr<Shape> read_shape(ObjReader& r, const std::string& scene_dir) {
+  int kind = r.choice("shape", -1, {"box", "disk", "polygon", "image"});
+  if (kind < 0) throw InputError(r.json().loc(), r.field("shape"), "required field is missing (box, disk, polygon or image)");
+  if (kind == 0) {
+    auto s = std::make_unique<BoxShape>();
+    s->lo = r.vec2_required("min");
+    s->hi = r.vec2_required("max");
+    if (!(s->hi.x > s->lo.x && s->hi.y > s->lo.y)) r.fail("max", "max must be greater than min in x and y");
+    return s;
+  }
+  if (kind == 1) {
+    auto s = std::make_unique<DiskShape>();
+    s->c = r.vec2_required("center");
+    s->r = static_cast<float>(r.number_required("radius", 1e-6, 1e6));
+    return s;
+  }
+  if (kind == 2) {
+    auto s = std::make_unique<PolygonShape>();
+    const Json* pts = r.get("points");
+    if (!pts) throw InputError(r.json().loc(), r.field("points"), "required field is missing");
+    if (!pts->is_array() || pts->size() < 3)
+      throw InputError(pts->loc(), r.field("points"), "expected an array of at least 3 points [[x, y], ...]");
+    for (size_t i = 0; i < pts->size(); ++i)
+      s->pts.push_back(json_vec2(pts->at(i), r.field("points") + "[" + std::to_string(i) + "]"));
+    return s;
+  }
+  // Image mask: dark pixels (luminance < threshold) are inside, or light ones when inverted.
+  auto s = std::make_unique<ImageShape>();
+  std::string file = r.string_required("file");
+  const Json* file_json = r.get("file");
+  s->origin = r.vec2("origin", Vec2{0.f, 0.f});
+  float width = static_cast<float>(r.number_required("width", 1e-6, 1e6));
+  int threshold = r.integer("threshold", 128, 0, 255);
+  bool invert = r.boolean("invert", false);
+  std::string full = fs::path(file).is_absolute() ? file : (fs::path(scene_dir) / file).string();
+#if defined(PS_HAVE_STB)
+  int w, h, comp;
+  unsigned char* data = stbi_load(full.c_str(), &w, &h, &comp, 4);
+  if (!data)
+    throw InputError(file_json->loc(), r.field("file"), "cannot read image '" + full + "': " + stbi_failure_reason());
+  s->w = w;
+  s->h = h;
+  s->inside_px.resize(static_cast<size_t>(w) * h);
+  for (int i = 0; i < w * h; ++i) {
+    const unsigned char* px = data + 4 * i;
+    float lum = 0.299f * px[0] + 0.587f * px[1] + 0.114f * px[2];
+    bool dark = px[3] >= 128 && lum < threshold;
+    s->inside_px[static_cast<size_t>(i)] = (dark != invert) ? 1 : 0;
+  }
+  stbi_image_free(data);
+  s->px = width / static_cast<float>(w);
+#else
+  (void)width; (void)threshold; (void)invert; (void)full;
+  throw InputError(file_json->loc(), r.field("file"), "this build cannot read images (install libstb-dev and rebuild)");
+#endif
+  return s;
+}
+
+void read_material(ObjReader& r, MaterialParams& m) {
+  int type = r.choice("type", -1, {"tracer", "fluid", "jelly", "snow", "sand"});
+  if (type < 0) throw InputError(r.json().loc(), r.field("type"), "required field is missing (tracer, fluid, jelly, snow or sand)");
+  m = MaterialParams{};
+  m.type = static_cast<MaterialType>(type);
+  m.density = static_cast<float>(r.number("density", m.density, 1e-6, 1e9));
+  // Default colours per type; "color" overrides.
+  static const float colors[kMaterialTypeCount][3] = {
+      {0.85f, 0.85f, 0.90f}, {0.20f, 0.55f, 0.95f}, {0.95f, 0.45f, 0.35f}, {0.92f, 0.95f, 1.00f}, {0.90f, 0.75f, 0.45f}};
+  for (int c = 0; c < 3; ++c) m.color[c] = colors[type][c];
+  r.color("color", m.color);
+  switch (m.type) {
+    case MaterialType::Tracer: break;
+    case MaterialType::Fluid:
+      m.bulk_modulus = static_cast<float>(r.number("bulk_modulus", m.bulk_modulus, 1e-6, 1e12));
+      m.viscosity = static_cast<float>(r.number("viscosity", m.viscosity, 0.0, 1e9));
+      break;
+    case MaterialType::Snow:
+      m.theta_c = static_cast<float>(r.number("theta_c", m.theta_c, 0.0, 0.99));
+      m.theta_s = static_cast<float>(r.number("theta_s", m.theta_s, 0.0, 10.0));
+      m.hardening = static_cast<float>(r.number("hardening", m.hardening, 0.0, 100.0));
+      [[fallthrough]];
+    case MaterialType::Jelly:
+    case MaterialType::Sand:
+      m.E = static_cast<float>(r.number("E", m.E, 1e-6, 1e12));
+      m.nu = static_cast<float>(r.number("nu", m.nu, 0.0, 0.49));
+      if (m.type == MaterialType::Sand)
+        m.friction_angle = static_cast<float>(r.number("friction_angle", m.friction_angle, 0.0, 89.0));
+      break;
+  }
+  r.finish();
+}
+
+void read_solver(ObjReader& r, SolverParams& s) {
+  s.transfer = static_cast<Transfer>(r.choice("transfer", static_cast<int>(s.transfer), {"pic", "apic", "flip"}));
+  s.flip_blend = static_cast<float>(r.number("flip_blend", s.flip_blend, 0.0, 1.0));
+  s.kernel = static_cast<Kernel>(1 + r.choice("kernel", static_cast<int>(s.kernel) - 1, {"linear", "quadratic", "cubic"}));
+  s.dt = static_cast<float>(r.number("dt", s.dt, 1e-8, 0.1));
+  s.substeps = r.integer("substeps", s.substeps, 1, 100000);
+  s.adaptive_dt = r.boolean("adaptive_dt", s.adaptive_dt);
+  s.cfl = static_cast<float>(r.number("cfl", s.cfl, 0.01, 1.0));
+  s.dt_min = static_cast<float>(r.number("dt_min", s.dt_min, 1e-9, 0.1));
+  s.boundary = static_cast<Boundary>(r.choice("boundary", static_cast<int>(s.boundary), {"sticky", "slip", "separate"}));
+  s.boundary_nodes = r.integer("boundary_nodes", s.boundary_nodes, 2, 16);
+  s.gravity = r.vec2("gravity", s.gravity);
+  s.velocity_limit = static_cast<float>(r.number("velocity_limit", s.velocity_limit, 1e-3, 1e12));
+  r.finish();
+}
+
+}  // namespace
+
+// [SECTION] Building -------------------------------------------------------------
+
+MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
+  MpmScene scene;
+  scene.doc = doc;
+  scene.info.path = path;
+  scene.world = std::make_unique<MpmWorld>();
+  MpmWorld& w = *scene.world;
+  const std::string scene_dir = dir_of(path);
+
+  ObjReader root(doc, "");
+  scene.info.name = root.string("name", fs::path(path).stem().string());
+  scene.info.description = root.string("description", "");
+  std::string kind = root.string("kind", "mpm");
+  if (kind != "mpm") root.fail("kind", "this loader reads MPM scenes; got kind '" + kind + "'");
+  scene.info.kind = kind;
+  scene.info.frames = root.integer("frames", scene.info.frames, 1, 10000000);
+
+  // Domain.
+  const Json* dom = root.get("domain");
+  if (!dom) throw InputError(doc.loc(), "domain", "required field is missing");
+  {
+    ObjReader r(*dom, "domain");
+    Vec2 size = r.vec2("size", Vec2{1.f, 1.f});
+    if (!(size.x > 0.f && size.y > 0.f)) r.fail("size", "domain size must be positive");
+    int grid = r.integer("grid", 128, 8, 8192);
+    w.grid.origin = r.vec2("origin", Vec2{0.f, 0.f});
+    w.grid.dx = size.x / static_cast<float>(grid);
+    w.grid.nx = grid;
+    w.grid.ny = std::max(8, static_cast<int>(std::lround(size.y / w.grid.dx)));
+    if (static_cast<int64_t>(w.grid.nx + 1) * (w.grid.ny + 1) > 64ll * 1024 * 1024)
+      r.fail("grid", "grid too large (more than 64M nodes)");
+    r.finish();
+  }
+  // Solver.
+  if (const Json* sol = root.get("solver")) {
+    ObjReader r(*sol, "solver");
+    read_solver(r, w.solver);
+  }
+  if (w.solver.boundary_nodes * 2 + 2 > std::min(w.grid.nx, w.grid.ny))
+    throw InputError(doc.loc(), "solver.boundary_nodes", "boundary layer too thick for the grid");
+
+  // Materials (named, in file order).
+  const Json* mats = root.get("materials");
+  if (!mats) throw InputError(doc.loc(), "materials", "required field is missing");
+  if (!mats->is_object() || mats->size() == 0)
+    throw InputError(mats->loc(), "materials", "expected an object of named materials {\"water\": {...}}");
+  if (mats->size() > 255) throw InputError(mats->loc(), "materials", "at most 255 materials");
+  for (const auto& m : mats->members()) {
+    ObjReader r(m.second, "materials." + m.first);
+    MaterialParams mp;
+    read_material(r, mp);
+    w.materials.push_back(mp);
+    w.material_names.push_back(m.first);
+  }
+
+  // Bodies.
+  const Json* bodies = root.get("bodies");
+  if (!bodies) throw InputError(doc.loc(), "bodies", "required field is missing");
+  if (!bodies->is_array()) throw InputError(bodies->loc(), "bodies", "expected an array of bodies");
+  const float lo_x = w.grid.origin.x + w.grid.dx * w.solver.boundary_nodes;
+  const float lo_y = w.grid.origin.y + w.grid.dx * w.solver.boundary_nodes;
+  const float hi_x = w.grid.origin.x + w.grid.dx * (w.grid.nx - w.solver.boundary_nodes);
+  const float hi_y = w.grid.origin.y + w.grid.dx * (w.grid.ny - w.solver.boundary_nodes);
+  struct PendingPreset { Preset p; float speed; std::vector<uint32_t> idx; };
+  std::vector<PendingPreset> presets;
+  for (size_t b = 0; b < bodies->size(); ++b) {
+    std::string bpath = "bodies[" + std::to_string(b) + "]";
+    ObjReader r(bodies->at(b), bpath);
+    std::unique_ptr<Shape> shape = read_shape(r, scene_dir);
+    std::string mat_name = r.string_required("material");
+    auto it = std::find(w.material_names.begin(), w.material_names.end(), mat_name);
+    if (it == w.material_names.end()) r.fail("material", "no material named '" + mat_name + "' in 'materials'");
+    uint8_t mat = static_cast<uint8_t>(it - w.material_names.begin());
+    float h = static_cast<float>(r.number("spacing", 0.5 * w.grid.dx, 1e-6, 1e6));
+    if (h < 0.1f * w.grid.dx) r.fail("spacing", "spacing below dx/10 would put more than 100 particles in a cell");
+    float jitter = static_cast<float>(r.number("jitter", 0.0, 0.0, 0.5));
+    Vec2 vel = r.vec2("velocity", Vec2{});
+    int group = r.integer("group", static_cast<int>(b) + 1, 0, 65535);
+    bool have_preset = false;
+    Preset preset = Preset::Translation;
+    float preset_speed = 1.f;
+    if (const Json* pj = r.get("preset")) {
+      have_preset = true;
+      if (pj->is_string()) {
+        // Short form: "preset": "rotation" (speed 1).
+        Json wrap = Json::object();
+        wrap.set_loc(pj->loc());
+        wrap.set("preset", *pj);
+        ObjReader pr(wrap, bpath);
+        preset = static_cast<Preset>(pr.choice("preset", 0, {"translation", "rotation", "shear", "dilation"}));
+      } else {
+        ObjReader pr(*pj, bpath + ".preset");
+        int k = pr.choice("kind", -1, {"translation", "rotation", "shear", "dilation"});
+        if (k < 0) throw InputError(pj->loc(), bpath + ".preset.kind", "required field is missing");
+        preset = static_cast<Preset>(k);
+        preset_speed = static_cast<float>(pr.number("speed", 1.0, -1e6, 1e6));
+        pr.finish();
+      }
+    }
+    r.finish();
+
+    Vec2 blo, bhi;
+    shape->bounds(blo, bhi);
+    const MaterialParams& mp = w.materials[mat];
+    size_t first = w.particles.size();
+    int nx = static_cast<int>(std::floor((bhi.x - blo.x) / h + 1e-4f));
+    int ny = static_cast<int>(std::floor((bhi.y - blo.y) / h + 1e-4f));
+    if (static_cast<int64_t>(nx) * ny > 64ll * 1024 * 1024) r.fail("spacing", "body would have more than 64M particles");
+    // Centre the lattice in the bounding box so symmetric shapes stay symmetric.
+    float ox = blo.x + 0.5f * ((bhi.x - blo.x) - (nx - 1) * h);
+    float oy = blo.y + 0.5f * ((bhi.y - blo.y) - (ny - 1) * h);
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        Vec2 p{ox + i * h, oy + j * h};
+        if (jitter > 0.f) {
+          uint32_t hsh = hash_u32(static_cast<uint32_t>(j * 73856093) ^ static_cast<uint32_t>(i * 19349663) ^ static_cast<uint32_t>(b * 83492791));
+          p.x += jitter * h * ((hsh & 0xffff) / 65535.f - 0.5f) * 2.f;
+          p.y += jitter * h * ((hsh >> 16) / 65535.f - 0.5f) * 2.f;
+        }
+        if (!shape->inside(p)) continue;
+        if (p.x < lo_x || p.x > hi_x || p.y < lo_y || p.y > hi_y) continue;  // outside the usable domain
+        w.particles.add(p, vel, mp.density * h * h, h * h, mat, static_cast<uint16_t>(group));
+      }
+    if (w.particles.size() == first)
+      throw InputError(bodies->at(b).loc(), bpath, "body contains no particles inside the domain (check its position and spacing)");
+    if (have_preset) {
+      PendingPreset pp{preset, preset_speed, {}};
+      for (size_t i = first; i < w.particles.size(); ++i) pp.idx.push_back(static_cast<uint32_t>(i));
+      presets.push_back(std::move(pp));
+    }
+  }
+  root.finish();
+  w.host_changed();
+  for (const auto& pp : presets) w.apply_preset(pp.p, pp.speed, &pp.idx);
+  return scene;
+}
+
+MpmScene load_mpm_scene(const std::string& path, const std::vector<std::string>& overrides) {
+  return build_mpm_scene(read_scene_document(path, overrides), path);
+}
+
+// [SECTION] Saving ---------------------------------------------------------------
+
+static Json vec_json(Vec2 v) {
+  Json a = Json::array();
+  a.push_back(Json::number(v.x));
+  a.push_back(Json::number(v.y));
+  return a;
+}
+
+static double f2d(float f) {
+  // Shortest decimal that reads back as the same float, so saved files stay tidy.
+  char buf[32];
+  for (int prec = 1; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f) break;
+  }
+  return std::strtod(buf, nullptr);
+}
+
+Json mpm_scene_to_json(const MpmScene& scene) {
+  Json doc = scene.doc;
+  const MpmWorld& w = *scene.world;
+  Json* dom = doc.find("domain");
+  if (dom && dom->is_object()) dom->set("grid", Json::number(w.grid.nx));
+  Json solver = Json::object();
+  if (const Json* old = doc.find("solver")) solver = *old;
+  const SolverParams& s = w.solver;
+  solver.set("transfer", Json::string(transfer_name(s.transfer)));
+  solver.set("flip_blend", Json::number(f2d(s.flip_blend)));
+  solver.set("kernel", Json::string(kernel_name(s.kernel)));
+  solver.set("dt", Json::number(f2d(s.dt)));
+  solver.set("substeps", Json::number(s.substeps));
+  solver.set("adaptive_dt", Json::boolean(s.adaptive_dt));
+  solver.set("cfl", Json::number(f2d(s.cfl)));
+  solver.set("boundary", Json::string(boundary_name(s.boundary)));
+  Json g = vec_json(s.gravity);
+  g.at(0) = Json::number(f2d(s.gravity.x));
+  g.at(1) = Json::number(f2d(s.gravity.y));
+  solver.set("gravity", g);
+  doc.set("solver", solver);
+  Json* mats = doc.find("materials");
+  if (mats && mats->is_object()) {
+    for (size_t i = 0; i < w.materials.size() && i < w.material_names.size(); ++i) {
+      Json* mj = mats->find(w.material_names[i]);
+      if (!mj) continue;
+      const MaterialParams& m = w.materials[i];
+      mj->set("density", Json::number(f2d(m.density)));
+      switch (m.type) {
+        case MaterialType::Tracer: break;
+        case MaterialType::Fluid:
+          mj->set("bulk_modulus", Json::number(f2d(m.bulk_modulus)));
+          mj->set("viscosity", Json::number(f2d(m.viscosity)));
+          break;
+        case MaterialType::Snow:
+          mj->set("theta_c", Json::number(f2d(m.theta_c)));
+          mj->set("theta_s", Json::number(f2d(m.theta_s)));
+          mj->set("hardening", Json::number(f2d(m.hardening)));
+          [[fallthrough]];
+        case MaterialType::Jelly:
+        case MaterialType::Sand:
+          mj->set("E", Json::number(f2d(m.E)));
+          mj->set("nu", Json::number(f2d(m.nu)));
+          if (m.type == MaterialType::Sand) mj->set("friction_angle", Json::number(f2d(m.friction_angle)));
+          break;
+      }
+    }
+  }
+  return doc;
+}
+
+void save_json_file(const std::string& path, const Json& doc) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw InputError({path, 0, 0}, "", "cannot write file");
+    out << doc.dump();
+    if (!out) throw InputError({path, 0, 0}, "", "write failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw InputError({path, 0, 0}, "", "cannot replace file: " + ec.message());
+}
+
+// [SECTION] Built-in scenes -------------------------------------------------------
+
+std::string scenes_dir() {
+  if (const char* env = std::getenv("PS_ASSETS_DIR")) return (fs::path(env) / "scenes").string();
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path d = exe.parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path()) {
+      if (fs::exists(d / "assets" / "scenes")) return (d / "assets" / "scenes").string();
+    }
+  }
+  return (fs::path(PS_SOURCE_DIR) / "assets" / "scenes").string();
+}
+
+std::string resolve_scene_path(const std::string& name_or_path) {
+  if (fs::exists(name_or_path) && fs::is_regular_file(name_or_path)) return name_or_path;
+  fs::path cand = fs::path(scenes_dir()) / (name_or_path + ".json");
+  if (fs::exists(cand)) return cand.string();
+  std::string names;
+  for (const auto& p : builtin_scene_paths()) names += (names.empty() ? "" : ", ") + fs::path(p).stem().string();
+  throw InputError({name_or_path, 0, 0}, "", "no such scene file or built-in scene (built-ins: " + names + ")");
+}
+
+std::vector<std::string> builtin_scene_paths() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(scenes_dir(), ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string default_scene_name() { return "mpm99"; }
+
+}  // namespace ps

@@ -1,0 +1,71 @@
+/// What the runner and the window need from any loaded scene, MPM or DEM:
+/// step, diagnostics, a particle table for dumps and drawing.
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+#include "sim/mpm/mpm_world.h"
+#include "sim/scene/scene.h"
+
+namespace ps {
+
+/// A snapshot of the particles in plain columns (dumps, images, picking).
+struct ParticleTable {
+  std::vector<uint32_t> id;
+  std::vector<uint16_t> material;
+  std::vector<uint16_t> group;
+  std::vector<float> x, y, vx, vy, mass, radius;
+  std::vector<std::array<float, 3>> color;     ///< material colour
+  std::vector<std::string> extra_names;        ///< e.g. "J", "Jp", "omega"
+  std::vector<std::vector<float>> extra;       ///< one column per name
+  size_t size() const { return id.size(); }
+};
+
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+  virtual const SceneInfo& info() const = 0;
+  virtual StepStatus step(int substeps) = 0;
+  virtual int substeps_per_frame() const = 0;
+  virtual int64_t step_count() const = 0;
+  virtual double time() const = 0;
+  virtual Diagnostics diagnostics() = 0;
+  virtual std::string backend_name() const = 0;
+  virtual void table(ParticleTable& t) = 0;
+  /// Domain rectangle for framing the view.
+  virtual void bounds(Vec2& lo, Vec2& hi) const = 0;
+  /// Material names, indexed like ParticleTable::material.
+  virtual std::vector<std::string> material_names() const = 0;
+  /// The MPM world, when this is an MPM scene (the window's panels use it).
+  virtual MpmWorld* mpm() { return nullptr; }
+};
+
+class MpmSimulation final : public Simulation {
+ public:
+  explicit MpmSimulation(MpmScene scene) : scene_(std::move(scene)) {}
+  const SceneInfo& info() const override { return scene_.info; }
+  StepStatus step(int substeps) override { return scene_.world->step(substeps); }
+  int substeps_per_frame() const override { return scene_.world->solver.substeps; }
+  int64_t step_count() const override { return scene_.world->step_count(); }
+  double time() const override { return scene_.world->time(); }
+  Diagnostics diagnostics() override { return scene_.world->diagnostics(); }
+  std::string backend_name() const override { return scene_.world->backend_name(); }
+  void table(ParticleTable& t) override;
+  void bounds(Vec2& lo, Vec2& hi) const override;
+  std::vector<std::string> material_names() const override { return scene_.world->material_names; }
+  MpmWorld* mpm() override { return scene_.world.get(); }
+  MpmScene& scene() { return scene_; }
+
+ private:
+  MpmScene scene_;
+};
+
+/// Loads any scene file (by path or built-in name), applies overrides and
+/// creates the backend ("cpu", "cuda", "auto"). Throws InputError for bad
+/// input and std::runtime_error for an unavailable backend.
+std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
+                                            const std::vector<std::string>& overrides,
+                                            const std::string& backend, int threads);
+
+}  // namespace ps

@@ -1,0 +1,106 @@
+// The headless runner end to end: the `sandbox` executable as a user runs it.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include "sim/io/dump.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result sandbox(const std::string& args) {
+  fs::path log = fs::temp_directory_path() / "ps_runner_test.log";
+  std::string cmd = std::string(PS_SANDBOX_EXE) + " " + args + " > " + log.string() + " 2>&1";
+  int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.out = ss.str();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sandbox run writes dumps and summaries", "[app][runner]") {
+  fs::path out = fs::temp_directory_path() / "ps_runner_out";
+  fs::remove_all(out);
+  Result r = sandbox("run pic_vs_apic --steps 40 --dump-every 20 --format csv --threads 2 --out " + out.string() +
+                     " --set solver.transfer=pic");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(fs::exists(out / "particles_00000.csv"));
+  CHECK(fs::exists(out / "particles_00001.csv"));
+  CHECK(fs::exists(out / "particles_00002.csv"));
+  CHECK(fs::exists(out / "summary.txt"));
+  ps::ParticleTable t = ps::read_csv_dump((out / "particles_00002.csv").string());
+  CHECK(t.size() == 5776);
+  CHECK(t.id.front() == 1);
+  CHECK(t.id.back() == 5776);
+  // A summary line per dump with mass, momentum, angular momentum, energy and hash.
+  CHECK(r.out.find("dump      2 step       40") != std::string::npos);
+  CHECK(r.out.find("angular_momentum=") != std::string::npos);
+  CHECK(r.out.find("hash=") != std::string::npos);
+  for (const char* fmt : {"ply", "vtk"}) {
+    Result f = sandbox(std::string("run pic_vs_apic --steps 10 --dump-every 10 --quiet --format ") + fmt + " --out " + out.string());
+    REQUIRE(f.code == 0);
+    CHECK(fs::exists(out / (std::string("particles_00001.") + fmt)));
+  }
+}
+
+TEST_CASE("The same run gives the same hash whatever the thread count", "[app][runner][determinism]") {
+  Result a = sandbox("run mpm88 --steps 60 --threads 1 --no-progress");
+  Result b = sandbox("run mpm88 --steps 60 --threads 2 --no-progress");
+  REQUIRE(a.code == 0);
+  REQUIRE(b.code == 0);
+  auto final_hash = [](const std::string& s) {
+    size_t at = s.find("final");
+    REQUIRE(at != std::string::npos);
+    size_t h = s.find("hash=", at);
+    return s.substr(h, 21);
+  };
+  CHECK(final_hash(a.out) == final_hash(b.out));
+}
+
+TEST_CASE("Bad command lines and bad --set values are rejected precisely", "[app][runner]") {
+  Result r1 = sandbox("run pic_vs_apic --stepz 10");
+  CHECK(r1.code == 2);
+  CHECK(r1.out.find("unknown option '--stepz' for 'sandbox run'") != std::string::npos);
+  Result r2 = sandbox("run pic_vs_apic --steps ten");
+  CHECK(r2.code == 2);
+  CHECK(r2.out.find("--steps: expected an integer, got 'ten'") != std::string::npos);
+  Result r3 = sandbox("run pic_vs_apic --steps 5 --set solver.flip_blend=2");
+  CHECK(r3.code == 2);
+  CHECK(r3.out.find("--set solver.flip_blend=2: field 'solver.flip_blend': value 2 is out of range [0, 1]") != std::string::npos);
+  Result r4 = sandbox("run no_such_scene");
+  CHECK(r4.code == 2);
+  CHECK(r4.out.find("no such scene file or built-in scene") != std::string::npos);
+  Result r5 = sandbox("run pic_vs_apic --format xml");
+  CHECK(r5.code == 2);
+  CHECK(r5.out.find("--format: expected csv, ply or vtk") != std::string::npos);
+}
+
+TEST_CASE("A blow-up stops the run with exit status 1 and names particle and step", "[app][runner][blowup]") {
+  Result r = sandbox("run mpm99 --steps 400 --no-progress --set solver.dt=0.01 --set solver.velocity_limit=100");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("numerical blow-up at step") != std::string::npos);
+  CHECK(r.out.find("particle") != std::string::npos);
+}
+
+TEST_CASE("sandbox info lists backends and scenes", "[app][runner]") {
+  Result r = sandbox("info");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("cpu    available") != std::string::npos);
+  CHECK(r.out.find("cuda") != std::string::npos);
+  CHECK(r.out.find("mpm99") != std::string::npos);
+}

@@ -1,0 +1,126 @@
+// Bad scene files and bad --set values are rejected with precise messages.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include "sim/scene/scene.h"
+
+using namespace ps;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  fs::path dir = fs::temp_directory_path() / "ps_scene_tests";
+  fs::create_directories(dir);
+  fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+const char* kGood = R"({
+  "domain": {"size": [1, 1], "grid": 32},
+  "solver": {"transfer": "apic"},
+  "materials": {"water": {"type": "fluid"}},
+  "bodies": [{"shape": "box", "min": [0.2, 0.2], "max": [0.4, 0.4], "material": "water"}]
+})";
+
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  std::string path = write_temp("bad.json", text);
+  try {
+    load_mpm_scene(path, sets);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("A good scene loads", "[scene]") {
+  MpmScene s = load_mpm_scene(write_temp("good.json", kGood));
+  CHECK(s.world->particles.size() == 12 * 12);  // spacing dx/2 = 1/64: floor(0.2 * 64) = 12 per axis
+}
+
+TEST_CASE("Unknown fields are errors with file, line, column and field", "[scene]") {
+  std::string e = error_of(replace(kGood, "\"transfer\"", "\"transfr\""));
+  INFO(e);
+  CHECK(e.find("bad.json:3:14: field 'solver.transfr': unknown field") != std::string::npos);
+}
+
+TEST_CASE("Wrong types, ranges and names are located", "[scene]") {
+  std::string e1 = error_of(replace(kGood, "\"apic\"", "\"apik\""));
+  INFO(e1);
+  CHECK(e1.find(":3:26: field 'solver.transfer': expected one of pic, apic, flip; got string \"apik\"") != std::string::npos);
+  std::string e2 = error_of(replace(kGood, "\"grid\": 32", "\"grid\": \"32\""));
+  INFO(e2);
+  CHECK(e2.find(":2:38: field 'domain.grid': expected a number, got string \"32\"") != std::string::npos);
+  std::string e3 = error_of(replace(kGood, "\"material\": \"water\"", "\"material\": \"lava\""));
+  INFO(e3);
+  CHECK(e3.find("field 'bodies[0].material': no material named 'lava'") != std::string::npos);
+  std::string e4 = error_of(replace(kGood, "\"grid\": 32", "\"grid\": 3"));
+  CHECK(e4.find("field 'domain.grid': value 3 is out of range [8, 8192]") != std::string::npos);
+  std::string e5 = error_of(replace(kGood, "\"type\": \"fluid\"", "\"type\": \"fluid\", \"E\": 5"));
+  INFO(e5);
+  CHECK(e5.find("field 'materials.water.E': unknown field") != std::string::npos);  // E is not a fluid parameter
+}
+
+TEST_CASE("Syntax errors point at the character", "[scene]") {
+  std::string e = error_of(replace(kGood, "\"grid\": 32}", "\"grid\": 32,}"));
+  INFO(e);
+  CHECK(e.find("bad.json:2:41: expected a quoted field name") != std::string::npos);
+  std::string e2 = error_of("{\"domain\": {\"size\": [1, 1]");
+  CHECK(e2.find("bad.json:1:27:") != std::string::npos);
+}
+
+TEST_CASE("--set overrides apply by path and bad values are rejected precisely", "[scene]") {
+  std::string path = write_temp("good.json", kGood);
+  MpmScene s = load_mpm_scene(path, {"solver.transfer=pic", "solver.flip_blend=0.5", "materials.water.bulk_modulus=123",
+                                     "bodies.0.velocity=[1,2]"});
+  CHECK(s.world->solver.transfer == Transfer::PIC);
+  CHECK(s.world->solver.flip_blend == 0.5f);
+  CHECK(s.world->materials[0].bulk_modulus == 123.f);
+  CHECK(s.world->particles.v[0] == Vec2{1.f, 2.f});
+
+  std::string e1 = error_of(kGood, {"solver.flip_blend=1.5"});
+  CHECK(e1.find("--set solver.flip_blend=1.5: field 'solver.flip_blend': value 1.5 is out of range [0, 1]") != std::string::npos);
+  std::string e2 = error_of(kGood, {"solver.transfer=pik"});
+  CHECK(e2.find("--set solver.transfer=pik: field 'solver.transfer': expected one of pic, apic, flip") != std::string::npos);
+  std::string e3 = error_of(kGood, {"solver.flipblend=0.5"});
+  CHECK(e3.find("field 'solver.flipblend': unknown field") != std::string::npos);
+  std::string e4 = error_of(kGood, {"bodies.3.velocity=[0,0]"});
+  CHECK(e4.find("field 'bodies.3': no array element '3' (the array has 1 elements)") != std::string::npos);
+  std::string e5 = error_of(kGood, {"solver.dt"});
+  CHECK(e5.find("expected key=value") != std::string::npos);
+}
+
+TEST_CASE("Saving a scene keeps edited parameters and reloads identically", "[scene]") {
+  MpmScene s = load_mpm_scene(write_temp("good.json", kGood));
+  s.world->solver.transfer = Transfer::FLIP;
+  s.world->solver.flip_blend = 0.9f;
+  s.world->materials[0].bulk_modulus = 777.f;
+  std::string out = write_temp("saved.json", "");
+  save_json_file(out, mpm_scene_to_json(s));
+  MpmScene r = load_mpm_scene(out);
+  CHECK(r.world->solver.transfer == Transfer::FLIP);
+  CHECK(r.world->solver.flip_blend == 0.9f);
+  CHECK(r.world->materials[0].bulk_modulus == 777.f);
+  CHECK(state_hash(r.world->particles) == state_hash(s.world->particles));
+}
+
+TEST_CASE("Every built-in scene loads", "[scene]") {
+  auto paths = builtin_scene_paths();
+  REQUIRE(paths.size() >= 6);
+  for (const auto& p : paths) {
+    Json doc = read_scene_document(p, {});
+    if (scene_kind(doc) != "mpm") continue;
+    INFO(p);
+    MpmScene s = build_mpm_scene(doc, p);
+    CHECK(s.world->particles.size() > 1000);
+  }
+}
