@@ -1,8 +1,19 @@
 #include "sim/core/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define PS_PAUSE() _mm_pause()
+#else
+#define PS_PAUSE() std::this_thread::yield()
+#endif
 
 namespace ps {
+
+namespace {
+constexpr auto kSpin = std::chrono::microseconds(50);
+}
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -12,7 +23,8 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
+    generation_.fetch_add(1, std::memory_order_release);
   }
   start_cv_.notify_all();
   for (auto& t : workers_) t.join();
@@ -32,45 +44,54 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     fn(0, n, 0);
     return;
   }
+  job_ = &fn;
+  job_n_ = n;
+  job_chunks_ = chunks;
+  // Every worker acknowledges every job (even without a chunk), so none can
+  // still be reading this job's fields when the next one is written.
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    job_ = &fn;
-    job_n_ = n;
-    job_chunks_ = chunks;
-    pending_ = chunks - 1;
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);
+    wake = sleepers_ > 0;
   }
-  start_cv_.notify_all();
+  if (wake) start_cv_.notify_all();
   int64_t b, e;
   chunk_range(n, chunks, 0, b, e);
   fn(b, e, 0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_cv_.wait(lock, [this] { return pending_ == 0; });
+  auto t0 = std::chrono::steady_clock::now();
+  for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+    if ((spins & 63) == 63 && std::chrono::steady_clock::now() - t0 > kSpin) std::this_thread::yield();
+    else PS_PAUSE();
+  }
   job_ = nullptr;
 }
 
 void ThreadPool::worker_loop(int index) {
   uint64_t seen = 0;
   for (;;) {
-    const std::function<void(int64_t, int64_t, int)>* job;
-    int64_t n;
-    int chunks;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      job = job_;
-      n = job_n_;
-      chunks = job_chunks_;
+    uint64_t g = generation_.load(std::memory_order_acquire);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int spins = 0; g == seen; ++spins) {
+      if ((spins & 63) == 63 && std::chrono::steady_clock::now() - t0 > kSpin) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ++sleepers_;
+        start_cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        --sleepers_;
+      } else {
+        PS_PAUSE();
+      }
+      g = generation_.load(std::memory_order_acquire);
     }
-    if (index < chunks) {
+    if (stop_.load()) return;
+    seen = g;
+    if (index < job_chunks_) {
       int64_t b, e;
-      chunk_range(n, chunks, index, b, e);
-      (*job)(b, e, index);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      chunk_range(job_n_, job_chunks_, index, b, e);
+      (*job_)(b, e, index);
     }
+    pending_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
 

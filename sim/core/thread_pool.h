@@ -1,7 +1,12 @@
 /// A small persistent thread pool with static partitioning.
 /// Results of the simulation never depend on the partition: every parallel
 /// loop in sim/ either writes disjoint data or reduces in a fixed order.
+///
+/// A substep issues a handful of short parallel loops, so wake-up latency
+/// matters: workers spin for a few tens of microseconds after a job before
+/// they sleep on a condition variable.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -31,13 +36,15 @@ class ThreadPool {
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
-  std::condition_variable start_cv_, done_cv_;
+  std::condition_variable start_cv_;
+  // The job; written before generation_ is bumped (release), read after (acquire).
   const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
   int64_t job_n_ = 0;
   int job_chunks_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};  // workers that have not finished the job
+  int sleepers_ = 0;             // guarded by mutex_
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace ps

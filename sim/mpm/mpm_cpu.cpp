@@ -13,24 +13,34 @@ std::string MpmCpuBackend::name() const {
   return "cpu (" + std::to_string(pool_.size()) + (pool_.size() == 1 ? " thread)" : " threads)");
 }
 
+// [SECTION] Bucketing ---------------------------------------------------------------
+// Block key of a particle: the 8x8-cell block holding its stencil's base node.
+
+uint32_t MpmCpuBackend::block_key(Kernel k, const GridSpec& g, Vec2 x) const {
+  const float inv_dx = 1.f / g.dx;
+  int bx = std::min(std::max(mpm::stencil_base(k, (x.x - g.origin.x) * inv_dx), 0) / kBlock, blocks_x_ - 1);
+  int by = std::min(std::max(mpm::stencil_base(k, (x.y - g.origin.y) * inv_dx), 0) / kBlock, blocks_y_ - 1);
+  return static_cast<uint32_t>(by * blocks_x_ + bx);
+}
+
 void MpmCpuBackend::bucket(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   const size_t n = p_->size();
   blocks_x_ = (g.nodes_x() + kBlock - 1) / kBlock;
   blocks_y_ = (g.nodes_y() + kBlock - 1) / kBlock;
   const size_t nb = static_cast<size_t>(blocks_x_) * blocks_y_;
-  block_of_.resize(n);
+  // Keys come from the previous G2P unless the particles, grid or kernel changed.
+  const bool keys_valid = keys_valid_ && block_of_.size() == n && key_kernel_ == in.solver.kernel &&
+                          key_grid_nx_ == g.nx && key_grid_ny_ == g.ny && key_dx_ == g.dx;
+  if (!keys_valid) {
+    block_of_.resize(n);
+    const Kernel k = in.solver.kernel;
+    pool_.parallel_for(static_cast<int64_t>(n), 4096, [&](int64_t b, int64_t e, int) {
+      for (int64_t i = b; i < e; ++i) block_of_[i] = block_key(k, g, p_->x[i]);
+    });
+  }
   order_.resize(n);
   block_start_.assign(nb + 1, 0);
-  const Kernel k = in.solver.kernel;
-  pool_.parallel_for(static_cast<int64_t>(n), 4096, [&](int64_t b, int64_t e, int) {
-    for (int64_t i = b; i < e; ++i) {
-      mpm::Stencil s = mpm::make_stencil(k, g, p_->x[i]);
-      int bx = std::min(std::max(s.base_x, 0) / kBlock, blocks_x_ - 1);
-      int by = std::min(std::max(s.base_y, 0) / kBlock, blocks_y_ - 1);
-      block_of_[i] = static_cast<uint32_t>(by * blocks_x_ + bx);
-    }
-  });
   // Stable counting sort: within a block, particles stay in index order.
   for (size_t i = 0; i < n; ++i) ++block_start_[block_of_[i] + 1];
   for (size_t b = 0; b < nb; ++b) block_start_[b + 1] += block_start_[b];
@@ -44,22 +54,11 @@ void MpmCpuBackend::bucket(const SubstepInput& in) {
     }
 }
 
+// [SECTION] P2G ------------------------------------------------------------------------
+
 void MpmCpuBackend::p2g(const SubstepInput& in) {
-  const GridSpec& g = in.grid;
   const size_t n = p_->size();
-  const Kernel k = in.solver.kernel;
-  const bool apic = in.solver.transfer == Transfer::APIC;
   const float dt = in.dt;
-  const float inv_dx = 1.f / g.dx;
-  const int stride = g.nodes_x();
-  tau_.resize(n);
-  // Constitutive update (plasticity) and stress, per particle.
-  pool_.parallel_for(static_cast<int64_t>(n), 2048, [&](int64_t b, int64_t e, int) {
-    for (int64_t i = b; i < e; ++i) {
-      const MaterialParams& m = in.materials[p_->material[i]];
-      tau_[i] = mpm::constitutive(m, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i]);
-    }
-  });
   // Grab: a critically damped spring pulls grabbed particles to the target.
   if (in.grab.count > 0) {
     const float ks = in.grab.stiffness, kd = 2.f * std::sqrt(ks);
@@ -70,58 +69,112 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
       p_->v[i] += dt * (ks * d - kd * p_->v[i]);
     }
   }
-  std::fill(grid_m_.begin(), grid_m_.end(), 0.f);
-  std::fill(grid_v_.begin(), grid_v_.end(), Vec2{});
+  pool_.parallel_for(static_cast<int64_t>(grid_m_.size()), 16384, [&](int64_t b, int64_t e, int) {
+    std::fill(grid_m_.begin() + b, grid_m_.begin() + e, 0.f);
+    std::fill(grid_v_.begin() + b, grid_v_.begin() + e, Vec2{});
+  });
+  const bool apic = in.solver.transfer == Transfer::APIC;
+  switch (in.solver.kernel) {
+    case Kernel::Linear: scatter<Kernel::Linear>(in, apic); break;
+    case Kernel::Cubic: scatter<Kernel::Cubic>(in, apic); break;
+    default: scatter<Kernel::Quadratic>(in, apic); break;
+  }
+}
+
+// The kernel is a template parameter so the stencil loops unroll. The
+// constitutive update (plasticity, stress) runs here, fused with the scatter.
+template <Kernel K>
+void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
+  constexpr int N = mpm::kernel_support(K);
+  const GridSpec& g = in.grid;
+  const float dt = in.dt;
+  const float inv_dx = 1.f / g.dx;
+  const size_t stride = static_cast<size_t>(g.nodes_x());
   for (int color = 0; color < 4; ++color) {
     const std::vector<uint32_t>& blocks = color_blocks_[color];
     pool_.parallel_for(static_cast<int64_t>(blocks.size()), 1, [&](int64_t b0, int64_t b1, int) {
       for (int64_t bi = b0; bi < b1; ++bi) {
         uint32_t blk = blocks[bi];
         for (uint32_t o = block_start_[blk]; o < block_start_[blk + 1]; ++o) {
-          uint32_t i = order_[o];
-          const Vec2 xp = p_->x[i];
+          const uint32_t i = order_[o];
+          const MaterialParams& mat = in.materials[p_->material[i]];
+          const Mat2 tau = mpm::constitutive(mat, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i]);
           const float mp = p_->mass[i];
           const Vec2 mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
-          const Mat2 stress = (-dt * p_->vol0[i]) * tau_[i];
+          const Mat2 stress = (-dt * p_->vol0[i]) * tau;
           const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
-          mpm::Stencil s = mpm::make_stencil(k, g, xp);
-          for (int a = 0; a < s.n; ++a)
-            for (int c = 0; c < s.n; ++c) {
-              float w = s.wx[a] * s.wy[c];
-              Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-              Vec2 gv = mpm::grad_vector(k, s, a, c, inv_dx);
-              size_t node = static_cast<size_t>(s.base_y + c) * stride + (s.base_x + a);
-              grid_m_[node] += w * mp;
-              grid_v_[node] += w * mv + w * (affine * dpos) + stress * gv;
+          const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
+          if constexpr (K == Kernel::Linear) {
+            for (int c = 0; c < N; ++c) {
+              float* row_m = &grid_m_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              Vec2* row_v = &grid_v_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              for (int a = 0; a < N; ++a) {
+                const float w = s.wx[a] * s.wy[c];
+                const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+                row_m[a] += w * mp;
+                row_v[a] += w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+              }
             }
+          } else {
+            // MLS-MPM (Hu et al. 2018, eq. 29): g_ip = w D^-1 (x_i - x_p), so the
+            // stress folds into the affine matrix: Q = -dt vol0 tau D^-1 + m C.
+            const Mat2 Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
+            for (int c = 0; c < N; ++c) {
+              float* row_m = &grid_m_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              Vec2* row_v = &grid_v_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              const float dy = (c - s.fy) * g.dx;
+              for (int a = 0; a < N; ++a) {
+                const float w = s.wx[a] * s.wy[c];
+                const Vec2 dpos{(a - s.fx) * g.dx, dy};
+                row_m[a] += w * mp;
+                row_v[a] += w * (mv + Q * dpos);
+              }
+            }
+          }
         }
       }
     });
   }
 }
 
+// [SECTION] Grid update --------------------------------------------------------------
+
 void MpmCpuBackend::grid_update(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point};
   const int sx = g.nodes_x(), sy = g.nodes_y();
+  const bool keep_old = in.solver.transfer == Transfer::FLIP;
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
+    Vec2 scratch;
     for (int64_t j = j0; j < j1; ++j)
       for (int i = 0; i < sx; ++i) {
         size_t node = static_cast<size_t>(j) * sx + i;
-        mpm::grid_update_node(i, static_cast<int>(j), grid_m_[node], grid_v_[node], grid_v_old_[node], gp);
+        Vec2& v_old = keep_old ? grid_v_old_[node] : scratch;
+        mpm::grid_update_node(i, static_cast<int>(j), grid_m_[node], grid_v_[node], v_old, gp);
       }
   });
 }
 
+// [SECTION] G2P ------------------------------------------------------------------------
+
 SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
+  const bool flip = in.solver.transfer == Transfer::FLIP;
+  switch (in.solver.kernel) {
+    case Kernel::Linear: return flip ? gather<Kernel::Linear, true>(in) : gather<Kernel::Linear, false>(in);
+    case Kernel::Cubic: return flip ? gather<Kernel::Cubic, true>(in) : gather<Kernel::Cubic, false>(in);
+    default: return flip ? gather<Kernel::Quadratic, true>(in) : gather<Kernel::Quadratic, false>(in);
+  }
+}
+
+template <Kernel K, bool FLIP>
+SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
+  constexpr int N = mpm::kernel_support(K);
   const GridSpec& g = in.grid;
   const size_t n = p_->size();
-  const Kernel k = in.solver.kernel;
-  const Transfer t = in.solver.transfer;
   const float alpha = in.solver.flip_blend;
   const float dt = in.dt;
   const float inv_dx = 1.f / g.dx;
-  const int stride = g.nodes_x();
+  const size_t stride = static_cast<size_t>(g.nodes_x());
   const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
   std::vector<int64_t>& bad = worker_bad_;
   std::vector<float>& vmax2 = worker_vmax2_;
@@ -132,28 +185,36 @@ SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
     float my_vmax2 = 0.f;
     for (int64_t i = b; i < e; ++i) {
       const Vec2 xp = p_->x[i];
-      mpm::Stencil s = mpm::make_stencil(k, g, xp);
+      const mpm::Stencil s = mpm::make_stencil(K, g, xp);
       Vec2 v_pic{}, dv{};
       Mat2 B{};
-      for (int a = 0; a < s.n; ++a)
-        for (int c = 0; c < s.n; ++c) {
-          float w = s.wx[a] * s.wy[c];
-          size_t node = static_cast<size_t>(s.base_y + c) * stride + (s.base_x + a);
-          Vec2 vi = grid_v_[node];
-          Vec2 gv = mpm::grad_vector(k, s, a, c, inv_dx);
+      for (int c = 0; c < N; ++c) {
+        const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
+        for (int a = 0; a < N; ++a) {
+          const float w = s.wx[a] * s.wy[c];
+          const Vec2 vi = grid_v_[row + a];
           v_pic += w * vi;
-          dv += w * (vi - grid_v_old_[node]);
-          B += outer(vi, gv);
+          if constexpr (FLIP) dv += w * (vi - grid_v_old_[row + a]);
+          if constexpr (K == Kernel::Linear) {
+            B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
+          } else {
+            B += outer(w * vi, Vec2{a - s.fx, c - s.fy});  // grid units; D^-1 applied below
+          }
         }
-      Vec2 v = mpm::transfer_velocity(t, alpha, p_->v[i], v_pic, dv);
+      }
+      if constexpr (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
+      const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
       p_->v[i] = v;
       p_->C[i] = B;
       p_->F[i] = (Mat2::identity() + dt * B) * p_->F[i];
       // Fluids carry J = det F directly (mpm88); solids use F, whose det is J.
       if (in.materials[p_->material[i]].type == MaterialType::Fluid) p_->J[i] *= 1.f + dt * trace(B);
-      p_->x[i] = mpm::clamp_to_grid(g, xp + dt * v);
-      float s2 = length2(v);
-      if (!(s2 <= vlim2) || !std::isfinite(p_->J[i]) || !std::isfinite(p_->F[i].a00 + p_->F[i].a01 + p_->F[i].a10 + p_->F[i].a11)) {
+      const Vec2 xn = mpm::clamp_to_grid(g, xp + dt * v);
+      p_->x[i] = xn;
+      block_of_[i] = block_key(K, g, xn);  // bucket key for the next substep
+      const float s2 = length2(v);
+      const Mat2& F = p_->F[i];
+      if (!(s2 <= vlim2) || !std::isfinite(p_->J[i]) || !std::isfinite(F.a00 + F.a01 + F.a10 + F.a11)) {
         my_bad = std::min<int64_t>(my_bad, i);
       } else {
         my_vmax2 = std::max(my_vmax2, s2);
@@ -162,6 +223,11 @@ SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
     bad[static_cast<size_t>(worker)] = std::min(bad[static_cast<size_t>(worker)], my_bad);
     vmax2[static_cast<size_t>(worker)] = std::max(vmax2[static_cast<size_t>(worker)], my_vmax2);
   });
+  keys_valid_ = true;
+  key_kernel_ = K;
+  key_grid_nx_ = g.nx;
+  key_grid_ny_ = g.ny;
+  key_dx_ = g.dx;
   SubstepResult r;
   int64_t first_bad = *std::min_element(bad.begin(), bad.end());
   if (first_bad != std::numeric_limits<int64_t>::max()) {
@@ -171,6 +237,8 @@ SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
   r.max_speed = std::sqrt(*std::max_element(vmax2.begin(), vmax2.end()));
   return r;
 }
+
+// [SECTION] Substep ---------------------------------------------------------------------
 
 void MpmCpuBackend::read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const {
   spec = last_grid_;

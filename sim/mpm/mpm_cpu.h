@@ -20,7 +20,7 @@ class MpmCpuBackend final : public MpmBackend {
   explicit MpmCpuBackend(int threads);
   std::string name() const override;
   void bind(MpmParticles* host) override { p_ = host; }
-  void host_changed() override {}
+  void host_changed() override { keys_valid_ = false; }
   void sync_to_host() override {}
   SubstepResult substep(const SubstepInput& in) override;
   void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override;
@@ -32,6 +32,9 @@ class MpmCpuBackend final : public MpmBackend {
   void p2g(const SubstepInput& in);
   void grid_update(const SubstepInput& in);
   SubstepResult g2p(const SubstepInput& in);
+  template <Kernel K> void scatter(const SubstepInput& in, bool apic);
+  template <Kernel K, bool FLIP> SubstepResult gather(const SubstepInput& in);
+  uint32_t block_key(Kernel k, const GridSpec& g, Vec2 x) const;
 
   static constexpr int kBlock = 8;
   ThreadPool pool_;
@@ -46,7 +49,10 @@ class MpmCpuBackend final : public MpmBackend {
   std::vector<uint32_t> order_;         // particle indices sorted by block
   std::vector<uint32_t> color_blocks_[4];
   std::vector<uint32_t> cursor_;        // counting-sort scratch
-  std::vector<Mat2> tau_;               // per-particle stress scratch
+  bool keys_valid_ = false;             // block_of_ was computed by the last G2P
+  Kernel key_kernel_ = Kernel::Quadratic;
+  int key_grid_nx_ = 0, key_grid_ny_ = 0;
+  float key_dx_ = 0.f;
   std::vector<int64_t> worker_bad_;     // per-worker reductions
   std::vector<float> worker_vmax2_;
   GridSpec last_grid_;

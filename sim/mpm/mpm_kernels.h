@@ -26,7 +26,7 @@ struct Stencil {
   float dwx[kMaxSupport], dwy[kMaxSupport];
 };
 
-PS_HD int kernel_support(Kernel k) { return static_cast<int>(k) + 1; }
+PS_HD_CONST int kernel_support(Kernel k) { return static_cast<int>(k) + 1; }
 
 /// Cubic B-spline N(d) and N'(d), d in grid units.
 PS_HD float cubic_n(float d) {
@@ -43,18 +43,34 @@ PS_HD float cubic_dn(float d) {
   return 0.f;
 }
 
+/// floor() without a libm call (x86-64 baseline has no SSE4.1 round): truncate,
+/// then correct negative non-integers. Exact for |x| < 2^31.
+PS_HD int fast_floor(float x) {
+  int i = static_cast<int>(x);
+  return i - (x < static_cast<float>(i) ? 1 : 0);
+}
+
+/// min/max clamp that compiles to minss/maxss (fminf/fmaxf are libm calls
+/// with NaN rules on the x86-64 baseline).
+PS_HD float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+/// First stencil node along one axis for grid-space coordinate X.
+PS_HD int stencil_base(Kernel k, float X) {
+  return k == Kernel::Linear ? fast_floor(X) : (k == Kernel::Cubic ? fast_floor(X) - 1 : fast_floor(X - 0.5f));
+}
+
 /// Fills the per-axis weights for grid-space coordinate X (= (x - origin)/dx).
 PS_HD void axis_weights(Kernel k, float X, int& base, float& f, float* w, float* dw) {
   switch (k) {
     case Kernel::Linear: {
-      base = static_cast<int>(floorf(X));
+      base = fast_floor(X);
       f = X - base;
       w[0] = 1.f - f; w[1] = f;
       dw[0] = -1.f; dw[1] = 1.f;
       break;
     }
     case Kernel::Cubic: {
-      base = static_cast<int>(floorf(X)) - 1;
+      base = fast_floor(X) - 1;
       f = X - base;
       for (int a = 0; a < 4; ++a) { w[a] = cubic_n(f - a); dw[a] = cubic_dn(f - a); }
       break;
@@ -62,7 +78,7 @@ PS_HD void axis_weights(Kernel k, float X, int& base, float& f, float* w, float*
     case Kernel::Quadratic:
     default: {
       // base = floor(X - 0.5), fx in [0.5, 1.5): the lecture's w0, w1, w2.
-      base = static_cast<int>(floorf(X - 0.5f));
+      base = fast_floor(X - 0.5f);
       f = X - base;
       w[0] = 0.5f * (1.5f - f) * (1.5f - f);
       w[1] = 0.75f - (f - 1.f) * (f - 1.f);
@@ -102,6 +118,13 @@ PS_HD Vec2 grad_vector(Kernel k, const Stencil& s, int a, int b, float inv_dx) {
   }
 }
 
+/// D^-1 of the APIC inertia-like tensor D = sum w (x_i - x_p)(x_i - x_p)^T,
+/// a multiple of the identity for quadratic (4/dx^2) and cubic (3/dx^2)
+/// B-splines; 0 for the linear kernel, which uses grad w instead.
+PS_HD_CONST float dinv_factor(Kernel k) {
+  return k == Kernel::Quadratic ? 4.f : (k == Kernel::Cubic ? 3.f : 0.f);
+}
+
 /// Applies plasticity (snow, sand) to F and returns the Kirchhoff stress tau.
 /// `C` is the particle's velocity gradient (used for fluid viscosity).
 PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, const Mat2& C) {
@@ -134,15 +157,15 @@ PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, co
       Vec2 sig;
       svd2(F, U, sig, V);
       float old_j = sig.x * sig.y;
-      sig.x = fminf(fmaxf(sig.x, 1.f - m.theta_c), 1.f + m.theta_s);
-      sig.y = fminf(fmaxf(sig.y, 1.f - m.theta_c), 1.f + m.theta_s);
+      sig.x = clampf(sig.x, 1.f - m.theta_c, 1.f + m.theta_s);
+      sig.y = clampf(sig.y, 1.f - m.theta_c, 1.f + m.theta_s);
       float new_j = sig.x * sig.y;
       // Jp is bounded to [0.01, 100]: the hardening factor is already clamped
       // at Jp ~ 0.84 and ~ 1.23, so this only keeps torn-off particles finite.
-      Jp = fminf(fmaxf(Jp * (old_j / new_j), 1e-2f), 1e2f);
+      Jp = clampf(Jp * (old_j / new_j), 1e-2f, 1e2f);
       F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
       // mpm128 clamps the hardening factor to [0.1, 5] so snow neither liquefies nor locks.
-      float h = fminf(fmaxf(expf(m.hardening * (1.f - Jp)), 0.1f), 5.f);
+      float h = clampf(expf(m.hardening * (1.f - Jp)), 0.1f, 5.f);
       mu *= h;
       la *= h;
       Mat2 R = U * transpose(V);
@@ -171,7 +194,7 @@ PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, co
       }
       sig = Vec2{expf(eps.x), expf(eps.y)};
       F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
-      Jp = fminf(fmaxf(Jp * (old_j / (sig.x * sig.y)), 1e-2f), 1e2f);
+      Jp = clampf(Jp * (old_j / (sig.x * sig.y)), 1e-2f, 1e2f);
       float t = eps.x + eps.y;
       Mat2 d = Mat2::diag(2.f * mu * eps.x + la * t, 2.f * mu * eps.y + la * t);
       return U * d * transpose(U);
@@ -235,11 +258,9 @@ PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, Vec2& v_old, const 
 
 /// Position clamp that keeps every kernel's stencil inside the node array.
 PS_HD Vec2 clamp_to_grid(const GridSpec& g, Vec2 x) {
-  float lo = 1.f, hx = g.nx - 1.001f, hy = g.ny - 1.001f;
-  float X = (x.x - g.origin.x) / g.dx, Y = (x.y - g.origin.y) / g.dx;
-  X = fminf(fmaxf(X, lo), hx);
-  Y = fminf(fmaxf(Y, lo), hy);
-  return {g.origin.x + X * g.dx, g.origin.y + Y * g.dx};
+  const float lo_x = g.origin.x + g.dx, hi_x = g.origin.x + (g.nx - 1.001f) * g.dx;
+  const float lo_y = g.origin.y + g.dx, hi_y = g.origin.y + (g.ny - 1.001f) * g.dx;
+  return {clampf(x.x, lo_x, hi_x), clampf(x.y, lo_y, hi_y)};
 }
 
 /// Combines the gathered grid velocities into the particle's new velocity.
