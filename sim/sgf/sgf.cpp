@@ -1,0 +1,727 @@
+#include "sim/sgf/sgf.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include "sim/io/json.h"
+#include "sim/io/p4.h"
+#include "sim/io/json_read.h"
+#include "sim/mpm/mpm_particles.h"
+
+namespace fs = std::filesystem;
+
+namespace ps {
+
+// [SECTION] Text helpers ----------------------------------------------------------
+
+namespace {
+
+std::string shortest(double v) { return shortest_number(v, P4Precision::Double); }
+std::string shortest(float v) { return shortest_number(v, P4Precision::Float); }
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/// Field text and its 1-based column.
+struct Field {
+  std::string text;
+  int column = 1;
+};
+
+/// Splits a CSV line on ',' and trims blanks around each field.
+std::vector<Field> split_csv(const std::string& line) {
+  std::vector<Field> out;
+  size_t b = 0;
+  while (true) {
+    size_t e = line.find(',', b);
+    size_t end = e == std::string::npos ? line.size() : e;
+    size_t s = b;
+    while (s < end && is_space(line[s])) ++s;
+    size_t t = end;
+    while (t > s && is_space(line[t - 1])) --t;
+    out.push_back({line.substr(s, t - s), static_cast<int>(s + 1)});
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+
+/// Splits text into lines (LF or CRLF); strips a UTF-8 BOM.
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t b = 0;
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) b = 3;
+  while (b < text.size()) {
+    size_t e = text.find('\n', b);
+    if (e == std::string::npos) e = text.size();
+    std::string l = text.substr(b, e - b);
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    lines.push_back(std::move(l));
+    b = e + 1;
+  }
+  return lines;
+}
+
+bool blank(const std::string& s) {
+  for (char c : s)
+    if (!is_space(c)) return false;
+  return true;
+}
+
+bool parse_double(const std::string& s, double& v) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (b != e && *b == '+') ++b;
+  if (b == e) return false;
+  auto r = std::from_chars(b, e, v);
+  return r.ec == std::errc() && r.ptr == e && std::isfinite(v);
+}
+
+bool parse_u64(const std::string& s, uint64_t& v) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (b != e && *b == '+') ++b;
+  if (b == e) return false;
+  auto r = std::from_chars(b, e, v);
+  return r.ec == std::errc() && r.ptr == e;
+}
+
+/// A 1-based particle ID in [1, 2^32 - 2] (2^32 - 1 is IdIndexMap::kNone's twin; excluded).
+bool parse_id(const std::string& s, uint32_t& id) {
+  uint64_t v = 0;
+  if (!parse_u64(s, v) || v < 1 || v >= 0xFFFFFFFFull) return false;
+  id = static_cast<uint32_t>(v);
+  return true;
+}
+
+std::string read_file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error(path + ": cannot open for writing");
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) throw std::runtime_error(path + ": write failed");
+}
+
+std::string squote(const std::string& s) { return "'" + s + "'"; }
+
+}  // namespace
+
+size_t SgfList::row_count() const {
+  size_t n = 0;
+  for (const auto& f : files) n += f.rows.size();
+  return n;
+}
+
+// [SECTION] File names ------------------------------------------------------------
+
+std::string sgf_file_name(int64_t start, int64_t end) {
+  return "SGF" + std::to_string(start) + "-" + std::to_string(end) + ".csv";
+}
+
+bool is_sgf_candidate(const std::string& name) {
+  return name.size() >= 7 && name.compare(0, 3, "SGF") == 0 &&
+         name.compare(name.size() - 4, 4, ".csv") == 0;
+}
+
+bool parse_sgf_file_name(const std::string& name, int64_t& start, int64_t& end) {
+  if (!is_sgf_candidate(name)) return false;
+  std::string mid = name.substr(3, name.size() - 7);
+  size_t dash = mid.find('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 >= mid.size()) return false;
+  std::string a = mid.substr(0, dash), b = mid.substr(dash + 1);
+  for (char c : a + b)
+    if (c < '0' || c > '9') return false;
+  uint64_t s = 0, e = 0;
+  if (!parse_u64(a, s) || !parse_u64(b, e)) return false;
+  if (s > static_cast<uint64_t>(INT64_MAX) || e > static_cast<uint64_t>(INT64_MAX) || s > e) return false;
+  start = static_cast<int64_t>(s);
+  end = static_cast<int64_t>(e);
+  return true;
+}
+
+// [SECTION] Reading ----------------------------------------------------------------
+
+SgfFile parse_sgf_csv(const std::string& text, const std::string& path, int64_t start, int64_t end,
+                      std::vector<InputError>& diags) {
+  SgfFile f;
+  f.start = start;
+  f.end = end;
+  f.source = path;
+  std::vector<std::string> lines = split_lines(text);
+  static const char* kNames[4] = {"ID", "FX", "FY", "FZ"};
+  bool header_seen = false;
+  for (size_t li = 0; li < lines.size(); ++li) {
+    const std::string& line = lines[li];
+    const int ln = static_cast<int>(li + 1);
+    if (blank(line)) continue;
+    std::vector<Field> fields = split_csv(line);
+    if (!header_seen) {
+      header_seen = true;
+      bool ok = fields.size() == 4;
+      for (size_t k = 0; ok && k < 4; ++k) {
+        std::string up = fields[k].text;
+        for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        ok = up == kNames[k];
+      }
+      if (!ok) diags.emplace_back(SourceLoc{path, ln, 1}, "header",
+                                  "expected the header 'ID,FX,FY,FZ', got " + squote(line));
+      continue;
+    }
+    if (fields.size() != 4) {
+      size_t k = std::min<size_t>(fields.size(), 4);
+      int col = fields.size() > 4 ? fields[4].column : static_cast<int>(line.size() + 1);
+      diags.emplace_back(SourceLoc{path, ln, col}, fields.size() > 4 ? "row" : kNames[k],
+                         "expected 4 fields ID,FX,FY,FZ, got " + std::to_string(fields.size()));
+      continue;
+    }
+    SgfRow row;
+    if (!parse_id(fields[0].text, row.id)) {
+      diags.emplace_back(SourceLoc{path, ln, fields[0].column}, "ID",
+                         "expected a particle ID (integer >= 1), got " + squote(fields[0].text));
+      continue;
+    }
+    double* dst[3] = {&row.fx, &row.fy, &row.fz};
+    bool ok = true;
+    for (int k = 0; k < 3 && ok; ++k) {
+      if (!parse_double(fields[k + 1].text, *dst[k])) {
+        diags.emplace_back(SourceLoc{path, ln, fields[k + 1].column}, kNames[k + 1],
+                           "expected a finite number, got " + squote(fields[k + 1].text));
+        ok = false;
+      }
+    }
+    if (ok) f.rows.push_back(row);
+  }
+  if (!header_seen) diags.emplace_back(SourceLoc{path, 1, 1}, "header", "empty file: expected the header 'ID,FX,FY,FZ'");
+  return f;
+}
+
+SgfLoadResult load_sgf_folder(const std::string& dir) {
+  SgfLoadResult res;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    res.diagnostics.emplace_back(SourceLoc{dir, 0, 0}, "", "not a folder");
+    return res;
+  }
+  std::vector<std::string> names;
+  for (const auto& de : fs::directory_iterator(dir, ec)) {
+    if (!de.is_regular_file(ec)) continue;  // subfolders are ignored
+    std::string name = de.path().filename().string();
+    if (is_sgf_candidate(name)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    std::string path = (fs::path(dir) / name).string();
+    int64_t s = 0, e = 0;
+    if (!parse_sgf_file_name(name, s, e)) {
+      res.diagnostics.emplace_back(SourceLoc{path, 0, 0}, "name",
+                                   "expected a file name SGF<start>-<end>.csv with 0 <= start <= end, got " + squote(name));
+      continue;
+    }
+    try {
+      res.list.files.push_back(parse_sgf_csv(read_file_text(path), path, s, e, res.diagnostics));
+    } catch (const InputError& err) {
+      res.diagnostics.push_back(err);
+    }
+  }
+  std::stable_sort(res.list.files.begin(), res.list.files.end(), [](const SgfFile& a, const SgfFile& b) {
+    return a.start != b.start ? a.start < b.start : a.end < b.end;
+  });
+  return res;
+}
+
+// [SECTION] Writing ----------------------------------------------------------------
+
+std::string sgf_csv_text(const SgfFile& file) {
+  std::string s = "ID,FX,FY,FZ\n";
+  for (const SgfRow& r : file.rows) {
+    s += std::to_string(r.id);
+    s += ',';
+    s += shortest(r.fx);
+    s += ',';
+    s += shortest(r.fy);
+    s += ',';
+    s += shortest(r.fz);
+    s += '\n';
+  }
+  return s;
+}
+
+namespace {
+
+/// Merges files of equal range, keeping first-appearance order of rows.
+std::vector<SgfFile> merged_by_range(const SgfList& list) {
+  std::map<std::pair<int64_t, int64_t>, SgfFile> by;
+  for (const SgfFile& f : list.files) {
+    SgfFile& m = by[{f.start, f.end}];
+    m.start = f.start;
+    m.end = f.end;
+    m.rows.insert(m.rows.end(), f.rows.begin(), f.rows.end());
+  }
+  std::vector<SgfFile> out;
+  for (auto& kv : by) out.push_back(std::move(kv.second));
+  return out;
+}
+
+void write_sgf_files(const std::vector<SgfFile>& files, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir + ": cannot create folder");
+  std::vector<std::string> written;
+  for (const SgfFile& f : files) {
+    if (f.start < 0 || f.end < f.start)
+      throw std::runtime_error("SGF range [" + std::to_string(f.start) + ", " + std::to_string(f.end) +
+                               "] is invalid (need 0 <= start <= end)");
+    std::string name = sgf_file_name(f.start, f.end);
+    write_file_text((fs::path(dir) / name).string(), sgf_csv_text(f));
+    written.push_back(name);
+  }
+  // Remove SGF files of an earlier save that this one does not write.
+  for (const auto& de : fs::directory_iterator(dir, ec)) {
+    if (!de.is_regular_file(ec)) continue;
+    std::string name = de.path().filename().string();
+    int64_t s, e;
+    if (parse_sgf_file_name(name, s, e) && std::find(written.begin(), written.end(), name) == written.end())
+      fs::remove(de.path(), ec);
+  }
+}
+
+}  // namespace
+
+void save_sgf_folder(const SgfList& list, const std::string& dir) { write_sgf_files(merged_by_range(list), dir); }
+
+// [SECTION] Editor form ------------------------------------------------------------
+
+SgfList sgf_flatten(const SgfSet& set) {
+  std::map<std::pair<int64_t, int64_t>, SgfFile> by;
+  for (const SgfGroup& g : set.groups)
+    for (const SgfEntry& e : g.entries) {
+      SgfFile& f = by[{e.s0, e.s1}];
+      f.start = e.s0;
+      f.end = e.s1;
+      for (uint32_t id : g.ids) f.rows.push_back(SgfRow{id, e.fx, e.fy, e.fz});
+    }
+  SgfList list;
+  for (auto& kv : by) list.files.push_back(std::move(kv.second));
+  return list;
+}
+
+namespace {
+
+const float kPalette[8][3] = {{0.90f, 0.30f, 0.25f}, {0.25f, 0.60f, 0.90f}, {0.35f, 0.80f, 0.35f},
+                              {0.95f, 0.70f, 0.20f}, {0.70f, 0.40f, 0.90f}, {0.20f, 0.80f, 0.80f},
+                              {0.95f, 0.50f, 0.70f}, {0.60f, 0.60f, 0.60f}};
+
+struct Candidate {
+  std::vector<uint32_t> ids;
+  SgfEntry entry;
+};
+
+/// Runs of consecutive rows with the same force in each file.
+void collect_runs(const SgfFile& f, size_t b, size_t e, std::vector<Candidate>& out) {
+  size_t i = b;
+  while (i < e) {
+    size_t j = i + 1;
+    const SgfRow& r = f.rows[i];
+    while (j < e && f.rows[j].fx == r.fx && f.rows[j].fy == r.fy && f.rows[j].fz == r.fz) ++j;
+    Candidate c;
+    c.entry = SgfEntry{f.start, f.end, r.fx, r.fy, r.fz};
+    for (size_t k = i; k < j; ++k) c.ids.push_back(f.rows[k].id);
+    out.push_back(std::move(c));
+    i = j;
+  }
+}
+
+/// Candidates with the same ID list become one group.
+void append_inferred(std::vector<Candidate>& cands, SgfSet& set, const std::string& prefix) {
+  std::map<std::vector<uint32_t>, size_t> index;
+  for (Candidate& c : cands) {
+    auto it = index.find(c.ids);
+    if (it == index.end()) {
+      SgfGroup g;
+      size_t k = set.groups.size();
+      g.name = prefix + std::to_string(index.size() + 1);
+      for (int ch = 0; ch < 3; ++ch) g.color[ch] = kPalette[k % 8][ch];
+      g.ids = c.ids;
+      index.emplace(c.ids, set.groups.size());
+      set.groups.push_back(std::move(g));
+      it = index.find(c.ids);
+    }
+    set.groups[it->second].entries.push_back(c.entry);
+  }
+}
+
+}  // namespace
+
+SgfSet sgf_infer_groups(const SgfList& list) {
+  std::vector<Candidate> cands;
+  for (const SgfFile& f : list.files) collect_runs(f, 0, f.rows.size(), cands);
+  SgfSet set;
+  append_inferred(cands, set, "group ");
+  return set;
+}
+
+// [SECTION] groups.json ------------------------------------------------------------
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void save_sgf_set(const SgfSet& set, const std::string& dir) {
+  // Files by range; remember where each entry's rows land.
+  struct Span {
+    std::string file;
+    size_t row, count;
+  };
+  std::map<std::pair<int64_t, int64_t>, SgfFile> by;
+  std::vector<std::vector<Span>> spans(set.groups.size());
+  for (size_t gi = 0; gi < set.groups.size(); ++gi) {
+    const SgfGroup& g = set.groups[gi];
+    for (const SgfEntry& e : g.entries) {
+      SgfFile& f = by[{e.s0, e.s1}];
+      f.start = e.s0;
+      f.end = e.s1;
+      spans[gi].push_back(Span{sgf_file_name(e.s0, e.s1), f.rows.size(), g.ids.size()});
+      for (uint32_t id : g.ids) f.rows.push_back(SgfRow{id, e.fx, e.fy, e.fz});
+    }
+  }
+  std::vector<SgfFile> files;
+  for (auto& kv : by) files.push_back(std::move(kv.second));
+  write_sgf_files(files, dir);
+
+  std::string j = "{\n  \"format\": \"particle-sandbox-sgf-groups\",\n  \"version\": 1,\n  \"groups\": [";
+  for (size_t gi = 0; gi < set.groups.size(); ++gi) {
+    const SgfGroup& g = set.groups[gi];
+    j += gi ? ",\n    {\n" : "\n    {\n";
+    j += "      \"name\": " + json_string(g.name) + ",\n";
+    j += "      \"color\": [" + shortest(g.color[0]) + ", " + shortest(g.color[1]) + ", " + shortest(g.color[2]) + "],\n";
+    j += "      \"ids\": [";
+    for (size_t k = 0; k < g.ids.size(); ++k) {
+      if (k) j += (k % 16 == 0) ? ",\n        " : ", ";
+      j += std::to_string(g.ids[k]);
+    }
+    j += "],\n      \"entries\": [";
+    for (size_t k = 0; k < spans[gi].size(); ++k) {
+      const Span& sp = spans[gi][k];
+      j += k ? ",\n        " : "\n        ";
+      j += "{\"file\": " + json_string(sp.file) + ", \"row\": " + std::to_string(sp.row) +
+           ", \"count\": " + std::to_string(sp.count) + "}";
+    }
+    j += spans[gi].empty() ? "]\n    }" : "\n      ]\n    }";
+  }
+  j += set.groups.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  write_file_text((fs::path(dir) / kSgfIndexName).string(), j);
+}
+
+SgfSetLoadResult load_sgf_set(const std::string& dir) {
+  SgfSetLoadResult res;
+  SgfLoadResult flat = load_sgf_folder(dir);
+  res.diagnostics = std::move(flat.diagnostics);
+  const std::string index_path = (fs::path(dir) / kSgfIndexName).string();
+  std::error_code ec;
+  if (!fs::exists(index_path, ec)) {
+    res.set = sgf_infer_groups(flat.list);
+    return res;
+  }
+  // Rows claimed by the index, per file name.
+  std::map<std::string, const SgfFile*> by_name;
+  std::map<std::string, std::vector<char>> claimed;
+  for (const SgfFile& f : flat.list.files) {
+    std::string name = fs::path(f.source).filename().string();
+    by_name[name] = &f;
+    claimed[name].assign(f.rows.size(), 0);
+  }
+  try {
+    Json root = Json::parse_file(index_path);
+    ObjReader top(root, "");
+    top.string("format", "particle-sandbox-sgf-groups");
+    top.integer("version", 1, 1, 1);
+    const Json* groups = top.get("groups");
+    if (groups && !groups->is_array()) top.fail("groups", "expected an array, got " + describe(*groups));
+    top.finish();
+    for (size_t gi = 0; groups && gi < groups->size(); ++gi) {
+      std::string path = "groups[" + std::to_string(gi) + "]";
+      try {
+        ObjReader gr(groups->at(gi), path);
+        SgfGroup g;
+        g.name = gr.string_required("name");
+        gr.color("color", g.color);
+        if (const Json* ids = gr.get("ids")) {
+          if (!ids->is_array()) gr.fail("ids", "expected an array of particle IDs, got " + describe(*ids));
+          for (size_t k = 0; k < ids->size(); ++k)
+            g.ids.push_back(static_cast<uint32_t>(
+                json_number(ids->at(k), gr.field("ids") + "[" + std::to_string(k) + "]", 1, 4294967294.0)));
+        }
+        const Json* entries = gr.get("entries");
+        if (entries && !entries->is_array()) gr.fail("entries", "expected an array, got " + describe(*entries));
+        gr.finish();
+        for (size_t ei = 0; entries && ei < entries->size(); ++ei) {
+          std::string epath = gr.field("entries") + "[" + std::to_string(ei) + "]";
+          try {
+            ObjReader er(entries->at(ei), epath);
+            std::string file = er.string_required("file");
+            double row = er.number_required("row", 0, 1e12);
+            double count = er.number_required("count", 0, 1e12);
+            er.finish();
+            auto it = by_name.find(file);
+            if (it == by_name.end()) er.fail("file", "no loaded SGF file named " + squote(file));
+            const SgfFile& f = *it->second;
+            size_t r0 = static_cast<size_t>(row), n = static_cast<size_t>(count);
+            bool match = r0 + n <= f.rows.size() && n == g.ids.size();
+            for (size_t k = 0; match && k < n; ++k) {
+              const SgfRow& a = f.rows[r0 + k];
+              const SgfRow& b = f.rows[r0];
+              match = a.id == g.ids[k] && a.fx == b.fx && a.fy == b.fy && a.fz == b.fz;
+            }
+            if (!match)
+              er.fail("row", "rows " + std::to_string(r0 + 2) + ".." + std::to_string(r0 + n + 1) + " of " + file +
+                                 " do not hold group '" + g.name + "' with one force");
+            if (n == 0) continue;  // an empty group's entry leaves no rows and cannot be recovered
+            std::vector<char>& cl = claimed[file];
+            for (size_t k = 0; k < n; ++k) cl[r0 + k] = 1;
+            g.entries.push_back(SgfEntry{f.start, f.end, f.rows[r0].fx, f.rows[r0].fy, f.rows[r0].fz});
+          } catch (const InputError& err) {
+            res.diagnostics.push_back(err);
+          }
+        }
+        res.set.groups.push_back(std::move(g));
+      } catch (const InputError& err) {
+        res.diagnostics.push_back(err);
+      }
+    }
+  } catch (const InputError& err) {
+    res.diagnostics.push_back(err);
+  }
+  // Rows nobody claimed (hand edits, or a bad index) become inferred groups.
+  std::vector<Candidate> cands;
+  for (const SgfFile& f : flat.list.files) {
+    const std::vector<char>& cl = claimed[fs::path(f.source).filename().string()];
+    size_t i = 0;
+    while (i < f.rows.size()) {
+      if (cl[i]) { ++i; continue; }
+      size_t j = i;
+      while (j < f.rows.size() && !cl[j]) ++j;
+      collect_runs(f, i, j, cands);
+      i = j;
+    }
+  }
+  append_inferred(cands, res.set, "unassigned ");
+  return res;
+}
+
+// [SECTION] ID lists ----------------------------------------------------------------
+
+std::string id_list_text(const std::vector<uint32_t>& ids) {
+  std::string s;
+  for (uint32_t id : ids) {
+    s += std::to_string(id);
+    s += '\n';
+  }
+  return s;
+}
+
+void save_id_list(const std::vector<uint32_t>& ids, const std::string& path) {
+  write_file_text(path, id_list_text(ids));
+}
+
+std::vector<uint32_t> load_id_list(const std::string& path, std::vector<InputError>& diags) {
+  std::vector<uint32_t> ids;
+  std::string text;
+  try {
+    text = read_file_text(path);
+  } catch (const InputError& e) {
+    diags.push_back(e);
+    return ids;
+  }
+  std::vector<std::string> lines = split_lines(text);
+  for (size_t li = 0; li < lines.size(); ++li) {
+    if (blank(lines[li])) continue;
+    Field f = split_csv(lines[li])[0];
+    uint32_t id = 0;
+    if (lines[li].find(',') != std::string::npos || !parse_id(f.text, id)) {
+      diags.emplace_back(SourceLoc{path, static_cast<int>(li + 1), f.column}, "ID",
+                         "expected one particle ID (integer >= 1) per line, got " + squote(lines[li]));
+      continue;
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+// [SECTION] ID map -------------------------------------------------------------------
+
+void IdIndexMap::build(const uint32_t* ids, size_t n) {
+  n_ = n;
+  dense_.clear();
+  sparse_.clear();
+  uint32_t max_id = 0;
+  for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, ids[i]);
+  if (static_cast<uint64_t>(max_id) <= 4ull * n + 1024ull) {
+    dense_.assign(static_cast<size_t>(max_id) + 1, kNone);
+    for (size_t i = 0; i < n; ++i) dense_[ids[i]] = static_cast<uint32_t>(i);
+  } else {
+    sparse_.reserve(n);
+    for (size_t i = 0; i < n; ++i) sparse_.emplace_back(ids[i], static_cast<uint32_t>(i));
+    std::sort(sparse_.begin(), sparse_.end());
+  }
+}
+
+uint32_t IdIndexMap::find(uint32_t id) const {
+  if (!dense_.empty() || sparse_.empty()) return id < dense_.size() ? dense_[id] : kNone;
+  auto it = std::lower_bound(sparse_.begin(), sparse_.end(), std::make_pair(id, 0u));
+  return it != sparse_.end() && it->first == id ? it->second : kNone;
+}
+
+// [SECTION] Schedule -------------------------------------------------------------------
+
+void SgfSchedule::set(const SgfList& list) {
+  files_.clear();
+  ids_.clear();
+  forces_.clear();
+  events_.clear();
+  // Step order whatever the list order: sort by (start, end), stable.
+  std::vector<uint32_t> order(list.files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const SgfFile& fa = list.files[a];
+    const SgfFile& fb = list.files[b];
+    return fa.start != fb.start ? fa.start < fb.start : fa.end < fb.end;
+  });
+  first_ = 0;
+  last_ = -1;
+  for (uint32_t k : order) {
+    const SgfFile& f = list.files[k];
+    if (f.end < f.start) continue;
+    File rec{f.start, f.end, ids_.size(), 0};
+    for (const SgfRow& r : f.rows) {
+      ids_.push_back(r.id);
+      forces_.push_back(Vec2{static_cast<float>(r.fx), static_cast<float>(r.fy)});
+    }
+    rec.row_end = ids_.size();
+    uint32_t fi = static_cast<uint32_t>(files_.size());
+    if (files_.empty() || f.start < first_) first_ = f.start;
+    if (files_.empty() || f.end > last_) last_ = f.end;
+    files_.push_back(rec);
+    events_.push_back(Event{f.start, fi, true});
+    if (f.end < INT64_MAX) events_.push_back(Event{f.end + 1, fi, false});
+  }
+  std::stable_sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) {
+    if (a.step != b.step) return a.step < b.step;
+    if (a.on != b.on) return !a.on;  // deactivate before activate
+    return a.file < b.file;
+  });
+  rewind();
+}
+
+void SgfSchedule::rewind() {
+  cursor_ = 0;
+  active_.clear();
+  last_query_ = INT64_MIN;
+}
+
+const std::vector<uint32_t>& SgfSchedule::active(int64_t step) {
+  if (step < last_query_) rewind();
+  last_query_ = step;
+  while (cursor_ < events_.size() && events_[cursor_].step <= step) {
+    const Event& ev = events_[cursor_++];
+    if (ev.on) {
+      // Keep file order so sums are deterministic (same order every run).
+      active_.insert(std::upper_bound(active_.begin(), active_.end(), ev.file), ev.file);
+    } else {
+      auto it = std::lower_bound(active_.begin(), active_.end(), ev.file);
+      if (it != active_.end() && *it == ev.file) active_.erase(it);
+    }
+  }
+  return active_;
+}
+
+bool SgfSchedule::add_forces(int64_t step, const IdIndexMap& map, Vec2* fext, size_t n) {
+  missing_ = 0;
+  bool any = false;
+  for (uint32_t fi : active(step)) {
+    const File& f = files_[fi];
+    for (size_t r = f.row_begin; r < f.row_end; ++r) {
+      uint32_t i = map.find(ids_[r]);
+      if (i == IdIndexMap::kNone || i >= n) {
+        ++missing_;
+        continue;
+      }
+      fext[i] += forces_[r];
+      any = true;
+    }
+  }
+  return any;
+}
+
+bool SgfForceApplier::operator()(int64_t step, const uint32_t* ids, size_t n, Vec2* fext) {
+  if (ids_seen_.size() != n || !std::equal(ids, ids + n, ids_seen_.begin())) {
+    ids_seen_.assign(ids, ids + n);
+    map_.build(ids, n);
+  }
+  return schedule_.add_forces(step, map_, fext, n);
+}
+
+namespace {
+
+std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApplier> applier) {
+  // `dirty`: fext may hold forces from an earlier step and must be cleared.
+  auto dirty = std::make_shared<bool>(true);
+  return [applier, dirty](int64_t step, MpmParticles& p) {
+    const size_t n = p.size();
+    if (p.fext.size() != n) p.fext.resize(n);
+    const bool active = !applier->schedule().active(step).empty();
+    if (!active && !*dirty) return false;
+    std::fill(p.fext.begin(), p.fext.end(), Vec2{});
+    bool any = active && (*applier)(step, p.id.data(), n, p.fext.data());
+    *dirty = any;
+    return any;
+  };
+}
+
+}  // namespace
+
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list) {
+  return mpm_hook(std::make_shared<SgfForceApplier>(list));
+}
+
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set) {
+  return mpm_hook(std::make_shared<SgfForceApplier>(set));
+}
+
+}  // namespace ps

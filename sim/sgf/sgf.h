@@ -1,0 +1,217 @@
+/// SGF (Sequence-Group-Force) lists: timed body forces on particle groups,
+/// as in the Taichi Hackathon 2022 bonded-DEM "dance" (seeds/000, section 2.3).
+///
+/// Flat form (the original tool's files): a folder of `SGF<start>-<end>.csv`,
+/// steps inclusive, header `ID,FX,FY,FZ`, one row per particle (1-based ID,
+/// force in global x, y, z). During every step of the range the force is added
+/// to the particle's force before integration. Groups are particle IDs, not
+/// boxes, so they survive large deformation.
+///
+/// Editor form: named, coloured groups of IDs, each with timed entries.
+/// Both convert into each other; `SgfSchedule` applies either to a force array
+/// at O(active rows) per step. See docs/sgf.md.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+#include "sim/core/error.h"
+#include "sim/core/vec.h"
+
+namespace ps {
+
+struct MpmParticles;
+
+// [SECTION] Flat form ------------------------------------------------------------
+
+/// One CSV row: force (fx, fy, fz) on the particle with stable ID `id`.
+struct SgfRow {
+  uint32_t id = 0;
+  double fx = 0.0, fy = 0.0, fz = 0.0;
+};
+
+/// One SGF file: the rows applied during steps [start, end] (inclusive).
+struct SgfFile {
+  int64_t start = 0, end = 0;
+  std::vector<SgfRow> rows;  ///< file order
+  std::string source;        ///< path it was read from; empty when built in memory
+};
+
+/// A set of SGF files, sorted by (start, end) after loading.
+struct SgfList {
+  std::vector<SgfFile> files;
+  size_t row_count() const;
+};
+
+/// Loaded data plus what was wrong with the input ("FILE:LINE:COL: field 'FX': ...").
+/// Bad rows and badly named files are skipped; everything else loads.
+struct SgfLoadResult {
+  SgfList list;
+  std::vector<InputError> diagnostics;
+  bool ok() const { return diagnostics.empty(); }
+};
+
+/// "SGF<start>-<end>.csv".
+std::string sgf_file_name(int64_t start, int64_t end);
+/// True when `name` (no directory) starts with "SGF" and ends with ".csv", i.e.
+/// when the loader considers it an SGF file at all (others are ignored).
+bool is_sgf_candidate(const std::string& name);
+/// Parses "SGF<start>-<end>.csv" (0 <= start <= end); false when malformed.
+bool parse_sgf_file_name(const std::string& name, int64_t& start, int64_t& end);
+
+/// Parses the text of one SGF CSV. `path` names it in diagnostics.
+SgfFile parse_sgf_csv(const std::string& text, const std::string& path, int64_t start, int64_t end,
+                      std::vector<InputError>& diagnostics);
+/// Loads every `SGF*.csv` directly in `dir` (subfolders and other files are
+/// ignored). Files are ordered by (start, end, name) whatever the directory order.
+SgfLoadResult load_sgf_folder(const std::string& dir);
+
+/// The CSV text of one file: "ID,FX,FY,FZ\n" then "id,fx,fy,fz\n" per row,
+/// numbers in the shortest form that reads back to the same double.
+std::string sgf_csv_text(const SgfFile& file);
+/// Writes the list into `dir` (created if needed). Files with the same range
+/// are merged (rows concatenated in list order). Well-named SGF files already
+/// in `dir` that the list does not write are removed, so a save replaces the
+/// set. Throws std::runtime_error on I/O failure.
+void save_sgf_folder(const SgfList& list, const std::string& dir);
+
+// [SECTION] Editor form ----------------------------------------------------------
+
+/// A timed force on every particle of a group: steps [s0, s1] inclusive.
+struct SgfEntry {
+  int64_t s0 = 1, s1 = 1;
+  double fx = 0.0, fy = 0.0, fz = 0.0;
+};
+
+struct SgfGroup {
+  std::string name;
+  float color[3] = {1.f, 0.5f, 0.f};  ///< display colour, linear RGB in [0, 1]
+  std::vector<uint32_t> ids;          ///< stable 1-based particle IDs
+  std::vector<SgfEntry> entries;
+};
+
+/// The editor's whole set.
+struct SgfSet {
+  std::vector<SgfGroup> groups;
+};
+
+/// Editor form -> flat form: one file per distinct range, rows grouped by group
+/// order, then entry order, then ID order.
+SgfList sgf_flatten(const SgfSet& set);
+/// Flat form -> editor form without an index: runs of consecutive rows with
+/// the same force become candidate entries; candidates with the same ID list
+/// become one group ("group 1", "group 2", ... with palette colours).
+SgfSet sgf_infer_groups(const SgfList& list);
+
+/// Saves the set as SGF CSVs plus `groups.json` (names, colours, IDs and, per
+/// entry, which file and which rows hold it). Throws std::runtime_error on I/O.
+void save_sgf_set(const SgfSet& set, const std::string& dir);
+/// Loads a folder written by save_sgf_set. Without groups.json the groups are
+/// inferred (sgf_infer_groups). Rows of the CSVs that the index does not claim
+/// (hand edits) are inferred into extra groups; index entries that do not match
+/// their rows are reported and skipped.
+struct SgfSetLoadResult {
+  SgfSet set;
+  std::vector<InputError> diagnostics;
+  bool ok() const { return diagnostics.empty(); }
+};
+SgfSetLoadResult load_sgf_set(const std::string& dir);
+/// Name of the index file written next to the CSVs.
+constexpr const char* kSgfIndexName = "groups.json";
+
+// [SECTION] ID lists (belt.txt) --------------------------------------------------
+
+/// One ID per line, '\n' line ends (the original tool's belt.txt).
+std::string id_list_text(const std::vector<uint32_t>& ids);
+void save_id_list(const std::vector<uint32_t>& ids, const std::string& path);
+/// Blank lines are skipped; bad lines are reported and skipped.
+std::vector<uint32_t> load_id_list(const std::string& path, std::vector<InputError>& diagnostics);
+
+// [SECTION] Applying forces ------------------------------------------------------
+
+/// Stable ID -> array index. Dense table when IDs are compact, sorted pairs otherwise.
+class IdIndexMap {
+ public:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  IdIndexMap() = default;
+  IdIndexMap(const uint32_t* ids, size_t n) { build(ids, n); }
+  void build(const uint32_t* ids, size_t n);
+  /// The index of `id`, or kNone.
+  uint32_t find(uint32_t id) const;
+  size_t size() const { return n_; }
+
+ private:
+  size_t n_ = 0;
+  std::vector<uint32_t> dense_;                         // dense_[id] = index
+  std::vector<std::pair<uint32_t, uint32_t>> sparse_;  // (id, index), sorted
+};
+
+/// A step-sorted event list over an SGF list. Each query costs O(active rows)
+/// plus the events passed since the last query; queries usually move forward
+/// one step at a time, and going backwards rewinds (O(events)).
+class SgfSchedule {
+ public:
+  SgfSchedule() = default;
+  explicit SgfSchedule(const SgfList& list) { set(list); }
+  explicit SgfSchedule(const SgfSet& set_) { set(sgf_flatten(set_)); }
+  void set(const SgfList& list);
+
+  /// Indices (into the list's files, sorted by (start, end)) active at `step`.
+  const std::vector<uint32_t>& active(int64_t step);
+  /// Adds the forces active at `step` to fext[map.find(id)] (z is ignored).
+  /// IDs with no particle are skipped and counted in missing(). Returns true
+  /// when at least one force was added.
+  bool add_forces(int64_t step, const IdIndexMap& map, Vec2* fext, size_t n);
+  /// Rows active at the last add_forces whose ID had no particle.
+  size_t missing() const { return missing_; }
+  size_t file_count() const { return files_.size(); }
+  /// First start and last end over all files (0, -1 when empty).
+  int64_t first_step() const { return first_; }
+  int64_t last_step() const { return last_; }
+
+ private:
+  struct File {
+    int64_t start, end;
+    size_t row_begin, row_end;  // into ids_ / forces_
+  };
+  struct Event {
+    int64_t step;  // the step at which it happens
+    uint32_t file;
+    bool on;       // true: file becomes active; false: inactive
+  };
+  void rewind();
+  std::vector<File> files_;
+  std::vector<uint32_t> ids_;
+  std::vector<Vec2> forces_;
+  std::vector<Event> events_;  // sorted by (step, off before on, file)
+  size_t cursor_ = 0;
+  int64_t last_query_ = INT64_MIN;
+  std::vector<uint32_t> active_;  // kept in file order
+  size_t missing_ = 0;
+  int64_t first_ = 0, last_ = -1;
+};
+
+/// Generic form for any solver (the DEM world): adds the forces active at
+/// `step` to fext[i] of the particle with ids[i]. Keeps an ID map inside and
+/// rebuilds it when the ID array changes. Returns true when any force was added.
+class SgfForceApplier {
+ public:
+  SgfForceApplier() = default;
+  explicit SgfForceApplier(const SgfList& list) : schedule_(list) {}
+  explicit SgfForceApplier(const SgfSet& set) : schedule_(set) {}
+  bool operator()(int64_t step, const uint32_t* ids, size_t n, Vec2* fext);
+  SgfSchedule& schedule() { return schedule_; }
+
+ private:
+  SgfSchedule schedule_;
+  IdIndexMap map_;
+  std::vector<uint32_t> ids_seen_;
+};
+
+/// For MpmWorld::force_hook: zeroes p.fext, adds the forces active at the
+/// (1-based) step and returns whether any force was added.
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list);
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set);
+
+}  // namespace ps
