@@ -42,7 +42,7 @@ const char* kUsage =
     "                      [--screenshot-after N] [--quit-after N]\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
-    "                    [--format csv|ply|vtk] [--images K] [--sgf DIR] [--quiet]\n"
+    "                    [--format csv|ply|vtk|p4] [--images K] [--sgf DIR] [--quiet]\n"
     "  sandbox bench [--backend B] [--threads K] [--scenes a,b,...] [--steps N] [--warmup N]\n"
     "  sandbox info\n"
     "\n"
@@ -123,7 +123,7 @@ int cmd_run(const Args& a, bool default_headless) {
   if (a.has("steps") && a.has("frames")) throw UsageError("--steps and --frames are exclusive");
   DumpFormat fmt = DumpFormat::CSV;
   if (a.has("format") && !parse_dump_format(a.get("format", ""), fmt))
-    throw UsageError("--format: expected csv, ply or vtk, got '" + a.get("format", "") + "'");
+    throw UsageError("--format: expected csv, ply, vtk or p4, got '" + a.get("format", "") + "'");
   std::string backend = a.get("backend", "auto");
   if (backend != "cpu" && backend != "cuda" && backend != "auto")
     throw UsageError("--backend: expected cpu, cuda or auto, got '" + backend + "'");
@@ -131,9 +131,20 @@ int cmd_run(const Args& a, bool default_headless) {
   long dump_every = a.get_int("dump-every", 0, 0, 1L << 40);
   long image_every = a.get_int("images", default_headless ? 10 : 0, 0, 1L << 40);
   bool quiet = a.has("quiet");
-  if (a.has("sgf")) throw UsageError("--sgf: SGF force lists apply to DEM scenes, which this build does not load yet");
-
   std::unique_ptr<Simulation> sim = load_simulation(scene, a.sets, backend, threads);
+  if (a.has("sgf")) {
+    // Timed body forces: malformed files or rows are reported, the rest loads.
+    std::string dir = a.get("sgf", "");
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw UsageError("--sgf: '" + dir + "' is not a folder");
+    SgfLoadResult sgf = load_sgf_folder(dir);
+    for (const auto& d : sgf.diagnostics) std::fprintf(stderr, "warning: %s\n", d.what());
+    size_t rows = sgf.list.row_count();
+    if (!quiet)
+      std::printf("sgf %s: %zu files, %zu rows%s\n", dir.c_str(), sgf.list.files.size(), rows,
+                  sgf.diagnostics.empty() ? "" : " (some rows skipped, see warnings)");
+    sim->set_force_list(sgf.list);
+  }
   std::string out_dir = a.get("out", default_headless ? "out/" + fs::path(sim->info().path).stem().string() : "");
   if ((dump_every > 0 || image_every > 0) && out_dir.empty()) out_dir = "out/" + fs::path(sim->info().path).stem().string();
   if (!out_dir.empty()) {
@@ -169,7 +180,17 @@ int cmd_run(const Args& a, bool default_headless) {
   int dump_index = 0;
   auto do_dump = [&]() {
     Diagnostics d = sim->diagnostics();
-    if (dump_every > 0) {
+    if (dump_every > 0 && fmt == DumpFormat::P4) {
+      // The original tool appends one block per saved time to one file each.
+      auto append = [&](const std::string& name, const std::string& text) {
+        std::ofstream f(fs::path(out_dir) / name, dump_index == 0 ? std::ios::trunc : std::ios::app);
+        f << text;
+        if (!f) throw std::runtime_error(out_dir + "/" + name + ": write failed");
+      };
+      // MPM state is float: write the shortest text that reads back to that float.
+      append("particles.p4p", p4p_text({sim->p4_particles()}, sim->dem() ? P4Precision::Double : P4Precision::Float));
+      append("contacts.p4c", p4c_text({sim->p4_contacts()}));
+    } else if (dump_every > 0) {
       sim->table(table);
       char name[64];
       std::snprintf(name, sizeof name, "particles_%05d.%s", dump_index, dump_extension(fmt));
@@ -339,6 +360,7 @@ int main(int argc, char** argv) {
       w.screenshot_path = a.get("screenshot", "");
       w.screenshot_after_frames = static_cast<int>(a.get_int("screenshot-after", w.screenshot_path.empty() ? -1 : 60, -1, 1 << 30));
       w.quit_after_frames = static_cast<int>(a.get_int("quit-after", -1, -1, 1 << 30));
+      w.out_dir = a.get("out", "");
       if (a.has("size")) {
         std::string s = a.get("size", "");
         if (std::sscanf(s.c_str(), "%dx%d", &w.width, &w.height) != 2 || w.width < 320 || w.height < 240)

@@ -12,6 +12,7 @@ bool parse_dump_format(const std::string& s, DumpFormat& out) {
   if (s == "csv") { out = DumpFormat::CSV; return true; }
   if (s == "ply") { out = DumpFormat::PLY; return true; }
   if (s == "vtk") { out = DumpFormat::VTK; return true; }
+  if (s == "p4") { out = DumpFormat::P4; return true; }
   return false;
 }
 
@@ -20,6 +21,7 @@ const char* dump_extension(DumpFormat f) {
     case DumpFormat::CSV: return "csv";
     case DumpFormat::PLY: return "ply";
     case DumpFormat::VTK: return "vtk";
+    case DumpFormat::P4: return "p4p";
   }
   return "dat";
 }
@@ -43,6 +45,7 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 void write_dump(const std::string& path, DumpFormat f, const ParticleTable& t) {
+  if (f == DumpFormat::P4) throw InputError({path, 0, 0}, "", "P4 files are written from the simulation (p4_particles)");
   const size_t n = t.size();
   std::string s;
   s.reserve(n * 96 + 256);

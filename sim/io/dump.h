@@ -7,9 +7,11 @@
 
 namespace ps {
 
-enum class DumpFormat { CSV, PLY, VTK };
+/// P4 writes the original tool's P4P (particles) and P4C (contacts) files,
+/// one block per dump appended to particles.p4p / contacts.p4c.
+enum class DumpFormat { CSV, PLY, VTK, P4 };
 
-/// Parses "csv", "ply" or "vtk"; returns false otherwise.
+/// Parses "csv", "ply", "vtk" or "p4"; returns false otherwise.
 bool parse_dump_format(const std::string& s, DumpFormat& out);
 const char* dump_extension(DumpFormat f);
 

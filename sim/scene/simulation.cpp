@@ -1,6 +1,10 @@
 #include "sim/scene/simulation.h"
 
 #include <cmath>
+#include <filesystem>
+#include "sim/dem/dem_scene.h"
+#include "sim/dem/dem_world.h"
+#include "sim/io/json_read.h"
 
 namespace ps {
 
@@ -30,11 +34,134 @@ void MpmSimulation::table(ParticleTable& t) {
   }
 }
 
+void MpmSimulation::set_force_list(const SgfList& list) {
+  MpmWorld& w = *scene_.world;
+  if (list.files.empty()) {
+    w.force_hook = nullptr;
+    return;
+  }
+  w.force_hook = make_mpm_force_hook(list);
+}
+
+P4ParticleFrame MpmSimulation::p4_particles() {
+  scene_.world->sync();
+  return p4_from_mpm(scene_.world->particles, scene_.world->time());
+}
+
+P4ContactFrame MpmSimulation::p4_contacts() {
+  P4ContactFrame f;
+  f.time = scene_.world->time();
+  return f;
+}
+
 void MpmSimulation::bounds(Vec2& lo, Vec2& hi) const {
   const GridSpec& g = scene_.world->grid;
   lo = g.origin;
   hi = g.origin + Vec2{g.width(), g.height()};
 }
+
+namespace {
+
+StepStatus to_status(const dem::DemStepStatus& d) {
+  StepStatus s;
+  s.ok = d.ok;
+  s.step = d.step;
+  s.index = d.index;
+  s.particle_id = d.particle_id;
+  s.message = d.message;
+  return s;
+}
+
+/// A DEM scene behind the Simulation interface.
+class DemSimulation final : public Simulation {
+ public:
+  DemSimulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world) : info_(std::move(info)), w_(std::move(world)) {}
+  const SceneInfo& info() const override { return info_; }
+  StepStatus step(int substeps) override { return to_status(w_->step(substeps)); }
+  int substeps_per_frame() const override { return w_->solver.substeps; }
+  int64_t step_count() const override { return w_->step_count(); }
+  double time() const override { return w_->time(); }
+  std::string backend_name() const override { return w_->backend_name(); }
+  std::vector<std::string> material_names() const override { return w_->material_names; }
+  dem::DemWorld* dem() override { return w_.get(); }
+
+  Diagnostics diagnostics() override {
+    dem::DemDiagnostics d = w_->diagnostics();
+    Diagnostics o;
+    o.count = d.count;
+    o.mass = d.mass;
+    o.momentum[0] = d.momentum[0];
+    o.momentum[1] = d.momentum[1];
+    o.angular_momentum = d.angular_momentum;
+    o.kinetic_energy = d.kinetic_energy;
+    o.max_speed = static_cast<float>(d.max_speed);
+    o.hash = d.hash;
+    return o;
+  }
+
+  void table(ParticleTable& t) override {
+    w_->sync();
+    const dem::DemParticles& p = w_->particles;
+    const size_t n = p.size();
+    t.id.assign(p.id.begin(), p.id.end());
+    t.group.assign(p.group.begin(), p.group.end());
+    t.material.resize(n);
+    t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
+    t.color.resize(n);
+    t.extra_names = {"omega", "theta"};
+    t.extra.assign(2, std::vector<float>(n));
+    for (size_t i = 0; i < n; ++i) {
+      t.material[i] = p.material[i];
+      t.x[i] = static_cast<float>(p.x[i].x); t.y[i] = static_cast<float>(p.x[i].y);
+      t.vx[i] = static_cast<float>(p.v[i].x); t.vy[i] = static_cast<float>(p.v[i].y);
+      t.mass[i] = static_cast<float>(p.mass[i]);
+      t.radius[i] = static_cast<float>(p.radius[i]);
+      const float* c = w_->materials[p.material[i]].color;
+      t.color[i] = {c[0], c[1], c[2]};
+      t.extra[0][i] = static_cast<float>(p.omega[i]);
+      t.extra[1][i] = static_cast<float>(p.theta[i]);
+    }
+  }
+
+  void bounds(Vec2& lo, Vec2& hi) const override {
+    lo = Vec2{static_cast<float>(w_->domain_min.x), static_cast<float>(w_->domain_min.y)};
+    hi = Vec2{static_cast<float>(w_->domain_max.x), static_cast<float>(w_->domain_max.y)};
+  }
+
+  void set_force_list(const SgfList& list) override {
+    if (list.files.empty()) {
+      w_->force_hook = nullptr;
+      return;
+    }
+    // SGF forces are applied through a float scratch array, then added to the
+    // double-precision DEM force array.
+    auto applier = std::make_shared<SgfForceApplier>(list);
+    auto scratch = std::make_shared<std::vector<Vec2>>();
+    w_->force_hook = [applier, scratch](int64_t step, dem::DemParticles& p) {
+      scratch->assign(p.size(), Vec2{});
+      bool any = (*applier)(step, p.id.data(), p.size(), scratch->data());
+      for (size_t i = 0; i < p.size(); ++i) p.fext[i] = dem::Vec2d{(*scratch)[i].x, (*scratch)[i].y};
+      return any;
+    };
+  }
+
+  P4ParticleFrame p4_particles() override {
+    w_->sync();
+    return dem::p4_from_dem(w_->particles, w_->time());
+  }
+  P4ContactFrame p4_contacts() override {
+    // Particle pairs only: the original format has no wall contacts.
+    std::vector<dem::ContactRecord> rec;
+    w_->contacts(rec, false);
+    return dem::p4_from_contacts(rec, w_->time());
+  }
+
+ private:
+  SceneInfo info_;
+  std::unique_ptr<dem::DemWorld> w_;
+};
+
+}  // namespace
 
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
                                             const std::vector<std::string>& overrides,
@@ -46,6 +173,20 @@ std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
     MpmScene scene = build_mpm_scene(doc, path);
     scene.world->set_backend(make_backend(backend, threads));
     return std::make_unique<MpmSimulation>(std::move(scene));
+  }
+  if (kind == "dem") {
+    SceneInfo info;
+    info.path = path;
+    info.kind = kind;
+    info.name = std::filesystem::path(path).stem().string();
+    if (const Json* n = doc.find("name"); n && n->is_string()) info.name = n->as_string();
+    if (const Json* d = doc.find("description"); d && d->is_string()) info.description = d->as_string();
+    if (const Json* f = doc.find("frames")) info.frames = static_cast<int>(json_number(*f, "frames", 1, 1e7));
+    auto world = std::make_unique<dem::DemWorld>();
+    dem::load_dem_scene(doc, std::filesystem::path(path).parent_path().string(), *world);
+    if (backend == "cuda") throw std::runtime_error("backend 'cuda': DEM scenes run on the CPU backend only");
+    world->set_backend(dem::make_dem_backend("cpu", threads));
+    return std::make_unique<DemSimulation>(std::move(info), std::move(world));
   }
   const Json* k = doc.find("kind");
   throw InputError(k ? k->loc() : doc.loc(), "kind", "unknown scene kind '" + kind + "' (expected mpm or dem)");

@@ -7,8 +7,14 @@
 #include <vector>
 #include "sim/mpm/mpm_world.h"
 #include "sim/scene/scene.h"
+#include "sim/io/p4.h"
+#include "sim/sgf/sgf.h"
 
 namespace ps {
+
+namespace dem {
+class DemWorld;
+}
 
 /// A snapshot of the particles in plain columns (dumps, images, picking).
 struct ParticleTable {
@@ -37,8 +43,17 @@ class Simulation {
   virtual void bounds(Vec2& lo, Vec2& hi) const = 0;
   /// Material names, indexed like ParticleTable::material.
   virtual std::vector<std::string> material_names() const = 0;
+  /// Timed body forces (SGF list) applied from the next step on; an empty
+  /// list removes them.
+  virtual void set_force_list(const SgfList& list) = 0;
   /// The MPM world, when this is an MPM scene (the window's panels use it).
   virtual MpmWorld* mpm() { return nullptr; }
+  /// The DEM world, when this is a DEM scene.
+  virtual dem::DemWorld* dem() { return nullptr; }
+  /// Particle state in the original tool's P4P form, and contacts as P4C
+  /// (empty for MPM, whose particles never touch directly).
+  virtual P4ParticleFrame p4_particles() = 0;
+  virtual P4ContactFrame p4_contacts() = 0;
 };
 
 class MpmSimulation final : public Simulation {
@@ -54,7 +69,10 @@ class MpmSimulation final : public Simulation {
   void table(ParticleTable& t) override;
   void bounds(Vec2& lo, Vec2& hi) const override;
   std::vector<std::string> material_names() const override { return scene_.world->material_names; }
+  void set_force_list(const SgfList& list) override;
   MpmWorld* mpm() override { return scene_.world.get(); }
+  P4ParticleFrame p4_particles() override;
+  P4ContactFrame p4_contacts() override;
   MpmScene& scene() { return scene_; }
 
  private:

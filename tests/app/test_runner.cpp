@@ -87,7 +87,7 @@ TEST_CASE("Bad command lines and bad --set values are rejected precisely", "[app
   CHECK(r4.out.find("no such scene file or built-in scene") != std::string::npos);
   Result r5 = sandbox("run pic_vs_apic --format xml");
   CHECK(r5.code == 2);
-  CHECK(r5.out.find("--format: expected csv, ply or vtk") != std::string::npos);
+  CHECK(r5.out.find("--format: expected csv, ply, vtk or p4") != std::string::npos);
 }
 
 TEST_CASE("A blow-up stops the run with exit status 1 and names particle and step", "[app][runner][blowup]") {

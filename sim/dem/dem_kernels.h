@@ -1,0 +1,309 @@
+/// DEM per-contact, per-bond and per-particle math, written once for every
+/// backend (the CPU reference calls these from loops; a CUDA backend would
+/// call them from kernels).
+///
+/// One step (explicit, symplectic Euler):
+///   bonds (EBPM forces, stress check, breakage) -> broad phase (uniform grid,
+///   counting sort) -> unbonded contacts (Hertz-Mindlin, with history)
+///   -> per-particle gather of forces and moments in a fixed order
+///   -> integration (v += dt F/m, x += dt v; omega += dt M/I, theta += dt omega)
+///   -> bonds advance their shear displacement and bending rotation.
+///
+/// 2D convention: particles are spheres whose centres move in the plane
+/// (LIGGGHTS' enforce2d). Mass, inertia and the Hertz law are those of
+/// spheres, so the same contact law serves a 3D build unchanged.
+#pragma once
+#include <cmath>
+#include "sim/dem/dem_params.h"
+#include "sim/dem/dem_vec.h"
+
+namespace ps {
+namespace dem {
+
+constexpr double kPi = 3.14159265358979323846;
+
+/// [SECTION] Particle properties ---------------------------------------------
+
+PS_HD double sphere_mass(double density, double r) { return density * (4.0 / 3.0) * kPi * r * r * r; }
+PS_HD double sphere_inertia(double mass, double r) { return 0.4 * mass * r * r; }
+
+/// [SECTION] Hertz-Mindlin contact --------------------------------------------
+
+/// Effective properties of a contact pair (material a with material b).
+struct PairProps {
+  double E_star = 0.0;  ///< 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b
+  double G_star = 0.0;  ///< 1/G* = 2(2 - nu_a)(1 + nu_a)/E_a + 2(2 - nu_b)(1 + nu_b)/E_b
+  double beta = 0.0;    ///< ln e / sqrt(ln^2 e + pi^2) (<= 0)
+  double mu = 0.0;      ///< sliding friction
+  double mu_r = 0.0;    ///< rolling friction
+};
+
+/// Damping ratio from the coefficient of restitution (Tsuji et al. 1992;
+/// LIGGGHTS hertz model): beta = ln e / sqrt(ln^2 e + pi^2). With the
+/// sqrt(5/6) factor in the damping coefficient below, an isolated Hertz
+/// impact rebounds with exactly e, independent of the impact speed (the
+/// damping grows as delta^(1/4), like the stiffness's square root).
+PS_HD double restitution_beta(double e) {
+  if (e >= 1.0) return 0.0;
+  double le = log(e > 1e-6 ? e : 1e-6);
+  return le / sqrt(le * le + kPi * kPi);
+}
+
+/// Pair properties. e, mu and mu_r are the means of the two materials (equal
+/// materials give their own values); E* and G* are the Hertz/Mindlin
+/// combinations (Johnson 1985, eq. 4.22; Mindlin 1949).
+PS_HD PairProps pair_props(const DemMaterial& a, const DemMaterial& b) {
+  PairProps p;
+  p.E_star = 1.0 / ((1.0 - a.nu * a.nu) / a.E + (1.0 - b.nu * b.nu) / b.E);
+  p.G_star = 1.0 / (2.0 * (2.0 - a.nu) * (1.0 + a.nu) / a.E + 2.0 * (2.0 - b.nu) * (1.0 + b.nu) / b.E);
+  p.beta = restitution_beta(0.5 * (a.restitution + b.restitution));
+  p.mu = 0.5 * (a.friction + b.friction);
+  p.mu_r = 0.5 * (a.rolling_friction + b.rolling_friction);
+  return p;
+}
+
+/// Per-contact history carried from step to step.
+struct ContactHistory {
+  double xi = 0.0;  ///< Mindlin tangential spring elongation along t = perp(n), m
+  double mr = 0.0;  ///< rolling-resistance moment on particle i, N m
+};
+
+/// Contact forces in the contact frame. Force on j is fn n + ft t; force on
+/// i is its negative. m_roll acts on i (and -m_roll on j).
+struct ContactForce {
+  double fn = 0.0, ft = 0.0, m_roll = 0.0;
+};
+
+/// Hertz-Mindlin with Tsuji damping, Coulomb cap and EPSD rolling resistance
+/// (the LIGGGHTS hertz/history model).
+///   overlap delta > 0; vn, vt: velocity of j relative to i at the contact
+///   point along n (i -> j) and t = perp(n); w_rel = omega_i - omega_j.
+///   R*, m*: effective radius and mass (a wall has R = m = infinity).
+///
+/// Normal (Hertz 1882, the 3D sphere law also for the 2D disks):
+///   F_n = 4/3 E* sqrt(R*) delta^1.5 - gamma_n vn,
+///   S_n = 2 E* sqrt(R* delta), gamma_n = -2 sqrt(5/6) beta sqrt(S_n m*).
+/// Tangential (Mindlin 1949, no-slip stiffness):
+///   S_t = 8 G* sqrt(R* delta), xi += vt dt, F_t = -S_t xi - gamma_t vt,
+///   gamma_t = -2 sqrt(5/6) beta sqrt(S_t m*);
+///   if S_t |xi| > mu F_n the contact slides: F_t = -mu F_n sign(xi) and the
+///   spring is truncated to xi = mu F_n / S_t (Cundall & Strack 1979).
+/// Rolling (Ai, Chen, Rotter & Ooi 2011, elastic-plastic spring "EPSD"):
+///   k_r = 2.25 S_n mu_r^2 R*^2, M_r -= k_r w_rel dt, |M_r| <= mu_r R* F_n.
+/// The net normal force may turn slightly attractive at the end of a damped
+/// impact; it is not clipped, because clipping changes the restitution.
+PS_HD ContactForce hertz_mindlin(const PairProps& p, double R_eff, double m_eff, double delta,
+                                 double vn, double vt, double w_rel, double dt, ContactHistory& h) {
+  ContactForce f;
+  const double sq = sqrt(R_eff * delta);
+  const double Sn = 2.0 * p.E_star * sq;
+  const double St = 8.0 * p.G_star * sq;
+  const double c = -2.0 * 0.91287092917527685 * p.beta;  // -2 sqrt(5/6) beta
+  const double gn = c * sqrt(Sn * m_eff);
+  const double gt = c * sqrt(St * m_eff);
+  f.fn = (4.0 / 3.0) * p.E_star * sq * delta - gn * vn;
+  const double fcap = p.mu * (f.fn > 0.0 ? f.fn : 0.0);
+
+  h.xi += vt * dt;
+  const double fs = St * fabs(h.xi);
+  if (fs > fcap) {
+    const double s = h.xi > 0.0 ? 1.0 : -1.0;
+    f.ft = -fcap * s;
+    h.xi = St > 0.0 ? s * fcap / St : 0.0;
+  } else {
+    f.ft = -St * h.xi - gt * vt;
+  }
+
+  const double mcap = p.mu_r * R_eff * (f.fn > 0.0 ? f.fn : 0.0);
+  const double kr = 2.25 * Sn * p.mu_r * p.mu_r * R_eff * R_eff;
+  h.mr -= kr * w_rel * dt;
+  if (h.mr > mcap) h.mr = mcap;
+  if (h.mr < -mcap) h.mr = -mcap;
+  f.m_roll = h.mr;
+  return f;
+}
+
+/// Particle-wall geometry: the closest wall point to centre x, the unit
+/// normal from the wall to the particle and the overlap (> 0 in contact).
+PS_HD bool wall_contact(const DemWall& w, Vec2d x, double r, Vec2d& n, double& delta) {
+  if (w.type == WallType::Plane) {
+    double dist = dot(x - w.a, w.n);
+    delta = r - dist;
+    n = w.n;
+    return delta > 0.0;
+  }
+  Vec2d ab = w.b - w.a;
+  double L2 = length2(ab);
+  double s = L2 > 0.0 ? dot(x - w.a, ab) / L2 : 0.0;
+  s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
+  Vec2d d = x - (w.a + s * ab);
+  double dist = length(d);
+  delta = r - dist;
+  if (!(delta > 0.0) || dist <= 0.0) return false;
+  n = d / dist;
+  return true;
+}
+
+/// [SECTION] EBPM bonds ---------------------------------------------------------
+
+/// Bond cross-section (a cylinder of radius r_b = lambda min(R_i, R_j);
+/// Potyondy & Cundall 2004 eq. 9 for the 3D parallel bond):
+///   A = pi r_b^2, I = pi r_b^4 / 4 (bending), J = pi r_b^4 / 2 (torsion, 3D).
+struct BondSection {
+  double r = 0.0, A = 0.0, I = 0.0, J = 0.0;
+};
+PS_HD BondSection bond_section(const DemBondParams& bp, double Ri, double Rj) {
+  BondSection s;
+  s.r = bp.radius_ratio * (Ri < Rj ? Ri : Rj);
+  s.A = kPi * s.r * s.r;
+  s.I = 0.25 * kPi * s.r * s.r * s.r * s.r;
+  s.J = 2.0 * s.I;
+  return s;
+}
+
+/// One bond's state and outputs for a step.
+struct BondResult {
+  Vec2d f_i;          ///< force on i (force on j is -f_i)
+  double t_i = 0.0;   ///< moment on i
+  double t_j = 0.0;   ///< moment on j
+  double sigma = 0.0; ///< max tensile stress  T/A + |M_b| r_b / I
+  double sigma_c = 0.0;  ///< max compressive stress -T/A + |M_b| r_b / I
+  double tau = 0.0;   ///< max shear stress |F_s| / A
+  Vec2d point;        ///< contact point
+};
+
+/// Bond frame: unit normal n (i -> j), tangent t = perp(n), and the arms
+/// from each centre to the contact point (the middle of the gap or overlap).
+struct BondFrame {
+  Vec2d n, t;
+  double d = 0.0, ai = 0.0, aj = 0.0;
+};
+PS_HD BondFrame bond_frame(Vec2d xi, Vec2d xj, double Ri, double Rj) {
+  BondFrame f;
+  Vec2d dx = xj - xi;
+  f.d = length(dx);
+  f.n = f.d > 0.0 ? dx / f.d : Vec2d{1.0, 0.0};
+  f.t = perp(f.n);
+  double gap = f.d - Ri - Rj;
+  f.ai = Ri + 0.5 * gap;
+  f.aj = Rj + 0.5 * gap;
+  return f;
+}
+
+/// EBPM bond force (Brown, Chen & Ooi 2014, after Potyondy & Cundall 2004), 2D.
+/// Per unit area stiffnesses from the *current* parameters:
+///   k_n = E_b / L0, k_s = G_b / L0, G_b = E_b / (2 (1 + nu_b)).
+/// The bond stores displacements, not forces: delta_n = |x_j - x_i| - L0
+/// (exact), the shear displacement delta_s and the bending rotation theta_b
+/// (accumulated by bond_advance). P&C eq. 10-11 integrate dF = -k dU; here U
+/// is integrated and F = -k U, which is the same for constant k and lets an
+/// edit of E act at once:
+///   T = k_n A delta_n (tension +), F_s = k_s A delta_s, M_b = k_n I theta_b.
+/// On j: F = -T n - F_s t, moment -M_b + a_j F_s; on i the opposite force and
+/// moment +M_b + a_i F_s (a_i, a_j: centre-to-contact-point arms).
+/// Optional viscous damping: a fraction `damping` of each spring's critical
+/// coefficient 2 sqrt(k m*) (m* or I* of the pair).
+PS_HD BondResult bond_force(const DemBondParams& bp, Vec2d xi, Vec2d xj, Vec2d vi, Vec2d vj,
+                            double wi, double wj, double Ri, double Rj, double mi, double mj,
+                            double Ii, double Ij, double L0, double shear_disp, double bend_angle) {
+  BondResult r;
+  const BondFrame f = bond_frame(xi, xj, Ri, Rj);
+  r.point = xi + f.ai * f.n;
+  const BondSection s = bond_section(bp, Ri, Rj);
+  const double kn = bp.E / L0;
+  const double ks = bp.E / (2.0 * (1.0 + bp.nu)) / L0;
+
+  const double T = kn * s.A * (f.d - L0);
+  const double Fs = ks * s.A * shear_disp;
+  const double Mb = kn * s.I * bend_angle;
+
+  double Tv = T, Fsv = Fs, Mbv = Mb;
+  if (bp.damping > 0.0) {
+    const Vec2d dv = vj - vi;
+    const double vn = dot(dv, f.n);
+    const double vt = dot(dv, f.t) - (f.ai * wi + f.aj * wj);
+    const double m_eff = mi * mj / (mi + mj);
+    const double I_eff = Ii * Ij / (Ii + Ij);
+    Tv += 2.0 * bp.damping * sqrt(kn * s.A * m_eff) * vn;
+    Fsv += 2.0 * bp.damping * sqrt(ks * s.A * m_eff) * vt;
+    Mbv += 2.0 * bp.damping * sqrt(kn * s.I * I_eff) * (wj - wi);
+  }
+  r.f_i = Tv * f.n + Fsv * f.t;
+  r.t_i = Mbv + f.ai * Fsv;
+  r.t_j = -Mbv + f.aj * Fsv;
+
+  // Stresses (P&C 2004 eq. 13; Brown et al. 2014 eq. 12), elastic parts only.
+  const double bend = s.I > 0.0 ? fabs(Mb) * s.r / s.I : 0.0;
+  r.sigma = T / s.A + bend;
+  r.sigma_c = -T / s.A + bend;
+  r.tau = fabs(Fs) / s.A;
+  return r;
+}
+
+/// Advances a bond's accumulated displacements over a step, with the
+/// kinematics *after* the step's integration (x^{n+1}, v^{n+1}): in
+/// symplectic Euler x^{n+1} - x^n = dt v^{n+1}, so this increment is exactly
+/// the step's relative motion and delta_s, theta_b stay consistent with the
+/// positions (as delta_n is):
+///   d(delta_s) = [(v_j - v_i).t - (a_i w_i + a_j w_j)] dt   (relative tangential
+///                velocity of the two material points at the contact point),
+///   d(theta_b) = (w_j - w_i) dt.
+/// In 2D delta_s is a scalar along t, so it turns with the bond by itself; a
+/// 3D version rotates the vector into the new tangent plane first.
+PS_HD void bond_advance(Vec2d xi, Vec2d xj, Vec2d vi, Vec2d vj, double wi, double wj, double Ri,
+                        double Rj, double dt, double& shear_disp, double& bend_angle) {
+  const BondFrame f = bond_frame(xi, xj, Ri, Rj);
+  shear_disp += (dot(vj - vi, f.t) - (f.ai * wi + f.aj * wj)) * dt;
+  bend_angle += (wj - wi) * dt;
+}
+
+/// Which strength the stresses reach first (largest stress/strength ratio,
+/// ties in the order tensile, compressive, shear); None while all are below.
+/// 0 = none, 1 tensile, 2 compressive, 3 shear (BondBreak values).
+PS_HD int bond_break_mode(const DemBondParams& bp, double sigma, double sigma_c, double tau) {
+  double rt = sigma / bp.tensile_strength;
+  double rc = sigma_c / bp.compressive_strength;
+  double rs = tau / bp.shear_strength;
+  int mode = 0;
+  double best = 1.0;
+  if (rt >= best) { best = rt; mode = 1; }
+  if (rc > best || (mode == 0 && rc >= best)) { best = rc; mode = 2; }
+  if (rs > best || (mode == 0 && rs >= best)) { best = rs; mode = 3; }
+  return mode;
+}
+
+/// [SECTION] Integration ---------------------------------------------------------
+
+/// Cundall's local damping (P&C 2004 sec. 2.4): each force component loses
+/// alpha |F| in the direction of the velocity component.
+PS_HD double local_damp(double f, double v, double alpha) {
+  if (alpha <= 0.0 || v == 0.0) return f;
+  return f - alpha * fabs(f) * (v > 0.0 ? 1.0 : -1.0);
+}
+
+/// [SECTION] Stable time step -------------------------------------------------
+
+/// Rayleigh time (Li, Xu & Thornton 2005): the time a Rayleigh wave takes to
+/// cross a particle, pi R sqrt(rho / G) / (0.1631 nu + 0.8766).
+PS_HD double rayleigh_time(double R, double density, double E, double nu) {
+  double G = E / (2.0 * (1.0 + nu));
+  return kPi * R * sqrt(density / G) / (0.1631 * nu + 0.8766);
+}
+
+/// Hertz impact: maximum overlap, peak force and contact duration of an
+/// undamped impact at relative speed v (Johnson 1985, sec. 11.4):
+///   delta_max = (15 m* v^2 / (16 E* sqrt(R*)))^(2/5),
+///   F_max = 4/3 E* sqrt(R*) delta_max^(3/2),
+///   t_c = 2 (delta_max / v) int_0^1 (1 - x^(5/2))^(-1/2) dx = 2.9432 delta_max / v.
+PS_HD double hertz_max_overlap(double m_eff, double R_eff, double E_star, double v) {
+  return pow(15.0 * m_eff * v * v / (16.0 * E_star * sqrt(R_eff)), 0.4);
+}
+PS_HD double hertz_peak_force(double R_eff, double E_star, double delta_max) {
+  return (4.0 / 3.0) * E_star * sqrt(R_eff) * pow(delta_max, 1.5);
+}
+PS_HD double hertz_duration(double m_eff, double R_eff, double E_star, double v) {
+  return 2.94327518 * hertz_max_overlap(m_eff, R_eff, E_star, v) / v;
+}
+
+}  // namespace dem
+}  // namespace ps

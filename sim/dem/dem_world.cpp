@@ -1,0 +1,391 @@
+#include "sim/dem/dem_world.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <ostream>
+#include <stdexcept>
+#include "sim/core/hash.h"
+#include "sim/dem/dem_kernels.h"
+
+namespace ps {
+namespace dem {
+
+DemWorld::DemWorld() : backend_(make_dem_backend("cpu", 0)) { backend_->bind(&particles, &bonds); }
+DemWorld::~DemWorld() = default;
+
+int DemWorld::add_material(const std::string& name, const DemMaterial& m) {
+  if (material_index(name) >= 0) throw std::runtime_error("DEM material '" + name + "' defined twice");
+  if (materials.size() >= 256) throw std::runtime_error("at most 256 DEM materials");
+  materials.push_back(m);
+  material_names.push_back(name);
+  return static_cast<int>(materials.size()) - 1;
+}
+
+int DemWorld::material_index(const std::string& name) const {
+  for (size_t k = 0; k < material_names.size(); ++k)
+    if (material_names[k] == name) return static_cast<int>(k);
+  return -1;
+}
+
+void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
+  if (backend_) backend_->sync_to_host();
+  backend_ = std::move(backend);
+  backend_->bind(&particles, &bonds);
+}
+
+std::string DemWorld::backend_name() const { return backend_->name(); }
+void DemWorld::host_changed() { backend_->host_changed(); }
+void DemWorld::sync() { backend_->sync_to_host(); }
+
+void DemWorld::reset_clock() {
+  step_count_ = 0;
+  time_ = 0.0;
+  last_dt_ = 0.0;
+  last_max_speed_ = 0.0;
+  bonds_broken_total_ = 0;
+  last_result_ = DemStepResult{};
+  failure_ = DemStepStatus{};
+}
+
+void DemWorld::clear() {
+  particles.clear();
+  bonds.clear();
+  walls.clear();
+  loads.clear();
+  materials.clear();
+  material_names.clear();
+  grab_end();
+  reset_clock();
+  host_changed();
+}
+
+int64_t DemWorld::index_of(uint32_t id) const {
+  // IDs are assigned in increasing order, so the array is sorted by ID.
+  auto it = std::lower_bound(particles.id.begin(), particles.id.end(), id);
+  if (it != particles.id.end() && *it == id) return it - particles.id.begin();
+  for (size_t i = 0; i < particles.size(); ++i)
+    if (particles.id[i] == id) return static_cast<int64_t>(i);
+  return -1;
+}
+
+// [SECTION] Bond formation -----------------------------------------------------------
+
+size_t DemWorld::form_bonds() {
+  backend_->sync_to_host();
+  bonds.clear();
+  const size_t n = particles.size();
+  if (!bond.enabled || n == 0) {
+    backend_->host_changed();
+    return 0;
+  }
+  const double mult = bond.contact_radius_multiplier;
+  double rmax = 0.0;
+  Vec2d lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max()}, hi = -lo;
+  for (size_t i = 0; i < n; ++i) {
+    rmax = std::max(rmax, particles.radius[i]);
+    lo.x = std::min(lo.x, particles.x[i].x); lo.y = std::min(lo.y, particles.x[i].y);
+    hi.x = std::max(hi.x, particles.x[i].x); hi.y = std::max(hi.y, particles.x[i].y);
+  }
+  double cell = std::max(2.0 * rmax * mult, 1e-12);
+  const double cap = std::max<double>(1024.0, 4.0 * static_cast<double>(n));
+  while (((hi.x - lo.x) / cell + 1.0) * ((hi.y - lo.y) / cell + 1.0) > cap) cell *= 2.0;
+  const int gx = static_cast<int>((hi.x - lo.x) / cell) + 1, gy = static_cast<int>((hi.y - lo.y) / cell) + 1;
+  std::vector<uint32_t> start(static_cast<size_t>(gx) * gy + 1, 0), items(n), cell_of(n);
+  for (size_t i = 0; i < n; ++i) {
+    int cx = std::min(static_cast<int>((particles.x[i].x - lo.x) / cell), gx - 1);
+    int cy = std::min(static_cast<int>((particles.x[i].y - lo.y) / cell), gy - 1);
+    cell_of[i] = static_cast<uint32_t>(cy * gx + cx);
+    ++start[cell_of[i] + 1];
+  }
+  for (size_t c = 0; c + 1 < start.size(); ++c) start[c + 1] += start[c];
+  std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < n; ++i) items[cursor[cell_of[i]]++] = static_cast<uint32_t>(i);
+  std::vector<uint32_t> cand;
+  for (size_t i = 0; i < n; ++i) {
+    if (particles.body[i] == 0) continue;
+    cand.clear();
+    const int cx = static_cast<int>(cell_of[i] % static_cast<uint32_t>(gx));
+    const int cy = static_cast<int>(cell_of[i] / static_cast<uint32_t>(gx));
+    for (int yy = std::max(cy - 1, 0); yy <= std::min(cy + 1, gy - 1); ++yy)
+      for (int xx = std::max(cx - 1, 0); xx <= std::min(cx + 1, gx - 1); ++xx) {
+        const size_t c = static_cast<size_t>(yy) * gx + xx;
+        for (uint32_t o = start[c]; o < start[c + 1]; ++o) {
+          const uint32_t j = items[o];
+          if (j <= i || particles.body[j] != particles.body[i]) continue;
+          const double rr = mult * (particles.radius[i] + particles.radius[j]);
+          if (length2(particles.x[j] - particles.x[i]) < rr * rr) cand.push_back(j);
+        }
+      }
+    std::sort(cand.begin(), cand.end());
+    for (uint32_t j : cand)
+      bonds.add(static_cast<uint32_t>(i), j, length(particles.x[j] - particles.x[i]));
+  }
+  backend_->host_changed();
+  return bonds.size();
+}
+
+// [SECTION] Time step --------------------------------------------------------------
+
+DemTimeStep DemWorld::estimate_time_step() const {
+  DemTimeStep ts;
+  const double inf = std::numeric_limits<double>::infinity();
+  ts.rayleigh = ts.hertz = ts.bond = inf;
+  const size_t n = particles.size();
+  double vmax = std::max(solver.expected_speed, last_max_speed_);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t mi = particles.material[i];
+    if (mi >= materials.size()) continue;
+    const DemMaterial& m = materials[mi];
+    const double R = particles.radius[i];
+    ts.rayleigh = std::min(ts.rayleigh, rayleigh_time(R, m.density, m.E, m.nu));
+    // Two equal particles of this kind meeting at vmax.
+    PairProps pp = pair_props(m, m);
+    if (vmax > 0.0) ts.hertz = std::min(ts.hertz, hertz_duration(0.5 * particles.mass[i], 0.5 * R, pp.E_star, vmax));
+  }
+  // Bond springs: Gershgorin bound on the largest eigenfrequency of the
+  // mass-scaled bond stiffness (symplectic Euler is stable for omega dt < 2).
+  // Per particle, the row sums of the translational block, of the rotational
+  // block, and of the translation-rotation coupling:
+  //   trans = sum 2 (k_n + k_s) A / m_i,
+  //   rot   = sum (k_s A a_i (a_i + a_j) + 2 k_n I) / I_i,
+  //   coup  = sum 2 k_s A a_i / sqrt(m_i I_i),
+  //   omega^2 <= max(trans, rot) + coup.
+  if (bond.enabled && bonds.size() > 0) {
+    std::vector<double> trans(n, 0.0), rot(n, 0.0), coup(n, 0.0);
+    const double G = bond.E / (2.0 * (1.0 + bond.nu));
+    for (size_t k = 0; k < bonds.size(); ++k) {
+      if (bonds.broken[k]) continue;
+      const uint32_t i = bonds.i[k], j = bonds.j[k];
+      BondSection s = bond_section(bond, particles.radius[i], particles.radius[j]);
+      const double L0 = bonds.length0[k];
+      const double kn = bond.E / L0, ks = G / L0;
+      const double gap = L0 - particles.radius[i] - particles.radius[j];
+      const double ai = particles.radius[i] + 0.5 * gap, aj = particles.radius[j] + 0.5 * gap;
+      const double t = 2.0 * (kn + ks) * s.A;
+      trans[i] += t / particles.mass[i];
+      trans[j] += t / particles.mass[j];
+      rot[i] += (ks * s.A * ai * (ai + aj) + 2.0 * kn * s.I) / particles.inertia[i];
+      rot[j] += (ks * s.A * aj * (ai + aj) + 2.0 * kn * s.I) / particles.inertia[j];
+      coup[i] += 2.0 * ks * s.A * ai / std::sqrt(particles.mass[i] * particles.inertia[i]);
+      coup[j] += 2.0 * ks * s.A * aj / std::sqrt(particles.mass[j] * particles.inertia[j]);
+    }
+    double wmax2 = 0.0;
+    for (size_t i = 0; i < n; ++i) wmax2 = std::max(wmax2, std::max(trans[i], rot[i]) + coup[i]);
+    if (wmax2 > 0.0) ts.bond = 2.0 / std::sqrt(wmax2);
+  }
+  const double safety = solver.dt_safety > 0.0 ? solver.dt_safety : 0.2;
+  double base = std::min(ts.rayleigh, std::min(ts.bond, 0.5 * ts.hertz));
+  ts.recommended = std::isfinite(base) ? safety * base : solver.dt;
+  return ts;
+}
+
+double DemWorld::next_dt() const {
+  if (solver.dt_safety > 0.0) return estimate_time_step().recommended;
+  return solver.dt;
+}
+
+// [SECTION] Stepping ---------------------------------------------------------------
+
+DemStepStatus DemWorld::step(int n) {
+  if (!failure_.ok) return failure_;
+  if (particles.size() == 0 || materials.empty()) {
+    step_count_ += n;
+    return DemStepStatus{};
+  }
+  DemStepInput in;
+  in.solver = solver;
+  in.bond = bond;
+  in.materials = materials.data();
+  in.material_count = static_cast<int>(materials.size());
+  in.walls = walls.data();
+  in.wall_count = static_cast<int>(walls.size());
+  in.loads = loads.data();
+  in.load_count = static_cast<int>(loads.size());
+  in.point = point_force;
+  in.grab.index = grab_index_.data();
+  in.grab.offset = grab_offset_.data();
+  in.grab.count = static_cast<int>(grab_index_.size());
+  in.grab.target = grab_target_;
+  in.grab.stiffness = grab_stiffness;
+  // The step size is fixed for the whole call (a displayed frame).
+  in.dt = next_dt();
+  for (int s = 0; s < n; ++s) {
+    in.step = step_count_ + 1;
+    in.time = time_;
+    in.use_fext = true;
+    if (force_hook) {
+      backend_->sync_to_host();
+      in.use_fext = force_hook(in.step, particles);
+      if (in.use_fext) backend_->host_changed();
+    }
+    DemStepResult r = backend_->step(in);
+    ++step_count_;
+    time_ += in.dt;
+    last_dt_ = in.dt;
+    last_max_speed_ = r.max_speed;
+    bonds_broken_total_ += static_cast<size_t>(r.bonds_broken);
+    last_result_ = r;
+    if (!r.ok) {
+      backend_->sync_to_host();
+      DemStepStatus st;
+      st.ok = false;
+      st.step = step_count_;
+      st.index = r.bad_index;
+      const size_t i = static_cast<size_t>(r.bad_index);
+      st.particle_id = i < particles.size() ? particles.id[i] : 0;
+      Vec2d v = i < particles.size() ? particles.v[i] : Vec2d{};
+      Vec2d x = i < particles.size() ? particles.x[i] : Vec2d{};
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "numerical blow-up at step %lld: particle %u is at (%g, %g) with velocity "
+                    "(%g, %g) (limit %g); dt = %g s (stable estimate %g s); stepping stopped",
+                    static_cast<long long>(st.step), st.particle_id, x.x, x.y, v.x, v.y,
+                    solver.velocity_limit, in.dt, estimate_time_step().recommended);
+      st.message = buf;
+      failure_ = st;
+      return st;
+    }
+  }
+  return DemStepStatus{};
+}
+
+// [SECTION] Grab ------------------------------------------------------------------
+
+void DemWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2d target) {
+  backend_->sync_to_host();
+  grab_index_.clear();
+  grab_offset_.clear();
+  for (uint32_t i : indices) {
+    if (i >= particles.size()) continue;
+    grab_index_.push_back(i);
+    grab_offset_.push_back(particles.x[i] - target);
+  }
+  grab_target_ = target;
+}
+
+void DemWorld::grab_end() {
+  grab_index_.clear();
+  grab_offset_.clear();
+}
+
+// [SECTION] Diagnostics and export ---------------------------------------------------
+
+DemDiagnostics DemWorld::diagnostics() {
+  backend_->sync_to_host();
+  return compute_diagnostics(particles, bonds, 0.5 * (domain_min + domain_max));
+}
+
+DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre) {
+  DemDiagnostics d;
+  d.count = p.size();
+  for (size_t i = 0; i < p.size(); ++i) {
+    const double m = p.mass[i], vx = p.v[i].x, vy = p.v[i].y, w = p.omega[i];
+    const double rx = p.x[i].x - centre.x, ry = p.x[i].y - centre.y;
+    d.mass += m;
+    d.momentum[0] += m * vx;
+    d.momentum[1] += m * vy;
+    d.angular_momentum += m * (rx * vy - ry * vx) + p.inertia[i] * w;
+    const double rot = 0.5 * p.inertia[i] * w * w;
+    d.kinetic_energy += 0.5 * m * (vx * vx + vy * vy) + rot;
+    d.rotational_energy += rot;
+    d.max_speed = std::max(d.max_speed, length(p.v[i]));
+  }
+  d.bonds = b.size();
+  d.bonds_broken = b.size() - b.intact();
+  d.hash = state_hash(p, b);
+  return d;
+}
+
+uint64_t state_hash(const DemParticles& p, const DemBonds& b) {
+  Fnv1a h;
+  h.add_array(p.x.data(), p.size());
+  h.add_array(p.v.data(), p.size());
+  h.add_array(p.theta.data(), p.size());
+  h.add_array(p.omega.data(), p.size());
+  h.add_array(b.shear_disp.data(), b.size());
+  h.add_array(b.bend_angle.data(), b.size());
+  h.add_array(b.broken.data(), b.size());
+  return h.h;
+}
+
+void DemWorld::contacts(std::vector<ContactRecord>& out, bool include_walls) {
+  backend_->sync_to_host();
+  std::vector<DemContact> pairs, wall_contacts;
+  backend_->read_contacts(pairs, wall_contacts);
+  out.clear();
+  out.reserve(pairs.size() + bonds.size() + (include_walls ? wall_contacts.size() : 0));
+  const size_t n = particles.size();
+  for (const DemContact& c : pairs) {
+    if (c.i >= n || c.j >= n) continue;
+    ContactRecord r;
+    r.p1 = particles.id[c.i];
+    r.p2 = particles.id[c.j];
+    r.c[0] = c.point.x; r.c[1] = c.point.y;
+    r.f[0] = c.f_i.x; r.f[1] = c.f_i.y;
+    out.push_back(r);
+  }
+  for (size_t k = 0; k < bonds.size(); ++k) {
+    if (bonds.broken[k]) continue;
+    const uint32_t i = bonds.i[k], j = bonds.j[k];
+    if (i >= n || j >= n) continue;
+    Vec2d dx = particles.x[j] - particles.x[i];
+    double d = length(dx);
+    Vec2d nrm = d > 0.0 ? dx / d : Vec2d{1.0, 0.0};
+    double ai = particles.radius[i] + 0.5 * (d - particles.radius[i] - particles.radius[j]);
+    ContactRecord r;
+    r.p1 = particles.id[i];
+    r.p2 = particles.id[j];
+    r.c[0] = particles.x[i].x + ai * nrm.x;
+    r.c[1] = particles.x[i].y + ai * nrm.y;
+    r.f[0] = bonds.force[k].x; r.f[1] = bonds.force[k].y;
+    r.bonded = true;
+    out.push_back(r);
+  }
+  if (include_walls)
+    for (const DemContact& c : wall_contacts) {
+      if (c.i >= n) continue;
+      ContactRecord r;
+      r.p1 = particles.id[c.i];
+      r.p2 = 0;
+      r.c[0] = c.point.x; r.c[1] = c.point.y;
+      r.f[0] = c.f_i.x; r.f[1] = c.f_i.y;
+      out.push_back(r);
+    }
+}
+
+P4ParticleFrame p4_from_dem(const DemParticles& p, double time) {
+  P4ParticleFrame f;
+  f.time = time;
+  f.particles.resize(p.size());
+  for (size_t i = 0; i < p.size(); ++i) {
+    P4Particle& r = f.particles[i];
+    const double rad = p.radius[i];
+    r.id = p.id[i];
+    r.group = p.group[i];
+    r.volume = (4.0 / 3.0) * kPi * rad * rad * rad;
+    r.mass = p.mass[i];
+    r.px = p.x[i].x; r.py = p.x[i].y;
+    r.vx = p.v[i].x; r.vy = p.v[i].y;
+  }
+  return f;
+}
+
+P4ContactFrame p4_from_contacts(const std::vector<ContactRecord>& contacts, double time) {
+  P4ContactFrame f;
+  f.time = time;
+  f.contacts.resize(contacts.size());
+  for (size_t k = 0; k < contacts.size(); ++k) {
+    const ContactRecord& c = contacts[k];
+    P4Contact& r = f.contacts[k];
+    r.p1 = c.p1; r.p2 = c.p2;
+    r.cx = c.c[0]; r.cy = c.c[1]; r.cz = c.c[2];
+    r.fx = c.f[0]; r.fy = c.f[1]; r.fz = c.f[2];
+    r.bonded = c.bonded ? 1 : 0;
+  }
+  return f;
+}
+
+}  // namespace dem
+}  // namespace ps

@@ -1,0 +1,168 @@
+/// A DEM world: materials, walls, bond parameters, particles, bonds and the
+/// backend that steps them. The app, the tests and the benchmarks all drive
+/// this one type (mirrors ps::MpmWorld).
+#pragma once
+#include "sim/io/p4.h"
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+#include "sim/dem/dem_backend.h"
+#include "sim/dem/dem_params.h"
+#include "sim/dem/dem_particles.h"
+#include "sim/mpm/mpm_params.h"
+
+namespace ps {
+namespace dem {
+
+/// Outcome of stepping: ok, or the first blow-up (which particle, which step).
+struct DemStepStatus {
+  bool ok = true;
+  int64_t step = 0;          ///< the step (1-based, since scene start) that failed
+  int64_t index = -1;        ///< particle index
+  uint32_t particle_id = 0;  ///< its stable ID
+  std::string message;
+};
+
+/// Conserved quantities and a state hash.
+struct DemDiagnostics {
+  size_t count = 0;
+  double mass = 0.0;
+  double momentum[2] = {0.0, 0.0};
+  /// sum m (x - centre) x v + I omega (orbital plus spin), about `centre`
+  double angular_momentum = 0.0;
+  double kinetic_energy = 0.0;     ///< translational plus rotational
+  double rotational_energy = 0.0;  ///< sum I omega^2 / 2 (part of kinetic_energy)
+  double max_speed = 0.0;
+  size_t bonds = 0, bonds_broken = 0;
+  uint64_t hash = 0;
+};
+
+/// Stable time-step estimates (seconds).
+struct DemTimeStep {
+  double rayleigh = 0.0;  ///< min over particles of the Rayleigh time
+  double hertz = 0.0;     ///< shortest Hertz contact duration at max(expected_speed, current max speed)
+  double bond = 0.0;      ///< 2 / omega_max of the bond springs (Gershgorin bound); inf without bonds
+  /// safety x min(rayleigh, bond, hertz / 2): dt used when solver.dt_safety > 0
+  /// (safety 0.2 gives LIGGGHTS' limits: 0.2 Rayleigh time, 0.1 Hertz time,
+  /// i.e. an impact at the expected speed takes at least 10 steps).
+  double recommended = 0.0;
+};
+
+/// One contact for export and drawing: the P4C row
+/// `P1 P2 CX CY CZ FX FY FZ CONTACT_IS_BONDED`. The force is the one acting
+/// on P1 from P2 (on P2 it is the opposite). Wall contacts have p2 = 0.
+struct ContactRecord {
+  uint32_t p1 = 0, p2 = 0;
+  double c[3] = {0.0, 0.0, 0.0};
+  double f[3] = {0.0, 0.0, 0.0};
+  bool bonded = false;
+};
+
+class DemWorld {
+ public:
+  DemWorld();
+  ~DemWorld();
+
+  Vec2d domain_min{0.0, 0.0}, domain_max{1.0, 1.0};  ///< view box (and domain walls if added)
+  DemSolverParams solver;
+  DemBondParams bond;
+  std::vector<DemMaterial> materials;
+  std::vector<std::string> material_names;
+  std::vector<DemWall> walls;
+  std::vector<DemLoad> loads;
+  DemParticles particles;
+  DemBonds bonds;
+  PointForce point_force;  ///< attract/repel (acceleration strength (1 - r / radius))
+  /// Called before every step with its 1-based index; it may write
+  /// particles.fext and returns true when fext applies to this step (SGF
+  /// lists). Without a hook, fext always applies (it is zero by default).
+  std::function<bool(int64_t step, DemParticles& p)> force_hook;
+
+  /// Adds a material; returns its index. Names must be unique.
+  int add_material(const std::string& name, const DemMaterial& m);
+  int material_index(const std::string& name) const;  ///< -1 when absent
+
+  /// Replaces the backend (state is handed over through the host arrays).
+  void set_backend(std::unique_ptr<DemBackend> backend);
+  DemBackend& backend() { return *backend_; }
+  std::string backend_name() const;
+
+  /// Forms EBPM bonds between particles of the same body (body != 0) whose
+  /// centres are closer than bond.contact_radius_multiplier (R_i + R_j).
+  /// Replaces existing bonds; returns how many formed. Does nothing (and
+  /// clears bonds) when bond.enabled is false.
+  size_t form_bonds();
+
+  /// Runs up to n steps; stops at the first blow-up and stays halted
+  /// (further calls return the same failure) until reset_halt().
+  DemStepStatus step(int n);
+  bool halted() const { return !failure_.ok; }
+  const DemStepStatus& failure() const { return failure_; }
+  void reset_halt() { failure_ = DemStepStatus{}; }
+
+  int64_t step_count() const { return step_count_; }
+  double time() const { return time_; }
+  double last_dt() const { return last_dt_; }
+  const DemStepResult& last_result() const { return last_result_; }
+  size_t bonds_broken_total() const { return bonds_broken_total_; }
+  /// The step size the next step will use: solver.dt, or
+  /// solver.dt_safety x the estimate when dt_safety > 0.
+  double next_dt() const;
+  DemTimeStep estimate_time_step() const;
+
+  /// Grab tool: particles follow a moving target keeping their offsets.
+  void grab_begin(const std::vector<uint32_t>& indices, Vec2d target);
+  void grab_move(Vec2d target) { grab_target_ = target; }
+  void grab_end();
+  bool grabbing() const { return !grab_index_.empty(); }
+  double grab_stiffness = 4000.0;
+
+  /// Host arrays were edited (loading, painting, velocities): push them.
+  /// Contact history restarts.
+  void host_changed();
+  /// Makes `particles` and `bonds` current (CPU: no-op).
+  void sync();
+  /// Syncs and computes the diagnostics about the domain centre.
+  DemDiagnostics diagnostics();
+  /// Resets step counter and time (after a scene load).
+  void reset_clock();
+  /// Removes particles, bonds, walls, loads and materials; keeps parameters.
+  void clear();
+
+  /// Contacts of the last step: unbonded pairs (sorted by p1, p2), then
+  /// intact bonds, then (when asked) wall contacts.
+  void contacts(std::vector<ContactRecord>& out, bool include_walls = false);
+
+  /// Index of the particle with stable ID `id`, or -1.
+  int64_t index_of(uint32_t id) const;
+
+ private:
+  std::unique_ptr<DemBackend> backend_;
+  int64_t step_count_ = 0;
+  double time_ = 0.0;
+  double last_dt_ = 0.0;
+  double last_max_speed_ = 0.0;
+  size_t bonds_broken_total_ = 0;
+  DemStepResult last_result_;
+  DemStepStatus failure_;
+  std::vector<uint32_t> grab_index_;
+  std::vector<Vec2d> grab_offset_;
+  Vec2d grab_target_{};
+};
+
+/// Diagnostics of a particle set (double accumulation in index order).
+DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre);
+/// FNV-1a over x, v, theta, omega and the bonds' state, in index order.
+uint64_t state_hash(const DemParticles& p, const DemBonds& b);
+
+/// DEM particles -> P4P rows (sim/io/p4.h writes the file): ID, GROUP,
+/// VOLUME (sphere volume), MASS, position and velocity with z = 0.
+P4ParticleFrame p4_from_dem(const DemParticles& p, double time);
+/// Contact records -> P4C rows (force on P1; P2 = 0 for wall contacts).
+P4ContactFrame p4_from_contacts(const std::vector<ContactRecord>& contacts, double time);
+
+}  // namespace dem
+}  // namespace ps
