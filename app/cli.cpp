@@ -18,8 +18,11 @@ FlagSpec spec_for(const std::string& cmd) {
     s.value_flags = {"steps", "frames", "backend", "threads", "set", "out", "dump-every", "format", "images", "sgf"};
     s.switches = {"quiet", "verbose", "no-progress"};
   } else if (cmd == "gui") {
-    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size"};
+    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out"};
     s.switches = {"verbose", "paused"};
+  } else if (cmd == "specimen") {
+    s.value_flags = {"radius-px", "test", "mask", "threshold", "tolerance", "belt", "out"};
+    s.switches = {"invert"};
   } else if (cmd == "bench") {
     s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup"};
     s.switches = {};
@@ -46,7 +49,7 @@ Args parse_args(int argc, char** argv) {
   int i = 1;
   if (i < argc && argv[i][0] != '-') {
     std::string c = argv[i];
-    if (c == "run" || c == "bench" || c == "info" || c == "gui" || c == "help") {
+    if (c == "run" || c == "bench" || c == "info" || c == "gui" || c == "help" || c == "specimen") {
       a.command = c;
       ++i;
     }

@@ -16,6 +16,7 @@ struct WindowOptions {
   int quit_after_frames = -1;           ///< close after this many frames (tests)
   int width = 1280, height = 720;
   bool paused = false;                  ///< start paused
+  std::string out_dir;                  ///< screenshots and recordings (default ./captures)
 };
 
 /// Opens the window and runs until closed; returns the process exit code.

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#if defined(PS_HAVE_STB)
-#include <stb_image_write.h>
-#endif
 
 namespace ps {
 
@@ -58,25 +55,14 @@ void rasterize(Image& img, Vec2 lo, Vec2 hi, const std::vector<Splat>& splats,
   }
 }
 
-bool png_supported() {
-#if defined(PS_HAVE_STB)
-  return true;
-#else
-  return false;
-#endif
-}
-
 bool write_png(const std::string& path, const Image& img, std::string* error) {
-#if defined(PS_HAVE_STB)
-  if (stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3) == 0) {
-    if (error) *error = path + ": cannot write PNG file";
+  try {
+    save_png(path, img);
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
     return false;
   }
   return true;
-#else
-  if (error) *error = path + ": this build has no PNG writer (install libstb-dev and rebuild)";
-  return false;
-#endif
 }
 
 }  // namespace ps

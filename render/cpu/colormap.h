@@ -1,0 +1,23 @@
+/// Colour maps for scalar fields (speed, J, stress, any per-particle column).
+/// The same table feeds the GPU (a 1D texture) and the ImGui legend, so the
+/// legend always matches the particles exactly.
+#pragma once
+#include <array>
+
+namespace ps {
+
+enum class Colormap : int { Viridis = 0, Inferno = 1, Turbo = 2, Coolwarm = 3 };
+constexpr int kColormapCount = 4;
+const char* colormap_name(Colormap c);
+
+/// Colour (linear 0..1 RGB) of t in [0, 1] (clamped).
+std::array<float, 3> colormap_rgb(Colormap c, float t);
+
+/// Direction colouring: hue from the angle of (vx, vy) (east red, north
+/// yellow-green, west cyan, south violet), full saturation, value 1.
+std::array<float, 3> direction_rgb(float vx, float vy);
+
+/// Distinct colours for group indices (Tableau-like palette, cycling).
+std::array<float, 3> group_rgb(unsigned group);
+
+}  // namespace ps

@@ -1,0 +1,36 @@
+/// Per-frame particle snapshot for drawing and picking, and the scalar fields
+/// the colour modes show. Reuses the table's storage: no allocation per frame
+/// once the particle count is stable.
+#pragma once
+#include <string>
+#include <vector>
+#include "sim/mpm/mpm_world.h"
+#include "sim/scene/simulation.h"
+
+namespace ps {
+
+/// Extra columns of an MPM snapshot, in this order.
+enum MpmColumn : int { kColJ = 0, kColJp = 1, kColPressure = 2, kColVonMises = 3, kMpmColumnCount = 4 };
+
+/// Fills `t` from the world (same rows, IDs, radii and colours as
+/// MpmSimulation::table). The stress columns (Cauchy pressure and von Mises
+/// stress, from the material's constitutive model) are computed only when
+/// `with_stress` is set, else left at zero.
+void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress);
+
+/// Cauchy stress sigma = tau / J of particle i from the material model
+/// (the kernels' `constitutive`, evaluated on copies: nothing is changed).
+Mat2 particle_cauchy_stress(const MpmWorld& w, size_t i);
+
+/// Column index of `name` in t.extra_names, or -1.
+int find_column(const ParticleTable& t, const std::string& name);
+
+/// Range [lo, hi] of the finite values of `v` (lo = hi = 0 when empty).
+void value_range(const std::vector<float>& v, float& lo, float& hi);
+
+/// Robust range: the `tail` and 1 - `tail` quantiles of the finite values, so
+/// a few splashing particles do not wash out the colour scale. `scratch` is
+/// reused storage (no allocation once it has grown).
+void robust_range(const std::vector<float>& v, float tail, std::vector<float>& scratch, float& lo, float& hi);
+
+}  // namespace ps

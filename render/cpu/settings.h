@@ -1,0 +1,37 @@
+/// The window's persistent settings: a small "key = value" text file under
+/// $XDG_CONFIG_HOME/particle-sandbox/ (or ~/.config/particle-sandbox/), next
+/// to ImGui's own imgui.ini (window positions and sizes).
+#pragma once
+#include <map>
+#include <string>
+
+namespace ps {
+
+/// $XDG_CONFIG_HOME/particle-sandbox, else $HOME/.config/particle-sandbox,
+/// else "" (no persistence). Does not create it.
+std::string settings_dir();
+
+class SettingsFile {
+ public:
+  /// Reads `path`; a missing file is an empty set (returns false), unknown
+  /// keys are kept, malformed lines are skipped.
+  bool load(const std::string& path);
+  /// Writes all keys sorted; creates the folder. Returns false on failure.
+  bool save(const std::string& path) const;
+
+  bool has(const std::string& k) const { return values_.count(k) != 0; }
+  std::string get(const std::string& k, const std::string& def) const;
+  int get_int(const std::string& k, int def, int lo, int hi) const;
+  float get_float(const std::string& k, float def, float lo, float hi) const;
+  bool get_bool(const std::string& k, bool def) const;
+
+  void set(const std::string& k, const std::string& v) { values_[k] = v; }
+  void set_int(const std::string& k, int v) { values_[k] = std::to_string(v); }
+  void set_float(const std::string& k, float v);
+  void set_bool(const std::string& k, bool v) { values_[k] = v ? "1" : "0"; }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+}  // namespace ps

@@ -1,0 +1,317 @@
+#include "render/gl_draw.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace ps {
+
+namespace fs = std::filesystem;
+
+// [SECTION] Shaders ------------------------------------------------------------
+
+std::string shader_dir() {
+  if (const char* env = std::getenv("PS_SHADER_DIR"); env && *env) return env;
+  std::vector<fs::path> candidates;
+#ifdef PS_SHADER_DIR
+  candidates.emplace_back(PS_SHADER_DIR);
+#endif
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    fs::path dir = fs::path(exe).parent_path();
+    candidates.push_back(dir / "shaders");
+    candidates.push_back(dir / ".." / "shaders");
+    candidates.push_back(dir / ".." / "share" / "particle-sandbox" / "shaders");
+  }
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::exists(c / "particles.vert", ec)) return c.string();
+  }
+  return candidates.empty() ? std::string("shaders") : candidates.front().string();
+}
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read shader " + path +
+                             " (set PS_SHADER_DIR to the project's shaders/ folder)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+GLuint compile(GLenum type, const std::string& path) {
+  std::string src = read_text(path);
+  GLuint s = glCreateShader(type);
+  const char* p = src.c_str();
+  glShaderSource(s, 1, &p, nullptr);
+  glCompileShader(s);
+  GLint ok = 0;
+  glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    char log[4096];
+    glGetShaderInfoLog(s, sizeof log, nullptr, log);
+    glDeleteShader(s);
+    throw std::runtime_error(path + ": shader does not compile:\n" + log);
+  }
+  return s;
+}
+
+}  // namespace
+
+ShaderProgram::~ShaderProgram() { release(); }
+
+void ShaderProgram::release() {
+  if (prog_) glDeleteProgram(prog_);
+  prog_ = 0;
+}
+
+void ShaderProgram::load(const std::string& vert_file, const std::string& frag_file) {
+  std::string dir = shader_dir();
+  GLuint vs = compile(GL_VERTEX_SHADER, (fs::path(dir) / vert_file).string());
+  GLuint fs_ = 0;
+  try {
+    fs_ = compile(GL_FRAGMENT_SHADER, (fs::path(dir) / frag_file).string());
+  } catch (...) {
+    glDeleteShader(vs);
+    throw;
+  }
+  GLuint p = glCreateProgram();
+  glAttachShader(p, vs);
+  glAttachShader(p, fs_);
+  glLinkProgram(p);
+  glDeleteShader(vs);
+  glDeleteShader(fs_);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    char log[4096];
+    glGetProgramInfoLog(p, sizeof log, nullptr, log);
+    glDeleteProgram(p);
+    throw std::runtime_error(vert_file + " + " + frag_file + ": shaders do not link:\n" + log);
+  }
+  if (prog_) glDeleteProgram(prog_);
+  prog_ = p;
+}
+
+uint32_t pack_rgba(float r, float g, float b, float a) {
+  auto q = [](float v) { return static_cast<uint32_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+  return q(r) | (q(g) << 8) | (q(b) << 16) | (q(a) << 24);
+}
+
+// [SECTION] Particles ----------------------------------------------------------
+
+void ParticleRenderer::init() {
+  prog_.load("particles.vert", "particles.frag");
+  glGenVertexArrays(1, &vao_);
+  glBindVertexArray(vao_);
+  const float corners[8] = {-1.f, -1.f, 1.f, -1.f, -1.f, 1.f, 1.f, 1.f};
+  glGenBuffers(1, &quad_);
+  glBindBuffer(GL_ARRAY_BUFFER, quad_);
+  glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  GLuint* bufs[5] = {&buf_.pos, &buf_.vel, &buf_.scalar, &buf_.color, &buf_.radius};
+  for (GLuint* b : bufs) glGenBuffers(1, b);
+  glBindVertexArray(0);
+  glGenTextures(1, &cmap_tex_);
+  reserve(4096);
+  set_colormap(Colormap::Viridis);
+}
+
+void ParticleRenderer::destroy() {
+  GLuint bufs[6] = {quad_, buf_.pos, buf_.vel, buf_.scalar, buf_.color, buf_.radius};
+  glDeleteBuffers(6, bufs);
+  glDeleteVertexArrays(1, &vao_);
+  glDeleteTextures(1, &cmap_tex_);
+  vao_ = quad_ = cmap_tex_ = 0;
+  prog_.release();
+  buf_ = ParticleGpuBuffers{};
+}
+
+void ParticleRenderer::reserve(size_t n) {
+  if (n <= buf_.capacity) return;
+  size_t cap = std::max<size_t>(buf_.capacity, 4096);
+  while (cap < n) cap *= 2;
+  glBindVertexArray(vao_);
+  auto alloc = [&](GLuint b, GLuint loc, int comps, size_t elem, GLenum type, GLboolean norm) {
+    glBindBuffer(GL_ARRAY_BUFFER, b);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(cap * elem), nullptr, GL_DYNAMIC_DRAW);
+    glEnableVertexAttribArray(loc);
+    glVertexAttribPointer(loc, comps, type, norm, 0, nullptr);
+    glVertexAttribDivisor(loc, 1);
+  };
+  alloc(buf_.pos, 1, 2, 2 * sizeof(float), GL_FLOAT, GL_FALSE);
+  alloc(buf_.vel, 2, 2, 2 * sizeof(float), GL_FLOAT, GL_FALSE);
+  alloc(buf_.scalar, 3, 1, sizeof(float), GL_FLOAT, GL_FALSE);
+  alloc(buf_.color, 4, 4, 4, GL_UNSIGNED_BYTE, GL_TRUE);
+  alloc(buf_.radius, 5, 1, sizeof(float), GL_FLOAT, GL_FALSE);
+  glBindVertexArray(0);
+  buf_.capacity = cap;
+}
+
+void ParticleRenderer::upload(size_t n, const float* xy, const float* vxy, const float* scalar, const uint8_t* rgba,
+                              const float* radius) {
+  reserve(n);
+  count_ = n;
+  if (n == 0) return;
+  auto sub = [](GLuint b, const void* data, size_t bytes) {
+    if (!data) return;
+    glBindBuffer(GL_ARRAY_BUFFER, b);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data);
+  };
+  sub(buf_.pos, xy, n * 2 * sizeof(float));
+  sub(buf_.vel, vxy, n * 2 * sizeof(float));
+  sub(buf_.scalar, scalar, n * sizeof(float));
+  sub(buf_.color, rgba, n * 4);
+  sub(buf_.radius, radius, n * sizeof(float));
+}
+
+void ParticleRenderer::set_colormap(Colormap c) {
+  if (static_cast<int>(c) == cmap_) return;
+  cmap_ = static_cast<int>(c);
+  uint8_t texels[256 * 4];
+  for (int i = 0; i < 256; ++i) {
+    auto rgb = colormap_rgb(c, static_cast<float>(i) / 255.f);
+    for (int k = 0; k < 3; ++k) texels[4 * i + k] = static_cast<uint8_t>(std::lround(rgb[static_cast<size_t>(k)] * 255.f));
+    texels[4 * i + 3] = 255;
+  }
+  glBindTexture(GL_TEXTURE_1D, cmap_tex_);
+  glTexImage1D(GL_TEXTURE_1D, 0, GL_RGBA8, 256, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+  glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+}
+
+void ParticleRenderer::draw(const float view[16], float px_per_world, float size_scale, ParticleShade shade, float lo,
+                            float hi, int64_t selected) {
+  if (count_ == 0) return;
+  glUseProgram(prog_.id());
+  glUniformMatrix4fv(prog_.uniform("u_view"), 1, GL_FALSE, view);
+  glUniform1f(prog_.uniform("u_px_per_world"), px_per_world);
+  glUniform1f(prog_.uniform("u_size_scale"), size_scale);
+  glUniform1i(prog_.uniform("u_mode"), static_cast<int>(shade));
+  glUniform2f(prog_.uniform("u_range"), lo, hi);
+  glUniform1i(prog_.uniform("u_cmap"), 0);
+  glUniform1i(prog_.uniform("u_selected"), -1);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_1D, cmap_tex_);
+  glBindVertexArray(vao_);
+  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(count_));
+  if (selected >= 0 && static_cast<size_t>(selected) < count_) {
+    // Drawn again on top so neighbours never hide it; gl_InstanceID is 0 here.
+    glUniform1i(prog_.uniform("u_selected"), 0);
+    glDrawArraysInstancedBaseInstance(GL_TRIANGLE_STRIP, 0, 4, 1, static_cast<GLuint>(selected));
+  }
+  glBindVertexArray(0);
+}
+
+// [SECTION] Overlay shapes -----------------------------------------------------
+
+void ShapeBatch::init() {
+  prog_.load("shapes.vert", "shapes.frag");
+  glGenVertexArrays(1, &vao_);
+  glGenBuffers(1, &vbo_);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  capacity_ = 1 << 16;
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity_ * sizeof(Vertex)), nullptr, GL_DYNAMIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), nullptr);
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex), reinterpret_cast<void*>(2 * sizeof(float)));
+  glBindVertexArray(0);
+  verts_.reserve(capacity_);
+}
+
+void ShapeBatch::destroy() {
+  glDeleteBuffers(1, &vbo_);
+  glDeleteVertexArrays(1, &vao_);
+  vbo_ = vao_ = 0;
+  prog_.release();
+}
+
+void ShapeBatch::tri(Vec2 a, Vec2 b, Vec2 c, uint32_t rgba) {
+  verts_.push_back({a.x, a.y, rgba});
+  verts_.push_back({b.x, b.y, rgba});
+  verts_.push_back({c.x, c.y, rgba});
+}
+
+void ShapeBatch::line(Vec2 a, Vec2 b, float width_px, uint32_t rgba) {
+  Vec2 d = b - a;
+  float len = length(d);
+  if (!(len > 0.f)) return;
+  Vec2 n = perp(d / len) * (0.5f * width_px * px_);
+  tri(a - n, b - n, b + n, rgba);
+  tri(a - n, b + n, a + n, rgba);
+}
+
+void ShapeBatch::arrow(Vec2 a, Vec2 b, float width_px, uint32_t rgba) {
+  Vec2 d = b - a;
+  float len = length(d);
+  if (!(len > 0.f)) return;
+  Vec2 u = d / len;
+  // Head: at most 40 % of the arrow, about 3.5 line widths long.
+  float head = std::min(0.4f * len, 3.5f * width_px * px_ + 2.f * px_);
+  Vec2 base = b - u * head;
+  line(a, base, width_px, rgba);
+  Vec2 n = perp(u) * (0.6f * head);
+  tri(b, base + n, base - n, rgba);
+}
+
+void ShapeBatch::rect(Vec2 lo, Vec2 hi, uint32_t rgba) {
+  tri(lo, Vec2{hi.x, lo.y}, hi, rgba);
+  tri(lo, hi, Vec2{lo.x, hi.y}, rgba);
+}
+
+void ShapeBatch::rect_outline(Vec2 lo, Vec2 hi, float width_px, uint32_t rgba) {
+  float h = 0.5f * width_px * px_;
+  line(Vec2{lo.x - h, lo.y}, Vec2{hi.x + h, lo.y}, width_px, rgba);
+  line(Vec2{lo.x - h, hi.y}, Vec2{hi.x + h, hi.y}, width_px, rgba);
+  line(Vec2{lo.x, lo.y}, Vec2{lo.x, hi.y}, width_px, rgba);
+  line(Vec2{hi.x, lo.y}, Vec2{hi.x, hi.y}, width_px, rgba);
+}
+
+void ShapeBatch::circle(Vec2 c, float r, float width_px, uint32_t rgba, int segments) {
+  float h = 0.5f * width_px * px_;
+  for (int k = 0; k < segments; ++k) {
+    float a0 = 6.2831853f * k / segments, a1 = 6.2831853f * (k + 1) / segments;
+    Vec2 u0{std::cos(a0), std::sin(a0)}, u1{std::cos(a1), std::sin(a1)};
+    Vec2 i0 = c + (r - h) * u0, o0 = c + (r + h) * u0, i1 = c + (r - h) * u1, o1 = c + (r + h) * u1;
+    tri(i0, o0, o1, rgba);
+    tri(i0, o1, i1, rgba);
+  }
+}
+
+void ShapeBatch::disc(Vec2 c, float r, uint32_t rgba, int segments) {
+  for (int k = 0; k < segments; ++k) {
+    float a0 = 6.2831853f * k / segments, a1 = 6.2831853f * (k + 1) / segments;
+    tri(c, c + r * Vec2{std::cos(a0), std::sin(a0)}, c + r * Vec2{std::cos(a1), std::sin(a1)}, rgba);
+  }
+}
+
+void ShapeBatch::draw(const float view[16]) {
+  if (verts_.empty()) return;
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  if (verts_.size() > capacity_) {
+    while (capacity_ < verts_.size()) capacity_ *= 2;
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity_ * sizeof(Vertex)), nullptr, GL_DYNAMIC_DRAW);
+  }
+  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(verts_.size() * sizeof(Vertex)), verts_.data());
+  glUseProgram(prog_.id());
+  glUniformMatrix4fv(prog_.uniform("u_view"), 1, GL_FALSE, view);
+  glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(verts_.size()));
+  glBindVertexArray(0);
+}
+
+}  // namespace ps

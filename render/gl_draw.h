@@ -1,0 +1,105 @@
+/// OpenGL drawing for the window: the particle sprite renderer and a batch of
+/// coloured overlay shapes. All buffers are allocated once and grown by
+/// doubling; a frame only writes into them (glBufferSubData).
+#pragma once
+#include <glad/gl.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+#include "render/cpu/colormap.h"
+#include "sim/core/vec.h"
+
+namespace ps {
+
+/// A linked GLSL program from two files in the shader folder. Throws
+/// std::runtime_error naming the file and the compiler log.
+class ShaderProgram {
+ public:
+  ShaderProgram() = default;
+  ShaderProgram(const ShaderProgram&) = delete;
+  ShaderProgram& operator=(const ShaderProgram&) = delete;
+  ~ShaderProgram();
+  void load(const std::string& vert_file, const std::string& frag_file);
+  GLuint id() const { return prog_; }
+  GLint uniform(const char* name) const { return glGetUniformLocation(prog_, name); }
+  /// Deletes the program (while the context is still current).
+  void release();
+
+ private:
+  GLuint prog_ = 0;
+};
+
+/// The shader folder: $PS_SHADER_DIR, else the source tree's shaders/ (compiled
+/// in), else ../share/particle-sandbox/shaders and ./shaders beside the executable.
+std::string shader_dir();
+
+/// Particle columns as GPU buffers, one per attribute, so a CUDA backend can
+/// later map and write positions and velocities directly (interop is separate).
+struct ParticleGpuBuffers {
+  GLuint pos = 0, vel = 0, scalar = 0, color = 0, radius = 0;
+  size_t capacity = 0;  ///< particles the buffers hold
+};
+
+enum class ParticleShade : int { Base = 0, Scalar = 1, Direction = 2 };
+
+class ParticleRenderer {
+ public:
+  void init();
+  void destroy();
+  /// Grows the buffers (doubling) to hold n particles; no-op when they do.
+  void reserve(size_t n);
+  const ParticleGpuBuffers& buffers() const { return buf_; }
+
+  /// Uploads n particles' columns (each may be null to keep the old contents).
+  void upload(size_t n, const float* xy, const float* vxy, const float* scalar, const uint8_t* rgba,
+              const float* radius);
+  void set_colormap(Colormap c);
+  /// Draws n particles; `selected` (row) is drawn last with a ring, or -1.
+  void draw(const float view[16], float px_per_world, float size_scale, ParticleShade shade, float lo, float hi,
+            int64_t selected);
+
+ private:
+  ShaderProgram prog_;
+  GLuint vao_ = 0, quad_ = 0, cmap_tex_ = 0;
+  int cmap_ = -1;
+  size_t count_ = 0;
+  ParticleGpuBuffers buf_;
+};
+
+/// Overlay geometry in world units: thick lines, arrows, discs, rectangles.
+/// Widths are given in screen pixels and converted with `px_to_world`.
+class ShapeBatch {
+ public:
+  void init();
+  void destroy();
+  void clear(float px_to_world) { verts_.clear(); px_ = px_to_world; }
+  void line(Vec2 a, Vec2 b, float width_px, uint32_t rgba);
+  /// Arrow from a to b with a head scaled to the pixel width.
+  void arrow(Vec2 a, Vec2 b, float width_px, uint32_t rgba);
+  void rect(Vec2 lo, Vec2 hi, uint32_t rgba);
+  void rect_outline(Vec2 lo, Vec2 hi, float width_px, uint32_t rgba);
+  void circle(Vec2 c, float r, float width_px, uint32_t rgba, int segments = 64);
+  void disc(Vec2 c, float r, uint32_t rgba, int segments = 32);
+  void draw(const float view[16]);
+  size_t vertex_count() const { return verts_.size(); }
+
+ private:
+  struct Vertex {
+    float x, y;
+    uint32_t rgba;
+  };
+  void tri(Vec2 a, Vec2 b, Vec2 c, uint32_t rgba);
+  ShaderProgram prog_;
+  GLuint vao_ = 0, vbo_ = 0;
+  size_t capacity_ = 0;
+  float px_ = 1.f;
+  std::vector<Vertex> verts_;
+};
+
+/// Packs 0..1 RGB and an alpha into a little-endian RGBA8 word.
+uint32_t pack_rgba(float r, float g, float b, float a = 1.f);
+inline uint32_t pack_rgba(const std::array<float, 3>& c, float a = 1.f) { return pack_rgba(c[0], c[1], c[2], a); }
+
+}  // namespace ps

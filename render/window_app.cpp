@@ -1,0 +1,959 @@
+// The sandbox window: a labelled linear script (setup, state, main loop: poll
+// events, input, sync, step, snapshot, render, UI, present; cleanup), after
+// Dear ImGui's example_glfw_opengl3/main.cpp.
+//
+// Threading: the simulation steps on the main thread under a time budget per
+// frame (kStepBudgetMs). A frame wants `solver.substeps` substeps; it runs as
+// many as fit in the budget and shows "slow motion" when it falls behind. We
+// chose this over a simulation thread because every edit (panels, presets,
+// grab, paint, backend switch, reset) then applies at one sync point with no
+// locks or copies of the particle state, the CPU backend already spreads each
+// substep over its own worker threads, and a CUDA backend steps
+// asynchronously anyway; the UI stays responsive because one frame never
+// steps longer than the budget (plus one substep).
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "imgui.h"
+#include "render/cpu/particle_fields.h"
+#include "render/cpu/picking.h"
+#include "render/window_state.h"
+
+namespace ps {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr double kStepBudgetMs = 12.0;   // simulation time per frame, at most
+constexpr double kDiagPeriod = 1.0 / 20;  // diagnostics sampling (seconds)
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void glfw_error(int code, const char* msg) { std::fprintf(stderr, "GLFW error %d: %s\n", code, msg); }
+}  // namespace
+
+const char* color_mode_name(ColorMode m) {
+  switch (m) {
+    case ColorMode::Material: return "material";
+    case ColorMode::Speed: return "speed";
+    case ColorMode::Direction: return "velocity direction";
+    case ColorMode::VolumeRatio: return "volume ratio J";
+    case ColorMode::Stress: return "stress (von Mises)";
+    case ColorMode::Group: return "group";
+    case ColorMode::Scalar: return "scalar field";
+  }
+  return "?";
+}
+
+// [SECTION] Logging and status -------------------------------------------------
+
+void App::log(const char* fmt, ...) const {
+  if (!opt.verbose) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(stdout, fmt, ap);
+  va_end(ap);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+void App::set_status(const std::string& s) {
+  status_line = s;
+  status_time = glfwGetTime();
+}
+
+void App::log_view() const {
+  Vec2 c = cam.viewport().centre();
+  log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g", static_cast<double>(cam.scale()),
+      static_cast<double>(cam.centre().x), static_cast<double>(cam.centre().y), static_cast<double>(c.x),
+      static_cast<double>(c.y), static_cast<int>(cam.width()), static_cast<int>(cam.height()),
+      static_cast<double>(cam.pixel_ratio()));
+}
+
+// [SECTION] Scenes ------------------------------------------------------------
+
+MpmScene* App::mpm_scene() {
+  auto* m = dynamic_cast<MpmSimulation*>(sim.get());
+  return m ? &m->scene() : nullptr;
+}
+
+void App::adopt_world_params() {
+  if (MpmWorld* w = world()) {
+    solver = w->solver;
+    materials = w->materials;
+    grid_edit = w->grid.nx;
+    if (tools.paint_material >= static_cast<int>(materials.size())) tools.paint_material = 0;
+  }
+}
+
+bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr) {
+  std::unique_ptr<Simulation> next;
+  try {
+    next = load_simulation(name_or_path, ovr, backend, opt.threads);
+  } catch (const InputError& e) {
+    load_error = e.what();
+  } catch (const std::exception& e) {
+    load_error = std::string(name_or_path) + ": " + e.what();
+  }
+  if (!next) {
+    log("load error %s", load_error.c_str());
+    std::fprintf(stderr, "sandbox: %s\n", load_error.c_str());
+    return false;
+  }
+  // A reset or re-grid of the same scene keeps the parameters edited in the
+  // window; a different scene starts from its file.
+  bool same = sim && next->info().path == sim->info().path && next->mpm() && world() &&
+              next->mpm()->materials.size() == materials.size();
+  sim = std::move(next);
+  if (same) {
+    world()->solver = solver;
+    world()->materials = materials;
+    grid_edit = world()->grid.nx;
+  } else {
+    adopt_world_params();
+  }
+  scene_arg = name_or_path;
+  overrides = ovr;
+  load_error.clear();
+  selected_id = 0;
+  selected_row = -1;
+  grab_rows.clear();
+  stroke.end();
+  paint_sites.clear();
+  ke.clear(); momentum_x.clear(); momentum_y.clear(); angular.clear();
+  last_diag_time = -1.0;
+  pending.fit_view = true;
+  view_touched = false;
+  grid_ref_speed = particle_ref_speed = 0.f;
+  if (save_path.empty() || !same)
+    save_path = (fs::path(out_dir) / (fs::path(sim->info().path).stem().string() + "-edited.json")).string();
+  diag = sim->diagnostics();
+  log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(), sim->info().path.c_str(),
+      diag.count, sim->backend_name().c_str());
+  return true;
+}
+
+Vec2 App::centroid(const std::vector<uint32_t>& rows) const {
+  Vec2 c{};
+  if (!sim || rows.empty()) return c;
+  const MpmWorld* w = const_cast<App*>(this)->world();
+  if (!w) return c;
+  double sx = 0, sy = 0;
+  size_t n = 0;
+  for (uint32_t r : rows) {
+    if (r >= w->particles.size()) continue;
+    sx += w->particles.x[r].x;
+    sy += w->particles.x[r].y;
+    ++n;
+  }
+  if (n) c = Vec2{static_cast<float>(sx / n), static_cast<float>(sy / n)};
+  return c;
+}
+
+// [SECTION] Sync point: apply everything the UI asked for ---------------------
+
+void App::sync() {
+  if (!pending.open_path.empty()) {
+    std::string p = pending.open_path;
+    pending.open_path.clear();
+    // A failed load keeps the current scene running; the error shows in the window.
+    std::vector<std::string> base = opt.overrides;
+    if (load_scene(p, base)) set_status("opened " + sim->info().name);
+  }
+  if (pending.grid > 0) {
+    int n = pending.grid;
+    pending.grid = 0;
+    std::vector<std::string> ovr;
+    for (const auto& o : overrides)
+      if (o.rfind("domain.grid=", 0) != 0) ovr.push_back(o);
+    ovr.push_back("domain.grid=" + std::to_string(n));
+    if (sim && load_scene(scene_arg, ovr)) log("grid n=%d", n);
+  }
+  if (pending.reset) {
+    pending.reset = false;
+    if (sim && load_scene(scene_arg, overrides)) log("reset");
+  }
+  MpmWorld* w = world();
+  if (!pending.backend.empty()) {
+    std::string b = pending.backend;
+    pending.backend.clear();
+    if (w) {
+      try {
+        w->set_backend(make_backend(b, opt.threads));
+        backend = b;
+        log("backend %s", w->backend_name().c_str());
+      } catch (const std::exception& e) {
+        load_error = "backend " + b + ": " + e.what();
+      }
+    }
+  }
+  if (!w) return;
+  // The panels' copies become the world's parameters here, once per frame.
+  w->solver = solver;
+  if (w->materials.size() == materials.size()) w->materials = materials;
+  if (!paint_sites.empty()) {
+    float h = tools.paint_spacing > 0.f ? tools.paint_spacing : default_paint_spacing(*w);
+    add_painted_particles(*w, paint_sites, tools.paint_material, h, tools.paint_velocity, paint_group);
+    paint_sites.clear();
+  }
+  if (pending.preset) {
+    Preset p = *pending.preset;
+    pending.preset.reset();
+    Diagnostics before = w->diagnostics();
+    w->apply_preset(p, preset_speed);
+    grid_ref_speed = particle_ref_speed = 0.f;
+    Diagnostics after = w->diagnostics();
+    diag = after;
+    log("preset %s ke_before=%.9g ke_after=%.9g momentum_before=(%.9g,%.9g) momentum_after=(%.9g,%.9g) "
+        "angular_before=%.9g angular_after=%.9g",
+        preset_name(p), before.kinetic_energy, after.kinetic_energy, before.momentum[0], before.momentum[1],
+        after.momentum[0], after.momentum[1], before.angular_momentum, after.angular_momentum);
+  }
+}
+
+// [SECTION] Stepping under a frame budget ---------------------------------------
+
+void App::step_frame() {
+  substeps_last = 0;
+  if (!sim) return;
+  MpmWorld* w = world();
+  if (w && w->halted()) return;
+  bool single = !running && pending.single_frames > 0;
+  if (!running && !single) return;
+  if (single) --pending.single_frames;
+  const int want = std::max(1, sim->substeps_per_frame());
+  // N steps exactly one frame's substeps, whatever the cost.
+  const double budget = single ? 1e30 : kStepBudgetMs;
+  auto t0 = Clock::now();
+  int done = 0;
+  double elapsed_ms = 0.0;
+  while (done < want) {
+    int chunk = 1;
+    if (ms_per_substep > 0.0) chunk = static_cast<int>((budget - elapsed_ms) / ms_per_substep);
+    chunk = std::clamp(chunk, 1, want - done);
+    StepStatus st = sim->step(chunk);
+    done += chunk;
+    elapsed_ms = 1e3 * seconds_since(t0);
+    if (!st.ok) {
+      log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id, st.message.c_str());
+      break;
+    }
+    if (elapsed_ms >= budget) break;
+  }
+  substeps_last = done;
+  double per = elapsed_ms / std::max(1, done);
+  ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
+  double ratio = static_cast<double>(done) / want;
+  speed_ratio = single ? 1.0 : 0.85 * speed_ratio + 0.15 * ratio;
+  if (single) log("step frame substeps=%d step=%" PRId64, done, sim->step_count());
+}
+
+// [SECTION] Particle snapshot and upload ------------------------------------------
+
+void App::snapshot() {
+  if (!sim) {
+    table = ParticleTable{};
+    particles.upload(0, nullptr, nullptr, nullptr, nullptr, nullptr);
+    return;
+  }
+  MpmWorld* w = world();
+  bool stress = color_mode == ColorMode::Stress ||
+                (color_mode == ColorMode::Scalar && (scalar_column == kColPressure || scalar_column == kColVonMises));
+  if (w) mpm_snapshot(*w, table, stress);
+  else sim->table(table);
+  const size_t n = table.size();
+
+  // Which column a scalar mode shows.
+  const std::vector<float>* column = nullptr;
+  if (color_mode == ColorMode::VolumeRatio) {
+    int k = find_column(table, "J");
+    if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
+  } else if (color_mode == ColorMode::Stress) {
+    int k = find_column(table, "von Mises");
+    if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
+  } else if (color_mode == ColorMode::Scalar) {
+    if (scalar_column >= static_cast<int>(table.extra.size())) scalar_column = 0;
+    if (!table.extra.empty()) column = &table.extra[static_cast<size_t>(scalar_column)];
+  }
+
+  xy.resize(2 * n);
+  for (size_t i = 0; i < n; ++i) { xy[2 * i] = table.x[i]; xy[2 * i + 1] = table.y[i]; }
+  const float* vel = nullptr;
+  const float* sc = nullptr;
+  const uint8_t* col = nullptr;
+  if (color_mode == ColorMode::Direction) {
+    vxy.resize(2 * n);
+    for (size_t i = 0; i < n; ++i) { vxy[2 * i] = table.vx[i]; vxy[2 * i + 1] = table.vy[i]; }
+    vel = vxy.data();
+  } else if (color_mode == ColorMode::Speed || column) {
+    scalar.resize(n);
+    if (color_mode == ColorMode::Speed)
+      for (size_t i = 0; i < n; ++i) scalar[i] = std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i]);
+    else
+      std::copy(column->begin(), column->end(), scalar.begin());
+    sc = scalar.data();
+    if (auto_range) {
+      float lo, hi;
+      robust_range(scalar, 0.005f, range_scratch, lo, hi);
+      if (color_mode == ColorMode::Speed || color_mode == ColorMode::Stress) lo = 0.f;
+      if (color_mode == ColorMode::VolumeRatio) {
+        float d = std::max({std::fabs(lo - 1.f), std::fabs(hi - 1.f), 1e-3f});
+        lo = 1.f - d;
+        hi = 1.f + d;
+      }
+      if (!(hi > lo)) hi = lo + 1e-6f;
+      // Expand at once, shrink slowly: the legend does not flicker.
+      range_lo = lo < range_lo ? lo : range_lo + 0.1f * (lo - range_lo);
+      range_hi = hi > range_hi ? hi : range_hi + 0.1f * (hi - range_hi);
+    }
+  } else {
+    rgba.resize(4 * n);
+    for (size_t i = 0; i < n; ++i) {
+      std::array<float, 3> c = color_mode == ColorMode::Group ? group_rgb(table.group[i]) : table.color[i];
+      for (int k = 0; k < 3; ++k) rgba[4 * i + k] = static_cast<uint8_t>(std::lround(std::clamp(c[static_cast<size_t>(k)], 0.f, 1.f) * 255.f));
+      rgba[4 * i + 3] = 255;
+    }
+    col = rgba.data();
+  }
+  particles.upload(n, xy.data(), vel, sc, col, table.radius.data());
+
+  // The selection follows its ID (rows are stable for MPM: painting appends).
+  selected_row = -1;
+  if (selected_id != 0) {
+    size_t guess = selected_id - 1;
+    if (guess < n && table.id[guess] == selected_id) {
+      selected_row = static_cast<int64_t>(guess);
+    } else {
+      for (size_t i = 0; i < n; ++i)
+        if (table.id[i] == selected_id) { selected_row = static_cast<int64_t>(i); break; }
+    }
+  }
+
+  if (w && (show_grid_velocity || show_grid)) w->backend().read_grid(grid_spec, grid_mass, grid_vel);
+
+  // Diagnostics for the plots, sampled at a fixed rate.
+  double now = glfwGetTime();
+  if (last_diag_time < 0.0 || now - last_diag_time >= kDiagPeriod) {
+    last_diag_time = now;
+    diag = sim->diagnostics();
+    if (running || ke.count == 0) {
+      ke.push(static_cast<float>(diag.kinetic_energy));
+      momentum_x.push(static_cast<float>(diag.momentum[0]));
+      momentum_y.push(static_cast<float>(diag.momentum[1]));
+      angular.push(static_cast<float>(diag.angular_momentum));
+    }
+  }
+}
+
+// [SECTION] Input ------------------------------------------------------------------
+
+ScreenRect App::scene_viewport() const {
+  ScreenRect r;
+  r.x = left_w;
+  r.y = 0.f;
+  r.w = std::max(64.f, cam.width() - left_w - right_w);
+  r.h = cam.height();
+  return r;
+}
+
+void App::handle_input() {
+  ImGuiIO& io = ImGui::GetIO();
+  last_mouse = mouse;
+  mouse = Vec2{io.MousePos.x, io.MousePos.y};
+  const bool mouse_valid = io.MousePos.x > -1e30f;
+  const Vec2 wm = cam.screen_to_world(mouse);
+  MpmWorld* w = world();
+
+  // Keys (the help overlay, H, lists them all).
+  std::vector<KeyPress> keys;
+  keys.swap(key_queue);
+  if (!io.WantCaptureKeyboard) {
+    auto pressed = [&keys](int key) {
+      for (const KeyPress& k : keys)
+        if (k.key == key) return true;
+      return false;
+    };
+    auto mods_of = [&keys](int key) {
+      for (const KeyPress& k : keys)
+        if (k.key == key) return k.mods;
+      return 0;
+    };
+    if (pressed(GLFW_KEY_SPACE)) {
+      running = !running;
+      log(running ? "resume" : "pause");
+    }
+    if (pressed(GLFW_KEY_N)) {
+      if (running) { running = false; log("pause"); }
+      pending.single_frames++;
+    }
+    if (pressed(GLFW_KEY_R)) {
+      if (mods_of(GLFW_KEY_R) & GLFW_MOD_SHIFT) pending.reset = true;
+      else pending.preset = Preset::Rotation;
+    }
+    if (pressed(GLFW_KEY_T)) pending.preset = Preset::Translation;
+    if (pressed(GLFW_KEY_S)) pending.preset = Preset::Shear;
+    if (pressed(GLFW_KEY_D)) pending.preset = Preset::Dilation;
+    if (pressed(GLFW_KEY_A) && w) {
+      solver.transfer = solver.transfer == Transfer::PIC ? Transfer::APIC : Transfer::PIC;
+      log("transfer %s", transfer_name(solver.transfer));
+    }
+    if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
+    if (pressed(GLFW_KEY_F9)) pending.toggle_record = true;
+    if (pressed(GLFW_KEY_H)) show_help = !show_help;
+    if (pressed(GLFW_KEY_ESCAPE)) show_help = false;
+    if (pressed(GLFW_KEY_F)) pending.fit_view = true;
+    if (pressed(GLFW_KEY_G)) show_grid = !show_grid;
+    if (pressed(GLFW_KEY_V)) show_grid_velocity = !show_grid_velocity;
+    if (pressed(GLFW_KEY_Q) && (mods_of(GLFW_KEY_Q) & GLFW_MOD_CONTROL)) glfwSetWindowShouldClose(window, 1);
+    for (int k = 0; k < kToolCount; ++k) {
+      if (pressed(GLFW_KEY_1 + k)) {
+        tools.tool = static_cast<Tool>(k);
+        log("tool %s", tool_name(tools.tool));
+      }
+    }
+  }
+
+  const bool over_scene = mouse_valid && !io.WantCaptureMouse && cam.viewport().contains(mouse);
+
+  // Wheel: zoom about the cursor.
+  if (over_scene && io.MouseWheel != 0.f) {
+    cam.zoom_about(mouse, std::pow(1.15f, io.MouseWheel));
+    view_touched = true;
+    log_view();
+  }
+  // Right drag: pan.
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Right) && over_scene) right_down = true;
+  if (right_down) {
+    if (io.MouseDown[ImGuiMouseButton_Right]) {
+      Vec2 d = mouse - last_mouse;
+      if (d.x != 0.f || d.y != 0.f) { cam.pan(d); view_touched = true; }
+    } else {
+      right_down = false;
+      log_view();
+    }
+  }
+
+  // Left drag: the current tool.
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && over_scene) {
+    left_down = true;
+    if (tools.tool == Tool::Pick || tools.tool == Tool::Grab) {
+      // Picking is exact: the row's ID is the ID the runner's dumps carry.
+      float slack = 3.f / cam.scale();
+      int64_t row = pick_particle(table, wm, slack);
+      if (row >= 0) {
+        selected_id = table.id[static_cast<size_t>(row)];
+        selected_row = row;
+        log("pick id=%u row=%" PRId64 " x=%.9g y=%.9g mouse=(%.1f,%.1f)", selected_id, row,
+            static_cast<double>(table.x[static_cast<size_t>(row)]), static_cast<double>(table.y[static_cast<size_t>(row)]),
+            static_cast<double>(mouse.x), static_cast<double>(mouse.y));
+      } else if (tools.tool == Tool::Pick) {
+        selected_id = 0;
+        selected_row = -1;
+        log("pick none x=%.9g y=%.9g", static_cast<double>(wm.x), static_cast<double>(wm.y));
+      }
+    }
+    if (tools.tool == Tool::Grab && w) {
+      particles_within(table, wm, tools.radius, grab_rows);
+      if (!grab_rows.empty()) {
+        w->grab_stiffness = tools.grab_stiffness;
+        w->grab_begin(grab_rows, wm);
+        grab_centroid_start = centroid(grab_rows);
+        log("grab begin n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g)", grab_rows.size(), static_cast<double>(wm.x),
+            static_cast<double>(wm.y), static_cast<double>(grab_centroid_start.x), static_cast<double>(grab_centroid_start.y));
+      }
+    }
+    if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
+      log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x), static_cast<double>(wm.y));
+    if (tools.tool == Tool::Paint && w) {
+      uint16_t g = 0;
+      for (uint16_t x : w->particles.group) g = std::max(g, x);
+      paint_group = static_cast<uint16_t>(w->particles.size() ? g + 1 : 0);
+      float h = tools.paint_spacing > 0.f ? tools.paint_spacing : default_paint_spacing(*w);
+      Vec2 lo, hi;
+      paintable_region(*w, lo, hi);
+      stroke.begin(wm, h, tools.radius, lo, hi, &table, paint_sites);
+    }
+  }
+  if (left_down) {
+    if (io.MouseDown[ImGuiMouseButton_Left]) {
+      if (w && w->grabbing()) w->grab_move(wm);
+      if (stroke.active()) stroke.extend(wm, paint_sites);
+    } else {
+      left_down = false;
+      if (w && w->grabbing()) {
+        Vec2 c = centroid(grab_rows);
+        log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g", grab_rows.size(),
+            static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(c.x), static_cast<double>(c.y),
+            static_cast<double>(length(c - grab_centroid_start)));
+        w->grab_end();
+        grab_rows.clear();
+      }
+      if (stroke.active()) {
+        log("paint n=%zu material=%d", stroke.emitted(), tools.paint_material);
+        stroke.end();
+      }
+      if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w) log("%s end", tool_name(tools.tool));
+    }
+  }
+  if (w) w->point_force = tool_point_force(tools, wm, left_down);
+  keys.clear();
+  key_queue.swap(keys);  // keep the storage: no allocation per frame
+}
+
+// [SECTION] Scene drawing ------------------------------------------------------
+
+void App::draw_scene() {
+  int fbw = 0, fbh = 0;
+  glfwGetFramebufferSize(window, &fbw, &fbh);
+  glViewport(0, 0, fbw, fbh);
+  glClearColor(0.043f, 0.047f, 0.059f, 1.f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  if (!sim) return;
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  float view[16];
+  cam.world_to_ndc(view);
+  const float px = 1.f / cam.scale();  // one logical pixel in world units
+
+  // Under the particles: the domain, its boundary layer and the grid.
+  Vec2 lo, hi;
+  sim->bounds(lo, hi);
+  under.clear(px);
+  under.rect(lo, hi, pack_rgba(0.075f, 0.082f, 0.102f));
+  MpmWorld* w = world();
+  if (w) {
+    float b = w->grid.dx * static_cast<float>(w->solver.boundary_nodes);
+    uint32_t band = pack_rgba(0.11f, 0.10f, 0.12f);
+    under.rect(lo, Vec2{hi.x, lo.y + b}, band);
+    under.rect(Vec2{lo.x, hi.y - b}, hi, band);
+    under.rect(Vec2{lo.x, lo.y + b}, Vec2{lo.x + b, hi.y - b}, band);
+    under.rect(Vec2{hi.x - b, lo.y + b}, Vec2{hi.x, hi.y - b}, band);
+    if (show_grid) {
+      const GridSpec& g = w->grid;
+      float cell_px = g.dx * cam.scale();
+      if (cell_px >= 3.f) {
+        float a = std::min(0.35f, 0.08f + 0.01f * cell_px);
+        uint32_t minor = pack_rgba(0.55f, 0.62f, 0.75f, a);
+        for (int i = 0; i <= g.nx; ++i) {
+          float x = g.origin.x + g.dx * i;
+          under.line(Vec2{x, lo.y}, Vec2{x, hi.y}, 1.f, minor);
+        }
+        for (int j = 0; j <= g.ny; ++j) {
+          float y = g.origin.y + g.dx * j;
+          under.line(Vec2{lo.x, y}, Vec2{hi.x, y}, 1.f, minor);
+        }
+      }
+    }
+  }
+  under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
+  under.draw(view);
+
+  // The particles.
+  ParticleShade shade = ParticleShade::Base;
+  if (color_mode == ColorMode::Direction) shade = ParticleShade::Direction;
+  else if (color_mode != ColorMode::Material && color_mode != ColorMode::Group) shade = ParticleShade::Scalar;
+  if (shade == ParticleShade::Scalar && table.extra.empty() && color_mode != ColorMode::Speed) shade = ParticleShade::Base;
+  particles.set_colormap(cmap[static_cast<size_t>(color_mode)]);
+  particles.draw(view, cam.framebuffer_scale(), sprite_scale, shade, range_lo, range_hi, selected_row);
+
+  // Over the particles: velocity arrows, the selected particle's affine field, the brush.
+  over.clear(px);
+  const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.55f);  // dark edge: arrows read on any colour
+  const float dx = w ? w->grid.dx : 0.02f * (hi.x - lo.x);
+  if (w && show_grid_velocity && !grid_mass.empty()) {
+    // Arrows of the grid velocity after the last grid update; the fastest
+    // speed since the last load or preset is drawn 1.5 cells long.
+    float vmax = 0.f;
+    for (size_t k = 0; k < grid_mass.size(); ++k)
+      if (grid_mass[k] > 0.f) vmax = std::max(vmax, length(grid_vel[k]));
+    grid_ref_speed = std::max(grid_ref_speed, vmax);
+    if (vmax > 0.f) {
+      float s = 1.5f * grid_spec.dx / grid_ref_speed;
+      int nx = grid_spec.nodes_x();
+      uint32_t col = pack_rgba(0.55f, 0.85f, 1.0f, 0.9f);
+      for (size_t k = 0; k < grid_mass.size(); ++k) {
+        if (!(grid_mass[k] > 0.f)) continue;
+        int i = static_cast<int>(k % static_cast<size_t>(nx)), j = static_cast<int>(k / static_cast<size_t>(nx));
+        Vec2 p = grid_spec.origin + Vec2{grid_spec.dx * i, grid_spec.dx * j};
+        over.disc(p, 1.5f * px, col, 8);
+        if (length(grid_vel[k]) * s * cam.scale() > 1.f) {
+          over.arrow(p, p + s * grid_vel[k], 3.f, halo);
+          over.arrow(p, p + s * grid_vel[k], 1.4f, col);
+        }
+      }
+    }
+  }
+  if (show_particle_velocity && table.size() > 0) {
+    // At most ~3000 arrows so the field stays readable.
+    size_t stride = std::max<size_t>(1, table.size() / 3000);
+    float vmax = 0.f;
+    for (size_t i = 0; i < table.size(); i += stride) vmax = std::max(vmax, std::hypot(table.vx[i], table.vy[i]));
+    particle_ref_speed = std::max(particle_ref_speed, vmax);
+    if (vmax > 0.f) {
+      float s = 2.f * dx / particle_ref_speed;
+      uint32_t col = pack_rgba(1.f, 1.f, 1.f, 0.75f);
+      for (size_t i = 0; i < table.size(); i += stride) {
+        Vec2 p{table.x[i], table.y[i]};
+        Vec2 v{table.vx[i], table.vy[i]};
+        if (length(v) * s * cam.scale() > 1.f) {
+          over.arrow(p, p + s * v, 2.8f, halo);
+          over.arrow(p, p + s * v, 1.2f, col);
+        }
+      }
+    }
+  }
+  if (w && show_affine && selected_row >= 0 && static_cast<size_t>(selected_row) < w->particles.size()) {
+    // The selected particle's affine field C (x - x_p) on a 5x5 lattice of
+    // grid-cell spacing (the quadratic kernel's reach): what APIC carries to
+    // the grid and PIC discards. Normalised so the longest arrow is 0.9 dx.
+    size_t r = static_cast<size_t>(selected_row);
+    Vec2 xp = w->particles.x[r];
+    Mat2 C = w->particles.C[r];
+    float h = w->grid.dx;
+    float cmax = 0.f;
+    for (int j = -2; j <= 2; ++j)
+      for (int i = -2; i <= 2; ++i) cmax = std::max(cmax, length(C * Vec2{h * i, h * j}));
+    const bool pic = solver.transfer == Transfer::PIC;
+    over.circle(xp, 2.5f * h, 3.f, pack_rgba(0.f, 0.f, 0.f, 0.35f), 64);
+    over.circle(xp, 2.5f * h, 1.2f, pack_rgba(1.f, 0.36f, 0.72f, pic ? 0.45f : 0.9f), 64);
+    if (cmax > 0.f) {
+      float s = 0.9f * h / cmax;
+      uint32_t col = pack_rgba(1.f, 0.36f, 0.72f, pic ? 0.5f : 1.f);
+      for (int j = -2; j <= 2; ++j)
+        for (int i = -2; i <= 2; ++i) {
+          Vec2 d{h * i, h * j};
+          Vec2 v = C * d;
+          if (length(v) * s * cam.scale() > 1.f) {
+            over.arrow(xp + d, xp + d + s * v, 3.4f, halo);
+            over.arrow(xp + d, xp + d + s * v, 1.8f, col);
+          }
+        }
+    }
+  }
+  if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick && w) {
+    Vec2 wm = cam.screen_to_world(mouse);
+    uint32_t col = pack_rgba(0.9f, 0.9f, 0.95f, 0.5f);
+    if (tools.tool == Tool::Attract) col = pack_rgba(0.35f, 0.85f, 0.55f, left_down ? 0.9f : 0.5f);
+    if (tools.tool == Tool::Repel) col = pack_rgba(1.f, 0.4f, 0.35f, left_down ? 0.9f : 0.5f);
+    if (tools.tool == Tool::Paint && tools.paint_material < static_cast<int>(materials.size())) {
+      const float* c = materials[static_cast<size_t>(tools.paint_material)].color;
+      col = pack_rgba(c[0], c[1], c[2], 0.7f);
+    }
+    over.circle(wm, tools.radius, 1.5f, col);
+  }
+  over.draw(view);
+  glDisable(GL_BLEND);
+}
+
+// [SECTION] Screenshots and recording -------------------------------------------
+
+void App::take_screenshot(const std::string& path) {
+  int fbw = 0, fbh = 0;
+  glfwGetFramebufferSize(window, &fbw, &fbh);
+  readback.resize(static_cast<size_t>(fbw) * fbh * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, fbw, fbh, GL_RGB, GL_UNSIGNED_BYTE, readback.data());
+  Image img;
+  img.resize(fbw, fbh);
+  const size_t row = static_cast<size_t>(fbw) * 3;
+  for (int y = 0; y < fbh; ++y) std::memcpy(&img.rgb[row * y], &readback[row * (fbh - 1 - y)], row);
+  std::error_code ec;
+  if (fs::path(path).has_parent_path()) fs::create_directories(fs::path(path).parent_path(), ec);
+  std::string err;
+  if (write_png(path, img, &err)) {
+    set_status("screenshot saved: " + path);
+    log("screenshot path=%s width=%d height=%d", path.c_str(), fbw, fbh);
+  } else {
+    load_error = "screenshot: " + err;
+    log("screenshot error %s", err.c_str());
+  }
+}
+
+void App::record_frame() {
+  if (pending.toggle_record) {
+    pending.toggle_record = false;
+    if (recorder.active()) {
+      recorder.stop();
+      set_status("recording saved: " + recorder.target() + " (" + std::to_string(recorder.frames()) + " frames)");
+      log("record stop path=%s frames=%d", recorder.target().c_str(), recorder.frames());
+    } else {
+      ScreenRect v = cam.viewport();
+      float r = cam.pixel_ratio();
+      std::string err;
+      if (recorder.start(out_dir, static_cast<int>(v.w * r), static_cast<int>(v.h * r), 30, &err)) {
+        set_status("recording to " + recorder.target());
+        log("record start path=%s ffmpeg=%d", recorder.target().c_str(), recorder.uses_ffmpeg() ? 1 : 0);
+      } else {
+        load_error = "recording: " + err;
+      }
+    }
+  }
+  if (!recorder.active()) return;
+  int fbw = 0, fbh = 0;
+  glfwGetFramebufferSize(window, &fbw, &fbh);
+  ScreenRect v = cam.viewport();
+  float r = cam.pixel_ratio();
+  int x0 = static_cast<int>(v.x * r), y0 = fbh - static_cast<int>((v.y + v.h) * r);
+  x0 = std::max(0, x0);
+  y0 = std::max(0, y0);
+  if (x0 + recorder.width() > fbw || y0 + recorder.height() > fbh) {
+    recorder.stop();
+    set_status("recording stopped (the window shrank): " + recorder.target());
+    return;
+  }
+  readback.resize(static_cast<size_t>(recorder.width()) * recorder.height() * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(x0, y0, recorder.width(), recorder.height(), GL_RGB, GL_UNSIGNED_BYTE, readback.data());
+  std::string err;
+  if (!recorder.write_bottom_up(readback.data(), &err)) load_error = "recording: " + err;
+}
+
+// [SECTION] Settings -------------------------------------------------------------
+
+void App::load_settings() {
+  config_dir = settings_dir();
+  if (config_dir.empty()) return;
+  settings_path = (fs::path(config_dir) / "settings.ini").string();
+  imgui_ini_path = (fs::path(config_dir) / "imgui.ini").string();
+  settings.load(settings_path);
+  const SettingsFile& s = settings;
+  tools.tool = static_cast<Tool>(s.get_int("tool", static_cast<int>(tools.tool), 0, kToolCount - 1));
+  tools.radius = s.get_float("tool.radius", tools.radius, 1e-6f, 1e6f);
+  tools.force = s.get_float("tool.force", tools.force, 0.f, 1e9f);
+  tools.grab_stiffness = s.get_float("tool.grab_stiffness", tools.grab_stiffness, 1.f, 1e9f);
+  color_mode = static_cast<ColorMode>(s.get_int("view.color_mode", 0, 0, kColorModeCount - 1));
+  for (int m = 0; m < kColorModeCount; ++m)
+    cmap[static_cast<size_t>(m)] = static_cast<Colormap>(
+        s.get_int("view.colormap." + std::to_string(m), static_cast<int>(cmap[static_cast<size_t>(m)]), 0, kColormapCount - 1));
+  auto_range = s.get_bool("view.auto_range", auto_range);
+  sprite_scale = s.get_float("view.sprite_scale", sprite_scale, 0.25f, 4.f);
+  show_grid = s.get_bool("view.grid", show_grid);
+  show_grid_velocity = s.get_bool("view.grid_velocity", show_grid_velocity);
+  show_particle_velocity = s.get_bool("view.particle_velocity", show_particle_velocity);
+  show_affine = s.get_bool("view.affine", show_affine);
+  vsync = s.get_bool("view.vsync", vsync);
+  preset_speed = s.get_float("presets.speed", preset_speed, 0.01f, 100.f);
+  out_dir = s.get("output.folder", out_dir);
+  open_folder = s.get("scene.folder", open_folder);
+}
+
+void App::save_settings() {
+  if (settings_path.empty()) return;
+  SettingsFile& s = settings;
+  s.set_int("tool", static_cast<int>(tools.tool));
+  s.set_float("tool.radius", tools.radius);
+  s.set_float("tool.force", tools.force);
+  s.set_float("tool.grab_stiffness", tools.grab_stiffness);
+  s.set_int("view.color_mode", static_cast<int>(color_mode));
+  for (int m = 0; m < kColorModeCount; ++m) s.set_int("view.colormap." + std::to_string(m), static_cast<int>(cmap[static_cast<size_t>(m)]));
+  s.set_bool("view.auto_range", auto_range);
+  s.set_float("view.sprite_scale", sprite_scale);
+  s.set_bool("view.grid", show_grid);
+  s.set_bool("view.grid_velocity", show_grid_velocity);
+  s.set_bool("view.particle_velocity", show_particle_velocity);
+  s.set_bool("view.affine", show_affine);
+  s.set_bool("view.vsync", vsync);
+  s.set_float("presets.speed", preset_speed);
+  s.set("output.folder", out_dir);
+  s.set("scene.folder", open_folder);
+  if (!s.save(settings_path)) std::fprintf(stderr, "sandbox: cannot write settings to %s\n", settings_path.c_str());
+}
+
+// [SECTION] Entry point ----------------------------------------------------------
+
+int run_window(const WindowOptions& options) {
+  // Setup: window, GL 4.3 core context, loader, ImGui.
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr, "sandbox: cannot initialise GLFW (no display?)\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "Particle Sandbox", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "sandbox: cannot open a window with an OpenGL 4.3 core context\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  int glv = gladLoadGL(glfwGetProcAddress);
+  if (glv == 0 || GLAD_VERSION_MAJOR(glv) < 4 || (GLAD_VERSION_MAJOR(glv) == 4 && GLAD_VERSION_MINOR(glv) < 3)) {
+    std::fprintf(stderr, "sandbox: OpenGL 4.3 core is required (got %d.%d)\n", GLAD_VERSION_MAJOR(glv), GLAD_VERSION_MINOR(glv));
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return 1;
+  }
+
+  // State.
+  App app;
+  app.opt = options;
+  app.window = window;
+  app.backend = options.backend;
+  app.running = !options.paused;
+  if (!options.out_dir.empty()) app.out_dir = options.out_dir;
+  app.load_settings();
+  if (!options.out_dir.empty()) app.out_dir = options.out_dir;
+  {
+    float sx = 1.f, sy = 1.f;
+    glfwGetWindowContentScale(window, &sx, &sy);
+    app.ui_scale = std::clamp(std::max(sx, sy), 1.f, 4.f);
+  }
+  app.left_w *= app.ui_scale;
+  app.right_w *= app.ui_scale;
+  if (const GLubyte* r = glGetString(GL_RENDERER)) app.gl_renderer = reinterpret_cast<const char*>(r);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = app.imgui_ini_path.empty() ? nullptr : app.imgui_ini_path.c_str();
+  if (!app.config_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(app.config_dir, ec);
+  }
+  app.setup_style();
+  // Installed before ImGui's callbacks, which chain to it.
+  app.key_queue.reserve(64);
+  glfwSetWindowUserPointer(window, &app);
+  glfwSetKeyCallback(window, [](GLFWwindow* win, int key, int, int action, int mods) {
+    auto* a = static_cast<App*>(glfwGetWindowUserPointer(win));
+    if (a && action == GLFW_PRESS && a->key_queue.size() < 64) a->key_queue.push_back(App::KeyPress{key, mods});
+  });
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 430 core");
+  glfwSwapInterval(app.vsync ? 1 : 0);
+
+  int rc = 0;
+  try {
+    app.particles.init();
+    app.under.init();
+    app.over.init();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sandbox: %s\n", e.what());
+    rc = 1;
+  }
+  if (rc == 0 && !app.load_scene(options.scene, options.overrides)) {
+    // The window still opens: the error shows there and another scene can be opened.
+    app.open_path = options.scene;
+  }
+  if (app.open_folder.empty()) app.open_folder = scenes_dir();
+
+  // Main loop.
+  bool applied_vsync = app.vsync;
+  auto last = Clock::now();
+  while (rc == 0 && !glfwWindowShouldClose(window)) {
+    auto frame_start = Clock::now();
+    // Poll events.
+    glfwPollEvents();
+    int ww = 0, wh = 0, fbw = 0, fbh = 0;
+    glfwGetWindowSize(window, &ww, &wh);
+    glfwGetFramebufferSize(window, &fbw, &fbh);
+    if (ww <= 0 || wh <= 0 || fbw <= 0 || fbh <= 0) {  // minimised
+      glfwWaitEventsTimeout(0.1);
+      continue;
+    }
+    app.cam.set_window(static_cast<float>(ww), static_cast<float>(wh), static_cast<float>(fbw) / ww);
+    app.cam.set_viewport(app.scene_viewport());
+    ScreenRect vp = app.cam.viewport();
+    bool vp_changed = vp.x != app.last_fit_viewport.x || vp.w != app.last_fit_viewport.w || vp.h != app.last_fit_viewport.h;
+    if (app.sim && (app.pending.fit_view || (vp_changed && !app.view_touched))) {
+      Vec2 lo, hi;
+      app.sim->bounds(lo, hi);
+      app.cam.fit(lo, hi);
+      app.last_fit_viewport = vp;
+      if (app.pending.fit_view) app.view_touched = false;
+      app.pending.fit_view = false;
+      if (app.frame > 0) app.log_view();
+    }
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+
+    // Input, sync point, stepping.
+    app.handle_input();
+    app.sync();
+    app.step_frame();
+    app.snapshot();
+
+    // Render the scene; record it before the panels are drawn over it.
+    app.draw_scene();
+    app.record_frame();
+
+    // UI.
+    app.draw_panels();
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (app.pending.screenshot) {
+      app.pending.screenshot = false;
+      char name[96];
+      std::snprintf(name, sizeof name, "screenshot-%s-%02d.png", timestamp().c_str(), ++app.screenshots);
+      app.take_screenshot((fs::path(app.out_dir) / name).string());
+    }
+    if (options.screenshot_after_frames >= 0 && app.frame == options.screenshot_after_frames &&
+        !options.screenshot_path.empty())
+      app.take_screenshot(options.screenshot_path);
+
+    glfwSwapBuffers(window);
+    if (app.vsync != applied_vsync) {
+      glfwSwapInterval(app.vsync ? 1 : 0);
+      applied_vsync = app.vsync;
+    }
+    ++app.frame;
+    if (app.frame == 3) {
+      app.log("ready scene=%s particles=%zu window=%dx%d framebuffer=%dx%d", app.sim ? app.sim->info().path.c_str() : "-",
+              app.table.size(), ww, wh, fbw, fbh);
+      app.log_view();
+    }
+    if (options.quit_after_frames >= 0 && app.frame >= options.quit_after_frames) break;
+
+    // With vsync on, never exceed ~60 frames per second even where swapping
+    // does not block (virtual displays): leaves the cores to the simulation.
+    if (app.vsync) {
+      double spent = seconds_since(frame_start);
+      if (spent < 1.0 / 62) std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / 62 - spent));
+    }
+    double dt = seconds_since(last);
+    last = Clock::now();
+    app.frame_ms = app.frame_ms > 0 ? 0.9 * app.frame_ms + 0.1 * dt * 1e3 : dt * 1e3;
+    app.fps = app.frame_ms > 0 ? 1e3 / app.frame_ms : 0.0;
+  }
+
+  // Cleanup.
+  app.recorder.stop();
+  app.save_settings();
+  if (ImGui::GetCurrentContext() && io.IniFilename) ImGui::SaveIniSettingsToDisk(io.IniFilename);
+  app.particles.destroy();
+  app.under.destroy();
+  app.over.destroy();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  app.log("quit");
+  return rc;
+}
+
+}  // namespace ps

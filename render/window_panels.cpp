@@ -1,0 +1,850 @@
+// The window's panels (Dear ImGui 1.86): two side columns docked to the
+// window edges (Scene, Solver, Presets, Materials, Tools on the left; View,
+// Inspector, Stats on the right), the legend, banners and the help overlay.
+// Panels only edit App's copies and `pending`; App::sync applies them.
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "imgui.h"
+#include "imgui_stdlib.h"
+#include "render/cpu/particle_fields.h"
+#include "render/window_state.h"
+
+namespace ps {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+ImFont* g_mono = nullptr;
+
+const ImVec4 kAccent{0.36f, 0.66f, 0.96f, 1.f};
+const ImVec4 kMuted{0.60f, 0.64f, 0.72f, 1.f};
+const ImVec4 kWarn{1.00f, 0.66f, 0.30f, 1.f};
+const ImVec4 kError{1.00f, 0.42f, 0.40f, 1.f};
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void section_label(const char* text) {
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+  ImGui::TextUnformatted(text);
+  ImGui::PopStyleColor();
+}
+
+// One "label  value" row of a two-column property table.
+void prop(const char* label, const char* fmt, ...) IM_FMTARGS(2);
+void prop(const char* label, const char* fmt, ...) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+  ImGui::TextUnformatted(label);
+  ImGui::PopStyleColor();
+  ImGui::TableSetColumnIndex(1);
+  if (g_mono) ImGui::PushFont(g_mono);
+  va_list ap;
+  va_start(ap, fmt);
+  ImGui::TextV(fmt, ap);
+  va_end(ap);
+  if (g_mono) ImGui::PopFont();
+}
+
+bool begin_props(const char* id) {
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
+  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
+  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+  return true;
+}
+
+std::string with_commas(size_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+}  // namespace
+
+// [SECTION] Style ----------------------------------------------------------------
+
+void App::setup_style() {
+  ImGuiIO& io = ImGui::GetIO();
+  const float size = 15.f * ui_scale;
+  const char* sans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+  const char* mono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
+  std::error_code ec;
+  if (fs::exists(sans, ec)) io.Fonts->AddFontFromFileTTF(sans, size);
+  else {
+    ImFontConfig cfg;
+    cfg.SizePixels = 13.f * ui_scale;
+    io.Fonts->AddFontDefault(&cfg);
+  }
+  if (fs::exists(mono, ec)) g_mono = io.Fonts->AddFontFromFileTTF(mono, size - 1.f * ui_scale);
+
+  ImGui::StyleColorsDark();
+  ImGuiStyle& s = ImGui::GetStyle();
+  s.WindowRounding = 0.f;
+  s.ChildRounding = 4.f;
+  s.FrameRounding = 4.f;
+  s.PopupRounding = 4.f;
+  s.GrabRounding = 4.f;
+  s.TabRounding = 4.f;
+  s.ScrollbarRounding = 6.f;
+  s.WindowBorderSize = 0.f;
+  s.FrameBorderSize = 0.f;
+  s.WindowPadding = ImVec2(12, 10);
+  s.FramePadding = ImVec2(8, 4);
+  s.ItemSpacing = ImVec2(8, 6);
+  s.ItemInnerSpacing = ImVec2(6, 4);
+  s.IndentSpacing = 14.f;
+  s.ScrollbarSize = 12.f;
+  s.GrabMinSize = 10.f;
+  ImVec4* c = s.Colors;
+  c[ImGuiCol_Text] = ImVec4(0.90f, 0.92f, 0.95f, 1.f);
+  c[ImGuiCol_TextDisabled] = ImVec4(0.48f, 0.51f, 0.57f, 1.f);
+  c[ImGuiCol_WindowBg] = ImVec4(0.085f, 0.092f, 0.113f, 0.97f);
+  c[ImGuiCol_PopupBg] = ImVec4(0.10f, 0.11f, 0.135f, 0.98f);
+  c[ImGuiCol_Border] = ImVec4(0.20f, 0.22f, 0.27f, 1.f);
+  c[ImGuiCol_FrameBg] = ImVec4(0.145f, 0.157f, 0.192f, 1.f);
+  c[ImGuiCol_FrameBgHovered] = ImVec4(0.19f, 0.21f, 0.26f, 1.f);
+  c[ImGuiCol_FrameBgActive] = ImVec4(0.22f, 0.25f, 0.31f, 1.f);
+  c[ImGuiCol_TitleBg] = ImVec4(0.085f, 0.092f, 0.113f, 1.f);
+  c[ImGuiCol_TitleBgActive] = ImVec4(0.11f, 0.12f, 0.15f, 1.f);
+  c[ImGuiCol_Header] = ImVec4(0.15f, 0.17f, 0.21f, 1.f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.20f, 0.24f, 0.31f, 1.f);
+  c[ImGuiCol_HeaderActive] = ImVec4(0.23f, 0.29f, 0.38f, 1.f);
+  c[ImGuiCol_Button] = ImVec4(0.17f, 0.20f, 0.26f, 1.f);
+  c[ImGuiCol_ButtonHovered] = ImVec4(0.24f, 0.34f, 0.48f, 1.f);
+  c[ImGuiCol_ButtonActive] = ImVec4(0.28f, 0.44f, 0.64f, 1.f);
+  c[ImGuiCol_CheckMark] = kAccent;
+  c[ImGuiCol_SliderGrab] = ImVec4(0.36f, 0.60f, 0.90f, 1.f);
+  c[ImGuiCol_SliderGrabActive] = ImVec4(0.46f, 0.72f, 1.00f, 1.f);
+  c[ImGuiCol_Separator] = ImVec4(0.18f, 0.20f, 0.25f, 1.f);
+  c[ImGuiCol_PlotLines] = ImVec4(0.40f, 0.72f, 1.00f, 1.f);
+  c[ImGuiCol_PlotHistogram] = kAccent;
+  c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
+  c[ImGuiCol_TableRowBgAlt] = ImVec4(1, 1, 1, 0.025f);
+  c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0);
+  s.ScaleAllSizes(ui_scale);
+}
+
+// [SECTION] Layout --------------------------------------------------------------
+
+void App::draw_panels() {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float H = io.DisplaySize.y, W = io.DisplaySize.x;
+  const ImGuiWindowFlags side = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse;
+
+  // Left column: docked to the left edge, full height, width resizable (kept in imgui.ini).
+  ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(left_w, H), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
+  if (ImGui::Begin("Particle Sandbox", nullptr, side)) {
+    panel_scene();
+    panel_presets();
+    panel_tools();
+    panel_solver();
+    panel_materials();
+  }
+  left_w = ImGui::GetWindowWidth();
+  ImGui::End();
+
+  // Right column.
+  ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
+  ImGui::SetNextWindowSize(ImVec2(right_w, H), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(ImVec2(W, 0), ImGuiCond_Always, ImVec2(1.f, 0.f));
+  if (ImGui::Begin("Inspect", nullptr, side)) {
+    panel_view();
+    panel_inspector();
+    panel_stats();
+  }
+  right_w = ImGui::GetWindowWidth();
+  ImGui::End();
+
+  draw_legend();
+  draw_banners();
+  if (show_help) draw_help();
+}
+
+// [SECTION] Scene ------------------------------------------------------------------
+
+void App::panel_scene() {
+  if (!ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (sim) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+    ImGui::TextWrapped("%s", sim->info().name.c_str());
+    ImGui::PopStyleColor();
+    if (!sim->info().description.empty() && ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.f);
+      ImGui::TextUnformatted(sim->info().description.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
+  }
+  // Built-in scenes.
+  std::string current = sim ? fs::path(sim->info().path).stem().string() : "";
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  if (ImGui::BeginCombo("##builtin", current.empty() ? "built-in scenes" : current.c_str())) {
+    for (const auto& p : builtin_scene_paths()) {
+      std::string name = fs::path(p).stem().string();
+      if (ImGui::Selectable(name.c_str(), name == current)) pending.open_path = p;
+    }
+    ImGui::EndCombo();
+  }
+  float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+  if (ImGui::Button(running ? "Pause  (Space)" : "Run  (Space)", ImVec2(bw, 0))) {
+    running = !running;
+    log(running ? "resume" : "pause");
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Reset  (Shift+R)", ImVec2(bw, 0))) pending.reset = true;
+
+  if (ImGui::TreeNode("Open file")) {
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::InputTextWithHint("##folder", "folder", &open_folder);
+    std::error_code ec;
+    if (ImGui::BeginListBox("##files", ImVec2(-FLT_MIN, 5.5f * ImGui::GetTextLineHeightWithSpacing()))) {
+      if (fs::is_directory(open_folder, ec)) {
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(open_folder, ec))
+          if (e.path().extension() == ".json") files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+          bool sel = open_path == f.string();
+          if (ImGui::Selectable(f.filename().string().c_str(), sel, ImGuiSelectableFlags_AllowDoubleClick)) {
+            open_path = f.string();
+            if (ImGui::IsMouseDoubleClicked(0)) pending.open_path = open_path;
+          }
+        }
+        if (files.empty()) ImGui::TextDisabled("no .json files here");
+      } else {
+        ImGui::TextDisabled("not a folder");
+      }
+      ImGui::EndListBox();
+    }
+    ImGui::SetNextItemWidth(-FLT_MIN - ImGui::CalcTextSize("Open").x - 2 * ImGui::GetStyle().FramePadding.x -
+                            ImGui::GetStyle().ItemSpacing.x);
+    bool enter = ImGui::InputTextWithHint("##path", "scene file", &open_path, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if ((ImGui::Button("Open") || enter) && !open_path.empty()) pending.open_path = open_path;
+    ImGui::TreePop();
+  }
+  if (MpmScene* sc = mpm_scene()) {
+    if (ImGui::TreeNode("Save scene")) {
+      ImGui::TextDisabled("with the parameters edited here");
+      ImGui::SetNextItemWidth(-FLT_MIN - ImGui::CalcTextSize("Save").x - 2 * ImGui::GetStyle().FramePadding.x -
+                              ImGui::GetStyle().ItemSpacing.x);
+      ImGui::InputText("##save", &save_path);
+      ImGui::SameLine();
+      if (ImGui::Button("Save") && !save_path.empty()) {
+        try {
+          std::error_code ec;
+          if (fs::path(save_path).has_parent_path()) fs::create_directories(fs::path(save_path).parent_path(), ec);
+          save_json_file(save_path, mpm_scene_to_json(*sc));
+          set_status("scene saved: " + save_path);
+          log("save path=%s", save_path.c_str());
+        } catch (const std::exception& e) {
+          load_error = e.what();
+        }
+      }
+      ImGui::TreePop();
+    }
+  }
+  if (!load_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ImGui::TextWrapped("%s", load_error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+// [SECTION] Solver -------------------------------------------------------------------
+
+void App::panel_solver() {
+  MpmWorld* w = world();
+  if (!w) return;
+  if (!ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const float label_w = ImGui::GetFontSize() * 6.f;
+  ImGui::PushItemWidth(-label_w);
+
+  std::string bname = w->backend_name();
+  if (ImGui::BeginCombo("backend", bname.c_str())) {
+    for (const auto& b : available_backends())
+      if (ImGui::Selectable(b.c_str(), bname.rfind(b, 0) == 0)) pending.backend = b;
+    ImGui::EndCombo();
+  }
+
+  int t = static_cast<int>(solver.transfer);
+  section_label("transfer");
+  if (ImGui::RadioButton("PIC", t == 0)) t = 0;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("APIC", t == 1)) t = 1;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("FLIP", t == 2)) t = 2;
+  help_marker("PIC averages particle velocities onto the grid and loses rotation and shear.\n"
+              "APIC also carries each particle's affine field C, so rotation survives.\n"
+              "FLIP transfers velocity changes; the blend mixes FLIP with PIC.  Key A toggles PIC / APIC.");
+  if (t != static_cast<int>(solver.transfer)) {
+    solver.transfer = static_cast<Transfer>(t);
+    log("transfer %s", transfer_name(solver.transfer));
+  }
+  ImGui::BeginDisabled(solver.transfer != Transfer::FLIP);
+  ImGui::SliderFloat("FLIP blend", &solver.flip_blend, 0.f, 1.f, "%.3f");
+  ImGui::EndDisabled();
+
+  int k = static_cast<int>(solver.kernel) - 1;
+  const char* kernels[] = {"linear", "quadratic", "cubic"};
+  if (ImGui::Combo("kernel", &k, kernels, 3)) solver.kernel = static_cast<Kernel>(k + 1);
+  ImGui::SliderFloat("dt", &solver.dt, 1e-6f, 1e-2f, "%.2e", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("substeps", &solver.substeps, 1, 400, "%d / frame", ImGuiSliderFlags_Logarithmic);
+  ImGui::Checkbox("adaptive dt (CFL)", &solver.adaptive_dt);
+  ImGui::BeginDisabled(!solver.adaptive_dt);
+  ImGui::SliderFloat("CFL", &solver.cfl, 0.05f, 1.f, "%.2f");
+  ImGui::EndDisabled();
+  int b = static_cast<int>(solver.boundary);
+  const char* bounds[] = {"sticky", "slip", "separate"};
+  if (ImGui::Combo("boundary", &b, bounds, 3)) solver.boundary = static_cast<Boundary>(b);
+  ImGui::DragFloat2("gravity", &solver.gravity.x, 0.05f, -100.f, 100.f, "%.2f");
+
+  ImGui::InputInt("grid", &grid_edit, 8, 32);
+  grid_edit = std::clamp(grid_edit, 8, 1024);
+  ImGui::SameLine();
+  help_marker("Cells along x. Applying re-initialises the scene at this resolution "
+              "(--set domain.grid=N), keeping the parameters edited here.");
+  if (grid_edit != w->grid.nx) {
+    if (ImGui::Button("Apply grid and restart", ImVec2(-FLT_MIN, 0))) pending.grid = grid_edit;
+  }
+  ImGui::PopItemWidth();
+}
+
+// [SECTION] Presets -------------------------------------------------------------------
+
+void App::panel_presets() {
+  if (!world()) return;
+  if (!ImGui::CollapsingHeader("Presets", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  ImGui::TextDisabled("velocity fields of the lecture's demo");
+  float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+  if (ImGui::Button("Translation  T", ImVec2(bw, 0))) pending.preset = Preset::Translation;
+  ImGui::SameLine();
+  if (ImGui::Button("Rotation  R", ImVec2(bw, 0))) pending.preset = Preset::Rotation;
+  if (ImGui::Button("Shear  S", ImVec2(bw, 0))) pending.preset = Preset::Shear;
+  ImGui::SameLine();
+  if (ImGui::Button("Dilation  D", ImVec2(bw, 0))) pending.preset = Preset::Dilation;
+  ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.f);
+  ImGui::SliderFloat("speed", &preset_speed, 0.05f, 10.f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  const char* toggle = solver.transfer == Transfer::PIC ? "Switch to APIC  (A)" : "Switch to PIC  (A)";
+  if (ImGui::Button(toggle, ImVec2(-FLT_MIN, 0))) {
+    solver.transfer = solver.transfer == Transfer::PIC ? Transfer::APIC : Transfer::PIC;
+    log("transfer %s", transfer_name(solver.transfer));
+  }
+}
+
+// [SECTION] Materials ---------------------------------------------------------------
+
+void App::panel_materials() {
+  MpmWorld* w = world();
+  if (!w) return;
+  if (!ImGui::CollapsingHeader("Materials")) return;
+  const float label_w = ImGui::GetFontSize() * 6.f;
+  for (size_t i = 0; i < materials.size(); ++i) {
+    MaterialParams& m = materials[i];
+    const std::string& name = i < w->material_names.size() ? w->material_names[i] : std::string("material");
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::ColorEdit3("##c", m.color, ImGuiColorEditFlags_NoInputs | ImGuiColorEditFlags_NoLabel);
+    ImGui::SameLine();
+    bool open = ImGui::TreeNodeEx("##m", ImGuiTreeNodeFlags_DefaultOpen, "%s  (%s)", name.c_str(), material_type_name(m.type));
+    if (open) {
+      ImGui::PushItemWidth(-label_w);
+      ImGui::SliderFloat("density", &m.density, 0.01f, 100.f, "%.3g", ImGuiSliderFlags_Logarithmic);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Mass per area of particles painted from now on.");
+      switch (m.type) {
+        case MaterialType::Tracer: ImGui::TextDisabled("no stress: transfer only"); break;
+        case MaterialType::Fluid:
+          ImGui::SliderFloat("bulk modulus", &m.bulk_modulus, 1.f, 1e6f, "%.4g", ImGuiSliderFlags_Logarithmic);
+          ImGui::SliderFloat("viscosity", &m.viscosity, 0.f, 10.f, "%.3g");
+          break;
+        case MaterialType::Snow:
+        case MaterialType::Jelly:
+        case MaterialType::Sand:
+          ImGui::SliderFloat("E", &m.E, 1.f, 1e7f, "%.4g", ImGuiSliderFlags_Logarithmic);
+          ImGui::SliderFloat("nu", &m.nu, 0.f, 0.49f, "%.3f");
+          if (m.type == MaterialType::Snow) {
+            ImGui::SliderFloat("theta_c", &m.theta_c, 0.f, 0.2f, "%.4f");
+            ImGui::SliderFloat("theta_s", &m.theta_s, 0.f, 0.05f, "%.4f");
+            ImGui::SliderFloat("hardening", &m.hardening, 0.f, 30.f, "%.2f");
+          }
+          if (m.type == MaterialType::Sand) ImGui::SliderFloat("friction", &m.friction_angle, 0.f, 60.f, "%.1f deg");
+          break;
+      }
+      ImGui::PopItemWidth();
+      ImGui::TreePop();
+    }
+    ImGui::PopID();
+  }
+}
+
+// [SECTION] Tools ------------------------------------------------------------------------
+
+void App::panel_tools() {
+  if (!ImGui::CollapsingHeader("Tools", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  MpmWorld* w = world();
+  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5"};
+  float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
+  for (int k = 0; k < kToolCount; ++k) {
+    if (k % 3) ImGui::SameLine();
+    bool on = static_cast<int>(tools.tool) == k;
+    if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.26f, 0.45f, 0.70f, 1.f));
+    ImGui::BeginDisabled(!w && k != 0);
+    if (ImGui::Button(labels[k], ImVec2(bw, 0))) {
+      tools.tool = static_cast<Tool>(k);
+      log("tool %s", tool_name(tools.tool));
+    }
+    ImGui::EndDisabled();
+    if (on) ImGui::PopStyleColor();
+  }
+  const float label_w = ImGui::GetFontSize() * 6.f;
+  ImGui::PushItemWidth(-label_w);
+  if (sim) {
+    Vec2 lo, hi;
+    sim->bounds(lo, hi);
+    float size = std::max(hi.x - lo.x, hi.y - lo.y);
+    ImGui::SliderFloat("radius", &tools.radius, 0.005f * size, 0.5f * size, "%.3g", ImGuiSliderFlags_Logarithmic);
+  }
+  switch (tools.tool) {
+    case Tool::Pick: ImGui::TextDisabled("click a particle to inspect it"); break;
+    case Tool::Grab:
+      ImGui::SliderFloat("stiffness", &tools.grab_stiffness, 10.f, 1e5f, "%.0f", ImGuiSliderFlags_Logarithmic);
+      ImGui::TextDisabled("drag: particles in the radius follow");
+      break;
+    case Tool::Attract:
+    case Tool::Repel:
+      ImGui::SliderFloat("strength", &tools.force, 1.f, 2000.f, "%.0f", ImGuiSliderFlags_Logarithmic);
+      break;
+    case Tool::Paint:
+      if (w && !materials.empty()) {
+        tools.paint_material = std::clamp(tools.paint_material, 0, static_cast<int>(materials.size()) - 1);
+        const std::string& cur = w->material_names[static_cast<size_t>(tools.paint_material)];
+        if (ImGui::BeginCombo("material", cur.c_str())) {
+          for (size_t i = 0; i < w->material_names.size(); ++i)
+            if (ImGui::Selectable(w->material_names[i].c_str(), static_cast<int>(i) == tools.paint_material))
+              tools.paint_material = static_cast<int>(i);
+          ImGui::EndCombo();
+        }
+        float def = default_paint_spacing(*w);
+        float h = tools.paint_spacing > 0.f ? tools.paint_spacing : def;
+        if (ImGui::SliderFloat("spacing", &h, 0.25f * def, 4.f * def, "%.4g", ImGuiSliderFlags_Logarithmic))
+          tools.paint_spacing = h;
+        ImGui::DragFloat2("velocity", &tools.paint_velocity.x, 0.02f, -20.f, 20.f, "%.2f");
+      }
+      break;
+  }
+  ImGui::PopItemWidth();
+}
+
+// [SECTION] View -------------------------------------------------------------------------
+
+void App::panel_view() {
+  if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const float label_w = ImGui::GetFontSize() * 6.f;
+  ImGui::PushItemWidth(-label_w);
+  int mode = static_cast<int>(color_mode);
+  if (ImGui::BeginCombo("colour", color_mode_name(color_mode))) {
+    for (int m = 0; m < kColorModeCount; ++m)
+      if (ImGui::Selectable(color_mode_name(static_cast<ColorMode>(m)), m == mode)) mode = m;
+    ImGui::EndCombo();
+  }
+  if (mode != static_cast<int>(color_mode)) {
+    color_mode = static_cast<ColorMode>(mode);
+    range_lo = 0.f;
+    range_hi = 0.f;
+    log("color %s", color_mode_name(color_mode));
+  }
+  bool scalar_mode = color_mode != ColorMode::Material && color_mode != ColorMode::Group && color_mode != ColorMode::Direction;
+  if (color_mode == ColorMode::Scalar && !table.extra_names.empty()) {
+    scalar_column = std::clamp(scalar_column, 0, static_cast<int>(table.extra_names.size()) - 1);
+    if (ImGui::BeginCombo("field", table.extra_names[static_cast<size_t>(scalar_column)].c_str())) {
+      for (size_t k = 0; k < table.extra_names.size(); ++k)
+        if (ImGui::Selectable(table.extra_names[k].c_str(), static_cast<int>(k) == scalar_column)) scalar_column = static_cast<int>(k);
+      ImGui::EndCombo();
+    }
+  }
+  if (scalar_mode) {
+    int c = static_cast<int>(cmap[static_cast<size_t>(color_mode)]);
+    if (ImGui::BeginCombo("colour map", colormap_name(static_cast<Colormap>(c)))) {
+      for (int k = 0; k < kColormapCount; ++k)
+        if (ImGui::Selectable(colormap_name(static_cast<Colormap>(k)), k == c)) c = k;
+      ImGui::EndCombo();
+    }
+    cmap[static_cast<size_t>(color_mode)] = static_cast<Colormap>(c);
+    ImGui::Checkbox("auto range", &auto_range);
+    ImGui::BeginDisabled(auto_range);
+    ImGui::DragFloatRange2("range", &range_lo, &range_hi, 0.001f * std::max(1e-3f, std::fabs(range_hi - range_lo)) + 1e-4f,
+                           0.f, 0.f, "%.4g", "%.4g");
+    ImGui::EndDisabled();
+  }
+  ImGui::SliderFloat("particle size", &sprite_scale, 0.25f, 3.f, "%.2fx");
+  ImGui::PopItemWidth();
+
+  section_label("overlays");
+  ImGui::Checkbox("grid  (G)", &show_grid);
+  ImGui::Checkbox("grid velocities  (V)", &show_grid_velocity);
+  ImGui::Checkbox("particle velocities", &show_particle_velocity);
+  ImGui::Checkbox("affine field C of the selection", &show_affine);
+  help_marker("Arrows of C (x - x_p) around the selected particle, normalised to half a cell. "
+              "APIC carries this field to the grid; PIC drops it (drawn faded in PIC).");
+
+  float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
+  if (ImGui::Button("Fit  F", ImVec2(bw, 0))) pending.fit_view = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Shot  F12", ImVec2(bw, 0))) pending.screenshot = true;
+  ImGui::SameLine();
+  if (recorder.active()) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.70f, 0.20f, 0.22f, 1.f));
+  if (ImGui::Button(recorder.active() ? "Stop  F9" : "Record  F9", ImVec2(bw, 0))) pending.toggle_record = true;
+  if (recorder.active()) ImGui::PopStyleColor();
+  ImGui::Checkbox("vsync", &vsync);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  ImGui::InputTextWithHint("##out", "output folder", &out_dir);
+}
+
+// [SECTION] Inspector ------------------------------------------------------------------
+
+void App::panel_inspector() {
+  if (!ImGui::CollapsingHeader("Inspector", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (selected_row < 0 || static_cast<size_t>(selected_row) >= table.size()) {
+    ImGui::TextDisabled("click a particle (pick or grab tool)");
+    return;
+  }
+  const size_t r = static_cast<size_t>(selected_row);
+  std::vector<std::string> names = sim->material_names();
+  const char* mat = table.material[r] < names.size() ? names[table.material[r]].c_str() : "?";
+  MpmWorld* w = world();
+  if (begin_props("insp")) {
+    prop("ID", "%u", table.id[r]);
+    if (w) prop("material", "%s (%s)", mat, material_type_name(w->materials[table.material[r]].type));
+    else prop("material", "%s", mat);
+    prop("group", "%u", static_cast<unsigned>(table.group[r]));
+    prop("position", "%.5f, %.5f", static_cast<double>(table.x[r]), static_cast<double>(table.y[r]));
+    prop("velocity", "%.4f, %.4f", static_cast<double>(table.vx[r]), static_cast<double>(table.vy[r]));
+    prop("mass", "%.4g", static_cast<double>(table.mass[r]));
+    if (w && r < w->particles.size()) {
+      const Mat2& C = w->particles.C[r];
+      const Mat2& F = w->particles.F[r];
+      prop("C", "%+.3f %+.3f", static_cast<double>(C.a00), static_cast<double>(C.a01));
+      prop("", "%+.3f %+.3f", static_cast<double>(C.a10), static_cast<double>(C.a11));
+      if (w->materials[table.material[r]].type == MaterialType::Fluid) {
+        prop("J", "%.5f", static_cast<double>(w->particles.J[r]));
+      } else {
+        prop("F", "%+.4f %+.4f", static_cast<double>(F.a00), static_cast<double>(F.a01));
+        prop("", "%+.4f %+.4f", static_cast<double>(F.a10), static_cast<double>(F.a11));
+        prop("J = det F", "%.5f", static_cast<double>(det(F)));
+      }
+      prop("Jp", "%.5f", static_cast<double>(w->particles.Jp[r]));
+      Mat2 s = particle_cauchy_stress(*w, r);
+      float p = -0.5f * trace(s) + 0.f;
+      if (p == 0.f) p = 0.f;  // no "-0"
+      Mat2 dev = s + Mat2::diag(p, p);
+      prop("pressure", "%.4g", static_cast<double>(p));
+      prop("von Mises", "%.4g", static_cast<double>(std::sqrt(1.5f * frobenius2(dev))));
+    } else {
+      for (size_t k = 0; k < table.extra_names.size(); ++k)
+        prop(table.extra_names[k].c_str(), "%.5g", static_cast<double>(table.extra[k][r]));
+    }
+    ImGui::EndTable();
+  }
+}
+
+// [SECTION] Stats ----------------------------------------------------------------------
+
+void App::panel_stats() {
+  if (!ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (begin_props("stats")) {
+    prop("frame", "%.0f fps  (%.1f ms)", fps, frame_ms);
+    if (sim) {
+      prop("substep", "%.3f ms", ms_per_substep);
+      prop("per frame", "%d / %d", substeps_last, sim->substeps_per_frame());
+      prop("particles", "%s", with_commas(table.size()).c_str());
+      prop("step", "%" PRId64 "  (t = %.4f)", sim->step_count(), sim->time());
+      prop("backend", "%s", sim->backend_name().c_str());
+    }
+    // "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe": the short name fits the column.
+    std::string r = gl_renderer.substr(0, gl_renderer.find(" ("));
+    prop("renderer", "%s", r.c_str());
+    ImGui::EndTable();
+  }
+  if (!sim) return;
+  // PlotLines (1.86) takes an explicit size: negative widths are not resolved.
+  const ImVec2 plot(ImGui::GetContentRegionAvail().x, 52.f * ui_scale);
+  char over[64];
+  std::snprintf(over, sizeof over, "kinetic energy %.4g", static_cast<double>(ke.last()));
+  ImGui::PlotLines("##ke", ke.v.data(), ke.count, ke.offset(), over, FLT_MAX, FLT_MAX, plot);
+  std::snprintf(over, sizeof over, "momentum x %.4g", static_cast<double>(momentum_x.last()));
+  ImGui::PlotLines("##px", momentum_x.v.data(), momentum_x.count, momentum_x.offset(), over, FLT_MAX, FLT_MAX, plot);
+  std::snprintf(over, sizeof over, "momentum y %.4g", static_cast<double>(momentum_y.last()));
+  ImGui::PlotLines("##py", momentum_y.v.data(), momentum_y.count, momentum_y.offset(), over, FLT_MAX, FLT_MAX, plot);
+  std::snprintf(over, sizeof over, "angular momentum %.4g", static_cast<double>(angular.last()));
+  ImGui::PlotLines("##L", angular.v.data(), angular.count, angular.offset(), over, FLT_MAX, FLT_MAX, plot);
+}
+
+// [SECTION] Legend ------------------------------------------------------------------------
+
+void App::draw_legend() {
+  if (!sim) return;
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const ScreenRect v = cam.viewport();
+  const float pad = 12.f * ui_scale, fs_ = ImGui::GetFontSize();
+  const ImU32 text = IM_COL32(228, 232, 240, 255), muted = IM_COL32(150, 158, 175, 255);
+  const ImU32 bg = IM_COL32(16, 18, 24, 215);
+  auto col = [](const std::array<float, 3>& c) {
+    return IM_COL32(static_cast<int>(c[0] * 255.f + 0.5f), static_cast<int>(c[1] * 255.f + 0.5f), static_cast<int>(c[2] * 255.f + 0.5f), 255);
+  };
+  const char* title = color_mode_name(color_mode);
+  if (color_mode == ColorMode::Scalar && scalar_column < static_cast<int>(table.extra_names.size()))
+    title = table.extra_names[static_cast<size_t>(scalar_column)].c_str();
+
+  if (color_mode == ColorMode::Material || color_mode == ColorMode::Group) {
+    std::vector<std::string> names;
+    std::vector<std::array<float, 3>> colors;
+    if (color_mode == ColorMode::Material) {
+      names = sim->material_names();
+      MpmWorld* w = world();
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (w && i < w->materials.size()) {
+          colors.push_back({w->materials[i].color[0], w->materials[i].color[1], w->materials[i].color[2]});
+          continue;
+        }
+        // Other simulations: the colour the table gives this material's particles.
+        std::array<float, 3> c = group_rgb(static_cast<unsigned>(i));
+        for (size_t r = 0; r < table.size(); ++r)
+          if (table.material[r] == i) { c = table.color[r]; break; }
+        colors.push_back(c);
+      }
+    } else {
+      unsigned gmax = 0;
+      for (uint16_t g : table.group) gmax = std::max<unsigned>(gmax, g);
+      for (unsigned g = 0; g <= std::min(gmax, 9u); ++g) {
+        names.push_back("group " + std::to_string(g));
+        colors.push_back(group_rgb(g));
+      }
+      if (gmax > 9) { names.push_back("... (colours repeat)"); colors.push_back(group_rgb(10)); }
+    }
+    float wmax = ImGui::CalcTextSize(title).x;
+    for (const auto& n : names) wmax = std::max(wmax, ImGui::CalcTextSize(n.c_str()).x + fs_ * 1.4f);
+    float line = fs_ * 1.35f;
+    ImVec2 size(wmax + 2 * pad, line * (names.size() + 1) + pad * 1.5f);
+    ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
+    dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * ui_scale);
+    dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, title);
+    for (size_t i = 0; i < names.size(); ++i) {
+      float y = p0.y + pad * 0.75f + line * (i + 1);
+      dl->AddCircleFilled(ImVec2(p0.x + pad + fs_ * 0.45f, y + fs_ * 0.55f), fs_ * 0.4f, col(colors[i]), 20);
+      dl->AddText(ImVec2(p0.x + pad + fs_ * 1.4f, y), text, names[i].c_str());
+    }
+    return;
+  }
+  if (color_mode == ColorMode::Direction) {
+    float r = 34.f * ui_scale;
+    ImVec2 size(2 * r + 2 * pad + fs_ * 2.f, 2 * r + 2 * pad + fs_ * 1.6f);
+    ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
+    dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * ui_scale);
+    dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, "velocity direction");
+    ImVec2 c(p0.x + size.x * 0.5f, p0.y + pad + fs_ * 1.4f + r);
+    const int seg = 72;
+    for (int k = 0; k < seg; ++k) {
+      float a0 = 6.2831853f * k / seg, a1 = 6.2831853f * (k + 1) / seg;
+      // Screen y points down: world angle a is drawn at -a.
+      ImU32 cc = col(direction_rgb(std::cos(a0 + 0.5f * (a1 - a0)), std::sin(a0 + 0.5f * (a1 - a0))));
+      dl->AddTriangleFilled(c, ImVec2(c.x + r * std::cos(a0), c.y - r * std::sin(a0)),
+                            ImVec2(c.x + r * std::cos(a1), c.y - r * std::sin(a1)), cc);
+    }
+    dl->AddCircleFilled(c, r * 0.35f, bg, 32);
+    return;
+  }
+  // Scalar colour bar.
+  Colormap cm = cmap[static_cast<size_t>(color_mode)];
+  const float bar_w = 220.f * ui_scale, bar_h = 12.f * ui_scale;
+  ImVec2 size(bar_w + 2 * pad, bar_h + 2.6f * fs_ + 1.5f * pad);
+  ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
+  dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * ui_scale);
+  dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, title);
+  float y0 = p0.y + pad * 0.75f + fs_ * 1.35f;
+  const int n = 64;
+  for (int k = 0; k < n; ++k) {
+    float x0 = p0.x + pad + bar_w * k / n, x1 = p0.x + pad + bar_w * (k + 1) / n;
+    ImU32 a = col(colormap_rgb(cm, static_cast<float>(k) / n)), b = col(colormap_rgb(cm, static_cast<float>(k + 1) / n));
+    dl->AddRectFilledMultiColor(ImVec2(x0, y0), ImVec2(x1 + 0.5f, y0 + bar_h), a, b, b, a);
+  }
+  char lo[32], hi[32], mid[32];
+  std::snprintf(lo, sizeof lo, "%.3g", static_cast<double>(range_lo));
+  std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(range_hi));
+  std::snprintf(mid, sizeof mid, "%.3g", 0.5 * (static_cast<double>(range_lo) + range_hi));
+  float ty = y0 + bar_h + 3.f * ui_scale;
+  dl->AddText(ImVec2(p0.x + pad, ty), text, lo);
+  dl->AddText(ImVec2(p0.x + pad + 0.5f * (bar_w - ImGui::CalcTextSize(mid).x), ty), text, mid);
+  dl->AddText(ImVec2(p0.x + pad + bar_w - ImGui::CalcTextSize(hi).x, ty), text, hi);
+}
+
+// [SECTION] Banners -----------------------------------------------------------------
+
+void App::draw_banners() {
+  const ScreenRect v = cam.viewport();
+  const ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                             ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                             ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
+  float y = v.y + 12.f * ui_scale;
+  const float wrap = std::min(v.w - 40.f * ui_scale, 720.f * ui_scale);
+
+  // Title: scene, transfer, state.
+  if (sim) {
+    ImGui::SetNextWindowPos(ImVec2(v.x + 12.f * ui_scale, y), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(0.0f);
+    if (ImGui::Begin("##title", nullptr, f | ImGuiWindowFlags_NoInputs)) {
+      ImGui::TextUnformatted(sim->info().name.c_str());
+      MpmWorld* w = world();
+      ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+      if (w)
+      {
+        const char* tn = w->solver.transfer == Transfer::PIC ? "PIC" : w->solver.transfer == Transfer::APIC ? "APIC" : "FLIP";
+        char blend[32] = "";
+        if (w->solver.transfer == Transfer::FLIP) std::snprintf(blend, sizeof blend, " %.2f", static_cast<double>(w->solver.flip_blend));
+        ImGui::Text("%s%s  |  %s particles  |  t = %.3f s", tn, blend, with_commas(table.size()).c_str(), sim->time());
+      }
+      else
+        ImGui::Text("%s particles  |  t = %.3f", with_commas(table.size()).c_str(), sim->time());
+      ImGui::PopStyleColor();
+      bool halted = w && w->halted();
+      if (!running && !halted) {
+        ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+        ImGui::TextUnformatted("PAUSED   Space runs, N steps one frame");
+        ImGui::PopStyleColor();
+      } else if (running && !halted && speed_ratio < 0.97) {
+        ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
+        ImGui::Text("slow motion  x%.2f  (%d of %d substeps per frame fit the %.0f ms budget)", speed_ratio,
+                    substeps_last, sim->substeps_per_frame(), 12.0);
+        ImGui::PopStyleColor();
+      }
+      if (recorder.active()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, kError);
+        ImGui::Text("REC  %d frames", recorder.frames());
+        ImGui::PopStyleColor();
+      }
+    }
+    ImGui::End();
+  }
+
+  // Blow-up: stepping has stopped until reset.
+  MpmWorld* w = world();
+  if (w && w->halted()) {
+    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.40f, 0.07f, 0.09f, 0.96f));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 8.f * ui_scale);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(18.f * ui_scale, 14.f * ui_scale));
+    if (ImGui::Begin("##halt", nullptr, f)) {
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap * 0.8f);
+      ImGui::TextUnformatted("Numerical blow-up: the simulation has stopped.");
+      ImGui::TextWrapped("%s", w->failure().message.c_str());
+      ImGui::TextDisabled("Try a smaller dt, more substeps or adaptive dt, then reset.");
+      ImGui::PopTextWrapPos();
+      if (ImGui::Button("Reset  (Shift+R)")) pending.reset = true;
+    }
+    ImGui::End();
+    ImGui::PopStyleVar(2);
+    ImGui::PopStyleColor();
+  }
+
+  // A scene that failed to load: the message names file:line:col and field.
+  if (!load_error.empty()) {
+    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h - 16.f * ui_scale), ImGuiCond_Always, ImVec2(0.5f, 1.f));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.33f, 0.19f, 0.05f, 0.96f));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 6.f * ui_scale);
+    if (ImGui::Begin("##loaderr", nullptr, f)) {
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+      ImGui::TextUnformatted(sim ? "Could not open that; the current scene keeps running:" : "Could not open the scene:");
+      ImGui::TextUnformatted(load_error.c_str());
+      ImGui::PopTextWrapPos();
+      if (ImGui::SmallButton("Dismiss")) load_error.clear();
+    }
+    ImGui::End();
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor();
+  } else if (!status_line.empty() && glfwGetTime() - status_time < 4.0) {
+    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h - 16.f * ui_scale), ImGuiCond_Always, ImVec2(0.5f, 1.f));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 6.f * ui_scale);
+    if (ImGui::Begin("##status", nullptr, f | ImGuiWindowFlags_NoInputs)) ImGui::TextUnformatted(status_line.c_str());
+    ImGui::End();
+    ImGui::PopStyleVar();
+  }
+  if (!show_help && load_error.empty()) {
+    ImGui::SetNextWindowPos(ImVec2(v.x + 12.f * ui_scale, v.y + v.h - 12.f * ui_scale), ImGuiCond_Always, ImVec2(0.f, 1.f));
+    ImGui::SetNextWindowBgAlpha(0.f);
+    if (ImGui::Begin("##hint", nullptr, f | ImGuiWindowFlags_NoInputs)) ImGui::TextDisabled("H  help");
+    ImGui::End();
+  }
+}
+
+// [SECTION] Help ------------------------------------------------------------------------
+
+void App::draw_help() {
+  const ScreenRect v = cam.viewport();
+  ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.96f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 8.f * ui_scale);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(20.f * ui_scale, 16.f * ui_scale));
+  if (ImGui::Begin("Keys and mouse", &show_help,
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
+                       ImGuiWindowFlags_NoMove)) {
+    static const char* rows[][2] = {
+        {"Space", "pause / resume"},
+        {"N", "step one frame (its substeps) and pause"},
+        {"Shift+R", "reset the scene (keeps edited parameters)"},
+        {"T  R  S  D", "preset velocity: translation, rotation, shear, dilation"},
+        {"A", "toggle PIC / APIC"},
+        {"1 2 3 4 5", "tool: pick, grab, attract, repel, paint"},
+        {"left drag", "use the current tool (pick and grab also select)"},
+        {"right drag", "pan"},
+        {"wheel", "zoom about the cursor"},
+        {"F", "fit the domain in the view"},
+        {"G / V", "grid lines / grid velocity arrows"},
+        {"F12", "screenshot (PNG in the output folder)"},
+        {"F9", "start / stop recording the view"},
+        {"H / Esc", "show / hide this help"},
+        {"Ctrl+Q", "quit"},
+    };
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+      ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7.f);
+      ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 24.f);
+      for (const auto& r : rows) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+        ImGui::TextUnformatted(r[0]);
+        ImGui::PopStyleColor();
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(r[1]);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Settings and window layout are kept in %s", config_dir.empty() ? "(nowhere: no $HOME)" : config_dir.c_str());
+  }
+  ImGui::End();
+  ImGui::PopStyleVar(2);
+}
+
+}  // namespace ps

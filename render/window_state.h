@@ -1,0 +1,187 @@
+/// The window's state, shared by the main loop (window_app.cpp) and the
+/// panels (window_panels.cpp). Internal to render/.
+///
+/// Ownership and timing (MuJoCo simulate's "pending actions + sync" habit):
+/// panels and input only write the app-owned copies below (`solver`,
+/// `materials`, `pending`); `App::sync()` applies them to the world at one
+/// point each frame, before stepping. The simulation runs on the main thread
+/// with a time budget per frame (see App::step_frame) so the UI never waits on
+/// a long frame and no state is shared across threads.
+#pragma once
+#include <glad/gl.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+#include "render/cpu/camera.h"
+#include "render/cpu/colormap.h"
+#include "render/cpu/settings.h"
+#include "render/cpu/tools.h"
+#include "render/gl_draw.h"
+#include "render/recorder.h"
+#include "render/window_app.h"
+#include "sim/scene/simulation.h"
+
+struct GLFWwindow;
+
+namespace ps {
+
+enum class ColorMode : int { Material = 0, Speed, Direction, VolumeRatio, Stress, Group, Scalar };
+constexpr int kColorModeCount = 7;
+const char* color_mode_name(ColorMode m);
+
+/// A fixed-size history for ImGui::PlotLines (no allocation after construction).
+struct History {
+  static constexpr int kSize = 240;
+  std::array<float, kSize> v{};
+  int head = 0, count = 0;
+  void push(float x) { v[static_cast<size_t>(head)] = x; head = (head + 1) % kSize; count = count < kSize ? count + 1 : kSize; }
+  void clear() { head = count = 0; }
+  /// Offset for PlotLines so the oldest sample comes first.
+  int offset() const { return count < kSize ? 0 : head; }
+  float last() const { return count ? v[static_cast<size_t>((head + kSize - 1) % kSize)] : 0.f; }
+};
+
+/// Actions requested by panels and keys, applied at the sync point.
+struct Pending {
+  bool reset = false;
+  std::string open_path;        ///< load this scene (name or path)
+  int grid = 0;                 ///< re-initialise with this grid resolution
+  std::string backend;          ///< switch backend
+  std::optional<Preset> preset;
+  bool fit_view = false;
+  bool screenshot = false;
+  bool toggle_record = false;
+  int single_frames = 0;        ///< N: frames to step while paused
+};
+
+struct App {
+  // [SECTION] Setup
+  WindowOptions opt;
+  GLFWwindow* window = nullptr;
+  float ui_scale = 1.f;          ///< content scale (HiDPI)
+  std::string gl_renderer;
+  std::string config_dir, settings_path, imgui_ini_path;
+  SettingsFile settings;
+
+  // [SECTION] Scene
+  std::unique_ptr<Simulation> sim;
+  std::string scene_arg;                 ///< as given (built-in name or path)
+  std::vector<std::string> overrides;    ///< --set overrides, plus domain.grid when changed in the window
+  std::string backend = "auto";
+  SolverParams solver;                   ///< app-owned copies the panels edit
+  std::vector<MaterialParams> materials;
+  int grid_edit = 0;
+  float preset_speed = 1.f;
+  std::string load_error;                ///< last failed load (shown in the window)
+  std::string status_line;               ///< last success message (saved, recording, ...)
+  double status_time = -1.0;
+  std::string open_folder, open_path, save_path;
+
+  // [SECTION] Running
+  bool running = true;
+  Pending pending;
+  int64_t frame = 0;
+  double ms_per_substep = 0.0;   ///< smoothed
+  double speed_ratio = 1.0;      ///< substeps done / substeps wanted (smoothed): < 1 is slow motion
+  int substeps_last = 0;
+  double fps = 0.0, frame_ms = 0.0;
+  History ke, momentum_x, momentum_y, angular;
+  Diagnostics diag;
+  double last_diag_time = -1.0;
+
+  // [SECTION] View
+  Camera2D cam;
+  bool view_touched = false;   ///< user panned/zoomed: stop auto-fitting on resize
+  ScreenRect last_fit_viewport{0, 0, 0, 0};
+  ColorMode color_mode = ColorMode::Material;
+  int scalar_column = 0;
+  std::array<Colormap, kColorModeCount> cmap{Colormap::Viridis, Colormap::Turbo, Colormap::Viridis, Colormap::Coolwarm,
+                                             Colormap::Viridis, Colormap::Viridis, Colormap::Turbo};
+  bool auto_range = true;
+  float range_lo = 0.f, range_hi = 1.f;
+  float sprite_scale = 1.f;
+  bool show_grid = false, show_grid_velocity = false, show_particle_velocity = false, show_affine = true;
+  bool show_help = false;
+  /// Speed drawn as a 1.5-cell arrow: the largest speed seen since the last
+  /// load or preset, so decay (PIC losing rotation) shows as shrinking arrows.
+  float grid_ref_speed = 0.f, particle_ref_speed = 0.f;
+  bool vsync = true;
+  float left_w = 340.f, right_w = 330.f;  ///< panel widths (logical px, scaled)
+
+  // [SECTION] Particles (reused every frame)
+  ParticleTable table;
+  std::vector<float> xy, vxy, scalar, range_scratch;
+  std::vector<uint8_t> rgba;
+  std::vector<float> grid_mass;
+  std::vector<Vec2> grid_vel;
+  GridSpec grid_spec;
+  uint32_t selected_id = 0;     ///< 0: none
+  int64_t selected_row = -1;
+
+  // [SECTION] Tools
+  ToolSettings tools;
+  bool left_down = false, right_down = false;
+  Vec2 mouse{0.f, 0.f}, last_mouse{0.f, 0.f};
+  /// Key presses since the last frame (GLFW key, mods), queued by a GLFW
+  /// callback: ImGui 1.86 polls key state per frame and would miss a press
+  /// and release that both fall between two frames.
+  struct KeyPress {
+    int key, mods;
+  };
+  std::vector<KeyPress> key_queue;
+  std::vector<uint32_t> grab_rows;
+  Vec2 grab_centroid_start{};
+  PaintStroke stroke;
+  std::vector<Vec2> paint_sites;
+  uint16_t paint_group = 0;
+
+  // [SECTION] Output
+  std::string out_dir = "captures";
+  int screenshots = 0;
+  Recorder recorder;
+  std::vector<uint8_t> readback;
+
+  // [SECTION] GL
+  ParticleRenderer particles;
+  ShapeBatch under, over;
+
+  // Methods (window_app.cpp).
+  void log(const char* fmt, ...) const;
+  void set_status(const std::string& s);
+  bool load_scene(const std::string& name_or_path, const std::vector<std::string>& overrides);
+  void adopt_world_params();
+  void sync();
+  void step_frame();
+  void snapshot();
+  void handle_input();
+  void draw_scene();
+  void log_view() const;
+  ScreenRect scene_viewport() const;
+  void take_screenshot(const std::string& path);
+  void record_frame();
+  void load_settings();
+  void save_settings();
+  MpmWorld* world() { return sim ? sim->mpm() : nullptr; }
+  MpmScene* mpm_scene();
+  Vec2 centroid(const std::vector<uint32_t>& rows) const;
+
+  // Panels (window_panels.cpp).
+  void setup_style();
+  void draw_panels();
+  void panel_scene();
+  void panel_solver();
+  void panel_presets();
+  void panel_materials();
+  void panel_tools();
+  void panel_view();
+  void panel_inspector();
+  void panel_stats();
+  void draw_legend();
+  void draw_banners();
+  void draw_help();
+};
+
+}  // namespace ps
