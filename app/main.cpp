@@ -21,6 +21,7 @@
 #include "sim/cuda/cuda_info.h"
 #include "sim/io/dump.h"
 #include "sim/scene/simulation.h"
+#include "sim/specimen/specimen.h"
 #if defined(PS_HAVE_WINDOW)
 #include "render/window_app.h"
 #endif
@@ -44,12 +45,18 @@ const char* kUsage =
     "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
     "                    [--format csv|ply|vtk|p4] [--images K] [--sgf DIR] [--quiet]\n"
     "  sandbox bench [--backend B] [--threads K] [--scenes a,b,...] [--steps N] [--warmup N]\n"
+    "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
+    "                  [--mask dark|not_background] [--threshold T] [--tolerance T] [--invert]\n"
+    "                  [--belt T] [--out DIR]\n"
     "  sandbox info\n"
     "\n"
     "SCENE is a scene file or a built-in name (see `sandbox info`).\n"
     "--set overrides any scene setting by its path, e.g. --set solver.transfer=pic,\n"
     "  --set solver.flip_blend=0.95, --set materials.water.bulk_modulus=800.\n"
     "--dump-every K writes the particles every K frames (every K steps with --steps);\n"
+    "specimen fills a silhouette with particles and writes particles.csv (ID, x, y in pixels),\n"
+    "  colors.csv (ID, R, G, B), belt.txt (IDs whose pixel is brighter than T in every channel)\n"
+    "  and inside_tests.png (red: only the nearest-contour test keeps a point; blue: only winding).\n"
     "--images K writes a PNG every K frames. Exit status: 0 ok, 1 blow-up or run error,\n"
     "2 bad command line or bad input.\n";
 
@@ -277,6 +284,85 @@ int cmd_bench(const Args& a) {
   return 0;
 }
 
+// [SECTION] specimen ------------------------------------------------------------------------
+
+int cmd_specimen(const Args& a) {
+  if (a.positional.size() != 1) throw UsageError("specimen needs one image (PNG or JPG)");
+  const std::string path = a.positional[0];
+  SpecimenParams sp;
+  std::string test = a.get("test", "winding");
+  if (test == "winding") sp.test = InsideTest::Winding;
+  else if (test == "nearest") sp.test = InsideTest::NearestContour;
+  else if (test == "nearest_oriented") sp.test = InsideTest::NearestContourOriented;
+  else throw UsageError("--test: expected winding, nearest or nearest_oriented, got '" + test + "'");
+  std::string mask = a.get("mask", "not_background");
+  if (mask == "dark") sp.mask.rule = MaskRule::Dark;
+  else if (mask == "not_background") sp.mask.rule = MaskRule::NotBackground;
+  else throw UsageError("--mask: expected dark or not_background, got '" + mask + "'");
+  sp.mask.threshold = static_cast<int>(a.get_int("threshold", 128, 0, 255));
+  sp.mask.tolerance = static_cast<int>(a.get_int("tolerance", 32, 0, 255));
+  sp.mask.invert = a.has("invert");
+  const long belt = a.get_int("belt", 160, 0, 255);
+  const std::string rp = a.get("radius-px", "1");
+  char* end = nullptr;
+  sp.grid.radius_px = std::strtof(rp.c_str(), &end);
+  if (rp.empty() || *end != '\0' || !(sp.grid.radius_px >= 0.5f && sp.grid.radius_px <= 1000.f))
+    throw UsageError("--radius-px: expected a number in [0.5, 1000], got '" + rp + "'");
+  const std::string out = a.get("out", "out/specimen");
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw std::runtime_error(out + ": cannot create output folder: " + ec.message());
+
+  Image img;
+  try {
+    img = load_image(path);
+  } catch (const std::exception& e) {
+    throw InputError({path, 0, 0}, "", e.what());
+  }
+  const Mask m = make_mask(img, sp.mask);
+  const std::vector<Contour> contours = trace_contours(m);
+  const Specimen s = make_specimen(img, m, contours, sp);
+  {
+    std::ofstream f(fs::path(out) / "particles.csv");
+    f << "ID,X,Y\n";
+    char buf[96];
+    for (size_t k = 0; k < s.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "%u,%.9g,%.9g\n", s.id[k], s.pos_px[k].x, s.pos_px[k].y);
+      f << buf;
+    }
+  }
+  save_color_csv(s, (fs::path(out) / "colors.csv").string());
+  const std::vector<uint32_t> belt_ids = select_bright(s, static_cast<int>(belt));
+  save_id_list(belt_ids, (fs::path(out) / "belt.txt").string());
+  // Where the source document's nearest-contour test and the winding test disagree.
+  const auto diff = inside_test_disagreements(m, contours, sp.grid, InsideTest::NearestContour);
+  Image overlay = img;
+  for (size_t k = 0; k < s.size(); ++k) {
+    int col = static_cast<int>(s.pos_px[k].x), row = img.height - 1 - static_cast<int>(s.pos_px[k].y);
+    if (col >= 0 && row >= 0 && col < img.width && row < img.height) {
+      uint8_t* px = overlay.at(col, row);
+      px[0] = 40; px[1] = 200; px[2] = 90;  // kept particle centres
+    }
+  }
+  for (const auto& d : diff) {
+    int col = static_cast<int>(d.pos_px.x), row = img.height - 1 - static_cast<int>(d.pos_px.y);
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        int c = col + dx, r = row + dy;
+        if (c < 0 || r < 0 || c >= img.width || r >= img.height) continue;
+        uint8_t* px = overlay.at(c, r);
+        px[0] = d.nearest_inside ? 230 : 30; px[1] = 40; px[2] = d.nearest_inside ? 40 : 230;
+      }
+  }
+  save_png((fs::path(out) / "inside_tests.png").string(), overlay);
+  std::printf("specimen %s: %dx%d px, %zu contours, %zu particles (radius %.3g px, %s test), %zu in the belt (> %ld), "
+              "%zu points where the nearest-contour and winding tests disagree\n",
+              path.c_str(), img.width, img.height, contours.size(), s.size(), sp.grid.radius_px, test.c_str(),
+              belt_ids.size(), belt, diff.size());
+  std::printf("written to %s/: particles.csv colors.csv belt.txt inside_tests.png\n", out.c_str());
+  return 0;
+}
+
 // [SECTION] info -------------------------------------------------------------------------
 
 int cmd_info() {
@@ -343,6 +429,7 @@ int main(int argc, char** argv) {
     }
     if (a.command == "info") return cmd_info();
     if (a.command == "bench") return cmd_bench(a);
+    if (a.command == "specimen") return cmd_specimen(a);
     if (a.command == "run") {
       if (a.positional.empty()) throw UsageError("run needs a scene (a file or a built-in name; see `sandbox info`)");
       return cmd_run(a, false);

@@ -41,6 +41,7 @@ static double segment_distance(Vec2d a, Vec2d b, Vec2d q) {
 }
 
 std::vector<Vec2d> body_points(const BodySpec& s) {
+  if (s.shape == Shape::Points) return s.points;
   if (!(s.radius > 0.0)) throw std::runtime_error("DEM body: particle radius must be > 0");
   const double r = s.radius, eps = 1e-9 * r;
   const bool hex = s.packing == Packing::Hex;
@@ -62,6 +63,8 @@ std::vector<Vec2d> body_points(const BodySpec& s) {
       }
       break;
     }
+    case Shape::Points:
+      break;  // returned above
     case Shape::Disk: {
       const double lim = s.disk_radius - r + eps;
       if (lim < 0.0) break;

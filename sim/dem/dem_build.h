@@ -14,7 +14,8 @@ enum class Packing : uint8_t {
   Square = 1,  ///< square lattice, 4 touching neighbours
 };
 
-enum class Shape : uint8_t { Box = 0, Disk = 1, Polygon = 2 };
+/// Points: explicit particle centres (bodies made from images, see dem_scene).
+enum class Shape : uint8_t { Box = 0, Disk = 1, Polygon = 2, Points = 3 };
 
 /// A body filled with equal particles of radius `radius` on a regular
 /// lattice; neighbours touch (centre spacing 2 R). Only particles whose whole
@@ -26,6 +27,7 @@ struct BodySpec {
   double angle = 0.0;              ///< box rotation about its centre, radians (counter-clockwise)
   double disk_radius = 0.05;       ///< disk shape radius
   std::vector<Vec2d> polygon;      ///< polygon vertices, in order (either winding)
+  std::vector<Vec2d> points;       ///< Points shape: the particle centres, in ID order
   double radius = 0.005;           ///< particle radius
   Packing packing = Packing::Hex;
   int material = 0;

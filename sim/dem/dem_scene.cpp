@@ -6,6 +6,8 @@
 #include "sim/dem/dem_build.h"
 #include "sim/dem/dem_kernels.h"
 #include "sim/io/json_read.h"
+#include "sim/specimen/specimen.h"
+#include <filesystem>
 
 namespace ps {
 namespace dem {
@@ -155,10 +157,58 @@ void read_wall(const Json& j, const std::string& path, DemWorld& w) {
   r.finish();
 }
 
-void read_body(const Json& j, const std::string& path, DemWorld& w) {
+// An image specimen (seeds/000): silhouette -> mask -> contours -> particles on
+// a square grid whose centres pass the inside test. Particles of pixels with
+// all channels above belt.threshold join belt.group (and belt.material).
+void read_image_points(ObjReader& r, const std::string& scene_dir, BodySpec& s, DemWorld& w,
+                       std::vector<int>& materials, std::vector<uint16_t>& groups) {
+  const std::string file = r.string_required("file");
+  const Json* file_json = r.get("file");
+  const Vec2d origin = vec2d_required(r, "origin");
+  const double width = r.number_required("width", kTiny, 1e3);
+  SpecimenParams sp;
+  sp.mask.rule = static_cast<MaskRule>(r.choice("mask", 1, {"dark", "not_background"}));
+  sp.mask.threshold = r.integer("threshold", 128, 0, 255);
+  sp.mask.tolerance = r.integer("tolerance", 32, 0, 255);
+  sp.mask.invert = r.boolean("invert", false);
+  sp.test = static_cast<InsideTest>(r.choice("inside_test", 1, {"nearest_contour", "winding", "nearest_contour_oriented"}));
+  int belt_threshold = -1, belt_material = s.material;
+  uint16_t belt_group = s.group;
+  if (const Json* b = r.get("belt")) {
+    ObjReader br(*b, r.field("belt"));
+    belt_threshold = br.integer("threshold", 160, 0, 255);
+    belt_group = static_cast<uint16_t>(br.integer("group", s.group, 0, 65535));
+    if (br.has("material")) belt_material = material_ref(br, "material", w, true);
+    br.finish();
+  }
+  const std::string full = std::filesystem::path(file).is_absolute() ? file : (std::filesystem::path(scene_dir) / file).string();
+  Image img;
+  try {
+    img = load_image(full);
+  } catch (const std::exception& e) {
+    throw InputError(file_json->loc(), r.field("file"), e.what());
+  }
+  sp.metres_per_pixel = static_cast<float>(width / img.width);
+  sp.grid.radius_px = static_cast<float>(s.radius / sp.metres_per_pixel);
+  if (sp.grid.radius_px < 0.5f) r.fail("radius", "particles smaller than half a pixel of the image");
+  sp.origin = Vec2{static_cast<float>(origin.x), static_cast<float>(origin.y)};
+  const Specimen spec = make_specimen(img, sp);
+  for (size_t k = 0; k < spec.size(); ++k) {
+    s.points.push_back(Vec2d{spec.pos[k].x, spec.pos[k].y});
+    const auto& c = spec.rgb[k];
+    const bool belt = belt_threshold >= 0 && c[0] > belt_threshold && c[1] > belt_threshold && c[2] > belt_threshold;
+    materials.push_back(belt ? belt_material : s.material);
+    groups.push_back(belt ? belt_group : s.group);
+  }
+}
+
+void read_body(const Json& j, const std::string& path, const std::string& scene_dir, DemWorld& w) {
   ObjReader r(j, path);
   BodySpec s;
-  s.shape = static_cast<Shape>(r.choice("shape", 0, {"box", "disk", "polygon"}));
+  std::vector<int> point_materials;    // image bodies: per-particle material
+  std::vector<uint16_t> point_groups;  // and group (the belt)
+  const int shape = r.choice("shape", 0, {"box", "disk", "polygon", "image"});
+  s.shape = shape == 3 ? Shape::Points : static_cast<Shape>(shape);
   s.radius = r.number_required("radius", kTiny, 1e3);
   s.packing = static_cast<Packing>(r.choice("packing", 0, {"hex", "square"}));
   s.material = material_ref(r, "material", w, true);
@@ -173,6 +223,8 @@ void read_body(const Json& j, const std::string& path, DemWorld& w) {
   } else if (s.shape == Shape::Disk) {
     s.center = vec2d_required(r, "center");
     s.disk_radius = r.number("disk_radius", s.radius, kTiny, 1e3);
+  } else if (s.shape == Shape::Points) {
+    read_image_points(r, scene_dir, s, w, point_materials, point_groups);
   } else {
     const Json* v = r.get("vertices");
     if (!v) throw InputError(j.loc(), r.field("vertices"), "required field is missing");
@@ -186,7 +238,11 @@ void read_body(const Json& j, const std::string& path, DemWorld& w) {
   if (pts.empty()) throw InputError(j.loc(), path, "the shape holds no particle of radius " + format_number(s.radius));
   if (w.particles.size() + pts.size() > kMaxParticles)
     throw InputError(j.loc(), path, "more than " + std::to_string(kMaxParticles) + " particles in the scene");
-  add_body(w, s);
+  BodyRange range = add_body(w, s);
+  for (size_t k = 0; k < point_materials.size(); ++k) {
+    w.particles.material[range.first + k] = static_cast<uint8_t>(point_materials[k]);
+    w.particles.group[range.first + k] = point_groups[k];
+  }
 }
 
 void read_region(const Json& j, const std::string& path, DemWorld& w) {
@@ -227,7 +283,6 @@ void read_array(ObjReader& root, const char* key, Fn fn) {
 }  // namespace
 
 void load_dem_scene(const Json& root, const std::string& scene_dir, DemWorld& world) {
-  (void)scene_dir;
   ObjReader r(root, "");
   const std::string kind = r.string_required("kind");
   if (kind != "dem") r.fail("kind", "expected \"dem\", got \"" + kind + "\"");
@@ -250,7 +305,7 @@ void load_dem_scene(const Json& root, const std::string& scene_dir, DemWorld& wo
   if (!dom) throw InputError(root.loc(), "domain", "required field is missing");
   read_domain(*dom, w);
   read_array(r, "walls", [&](const Json& j, const std::string& p) { read_wall(j, p, w); });
-  read_array(r, "bodies", [&](const Json& j, const std::string& p) { read_body(j, p, w); });
+  read_array(r, "bodies", [&](const Json& j, const std::string& p) { read_body(j, p, scene_dir, w); });
   if (w.particles.size() == 0) throw InputError(root.loc(), "bodies", "the scene has no particles");
   read_array(r, "regions", [&](const Json& j, const std::string& p) { read_region(j, p, w); });
   read_array(r, "loads", [&](const Json& j, const std::string& p) { read_load(j, p, w); });

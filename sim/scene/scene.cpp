@@ -8,9 +8,7 @@
 #include <unistd.h>
 #include "sim/io/json_read.h"
 
-#if defined(PS_HAVE_STB)
-#include <stb_image.h>
-#endif
+#include "sim/core/image.h"
 
 namespace fs = std::filesystem;
 
@@ -238,26 +236,22 @@ std::unique_ptr<Shape> read_shape(ObjReader& r, const std::string& scene_dir) {
   int threshold = r.integer("threshold", 128, 0, 255);
   bool invert = r.boolean("invert", false);
   std::string full = fs::path(file).is_absolute() ? file : (fs::path(scene_dir) / file).string();
-#if defined(PS_HAVE_STB)
-  int w, h, comp;
-  unsigned char* data = stbi_load(full.c_str(), &w, &h, &comp, 4);
-  if (!data)
-    throw InputError(file_json->loc(), r.field("file"), "cannot read image '" + full + "': " + stbi_failure_reason());
-  s->w = w;
-  s->h = h;
-  s->inside_px.resize(static_cast<size_t>(w) * h);
-  for (int i = 0; i < w * h; ++i) {
-    const unsigned char* px = data + 4 * i;
-    float lum = 0.299f * px[0] + 0.587f * px[1] + 0.114f * px[2];
-    bool dark = px[3] >= 128 && lum < threshold;
-    s->inside_px[static_cast<size_t>(i)] = (dark != invert) ? 1 : 0;
+  Image img;
+  try {
+    img = load_image(full);
+  } catch (const InputError& e) {
+    throw InputError(file_json->loc(), r.field("file"), e.message() + " ('" + full + "')");
   }
-  stbi_image_free(data);
-  s->px = width / static_cast<float>(w);
-#else
-  (void)width; (void)threshold; (void)invert; (void)full;
-  throw InputError(file_json->loc(), r.field("file"), "this build cannot read images (install libstb-dev and rebuild)");
-#endif
+  s->w = img.width;
+  s->h = img.height;
+  s->inside_px.resize(static_cast<size_t>(img.width) * img.height);
+  for (size_t i = 0; i < s->inside_px.size(); ++i) {
+    const uint8_t* px = &img.rgb[i * 3];
+    const float lum = 0.299f * px[0] + 0.587f * px[1] + 0.114f * px[2];
+    const bool dark = lum < threshold;  // transparent pixels were composited on white
+    s->inside_px[i] = (dark != invert) ? 1 : 0;
+  }
+  s->px = width / static_cast<float>(img.width);
   return s;
 }
 

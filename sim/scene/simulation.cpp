@@ -169,6 +169,27 @@ std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
   std::string path = resolve_scene_path(name_or_path);
   Json doc = read_scene_document(path, overrides);
   std::string kind = scene_kind(doc);
+  // "sgf": a folder of SGF force lists shipped with the scene (relative to it),
+  // applied in headless runs and in the window alike.
+  SgfList sgf;
+  if (const Json* s = doc.find("sgf")) {
+    if (!s->is_string()) throw InputError(s->loc(), "sgf", "expected a folder name, got " + describe(*s));
+    std::filesystem::path dir = s->as_string();
+    if (dir.is_relative()) dir = std::filesystem::path(path).parent_path() / dir;
+    if (!std::filesystem::is_directory(dir))
+      throw InputError(s->loc(), "sgf", "no such folder '" + dir.string() + "'");
+    SgfLoadResult r = load_sgf_folder(dir.string());
+    if (!r.diagnostics.empty()) throw r.diagnostics.front();
+    sgf = std::move(r.list);
+    doc.erase("sgf");
+  }
+  std::unique_ptr<Simulation> sim = build_simulation(doc, path, kind, backend, threads);
+  if (!sgf.files.empty()) sim->set_force_list(sgf);
+  return sim;
+}
+
+std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
+                                             const std::string& backend, int threads) {
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);
     scene.world->set_backend(make_backend(backend, threads));

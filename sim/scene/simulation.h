@@ -80,10 +80,14 @@ class MpmSimulation final : public Simulation {
 };
 
 /// Loads any scene file (by path or built-in name), applies overrides and
-/// creates the backend ("cpu", "cuda", "auto"). Throws InputError for bad
-/// input and std::runtime_error for an unavailable backend.
+/// creates the backend ("cpu", "cuda", "auto"). A scene's "sgf" folder is
+/// loaded and applied. Throws InputError for bad input and
+/// std::runtime_error for an unavailable backend.
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
                                             const std::vector<std::string>& overrides,
                                             const std::string& backend, int threads);
+/// Builds the world of a document whose overrides are applied ("mpm" / "dem").
+std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
+                                             const std::string& backend, int threads);
 
 }  // namespace ps

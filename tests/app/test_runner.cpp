@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "sim/io/dump.h"
 
 namespace fs = std::filesystem;
@@ -18,7 +19,8 @@ struct Result {
 };
 
 Result sandbox(const std::string& args) {
-  fs::path log = fs::temp_directory_path() / "ps_runner_test.log";
+  // One log per process: ctest runs test cases in parallel processes.
+  fs::path log = fs::temp_directory_path() / ("ps_runner_test_" + std::to_string(getpid()) + ".log");
   std::string cmd = std::string(PS_SANDBOX_EXE) + " " + args + " > " + log.string() + " 2>&1";
   int status = std::system(cmd.c_str());
   Result r;
@@ -33,7 +35,7 @@ Result sandbox(const std::string& args) {
 }  // namespace
 
 TEST_CASE("sandbox run writes dumps and summaries", "[app][runner]") {
-  fs::path out = fs::temp_directory_path() / "ps_runner_out";
+  fs::path out = fs::temp_directory_path() / ("ps_runner_out_" + std::to_string(getpid()));
   fs::remove_all(out);
   Result r = sandbox("run pic_vs_apic --steps 40 --dump-every 20 --format csv --threads 2 --out " + out.string() +
                      " --set solver.transfer=pic");

@@ -100,7 +100,7 @@ TEST_CASE("Bad DEM scene input gives precise errors", "[dem]") {
     ps::InputError e = load_error(replace(kGood, "\"shape\": \"box\"", "\"shape\": \"boxx\""));
     CHECK(e.field() == "bodies[0].shape");
     CHECK(e.loc().line == 14);
-    CHECK(e.message() == "expected one of box, disk, polygon; got string \"boxx\"");
+    CHECK(e.message() == "expected one of box, disk, polygon, image; got string \"boxx\"");
   }
   SECTION("bad domain side") {
     ps::InputError e = load_error(replace(kGood, "\"bottom\"]", "\"floor\"]"));

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include "sim/scene/scene.h"
 
 using namespace ps;
@@ -10,7 +11,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  fs::path dir = fs::temp_directory_path() / "ps_scene_tests";
+  // One folder per process: ctest runs test cases in parallel processes.
+  fs::path dir = fs::temp_directory_path() / ("ps_scene_tests_" + std::to_string(getpid()));
   fs::create_directories(dir);
   fs::path p = dir / name;
   std::ofstream(p) << text;
@@ -78,7 +80,7 @@ TEST_CASE("Syntax errors point at the character", "[scene]") {
   CHECK(e2.find("bad.json:1:27:") != std::string::npos);
 }
 
-TEST_CASE("--set overrides apply by path and bad values are rejected precisely", "[scene]") {
+TEST_CASE("Overrides (--set) apply by path and bad values are rejected precisely", "[scene]") {
   std::string path = write_temp("good.json", kGood);
   MpmScene s = load_mpm_scene(path, {"solver.transfer=pic", "solver.flip_blend=0.5", "materials.water.bulk_modulus=123",
                                      "bodies.0.velocity=[1,2]"});
