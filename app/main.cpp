@@ -254,7 +254,8 @@ int cmd_bench(const Args& a) {
   long steps = a.get_int("steps", 400, 1, 1L << 30);
   long warmup = a.get_int("warmup", 40, 0, 1L << 30);
   std::vector<std::string> scenes;
-  std::string list = a.get("scenes", "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic");
+  std::string list = a.get("scenes", "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic,"
+                                     "dem_hopper,dem_smash,dem_soft_body,dem_dance");
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
@@ -263,22 +264,35 @@ int cmd_bench(const Args& a) {
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  std::printf("%-14s %-18s %10s %8s %12s %16s  %s\n", "scene", "backend", "particles", "steps", "ms/substep",
-              "particle-steps/s", "hash");
+  std::printf("%-14s %-4s %-18s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend", "particles", "steps",
+              "ms/step", "particle-steps/s", "contact-steps/s", "hash");
   for (const auto& name : scenes) {
     std::unique_ptr<Simulation> sim = load_simulation(name, a.sets, backend, threads);
     StepStatus st = sim->step(static_cast<int>(warmup));
     size_t n = sim->diagnostics().count;
+    // DEM: count the pairwise interactions of every timed step.
+    const bool per_step = sim->dem() != nullptr;
+    double interactions = 0.0;
     auto t0 = std::chrono::steady_clock::now();
-    if (st.ok) st = sim->step(static_cast<int>(steps));
+    if (per_step) {
+      for (long k = 0; k < steps && st.ok; ++k) {
+        st = sim->step(1);
+        interactions += static_cast<double>(sim->last_interactions());
+      }
+    } else if (st.ok) {
+      st = sim->step(static_cast<int>(steps));
+    }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     Diagnostics d = sim->diagnostics();
     if (!st.ok) {
       std::printf("%-14s %s\n", name.c_str(), st.message.c_str());
       continue;
     }
-    std::printf("%-14s %-18s %10zu %8ld %12.4f %16.4g  %016" PRIx64 "\n", name.c_str(), sim->backend_name().c_str(), n,
-                steps, 1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs, d.hash);
+    char contact_rate[32] = "-";
+    if (per_step) std::snprintf(contact_rate, sizeof contact_rate, "%.4g", interactions / secs);
+    std::printf("%-14s %-4s %-18s %9zu %7ld %11.4f %16.4g %15s  %016" PRIx64 "\n", name.c_str(),
+                sim->info().kind.c_str(), sim->backend_name().c_str(), n, steps,
+                1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs, contact_rate, d.hash);
     std::fflush(stdout);
   }
   return 0;

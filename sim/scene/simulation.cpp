@@ -84,6 +84,12 @@ class DemSimulation final : public Simulation {
   std::string backend_name() const override { return w_->backend_name(); }
   std::vector<std::string> material_names() const override { return w_->material_names; }
   dem::DemWorld* dem() override { return w_.get(); }
+  size_t last_interactions() const override {
+    const dem::DemStepResult& r = w_->last_result();
+    size_t intact = 0;
+    for (uint8_t b : w_->bonds.broken) intact += b ? 0 : 1;
+    return r.contacts + r.wall_contacts + intact;
+  }
 
   Diagnostics diagnostics() override {
     dem::DemDiagnostics d = w_->diagnostics();

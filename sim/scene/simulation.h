@@ -50,6 +50,9 @@ class Simulation {
   virtual MpmWorld* mpm() { return nullptr; }
   /// The DEM world, when this is a DEM scene.
   virtual dem::DemWorld* dem() { return nullptr; }
+  /// Pairwise interactions the last step computed (DEM contacts, wall contacts
+  /// and intact bonds; 0 for MPM, whose particles interact through the grid).
+  virtual size_t last_interactions() const { return 0; }
   /// Particle state in the original tool's P4P form, and contacts as P4C
   /// (empty for MPM, whose particles never touch directly).
   virtual P4ParticleFrame p4_particles() = 0;
