@@ -69,9 +69,8 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
       p_->v[i] += dt * (ks * d - kd * p_->v[i]);
     }
   }
-  pool_.parallel_for(static_cast<int64_t>(grid_m_.size()), 16384, [&](int64_t b, int64_t e, int) {
-    std::fill(grid_m_.begin() + b, grid_m_.begin() + e, 0.f);
-    std::fill(grid_v_.begin() + b, grid_v_.begin() + e, Vec2{});
+  pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
+    std::fill(grid_.begin() + b, grid_.begin() + e, Node{0.f, 0.f, 0.f, 0.f});
   });
   const bool apic = in.solver.transfer == Transfer::APIC;
   switch (in.solver.kernel) {
@@ -106,13 +105,14 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
           const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
           if constexpr (K == Kernel::Linear) {
             for (int c = 0; c < N; ++c) {
-              float* row_m = &grid_m_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
-              Vec2* row_v = &grid_v_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              Node* row = &grid_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
               for (int a = 0; a < N; ++a) {
                 const float w = s.wx[a] * s.wy[c];
                 const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-                row_m[a] += w * mp;
-                row_v[a] += w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+                const Vec2 d = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+                row[a].vx += d.x;
+                row[a].vy += d.y;
+                row[a].m += w * mp;
               }
             }
           } else {
@@ -120,14 +120,16 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
             // stress folds into the affine matrix: Q = -dt vol0 tau D^-1 + m C.
             const Mat2 Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
             for (int c = 0; c < N; ++c) {
-              float* row_m = &grid_m_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
-              Vec2* row_v = &grid_v_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              Node* row = &grid_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
               const float dy = (c - s.fy) * g.dx;
               for (int a = 0; a < N; ++a) {
                 const float w = s.wx[a] * s.wy[c];
                 const Vec2 dpos{(a - s.fx) * g.dx, dy};
-                row_m[a] += w * mp;
-                row_v[a] += w * (mv + Q * dpos);
+                const Vec2 d = w * (mv + Q * dpos);
+                row[a].vx += d.x;
+                row[a].vy += d.y;
+                row[a].m += w * mp;
+                row[a].pad += 0.f;  // keeps the update a full 4-lane add (SLP vectorisation)
               }
             }
           }
@@ -150,7 +152,10 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
       for (int i = 0; i < sx; ++i) {
         size_t node = static_cast<size_t>(j) * sx + i;
         Vec2& v_old = keep_old ? grid_v_old_[node] : scratch;
-        mpm::grid_update_node(i, static_cast<int>(j), grid_m_[node], grid_v_[node], v_old, gp);
+        Vec2 mv{grid_[node].vx, grid_[node].vy};
+        mpm::grid_update_node(i, static_cast<int>(j), grid_[node].m, mv, v_old, gp);
+        grid_[node].vx = mv.x;
+        grid_[node].vy = mv.y;
       }
   });
 }
@@ -192,7 +197,7 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
         for (int a = 0; a < N; ++a) {
           const float w = s.wx[a] * s.wy[c];
-          const Vec2 vi = grid_v_[row + a];
+          const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
           v_pic += w * vi;
           if constexpr (FLIP) dv += w * (vi - grid_v_old_[row + a]);
           if constexpr (K == Kernel::Linear) {
@@ -242,15 +247,18 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
 
 void MpmCpuBackend::read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const {
   spec = last_grid_;
-  mass = grid_m_;
-  velocity = grid_v_;
+  mass.resize(grid_.size());
+  velocity.resize(grid_.size());
+  for (size_t k = 0; k < grid_.size(); ++k) {
+    mass[k] = grid_[k].m;
+    velocity[k] = Vec2{grid_[k].vx, grid_[k].vy};
+  }
 }
 
 SubstepResult MpmCpuBackend::substep(const SubstepInput& in) {
   const size_t nodes = static_cast<size_t>(in.grid.nodes_x()) * in.grid.nodes_y();
-  if (grid_m_.size() != nodes) {
-    grid_m_.assign(nodes, 0.f);
-    grid_v_.assign(nodes, Vec2{});
+  if (grid_.size() != nodes) {
+    grid_.assign(nodes, Node{0.f, 0.f, 0.f, 0.f});
     grid_v_old_.assign(nodes, Vec2{});
   }
   last_grid_ = in.grid;

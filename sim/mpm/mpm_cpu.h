@@ -40,8 +40,14 @@ class MpmCpuBackend final : public MpmBackend {
   ThreadPool pool_;
   MpmParticles* p_ = nullptr;
   // Grid (node arrays, (nx+1) x (ny+1), row-major in y).
-  std::vector<float> grid_m_;
-  std::vector<Vec2> grid_v_, grid_v_old_;
+  /// One grid node: momentum (velocity after the grid update) and mass,
+  /// interleaved so a stencil row touches one cache line per node and the
+  /// scatter is a single 4-wide add.
+  struct alignas(16) Node {
+    float vx, vy, m, pad;
+  };
+  std::vector<Node> grid_;
+  std::vector<Vec2> grid_v_old_;
   // Bucketing.
   int blocks_x_ = 0, blocks_y_ = 0;
   std::vector<uint32_t> block_of_;      // per particle

@@ -18,8 +18,9 @@ void MpmSimulation::table(ParticleTable& t) {
   t.group.assign(p.group.begin(), p.group.end());
   t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
   t.color.resize(n);
-  t.extra_names = {"J", "Jp"};
-  t.extra.assign(2, std::vector<float>(n));
+  if (t.extra_names.size() != 2 || t.extra_names[0] != "J") t.extra_names = {"J", "Jp"};
+  t.extra.resize(2);
+  for (auto& col : t.extra) col.resize(n);  // reuses the caller's buffers
   for (size_t i = 0; i < n; ++i) {
     t.material[i] = p.material[i];
     t.x[i] = p.x[i].x; t.y[i] = p.x[i].y;
@@ -114,8 +115,9 @@ class DemSimulation final : public Simulation {
     t.material.resize(n);
     t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
     t.color.resize(n);
-    t.extra_names = {"omega", "theta"};
-    t.extra.assign(2, std::vector<float>(n));
+    if (t.extra_names.size() != 2 || t.extra_names[0] != "omega") t.extra_names = {"omega", "theta"};
+    t.extra.resize(2);
+    for (auto& col : t.extra) col.resize(n);  // reuses the caller's buffers
     for (size_t i = 0; i < n; ++i) {
       t.material[i] = p.material[i];
       t.x[i] = static_cast<float>(p.x[i].x); t.y[i] = static_cast<float>(p.x[i].y);
