@@ -327,12 +327,7 @@ int cmd_specimen(const Args& a) {
   fs::create_directories(out, ec);
   if (ec) throw std::runtime_error(out + ": cannot create output folder: " + ec.message());
 
-  Image img;
-  try {
-    img = load_image(path);
-  } catch (const std::exception& e) {
-    throw InputError({path, 0, 0}, "", e.what());
-  }
+  const Image img = load_image(path);  // InputError naming the file
   const Mask m = make_mask(img, sp.mask);
   const std::vector<Contour> contours = trace_contours(m);
   const Specimen s = make_specimen(img, m, contours, sp);

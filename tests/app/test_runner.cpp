@@ -106,3 +106,29 @@ TEST_CASE("sandbox info lists backends and scenes", "[app][runner]") {
   CHECK(r.out.find("cuda") != std::string::npos);
   CHECK(r.out.find("mpm99") != std::string::npos);
 }
+
+TEST_CASE("sandbox specimen fills a silhouette and exports IDs, colours and the belt", "[app][specimen]") {
+  fs::path out = fs::temp_directory_path() / ("ps_specimen_out_" + std::to_string(getpid()));
+  fs::remove_all(out);
+  // L-shape: 16 x 40 + 24 x 16 grid points of radius 1 px (see tests/sim/specimen).
+  Result r = sandbox(std::string("specimen ") + PS_SOURCE_DIR + "/assets/specimens/l_shape.png --radius-px 1 --out " +
+                     out.string());
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("1024 particles") != std::string::npos);
+  CHECK(r.out.find("0 points where the nearest-contour and winding tests disagree") != std::string::npos);
+  std::ifstream colors(out / "colors.csv");
+  std::string header;
+  std::getline(colors, header);
+  CHECK(header == "ID, R, G, B");
+  CHECK(fs::exists(out / "belt.txt"));
+  CHECK(fs::exists(out / "inside_tests.png"));
+  // The dancer's belt: pixels brighter than 160 in every channel.
+  Result d = sandbox(std::string("specimen ") + PS_SOURCE_DIR + "/assets/specimens/dancer.png --out " + out.string());
+  REQUIRE(d.code == 0);
+  CHECK(d.out.find("1540 particles") != std::string::npos);
+  CHECK(d.out.find("76 in the belt") != std::string::npos);
+  Result bad = sandbox("specimen no_such_image.png");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("no_such_image.png: cannot read image") != std::string::npos);
+}
