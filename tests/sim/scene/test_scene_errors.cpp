@@ -126,3 +126,35 @@ TEST_CASE("Every built-in scene loads", "[scene]") {
     CHECK(s.world->particles.size() > 1000);
   }
 }
+
+TEST_CASE("An image-mask body fills the dark pixels of a silhouette", "[scene]") {
+  // disk.png: 96 x 96 px, a dark disk of radius 40 px centred in the image.
+  // Mapped to width 0.48 (5 mm per pixel) at origin (0.26, 0.26): centre (0.5, 0.5), radius 0.2.
+  std::string scene = std::string(R"({
+    "domain": {"size": [1, 1], "grid": 64},
+    "materials": {"j": {"type": "jelly"}},
+    "bodies": [{"shape": "image", "file": ")") + PS_SOURCE_DIR + R"(/assets/specimens/disk.png",
+                "origin": [0.26, 0.26], "width": 0.48, "material": "j", "spacing": 0.0078125}]
+  })";
+  MpmScene s = load_mpm_scene(write_temp("image.json", scene));
+  const MpmParticles& p = s.world->particles;
+  const double area = 3.14159265 * 0.2 * 0.2, cell = 0.0078125 * 0.0078125;
+  CHECK(static_cast<double>(p.size()) == Approx(area / cell).epsilon(0.03));
+  double cx = 0, cy = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    Vec2 d = p.x[i] - Vec2{0.5f, 0.5f};
+    CHECK(length(d) < 0.2f + 0.005f);  // within one pixel of the disk's edge
+    cx += p.x[i].x;
+    cy += p.x[i].y;
+  }
+  CHECK(cx / p.size() == Approx(0.5).margin(0.003));
+  CHECK(cy / p.size() == Approx(0.5).margin(0.003));
+  // A missing image is a located error, not a crash.
+  std::string e = error_of(std::string(R"({
+    "domain": {"size": [1, 1], "grid": 64},
+    "materials": {"j": {"type": "jelly"}},
+    "bodies": [{"shape": "image", "file": "missing.png", "width": 0.5, "material": "j"}]
+  })"));
+  INFO(e);
+  CHECK(e.find("bad.json:4:43: field 'bodies[0].file': cannot read image") != std::string::npos);
+}
