@@ -2,6 +2,7 @@
 /// backend that steps them. The app, the tests and the benchmarks all drive
 /// this one type (mirrors ps::MpmWorld).
 #pragma once
+#include "sim/core/step_status.h"
 #include "sim/io/p4.h"
 #include <cstdint>
 #include <functional>
@@ -17,14 +18,8 @@
 namespace ps {
 namespace dem {
 
-/// Outcome of stepping: ok, or the first blow-up (which particle, which step).
-struct DemStepStatus {
-  bool ok = true;
-  int64_t step = 0;          ///< the step (1-based, since scene start) that failed
-  int64_t index = -1;        ///< particle index
-  uint32_t particle_id = 0;  ///< its stable ID
-  std::string message;
-};
+/// Outcome of stepping (shared with MPM).
+using DemStepStatus = ps::StepStatus;
 
 /// Conserved quantities and a state hash.
 struct DemDiagnostics {

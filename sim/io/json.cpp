@@ -303,6 +303,12 @@ static void dump_string(std::string& out, const std::string& s) {
   out += '"';
 }
 
+std::string json_quote(const std::string& s) {
+  std::string out;
+  dump_string(out, s);
+  return out;
+}
+
 void Json::dump_to(std::string& out, int indent, int depth) const {
   auto nl = [&](int d) {
     out += '\n';

@@ -78,5 +78,7 @@ class Json {
 
 /// Formats a double so that it reads back to the same value, shortest first.
 std::string format_number(double v);
+/// A JSON string literal for `s` (quotes and escapes), for hand-laid-out files.
+std::string json_quote(const std::string& s);
 
 }  // namespace ps

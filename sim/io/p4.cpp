@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include "sim/io/text.h"
 #include "sim/mpm/mpm_particles.h"
 
 namespace ps {
@@ -14,63 +15,6 @@ namespace {
 
 // [SECTION] Text helpers ---------------------------------------------------------------
 
-struct Token {
-  std::string text;
-  int column = 1;
-};
-
-std::vector<Token> split_blanks(const std::string& line) {
-  std::vector<Token> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    if (i >= line.size()) break;
-    size_t b = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    out.push_back({line.substr(b, i - b), static_cast<int>(b + 1)});
-  }
-  return out;
-}
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t b = 0;
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) b = 3;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string::npos) e = text.size();
-    std::string l = text.substr(b, e - b);
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    lines.push_back(std::move(l));
-    b = e + 1;
-  }
-  return lines;
-}
-
-bool parse_double(const std::string& s, double& v) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  if (b != e && *b == '+') ++b;
-  if (b == e) return false;
-  auto r = std::from_chars(b, e, v);
-  return r.ec == std::errc() && r.ptr == e && std::isfinite(v);
-}
-
-bool parse_i64(const std::string& s, int64_t& v) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  if (b != e && *b == '+') ++b;
-  if (b == e) return false;
-  auto r = std::from_chars(b, e, v);
-  return r.ec == std::errc() && r.ptr == e;
-}
-
-bool parse_id(const std::string& s, uint32_t& id) {
-  int64_t v = 0;
-  if (!parse_i64(s, v) || v < 1 || v > 0xFFFFFFFEll) return false;
-  id = static_cast<uint32_t>(v);
-  return true;
-}
 
 std::string squote(const std::string& s) { return "'" + s + "'"; }
 
@@ -104,13 +48,13 @@ void read_blocks(const std::string& text, const std::string& path, const char* k
   auto loc = [&](size_t li, int col) { return SourceLoc{path, static_cast<int>(li + 1), col}; };
   auto skip_to_next_block = [&]() {
     while (i < lines.size()) {
-      std::vector<Token> t = split_blanks(lines[i]);
+      std::vector<TextField> t = split_blanks(lines[i]);
       if (!t.empty() && t[0].text == "TIMESTEP") return;
       ++i;
     }
   };
   while (i < lines.size()) {
-    std::vector<Token> t = split_blanks(lines[i]);
+    std::vector<TextField> t = split_blanks(lines[i]);
     if (t.empty()) { ++i; continue; }
     // Block title.
     if (t.size() != 2 || t[0].text != "TIMESTEP" || t[1].text != kind) {
@@ -198,7 +142,7 @@ void read_blocks(const std::string& text, const std::string& path, const char* k
 
 /// Field-by-field row parsing with located errors.
 struct RowParser {
-  const std::vector<Token>& t;
+  const std::vector<TextField>& t;
   SourceLoc at;
   const std::vector<std::string>& cols;
   std::vector<InputError>& diags;
@@ -286,7 +230,7 @@ P4pLoad parse_p4p(const std::string& text, const std::string& path) {
         res.frames.emplace_back();
         res.frames.back().time = time;
       },
-      [&](const std::vector<Token>& t, const SourceLoc& at, const std::vector<std::string>& cols) {
+      [&](const std::vector<TextField>& t, const SourceLoc& at, const std::vector<std::string>& cols) {
         RowParser rp{t, at, cols, res.diagnostics};
         P4Particle p;
         rp.id(0, p.id);
@@ -335,7 +279,7 @@ P4cLoad parse_p4c(const std::string& text, const std::string& path) {
         res.frames.back().time = time;
         res.frames.back().has_bonded_column = which == 0;
       },
-      [&](const std::vector<Token>& t, const SourceLoc& at, const std::vector<std::string>& cols) {
+      [&](const std::vector<TextField>& t, const SourceLoc& at, const std::vector<std::string>& cols) {
         RowParser rp{t, at, cols, res.diagnostics};
         P4Contact c;
         rp.id(0, c.p1);

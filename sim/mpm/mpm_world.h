@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/core/step_status.h"
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_params.h"
 #include "sim/mpm/mpm_particles.h"
@@ -16,14 +17,6 @@ namespace ps {
 /// The lecture's velocity presets (pic_vs_apic demo, keys t / r / s / d).
 enum class Preset : uint8_t { Translation, Rotation, Shear, Dilation };
 
-/// Outcome of stepping: ok, or the first blow-up (which particle, which step).
-struct StepStatus {
-  bool ok = true;
-  int64_t step = 0;          ///< the substep (1-based, since scene start) that failed
-  int64_t index = -1;        ///< particle index
-  uint32_t particle_id = 0;  ///< its stable ID
-  std::string message;
-};
 
 /// Conserved quantities and a state hash of the particle set.
 struct Diagnostics {

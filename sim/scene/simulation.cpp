@@ -63,22 +63,13 @@ void MpmSimulation::bounds(Vec2& lo, Vec2& hi) const {
 
 namespace {
 
-StepStatus to_status(const dem::DemStepStatus& d) {
-  StepStatus s;
-  s.ok = d.ok;
-  s.step = d.step;
-  s.index = d.index;
-  s.particle_id = d.particle_id;
-  s.message = d.message;
-  return s;
-}
 
 /// A DEM scene behind the Simulation interface.
 class DemSimulation final : public Simulation {
  public:
   DemSimulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world) : info_(std::move(info)), w_(std::move(world)) {}
   const SceneInfo& info() const override { return info_; }
-  StepStatus step(int substeps) override { return to_status(w_->step(substeps)); }
+  StepStatus step(int substeps) override { return w_->step(substeps); }
   int substeps_per_frame() const override { return w_->solver.substeps; }
   int64_t step_count() const override { return w_->step_count(); }
   double time() const override { return w_->time(); }

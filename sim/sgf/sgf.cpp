@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include "sim/io/json.h"
+#include "sim/io/text.h"
 #include "sim/io/p4.h"
 #include "sim/io/json_read.h"
 #include "sim/mpm/mpm_particles.h"
@@ -28,79 +29,6 @@ namespace {
 std::string shortest(double v) { return shortest_number(v, P4Precision::Double); }
 std::string shortest(float v) { return shortest_number(v, P4Precision::Float); }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-/// Field text and its 1-based column.
-struct Field {
-  std::string text;
-  int column = 1;
-};
-
-/// Splits a CSV line on ',' and trims blanks around each field.
-std::vector<Field> split_csv(const std::string& line) {
-  std::vector<Field> out;
-  size_t b = 0;
-  while (true) {
-    size_t e = line.find(',', b);
-    size_t end = e == std::string::npos ? line.size() : e;
-    size_t s = b;
-    while (s < end && is_space(line[s])) ++s;
-    size_t t = end;
-    while (t > s && is_space(line[t - 1])) --t;
-    out.push_back({line.substr(s, t - s), static_cast<int>(s + 1)});
-    if (e == std::string::npos) break;
-    b = e + 1;
-  }
-  return out;
-}
-
-/// Splits text into lines (LF or CRLF); strips a UTF-8 BOM.
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t b = 0;
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) b = 3;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string::npos) e = text.size();
-    std::string l = text.substr(b, e - b);
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    lines.push_back(std::move(l));
-    b = e + 1;
-  }
-  return lines;
-}
-
-bool blank(const std::string& s) {
-  for (char c : s)
-    if (!is_space(c)) return false;
-  return true;
-}
-
-bool parse_double(const std::string& s, double& v) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  if (b != e && *b == '+') ++b;
-  if (b == e) return false;
-  auto r = std::from_chars(b, e, v);
-  return r.ec == std::errc() && r.ptr == e && std::isfinite(v);
-}
-
-bool parse_u64(const std::string& s, uint64_t& v) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  if (b != e && *b == '+') ++b;
-  if (b == e) return false;
-  auto r = std::from_chars(b, e, v);
-  return r.ec == std::errc() && r.ptr == e;
-}
-
-/// A 1-based particle ID in [1, 2^32 - 2] (2^32 - 1 is IdIndexMap::kNone's twin; excluded).
-bool parse_id(const std::string& s, uint32_t& id) {
-  uint64_t v = 0;
-  if (!parse_u64(s, v) || v < 1 || v >= 0xFFFFFFFFull) return false;
-  id = static_cast<uint32_t>(v);
-  return true;
-}
 
 std::string read_file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -168,8 +96,8 @@ SgfFile parse_sgf_csv(const std::string& text, const std::string& path, int64_t 
   for (size_t li = 0; li < lines.size(); ++li) {
     const std::string& line = lines[li];
     const int ln = static_cast<int>(li + 1);
-    if (blank(line)) continue;
-    std::vector<Field> fields = split_csv(line);
+    if (is_blank_line(line)) continue;
+    std::vector<TextField> fields = split_csv(line);
     if (!header_seen) {
       header_seen = true;
       bool ok = fields.size() == 4;
@@ -379,27 +307,6 @@ SgfSet sgf_infer_groups(const SgfList& list) {
 
 namespace {
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 }  // namespace
 
@@ -429,7 +336,7 @@ void save_sgf_set(const SgfSet& set, const std::string& dir) {
   for (size_t gi = 0; gi < set.groups.size(); ++gi) {
     const SgfGroup& g = set.groups[gi];
     j += gi ? ",\n    {\n" : "\n    {\n";
-    j += "      \"name\": " + json_string(g.name) + ",\n";
+    j += "      \"name\": " + json_quote(g.name) + ",\n";
     j += "      \"color\": [" + shortest(g.color[0]) + ", " + shortest(g.color[1]) + ", " + shortest(g.color[2]) + "],\n";
     j += "      \"ids\": [";
     for (size_t k = 0; k < g.ids.size(); ++k) {
@@ -440,7 +347,7 @@ void save_sgf_set(const SgfSet& set, const std::string& dir) {
     for (size_t k = 0; k < spans[gi].size(); ++k) {
       const Span& sp = spans[gi][k];
       j += k ? ",\n        " : "\n        ";
-      j += "{\"file\": " + json_string(sp.file) + ", \"row\": " + std::to_string(sp.row) +
+      j += "{\"file\": " + json_quote(sp.file) + ", \"row\": " + std::to_string(sp.row) +
            ", \"count\": " + std::to_string(sp.count) + "}";
     }
     j += spans[gi].empty() ? "]\n    }" : "\n      ]\n    }";
@@ -571,8 +478,8 @@ std::vector<uint32_t> load_id_list(const std::string& path, std::vector<InputErr
   }
   std::vector<std::string> lines = split_lines(text);
   for (size_t li = 0; li < lines.size(); ++li) {
-    if (blank(lines[li])) continue;
-    Field f = split_csv(lines[li])[0];
+    if (is_blank_line(lines[li])) continue;
+    TextField f = split_csv(lines[li])[0];
     uint32_t id = 0;
     if (lines[li].find(',') != std::string::npos || !parse_id(f.text, id)) {
       diags.emplace_back(SourceLoc{path, static_cast<int>(li + 1), f.column}, "ID",
