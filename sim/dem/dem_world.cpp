@@ -204,10 +204,10 @@ DemStepStatus DemWorld::step(int n) {
   in.loads = loads.data();
   in.load_count = static_cast<int>(loads.size());
   in.point = point_force;
-  in.grab.index = grab_index_.data();
-  in.grab.offset = grab_offset_.data();
-  in.grab.count = static_cast<int>(grab_index_.size());
-  in.grab.target = grab_target_;
+  in.grab.index = grab_.index.data();
+  in.grab.offset = grab_.offset.data();
+  in.grab.count = static_cast<int>(grab_.index.size());
+  in.grab.target = grab_.target;
   in.grab.stiffness = grab_stiffness;
   // The step size is fixed for the whole call (a displayed frame).
   in.dt = next_dt();
@@ -255,20 +255,10 @@ DemStepStatus DemWorld::step(int n) {
 
 void DemWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2d target) {
   backend_->sync_to_host();
-  grab_index_.clear();
-  grab_offset_.clear();
-  for (uint32_t i : indices) {
-    if (i >= particles.size()) continue;
-    grab_index_.push_back(i);
-    grab_offset_.push_back(particles.x[i] - target);
-  }
-  grab_target_ = target;
+  grab_.begin(indices, particles.x, target);
 }
 
-void DemWorld::grab_end() {
-  grab_index_.clear();
-  grab_offset_.clear();
-}
+void DemWorld::grab_end() { grab_.end(); }
 
 // [SECTION] Diagnostics and export ---------------------------------------------------
 

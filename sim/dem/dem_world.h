@@ -2,6 +2,7 @@
 /// backend that steps them. The app, the tests and the benchmarks all drive
 /// this one type (mirrors ps::MpmWorld).
 #pragma once
+#include "sim/core/grab.h"
 #include "sim/core/step_status.h"
 #include "sim/io/p4.h"
 #include <cstdint>
@@ -110,9 +111,9 @@ class DemWorld {
 
   /// Grab tool: particles follow a moving target keeping their offsets.
   void grab_begin(const std::vector<uint32_t>& indices, Vec2d target);
-  void grab_move(Vec2d target) { grab_target_ = target; }
+  void grab_move(Vec2d target) { grab_.target = target; }
   void grab_end();
-  bool grabbing() const { return !grab_index_.empty(); }
+  bool grabbing() const { return grab_.active(); }
   double grab_stiffness = 4000.0;
 
   /// Host arrays were edited (loading, painting, velocities): push them.
@@ -143,9 +144,7 @@ class DemWorld {
   size_t bonds_broken_total_ = 0;
   DemStepResult last_result_;
   DemStepStatus failure_;
-  std::vector<uint32_t> grab_index_;
-  std::vector<Vec2d> grab_offset_;
-  Vec2d grab_target_{};
+  GrabSet<Vec2d> grab_;
 };
 
 /// Diagnostics of a particle set (double accumulation in index order).

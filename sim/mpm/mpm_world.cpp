@@ -43,10 +43,10 @@ StepStatus MpmWorld::step(int n) {
   in.materials = materials.data();
   in.material_count = static_cast<int>(materials.size());
   in.point = point_force;
-  in.grab.index = grab_index_.data();
-  in.grab.offset = grab_offset_.data();
-  in.grab.count = static_cast<int>(grab_index_.size());
-  in.grab.target = grab_target_;
+  in.grab.index = grab_.index.data();
+  in.grab.offset = grab_.offset.data();
+  in.grab.count = static_cast<int>(grab_.index.size());
+  in.grab.target = grab_.target;
   in.grab.stiffness = grab_stiffness;
   for (int s = 0; s < n; ++s) {
     in.dt = next_dt();
@@ -138,20 +138,10 @@ void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32
 
 void MpmWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2 target) {
   backend_->sync_to_host();
-  grab_index_.clear();
-  grab_offset_.clear();
-  for (uint32_t i : indices) {
-    if (i >= particles.size()) continue;
-    grab_index_.push_back(i);
-    grab_offset_.push_back(particles.x[i] - target);
-  }
-  grab_target_ = target;
+  grab_.begin(indices, particles.x, target);
 }
 
-void MpmWorld::grab_end() {
-  grab_index_.clear();
-  grab_offset_.clear();
-}
+void MpmWorld::grab_end() { grab_.end(); }
 
 Diagnostics MpmWorld::diagnostics() {
   backend_->sync_to_host();

@@ -2,6 +2,7 @@
 /// backend that steps them. The app, the runner, the tests and the benchmark
 /// all drive this one type.
 #pragma once
+#include "sim/core/grab.h"
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -70,9 +71,9 @@ class MpmWorld {
 
   /// Grab tool: particles follow a moving target keeping their offsets.
   void grab_begin(const std::vector<uint32_t>& indices, Vec2 target);
-  void grab_move(Vec2 target) { grab_target_ = target; }
+  void grab_move(Vec2 target) { grab_.target = target; }
   void grab_end();
-  bool grabbing() const { return !grab_index_.empty(); }
+  bool grabbing() const { return grab_.active(); }
   float grab_stiffness = 4000.f;
 
   /// Host particle arrays were edited (presets, painting, loading): push them.
@@ -91,9 +92,7 @@ class MpmWorld {
   float last_dt_ = 0.f;
   float last_max_speed_ = 0.f;
   StepStatus failure_;
-  std::vector<uint32_t> grab_index_;
-  std::vector<Vec2> grab_offset_;
-  Vec2 grab_target_{};
+  GrabSet<Vec2> grab_;
 };
 
 /// Diagnostics of a particle set (double accumulation in index order).
