@@ -168,9 +168,11 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
   const DemBonds& b = *b_;
   const double dt = in.dt;
   const int mc = in.material_count;
-  std::vector<PairProps> props(static_cast<size_t>(mc) * mc);
+  std::vector<PairProps>& props = pair_props_;  // reused: no per-step allocation
+  props.resize(static_cast<size_t>(mc) * mc);
   for (int a = 0; a < mc; ++a)
     for (int c = 0; c < mc; ++c) props[static_cast<size_t>(a) * mc + c] = pair_props(in.materials[a], in.materials[c]);
+  worker_cand_.resize(worker_pairs_.size());
 
   // Last step's contacts become this step's history.
   prev_pairs_.swap(pairs_);
@@ -185,7 +187,7 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
   pool_.parallel_for(static_cast<int64_t>(n), kParticleGrain, [&](int64_t i0, int64_t i1, int worker) {
     std::vector<DemContact>& out = worker_pairs_[static_cast<size_t>(worker)];
     std::vector<DemContact>& wout = worker_walls_[static_cast<size_t>(worker)];
-    std::vector<uint32_t> cand;
+    std::vector<uint32_t>& cand = worker_cand_[static_cast<size_t>(worker)];
     for (int64_t ii = i0; ii < i1; ++ii) {
       const uint32_t i = static_cast<uint32_t>(ii);
       const Vec2d xi = p.x[i];

@@ -15,6 +15,7 @@
 #include <vector>
 #include "sim/core/thread_pool.h"
 #include "sim/dem/dem_backend.h"
+#include "sim/dem/dem_kernels.h"
 
 namespace ps {
 namespace dem {
@@ -59,6 +60,8 @@ class DemCpuBackend final : public DemBackend {
   std::vector<uint32_t> cell_of_, cell_start_, cell_items_, cursor_;
 
   // Contacts of this step (sorted by i then j) and of the previous step (history).
+  std::vector<PairProps> pair_props_;              // material pair table, reused
+  std::vector<std::vector<uint32_t>> worker_cand_;  // per-worker candidate lists, reused
   std::vector<std::vector<DemContact>> worker_pairs_, worker_walls_;
   std::vector<DemContact> pairs_, walls_, prev_pairs_, prev_walls_;
   std::vector<uint32_t> pair_start_, wall_start_, prev_pair_start_, prev_wall_start_;
