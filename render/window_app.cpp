@@ -118,6 +118,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   // window; a different scene starts from its file.
   bool same = sim && next->info().path == sim->info().path && next->mpm() && world() &&
               next->mpm()->materials.size() == materials.size();
+  const bool same_path = sim && next->info().path == sim->info().path;
   sim = std::move(next);
   if (same) {
     world()->solver = solver;
@@ -126,6 +127,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   } else {
     adopt_world_params();
   }
+  dem_adopt(same_path);
   scene_arg = name_or_path;
   overrides = ovr;
   load_error.clear();
@@ -141,6 +143,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   grid_ref_speed = particle_ref_speed = 0.f;
   if (save_path.empty() || !same)
     save_path = (fs::path(out_dir) / (fs::path(sim->info().path).stem().string() + "-edited.json")).string();
+  sgf_scene_loaded(*this);
   diag = sim->diagnostics();
   log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(), sim->info().path.c_str(),
       diag.count, sim->backend_name().c_str());
@@ -201,6 +204,8 @@ void App::sync() {
       }
     }
   }
+  dem_sync();
+  sgf_sync(*this);
   if (!w) return;
   // The panels' copies become the world's parameters here, once per frame.
   w->solver = solver;
@@ -230,8 +235,10 @@ void App::sync() {
 void App::step_frame() {
   substeps_last = 0;
   if (!sim) return;
+  if (sgf_seek_frame(*this)) return;  // scrubbing: fast-forward or re-simulate to a step
   MpmWorld* w = world();
   if (w && w->halted()) return;
+  if (dem_world() && dem_world()->halted()) return;
   bool single = !running && pending.single_frames > 0;
   if (!running && !single) return;
   if (single) --pending.single_frames;
@@ -366,7 +373,7 @@ ScreenRect App::scene_viewport() const {
   r.x = left_w;
   r.y = 0.f;
   r.w = std::max(64.f, cam.width() - left_w - right_w);
-  r.h = cam.height();
+  r.h = std::max(64.f, cam.height() - sgf_timeline_height(*this));
   return r;
 }
 
@@ -466,6 +473,7 @@ void App::handle_input() {
         log("pick none x=%.9g y=%.9g", static_cast<double>(wm.x), static_cast<double>(wm.y));
       }
     }
+    if (tools.tool == Tool::Select) sgf_select_begin(*this);
     if (tools.tool == Tool::Grab && w) {
       particles_within(table, wm, tools.radius, grab_rows);
       if (!grab_rows.empty()) {
@@ -478,6 +486,7 @@ void App::handle_input() {
     }
     if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
       log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x), static_cast<double>(wm.y));
+    if (dem_world()) dem_tool_begin(wm);
     if (tools.tool == Tool::Paint && w) {
       uint16_t g = 0;
       for (uint16_t x : w->particles.group) g = std::max(g, x);
@@ -491,9 +500,12 @@ void App::handle_input() {
   if (left_down) {
     if (io.MouseDown[ImGuiMouseButton_Left]) {
       if (w && w->grabbing()) w->grab_move(wm);
+      if (tools.tool == Tool::Select) sgf_select_drag(*this);
+      if (dem_world()) dem_tool_drag(wm);
       if (stroke.active()) stroke.extend(wm, paint_sites);
     } else {
       left_down = false;
+      sgf_select_end(*this);
       if (w && w->grabbing()) {
         Vec2 c = centroid(grab_rows);
         log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g", grab_rows.size(),
@@ -507,9 +519,11 @@ void App::handle_input() {
         stroke.end();
       }
       if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w) log("%s end", tool_name(tools.tool));
+      if (dem_world()) dem_tool_end(wm);
     }
   }
   if (w) w->point_force = tool_point_force(tools, wm, left_down);
+  if (dem::DemWorld* d = dem_world()) d->point_force = tool_point_force(tools, wm, left_down);
   keys.clear();
   key_queue.swap(keys);  // keep the storage: no allocation per frame
 }
@@ -560,6 +574,7 @@ void App::draw_scene() {
     }
   }
   under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
+  if (dem_world()) dem_draw_under();
   under.draw(view);
 
   // The particles.
@@ -644,7 +659,11 @@ void App::draw_scene() {
         }
     }
   }
-  if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick && w) {
+  if (dem_world()) dem_draw_over();
+  sgf_draw_over(*this);
+  if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
+      tools.tool != Tool::Select &&
+      (w || (dem_world() && tools.tool != Tool::Paint))) {
     Vec2 wm = cam.screen_to_world(mouse);
     uint32_t col = pack_rgba(0.9f, 0.9f, 0.95f, 0.5f);
     if (tools.tool == Tool::Attract) col = pack_rgba(0.35f, 0.85f, 0.55f, left_down ? 0.9f : 0.5f);
@@ -943,6 +962,7 @@ int run_window(const WindowOptions& options) {
   // Cleanup.
   app.recorder.stop();
   app.save_settings();
+  sgf_shutdown(app);
   if (ImGui::GetCurrentContext() && io.IniFilename) ImGui::SaveIniSettingsToDisk(io.IniFilename);
   app.particles.destroy();
   app.under.destroy();

@@ -162,6 +162,7 @@ void App::draw_panels() {
     panel_tools();
     panel_solver();
     panel_materials();
+    panel_dem();
   }
   left_w = ImGui::GetWindowWidth();
   ImGui::End();
@@ -171,14 +172,24 @@ void App::draw_panels() {
   ImGui::SetNextWindowSize(ImVec2(right_w, H), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowPos(ImVec2(W, 0), ImGuiCond_Always, ImVec2(1.f, 0.f));
   if (ImGui::Begin("Inspect", nullptr, side)) {
-    panel_view();
-    panel_inspector();
-    panel_stats();
+    if (ImGui::BeginTabBar("##right_tabs")) {
+      if (ImGui::BeginTabItem("Particles")) {
+        panel_view();
+        panel_inspector();
+        panel_stats();
+        ImGui::EndTabItem();
+      }
+      sgf_right_tabs(*this);  // "SGF forces" (panel_sgf.cpp)
+      ImGui::EndTabBar();
+    }
   }
   right_w = ImGui::GetWindowWidth();
   ImGui::End();
 
   draw_legend();
+  dem_draw_legend();
+  sgf_draw_timeline(*this);
+  sgf_draw_specimen(*this);
   draw_banners();
   if (show_help) draw_help();
 }
@@ -405,13 +416,14 @@ void App::panel_materials() {
 void App::panel_tools() {
   if (!ImGui::CollapsingHeader("Tools", ImGuiTreeNodeFlags_DefaultOpen)) return;
   MpmWorld* w = world();
-  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5"};
+  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5", "Select 6"};
   float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
   for (int k = 0; k < kToolCount; ++k) {
     if (k % 3) ImGui::SameLine();
     bool on = static_cast<int>(tools.tool) == k;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.26f, 0.45f, 0.70f, 1.f));
-    ImGui::BeginDisabled(!w && k != 0);
+    // Pick works on any scene; grab, attract and repel on MPM and DEM; paint on MPM.
+    ImGui::BeginDisabled(!w && k != 0 && !(dem_world() && k != static_cast<int>(Tool::Paint)));
     if (ImGui::Button(labels[k], ImVec2(bw, 0))) {
       tools.tool = static_cast<Tool>(k);
       log("tool %s", tool_name(tools.tool));
@@ -429,6 +441,7 @@ void App::panel_tools() {
   }
   switch (tools.tool) {
     case Tool::Pick: ImGui::TextDisabled("click a particle to inspect it"); break;
+    case Tool::Select: ImGui::TextDisabled("click, box or lasso (SGF forces tab);\nShift adds, Ctrl removes"); break;
     case Tool::Grab:
       ImGui::SliderFloat("stiffness", &tools.grab_stiffness, 10.f, 1e5f, "%.0f", ImGuiSliderFlags_Logarithmic);
       ImGui::TextDisabled("drag: particles in the radius follow");
@@ -452,6 +465,8 @@ void App::panel_tools() {
         if (ImGui::SliderFloat("spacing", &h, 0.25f * def, 4.f * def, "%.4g", ImGuiSliderFlags_Logarithmic))
           tools.paint_spacing = h;
         ImGui::DragFloat2("velocity", &tools.paint_velocity.x, 0.02f, -20.f, 20.f, "%.2f");
+      } else if (dem_world()) {
+        ImGui::TextDisabled("painting works on MPM scenes only");
       }
       break;
   }
@@ -533,6 +548,10 @@ void App::panel_inspector() {
     return;
   }
   const size_t r = static_cast<size_t>(selected_row);
+  if (dem_world()) {
+    panel_dem_inspector(r);
+    return;
+  }
   std::vector<std::string> names = sim->material_names();
   const char* mat = table.material[r] < names.size() ? names[table.material[r]].c_str() : "?";
   MpmWorld* w = world();
@@ -729,7 +748,7 @@ void App::draw_banners() {
       else
         ImGui::Text("%s particles  |  t = %.3f", with_commas(table.size()).c_str(), sim->time());
       ImGui::PopStyleColor();
-      bool halted = w && w->halted();
+      bool halted = (w && w->halted()) || (dem_world() && dem_world()->halted());
       if (!running && !halted) {
         ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
         ImGui::TextUnformatted("PAUSED   Space runs, N steps one frame");
@@ -751,7 +770,10 @@ void App::draw_banners() {
 
   // Blow-up: stepping has stopped until reset.
   MpmWorld* w = world();
-  if (w && w->halted()) {
+  const std::string* halt_message = w && w->halted() ? &w->failure().message
+                                    : dem_world() && dem_world()->halted() ? &dem_world()->failure().message
+                                                                           : nullptr;
+  if (halt_message) {
     ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.40f, 0.07f, 0.09f, 0.96f));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 8.f * ui_scale);
@@ -759,8 +781,9 @@ void App::draw_banners() {
     if (ImGui::Begin("##halt", nullptr, f)) {
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap * 0.8f);
       ImGui::TextUnformatted("Numerical blow-up: the simulation has stopped.");
-      ImGui::TextWrapped("%s", w->failure().message.c_str());
-      ImGui::TextDisabled("Try a smaller dt, more substeps or adaptive dt, then reset.");
+      ImGui::TextWrapped("%s", halt_message->c_str());
+      ImGui::TextDisabled(w ? "Try a smaller dt, more substeps or adaptive dt, then reset."
+                            : "Try a smaller dt (or auto dt with a smaller safety factor), then reset.");
       ImGui::PopTextWrapPos();
       if (ImGui::Button("Reset  (Shift+R)")) pending.reset = true;
     }
@@ -816,7 +839,7 @@ void App::draw_help() {
         {"Shift+R", "reset the scene (keeps edited parameters)"},
         {"T  R  S  D", "preset velocity: translation, rotation, shear, dilation"},
         {"A", "toggle PIC / APIC"},
-        {"1 2 3 4 5", "tool: pick, grab, attract, repel, paint"},
+        {"1 2 3 4 5 6", "tool: pick, grab, attract, repel, paint, select"},
         {"left drag", "use the current tool (pick and grab also select)"},
         {"right drag", "pan"},
         {"wheel", "zoom about the cursor"},

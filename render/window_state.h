@@ -19,8 +19,10 @@
 #include "render/cpu/colormap.h"
 #include "render/cpu/settings.h"
 #include "render/cpu/tools.h"
+#include "render/dem_ui.h"
 #include "render/gl_draw.h"
 #include "render/recorder.h"
+#include "render/sgf_ui.h"
 #include "render/window_app.h"
 #include "sim/scene/simulation.h"
 
@@ -148,6 +150,12 @@ struct App {
   ParticleRenderer particles;
   ShapeBatch under, over;
 
+  // [SECTION] DEM (panel_dem.cpp, dem_draw.cpp)
+  DemUi demui;
+
+  // [SECTION] SGF editor, selection, timeline, specimen (panel_sgf.cpp, panel_specimen.cpp)
+  SgfUi sgf;
+
   // Methods (window_app.cpp).
   void log(const char* fmt, ...) const;
   void set_status(const std::string& s);
@@ -167,6 +175,18 @@ struct App {
   MpmWorld* world() { return sim ? sim->mpm() : nullptr; }
   MpmScene* mpm_scene();
   Vec2 centroid(const std::vector<uint32_t>& rows) const;
+  // DEM scenes (panel_dem.cpp, dem_draw.cpp).
+  dem::DemWorld* dem_world() { return sim ? sim->dem() : nullptr; }
+  void dem_adopt(bool same_scene);
+  void dem_sync();
+  void dem_tool_begin(Vec2 wm);
+  void dem_tool_drag(Vec2 wm);
+  void dem_tool_end(Vec2 wm);
+  void panel_dem();
+  void panel_dem_inspector(size_t row);
+  void dem_draw_under();
+  void dem_draw_over();
+  void dem_draw_legend();
 
   // Panels (window_panels.cpp).
   void setup_style();

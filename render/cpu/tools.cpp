@@ -12,6 +12,7 @@ const char* tool_name(Tool t) {
     case Tool::Attract: return "attract";
     case Tool::Repel: return "repel";
     case Tool::Paint: return "paint";
+    case Tool::Select: return "select";
   }
   return "?";
 }

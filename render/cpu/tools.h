@@ -4,6 +4,7 @@
 ///   attract  a point force pulling towards the cursor (mpm128's attractor)
 ///   repel    the same force pushing away
 ///   paint    emit particles of a chosen material along the mouse path
+///   select   click / box / lasso particles for SGF groups (render/cpu/selection.h)
 #pragma once
 #include <cstdint>
 #include <unordered_set>
@@ -13,8 +14,8 @@
 
 namespace ps {
 
-enum class Tool : uint8_t { Pick = 0, Grab = 1, Attract = 2, Repel = 3, Paint = 4 };
-constexpr int kToolCount = 5;
+enum class Tool : uint8_t { Pick = 0, Grab = 1, Attract = 2, Repel = 3, Paint = 4, Select = 5 };
+constexpr int kToolCount = 6;
 const char* tool_name(Tool t);
 
 struct ToolSettings {

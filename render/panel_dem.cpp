@@ -1,0 +1,484 @@
+// The DEM part of the window: the DEM panel (bond and material parameters,
+// solver and time step, counters, overlays), the inspector for a DEM
+// particle and its bonds, the app-owned parameter copies (adopted on load,
+// applied at App::sync) and the grab / attract / repel tools on DEM
+// particles. Only used when sim->dem() is non-null.
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <array>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+#include "imgui.h"
+#include "render/cpu/dem_view.h"
+#include "render/cpu/picking.h"
+#include "render/window_state.h"
+#include "sim/dem/dem_kernels.h"
+
+namespace ps {
+
+namespace {
+
+const ImVec4 kMutedText{0.60f, 0.64f, 0.72f, 1.f};
+const ImVec4 kWarnText{1.00f, 0.66f, 0.30f, 1.f};
+const ImVec4 kBrokenText{1.00f, 0.45f, 0.80f, 1.f};
+
+ImFont* mono_font() {
+  ImFontAtlas* a = ImGui::GetIO().Fonts;
+  return a->Fonts.Size > 1 ? a->Fonts[1] : nullptr;
+}
+
+void dem_help(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void dem_section(const char* text) {
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
+  ImGui::TextUnformatted(text);
+  ImGui::PopStyleColor();
+}
+
+bool dem_begin_props(const char* id) {
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
+  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
+  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+  return true;
+}
+
+void dem_prop(const char* label, const char* fmt, ...) IM_FMTARGS(2);
+void dem_prop(const char* label, const char* fmt, ...) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
+  ImGui::TextUnformatted(label);
+  ImGui::PopStyleColor();
+  ImGui::TableSetColumnIndex(1);
+  ImFont* mono = mono_font();
+  if (mono) ImGui::PushFont(mono);
+  va_list ap;
+  va_start(ap, fmt);
+  ImGui::TextV(fmt, ap);
+  va_end(ap);
+  if (mono) ImGui::PopFont();
+}
+
+/// "1.23 MPa": stresses span Pa to GPa.
+void format_pa(char* buf, size_t n, double v) {
+  const double a = std::fabs(v);
+  if (a >= 1e9) std::snprintf(buf, n, "%.3g GPa", v * 1e-9);
+  else if (a >= 1e6) std::snprintf(buf, n, "%.3g MPa", v * 1e-6);
+  else if (a >= 1e3) std::snprintf(buf, n, "%.3g kPa", v * 1e-3);
+  else std::snprintf(buf, n, "%.3g Pa", v);
+}
+
+/// "1.2e-05 s" as "12.0 us".
+void format_s(char* buf, size_t n, double v) {
+  if (!std::isfinite(v)) std::snprintf(buf, n, "none");
+  else if (v < 1e-3) std::snprintf(buf, n, "%.3g us", v * 1e6);
+  else std::snprintf(buf, n, "%.3g ms", v * 1e3);
+}
+
+/// A double slider; true when an edit has just finished (for the log).
+bool slider_double(const char* label, double* v, double lo, double hi, const char* fmt, bool logarithmic) {
+  ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, fmt,
+                      logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
+  return ImGui::IsItemDeactivatedAfterEdit();
+}
+
+}  // namespace
+
+// [SECTION] Parameter copies ----------------------------------------------------------
+
+void App::dem_adopt(bool same_scene) {
+  demui.grab_index.clear();
+  demui.grabbing = false;
+  demui.force_scale.reset();
+  demui.bond_hi = 0.f;
+  demui.ts_time = -1.0;
+  dem::DemWorld* d = dem_world();
+  if (!d) {
+    demui.have = false;
+    return;
+  }
+  // The fresh world's particles have the file's densities.
+  demui.applied_density.resize(d->materials.size());
+  for (size_t m = 0; m < d->materials.size(); ++m) demui.applied_density[m] = d->materials[m].density;
+  if (same_scene && demui.have && demui.materials.size() == d->materials.size()) {
+    // A reset keeps what was edited in the window (densities rescale the masses at the next sync).
+    d->solver = demui.solver;
+    d->bond = demui.bond;
+    d->materials = demui.materials;
+  } else {
+    demui.solver = d->solver;
+    demui.bond = d->bond;
+    demui.materials = d->materials;
+    demui.auto_safety = d->solver.dt_safety > 0.0 ? d->solver.dt_safety : 0.2;
+  }
+  demui.have = true;
+}
+
+void App::dem_sync() {
+  dem::DemWorld* d = dem_world();
+  if (!d) return;
+  pending.preset.reset();  // the velocity presets are MPM teaching fields
+  if (!demui.have) return;
+  d->solver = demui.solver;
+  d->bond = demui.bond;  // stiffness and strengths act on the existing bonds from the next step
+  if (d->materials.size() != demui.materials.size()) return;
+  d->materials = demui.materials;
+  // A density edit changes the masses and inertias of that material's
+  // particles (spheres, as the scene builder makes them).
+  bool changed = false;
+  for (size_t m = 0; m < demui.materials.size() && m < demui.applied_density.size(); ++m) {
+    const double rho = demui.materials[m].density;
+    if (rho == demui.applied_density[m] || ImGui::IsAnyItemActive()) continue;
+    d->sync();
+    dem::DemParticles& p = d->particles;
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (p.material[i] != m) continue;
+      p.mass[i] = dem::sphere_mass(rho, p.radius[i]);
+      p.inertia[i] = dem::sphere_inertia(p.mass[i], p.radius[i]);
+    }
+    demui.applied_density[m] = rho;
+    changed = true;
+  }
+  if (changed) d->host_changed();
+}
+
+// [SECTION] Tools on DEM particles ------------------------------------------------------
+
+void App::dem_tool_begin(Vec2 wm) {
+  dem::DemWorld* d = dem_world();
+  if (!d) return;
+  if (tools.tool == Tool::Grab) {
+    particles_within(table, wm, tools.radius, grab_rows);
+    dem_rows_to_indices(table, *d, grab_rows, demui.grab_index);
+    if (!demui.grab_index.empty()) {
+      d->grab_stiffness = tools.grab_stiffness;
+      d->grab_begin(demui.grab_index, dem::Vec2d{wm.x, wm.y});
+      demui.grabbing = true;
+      demui.grab_centroid_start = dem_centroid(*d, demui.grab_index);
+      log("grab begin n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g)", demui.grab_index.size(),
+          static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(demui.grab_centroid_start.x),
+          static_cast<double>(demui.grab_centroid_start.y));
+    }
+  }
+  if (tools.tool == Tool::Attract || tools.tool == Tool::Repel)
+    log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x), static_cast<double>(wm.y));
+}
+
+void App::dem_tool_drag(Vec2 wm) {
+  dem::DemWorld* d = dem_world();
+  if (d && demui.grabbing && d->grabbing()) d->grab_move(dem::Vec2d{wm.x, wm.y});
+}
+
+void App::dem_tool_end(Vec2 wm) {
+  dem::DemWorld* d = dem_world();
+  if (!d) return;
+  if (demui.grabbing) {
+    d->sync();
+    Vec2 c = dem_centroid(*d, demui.grab_index);
+    log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g", demui.grab_index.size(),
+        static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(c.x), static_cast<double>(c.y),
+        static_cast<double>(length(c - demui.grab_centroid_start)));
+    d->grab_end();
+    demui.grabbing = false;
+    demui.grab_index.clear();
+    grab_rows.clear();
+  }
+  if (tools.tool == Tool::Attract || tools.tool == Tool::Repel) log("%s end", tool_name(tools.tool));
+}
+
+// [SECTION] DEM panel ----------------------------------------------------------------------
+
+void App::panel_dem() {
+  dem::DemWorld* d = dem_world();
+  if (!d || !demui.have) return;
+  if (!ImGui::CollapsingHeader("DEM", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const float label_w = ImGui::GetFontSize() * 7.f;
+  char a[48], b[48];
+
+  // Counters.
+  const dem::DemStepResult& last = d->last_result();
+  const LastBreak lb = last_bond_break(*d);
+  const size_t nbonds = d->bonds.size();
+  if (dem_begin_props("dem_counts")) {
+    dem_prop("particles", "%zu", d->particles.size());
+    if (nbonds > 0) {
+      dem_prop("bonds", "%zu intact, %zu broken", nbonds - lb.broken, lb.broken);
+      if (lb.step > 0) {
+        dem_prop("last break", "step %" PRId64 ", %s", lb.step, bond_break_name(lb.mode));
+        dem_prop("between", "particles %u and %u", lb.id_i, lb.id_j);
+      } else
+        dem_prop("last break", "none yet");
+    }
+    dem_prop("contacts", "%zu pairs, %zu walls", last.contacts, last.wall_contacts);
+    ImGui::EndTable();
+  }
+
+  // Overlays.
+  dem_section("draw");
+  const auto toggle = [this](const char* label, const char* key, bool* v) {
+    if (ImGui::Checkbox(label, v)) log("dem show_%s=%d", key, *v ? 1 : 0);
+  };
+  if (nbonds > 0) {
+    toggle("bonds, coloured by stress", "bonds", &demui.show_bonds);
+    dem_help("Each bond is a line between the two centres, coloured by max(sigma / sigma_t, sigma_c / sigma_c,max, "
+             "tau / tau_max): 1 breaks it. Auto range stretches the colour bar to the largest value now.");
+    ImGui::Indent();
+    if (ImGui::Checkbox("auto range", &demui.bond_auto_range)) log("dem bond_auto_range=%d", demui.bond_auto_range ? 1 : 0);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    int c = static_cast<int>(demui.bond_cmap);
+    if (ImGui::BeginCombo("##bond_cmap", colormap_name(demui.bond_cmap))) {
+      for (int k = 0; k < kColormapCount; ++k)
+        if (ImGui::Selectable(colormap_name(static_cast<Colormap>(k)), k == c)) c = k;
+      ImGui::EndCombo();
+    }
+    if (c != static_cast<int>(demui.bond_cmap)) {
+      demui.bond_cmap = static_cast<Colormap>(c);
+      log("dem bond_colormap=%s", colormap_name(demui.bond_cmap));
+    }
+    ImGui::Unindent();
+    toggle("broken bonds (dashed)", "broken", &demui.show_broken);
+    dem_help("Broken bonds are drawn dashed while their particles stay within three rest lengths of each other.");
+  }
+  toggle("contact forces", "contacts", &demui.show_contacts);
+  dem_help("Force chains: a line from centre to centre (or to the wall) for every unbonded contact, "
+           "its width proportional to |F|; the legend gives the force drawn at full width.");
+  toggle("walls", "walls", &demui.show_walls);
+
+  // Bonds.
+  if (nbonds > 0 && ImGui::TreeNodeEx("Bonds (EBPM)", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::PushItemWidth(-label_w);
+    dem::DemBondParams& bp = demui.bond;
+    if (slider_double("E", &bp.E, 1e3, 1e11, "%.3g Pa", true)) log("dem bond_E=%.9g", bp.E);
+    if (slider_double("nu", &bp.nu, 0.0, 0.49, "%.3f", false)) log("dem bond_nu=%.9g", bp.nu);
+    if (slider_double("radius ratio", &bp.radius_ratio, 0.05, 1.5, "%.3f", false))
+      log("dem bond_radius_ratio=%.9g", bp.radius_ratio);
+    dem_help("lambda: the bond is a cylinder of radius lambda min(R_i, R_j). E, nu and lambda act on the "
+             "existing bonds at the next step (the bonds store displacements, not forces).");
+    if (slider_double("tensile", &bp.tensile_strength, 1e2, 1e10, "%.3g Pa", true))
+      log("dem bond_tensile_strength=%.9g", bp.tensile_strength);
+    if (slider_double("compressive", &bp.compressive_strength, 1e2, 1e10, "%.3g Pa", true))
+      log("dem bond_compressive_strength=%.9g", bp.compressive_strength);
+    if (slider_double("shear", &bp.shear_strength, 1e2, 1e10, "%.3g Pa", true))
+      log("dem bond_shear_strength=%.9g", bp.shear_strength);
+    dem_help("Strengths: a bond breaks for good when a stress reaches its strength. Lowering them "
+             "breaks the loaded bonds at the next step.");
+    if (slider_double("damping", &bp.damping, 0.0, 1.0, "%.3f", false)) log("dem bond_damping=%.9g", bp.damping);
+    ImGui::PopItemWidth();
+    ImGui::TreePop();
+  }
+
+  // Materials.
+  if (ImGui::TreeNodeEx("Materials##dem", ImGuiTreeNodeFlags_None)) {
+    for (size_t m = 0; m < demui.materials.size(); ++m) {
+      dem::DemMaterial& mat = demui.materials[m];
+      const char* name = m < d->material_names.size() ? d->material_names[m].c_str() : "material";
+      ImGui::PushID(static_cast<int>(m));
+      if (ImGui::ColorEdit3("##c", mat.color, ImGuiColorEditFlags_NoInputs | ImGuiColorEditFlags_NoLabel))
+        log("dem material=%s color=(%.3f,%.3f,%.3f)", name, static_cast<double>(mat.color[0]),
+            static_cast<double>(mat.color[1]), static_cast<double>(mat.color[2]));
+      ImGui::SameLine();
+      if (ImGui::TreeNodeEx("##m", ImGuiTreeNodeFlags_DefaultOpen, "%s", name)) {
+        ImGui::PushItemWidth(-label_w);
+        if (slider_double("E", &mat.E, 1e3, 1e11, "%.3g Pa", true)) log("dem material=%s E=%.9g", name, mat.E);
+        if (slider_double("nu", &mat.nu, 0.0, 0.49, "%.3f", false)) log("dem material=%s nu=%.9g", name, mat.nu);
+        if (slider_double("density", &mat.density, 10.0, 5e4, "%.4g kg/m3", true))
+          log("dem material=%s density=%.9g", name, mat.density);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("Rescales the mass and inertia of this material's particles when released.");
+        if (slider_double("friction", &mat.friction, 0.0, 2.0, "%.3f", false))
+          log("dem material=%s friction=%.9g", name, mat.friction);
+        if (slider_double("restitution", &mat.restitution, 0.01, 1.0, "%.3f", false))
+          log("dem material=%s restitution=%.9g", name, mat.restitution);
+        if (slider_double("rolling", &mat.rolling_friction, 0.0, 0.5, "%.3f", false))
+          log("dem material=%s rolling_friction=%.9g", name, mat.rolling_friction);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Rolling friction mu_r: caps the rolling moment at mu_r R* F_n.");
+        ImGui::PopItemWidth();
+        ImGui::TreePop();
+      }
+      ImGui::PopID();
+    }
+    ImGui::TreePop();
+  }
+
+  // Solver and time step.
+  if (ImGui::TreeNodeEx("Solver##dem", ImGuiTreeNodeFlags_DefaultOpen)) {
+    dem::DemSolverParams& s = demui.solver;
+    const double now = glfwGetTime();
+    if (demui.ts_time < 0.0 || now - demui.ts_time > 0.25) {
+      demui.ts = d->estimate_time_step();
+      demui.ts_time = now;
+    }
+    const dem::DemTimeStep& ts = demui.ts;
+    const double bound = std::min(ts.rayleigh, std::min(ts.bond, 0.5 * ts.hertz));
+    bool autodt = s.dt_safety > 0.0;
+    dem_section("time step");
+    if (ImGui::RadioButton("auto", autodt) && !autodt) {
+      s.dt_safety = demui.auto_safety > 0.0 ? demui.auto_safety : 0.2;
+      autodt = true;
+      log("dem dt=auto safety=%.9g", s.dt_safety);
+    }
+    ImGui::SameLine();
+    if (ImGui::RadioButton("fixed", !autodt) && autodt) {
+      demui.auto_safety = s.dt_safety;
+      s.dt = std::isfinite(ts.recommended) && ts.recommended > 0.0 ? ts.recommended : s.dt;
+      s.dt_safety = 0.0;
+      autodt = false;
+      log("dem dt=fixed value=%.9g", s.dt);
+    }
+    dem_help("Auto: dt = safety x min(Rayleigh time, bond bound, Hertz time / 2), recomputed every frame "
+             "(0.2 gives LIGGGHTS' limits). Fixed: the dt you set; above the stable bound the run blows up.");
+    ImGui::PushItemWidth(-label_w);
+    if (autodt) {
+      if (slider_double("safety", &s.dt_safety, 0.01, 1.0, "%.2f", false)) log("dem dt_safety=%.9g", s.dt_safety);
+    } else {
+      if (slider_double("dt", &s.dt, 1e-8, 1e-3, "%.3e s", true)) log("dem dt=%.9g", s.dt);
+    }
+    ImGui::PopItemWidth();
+    if (dem_begin_props("dem_dt")) {
+      format_s(a, sizeof a, ts.rayleigh);
+      dem_prop("Rayleigh", "%s", a);
+      format_s(a, sizeof a, ts.hertz);
+      dem_prop("Hertz", "%s", a);
+      format_s(a, sizeof a, ts.bond);
+      dem_prop("bond bound", "%s", a);
+      format_s(a, sizeof a, bound);
+      format_s(b, sizeof b, autodt ? ts.recommended : s.dt);
+      dem_prop("stable", "%s  (dt %s)", a, b);
+      format_s(a, sizeof a, d->last_dt() > 0.0 ? d->last_dt() : d->next_dt());
+      dem_prop("dt in use", "%s", a);
+      ImGui::EndTable();
+    }
+    if (!autodt && s.dt > bound) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kWarnText);
+      ImGui::TextWrapped("dt is above the stable bound: expect a blow-up.");
+      ImGui::PopStyleColor();
+    }
+    dem_section("stepping");
+    ImGui::PushItemWidth(-label_w);
+    ImGui::SliderInt("substeps", &s.substeps, 1, 2000, "%d / frame", ImGuiSliderFlags_Logarithmic);
+    if (ImGui::IsItemDeactivatedAfterEdit()) log("dem substeps=%d", s.substeps);
+    double g[2] = {s.gravity.x, s.gravity.y};
+    const double glo = -100.0, ghi = 100.0;
+    ImGui::DragScalarN("gravity", ImGuiDataType_Double, g, 2, 0.05f, &glo, &ghi, "%.2f");
+    s.gravity = dem::Vec2d{g[0], g[1]};
+    if (ImGui::IsItemDeactivatedAfterEdit()) log("dem gravity=(%.9g,%.9g)", s.gravity.x, s.gravity.y);
+    if (slider_double("local damping", &s.local_damping, 0.0, 0.9, "%.2f", false))
+      log("dem local_damping=%.9g", s.local_damping);
+    dem_help("Cundall's local damping alpha: each force component loses alpha |F| against the velocity. "
+             "Settles piles and beams without changing their equilibria.");
+    ImGui::PopItemWidth();
+    ImGui::TreePop();
+  }
+}
+
+// [SECTION] Inspector ------------------------------------------------------------------------
+
+void App::panel_dem_inspector(size_t row) {
+  dem::DemWorld* d = dem_world();
+  if (!d || row >= table.size()) return;
+  const dem::DemParticles& p = d->particles;
+  size_t i = row;
+  if (i >= p.size() || p.id[i] != table.id[row]) {
+    int64_t k = d->index_of(table.id[row]);
+    if (k < 0) {
+      ImGui::TextDisabled("particle %u is gone", table.id[row]);
+      return;
+    }
+    i = static_cast<size_t>(k);
+  }
+  const char* mat = p.material[i] < d->material_names.size() ? d->material_names[p.material[i]].c_str() : "?";
+  bonds_of(d->bonds, static_cast<uint32_t>(i), demui.sel_bonds);
+  size_t broken = 0;
+  for (uint32_t k : demui.sel_bonds) broken += d->bonds.broken[k] ? 1 : 0;
+  if (dem_begin_props("dem_insp")) {
+    dem_prop("ID", "%u", p.id[i]);
+    dem_prop("group", "%u", static_cast<unsigned>(p.group[i]));
+    dem_prop("material", "%s", mat);
+    dem_prop("position", "%.5f, %.5f", p.x[i].x, p.x[i].y);
+    dem_prop("velocity", "%.4f, %.4f", p.v[i].x, p.v[i].y);
+    dem_prop("omega", "%.4g rad/s", p.omega[i]);
+    dem_prop("radius", "%.4g m", p.radius[i]);
+    dem_prop("mass", "%.4g kg", p.mass[i]);
+    dem_prop("fixed", "%s", p.fixed[i] ? "yes (kinematic)" : "no");
+    if (!demui.sel_bonds.empty()) dem_prop("bonds", "%zu intact, %zu broken", demui.sel_bonds.size() - broken, broken);
+    ImGui::EndTable();
+  }
+  if (demui.sel_bonds.empty()) {
+    if (d->bonds.size() > 0) ImGui::TextDisabled("no bonds");
+    return;
+  }
+  const ImGuiTableFlags f = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
+  if (!ImGui::BeginTable("dem_bonds", 4, f)) return;
+  ImGui::TableSetupColumn("partner", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn("sigma", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("tau", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("state", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+  ImGui::TableHeadersRow();
+  ImFont* mono = mono_font();
+  char buf[48];
+  for (uint32_t k : demui.sel_bonds) {
+    const uint32_t other = d->bonds.i[k] == i ? d->bonds.j[k] : d->bonds.i[k];
+    const bool is_broken = d->bonds.broken[k] != 0;
+    const BondStress st = bond_stress(*d, k);
+    ImGui::TableNextRow();
+    if (mono) ImGui::PushFont(mono);
+    ImGui::TableSetColumnIndex(0);
+    ImGui::Text("%u", other < p.size() ? p.id[other] : 0u);
+    ImGui::TableSetColumnIndex(1);
+    if (is_broken) ImGui::TextDisabled("-");
+    else {
+      format_pa(buf, sizeof buf, st.sigma);
+      ImGui::TextUnformatted(buf);
+      if (ImGui::IsItemHovered()) {
+        char c[48];
+        format_pa(c, sizeof c, st.sigma_c);
+        ImGui::SetTooltip("max tensile stress (T/A + |M| r/I); compressive: %s", c);
+      }
+    }
+    ImGui::TableSetColumnIndex(2);
+    if (is_broken) ImGui::TextDisabled("-");
+    else {
+      format_pa(buf, sizeof buf, st.tau);
+      ImGui::TextUnformatted(buf);
+    }
+    ImGui::TableSetColumnIndex(3);
+    if (is_broken) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kBrokenText);
+      ImGui::Text("%s", bond_break_name(d->bonds.mode[k]));
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("broke in %s at step %" PRId64, bond_break_name(d->bonds.mode[k]), d->bonds.break_step[k]);
+    } else {
+      std::array<float, 3> c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(st.ratio), demui.bond_hi);
+      ImGui::ColorButton("##s", ImVec4(c[0], c[1], c[2], 1.f), ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder,
+                         ImVec2(ImGui::GetFontSize() * 0.7f, ImGui::GetFontSize() * 0.7f));
+      ImGui::SameLine(0.f, 4.f);
+      ImGui::Text("%.0f%%", 100.0 * std::min(st.ratio, 9.99));
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("intact, at %.1f%% of its %s strength", 100.0 * st.ratio,
+                          st.critical == dem::BondBreak::None ? "tensile" : bond_break_name(st.critical));
+    }
+    if (mono) ImGui::PopFont();
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace ps

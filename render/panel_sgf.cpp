@@ -1,0 +1,1152 @@
+// The SGF editor in the window (issue 6): the select tool (click, box, lasso
+// with Shift = add, Ctrl = remove), the selection's IDs (compact ranges,
+// copyable, editable), the editable SgfSet (groups with name, colour, IDs and
+// timed force entries), save / load as SGF CSVs plus groups.json, the
+// timeline strip (play / pause, scrub, bars per group, playhead) and the
+// overlays that show the selection and the groups whose force is on.
+//
+// Edits apply at the window's one sync point (sgf_sync, called from
+// App::sync): the flattened set replaces the world's force hook through
+// Simulation::set_force_list, from the next step on, without a reset.
+//
+// Scrubbing: forward is a fast-forward (the simulation steps at full speed,
+// ~40 ms per frame, so the window stays live); backward resets the scene and
+// re-simulates from step 0 to the target with the current set. The CPU
+// backends are deterministic, so the re-simulated state is the state a run
+// with these forces has at that step (mouse interactions are not replayed:
+// the panel says so). A progress bar and a Cancel button show while seeking.
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "imgui.h"
+#include "imgui_stdlib.h"
+#include "render/cpu/colormap.h"
+#include "render/cpu/picking.h"
+#include "render/window_state.h"
+#include "sim/io/json.h"
+#include "sim/scene/scene.h"
+
+namespace ps {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const ImVec4 kAccent{0.36f, 0.66f, 0.96f, 1.f};
+const ImVec4 kMuted{0.60f, 0.64f, 0.72f, 1.f};
+const ImVec4 kWarn{1.00f, 0.66f, 0.30f, 1.f};
+const ImVec4 kError{1.00f, 0.42f, 0.40f, 1.f};
+const ImVec4 kGood{0.45f, 0.85f, 0.55f, 1.f};
+
+constexpr double kSeekBudgetMs = 40.0;  // simulation time per frame while seeking
+
+ImU32 col32(const float c[3], float a = 1.f) {
+  auto q = [](float v) { return static_cast<int>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+  return IM_COL32(q(c[0]), q(c[1]), q(c[2]), q(a));
+}
+
+void section_label(const char* text) {
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+  ImGui::TextUnformatted(text);
+  ImGui::PopStyleColor();
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+/// Verbose mode: logs a widget's screen rectangle when it appears, moves or
+/// scrolls in or out of view, so the GUI test can click it
+/// ("ui name=... x= y= w= h= visible=0|1"; visible = wholly inside its window).
+void ui_mark(App& a, const char* name) {
+  if (!a.opt.verbose) return;
+  static std::map<std::string, std::array<int, 5>> seen;
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
+  const bool vis = ImGui::IsItemVisible() && lo.y >= wp.y && hi.y <= wp.y + ws.y && lo.x >= wp.x && hi.x <= wp.x + ws.x;
+  std::array<int, 5> r{static_cast<int>(lo.x), static_cast<int>(lo.y), static_cast<int>(hi.x - lo.x),
+                       static_cast<int>(hi.y - lo.y), vis ? 1 : 0};
+  auto it = seen.find(name);
+  if (it != seen.end() && it->second == r) return;
+  seen[name] = r;
+  a.log("ui name=%s x=%d y=%d w=%d h=%d visible=%d", name, r[0], r[1], r[2], r[3], r[4]);
+}
+
+std::string force_text(const SgfEntry& e) {
+  char b[96];
+  std::snprintf(b, sizeof b, "(%.6g,%.6g,%.6g)", e.fx, e.fy, e.fz);
+  return b;
+}
+
+int64_t current_step(const App& a) { return a.sim ? a.sim->step_count() : 0; }
+
+void mark_edited(App& a) {
+  a.sgf.dirty = true;
+  a.sgf.edited = true;
+}
+
+std::vector<uint32_t> sorted_ids(const std::vector<uint32_t>& ids) {
+  std::vector<uint32_t> s = ids;
+  normalize_ids(s);
+  return s;
+}
+
+std::string unique_group_name(const SgfSet& set) {
+  for (size_t k = set.groups.size() + 1;; ++k) {
+    std::string n = "group " + std::to_string(k);
+    bool used = false;
+    for (const SgfGroup& g : set.groups) used = used || g.name == n;
+    if (!used) return n;
+  }
+}
+
+void log_motion(App& a) {
+  SgfUi& s = a.sgf;
+  const size_t n = std::min<size_t>(s.set.groups.size(), 40);
+  for (size_t g = 0; g < n; ++g) {
+    std::vector<uint32_t> ids = sorted_ids(s.set.groups[g].ids);
+    size_t ni = 0, no = 0;
+    Vec2 vi = mean_velocity(a.table, ids, true, ni);
+    Vec2 vo = mean_velocity(a.table, ids, false, no);
+    a.log("sgf motion group=\"%s\" n=%zu v=(%.6g,%.6g) others n=%zu v=(%.6g,%.6g) step=%" PRId64,
+          s.set.groups[g].name.c_str(), ni, static_cast<double>(vi.x), static_cast<double>(vi.y), no,
+          static_cast<double>(vo.x), static_cast<double>(vo.y), current_step(a));
+  }
+}
+
+void request_seek(App& a, int64_t target) {
+  SgfUi& s = a.sgf;
+  if (!a.sim) return;
+  target = std::max<int64_t>(0, target);
+  const int64_t cur = a.sim->step_count();
+  if (target == cur && s.seek_target < 0) return;
+  s.resume_after_seek = false;
+  s.seek_target = target;
+  s.seek_from = cur;
+  s.seek_reset = target < cur;
+  if (s.seek_reset) a.pending.reset = true;
+  a.running = false;
+  a.log("timeline step=%" PRId64 " from=%" PRId64 " reset=%d", target, cur, s.seek_reset ? 1 : 0);
+}
+
+void cancel_seek(App& a, const char* why) {
+  if (a.sgf.seek_target < 0) return;
+  a.log("timeline seek cancelled at step=%" PRId64 " (%s)", current_step(a), why);
+  a.sgf.seek_target = -1;
+  a.sgf.seek_reset = false;
+}
+
+/// The set as the simulation gets it. An empty set still installs a hook
+/// (one file with no rows) so forces that were on are switched off cleanly:
+/// both worlds' hooks rewrite the external-force array every step.
+SgfList list_for_sim(const SgfSet& set) {
+  SgfList l = sgf_flatten(set);
+  if (l.files.empty()) {
+    SgfFile f;
+    f.start = f.end = 0;
+    l.files.push_back(f);
+  }
+  return l;
+}
+
+}  // namespace
+
+// [SECTION] Scene changes and the sync point -------------------------------------
+
+void sgf_scene_loaded(App& a) {
+  SgfUi& s = a.sgf;
+  if (!a.sim) return;
+  const std::string path = a.sim->info().path;
+  if (path == s.scene_path) {
+    // A reset of the same scene: keep the edited set (and the selection, by ID).
+    if (s.edited) s.dirty = true;
+    return;
+  }
+  s.scene_path = path;
+  s.set = SgfSet{};
+  s.edited = s.dirty = false;
+  s.group = s.entry = -1;
+  s.selection.clear();
+  s.messages.clear();
+  s.status.clear();
+  s.scene_sgf_dir.clear();
+  s.view_user = false;
+  s.drag_bar = BarHit{};
+  s.folder = (fs::path(a.out_dir) / (fs::path(path).stem().string() + "-sgf")).string();
+  s.source = "new set (the scene has no SGF folder)";
+  try {
+    Json doc = read_scene_document(path, a.overrides);
+    if (const Json* j = doc.find("sgf"); j && j->is_string()) {
+      fs::path dir = j->as_string();
+      if (dir.is_relative()) dir = fs::path(path).parent_path() / dir;
+      s.scene_sgf_dir = dir.lexically_normal().string();
+      SgfSetLoadResult r = load_sgf_set(s.scene_sgf_dir);
+      s.set = std::move(r.set);
+      for (const InputError& e : r.diagnostics) s.messages.push_back(e.what());
+      size_t entries = 0;
+      for (const SgfGroup& g : s.set.groups) entries += g.entries.size();
+      s.source = "scene folder " + fs::path(s.scene_sgf_dir).filename().string() + ": " +
+                 std::to_string(s.set.groups.size()) + " groups, " + std::to_string(entries) + " entries";
+      a.log("sgf scene dir=%s groups=%zu entries=%zu problems=%zu", s.scene_sgf_dir.c_str(), s.set.groups.size(),
+            entries, r.diagnostics.size());
+    }
+  } catch (const std::exception& e) {
+    s.messages.push_back(e.what());
+  }
+  s.show_timeline = !s.set.groups.empty();
+  s.view.fit(last_sgf_step(s.set), 0);
+}
+
+void sgf_sync(App& a) {
+  SgfUi& s = a.sgf;
+  // The select tool brings its panel forward.
+  const bool select = a.tools.tool == Tool::Select;
+  if (select && !s.was_select) {
+    s.request_tab = true;
+    s.show_timeline = true;
+  }
+  s.was_select = select;
+  if (s.was_running && !a.running) log_motion(a);
+  s.was_running = a.running;
+  if (!s.dirty || !a.sim) return;
+  s.dirty = false;
+  SgfList l = list_for_sim(s.set);
+  a.sim->set_force_list(l);
+  a.log("sgf apply files=%zu rows=%zu step=%" PRId64, s.set.groups.empty() ? size_t{0} : sgf_flatten(s.set).files.size(),
+        l.row_count(), current_step(a));
+}
+
+bool sgf_seek_frame(App& a) {
+  SgfUi& s = a.sgf;
+  if (s.seek_target < 0) return false;
+  if (!a.sim) {
+    s.seek_target = -1;
+    return false;
+  }
+  int64_t cur = a.sim->step_count();
+  if (cur > s.seek_target) {
+    // The reset did not happen (the scene failed to reload): nothing to re-run.
+    cancel_seek(a, "the scene could not be reset");
+    return false;
+  }
+  auto t0 = Clock::now();
+  double elapsed = 0.0;
+  int done = 0;
+  while (cur < s.seek_target) {
+    int64_t chunk = 1;
+    if (a.ms_per_substep > 0.0) chunk = static_cast<int64_t>((kSeekBudgetMs - elapsed) / a.ms_per_substep);
+    chunk = std::clamp<int64_t>(chunk, 1, std::min<int64_t>(s.seek_target - cur, 1 << 20));
+    StepStatus st = a.sim->step(static_cast<int>(chunk));
+    done += static_cast<int>(chunk);
+    cur = a.sim->step_count();
+    elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (!st.ok) {
+      a.log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id, st.message.c_str());
+      cancel_seek(a, "the simulation blew up");
+      break;
+    }
+    if (elapsed >= kSeekBudgetMs) break;
+  }
+  a.substeps_last = done;
+  if (done > 0) {
+    double per = elapsed / done;
+    a.ms_per_substep = a.ms_per_substep > 0.0 ? 0.8 * a.ms_per_substep + 0.2 * per : per;
+  }
+  if (s.seek_target >= 0 && cur >= s.seek_target) {
+    a.log("timeline reached step=%" PRId64, cur);
+    s.seek_target = -1;
+    a.running = s.resume_after_seek;
+    s.was_running = a.running;
+  }
+  return true;
+}
+
+// [SECTION] Select tool --------------------------------------------------------------
+
+void sgf_select_begin(App& a) {
+  SgfUi& s = a.sgf;
+  const ImGuiIO& io = ImGui::GetIO();
+  s.dragging = true;
+  s.drag_start = a.mouse;
+  s.lasso.clear();
+  s.lasso.push_back(a.mouse);
+  s.drag_op = select_op_from_mods(io.KeyShift, io.KeyCtrl || io.KeySuper);
+  s.drag_far = 0.f;
+}
+
+void sgf_select_drag(App& a) {
+  SgfUi& s = a.sgf;
+  if (!s.dragging) return;
+  s.drag_far = std::max(s.drag_far, length(a.mouse - s.drag_start));
+  if (s.select_mode == 1 && length(a.mouse - s.lasso.back()) >= 2.f) s.lasso.push_back(a.mouse);
+  // The modifiers may be pressed after the button.
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyShift || io.KeyCtrl || io.KeySuper) s.drag_op = select_op_from_mods(io.KeyShift, io.KeyCtrl || io.KeySuper);
+}
+
+void sgf_select_end(App& a) {
+  SgfUi& s = a.sgf;
+  if (!s.dragging) return;
+  s.dragging = false;
+  std::vector<uint32_t> hits;
+  const char* kind = "point";
+  const Vec2 end = a.mouse;
+  // A click (the cursor never left a 4 px circle) picks one particle; a lasso may end where it began.
+  if (std::max(s.drag_far, length(end - s.drag_start)) < 4.f) {
+    float slack = 3.f / a.cam.scale();
+    int64_t row = pick_particle(a.table, a.cam.screen_to_world(end), slack);
+    if (row >= 0) {
+      hits.push_back(a.table.id[static_cast<size_t>(row)]);
+      a.selected_id = hits[0];
+      a.selected_row = row;
+    }
+  } else if (s.select_mode == 0) {
+    kind = "box";
+    hits = select_box(a.table, a.cam.screen_to_world(s.drag_start), a.cam.screen_to_world(end));
+  } else {
+    kind = "lasso";
+    s.lasso.push_back(end);
+    std::vector<Vec2> poly;
+    poly.reserve(s.lasso.size());
+    for (const Vec2& p : s.lasso) poly.push_back(a.cam.screen_to_world(p));
+    hits = select_lasso(a.table, poly);
+  }
+  apply_selection(s.selection, hits, s.drag_op);
+  s.lasso.clear();
+  s.request_tab = !s.tab_open;
+  a.log("select n=%zu ids=%s kind=%s op=%s hits=%zu", s.selection.size(), format_id_ranges(s.selection).c_str(), kind,
+        select_op_name(s.drag_op), hits.size());
+}
+
+// [SECTION] Overlays on the scene -------------------------------------------------------
+
+void sgf_draw_over(App& a) {
+  SgfUi& s = a.sgf;
+  if (!a.sim) return;
+  const ParticleTable& t = a.table;
+  const size_t n = t.size();
+  // ID -> row for this frame.
+  uint32_t max_id = 0;
+  for (uint32_t id : t.id) max_id = std::max(max_id, id);
+  s.row_of_id.assign(static_cast<size_t>(max_id) + 1, 0);
+  for (size_t i = 0; i < n; ++i) s.row_of_id[t.id[i]] = static_cast<uint32_t>(i + 1);
+  auto row_of = [&](uint32_t id) -> int64_t {
+    return id < s.row_of_id.size() && s.row_of_id[id] ? static_cast<int64_t>(s.row_of_id[id]) - 1 : -1;
+  };
+  const float px = 1.f / a.cam.scale();
+  const int64_t step = current_step(a);
+  s.active = active_groups(s.set, step);
+  const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.7f);
+
+  // Groups whose force is on: tinted in the group colour, an arrow at the
+  // centroid in the force direction (for at most 12 groups, else only the
+  // current group's: a crowd of arrows hides the body).
+  size_t n_active = 0;
+  for (uint8_t on : s.active) n_active += on;
+  for (size_t g = 0; g < s.set.groups.size() && s.highlight; ++g) {
+    if (!s.active[g]) continue;
+    const SgfGroup& grp = s.set.groups[g];
+    const SgfEntry& e = grp.entries[static_cast<size_t>(active_entry(grp, step))];
+    const uint32_t tint = pack_rgba(grp.color[0], grp.color[1], grp.color[2], 0.6f);
+    double cx = 0, cy = 0;
+    size_t cnt = 0;
+    for (uint32_t id : grp.ids) {
+      int64_t r = row_of(id);
+      if (r < 0) continue;
+      const size_t k = static_cast<size_t>(r);
+      const float rad = std::max(t.radius.size() == n ? t.radius[k] * a.sprite_scale : 0.f, 1.6f * px);
+      a.over.disc(Vec2{t.x[k], t.y[k]}, rad, tint, 8);
+      cx += t.x[k];
+      cy += t.y[k];
+      ++cnt;
+    }
+    const Vec2 f{static_cast<float>(e.fx), static_cast<float>(e.fy)};
+    if (cnt && length(f) > 0.f && (n_active <= 12 || static_cast<int>(g) == s.group)) {
+      const Vec2 c{static_cast<float>(cx / cnt), static_cast<float>(cy / cnt)};
+      const Vec2 tip = c + (46.f * px / length(f)) * f;
+      a.over.arrow(c, tip, 6.f, halo);
+      a.over.arrow(c, tip, 3.f, pack_rgba(grp.color[0], grp.color[1], grp.color[2], 1.f));
+    }
+  }
+
+  // The selection: a bright ring (or a dot when particles are tiny on screen).
+  s.sel_rows.clear();
+  for (uint32_t id : s.selection) {
+    int64_t r = row_of(id);
+    if (r >= 0) s.sel_rows.push_back(static_cast<uint32_t>(r));
+  }
+  const uint32_t ring = pack_rgba(1.f, 1.f, 1.f, 0.95f), dot = pack_rgba(0.55f, 0.95f, 1.f, 0.85f);
+  for (uint32_t r : s.sel_rows) {
+    const float rad = t.radius.size() == n ? t.radius[r] * a.sprite_scale : 2.f * px;
+    const Vec2 c{t.x[r], t.y[r]};
+    if (rad * a.cam.scale() >= 3.5f) {
+      a.over.circle(c, rad, 1.6f, ring, 12);
+    } else {
+      a.over.disc(c, std::max(rad, 1.2f * px), dot, 6);
+    }
+  }
+
+  // The box or lasso being drawn.
+  if (s.dragging && std::max(s.drag_far, length(a.mouse - s.drag_start)) >= 4.f) {
+    const uint32_t col = s.drag_op == SelectOp::Remove ? pack_rgba(1.f, 0.45f, 0.4f, 0.95f)
+                         : s.drag_op == SelectOp::Add  ? pack_rgba(0.45f, 0.9f, 0.55f, 0.95f)
+                                                       : pack_rgba(0.9f, 0.93f, 1.f, 0.95f);
+    const uint32_t fill = (col & 0x00FFFFFFu) | (0x22u << 24);
+    if (s.select_mode == 0) {
+      Vec2 w0 = a.cam.screen_to_world(s.drag_start), w1 = a.cam.screen_to_world(a.mouse);
+      Vec2 lo{std::min(w0.x, w1.x), std::min(w0.y, w1.y)}, hi{std::max(w0.x, w1.x), std::max(w0.y, w1.y)};
+      a.over.rect(lo, hi, fill);
+      a.over.rect_outline(lo, hi, 1.5f, col);
+    } else if (s.lasso.size() >= 2) {
+      s.lasso_world.clear();
+      for (const Vec2& p : s.lasso) s.lasso_world.push_back(a.cam.screen_to_world(p));
+      s.lasso_world.push_back(a.cam.screen_to_world(a.mouse));
+      for (size_t k = 0; k + 1 < s.lasso_world.size(); ++k) a.over.line(s.lasso_world[k], s.lasso_world[k + 1], 1.6f, col);
+      a.over.line(s.lasso_world.back(), s.lasso_world.front(), 1.f, (col & 0x00FFFFFFu) | (0x80u << 24));
+    }
+  }
+}
+
+// [SECTION] The SGF tab ------------------------------------------------------------------
+
+namespace {
+
+void file_bar(App& a) {
+  SgfUi& s = a.sgf;
+  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+  ImGui::TextWrapped("%s", s.source.c_str());
+  ImGui::PopStyleColor();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float bw = ImGui::CalcTextSize("Load").x + 2 * st.FramePadding.x;
+  ImGui::SetNextItemWidth(-(2 * bw + 2 * st.ItemSpacing.x + 12.f));
+  ImGui::InputTextWithHint("##sgf_folder", "folder for SGF CSVs + groups.json", &s.folder);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save writes SGF<start>-<end>.csv files and groups.json here.");
+  ImGui::SameLine();
+  if (ImGui::Button("Save") && !s.folder.empty()) {
+    try {
+      save_sgf_set(s.set, s.folder);
+      SgfList flat = sgf_flatten(s.set);
+      s.messages.clear();
+      s.status = "saved " + std::to_string(s.set.groups.size()) + " groups, " + std::to_string(flat.files.size()) +
+                 " files to " + s.folder;
+      a.set_status("SGF set saved: " + s.folder);
+      a.log("sgf save dir=%s groups=%zu files=%zu", s.folder.c_str(), s.set.groups.size(), flat.files.size());
+    } catch (const std::exception& e) {
+      s.messages.assign(1, std::string("save: ") + e.what());
+      a.log("sgf save error %s", e.what());
+    }
+  }
+  ui_mark(a, "sgf_save");
+  ImGui::SameLine();
+  if (ImGui::Button("Load") && !s.folder.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(s.folder, ec)) {
+      s.messages.assign(1, s.folder + ": no such folder (the current set is kept)");
+      a.log("sgf load error no such folder %s", s.folder.c_str());
+    } else {
+      SgfSetLoadResult r = load_sgf_set(s.folder);
+      s.messages.clear();
+      for (const InputError& e : r.diagnostics) s.messages.push_back(e.what());
+      size_t entries = 0;
+      for (const SgfGroup& g : r.set.groups) entries += g.entries.size();
+      s.set = std::move(r.set);
+      s.group = s.set.groups.empty() ? -1 : 0;
+      s.entry = -1;
+      mark_edited(a);
+      s.view_user = false;
+      s.show_timeline = true;
+      s.source = "loaded " + s.folder + ": " + std::to_string(s.set.groups.size()) + " groups, " +
+                 std::to_string(entries) + " entries";
+      a.log("sgf load dir=%s groups=%zu entries=%zu problems=%zu", s.folder.c_str(), s.set.groups.size(), entries,
+            r.diagnostics.size());
+    }
+  }
+  ui_mark(a, "sgf_load");
+  if (!s.scene_sgf_dir.empty() && s.folder != s.scene_sgf_dir) {
+    if (ImGui::SmallButton("use the scene's SGF folder")) s.folder = s.scene_sgf_dir;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.scene_sgf_dir.c_str());
+  }
+  if (!s.messages.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    const size_t shown = std::min<size_t>(s.messages.size(), 6);
+    for (size_t k = 0; k < shown; ++k) ImGui::TextWrapped("%s", s.messages[k].c_str());
+    if (s.messages.size() > shown) ImGui::Text("... and %zu more", s.messages.size() - shown);
+    ImGui::PopStyleColor();
+    if (ImGui::SmallButton("Dismiss")) s.messages.clear();
+  } else if (!s.status.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kGood);
+    ImGui::TextWrapped("%s", s.status.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void selection_section(App& a) {
+  SgfUi& s = a.sgf;
+  if (!ImGui::CollapsingHeader("Selection", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (a.tools.tool != Tool::Select) {
+    if (ImGui::Button("Use the select tool  (6)", ImVec2(-FLT_MIN, 0))) {
+      a.tools.tool = Tool::Select;
+      a.log("tool %s", tool_name(a.tools.tool));
+    }
+  }
+  ImGui::TextUnformatted("drag");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("box", s.select_mode == 0)) s.select_mode = 0;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("lasso", s.select_mode == 1)) s.select_mode = 1;
+  ui_mark(a, "sgf_lasso");
+  help_marker("Select tool (key 6): click a particle, or drag a box / lasso around particles.\n"
+              "Shift adds to the selection, Ctrl removes from it.\n"
+              "IDs are the stable particle IDs that SGF files and dumps use.");
+  if (s.selection.empty()) {
+    ImGui::TextDisabled("nothing selected");
+  } else {
+    ImGui::Text("%zu particles", s.selection.size());
+    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+    ImGui::TextWrapped("%s", format_id_ranges(s.selection, 220).c_str());
+    ImGui::PopStyleColor();
+  }
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float bw = (ImGui::GetContentRegionAvail().x - st.ItemSpacing.x) * 0.5f;
+  ImGui::BeginDisabled(s.selection.empty());
+  if (ImGui::Button("Copy IDs", ImVec2(bw, 0))) {
+    std::string text = format_id_ranges(s.selection);
+    ImGui::SetClipboardText(text.c_str());
+    a.set_status("copied " + std::to_string(s.selection.size()) + " IDs: " + format_id_ranges(s.selection, 60));
+    a.log("select copy n=%zu", s.selection.size());
+  }
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Copies the IDs as ranges (12-40, 57) to the clipboard.");
+  ImGui::SameLine();
+  if (ImGui::Button("Clear", ImVec2(bw, 0))) {
+    s.selection.clear();
+    a.log("select n=0 ids= kind=clear op=replace hits=0");
+  }
+  ImGui::EndDisabled();
+  // Typed / pasted IDs.
+  const float sel_w = ImGui::CalcTextSize("Select").x + 2 * st.FramePadding.x;
+  ImGui::SetNextItemWidth(-(sel_w + st.ItemSpacing.x));
+  bool enter = ImGui::InputTextWithHint("##ids", "type IDs: 12-40, 57", &s.ids_edit, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button("Select") || enter) && !s.ids_edit.empty()) {
+    std::vector<uint32_t> ids;
+    if (parse_id_ranges(s.ids_edit, ids, s.ids_error)) {
+      s.selection = std::move(ids);
+      a.log("select n=%zu ids=%s kind=typed op=replace hits=%zu", s.selection.size(),
+            format_id_ranges(s.selection).c_str(), s.selection.size());
+    }
+  }
+  if (!s.ids_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ImGui::TextWrapped("%s", s.ids_error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!s.selection.empty() && ImGui::TreeNode("list", "ID list (%zu)", s.selection.size())) {
+    const float h = std::min<float>(6.f, static_cast<float>(s.selection.size())) * ImGui::GetTextLineHeightWithSpacing() +
+                    ImGui::GetStyle().FramePadding.y * 2;
+    if (ImGui::BeginListBox("##idlist", ImVec2(-FLT_MIN, h))) {
+      ImGuiListClipper clip;
+      clip.Begin(static_cast<int>(s.selection.size()));
+      while (clip.Step()) {
+        for (int k = clip.DisplayStart; k < clip.DisplayEnd; ++k) {
+          const uint32_t id = s.selection[static_cast<size_t>(k)];
+          char label[32];
+          std::snprintf(label, sizeof label, "%u", id);
+          if (ImGui::Selectable(label, a.selected_id == id)) {
+            a.selected_id = id;
+            a.log("pick id=%u from=selection", id);
+          }
+          if (ImGui::IsItemHovered()) ImGui::SetTooltip("inspect particle %u (Particles tab)", id);
+        }
+      }
+      ImGui::EndListBox();
+    }
+    ImGui::TreePop();
+  }
+}
+
+void delete_group(App& a, int g) {
+  SgfUi& s = a.sgf;
+  if (g < 0 || g >= static_cast<int>(s.set.groups.size())) return;
+  a.log("sgf group delete name=\"%s\"", s.set.groups[static_cast<size_t>(g)].name.c_str());
+  s.set.groups.erase(s.set.groups.begin() + g);
+  s.group = std::min(g, static_cast<int>(s.set.groups.size()) - 1);
+  s.entry = -1;
+  mark_edited(a);
+}
+
+void groups_section(App& a) {
+  SgfUi& s = a.sgf;
+  if (!ImGui::CollapsingHeader("Groups", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  SgfSet& set = s.set;
+  const float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+  ImGui::BeginDisabled(s.selection.empty());
+  if (ImGui::Button("New from selection", ImVec2(bw, 0))) {
+    SgfGroup g;
+    g.name = unique_group_name(set);
+    auto c = group_rgb(static_cast<unsigned>(set.groups.size() + 1));
+    for (int k = 0; k < 3; ++k) g.color[k] = c[static_cast<size_t>(k)];
+    g.ids = s.selection;
+    set.groups.push_back(g);
+    s.group = static_cast<int>(set.groups.size()) - 1;
+    s.entry = -1;
+    s.show_timeline = true;
+    mark_edited(a);
+    a.log("sgf group add name=\"%s\" n=%zu ids=%s", g.name.c_str(), g.ids.size(), format_id_ranges(g.ids, 400).c_str());
+  }
+  ImGui::EndDisabled();
+  if (s.selection.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Select particles first (select tool, key 6).");
+  ui_mark(a, "sgf_group_new");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(s.group < 0);
+  if (ImGui::Button("Delete group", ImVec2(bw, 0))) ImGui::OpenPopup("Delete group?");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Delete the current group and its entries (asks first).");
+  ImGui::EndDisabled();
+  if (ImGui::BeginPopupModal("Delete group?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    if (s.group >= 0 && s.group < static_cast<int>(set.groups.size())) {
+      const SgfGroup& g = set.groups[static_cast<size_t>(s.group)];
+      ImGui::Text("Delete '%s' (%zu particles, %zu entries)?", g.name.c_str(), g.ids.size(), g.entries.size());
+    }
+    if (ImGui::Button("Delete", ImVec2(120, 0))) {
+      delete_group(a, s.group);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(120, 0))) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+
+  if (set.groups.empty()) {
+    ImGui::TextDisabled("no groups yet: select particles, then New group");
+    return;
+  }
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float h = std::min<float>(7.f, static_cast<float>(set.groups.size())) * line + 2 * ImGui::GetStyle().FramePadding.y;
+  if (ImGui::BeginListBox("##groups", ImVec2(-FLT_MIN, h))) {
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(set.groups.size()));
+    while (clip.Step()) {
+      for (int g = clip.DisplayStart; g < clip.DisplayEnd; ++g) {
+        const SgfGroup& grp = set.groups[static_cast<size_t>(g)];
+        const bool on = g < static_cast<int>(s.active.size()) && s.active[static_cast<size_t>(g)];
+        ImGui::PushID(g);
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        char label[160];
+        std::snprintf(label, sizeof label, "      %s", grp.name.c_str());
+        if (ImGui::Selectable(label, s.group == g)) {
+          s.group = g;
+          s.entry = -1;
+        }
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const float fs = ImGui::GetFontSize();
+        dl->AddRectFilled(ImVec2(p.x + 2, p.y + 0.15f * fs), ImVec2(p.x + 2 + 0.85f * fs, p.y + fs), col32(grp.color), 3.f);
+        if (on) dl->AddRect(ImVec2(p.x, p.y + 0.05f * fs), ImVec2(p.x + 4 + 0.85f * fs, p.y + 1.1f * fs), IM_COL32(255, 255, 255, 230), 3.f, 0, 1.5f);
+        char right[64];
+        std::snprintf(right, sizeof right, "%s%zu · %zu", on ? "ON  " : "", grp.ids.size(), grp.entries.size());
+        const float rw = ImGui::CalcTextSize(right).x;
+        const float x1 = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+        dl->AddText(ImVec2(x1 - rw - 4, p.y), on ? ImGui::GetColorU32(kAccent) : ImGui::GetColorU32(kMuted), right);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s: %zu particles, %zu entries%s", grp.name.c_str(), grp.ids.size(), grp.entries.size(),
+                            on ? " (force on now)" : "");
+        ImGui::PopID();
+      }
+    }
+    ImGui::EndListBox();
+  }
+  ImGui::TextDisabled("particles · entries;  ON = force acting now");
+}
+
+void group_section(App& a) {
+  SgfUi& s = a.sgf;
+  SgfSet& set = s.set;
+  if (s.group < 0 || s.group >= static_cast<int>(set.groups.size())) return;
+  SgfGroup& g = set.groups[static_cast<size_t>(s.group)];
+  if (!ImGui::CollapsingHeader("Group", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const float label_w = ImGui::GetFontSize() * 4.2f;
+  ImGui::PushItemWidth(-label_w);
+  static std::string old_name;
+  if (ImGui::IsWindowAppearing()) old_name = g.name;
+  ImGui::InputText("name", &g.name);
+  if (ImGui::IsItemActivated()) old_name = g.name;
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    if (g.name.empty()) g.name = old_name;
+    a.log("sgf group rename name=\"%s\" old=\"%s\"", g.name.c_str(), old_name.c_str());
+    s.edited = true;
+  }
+  ImGui::ColorEdit3("colour", g.color, ImGuiColorEditFlags_Float);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    a.log("sgf group color name=\"%s\" rgb=(%.3f,%.3f,%.3f)", g.name.c_str(), static_cast<double>(g.color[0]),
+          static_cast<double>(g.color[1]), static_cast<double>(g.color[2]));
+    s.edited = true;
+  }
+  ImGui::PopItemWidth();
+
+  // IDs.
+  std::string ids = format_id_ranges(sorted_ids(g.ids), 160);
+  ImGui::Text("%zu particles", g.ids.size());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("copy")) {
+    std::string all = format_id_ranges(sorted_ids(g.ids));
+    ImGui::SetClipboardText(all.c_str());
+    a.log("sgf group copy name=\"%s\" n=%zu", g.name.c_str(), g.ids.size());
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("select them")) {
+    s.selection = sorted_ids(g.ids);
+    a.log("select n=%zu ids=%s kind=group op=replace hits=%zu", s.selection.size(), format_id_ranges(s.selection).c_str(),
+          s.selection.size());
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+  ImGui::TextWrapped("%s", ids.empty() ? "(none)" : ids.c_str());
+  ImGui::PopStyleColor();
+  const float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
+  ImGui::BeginDisabled(s.selection.empty());
+  auto ids_op = [&](const char* label, const char* op, const char* tip) {
+    bool clicked = ImGui::Button(label, ImVec2(bw, 0));
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tip);
+    if (!clicked) return;
+    std::vector<uint32_t> cur = sorted_ids(g.ids);
+    if (op[0] == 's') cur = s.selection;
+    else apply_selection(cur, s.selection, op[0] == 'a' ? SelectOp::Add : SelectOp::Remove);
+    g.ids = cur;
+    mark_edited(a);
+    a.log("sgf group ids name=\"%s\" op=%s n=%zu", g.name.c_str(), op, g.ids.size());
+  };
+  ids_op("= selection", "set", "The group's IDs become the selection.");
+  ImGui::SameLine();
+  ids_op("+ selection", "add", "Add the selected particles to the group.");
+  ImGui::SameLine();
+  ids_op("- selection", "remove", "Remove the selected particles from the group.");
+  ImGui::EndDisabled();
+  {
+    std::vector<uint32_t> sid = sorted_ids(g.ids);
+    size_t ni = 0;
+    Vec2 v = mean_velocity(a.table, sid, true, ni);
+    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+    ImGui::Text("mean velocity  (%.4g, %.4g)", static_cast<double>(v.x), static_cast<double>(v.y));
+    ImGui::PopStyleColor();
+  }
+
+  // Entries.
+  section_label("forces per particle, steps inclusive");
+  const int64_t step = current_step(a);
+  int erase = -1;
+  ImGui::PushItemWidth(-label_w);
+  for (size_t e = 0; e < g.entries.size(); ++e) {
+    SgfEntry& en = g.entries[e];
+    ImGui::PushID(static_cast<int>(e));
+    const bool on = en.s0 <= step && step <= en.s1;
+    const bool cur = s.entry == static_cast<int>(e);
+    ImGui::PushStyleColor(ImGuiCol_Text, on ? kAccent : (cur ? ImVec4(1, 1, 1, 1) : kMuted));
+    ImGui::Text("%s %zu%s", cur ? ">" : " ", e + 1, on ? "   on now" : "");
+    ImGui::PopStyleColor();
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x + ImGui::GetCursorPosX() -
+                    ImGui::CalcTextSize("delete").x - 2 * ImGui::GetStyle().FramePadding.x);
+    if (ImGui::SmallButton("delete")) erase = static_cast<int>(e);
+    int64_t se[2] = {en.s0, en.s1};
+    if (ImGui::InputScalarN("steps", ImGuiDataType_S64, se, 2)) {
+      en.s0 = std::max<int64_t>(0, se[0]);
+      en.s1 = std::max<int64_t>(en.s0, se[1]);
+      mark_edited(a);
+    }
+    if (ImGui::IsItemActivated()) s.entry = static_cast<int>(e);
+    if (ImGui::IsItemDeactivatedAfterEdit())
+      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%zu action=edit", en.s0, en.s1,
+            force_text(en).c_str(), g.name.c_str(), e);
+    double f[3] = {en.fx, en.fy, en.fz};
+    if (ImGui::InputScalarN("force", ImGuiDataType_Double, f, 3, nullptr, nullptr, "%.4g")) {
+      if (std::isfinite(f[0]) && std::isfinite(f[1]) && std::isfinite(f[2])) {
+        en.fx = f[0];
+        en.fy = f[1];
+        en.fz = f[2];
+        mark_edited(a);
+      }
+    }
+    if (e == 0) ui_mark(a, "sgf_entry0_force");
+    if (ImGui::IsItemActivated()) s.entry = static_cast<int>(e);
+    if (ImGui::IsItemDeactivatedAfterEdit())
+      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%zu action=edit", en.s0, en.s1,
+            force_text(en).c_str(), g.name.c_str(), e);
+    if (ImGui::IsItemHovered() && !ImGui::IsItemActive())
+      ImGui::SetTooltip("fx, fy, fz added to every particle of the group during the steps (z is ignored in 2D)");
+    ImGui::PopID();
+  }
+  ImGui::PopItemWidth();
+  if (erase >= 0) {
+    const SgfEntry en = g.entries[static_cast<size_t>(erase)];
+    g.entries.erase(g.entries.begin() + erase);
+    s.entry = -1;
+    mark_edited(a);
+    a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=delete", en.s0, en.s1,
+          force_text(en).c_str(), g.name.c_str(), erase);
+  }
+  if (ImGui::Button("+ Add entry", ImVec2(-FLT_MIN, 0))) {
+    SgfEntry en;
+    // From the next step, one second of frames long.
+    const int64_t per_frame = a.sim ? std::max(1, a.sim->substeps_per_frame()) : 1;
+    en.s0 = step + 1;
+    en.s1 = en.s0 + 60 * per_frame - 1;
+    g.entries.push_back(en);
+    s.entry = static_cast<int>(g.entries.size()) - 1;
+    mark_edited(a);
+    a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=add", en.s0, en.s1,
+          force_text(en).c_str(), g.name.c_str(), s.entry);
+  }
+  ui_mark(a, "sgf_entry_add");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("A new entry from the next step, 60 frames long; type its force.");
+}
+
+}  // namespace
+
+void sgf_right_tabs(App& a) {
+  SgfUi& s = a.sgf;
+  const ImGuiTabItemFlags f = s.request_tab ? ImGuiTabItemFlags_SetSelected : 0;
+  s.request_tab = false;
+  const bool open = ImGui::BeginTabItem("SGF forces", nullptr, f);
+  ui_mark(a, "sgf_tab");
+  if (!open) {
+    s.tab_open = false;
+    return;
+  }
+  if (!s.tab_open) s.show_timeline = true;
+  s.tab_open = true;
+  if (!a.sim) {
+    ImGui::TextDisabled("no scene");
+    ImGui::EndTabItem();
+    return;
+  }
+  file_bar(a);
+  selection_section(a);
+  groups_section(a);
+  group_section(a);
+  ImGui::Spacing();
+  if (!s.show_timeline && ImGui::Button("Show the timeline", ImVec2(-FLT_MIN, 0))) s.show_timeline = true;
+  if (ImGui::Button("Specimen from image...", ImVec2(-FLT_MIN, 0))) s.spec.open = true;
+  ui_mark(a, "sgf_specimen");
+  ImGui::EndTabItem();
+}
+
+// [SECTION] Timeline strip -------------------------------------------------------------------
+
+float sgf_timeline_height(const App& a) {
+  if (!a.sim || !a.sgf.show_timeline) return 0.f;
+  return std::min(182.f * a.ui_scale, 0.4f * a.cam.height());
+}
+
+void sgf_draw_timeline(App& a) {
+  SgfUi& s = a.sgf;
+  const float th = sgf_timeline_height(a);
+  if (th <= 0.f) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  const float W = io.DisplaySize.x, H = io.DisplaySize.y;
+  const float x = a.left_w, w = std::max(64.f, W - a.left_w - a.right_w);
+  ImGui::SetNextWindowPos(ImVec2(x, H - th), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(w, th), ImGuiCond_Always);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoScrollWithMouse |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10.f * a.ui_scale, 6.f * a.ui_scale));
+  if (!ImGui::Begin("##sgf_timeline", nullptr, flags)) {
+    ImGui::End();
+    ImGui::PopStyleVar();
+    return;
+  }
+  const int64_t step = current_step(a);
+  const int64_t last = last_sgf_step(s.set);
+  if (!s.view_user) s.view.fit(last, std::max(step, s.seek_target));
+
+  // Toolbar.
+  const bool seeking = s.seek_target >= 0;
+  if (ImGui::Button(a.running ? "Pause" : "Play", ImVec2(64.f * a.ui_scale, 0))) {
+    if (seeking) cancel_seek(a, "play/pause");
+    a.running = !a.running;
+    a.log(a.running ? "resume" : "pause");
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Space");
+  ImGui::SameLine();
+  if (ImGui::Button("Restart")) request_seek(a, 0);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to step 0 (Shift+R); the edited forces are kept.");
+  ImGui::SameLine();
+  if (seeking) {
+    // While seeking the toolbar is the progress: where to, how far, Cancel.
+    const double span = static_cast<double>(std::max<int64_t>(1, s.seek_target - (s.seek_reset ? 0 : s.seek_from)));
+    const double done = static_cast<double>(step - (s.seek_reset ? 0 : s.seek_from));
+    char over[128];
+    std::snprintf(over, sizeof over, "%s to step %" PRId64 "  (now %" PRId64 ")",
+                  s.seek_reset ? "re-simulating from 0" : "fast-forward", s.seek_target, step);
+    const float cancel_w = ImGui::CalcTextSize("Cancel").x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::ProgressBar(static_cast<float>(std::clamp(done / span, 0.0, 1.0)),
+                       ImVec2(ImGui::GetContentRegionAvail().x - cancel_w - ImGui::GetStyle().ItemSpacing.x, 0), over);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) cancel_seek(a, "cancel");
+  } else {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("step");
+    ImGui::SameLine();
+    if (!ImGui::IsAnyItemActive() || !s.step_edit) s.step_edit = step;
+    ImGui::SetNextItemWidth(90.f * a.ui_scale);
+    if (ImGui::InputScalar("##step", ImGuiDataType_S64, &s.step_edit, nullptr, nullptr, nullptr,
+                           ImGuiInputTextFlags_EnterReturnsTrue))
+      request_seek(a, s.step_edit);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Type a step and press Enter to go there (back = re-run from step 0).");
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+    ImGui::Text("t = %.3f s", a.sim->time());
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::Checkbox("on body", &s.highlight);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Tint the particles of groups whose force is on now, in the group colour,\n"
+                        "with an arrow in the force direction.");
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+    const char* hint = "drag the ruler to go to a step · wheel on it zooms";
+    ImGui::TextUnformatted(ImGui::CalcTextSize(hint).x < ImGui::GetContentRegionAvail().x - 90.f * a.ui_scale ? hint : "");
+    ImGui::PopStyleColor();
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 84.f * a.ui_scale);
+    if (ImGui::Button("Fit", ImVec2(38.f * a.ui_scale, 0))) s.view_user = false;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all entries and the playhead.");
+    ImGui::SameLine();
+    if (ImGui::Button("Hide", ImVec2(-FLT_MIN, 0))) s.show_timeline = false;
+  }
+
+  // Geometry.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float label_w = 128.f * a.ui_scale;
+  const float ruler_h = 20.f * a.ui_scale;
+  const float row_h = 22.f * a.ui_scale;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const float bars_x0 = origin.x + label_w;
+  const float bars_w = std::max(20.f, avail_w - label_w - st.ScrollbarSize);
+  s.view.x0 = bars_x0;
+  s.view.width = bars_w;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 text = IM_COL32(228, 232, 240, 255), muted = IM_COL32(150, 158, 175, 255);
+  const ImU32 accent = ImGui::GetColorU32(kAccent);
+
+  // Ruler: click / drag scrubs, wheel zooms.
+  ImGui::SetCursorScreenPos(ImVec2(bars_x0, origin.y));
+  ImGui::InvisibleButton("##ruler", ImVec2(bars_w, ruler_h));
+  ui_mark(a, "sgf_ruler");
+  const bool ruler_hover = ImGui::IsItemHovered();
+  if (ImGui::IsItemActive()) {
+    s.scrubbing = true;
+    s.scrub_step = s.view.step_at(io.MousePos.x);
+  }
+  if (ImGui::IsItemDeactivated() && s.scrubbing) {
+    s.scrubbing = false;
+    request_seek(a, s.scrub_step);
+  }
+  if (ruler_hover && io.MouseWheel != 0.f) {
+    s.view.zoom_about(io.MousePos.x, std::pow(1.25f, io.MouseWheel));
+    s.view_user = true;
+  }
+  dl->AddRectFilled(ImVec2(bars_x0, origin.y), ImVec2(bars_x0 + bars_w, origin.y + ruler_h), IM_COL32(30, 34, 44, 255), 3.f);
+  const double tick = tick_spacing(s.view, 70.f * a.ui_scale);
+  dl->PushClipRect(ImVec2(bars_x0, origin.y), ImVec2(bars_x0 + bars_w, origin.y + th), true);
+  for (double t0 = std::ceil(s.view.step0 / tick) * tick; t0 <= s.view.step1; t0 += tick) {
+    float tx = s.view.step_to_x(t0);
+    dl->AddLine(ImVec2(tx, origin.y + ruler_h - 6.f), ImVec2(tx, origin.y + ruler_h), muted);
+    // The playhead's own label wins where they would overlap.
+    const float ph = s.view.step_to_x(static_cast<double>(step));
+    if (tx + 3.f < ph + 60.f * a.ui_scale && tx + 50.f * a.ui_scale > ph) continue;
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f", t0);
+    dl->AddText(ImVec2(tx + 3.f, origin.y + 2.f), muted, b);
+  }
+  dl->PopClipRect();
+  {
+    ImVec2 lp(origin.x, origin.y + 2.f);
+    dl->AddText(lp, muted, s.set.groups.empty() ? "no groups" : "groups");
+  }
+
+  // Rows (scroll when there are many groups).
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + ruler_h + 2.f));
+  const float rows_h = std::max(row_h, ImGui::GetContentRegionAvail().y);
+  ImGui::BeginChild("##rows", ImVec2(avail_w, rows_h), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+  ImDrawList* cl = ImGui::GetWindowDrawList();
+  const ImVec2 co = ImGui::GetCursorScreenPos();  // scrolled origin of row 0
+  const int ng = static_cast<int>(s.set.groups.size());
+  const float total_h = std::max(1, ng) * row_h;
+  ImGui::InvisibleButton("##rowsbtn", ImVec2(label_w + bars_w, total_h));
+  const bool rows_hover = ImGui::IsItemHovered();
+  const bool rows_active = ImGui::IsItemActive();
+  const float pad = 3.f * a.ui_scale;
+  const Vec2 m{io.MousePos.x, io.MousePos.y};
+  BarHit hover = rows_hover ? hit_test_bar(s.set, s.view, co.y, row_h, pad, m) : BarHit{};
+  if (hover.part == BarPart::Start || hover.part == BarPart::End || s.drag_bar.part == BarPart::Start ||
+      s.drag_bar.part == BarPart::End)
+    ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+  // Press: select the group (label column) or the bar under the mouse; drag moves / resizes it.
+  if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) {
+    const int g = static_cast<int>(std::floor((m.y - co.y) / row_h));
+    if (g >= 0 && g < ng) {
+      s.group = g;
+      s.entry = hover.entry;
+      s.request_tab = !s.tab_open;
+    }
+    if (hover.part != BarPart::None) {
+      s.drag_bar = hover;
+      s.drag_orig = s.set.groups[static_cast<size_t>(hover.group)].entries[static_cast<size_t>(hover.entry)];
+      s.drag_x = m.x;
+    }
+  }
+  if (rows_hover && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && hover.part == BarPart::None && m.x > bars_x0) {
+    const int g = static_cast<int>(std::floor((m.y - co.y) / row_h));
+    if (g >= 0 && g < ng) {
+      SgfGroup& grp = s.set.groups[static_cast<size_t>(g)];
+      SgfEntry en;
+      en.s0 = std::max<int64_t>(1, s.view.step_at(m.x));
+      en.s1 = en.s0 + std::max<int64_t>(1, static_cast<int64_t>(0.1 * (s.view.step1 - s.view.step0))) - 1;
+      grp.entries.push_back(en);
+      s.group = g;
+      s.entry = static_cast<int>(grp.entries.size()) - 1;
+      mark_edited(a);
+      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=add", en.s0, en.s1,
+            force_text(en).c_str(), grp.name.c_str(), s.entry);
+    }
+  }
+  if (s.drag_bar.part != BarPart::None) {
+    if (rows_active && s.drag_bar.group < ng &&
+        s.drag_bar.entry < static_cast<int>(s.set.groups[static_cast<size_t>(s.drag_bar.group)].entries.size())) {
+      const double per_px = (s.view.step1 - s.view.step0) / std::max(1.f, s.view.width);
+      const int64_t d = static_cast<int64_t>(std::llround((m.x - s.drag_x) * per_px));
+      SgfEntry& en = s.set.groups[static_cast<size_t>(s.drag_bar.group)].entries[static_cast<size_t>(s.drag_bar.entry)];
+      SgfEntry moved = drag_entry(s.drag_orig, s.drag_bar.part, d);
+      if (moved.s0 != en.s0 || moved.s1 != en.s1) {
+        en.s0 = moved.s0;
+        en.s1 = moved.s1;
+        mark_edited(a);
+      }
+    } else {
+      if (s.drag_bar.group < ng) {
+        const SgfGroup& grp = s.set.groups[static_cast<size_t>(s.drag_bar.group)];
+        if (s.drag_bar.entry < static_cast<int>(grp.entries.size())) {
+          const SgfEntry& en = grp.entries[static_cast<size_t>(s.drag_bar.entry)];
+          if (en.s0 != s.drag_orig.s0 || en.s1 != s.drag_orig.s1)
+            a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=move", en.s0, en.s1,
+                  force_text(en).c_str(), grp.name.c_str(), s.drag_bar.entry);
+        }
+      }
+      s.drag_bar = BarHit{};
+    }
+  }
+  if (rows_hover && io.KeyCtrl && io.MouseWheel != 0.f) {
+    s.view.zoom_about(m.x, std::pow(1.25f, io.MouseWheel));
+    s.view_user = true;
+  }
+
+  // Draw visible rows.
+  const float scroll = ImGui::GetScrollY();
+  const int first = std::max(0, static_cast<int>(scroll / row_h));
+  const int last_row = std::min(ng, static_cast<int>((scroll + rows_h) / row_h) + 1);
+  const float clip_x1 = bars_x0 + bars_w;
+  for (int g = first; g < last_row; ++g) {
+    const SgfGroup& grp = s.set.groups[static_cast<size_t>(g)];
+    const bool on = g < static_cast<int>(s.active.size()) && s.active[static_cast<size_t>(g)];
+    const float y0 = co.y + g * row_h, y1 = y0 + row_h;
+    if (g == s.group) cl->AddRectFilled(ImVec2(co.x, y0), ImVec2(clip_x1, y1), IM_COL32(255, 255, 255, 14));
+    if (on) cl->AddRectFilled(ImVec2(bars_x0, y0), ImVec2(clip_x1, y1), col32(grp.color, 0.14f));
+    cl->AddLine(ImVec2(co.x, y1 - 0.5f), ImVec2(clip_x1, y1 - 0.5f), IM_COL32(255, 255, 255, 16));
+    // Label.
+    cl->AddRectFilled(ImVec2(co.x + 2, y0 + 5), ImVec2(co.x + 12, y1 - 5), col32(grp.color), 2.f);
+    cl->PushClipRect(ImVec2(co.x, y0), ImVec2(bars_x0 - 4.f, y1), true);
+    cl->AddText(ImVec2(co.x + 18.f, y0 + 0.5f * (row_h - ImGui::GetFontSize())), on ? accent : (g == s.group ? text : muted),
+                grp.name.c_str());
+    cl->PopClipRect();
+    // Bars.
+    cl->PushClipRect(ImVec2(bars_x0, y0), ImVec2(clip_x1, y1), true);
+    for (size_t e = 0; e < grp.entries.size(); ++e) {
+      const SgfEntry& en = grp.entries[e];
+      float xa, xb;
+      bar_extent(s.view, en, 4.f, xa, xb);
+      if (xb < bars_x0 || xa > clip_x1) continue;
+      const bool cur_on = en.s0 <= step && step <= en.s1;
+      const bool zero = en.fx == 0.0 && en.fy == 0.0 && en.fz == 0.0;
+      const float alpha = zero ? 0.35f : (cur_on ? 1.f : 0.75f);
+      cl->AddRectFilled(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad), col32(grp.color, alpha), 3.f);
+      const bool sel = g == s.group && static_cast<int>(e) == s.entry;
+      if (cur_on || sel) cl->AddRect(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad), IM_COL32(255, 255, 255, sel ? 255 : 200), 3.f, 0, sel ? 2.f : 1.2f);
+      // Force direction arrow inside the bar.
+      const float len = std::hypot(static_cast<float>(en.fx), static_cast<float>(en.fy));
+      if (xb - xa > 20.f && len > 0.f) {
+        const float r = 0.5f * (row_h - 2 * pad) - 2.f;
+        const ImVec2 c(0.5f * (xa + xb), 0.5f * (y0 + y1));
+        const float ux = static_cast<float>(en.fx) / len, uy = -static_cast<float>(en.fy) / len;  // screen y down
+        const ImVec2 tip(c.x + ux * r * 1.4f, c.y + uy * r);
+        const ImVec2 tail(c.x - ux * r * 1.4f, c.y - uy * r);
+        cl->AddLine(tail, tip, IM_COL32(10, 12, 16, 230), 2.f);
+        const ImVec2 nrm(-uy, ux);
+        cl->AddTriangleFilled(tip, ImVec2(tip.x - ux * 5 + nrm.x * 3.5f, tip.y - uy * 5 + nrm.y * 3.5f),
+                              ImVec2(tip.x - ux * 5 - nrm.x * 3.5f, tip.y - uy * 5 - nrm.y * 3.5f), IM_COL32(10, 12, 16, 230));
+      }
+    }
+    cl->PopClipRect();
+  }
+  if (ng == 0) {
+    cl->AddText(ImVec2(bars_x0 + 8.f, co.y + 3.f), muted,
+                "Select particles (tool 6), then SGF forces > New from selection; add entries with a force.");
+  }
+  if (hover.part != BarPart::None && s.drag_bar.part == BarPart::None) {
+    const SgfGroup& grp = s.set.groups[static_cast<size_t>(hover.group)];
+    const SgfEntry& en = grp.entries[static_cast<size_t>(hover.entry)];
+    ImGui::SetTooltip("%s, entry %d\nsteps %" PRId64 " - %" PRId64 "\nforce per particle (%.4g, %.4g, %.4g)\n%zu particles\n"
+                      "drag to move, drag an end to resize",
+                      grp.name.c_str(), hover.entry + 1, en.s0, en.s1, en.fx, en.fy, en.fz, grp.ids.size());
+  }
+  ImGui::EndChild();
+
+  // Playhead, scrub ghost and seek target, over ruler and rows.
+  ImDrawList* fg = ImGui::GetWindowDrawList();
+  fg->PushClipRect(ImVec2(bars_x0 - 1.f, origin.y), ImVec2(bars_x0 + bars_w + 1.f, origin.y + ruler_h + 2.f + rows_h), false);
+  const float y_top = origin.y, y_bot = origin.y + ruler_h + 2.f + rows_h;
+  auto vline = [&](int64_t sv, ImU32 c, float width, const char* label) {
+    const float px = s.view.step_to_x(static_cast<double>(sv));
+    if (px < bars_x0 - 1.f || px > bars_x0 + bars_w + 1.f) return;
+    fg->AddLine(ImVec2(px, y_top), ImVec2(px, y_bot), c, width);
+    fg->AddTriangleFilled(ImVec2(px - 5.f, y_top), ImVec2(px + 5.f, y_top), ImVec2(px, y_top + 7.f), c);
+    if (label) {
+      ImVec2 ts = ImGui::CalcTextSize(label);
+      float lx = std::min(px + 4.f, bars_x0 + bars_w - ts.x - 2.f);
+      fg->AddRectFilled(ImVec2(lx - 2.f, y_top + ruler_h - ts.y - 1.f), ImVec2(lx + ts.x + 2.f, y_top + ruler_h), IM_COL32(20, 24, 32, 235), 2.f);
+      fg->AddText(ImVec2(lx, y_top + ruler_h - ts.y - 1.f), c, label);
+    }
+  };
+  char lbl[48];
+  std::snprintf(lbl, sizeof lbl, "%" PRId64, step);
+  vline(step, accent, 2.f, lbl);
+  if (s.seek_target >= 0) vline(s.seek_target, ImGui::GetColorU32(kWarn), 1.5f, nullptr);
+  if (s.scrubbing) {
+    std::snprintf(lbl, sizeof lbl, "go to %" PRId64, s.scrub_step);
+    vline(s.scrub_step, IM_COL32(255, 255, 255, 220), 1.f, lbl);
+  }
+  fg->PopClipRect();
+  (void)last;
+  ImGui::End();
+  ImGui::PopStyleVar();
+}
+
+}  // namespace ps

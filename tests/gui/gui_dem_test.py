@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""GUI test of the window on a DEM scene (dem_soft_body) under Xvfb, with xdotool.
+
+Starts `sandbox gui dem_soft_body --verbose --paused --size 1280x720`, and checks
+against the app's one-line action log:
+  1. picking: clicking a DEM particle's screen position reports the ID the
+     headless runner's dump gives that particle;
+  2. grab: dragging the jelly disk upwards with the grab tool lifts the
+     grabbed DEM particles (they would fall without it);
+  3. screenshot: F12 with bonds drawn (the default) logs the DEM overlay
+     (bonds and walls drawn) and writes a PNG that is not blank.
+Shares the helpers of gui_test.py. Standard library only. Exits 0 on
+success, 1 with a reason on failure.
+"""
+import argparse
+import csv
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gui_test  # noqa: E402
+from gui_test import X_ENV, fail, read_png, xdo, xenv  # noqa: E402
+
+SCENE = "dem_soft_body"
+
+
+class DemApp(gui_test.App):
+    """The sandbox on the DEM scene under xvfb-run; stdout lines go to a queue."""
+
+    def __init__(self, args, cfg, out):  # pylint: disable=super-init-not-called
+        env = dict(os.environ, XDG_CONFIG_HOME=cfg)
+        env.pop("WAYLAND_DISPLAY", None)
+        inner = ('echo "DISPLAY=$DISPLAY XAUTHORITY=${XAUTHORITY:-}"; exec "$0" gui ' + SCENE +
+                 ' --verbose --paused --size 1280x720 --threads 2 --out "$1"')
+        cmd = [args.xvfb_run, "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", inner, args.sandbox, out]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=env, start_new_session=True)
+        self.lines = queue.Queue()
+        self.log = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.display = None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sandbox", required=True)
+    ap.add_argument("--xvfb-run", dest="xvfb_run", default="xvfb-run")
+    ap.add_argument("--xdotool", default="xdotool")
+    ap.add_argument("--work", required=True)
+    args = ap.parse_args()
+
+    shutil.rmtree(args.work, ignore_errors=True)
+    cfg, out, dump = (os.path.join(args.work, d) for d in ("config", "captures", "dump"))
+    for d in (cfg, out, dump):
+        os.makedirs(d)
+
+    # The runner's view of the initial state: IDs and positions.
+    subprocess.run([args.sandbox, "run", SCENE, "--steps", "0", "--dump-every", "1", "--quiet",
+                    "--threads", "2", "--out", dump], check=True, timeout=60)
+    with open(os.path.join(dump, "particles_00000.csv")) as f:
+        rows = [r for r in csv.reader(f) if r and not r[0].startswith("#")]
+    header, rows = rows[0], rows[1:]
+    col = {name: k for k, name in enumerate(header)}
+    particles = [(int(r[col["id"]]), float(r[col["x"]]), float(r[col["y"]])) for r in rows]
+    if len(particles) < 100:
+        fail("dump has only %d particles" % len(particles))
+    cx0 = sum(p[1] for p in particles) / len(particles)
+    cy0 = sum(p[2] for p in particles) / len(particles)
+    gui_test.DEADLINE = time.monotonic() + 28.0
+
+    app = DemApp(args, cfg, out)
+    try:
+        d = app.expect(r"^DISPLAY=(\S+) XAUTHORITY=(\S*)")
+        display = d.group(1)
+        X_ENV["DISPLAY"] = display
+        if d.group(2):
+            X_ENV["XAUTHORITY"] = d.group(2)
+        app.expect(r"^ready ", timeout=20)
+        v = app.expect(r"^view scale=(\S+) cx=(\S+) cy=(\S+) sx=(\S+) sy=(\S+)")
+        scale, cx, cy, sx, sy = (float(v.group(k)) for k in range(1, 6))
+
+        def to_screen(x, y):
+            return round(sx + (x - cx) * scale), round(sy - (y - cy) * scale)
+
+        wid = subprocess.run([args.xdotool, "search", "--sync", "--name", "^Particle Sandbox$"],
+                             env=xenv(), capture_output=True, text=True, timeout=15).stdout.split()
+        if not wid:
+            fail("no X window named 'Particle Sandbox'")
+        wid = wid[0]
+        xdo(args, display, "windowfocus", wid)
+
+        def move(px, py):
+            xdo(args, display, "mousemove", "--window", wid, px, py)
+
+        # 1. Pick a DEM particle: the ID under the cursor is the dump's ID.
+        target = particles[len(particles) // 3 + 7]
+        tx, ty = to_screen(target[1], target[2])
+        move(tx, ty)
+        time.sleep(0.2)
+        xdo(args, display, "key", "1")
+        app.expect(r"^tool pick")
+        xdo(args, display, "click", "1")
+        m = app.expect(r"^pick id=(\d+)")
+        if int(m.group(1)) != target[0]:
+            fail("picked id %s, the dump's particle under the cursor is %d" % (m.group(1), target[0]))
+        print("pick ok: id=%d at screen (%d, %d)" % (target[0], tx, ty))
+
+        # 2. Grab the disk at its centre and lift it: without the grab it falls.
+        xdo(args, display, "key", "2")
+        app.expect(r"^tool grab")
+        gx, gy = to_screen(cx0, cy0)
+        move(gx, gy)
+        time.sleep(0.2)
+        xdo(args, display, "mousedown", "1")
+        b = app.expect(r"^grab begin n=(\d+) target=\(([^,]+),([^)]+)\) centroid=\(([^,]+),([^)]+)\)")
+        xdo(args, display, "key", "space")
+        app.expect(r"^resume")
+        drag_px = 60
+        for k in range(1, 7):
+            move(gx, gy - drag_px * k // 6)
+            time.sleep(0.08)
+        # DEM steps are microseconds: the scene runs slower than real time, so
+        # give the spring a few seconds of wall time to lift the bonded disk.
+        time.sleep(5.0)
+        xdo(args, display, "mouseup", "1")
+        e = app.expect(r"^grab end n=(\d+) target=\(([^,]+),([^)]+)\) centroid=\(([^,]+),([^)]+)\) moved=(\S+)")
+        n = int(b.group(1))
+        dy = float(e.group(5)) - float(b.group(5))
+        want = drag_px / scale
+        if n < 10:
+            fail("grab took only %d particles" % n)
+        if dy < 0.3 * want:
+            fail("grabbed DEM particles moved %.4f in y, the cursor %.4f" % (dy, want))
+        print("grab ok: %d DEM particles lifted %.4f (cursor %.4f)" % (n, dy, want))
+
+        # 3. Screenshot with the bonds drawn.
+        xdo(args, display, "key", "space")
+        app.expect(r"^pause")
+        xdo(args, display, "key", "F12")
+        o = app.expect(r"^dem overlay bonds=(\d+) broken=(\d+) contacts=(\d+) walls=(\d+)")
+        bonds, walls = int(o.group(1)), int(o.group(4))
+        if bonds < 1000:
+            fail("only %d bonds drawn (the jelly disk has over 1000)" % bonds)
+        if walls != 4:
+            fail("%d walls drawn, the scene has 4" % walls)
+        s = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
+        path = s.group(1)
+        w, h, ch, img = read_png(path)
+        if (w, h) != (int(s.group(2)), int(s.group(3))):
+            fail("screenshot is %dx%d, log says %sx%s" % (w, h, s.group(2), s.group(3)))
+        n_px, total, total2, colours = 0, 0.0, 0.0, set()
+        for y in range(0, h, 4):
+            line = img[y]
+            for x in range(0, w, 4):
+                r, g, bb = line[x * ch], line[x * ch + 1], line[x * ch + 2]
+                lum = 0.299 * r + 0.587 * g + 0.114 * bb
+                total += lum
+                total2 += lum * lum
+                n_px += 1
+                colours.add((r >> 4, g >> 4, bb >> 4))
+        var = total2 / n_px - (total / n_px) ** 2
+        if var < 100.0 or len(colours) < 8:
+            fail("screenshot looks blank: variance %.1f, %d colours" % (var, len(colours)))
+        print("screenshot ok: %s %dx%d, %d bonds drawn, variance %.0f, %d colour bins" %
+              (path, w, h, bonds, var, len(colours)))
+
+        xdo(args, display, "key", "ctrl+q")
+        app.expect(r"^quit", timeout=10)
+        app.proc.wait(timeout=10)
+        if app.proc.returncode != 0:
+            fail("the sandbox exited with status %d" % app.proc.returncode)
+        print("dem gui test passed")
+        return 0
+    except (AssertionError, subprocess.SubprocessError, OSError) as exc:
+        print("FAIL: %s" % exc)
+        print("--- sandbox log ---")
+        print("\n".join(app.log[-40:]))
+        return 1
+    finally:
+        app.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
