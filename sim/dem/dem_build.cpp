@@ -108,6 +108,27 @@ std::vector<Vec2d> body_points(const BodySpec& s) {
   return out;
 }
 
+double body_point_bound(const BodySpec& s) {
+  if (s.shape == Shape::Points) return static_cast<double>(s.points.size());
+  if (!(s.radius > 0.0)) return 0.0;
+  Vec2d ext{0.0, 0.0};
+  if (s.shape == Shape::Box) {
+    const double d = std::hypot(s.size.x, s.size.y);  // any rotation fits in the diagonal
+    ext = Vec2d{d, d};
+  } else if (s.shape == Shape::Disk) {
+    ext = Vec2d{2.0 * s.disk_radius, 2.0 * s.disk_radius};
+  } else if (!s.polygon.empty()) {
+    Vec2d lo = s.polygon[0], hi = s.polygon[0];
+    for (Vec2d q : s.polygon) {
+      lo.x = std::min(lo.x, q.x); lo.y = std::min(lo.y, q.y);
+      hi.x = std::max(hi.x, q.x); hi.y = std::max(hi.y, q.y);
+    }
+    ext = hi - lo;
+  }
+  // Rows are at least sqrt(3) r apart, columns 2 r apart.
+  return (ext.x / (2.0 * s.radius) + 2.0) * (ext.y / (std::sqrt(3.0) * s.radius) + 2.0);
+}
+
 BodyRange add_body(DemWorld& w, const BodySpec& spec) {
   std::vector<Vec2d> pts = body_points(spec);
   BodyRange range;

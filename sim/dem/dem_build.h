@@ -46,6 +46,9 @@ size_t add_particle(DemWorld& w, Vec2d pos, double radius, int material, uint16_
                     Vec2d velocity = {}, uint32_t body = 0);
 /// Lattice points of a body (centres), in the order add_body adds them.
 std::vector<Vec2d> body_points(const BodySpec& spec);
+/// An upper bound of body_points(spec).size(), computed without building
+/// the lattice (lets loaders refuse absurd bodies before allocating).
+double body_point_bound(const BodySpec& spec);
 /// Fills a body with particles. Throws std::runtime_error on a bad spec.
 BodyRange add_body(DemWorld& w, const BodySpec& spec);
 

@@ -234,6 +234,9 @@ void read_body(const Json& j, const std::string& path, const std::string& scene_
       s.polygon.push_back(json_vec2d(v->at(k), r.field("vertices") + "[" + std::to_string(k) + "]"));
   }
   r.finish();
+  if (!(body_point_bound(s) <= static_cast<double>(kMaxParticles)))
+    throw InputError(j.loc(), path, "this body would hold more than " + std::to_string(kMaxParticles) +
+                                        " particles (radius too small for its size)");
   const std::vector<Vec2d> pts = body_points(s);
   if (pts.empty()) throw InputError(j.loc(), path, "the shape holds no particle of radius " + format_number(s.radius));
   if (w.particles.size() + pts.size() > kMaxParticles)

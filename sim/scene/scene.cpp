@@ -191,6 +191,9 @@ struct ImageShape : Shape {
   void bounds(Vec2& a, Vec2& b) const override { a = origin; b = origin + Vec2{w * px, h * px}; }
 };
 
+// Largest MPM scene a file may ask for (about 1.5 GB of particle state).
+constexpr double kMaxMpmParticles = 20e6;
+
 uint32_t hash_u32(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
   return x;
@@ -336,8 +339,8 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     w.grid.dx = size.x / static_cast<float>(grid);
     w.grid.nx = grid;
     w.grid.ny = std::max(8, static_cast<int>(std::lround(size.y / w.grid.dx)));
-    if (static_cast<int64_t>(w.grid.nx + 1) * (w.grid.ny + 1) > 64ll * 1024 * 1024)
-      r.fail("grid", "grid too large (more than 64M nodes)");
+    if (static_cast<int64_t>(w.grid.nx + 1) * (w.grid.ny + 1) > 17ll * 1024 * 1024)
+      r.fail("grid", "grid too large (more than 17M nodes, e.g. 4096 x 4096)");
     r.finish();
   }
   // Solver.
@@ -412,9 +415,15 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     shape->bounds(blo, bhi);
     const MaterialParams& mp = w.materials[mat];
     size_t first = w.particles.size();
-    int nx = static_cast<int>(std::floor((bhi.x - blo.x) / h + 1e-4f));
-    int ny = static_cast<int>(std::floor((bhi.y - blo.y) / h + 1e-4f));
-    if (static_cast<int64_t>(nx) * ny > 64ll * 1024 * 1024) r.fail("spacing", "body would have more than 64M particles");
+    // Bounded before the lattice is built (and before any int conversion): a
+    // huge request is an error, not an allocation.
+    const double fnx = std::floor((static_cast<double>(bhi.x) - blo.x) / h + 1e-4);
+    const double fny = std::floor((static_cast<double>(bhi.y) - blo.y) / h + 1e-4);
+    if (!(static_cast<double>(w.particles.size()) + fnx * fny <= kMaxMpmParticles))
+      r.fail("spacing", "the body's bounding box holds " + format_number(fnx * fny) +
+                            " lattice points; a scene may hold at most " + format_number(kMaxMpmParticles) +
+                            " particles (larger spacing or a smaller body)");
+    const int nx = static_cast<int>(fnx), ny = static_cast<int>(fny);
     // Centre the lattice in the bounding box so symmetric shapes stay symmetric.
     float ox = blo.x + 0.5f * ((bhi.x - blo.x) - (nx - 1) * h);
     float oy = blo.y + 0.5f * ((bhi.y - blo.y) - (ny - 1) * h);
@@ -422,7 +431,8 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
       for (int i = 0; i < nx; ++i) {
         Vec2 p{ox + i * h, oy + j * h};
         if (jitter > 0.f) {
-          uint32_t hsh = hash_u32(static_cast<uint32_t>(j * 73856093) ^ static_cast<uint32_t>(i * 19349663) ^ static_cast<uint32_t>(b * 83492791));
+          uint32_t hsh = hash_u32(static_cast<uint32_t>(j) * 73856093u ^ static_cast<uint32_t>(i) * 19349663u ^
+                                  static_cast<uint32_t>(b) * 83492791u);
           p.x += jitter * h * ((hsh & 0xffff) / 65535.f - 0.5f) * 2.f;
           p.y += jitter * h * ((hsh >> 16) / 65535.f - 0.5f) * 2.f;
         }

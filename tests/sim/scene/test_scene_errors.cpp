@@ -4,6 +4,7 @@
 #include <fstream>
 #include <unistd.h>
 #include "sim/scene/scene.h"
+#include "sim/scene/simulation.h"
 
 using namespace ps;
 namespace fs = std::filesystem;
@@ -29,7 +30,7 @@ const char* kGood = R"({
 std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
   std::string path = write_temp("bad.json", text);
   try {
-    load_mpm_scene(path, sets);
+    load_simulation(path, sets, "cpu", 1);  // MPM and DEM scenes alike
   } catch (const InputError& e) {
     return e.what();
   }
@@ -157,4 +158,25 @@ TEST_CASE("An image-mask body fills the dark pixels of a silhouette", "[scene]")
   })"));
   INFO(e);
   CHECK(e.find("bad.json:4:43: field 'bodies[0].file': cannot read image") != std::string::npos);
+}
+
+TEST_CASE("Absurd sizes are refused before anything is allocated", "[scene]") {
+  // A body far larger than its spacing allows: an error naming the field, not an allocation.
+  std::string e1 = error_of(replace(kGood, "\"max\": [0.4, 0.4]", "\"max\": [1e9, 1e9]"));
+  INFO(e1);
+  CHECK(e1.find("field 'bodies[0].spacing': the body's bounding box holds") != std::string::npos);
+  std::string e2 = error_of(replace(kGood, "\"grid\": 32", "\"grid\": 8192"), {"domain.size=[1,8]"});
+  INFO(e2);
+  CHECK(e2.find("field 'domain.grid': grid too large") != std::string::npos);
+}
+
+TEST_CASE("A DEM body with a vanishing particle radius is refused with its location", "[scene][dem]") {
+  std::string e = error_of(R"({
+    "kind": "dem",
+    "domain": {"min": [0, 0], "max": [1, 1]},
+    "materials": {"rock": {"density": 2500, "E": 1e7}},
+    "bodies": [{"shape": "box", "center": [0.5, 0.5], "size": [0.5, 0.5], "radius": 1e-7, "material": "rock"}]
+  })");
+  INFO(e);
+  CHECK(e.find(":5:16: field 'bodies[0]': this body would hold more than 2000000 particles") != std::string::npos);
 }
