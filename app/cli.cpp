@@ -24,7 +24,7 @@ FlagSpec spec_for(const std::string& cmd) {
     s.value_flags = {"radius-px", "test", "mask", "threshold", "tolerance", "belt", "out"};
     s.switches = {"invert"};
   } else if (cmd == "bench") {
-    s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup"};
+    s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup", "sizes"};
     s.switches = {};
   }
   return s;

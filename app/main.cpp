@@ -44,7 +44,8 @@ const char* kUsage =
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
     "                    [--format csv|ply|vtk|p4] [--images K] [--sgf DIR] [--quiet]\n"
-    "  sandbox bench [--backend B] [--threads K] [--scenes a,b,...] [--steps N] [--warmup N]\n"
+    "  sandbox bench [--backend B] [--threads K] [--scenes a,b,...] [--sizes 1,2,4] [--steps N]\n"
+    "                [--warmup N]\n"
     "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
     "                  [--mask dark|not_background] [--threshold T] [--tolerance T] [--invert]\n"
     "                  [--belt T] [--out DIR]\n"
@@ -248,6 +249,35 @@ int cmd_run(const Args& a, bool default_headless) {
 
 // [SECTION] bench ----------------------------------------------------------------------
 
+// A scene refined k times: MPM grid x k, particle spacing and dt / k (same
+// particles per cell, same CFL number); DEM particle radius / k (dt follows
+// the stable estimate, or / k when fixed). Particles grow about k^2. Shipped
+// SGF lists name the unrefined IDs and are dropped.
+std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
+                                         const std::string& backend, int threads) {
+  std::string path = resolve_scene_path(name);
+  Json doc = read_scene_document(path, sets);
+  doc.erase("sgf");
+  auto scale = [&](Json* j, double f) {
+    if (j && j->is_number()) *j = Json::number(j->as_number() * f);
+  };
+  const std::string kind = scene_kind(doc);
+  if (Json* solver = doc.find("solver"); solver && solver->is_object()) scale(solver->find("dt"), 1.0 / k);
+  if (Json* bodies = doc.find("bodies"); bodies && bodies->is_array())
+    for (size_t i = 0; i < bodies->size(); ++i) {
+      if (!bodies->at(i).is_object()) continue;
+      scale(bodies->at(i).find(kind == "dem" ? "radius" : "spacing"), 1.0 / k);
+    }
+  if (kind == "mpm") {
+    Json* domain = doc.find("domain");
+    if (domain && domain->is_object()) {
+      if (Json* g = domain->find("grid")) scale(g, k);
+      else domain->set("grid", Json::number(128.0 * k));
+    }
+  }
+  return build_simulation(doc, path, kind, backend, threads);
+}
+
 int cmd_bench(const Args& a) {
   std::string backend = a.get("backend", "auto");
   int threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
@@ -256,6 +286,23 @@ int cmd_bench(const Args& a) {
   std::vector<std::string> scenes;
   std::string list = a.get("scenes", "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic,"
                                      "dem_hopper,dem_smash,dem_soft_body,dem_dance");
+  // --sizes k1,k2,...: linear refinement factors (particles grow by k^2).
+  std::vector<int> sizes;
+  {
+    std::string sz = a.get("sizes", "1");
+    size_t b = 0;
+    while (b <= sz.size()) {
+      size_t c = sz.find(',', b);
+      std::string tok = sz.substr(b, c == std::string::npos ? std::string::npos : c - b);
+      char* end = nullptr;
+      long k = std::strtol(tok.c_str(), &end, 10);
+      if (tok.empty() || *end != '\0' || k < 1 || k > 64)
+        throw UsageError("--sizes: expected comma-separated integers in [1, 64], got '" + sz + "'");
+      sizes.push_back(static_cast<int>(k));
+      if (c == std::string::npos) break;
+      b = c + 1;
+    }
+  }
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
@@ -264,10 +311,12 @@ int cmd_bench(const Args& a) {
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  std::printf("%-14s %-4s %-18s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend", "particles", "steps",
-              "ms/step", "particle-steps/s", "contact-steps/s", "hash");
-  for (const auto& name : scenes) {
-    std::unique_ptr<Simulation> sim = load_simulation(name, a.sets, backend, threads);
+  std::printf("%-14s %-4s %-18s %4s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend", "size", "particles",
+              "steps", "ms/step", "particle-steps/s", "contact-steps/s", "hash");
+  for (const auto& name : scenes)
+  for (int k : sizes) {
+    std::unique_ptr<Simulation> sim = k == 1 ? load_simulation(name, a.sets, backend, threads)
+                                             : load_refined(name, a.sets, k, backend, threads);
     StepStatus st = sim->step(static_cast<int>(warmup));
     size_t n = sim->diagnostics().count;
     // DEM: count the pairwise interactions of every timed step.
@@ -290,8 +339,8 @@ int cmd_bench(const Args& a) {
     }
     char contact_rate[32] = "-";
     if (per_step) std::snprintf(contact_rate, sizeof contact_rate, "%.4g", interactions / secs);
-    std::printf("%-14s %-4s %-18s %9zu %7ld %11.4f %16.4g %15s  %016" PRIx64 "\n", name.c_str(),
-                sim->info().kind.c_str(), sim->backend_name().c_str(), n, steps,
+    std::printf("%-14s %-4s %-18s %3dx %9zu %7ld %11.4f %16.4g %15s  %016" PRIx64 "\n", name.c_str(),
+                sim->info().kind.c_str(), sim->backend_name().c_str(), k, n, steps,
                 1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs, contact_rate, d.hash);
     std::fflush(stdout);
   }

@@ -132,3 +132,16 @@ TEST_CASE("sandbox specimen fills a silhouette and exports IDs, colours and the 
   CHECK(bad.code == 2);
   CHECK(bad.out.find("no_such_image.png: cannot read image") != std::string::npos);
 }
+
+TEST_CASE("sandbox bench runs scenes at several particle counts", "[app][bench]") {
+  Result r = sandbox("bench --scenes pic_vs_apic,dem_hopper --sizes 1,2 --steps 3 --warmup 0 --threads 2");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  // Refining by 2 about quadruples the particles (MPM lattice 76^2 -> 153^2; DEM radius / 2).
+  CHECK(r.out.find("  1x      5776") != std::string::npos);
+  CHECK(r.out.find("  2x     23409") != std::string::npos);
+  CHECK(r.out.find("dem_hopper     dem  cpu (2 threads)      1x      1215") != std::string::npos);
+  Result bad = sandbox("bench --sizes 0");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("--sizes: expected comma-separated integers in [1, 64]") != std::string::npos);
+}
