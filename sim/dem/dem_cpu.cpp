@@ -1,4 +1,5 @@
 #include "sim/dem/dem_cpu.h"
+#include "sim/cuda/cuda_info.h"
 
 #include <algorithm>
 #include <cmath>
@@ -427,10 +428,22 @@ void DemCpuBackend::read_contacts(std::vector<DemContact>& pairs, std::vector<De
 
 // [SECTION] Factory ------------------------------------------------------------------
 
+#if defined(PS_HAVE_CUDA)
+std::unique_ptr<DemBackend> make_dem_cuda_backend();  // dem_cuda.cu
+#endif
+
 std::unique_ptr<DemBackend> make_dem_backend(const std::string& kind, int threads) {
-  if (kind == "cpu" || kind == "auto") return std::make_unique<DemCpuBackend>(threads);
-  if (kind == "cuda") throw std::runtime_error("backend 'cuda': this build has no CUDA DEM stepper");
-  throw std::runtime_error("unknown DEM backend '" + kind + "' (expected cpu or auto)");
+  if (kind == "cpu") return std::make_unique<DemCpuBackend>(threads);
+  if (kind == "cuda" || kind == "auto") {
+#if defined(PS_HAVE_CUDA)
+    if (cuda_device_available()) return make_dem_cuda_backend();
+    if (kind == "cuda") throw std::runtime_error("backend 'cuda': no CUDA device is present");
+#else
+    if (kind == "cuda") throw std::runtime_error("backend 'cuda': this build has no CUDA support (nvcc was not found)");
+#endif
+    return std::make_unique<DemCpuBackend>(threads);
+  }
+  throw std::runtime_error("unknown DEM backend '" + kind + "' (expected cpu, cuda or auto)");
 }
 
 }  // namespace dem

@@ -204,8 +204,7 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
     if (const Json* f = doc.find("frames")) info.frames = static_cast<int>(json_number(*f, "frames", 1, 1e7));
     auto world = std::make_unique<dem::DemWorld>();
     dem::load_dem_scene(doc, std::filesystem::path(path).parent_path().string(), *world);
-    if (backend == "cuda") throw std::runtime_error("backend 'cuda': DEM scenes run on the CPU backend only");
-    world->set_backend(dem::make_dem_backend("cpu", threads));
+    world->set_backend(dem::make_dem_backend(backend, threads));
     return std::make_unique<DemSimulation>(std::move(info), std::move(world));
   }
   const Json* k = doc.find("kind");

@@ -1,0 +1,671 @@
+// CUDA DEM backend: the same per-contact and per-bond math as the CPU
+// reference (sim/dem/dem_kernels.h), one thread per bond or particle.
+//
+// Differences from the CPU backend, by design:
+// - forces are accumulated with double atomics, so results are not
+//   bit-deterministic (the CPU backend is the deterministic reference);
+// - each particle keeps its unbonded contacts (partners j > i) in a fixed
+//   number of slots, double-buffered, which carry the Mindlin and rolling
+//   history from one step to the next; a particle with more simultaneous
+//   partners than slots is reported as an error instead of dropping contacts.
+// State stays on the device between steps; host_changed() uploads,
+// sync_to_host() downloads (dumps, picking, statistics).
+#include <cuda_runtime.h>
+#include <thrust/device_ptr.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/sort.h>
+#include <thrust/transform_reduce.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/cuda/cuda_info.h"
+#include "sim/dem/dem_backend.h"
+#include "sim/dem/dem_kernels.h"
+
+namespace ps {
+namespace dem {
+
+namespace {
+
+constexpr int kSlots = 24;               // unbonded partners j > i per particle
+constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+
+template <class T>
+void dev_resize(T*& ptr, size_t& cap, size_t count) {
+  if (count <= cap && ptr) return;
+  if (ptr) cudaFree(ptr);
+  ptr = nullptr;
+  cap = count + count / 4 + 16;
+  check(cudaMalloc(reinterpret_cast<void**>(&ptr), cap * sizeof(T)), "cudaMalloc");
+}
+
+template <class T>
+void up(T* dst, const T* src, size_t n) {
+  if (n) check(cudaMemcpy(dst, src, n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+}
+template <class T>
+void down(T* dst, const T* src, size_t n) {
+  if (n) check(cudaMemcpy(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+}
+
+struct DevState {
+  // Particles.
+  Vec2d *x, *v, *fext;
+  double *theta, *omega, *radius, *mass, *inertia;
+  uint8_t *material, *fixed;
+  uint16_t* group;
+  // Accumulators.
+  Vec2d* F;
+  double* M;
+  // Bonds (sorted by (i, j)) and a CSR of each particle's bonds as i.
+  uint32_t *bi, *bj, *bond_start;
+  double *length0, *shear_disp, *bend_angle;
+  uint8_t *broken, *mode;
+  int64_t* break_step;
+  float *sigma, *tau;
+  Vec2d* bforce;
+  // Contact slots (previous / current).
+  uint32_t *slot_j_prev, *slot_j;
+  double *slot_xi_prev, *slot_mr_prev, *slot_xi, *slot_mr;
+  Vec2d *slot_f, *slot_point;
+  double *slot_ti, *slot_tj, *slot_overlap;
+  // Walls: dense history per (particle, wall).
+  double *wall_xi, *wall_mr;
+  uint8_t* wall_on;
+  Vec2d *wall_f, *wall_point;
+  double* wall_t;
+  // Broad phase.
+  uint32_t *cell_key, *cell_item, *cell_start, *cell_end;
+};
+
+struct Counters {
+  unsigned long long bad;   // lowest blown-up index or ~0
+  unsigned long long vmax2;  // bits of the largest |v|^2 (non-negative double)
+  unsigned int broken;       // bonds broken this step
+  unsigned int contacts, wall_contacts;
+  unsigned int overflow;     // a particle ran out of contact slots
+};
+
+__device__ inline void add_force(DevState s, uint32_t i, Vec2d f, double m) {
+  atomicAdd(&s.F[i].x, f.x);
+  atomicAdd(&s.F[i].y, f.y);
+  atomicAdd(&s.M[i], m);
+}
+
+// [SECTION] Bonds (EBPM) ----------------------------------------------------------
+
+__global__ void bond_kernel(DevState s, int nb, DemBondParams bp, int64_t step, Counters* c) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nb) return;
+  if (s.broken[k]) {
+    s.bforce[k] = Vec2d{};
+    s.sigma[k] = s.tau[k] = 0.f;
+    return;
+  }
+  const uint32_t i = s.bi[k], j = s.bj[k];
+  BondResult r = bond_force(bp, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j],
+                            s.mass[i], s.mass[j], s.inertia[i], s.inertia[j], s.length0[k], s.shear_disp[k],
+                            s.bend_angle[k]);
+  s.sigma[k] = static_cast<float>(r.sigma);
+  s.tau[k] = static_cast<float>(r.tau);
+  int mode = bond_break_mode(bp, r.sigma, r.sigma_c, r.tau);
+  if (mode != 0) {
+    s.broken[k] = 1;
+    s.mode[k] = static_cast<uint8_t>(mode);
+    s.break_step[k] = step;
+    s.bforce[k] = Vec2d{};
+    atomicAdd(&c->broken, 1u);
+    return;
+  }
+  s.bforce[k] = r.f_i;
+  add_force(s, i, r.f_i, r.t_i);
+  add_force(s, j, -r.f_i, r.t_j);
+}
+
+__global__ void bond_advance_kernel(DevState s, int nb, double dt) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nb || s.broken[k]) return;
+  const uint32_t i = s.bi[k], j = s.bj[k];
+  bond_advance(s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j], dt, s.shear_disp[k],
+               s.bend_angle[k]);
+}
+
+// [SECTION] Broad phase --------------------------------------------------------------
+
+__global__ void cell_key_kernel(DevState s, int n, Vec2d lo, double cell, int gx, int gy) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Vec2d x = s.x[i];
+  int cx = 0, cy = 0;
+  if (isfinite(x.x) && isfinite(x.y)) {
+    cx = min(max(static_cast<int>((x.x - lo.x) / cell), 0), gx - 1);
+    cy = min(max(static_cast<int>((x.y - lo.y) / cell), 0), gy - 1);
+  }
+  s.cell_key[i] = static_cast<uint32_t>(cy * gx + cx);
+  s.cell_item[i] = static_cast<uint32_t>(i);
+}
+
+__global__ void cell_range_kernel(DevState s, int n) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t c = s.cell_key[k];
+  if (k == 0 || s.cell_key[k - 1] != c) s.cell_start[c] = static_cast<uint32_t>(k);
+  if (k == n - 1 || s.cell_key[k + 1] != c) s.cell_end[c] = static_cast<uint32_t>(k + 1);
+}
+
+// [SECTION] Contacts (Hertz-Mindlin) ---------------------------------------------------
+
+__device__ bool bonded_intact(const DevState& s, uint32_t i, uint32_t j) {
+  for (uint32_t k = s.bond_start[i]; k < s.bond_start[i + 1]; ++k)
+    if (s.bj[k] == j) return !s.broken[k];
+  return false;
+}
+
+__global__ void contact_kernel(DevState s, int n, const PairProps* props, int mc, const DemWall* walls, int nw,
+                               double dt, Vec2d lo, double cell, int gx, int gy, bool have_prev, Counters* c) {
+  int ii = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ii >= n) return;
+  const uint32_t i = static_cast<uint32_t>(ii);
+  const Vec2d xi = s.x[i];
+  const double Ri = s.radius[i];
+  const size_t base = static_cast<size_t>(i) * kSlots;
+  int cx = 0, cy = 0;
+  if (isfinite(xi.x) && isfinite(xi.y)) {
+    cx = min(max(static_cast<int>((xi.x - lo.x) / cell), 0), gx - 1);
+    cy = min(max(static_cast<int>((xi.y - lo.y) / cell), 0), gy - 1);
+  }
+  int used = 0;
+  Vec2d Fi{};
+  double Mi = 0.0;
+  for (int yy = max(cy - 1, 0); yy <= min(cy + 1, gy - 1); ++yy)
+    for (int xx = max(cx - 1, 0); xx <= min(cx + 1, gx - 1); ++xx) {
+      const size_t cidx = static_cast<size_t>(yy) * gx + xx;
+      const uint32_t b = s.cell_start[cidx], e = s.cell_end[cidx];
+      if (b == kEmpty) continue;
+      for (uint32_t o = b; o < e; ++o) {
+        const uint32_t j = s.cell_item[o];
+        if (j <= i) continue;
+        const double Rj = s.radius[j];
+        const double rr = Ri + Rj;
+        const Vec2d dx = s.x[j] - xi;
+        if (!(length2(dx) < rr * rr)) continue;
+        if (bonded_intact(s, i, j)) continue;  // bonds are handled by the bond pass
+        if (used == kSlots) {
+          atomicAdd(&c->overflow, 1u);
+          continue;
+        }
+        ContactHistory h;
+        if (have_prev)
+          for (int q = 0; q < kSlots; ++q)
+            if (s.slot_j_prev[base + q] == j) {
+              h.xi = s.slot_xi_prev[base + q];
+              h.mr = s.slot_mr_prev[base + q];
+              break;
+            }
+        const double d = length(dx);
+        const Vec2d nrm = d > 0.0 ? dx / d : Vec2d{1.0, 0.0};
+        const Vec2d t = perp(nrm);
+        const double delta = rr - d;
+        const double ai = Ri - 0.5 * delta, aj = Rj - 0.5 * delta;
+        const Vec2d dv = s.v[j] - s.v[i];
+        const double vn = dot(dv, nrm);
+        const double vt = dot(dv, t) - (ai * s.omega[i] + aj * s.omega[j]);
+        const double R_eff = Ri * Rj / rr;
+        const double m_eff = s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]);
+        const PairProps& pp = props[static_cast<size_t>(s.material[i]) * mc + s.material[j]];
+        const ContactForce f = hertz_mindlin(pp, R_eff, m_eff, delta, vn, vt, s.omega[i] - s.omega[j], dt, h);
+        const Vec2d f_i = -(f.fn * nrm + f.ft * t);
+        const double t_i = -ai * f.ft + f.m_roll, t_j = -aj * f.ft - f.m_roll;
+        const size_t q = base + used++;
+        s.slot_j[q] = j;
+        s.slot_xi[q] = h.xi;
+        s.slot_mr[q] = h.mr;
+        s.slot_f[q] = f_i;
+        s.slot_point[q] = xi + ai * nrm;
+        s.slot_ti[q] = t_i;
+        s.slot_tj[q] = t_j;
+        s.slot_overlap[q] = delta;
+        Fi += f_i;
+        Mi += t_i;
+        add_force(s, j, -f_i, t_j);
+      }
+    }
+  for (int q = used; q < kSlots; ++q) s.slot_j[base + q] = kEmpty;
+  if (used) atomicAdd(&c->contacts, static_cast<unsigned int>(used));
+  // Walls: the wall plays "i" (infinite radius and mass, at rest); dense
+  // history per (particle, wall), touched by this thread only.
+  for (int w = 0; w < nw; ++w) {
+    const size_t k = static_cast<size_t>(i) * nw + w;
+    Vec2d nrm;
+    double delta;
+    if (!wall_contact(walls[w], xi, Ri, nrm, delta)) {
+      s.wall_on[k] = 0;
+      continue;
+    }
+    ContactHistory h;
+    if (have_prev && s.wall_on[k]) {
+      h.xi = s.wall_xi[k];
+      h.mr = s.wall_mr[k];
+    }
+    const Vec2d t = perp(nrm);
+    const double a = Ri - 0.5 * delta;
+    const double vn = dot(s.v[i], nrm);
+    const double vt = dot(s.v[i], t) - a * s.omega[i];
+    const PairProps& pp = props[static_cast<size_t>(walls[w].material) * mc + s.material[i]];
+    const ContactForce f = hertz_mindlin(pp, Ri, s.mass[i], delta, vn, vt, -s.omega[i], dt, h);
+    const Vec2d fw = f.fn * nrm + f.ft * t;
+    const double tw = -a * f.ft - f.m_roll;
+    s.wall_on[k] = 1;
+    s.wall_xi[k] = h.xi;
+    s.wall_mr[k] = h.mr;
+    s.wall_f[k] = fw;
+    s.wall_point[k] = xi - a * nrm;
+    s.wall_t[k] = tw;
+    Fi += fw;
+    Mi += tw;
+    atomicAdd(&c->wall_contacts, 1u);
+  }
+  add_force(s, i, Fi, Mi);
+}
+
+// [SECTION] Integrate -------------------------------------------------------------------
+
+struct IntegrateParams {
+  double dt, alpha, vlim2;
+  Vec2d g;
+  bool use_fext;
+  const DemLoad* loads;
+  const Vec2d* load_share;
+  int load_count;
+  PointForce point;
+  const int* grab_slot;  // per particle, -1 when not grabbed (null: no grab)
+  const Vec2d* grab_offset;
+  Vec2d grab_target;
+  double grab_ks;
+};
+
+__global__ void integrate_kernel(DevState s, int n, IntegrateParams ip, Counters* c) {
+  int ii = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ii >= n) return;
+  const size_t i = static_cast<size_t>(ii);
+  Vec2d F = s.F[i];
+  double M = s.M[i];
+  const double m = s.mass[i];
+  F += m * ip.g;
+  if (ip.use_fext) F += s.fext[i];
+  for (int l = 0; l < ip.load_count; ++l)
+    if (s.group[i] == ip.loads[l].group) F += ip.load_share[l];
+  if (ip.point.active) {
+    Vec2d d = Vec2d{ip.point.pos.x, ip.point.pos.y} - s.x[i];
+    double r = length(d);
+    if (r < ip.point.radius && r > 1e-12) F += (m * ip.point.strength * (1.0 - r / ip.point.radius) / r) * d;
+  }
+  F.x = local_damp(F.x, s.v[i].x, ip.alpha);
+  F.y = local_damp(F.y, s.v[i].y, ip.alpha);
+  M = local_damp(M, s.omega[i], ip.alpha);
+  if (ip.grab_slot && ip.grab_slot[i] >= 0) {
+    const double kd = 2.0 * sqrt(ip.grab_ks);
+    Vec2d d = ip.grab_target + ip.grab_offset[ip.grab_slot[i]] - s.x[i];
+    F += m * (ip.grab_ks * d - kd * s.v[i]);
+  }
+  // Symplectic Euler; fixed particles are kinematic.
+  if (!s.fixed[i]) {
+    s.v[i] += (ip.dt / m) * F;
+    s.omega[i] += ip.dt * M / s.inertia[i];
+  }
+  s.x[i] += ip.dt * s.v[i];
+  s.theta[i] += ip.dt * s.omega[i];
+  const double s2 = length2(s.v[i]);
+  if (!(s2 <= ip.vlim2) || !isfinite(s.x[i].x) || !isfinite(s.x[i].y) || !isfinite(s.omega[i]) ||
+      !isfinite(s.theta[i])) {
+    atomicMin(&c->bad, static_cast<unsigned long long>(i));
+  } else {
+    atomicMax(&c->vmax2, static_cast<unsigned long long>(__double_as_longlong(s2)));
+  }
+}
+
+// [SECTION] Bounds --------------------------------------------------------------------------
+
+struct Bounds {
+  double lx, ly, hx, hy, r;
+};
+struct ToBounds {
+  const Vec2d* x;
+  const double* radius;
+  __host__ __device__ Bounds operator()(int i) const {
+    const Vec2d p = x[i];
+    if (!isfinite(p.x) || !isfinite(p.y)) return Bounds{1e300, 1e300, -1e300, -1e300, radius[i]};
+    return Bounds{p.x, p.y, p.x, p.y, radius[i]};
+  }
+};
+struct MergeBounds {
+  __host__ __device__ Bounds operator()(const Bounds& a, const Bounds& b) const {
+    return Bounds{fmin(a.lx, b.lx), fmin(a.ly, b.ly), fmax(a.hx, b.hx), fmax(a.hy, b.hy), fmax(a.r, b.r)};
+  }
+};
+
+}  // namespace
+
+// [SECTION] Backend ----------------------------------------------------------------------------
+
+class DemCudaBackend final : public DemBackend {
+ public:
+  DemCudaBackend() {
+    auto devs = cuda_devices();
+    device_name_ = devs.empty() ? std::string("?") : devs[0].name;
+    check(cudaSetDevice(0), "cudaSetDevice");
+    check(cudaMalloc(reinterpret_cast<void**>(&counters_), sizeof(Counters)), "cudaMalloc");
+    std::memset(&s_, 0, sizeof s_);
+  }
+  ~DemCudaBackend() override {
+    for (void* p : allocations()) cudaFree(p);
+    cudaFree(counters_);
+    cudaFree(props_);
+    cudaFree(walls_);
+    cudaFree(loads_);
+    cudaFree(load_share_);
+    cudaFree(grab_slot_);
+    cudaFree(grab_offset_);
+  }
+
+  std::string name() const override { return "cuda (" + device_name_ + ")"; }
+  void bind(DemParticles* particles, DemBonds* bonds) override {
+    p_ = particles;
+    b_ = bonds;
+  }
+
+  void host_changed() override {
+    const size_t n = p_->size(), nb = b_->size();
+    n_ = n;
+    nb_ = nb;
+    dev_resize(s_.x, cap_[0], n); dev_resize(s_.v, cap_[1], n); dev_resize(s_.fext, cap_[2], n);
+    dev_resize(s_.theta, cap_[3], n); dev_resize(s_.omega, cap_[4], n); dev_resize(s_.radius, cap_[5], n);
+    dev_resize(s_.mass, cap_[6], n); dev_resize(s_.inertia, cap_[7], n); dev_resize(s_.material, cap_[8], n);
+    dev_resize(s_.fixed, cap_[9], n); dev_resize(s_.group, cap_[10], n); dev_resize(s_.F, cap_[11], n);
+    dev_resize(s_.M, cap_[12], n);
+    dev_resize(s_.bi, cap_[13], nb); dev_resize(s_.bj, cap_[14], nb); dev_resize(s_.bond_start, cap_[15], n + 1);
+    dev_resize(s_.length0, cap_[16], nb); dev_resize(s_.shear_disp, cap_[17], nb);
+    dev_resize(s_.bend_angle, cap_[18], nb); dev_resize(s_.broken, cap_[19], nb); dev_resize(s_.mode, cap_[20], nb);
+    dev_resize(s_.break_step, cap_[21], nb); dev_resize(s_.sigma, cap_[22], nb); dev_resize(s_.tau, cap_[23], nb);
+    dev_resize(s_.bforce, cap_[24], nb);
+    const size_t ns = n * kSlots;
+    dev_resize(s_.slot_j_prev, cap_[25], ns); dev_resize(s_.slot_j, cap_[26], ns);
+    dev_resize(s_.slot_xi_prev, cap_[27], ns); dev_resize(s_.slot_mr_prev, cap_[28], ns);
+    dev_resize(s_.slot_xi, cap_[29], ns); dev_resize(s_.slot_mr, cap_[30], ns);
+    dev_resize(s_.slot_f, cap_[31], ns); dev_resize(s_.slot_point, cap_[32], ns);
+    dev_resize(s_.slot_ti, cap_[33], ns); dev_resize(s_.slot_tj, cap_[34], ns); dev_resize(s_.slot_overlap, cap_[35], ns);
+    dev_resize(s_.cell_key, cap_[36], n); dev_resize(s_.cell_item, cap_[37], n);
+    const DemParticles& p = *p_;
+    up(s_.x, p.x.data(), n); up(s_.v, p.v.data(), n); up(s_.fext, p.fext.data(), n);
+    up(s_.theta, p.theta.data(), n); up(s_.omega, p.omega.data(), n); up(s_.radius, p.radius.data(), n);
+    up(s_.mass, p.mass.data(), n); up(s_.inertia, p.inertia.data(), n); up(s_.material, p.material.data(), n);
+    up(s_.fixed, p.fixed.data(), n); up(s_.group, p.group.data(), n);
+    const DemBonds& b = *b_;
+    up(s_.bi, b.i.data(), nb); up(s_.bj, b.j.data(), nb); up(s_.length0, b.length0.data(), nb);
+    up(s_.shear_disp, b.shear_disp.data(), nb); up(s_.bend_angle, b.bend_angle.data(), nb);
+    up(s_.broken, b.broken.data(), nb);
+    std::vector<uint8_t> mode(nb);
+    for (size_t k = 0; k < nb; ++k) mode[k] = static_cast<uint8_t>(b.mode[k]);
+    up(s_.mode, mode.data(), nb);
+    up(s_.break_step, b.break_step.data(), nb); up(s_.sigma, b.sigma.data(), nb); up(s_.tau, b.tau.data(), nb);
+    up(s_.bforce, b.force.data(), nb);
+    // Each particle's bonds as i (bonds are sorted by (i, j)).
+    std::vector<uint32_t> start(n + 1, 0);
+    for (size_t k = 0; k < nb; ++k) ++start[b.i[k] + 1];
+    for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+    up(s_.bond_start, start.data(), n + 1);
+    // Group sizes for the loads.
+    group_of_.assign(p.group.begin(), p.group.end());
+    have_prev_ = false;
+    walls_n_ = -1;
+    grab_cache_.clear();
+  }
+
+  void sync_to_host() override {
+    if (n_ != p_->size() || nb_ != b_->size()) return;
+    check(cudaDeviceSynchronize(), "sync");
+    DemParticles& p = *p_;
+    down(p.x.data(), s_.x, n_); down(p.v.data(), s_.v, n_); down(p.theta.data(), s_.theta, n_);
+    down(p.omega.data(), s_.omega, n_);
+    DemBonds& b = *b_;
+    down(b.shear_disp.data(), s_.shear_disp, nb_); down(b.bend_angle.data(), s_.bend_angle, nb_);
+    down(b.broken.data(), s_.broken, nb_); down(b.break_step.data(), s_.break_step, nb_);
+    down(b.sigma.data(), s_.sigma, nb_); down(b.tau.data(), s_.tau, nb_); down(b.force.data(), s_.bforce, nb_);
+    std::vector<uint8_t> mode(nb_);
+    down(mode.data(), s_.mode, nb_);
+    for (size_t k = 0; k < nb_; ++k) b.mode[k] = static_cast<BondBreak>(mode[k]);
+  }
+
+  DemStepResult step(const DemStepInput& in) override {
+    if (p_->size() != n_ || b_->size() != nb_) host_changed();
+    const int n = static_cast<int>(n_), nb = static_cast<int>(nb_);
+    DemStepResult result;
+    if (n == 0) return result;
+    upload_tables(in);
+    if (in.use_fext) up(s_.fext, p_->fext.data(), n_);
+    check(cudaMemsetAsync(s_.F, 0, n_ * sizeof(Vec2d)), "clear");
+    check(cudaMemsetAsync(s_.M, 0, n_ * sizeof(double)), "clear");
+    Counters init{~0ull, 0ull, 0u, 0u, 0u, 0u};
+    check(cudaMemcpy(counters_, &init, sizeof init, cudaMemcpyHostToDevice), "counters");
+    const int pb = (n + 255) / 256;
+    if (nb > 0) bond_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.bond, in.step, counters_);
+    // Broad phase: cells of 2 R_max over the particles' bounding box.
+    Bounds bb = thrust::transform_reduce(thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n),
+                                         ToBounds{s_.x, s_.radius}, Bounds{1e300, 1e300, -1e300, -1e300, 0.0},
+                                         MergeBounds{});
+    if (!(bb.lx <= bb.hx)) bb = Bounds{0.0, 0.0, 0.0, 0.0, bb.r};
+    double cell = bb.r > 0.0 ? 2.0 * bb.r : 1.0;
+    const double cap = std::max(1024.0, 4.0 * n);
+    while (((bb.hx - bb.lx) / cell + 1.0) * ((bb.hy - bb.ly) / cell + 1.0) > cap) cell *= 2.0;
+    const int gx = static_cast<int>((bb.hx - bb.lx) / cell) + 1, gy = static_cast<int>((bb.hy - bb.ly) / cell) + 1;
+    const size_t nc = static_cast<size_t>(gx) * gy;
+    dev_resize(s_.cell_start, cap_[38], nc);
+    dev_resize(s_.cell_end, cap_[39], nc);
+    check(cudaMemsetAsync(s_.cell_start, 0xFF, nc * sizeof(uint32_t)), "cells");
+    check(cudaMemsetAsync(s_.cell_end, 0, nc * sizeof(uint32_t)), "cells");
+    const Vec2d lo{bb.lx, bb.ly};
+    cell_key_kernel<<<pb, 256>>>(s_, n, lo, cell, gx, gy);
+    thrust::sort_by_key(thrust::device_ptr<uint32_t>(s_.cell_key), thrust::device_ptr<uint32_t>(s_.cell_key) + n,
+                        thrust::device_ptr<uint32_t>(s_.cell_item));
+    cell_range_kernel<<<pb, 256>>>(s_, n);
+    // Last step's contacts become this step's history.
+    std::swap(s_.slot_j, s_.slot_j_prev);
+    std::swap(s_.slot_xi, s_.slot_xi_prev);
+    std::swap(s_.slot_mr, s_.slot_mr_prev);
+    std::swap(cap_[26], cap_[25]);
+    std::swap(cap_[29], cap_[27]);
+    std::swap(cap_[30], cap_[28]);
+    contact_kernel<<<pb, 256>>>(s_, n, props_, in.material_count, walls_, in.wall_count, in.dt, lo, cell, gx, gy,
+                                have_prev_, counters_);
+    have_prev_ = true;
+    IntegrateParams ip{};
+    ip.dt = in.dt;
+    ip.alpha = in.solver.local_damping;
+    ip.vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
+    ip.g = in.solver.gravity;
+    ip.use_fext = in.use_fext;
+    ip.loads = loads_;
+    ip.load_share = load_share_;
+    ip.load_count = in.load_count;
+    ip.point = in.point;
+    ip.grab_slot = in.grab.count > 0 ? grab_slot_ : nullptr;
+    ip.grab_offset = grab_offset_;
+    ip.grab_target = in.grab.target;
+    ip.grab_ks = in.grab.stiffness;
+    integrate_kernel<<<pb, 256>>>(s_, n, ip, counters_);
+    if (nb > 0) bond_advance_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.dt);
+    Counters c;
+    check(cudaMemcpy(&c, counters_, sizeof c, cudaMemcpyDeviceToHost), "counters");
+    if (c.overflow) throw std::runtime_error("CUDA DEM: a particle has more than " + std::to_string(kSlots) +
+                                             " simultaneous contacts (very polydisperse packing); use the CPU backend");
+    if (c.bad != ~0ull) {
+      result.ok = false;
+      result.bad_index = static_cast<int64_t>(c.bad);
+    }
+    double vmax2;
+    std::memcpy(&vmax2, &c.vmax2, sizeof vmax2);
+    result.max_speed = std::sqrt(vmax2);
+    result.bonds_broken = static_cast<int>(c.broken);
+    result.contacts = c.contacts;
+    result.wall_contacts = c.wall_contacts;
+    return result;
+  }
+
+  void read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const override {
+    pairs.clear();
+    walls.clear();
+    if (!have_prev_ || n_ == 0) return;
+    const size_t ns = n_ * kSlots;
+    std::vector<uint32_t> j(ns);
+    std::vector<double> xi(ns), mr(ns), ti(ns), tj(ns), ov(ns);
+    std::vector<Vec2d> f(ns), pt(ns);
+    down(j.data(), s_.slot_j, ns); down(xi.data(), s_.slot_xi, ns); down(mr.data(), s_.slot_mr, ns);
+    down(ti.data(), s_.slot_ti, ns); down(tj.data(), s_.slot_tj, ns); down(ov.data(), s_.slot_overlap, ns);
+    down(f.data(), s_.slot_f, ns); down(pt.data(), s_.slot_point, ns);
+    for (size_t k = 0; k < ns; ++k) {
+      if (j[k] == kEmpty) continue;
+      DemContact c;
+      c.i = static_cast<uint32_t>(k / kSlots);
+      c.j = j[k];
+      c.point = pt[k]; c.f_i = f[k]; c.t_i = ti[k]; c.t_j = tj[k]; c.overlap = ov[k]; c.xi = xi[k]; c.mr = mr[k];
+      pairs.push_back(c);
+    }
+    if (walls_n_ <= 0) return;
+    const size_t nw = n_ * static_cast<size_t>(walls_n_);
+    std::vector<uint8_t> on(nw);
+    std::vector<Vec2d> wf(nw), wp(nw);
+    std::vector<double> wt(nw), wxi(nw), wmr(nw);
+    down(on.data(), s_.wall_on, nw); down(wf.data(), s_.wall_f, nw); down(wp.data(), s_.wall_point, nw);
+    down(wt.data(), s_.wall_t, nw); down(wxi.data(), s_.wall_xi, nw); down(wmr.data(), s_.wall_mr, nw);
+    for (size_t k = 0; k < nw; ++k) {
+      if (!on[k]) continue;
+      DemContact c;
+      c.i = static_cast<uint32_t>(k / walls_n_);
+      c.j = static_cast<uint32_t>(k % walls_n_);
+      c.point = wp[k]; c.f_i = wf[k]; c.t_i = wt[k]; c.xi = wxi[k]; c.mr = wmr[k];
+      walls.push_back(c);
+    }
+  }
+
+ private:
+  std::vector<void*> allocations() {
+    return {s_.x, s_.v, s_.fext, s_.theta, s_.omega, s_.radius, s_.mass, s_.inertia, s_.material, s_.fixed,
+            s_.group, s_.F, s_.M, s_.bi, s_.bj, s_.bond_start, s_.length0, s_.shear_disp, s_.bend_angle,
+            s_.broken, s_.mode, s_.break_step, s_.sigma, s_.tau, s_.bforce, s_.slot_j_prev, s_.slot_j,
+            s_.slot_xi_prev, s_.slot_mr_prev, s_.slot_xi, s_.slot_mr, s_.slot_f, s_.slot_point, s_.slot_ti,
+            s_.slot_tj, s_.slot_overlap, s_.wall_xi, s_.wall_mr, s_.wall_on, s_.wall_f, s_.wall_point, s_.wall_t,
+            s_.cell_key, s_.cell_item, s_.cell_start, s_.cell_end};
+  }
+
+  // Material pairs, walls, loads and the grab set: small tables uploaded
+  // only when they change (loads: their shares, every step).
+  void upload_tables(const DemStepInput& in) {
+    const int mc = in.material_count;
+    std::vector<PairProps> props(static_cast<size_t>(mc) * mc);
+    for (int a = 0; a < mc; ++a)
+      for (int c = 0; c < mc; ++c) props[static_cast<size_t>(a) * mc + c] = pair_props(in.materials[a], in.materials[c]);
+    if (props_host_.size() != props.size() ||
+        std::memcmp(props_host_.data(), props.data(), props.size() * sizeof(PairProps)) != 0) {
+      size_t cap = 0;
+      if (props_) cudaFree(props_);
+      props_ = nullptr;
+      dev_resize(props_, cap, props.size());
+      up(props_, props.data(), props.size());
+      props_host_ = props;
+    }
+    if (walls_n_ != in.wall_count ||
+        std::memcmp(walls_host_.data(), in.walls, sizeof(DemWall) * static_cast<size_t>(in.wall_count)) != 0) {
+      walls_host_.assign(in.walls, in.walls + in.wall_count);
+      size_t cap = 0;
+      if (walls_) cudaFree(walls_);
+      walls_ = nullptr;
+      if (in.wall_count > 0) {
+        dev_resize(walls_, cap, walls_host_.size());
+        up(walls_, walls_host_.data(), walls_host_.size());
+      }
+      const size_t nw = n_ * static_cast<size_t>(std::max(in.wall_count, 0));
+      if (nw > 0) {
+        dev_resize(s_.wall_xi, cap_[40], nw); dev_resize(s_.wall_mr, cap_[41], nw);
+        dev_resize(s_.wall_on, cap_[42], nw); dev_resize(s_.wall_f, cap_[43], nw);
+        dev_resize(s_.wall_point, cap_[44], nw); dev_resize(s_.wall_t, cap_[45], nw);
+        check(cudaMemset(s_.wall_on, 0, nw), "walls");
+      }
+      walls_n_ = in.wall_count;
+    }
+    if (in.load_count > 0) {
+      std::vector<Vec2d> share(static_cast<size_t>(in.load_count));
+      for (int l = 0; l < in.load_count; ++l) {
+        size_t count = 0;
+        for (uint16_t g : group_of_) count += g == in.loads[l].group ? 1 : 0;
+        const Vec2d total = in.loads[l].force + in.time * in.loads[l].rate;
+        share[static_cast<size_t>(l)] = count ? total / static_cast<double>(count) : Vec2d{};
+      }
+      size_t c1 = 0, c2 = 0;
+      if (static_cast<int>(loads_host_.size()) != in.load_count) {
+        if (loads_) cudaFree(loads_);
+        if (load_share_) cudaFree(load_share_);
+        loads_ = nullptr;
+        load_share_ = nullptr;
+        dev_resize(loads_, c1, share.size());
+        dev_resize(load_share_, c2, share.size());
+        loads_host_.assign(in.loads, in.loads + in.load_count);
+        up(loads_, loads_host_.data(), loads_host_.size());
+      }
+      up(load_share_, share.data(), share.size());
+    }
+    if (in.grab.count > 0) {
+      std::vector<uint32_t> idx(in.grab.index, in.grab.index + in.grab.count);
+      if (idx != grab_cache_) {
+        grab_cache_ = idx;
+        std::vector<int> slot(n_, -1);
+        for (int q = 0; q < in.grab.count; ++q)
+          if (idx[static_cast<size_t>(q)] < n_) slot[idx[static_cast<size_t>(q)]] = q;
+        size_t c1 = 0, c2 = 0;
+        if (grab_slot_) cudaFree(grab_slot_);
+        if (grab_offset_) cudaFree(grab_offset_);
+        grab_slot_ = nullptr;
+        grab_offset_ = nullptr;
+        dev_resize(grab_slot_, c1, n_);
+        dev_resize(grab_offset_, c2, idx.size());
+        up(grab_slot_, slot.data(), n_);
+        up(grab_offset_, in.grab.offset, idx.size());
+      }
+    }
+  }
+
+  DemParticles* p_ = nullptr;
+  DemBonds* b_ = nullptr;
+  std::string device_name_;
+  DevState s_;
+  size_t cap_[48] = {};
+  size_t n_ = 0, nb_ = 0;
+  bool have_prev_ = false;
+  Counters* counters_ = nullptr;
+  PairProps* props_ = nullptr;
+  std::vector<PairProps> props_host_;
+  DemWall* walls_ = nullptr;
+  std::vector<DemWall> walls_host_;
+  int walls_n_ = -1;
+  DemLoad* loads_ = nullptr;
+  Vec2d* load_share_ = nullptr;
+  std::vector<DemLoad> loads_host_;
+  std::vector<uint16_t> group_of_;
+  int* grab_slot_ = nullptr;
+  Vec2d* grab_offset_ = nullptr;
+  std::vector<uint32_t> grab_cache_;
+};
+
+std::unique_ptr<DemBackend> make_dem_cuda_backend() { return std::make_unique<DemCudaBackend>(); }
+
+}  // namespace dem
+}  // namespace ps
