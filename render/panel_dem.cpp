@@ -19,13 +19,16 @@
 #include "render/cpu/picking.h"
 #include "render/window_state.h"
 #include "sim/dem/dem_kernels.h"
+#include "render/ui_widgets.h"
 
 namespace ps {
 
 namespace {
+using ui::kMuted;
+using ui::kWarn;
+using ui::help_marker;
+using ui::section_label;
 
-const ImVec4 kMutedText{0.60f, 0.64f, 0.72f, 1.f};
-const ImVec4 kWarnText{1.00f, 0.66f, 0.30f, 1.f};
 const ImVec4 kBrokenText{1.00f, 0.45f, 0.80f, 1.f};
 
 ImFont* mono_font() {
@@ -33,24 +36,7 @@ ImFont* mono_font() {
   return a->Fonts.Size > 1 ? a->Fonts[1] : nullptr;
 }
 
-void dem_help(const char* text) {
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
-}
 
-void dem_section(const char* text) {
-  ImGui::Spacing();
-  ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
-  ImGui::TextUnformatted(text);
-  ImGui::PopStyleColor();
-}
 
 bool dem_begin_props(const char* id) {
   if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
@@ -63,7 +49,7 @@ void dem_prop(const char* label, const char* fmt, ...) IM_FMTARGS(2);
 void dem_prop(const char* label, const char* fmt, ...) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
-  ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
+  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
   ImGui::TextUnformatted(label);
   ImGui::PopStyleColor();
   ImGui::TableSetColumnIndex(1);
@@ -231,13 +217,13 @@ void App::panel_dem() {
   }
 
   // Overlays.
-  dem_section("draw");
+  section_label("draw");
   const auto toggle = [this](const char* label, const char* key, bool* v) {
     if (ImGui::Checkbox(label, v)) log("dem show_%s=%d", key, *v ? 1 : 0);
   };
   if (nbonds > 0) {
     toggle("bonds, coloured by stress", "bonds", &demui.show_bonds);
-    dem_help("Each bond is a line between the two centres, coloured by max(sigma / sigma_t, sigma_c / sigma_c,max, "
+    help_marker("Each bond is a line between the two centres, coloured by max(sigma / sigma_t, sigma_c / sigma_c,max, "
              "tau / tau_max): 1 breaks it. Auto range stretches the colour bar to the largest value now.");
     ImGui::Indent();
     if (ImGui::Checkbox("auto range", &demui.bond_auto_range)) log("dem bond_auto_range=%d", demui.bond_auto_range ? 1 : 0);
@@ -255,10 +241,10 @@ void App::panel_dem() {
     }
     ImGui::Unindent();
     toggle("broken bonds (dashed)", "broken", &demui.show_broken);
-    dem_help("Broken bonds are drawn dashed while their particles stay within three rest lengths of each other.");
+    help_marker("Broken bonds are drawn dashed while their particles stay within three rest lengths of each other.");
   }
   toggle("contact forces", "contacts", &demui.show_contacts);
-  dem_help("Force chains: a line from centre to centre (or to the wall) for every unbonded contact, "
+  help_marker("Force chains: a line from centre to centre (or to the wall) for every unbonded contact, "
            "its width proportional to |F|; the legend gives the force drawn at full width.");
   toggle("walls", "walls", &demui.show_walls);
 
@@ -270,7 +256,7 @@ void App::panel_dem() {
     if (slider_double("nu", &bp.nu, 0.0, 0.49, "%.3f", false)) log("dem bond_nu=%.9g", bp.nu);
     if (slider_double("radius ratio", &bp.radius_ratio, 0.05, 1.5, "%.3f", false))
       log("dem bond_radius_ratio=%.9g", bp.radius_ratio);
-    dem_help("lambda: the bond is a cylinder of radius lambda min(R_i, R_j). E, nu and lambda act on the "
+    help_marker("lambda: the bond is a cylinder of radius lambda min(R_i, R_j). E, nu and lambda act on the "
              "existing bonds at the next step (the bonds store displacements, not forces).");
     if (slider_double("tensile", &bp.tensile_strength, 1e2, 1e10, "%.3g Pa", true))
       log("dem bond_tensile_strength=%.9g", bp.tensile_strength);
@@ -278,7 +264,7 @@ void App::panel_dem() {
       log("dem bond_compressive_strength=%.9g", bp.compressive_strength);
     if (slider_double("shear", &bp.shear_strength, 1e2, 1e10, "%.3g Pa", true))
       log("dem bond_shear_strength=%.9g", bp.shear_strength);
-    dem_help("Strengths: a bond breaks for good when a stress reaches its strength. Lowering them "
+    help_marker("Strengths: a bond breaks for good when a stress reaches its strength. Lowering them "
              "breaks the loaded bonds at the next step.");
     if (slider_double("damping", &bp.damping, 0.0, 1.0, "%.3f", false)) log("dem bond_damping=%.9g", bp.damping);
     ImGui::PopItemWidth();
@@ -329,7 +315,7 @@ void App::panel_dem() {
     const dem::DemTimeStep& ts = demui.ts;
     const double bound = std::min(ts.rayleigh, std::min(ts.bond, 0.5 * ts.hertz));
     bool autodt = s.dt_safety > 0.0;
-    dem_section("time step");
+    section_label("time step");
     if (ImGui::RadioButton("auto", autodt) && !autodt) {
       s.dt_safety = demui.auto_safety > 0.0 ? demui.auto_safety : 0.2;
       autodt = true;
@@ -343,7 +329,7 @@ void App::panel_dem() {
       autodt = false;
       log("dem dt=fixed value=%.9g", s.dt);
     }
-    dem_help("Auto: dt = safety x min(Rayleigh time, bond bound, Hertz time / 2), recomputed every frame "
+    help_marker("Auto: dt = safety x min(Rayleigh time, bond bound, Hertz time / 2), recomputed every frame "
              "(0.2 gives LIGGGHTS' limits). Fixed: the dt you set; above the stable bound the run blows up.");
     ImGui::PushItemWidth(-label_w);
     if (autodt) {
@@ -367,11 +353,11 @@ void App::panel_dem() {
       ImGui::EndTable();
     }
     if (!autodt && s.dt > bound) {
-      ImGui::PushStyleColor(ImGuiCol_Text, kWarnText);
+      ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
       ImGui::TextWrapped("dt is above the stable bound: expect a blow-up.");
       ImGui::PopStyleColor();
     }
-    dem_section("stepping");
+    section_label("stepping");
     ImGui::PushItemWidth(-label_w);
     ImGui::SliderInt("substeps", &s.substeps, 1, 2000, "%d / frame", ImGuiSliderFlags_Logarithmic);
     if (ImGui::IsItemDeactivatedAfterEdit()) log("dem substeps=%d", s.substeps);
@@ -382,7 +368,7 @@ void App::panel_dem() {
     if (ImGui::IsItemDeactivatedAfterEdit()) log("dem gravity=(%.9g,%.9g)", s.gravity.x, s.gravity.y);
     if (slider_double("local damping", &s.local_damping, 0.0, 0.9, "%.2f", false))
       log("dem local_damping=%.9g", s.local_damping);
-    dem_help("Cundall's local damping alpha: each force component loses alpha |F| against the velocity. "
+    help_marker("Cundall's local damping alpha: each force component loses alpha |F| against the velocity. "
              "Settles piles and beams without changing their equilibria.");
     ImGui::PopItemWidth();
     ImGui::TreePop();

@@ -34,20 +34,23 @@
 #include "render/window_state.h"
 #include "sim/io/json.h"
 #include "sim/scene/scene.h"
+#include "render/ui_widgets.h"
 
 namespace ps {
 
 namespace fs = std::filesystem;
 
 namespace {
+using ui::kAccent;
+using ui::kMuted;
+using ui::kWarn;
+using ui::kError;
+using ui::kGood;
+using ui::help_marker;
+using ui::section_label;
 
 using Clock = std::chrono::steady_clock;
 
-const ImVec4 kAccent{0.36f, 0.66f, 0.96f, 1.f};
-const ImVec4 kMuted{0.60f, 0.64f, 0.72f, 1.f};
-const ImVec4 kWarn{1.00f, 0.66f, 0.30f, 1.f};
-const ImVec4 kError{1.00f, 0.42f, 0.40f, 1.f};
-const ImVec4 kGood{0.45f, 0.85f, 0.55f, 1.f};
 
 constexpr double kSeekBudgetMs = 40.0;  // simulation time per frame while seeking
 
@@ -56,24 +59,7 @@ ImU32 col32(const float c[3], float a = 1.f) {
   return IM_COL32(q(c[0]), q(c[1]), q(c[2]), q(a));
 }
 
-void section_label(const char* text) {
-  ImGui::Spacing();
-  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-  ImGui::TextUnformatted(text);
-  ImGui::PopStyleColor();
-}
 
-void help_marker(const char* text) {
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
-}
 
 /// Verbose mode: logs a widget's screen rectangle when it appears, moves or
 /// scrolls in or out of view, so the GUI test can click it

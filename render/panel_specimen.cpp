@@ -19,16 +19,17 @@
 #include "render/window_state.h"
 #include "sim/io/json.h"
 #include "sim/scene/scene.h"
+#include "render/ui_widgets.h"
 
 namespace ps {
 
 namespace fs = std::filesystem;
 
 namespace {
+using ui::kMuted;
+using ui::kError;
+using ui::kGood;
 
-const ImVec4 kMuted{0.60f, 0.64f, 0.72f, 1.f};
-const ImVec4 kError{1.00f, 0.42f, 0.40f, 1.f};
-const ImVec4 kGood{0.45f, 0.85f, 0.55f, 1.f};
 
 // Marker colours (also the legend's).
 const ImU32 kBoth = IM_COL32(90, 220, 140, 200);

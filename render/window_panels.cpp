@@ -17,38 +17,24 @@
 #include "imgui_stdlib.h"
 #include "render/cpu/particle_fields.h"
 #include "render/window_state.h"
+#include "render/ui_widgets.h"
 
 namespace ps {
 
 namespace fs = std::filesystem;
 
 namespace {
+using ui::kAccent;
+using ui::kMuted;
+using ui::kWarn;
+using ui::kError;
+using ui::help_marker;
+using ui::section_label;
 
 ImFont* g_mono = nullptr;
 
-const ImVec4 kAccent{0.36f, 0.66f, 0.96f, 1.f};
-const ImVec4 kMuted{0.60f, 0.64f, 0.72f, 1.f};
-const ImVec4 kWarn{1.00f, 0.66f, 0.30f, 1.f};
-const ImVec4 kError{1.00f, 0.42f, 0.40f, 1.f};
 
-void help_marker(const char* text) {
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
-}
 
-void section_label(const char* text) {
-  ImGui::Spacing();
-  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-  ImGui::TextUnformatted(text);
-  ImGui::PopStyleColor();
-}
 
 // One "label  value" row of a two-column property table.
 void prop(const char* label, const char* fmt, ...) IM_FMTARGS(2);

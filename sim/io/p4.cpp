@@ -18,20 +18,7 @@ namespace {
 
 std::string squote(const std::string& s) { return "'" + s + "'"; }
 
-std::string read_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-void write_file_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw std::runtime_error(path + ": write failed");
-}
 
 // [SECTION] Generic block reader ---------------------------------------------------------
 

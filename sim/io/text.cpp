@@ -2,6 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include "sim/core/error.h"
 
 namespace ps {
 
@@ -77,6 +81,21 @@ bool parse_id(const std::string& s, uint32_t& id) {
   if (!parse_u64(s, v) || v < 1 || v >= 0xFFFFFFFFull) return false;
   id = static_cast<uint32_t>(v);
   return true;
+}
+
+std::string read_file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error(path + ": cannot open for writing");
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) throw std::runtime_error(path + ": write failed");
 }
 
 }  // namespace ps

@@ -32,4 +32,9 @@ bool parse_u64(const std::string& s, uint64_t& v);
 /// A 1-based particle ID in [1, 2^32 - 2] (2^32 - 1 is reserved as "none").
 bool parse_id(const std::string& s, uint32_t& id);
 
+/// Whole file as bytes; throws InputError naming the file when it cannot be read.
+std::string read_file_text(const std::string& path);
+/// Replaces a file's bytes; throws std::runtime_error naming the file on failure.
+void write_file_text(const std::string& path, const std::string& text);
+
 }  // namespace ps

@@ -30,20 +30,7 @@ std::string shortest(double v) { return shortest_number(v, P4Precision::Double);
 std::string shortest(float v) { return shortest_number(v, P4Precision::Float); }
 
 
-std::string read_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-void write_file_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw std::runtime_error(path + ": write failed");
-}
 
 std::string squote(const std::string& s) { return "'" + s + "'"; }
 

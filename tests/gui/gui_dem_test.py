@@ -12,114 +12,61 @@ against the app's one-line action log:
 Shares the helpers of gui_test.py. Standard library only. Exits 0 on
 success, 1 with a reason on failure.
 """
-import argparse
-import csv
+
 import os
-import queue
-import re
-import shutil
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gui_test  # noqa: E402
-from gui_test import X_ENV, fail, read_png, xdo, xenv  # noqa: E402
+import guilib  # noqa: E402
+from guilib import App, connect, dump_particles, fail, parse_args, read_png, work_dirs, xdo  # noqa: E402
 
 SCENE = "dem_soft_body"
 
 
-class DemApp(gui_test.App):
-    """The sandbox on the DEM scene under xvfb-run; stdout lines go to a queue."""
-
-    def __init__(self, args, cfg, out):  # pylint: disable=super-init-not-called
-        env = dict(os.environ, XDG_CONFIG_HOME=cfg)
-        env.pop("WAYLAND_DISPLAY", None)
-        inner = ('echo "DISPLAY=$DISPLAY XAUTHORITY=${XAUTHORITY:-}"; exec "$0" gui ' + SCENE +
-                 ' --verbose --paused --size 1280x720 --threads 2 --out "$1"')
-        cmd = [args.xvfb_run, "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", inner, args.sandbox, out]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=env, start_new_session=True)
-        self.lines = queue.Queue()
-        self.log = []
-        threading.Thread(target=self._read, daemon=True).start()
-        self.display = None
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sandbox", required=True)
-    ap.add_argument("--xvfb-run", dest="xvfb_run", default="xvfb-run")
-    ap.add_argument("--xdotool", default="xdotool")
-    ap.add_argument("--work", required=True)
-    args = ap.parse_args()
-
-    shutil.rmtree(args.work, ignore_errors=True)
-    cfg, out, dump = (os.path.join(args.work, d) for d in ("config", "captures", "dump"))
-    for d in (cfg, out, dump):
-        os.makedirs(d)
-
-    # The runner's view of the initial state: IDs and positions.
-    subprocess.run([args.sandbox, "run", SCENE, "--steps", "0", "--dump-every", "1", "--quiet",
-                    "--threads", "2", "--out", dump], check=True, timeout=60)
-    with open(os.path.join(dump, "particles_00000.csv")) as f:
-        rows = [r for r in csv.reader(f) if r and not r[0].startswith("#")]
-    header, rows = rows[0], rows[1:]
-    col = {name: k for k, name in enumerate(header)}
-    particles = [(int(r[col["id"]]), float(r[col["x"]]), float(r[col["y"]])) for r in rows]
-    if len(particles) < 100:
-        fail("dump has only %d particles" % len(particles))
+    args = parse_args()
+    cfg, out, dump = work_dirs(args, "config", "captures", "dump")
+    particles = dump_particles(args, SCENE, dump, 100)
     cx0 = sum(p[1] for p in particles) / len(particles)
     cy0 = sum(p[2] for p in particles) / len(particles)
-    gui_test.DEADLINE = time.monotonic() + 28.0
+    guilib.DEADLINE[0] = time.monotonic() + 28.0
 
-    app = DemApp(args, cfg, out)
+    app = App(args, cfg, out, SCENE)
     try:
-        d = app.expect(r"^DISPLAY=(\S+) XAUTHORITY=(\S*)")
-        display = d.group(1)
-        X_ENV["DISPLAY"] = display
-        if d.group(2):
-            X_ENV["XAUTHORITY"] = d.group(2)
-        app.expect(r"^ready ", timeout=20)
+        wid = connect(app, args, ready_timeout=20)
         v = app.expect(r"^view scale=(\S+) cx=(\S+) cy=(\S+) sx=(\S+) sy=(\S+)")
         scale, cx, cy, sx, sy = (float(v.group(k)) for k in range(1, 6))
 
         def to_screen(x, y):
             return round(sx + (x - cx) * scale), round(sy - (y - cy) * scale)
 
-        wid = subprocess.run([args.xdotool, "search", "--sync", "--name", "^Particle Sandbox$"],
-                             env=xenv(), capture_output=True, text=True, timeout=15).stdout.split()
-        if not wid:
-            fail("no X window named 'Particle Sandbox'")
-        wid = wid[0]
-        xdo(args, display, "windowfocus", wid)
-
         def move(px, py):
-            xdo(args, display, "mousemove", "--window", wid, px, py)
+            xdo(args, "mousemove", "--window", wid, px, py)
 
         # 1. Pick a DEM particle: the ID under the cursor is the dump's ID.
         target = particles[len(particles) // 3 + 7]
         tx, ty = to_screen(target[1], target[2])
         move(tx, ty)
         time.sleep(0.2)
-        xdo(args, display, "key", "1")
+        xdo(args, "key", "1")
         app.expect(r"^tool pick")
-        xdo(args, display, "click", "1")
+        xdo(args, "click", "1")
         m = app.expect(r"^pick id=(\d+)")
         if int(m.group(1)) != target[0]:
             fail("picked id %s, the dump's particle under the cursor is %d" % (m.group(1), target[0]))
         print("pick ok: id=%d at screen (%d, %d)" % (target[0], tx, ty))
 
         # 2. Grab the disk at its centre and lift it: without the grab it falls.
-        xdo(args, display, "key", "2")
+        xdo(args, "key", "2")
         app.expect(r"^tool grab")
         gx, gy = to_screen(cx0, cy0)
         move(gx, gy)
         time.sleep(0.2)
-        xdo(args, display, "mousedown", "1")
+        xdo(args, "mousedown", "1")
         b = app.expect(r"^grab begin n=(\d+) target=\(([^,]+),([^)]+)\) centroid=\(([^,]+),([^)]+)\)")
-        xdo(args, display, "key", "space")
+        xdo(args, "key", "space")
         app.expect(r"^resume")
         drag_px = 60
         for k in range(1, 7):
@@ -128,7 +75,7 @@ def main():
         # DEM steps are microseconds: the scene runs slower than real time, so
         # give the spring a few seconds of wall time to lift the bonded disk.
         time.sleep(5.0)
-        xdo(args, display, "mouseup", "1")
+        xdo(args, "mouseup", "1")
         e = app.expect(r"^grab end n=(\d+) target=\(([^,]+),([^)]+)\) centroid=\(([^,]+),([^)]+)\) moved=(\S+)")
         n = int(b.group(1))
         dy = float(e.group(5)) - float(b.group(5))
@@ -140,9 +87,9 @@ def main():
         print("grab ok: %d DEM particles lifted %.4f (cursor %.4f)" % (n, dy, want))
 
         # 3. Screenshot with the bonds drawn.
-        xdo(args, display, "key", "space")
+        xdo(args, "key", "space")
         app.expect(r"^pause")
-        xdo(args, display, "key", "F12")
+        xdo(args, "key", "F12")
         o = app.expect(r"^dem overlay bonds=(\d+) broken=(\d+) contacts=(\d+) walls=(\d+)")
         bonds, walls = int(o.group(1)), int(o.group(4))
         if bonds < 1000:
@@ -170,7 +117,7 @@ def main():
         print("screenshot ok: %s %dx%d, %d bonds drawn, variance %.0f, %d colour bins" %
               (path, w, h, bonds, var, len(colours)))
 
-        xdo(args, display, "key", "ctrl+q")
+        xdo(args, "key", "ctrl+q")
         app.expect(r"^quit", timeout=10)
         app.proc.wait(timeout=10)
         if app.proc.returncode != 0:

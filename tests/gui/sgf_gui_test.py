@@ -14,153 +14,30 @@ app's one-line action log (--verbose):
 Widget positions come from the "ui name=..." lines the app logs in verbose
 mode. Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
-import argparse
+
 import csv
 import json
 import os
-import queue
 import re
-import shutil
-import signal
 import subprocess
 import sys
-import threading
 import time
 
-DEADLINE = time.monotonic() + 60.0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guilib  # noqa: E402
+from guilib import App, connect, fail, parse_args, work_dirs, xdo  # noqa: E402
+
+guilib.DEADLINE[0] = time.monotonic() + 60.0
 SETS = ["solver.gravity=[0,0]", "bodies.0.velocity=[0,0]", "bond.enabled=false"]
 
 
-def fail(msg):
-    raise AssertionError(msg)
-
-
-class App:
-    """The sandbox under xvfb-run; stdout lines go to a queue; ui rectangles are remembered."""
-
-    def __init__(self, args, cfg, out):
-        env = dict(os.environ, XDG_CONFIG_HOME=cfg)
-        env.pop("WAYLAND_DISPLAY", None)
-        sets = " ".join("--set '%s'" % s for s in SETS)
-        inner = ('echo "DISPLAY=$DISPLAY XAUTHORITY=${XAUTHORITY:-}"; exec "$0" gui dem_soft_body --verbose --paused '
-                 '--size 1280x720 --threads 2 --out "$1" ' + sets)
-        cmd = [args.xvfb_run, "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", inner, args.sandbox, out]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=env, start_new_session=True)
-        self.lines = queue.Queue()
-        self.log = []
-        self.ui = {}
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def _take(self, line):
-        self.log.append(line)
-        m = re.match(r"^ui name=(\S+) x=(-?\d+) y=(-?\d+) w=(\d+) h=(\d+) visible=(\d)", line)
-        if m:
-            self.ui[m.group(1)] = tuple(int(m.group(k)) for k in range(2, 7))
-
-    def expect(self, pattern, timeout=15.0):
-        """Next line matching `pattern` (regex), or fail on timeout / exit."""
-        rx = re.compile(pattern)
-        end = min(time.monotonic() + timeout, DEADLINE)
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                fail("timed out waiting for a line matching %r" % pattern)
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                continue
-            if line is None:
-                fail("the sandbox exited while waiting for %r" % pattern)
-            self._take(line)
-            m = rx.search(line)
-            if m:
-                return m
-
-    def drain(self, seconds):
-        """Reads whatever arrives for `seconds` (keeps the ui rectangles current)."""
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            try:
-                line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
-            except queue.Empty:
-                break
-            if line is None:
-                fail("the sandbox exited")
-            self._take(line)
-
-    def widget(self, name, scroll, timeout=10.0):
-        """Rectangle of a logged widget, scrolling its panel (scroll(+1/-1)) until it is wholly visible."""
-        end = time.monotonic() + timeout
-        self.drain(0.3)
-        tries = 0
-        def placed(r):
-            # Wholly visible and clear of the window's top and bottom edges.
-            return r[4] and (tries > 8 or (60 <= r[1] and r[1] + r[3] <= 690))
-
-        while name not in self.ui or not placed(self.ui[name]):
-            if time.monotonic() > end:
-                fail("the widget %s was never shown" % name)
-            if name in self.ui:
-                # Low in the panel: scroll down; high: scroll up.
-                scroll(1 if self.ui[name][1] > 360 else -1)
-                tries += 1
-            self.drain(0.25)
-        self.drain(0.2)
-        return self.ui[name][:4]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(timeout=5)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-
-
-X_ENV = {}
-
-
-def xdo(args, *cmd):
-    env = dict(os.environ, **X_ENV)
-    subprocess.run([args.xdotool] + [str(c) for c in cmd], env=env, check=True, timeout=10,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sandbox", required=True)
-    ap.add_argument("--xvfb-run", dest="xvfb_run", default="xvfb-run")
-    ap.add_argument("--xdotool", default="xdotool")
-    ap.add_argument("--work", required=True)
-    args = ap.parse_args()
+    args = parse_args()
+    cfg, out = work_dirs(args, "config", "captures")
 
-    shutil.rmtree(args.work, ignore_errors=True)
-    cfg, out = (os.path.join(args.work, d) for d in ("config", "captures"))
-    for d in (cfg, out):
-        os.makedirs(d)
-
-    app = App(args, cfg, out)
+    app = App(args, cfg, out, "dem_soft_body", SETS)
     try:
-        d = app.expect(r"^DISPLAY=(\S+) XAUTHORITY=(\S*)")
-        X_ENV["DISPLAY"] = d.group(1)
-        if d.group(2):
-            X_ENV["XAUTHORITY"] = d.group(2)
-        app.expect(r"^ready ", timeout=40)
-        wid = subprocess.run([args.xdotool, "search", "--sync", "--name", "^Particle Sandbox$"],
-                             env=dict(os.environ, **X_ENV), capture_output=True, text=True, timeout=15).stdout.split()
-        if not wid:
-            fail("no X window named 'Particle Sandbox'")
-        wid = wid[0]
-        xdo(args, "windowfocus", wid)
+        wid = connect(app, args)
 
         def move(px, py):
             xdo(args, "mousemove", "--window", wid, int(px), int(py))

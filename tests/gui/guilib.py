@@ -1,0 +1,217 @@
+"""Shared plumbing of the GUI tests: the sandbox under xvfb-run with its
+verbose log in a queue, xdotool, the runner's dump, and a PNG reader.
+Standard library only."""
+import argparse
+import csv
+import os
+import queue
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import threading
+import time
+import zlib
+
+DEADLINE = [time.monotonic() + 75.0]  # overall limit; a test sets DEADLINE[0]
+X_ENV = {}  # DISPLAY and XAUTHORITY of the Xvfb server
+
+
+def fail(msg):
+    raise AssertionError(msg)
+
+
+def parse_args():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sandbox", required=True)
+    ap.add_argument("--xvfb-run", dest="xvfb_run", default="xvfb-run")
+    ap.add_argument("--xdotool", default="xdotool")
+    ap.add_argument("--work", required=True)
+    return ap.parse_args()
+
+
+def work_dirs(args, *names):
+    """Fresh work folder with the given subfolders; returns their paths."""
+    shutil.rmtree(args.work, ignore_errors=True)
+    paths = [os.path.join(args.work, n) for n in names]
+    for p in paths:
+        os.makedirs(p)
+    return paths
+
+
+def dump_particles(args, scene, dump, minimum):
+    """The runner's view of a scene's initial state: [(id, x, y)]."""
+    subprocess.run([args.sandbox, "run", scene, "--steps", "0", "--dump-every", "1", "--quiet",
+                    "--threads", "2", "--out", dump], check=True, timeout=60)
+    with open(os.path.join(dump, "particles_00000.csv")) as f:
+        rows = [r for r in csv.reader(f) if r and not r[0].startswith("#")]
+    header, rows = rows[0], rows[1:]
+    col = {name: k for k, name in enumerate(header)}
+    particles = [(int(r[col["id"]]), float(r[col["x"]]), float(r[col["y"]])) for r in rows]
+    if len(particles) < minimum:
+        fail("dump has only %d particles" % len(particles))
+    return particles
+
+
+def xenv():
+    """Environment for X clients: the Xvfb display and its authority file."""
+    return dict(os.environ, **X_ENV)
+
+
+def xdo(args, *cmd):
+    subprocess.run([args.xdotool] + [str(c) for c in cmd], env=xenv(), check=True, timeout=10,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+class App:
+    """The sandbox under xvfb-run; stdout lines go to a queue; ui rectangles are remembered."""
+
+    def __init__(self, args, cfg, out, scene, sets=()):
+        env = dict(os.environ, XDG_CONFIG_HOME=cfg)  # settings of this run only
+        env.pop("WAYLAND_DISPLAY", None)
+        extra = " ".join("--set '%s'" % s for s in sets)
+        inner = ('echo "DISPLAY=$DISPLAY XAUTHORITY=${XAUTHORITY:-}"; exec "$0" gui ' + scene + ' --verbose --paused '
+                 '--size 1280x720 --threads 2 --out "$1" ' + extra)
+        cmd = [args.xvfb_run, "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", inner, args.sandbox, out]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=env, start_new_session=True)
+        self.lines = queue.Queue()
+        self.log = []
+        self.ui = {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def _take(self, line):
+        self.log.append(line)
+        m = re.match(r"^ui name=(\S+) x=(-?\d+) y=(-?\d+) w=(\d+) h=(\d+) visible=(\d)", line)
+        if m:
+            self.ui[m.group(1)] = tuple(int(m.group(k)) for k in range(2, 7))
+
+    def expect(self, pattern, timeout=15.0):
+        """Next line matching `pattern` (regex), or fail on timeout / exit."""
+        rx = re.compile(pattern)
+        end = min(time.monotonic() + timeout, DEADLINE[0])
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                fail("timed out waiting for a line matching %r" % pattern)
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                fail("the sandbox exited while waiting for %r" % pattern)
+            self._take(line)
+            m = rx.search(line)
+            if m:
+                return m
+
+    def drain(self, seconds):
+        """Reads whatever arrives for `seconds` (keeps the ui rectangles current)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                fail("the sandbox exited")
+            self._take(line)
+
+    def widget(self, name, scroll, timeout=10.0):
+        """Rectangle of a logged widget, scrolling its panel (scroll(+1/-1)) until it is wholly visible."""
+        end = time.monotonic() + timeout
+        self.drain(0.3)
+        tries = 0
+        def placed(r):
+            # Wholly visible and clear of the window's top and bottom edges.
+            return r[4] and (tries > 8 or (60 <= r[1] and r[1] + r[3] <= 690))
+
+        while name not in self.ui or not placed(self.ui[name]):
+            if time.monotonic() > end:
+                fail("the widget %s was never shown" % name)
+            if name in self.ui:
+                # Low in the panel: scroll down; high: scroll up.
+                scroll(1 if self.ui[name][1] > 360 else -1)
+                tries += 1
+            self.drain(0.25)
+        self.drain(0.2)
+        return self.ui[name][:4]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=5)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+
+
+def connect(app, args, ready_timeout=40):
+    """Waits for the window, gives it the keyboard focus (there is no window
+    manager under Xvfb) and returns its X window id."""
+    d = app.expect(r"^DISPLAY=(\S+) XAUTHORITY=(\S*)")
+    X_ENV["DISPLAY"] = d.group(1)
+    if d.group(2):
+        X_ENV["XAUTHORITY"] = d.group(2)
+    app.expect(r"^ready ", timeout=ready_timeout)
+    wid = subprocess.run([args.xdotool, "search", "--sync", "--name", "^Particle Sandbox$"],
+                         env=xenv(), capture_output=True, text=True, timeout=15).stdout.split()
+    if not wid:
+        fail("no X window named 'Particle Sandbox'")
+    xdo(args, "windowfocus", wid[0])
+    return wid[0]
+
+
+def read_png(path):
+    """Decodes an 8-bit RGB/RGBA non-interlaced PNG: (width, height, channels, rows)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail("%s is not a PNG" % path)
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        (n,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            if depth != 8 or ctype not in (2, 6) or interlace:
+                fail("unexpected PNG format depth=%d type=%d" % (depth, ctype))
+            ch = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * ch
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        ft = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - ch] if x >= ch else 0
+            b = prev[x]
+            c = prev[x - ch] if x >= ch else 0
+            if ft == 1:
+                line[x] = (line[x] + a) & 255
+            elif ft == 2:
+                line[x] = (line[x] + b) & 255
+            elif ft == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif ft == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, ch, rows
