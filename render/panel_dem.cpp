@@ -28,39 +28,16 @@ using ui::kMuted;
 using ui::kWarn;
 using ui::help_marker;
 using ui::section_label;
+using ui::begin_props;
+using ui::mono_font;
+using ui::prop;
 
 const ImVec4 kBrokenText{1.00f, 0.45f, 0.80f, 1.f};
 
-ImFont* mono_font() {
-  ImFontAtlas* a = ImGui::GetIO().Fonts;
-  return a->Fonts.Size > 1 ? a->Fonts[1] : nullptr;
-}
 
 
 
-bool dem_begin_props(const char* id) {
-  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
-  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
-  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
-  return true;
-}
 
-void dem_prop(const char* label, const char* fmt, ...) IM_FMTARGS(2);
-void dem_prop(const char* label, const char* fmt, ...) {
-  ImGui::TableNextRow();
-  ImGui::TableSetColumnIndex(0);
-  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-  ImGui::TextUnformatted(label);
-  ImGui::PopStyleColor();
-  ImGui::TableSetColumnIndex(1);
-  ImFont* mono = mono_font();
-  if (mono) ImGui::PushFont(mono);
-  va_list ap;
-  va_start(ap, fmt);
-  ImGui::TextV(fmt, ap);
-  va_end(ap);
-  if (mono) ImGui::PopFont();
-}
 
 /// "1.23 MPa": stresses span Pa to GPa.
 void format_pa(char* buf, size_t n, double v) {
@@ -202,17 +179,17 @@ void App::panel_dem() {
   const dem::DemStepResult& last = d->last_result();
   const LastBreak lb = last_bond_break(*d);
   const size_t nbonds = d->bonds.size();
-  if (dem_begin_props("dem_counts")) {
-    dem_prop("particles", "%zu", d->particles.size());
+  if (begin_props("dem_counts")) {
+    prop("particles", "%zu", d->particles.size());
     if (nbonds > 0) {
-      dem_prop("bonds", "%zu intact, %zu broken", nbonds - lb.broken, lb.broken);
+      prop("bonds", "%zu intact, %zu broken", nbonds - lb.broken, lb.broken);
       if (lb.step > 0) {
-        dem_prop("last break", "step %" PRId64 ", %s", lb.step, bond_break_name(lb.mode));
-        dem_prop("between", "particles %u and %u", lb.id_i, lb.id_j);
+        prop("last break", "step %" PRId64 ", %s", lb.step, bond_break_name(lb.mode));
+        prop("between", "particles %u and %u", lb.id_i, lb.id_j);
       } else
-        dem_prop("last break", "none yet");
+        prop("last break", "none yet");
     }
-    dem_prop("contacts", "%zu pairs, %zu walls", last.contacts, last.wall_contacts);
+    prop("contacts", "%zu pairs, %zu walls", last.contacts, last.wall_contacts);
     ImGui::EndTable();
   }
 
@@ -338,18 +315,18 @@ void App::panel_dem() {
       if (slider_double("dt", &s.dt, 1e-8, 1e-3, "%.3e s", true)) log("dem dt=%.9g", s.dt);
     }
     ImGui::PopItemWidth();
-    if (dem_begin_props("dem_dt")) {
+    if (begin_props("dem_dt")) {
       format_s(a, sizeof a, ts.rayleigh);
-      dem_prop("Rayleigh", "%s", a);
+      prop("Rayleigh", "%s", a);
       format_s(a, sizeof a, ts.hertz);
-      dem_prop("Hertz", "%s", a);
+      prop("Hertz", "%s", a);
       format_s(a, sizeof a, ts.bond);
-      dem_prop("bond bound", "%s", a);
+      prop("bond bound", "%s", a);
       format_s(a, sizeof a, bound);
       format_s(b, sizeof b, autodt ? ts.recommended : s.dt);
-      dem_prop("stable", "%s  (dt %s)", a, b);
+      prop("stable", "%s  (dt %s)", a, b);
       format_s(a, sizeof a, d->last_dt() > 0.0 ? d->last_dt() : d->next_dt());
-      dem_prop("dt in use", "%s", a);
+      prop("dt in use", "%s", a);
       ImGui::EndTable();
     }
     if (!autodt && s.dt > bound) {
@@ -394,17 +371,17 @@ void App::panel_dem_inspector(size_t row) {
   bonds_of(d->bonds, static_cast<uint32_t>(i), demui.sel_bonds);
   size_t broken = 0;
   for (uint32_t k : demui.sel_bonds) broken += d->bonds.broken[k] ? 1 : 0;
-  if (dem_begin_props("dem_insp")) {
-    dem_prop("ID", "%u", p.id[i]);
-    dem_prop("group", "%u", static_cast<unsigned>(p.group[i]));
-    dem_prop("material", "%s", mat);
-    dem_prop("position", "%.5f, %.5f", p.x[i].x, p.x[i].y);
-    dem_prop("velocity", "%.4f, %.4f", p.v[i].x, p.v[i].y);
-    dem_prop("omega", "%.4g rad/s", p.omega[i]);
-    dem_prop("radius", "%.4g m", p.radius[i]);
-    dem_prop("mass", "%.4g kg", p.mass[i]);
-    dem_prop("fixed", "%s", p.fixed[i] ? "yes (kinematic)" : "no");
-    if (!demui.sel_bonds.empty()) dem_prop("bonds", "%zu intact, %zu broken", demui.sel_bonds.size() - broken, broken);
+  if (begin_props("dem_insp")) {
+    prop("ID", "%u", p.id[i]);
+    prop("group", "%u", static_cast<unsigned>(p.group[i]));
+    prop("material", "%s", mat);
+    prop("position", "%.5f, %.5f", p.x[i].x, p.x[i].y);
+    prop("velocity", "%.4f, %.4f", p.v[i].x, p.v[i].y);
+    prop("omega", "%.4g rad/s", p.omega[i]);
+    prop("radius", "%.4g m", p.radius[i]);
+    prop("mass", "%.4g kg", p.mass[i]);
+    prop("fixed", "%s", p.fixed[i] ? "yes (kinematic)" : "no");
+    if (!demui.sel_bonds.empty()) prop("bonds", "%zu intact, %zu broken", demui.sel_bonds.size() - broken, broken);
     ImGui::EndTable();
   }
   if (demui.sel_bonds.empty()) {

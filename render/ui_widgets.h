@@ -2,6 +2,8 @@
 #pragma once
 #include <imgui.h>
 
+#include <cstdarg>
+
 namespace ps {
 namespace ui {
 
@@ -30,6 +32,38 @@ inline void section_label(const char* text) {
   ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
   ImGui::TextUnformatted(text);
   ImGui::PopStyleColor();
+}
+
+/// The monospaced font the window loads second (values in property tables), if any.
+inline ImFont* mono_font() {
+  ImFontAtlas* a = ImGui::GetIO().Fonts;
+  return a->Fonts.Size > 1 ? a->Fonts[1] : nullptr;
+}
+
+/// Starts a two-column "label  value" property table; end with ImGui::EndTable().
+inline bool begin_props(const char* id) {
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
+  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
+  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+  return true;
+}
+
+/// One row of a property table: a muted label and a monospaced value.
+inline void prop(const char* label, const char* fmt, ...) IM_FMTARGS(2);
+inline void prop(const char* label, const char* fmt, ...) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+  ImGui::TextUnformatted(label);
+  ImGui::PopStyleColor();
+  ImGui::TableSetColumnIndex(1);
+  ImFont* mono = mono_font();
+  if (mono) ImGui::PushFont(mono);
+  va_list ap;
+  va_start(ap, fmt);
+  ImGui::TextV(fmt, ap);
+  va_end(ap);
+  if (mono) ImGui::PopFont();
 }
 
 }  // namespace ui

@@ -30,35 +30,14 @@ using ui::kWarn;
 using ui::kError;
 using ui::help_marker;
 using ui::section_label;
-
-ImFont* g_mono = nullptr;
-
-
+using ui::begin_props;
+using ui::prop;
 
 
-// One "label  value" row of a two-column property table.
-void prop(const char* label, const char* fmt, ...) IM_FMTARGS(2);
-void prop(const char* label, const char* fmt, ...) {
-  ImGui::TableNextRow();
-  ImGui::TableSetColumnIndex(0);
-  ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-  ImGui::TextUnformatted(label);
-  ImGui::PopStyleColor();
-  ImGui::TableSetColumnIndex(1);
-  if (g_mono) ImGui::PushFont(g_mono);
-  va_list ap;
-  va_start(ap, fmt);
-  ImGui::TextV(fmt, ap);
-  va_end(ap);
-  if (g_mono) ImGui::PopFont();
-}
 
-bool begin_props(const char* id) {
-  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
-  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
-  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
-  return true;
-}
+
+
+
 
 std::string with_commas(size_t n) {
   std::string s = std::to_string(n);
@@ -82,7 +61,7 @@ void App::setup_style() {
     cfg.SizePixels = 13.f * ui_scale;
     io.Fonts->AddFontDefault(&cfg);
   }
-  if (fs::exists(mono, ec)) g_mono = io.Fonts->AddFontFromFileTTF(mono, size - 1.f * ui_scale);
+  if (fs::exists(mono, ec)) io.Fonts->AddFontFromFileTTF(mono, size - 1.f * ui_scale);  // ui::mono_font()
 
   ImGui::StyleColorsDark();
   ImGuiStyle& s = ImGui::GetStyle();

@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, connect, dump_particles, fail, parse_args, read_png, work_dirs, xdo  # noqa: E402
+from guilib import App, check_pick, connect, dump_particles, fail, parse_args, read_png, view_transform, work_dirs, xdo  # noqa: E402
 
 SCENE = "dem_soft_body"
 
@@ -36,27 +36,13 @@ def main():
     app = App(args, cfg, out, SCENE)
     try:
         wid = connect(app, args, ready_timeout=20)
-        v = app.expect(r"^view scale=(\S+) cx=(\S+) cy=(\S+) sx=(\S+) sy=(\S+)")
-        scale, cx, cy, sx, sy = (float(v.group(k)) for k in range(1, 6))
-
-        def to_screen(x, y):
-            return round(sx + (x - cx) * scale), round(sy - (y - cy) * scale)
+        to_screen, scale = view_transform(app)
 
         def move(px, py):
             xdo(args, "mousemove", "--window", wid, px, py)
 
         # 1. Pick a DEM particle: the ID under the cursor is the dump's ID.
-        target = particles[len(particles) // 3 + 7]
-        tx, ty = to_screen(target[1], target[2])
-        move(tx, ty)
-        time.sleep(0.2)
-        xdo(args, "key", "1")
-        app.expect(r"^tool pick")
-        xdo(args, "click", "1")
-        m = app.expect(r"^pick id=(\d+)")
-        if int(m.group(1)) != target[0]:
-            fail("picked id %s, the dump's particle under the cursor is %d" % (m.group(1), target[0]))
-        print("pick ok: id=%d at screen (%d, %d)" % (target[0], tx, ty))
+        check_pick(app, args, wid, particles[len(particles) // 3 + 7], to_screen)
 
         # 2. Grab the disk at its centre and lift it: without the grab it falls.
         xdo(args, "key", "2")

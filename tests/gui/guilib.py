@@ -172,6 +172,32 @@ def connect(app, args, ready_timeout=40):
     return wid[0]
 
 
+def view_transform(app):
+    """(world -> window pixels, pixels per world unit), from the view line the app logs."""
+    v = app.expect(r"^view scale=(\S+) cx=(\S+) cy=(\S+) sx=(\S+) sy=(\S+)")
+    scale, cx, cy, sx, sy = (float(v.group(k)) for k in range(1, 6))
+
+    def to_screen(x, y):
+        return round(sx + (x - cx) * scale), round(sy - (y - cy) * scale)
+
+    return to_screen, scale
+
+
+def check_pick(app, args, wid, target, to_screen):
+    """Clicks the dump particle `target` (id, x, y) with the pick tool and
+    checks the window reports the same ID."""
+    tx, ty = to_screen(target[1], target[2])
+    xdo(args, "mousemove", "--window", wid, tx, ty)
+    time.sleep(0.2)
+    xdo(args, "key", "1")
+    app.expect(r"^tool pick")
+    xdo(args, "click", "1")
+    m = app.expect(r"^pick id=(\d+)")
+    if int(m.group(1)) != target[0]:
+        fail("picked id %s, the dump's particle under the cursor is %d" % (m.group(1), target[0]))
+    print("pick ok: id=%d at screen (%d, %d)" % (target[0], tx, ty))
+
+
 def read_png(path):
     """Decodes an 8-bit RGB/RGBA non-interlaced PNG: (width, height, channels, rows)."""
     with open(path, "rb") as f:
