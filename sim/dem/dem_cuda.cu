@@ -83,7 +83,7 @@ struct DevState {
   double *wall_xi, *wall_mr;
   uint8_t* wall_on;
   Vec2d *wall_f, *wall_point;
-  double* wall_t;
+  double *wall_t, *wall_overlap;
   // Broad phase.
   uint32_t *cell_key, *cell_item, *cell_start, *cell_end;
 };
@@ -271,6 +271,7 @@ __global__ void contact_kernel(DevState s, int n, const PairProps* props, int mc
     s.wall_f[k] = fw;
     s.wall_point[k] = xi - a * nrm;
     s.wall_t[k] = tw;
+    s.wall_overlap[k] = delta;
     Fi += fw;
     Mi += tw;
     atomicAdd(&c->wall_contacts, 1u);
@@ -344,7 +345,7 @@ struct ToBounds {
   const double* radius;
   __host__ __device__ Bounds operator()(int i) const {
     const Vec2d p = x[i];
-    if (!isfinite(p.x) || !isfinite(p.y)) return Bounds{1e300, 1e300, -1e300, -1e300, radius[i]};
+    if (!isfinite(p.x) || !isfinite(p.y)) return Bounds{1e300, 1e300, -1e300, -1e300, 0.0};
     return Bounds{p.x, p.y, p.x, p.y, radius[i]};
   }
 };
@@ -504,6 +505,7 @@ class DemCudaBackend final : public DemBackend {
     ip.grab_ks = in.grab.stiffness;
     integrate_kernel<<<pb, 256>>>(s_, n, ip, counters_);
     if (nb > 0) bond_advance_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.dt);
+    check(cudaGetLastError(), "DEM kernel launch");
     Counters c;
     check(cudaMemcpy(&c, counters_, sizeof c, cudaMemcpyDeviceToHost), "counters");
     if (c.overflow) throw std::runtime_error("CUDA DEM: a particle has more than " + std::to_string(kSlots) +
@@ -540,19 +542,24 @@ class DemCudaBackend final : public DemBackend {
       c.point = pt[k]; c.f_i = f[k]; c.t_i = ti[k]; c.t_j = tj[k]; c.overlap = ov[k]; c.xi = xi[k]; c.mr = mr[k];
       pairs.push_back(c);
     }
+    // Slots hold each particle's partners in cell order; the interface (and
+    // the CPU) list pairs sorted by i, then j.
+    std::sort(pairs.begin(), pairs.end(),
+              [](const DemContact& a, const DemContact& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
     if (walls_n_ <= 0) return;
     const size_t nw = n_ * static_cast<size_t>(walls_n_);
     std::vector<uint8_t> on(nw);
     std::vector<Vec2d> wf(nw), wp(nw);
-    std::vector<double> wt(nw), wxi(nw), wmr(nw);
+    std::vector<double> wt(nw), wxi(nw), wmr(nw), wov(nw);
     down(on.data(), s_.wall_on, nw); down(wf.data(), s_.wall_f, nw); down(wp.data(), s_.wall_point, nw);
     down(wt.data(), s_.wall_t, nw); down(wxi.data(), s_.wall_xi, nw); down(wmr.data(), s_.wall_mr, nw);
+    down(wov.data(), s_.wall_overlap, nw);
     for (size_t k = 0; k < nw; ++k) {
       if (!on[k]) continue;
       DemContact c;
       c.i = static_cast<uint32_t>(k / walls_n_);
       c.j = static_cast<uint32_t>(k % walls_n_);
-      c.point = wp[k]; c.f_i = wf[k]; c.t_i = wt[k]; c.xi = wxi[k]; c.mr = wmr[k];
+      c.point = wp[k]; c.f_i = wf[k]; c.t_i = wt[k]; c.overlap = wov[k]; c.xi = wxi[k]; c.mr = wmr[k];
       walls.push_back(c);
     }
   }
@@ -563,7 +570,7 @@ class DemCudaBackend final : public DemBackend {
             s_.group, s_.F, s_.M, s_.bi, s_.bj, s_.bond_start, s_.length0, s_.shear_disp, s_.bend_angle,
             s_.broken, s_.mode, s_.break_step, s_.sigma, s_.tau, s_.bforce, s_.slot_j_prev, s_.slot_j,
             s_.slot_xi_prev, s_.slot_mr_prev, s_.slot_xi, s_.slot_mr, s_.slot_f, s_.slot_point, s_.slot_ti,
-            s_.slot_tj, s_.slot_overlap, s_.wall_xi, s_.wall_mr, s_.wall_on, s_.wall_f, s_.wall_point, s_.wall_t,
+            s_.slot_tj, s_.slot_overlap, s_.wall_xi, s_.wall_mr, s_.wall_on, s_.wall_f, s_.wall_point, s_.wall_t, s_.wall_overlap,
             s_.cell_key, s_.cell_item, s_.cell_start, s_.cell_end};
   }
 
@@ -593,11 +600,14 @@ class DemCudaBackend final : public DemBackend {
         dev_resize(walls_, cap, walls_host_.size());
         up(walls_, walls_host_.data(), walls_host_.size());
       }
+      // History is per (particle, wall index), as on the CPU: an edited wall
+      // keeps it; only a new layout (wall or particle count) drops it.
       const size_t nw = n_ * static_cast<size_t>(std::max(in.wall_count, 0));
-      if (nw > 0) {
+      if (nw > 0 && walls_n_ != in.wall_count) {
         dev_resize(s_.wall_xi, cap_[40], nw); dev_resize(s_.wall_mr, cap_[41], nw);
         dev_resize(s_.wall_on, cap_[42], nw); dev_resize(s_.wall_f, cap_[43], nw);
         dev_resize(s_.wall_point, cap_[44], nw); dev_resize(s_.wall_t, cap_[45], nw);
+        dev_resize(s_.wall_overlap, cap_[46], nw);
         check(cudaMemset(s_.wall_on, 0, nw), "walls");
       }
       walls_n_ = in.wall_count;
@@ -611,13 +621,18 @@ class DemCudaBackend final : public DemBackend {
         share[static_cast<size_t>(l)] = count ? total / static_cast<double>(count) : Vec2d{};
       }
       size_t c1 = 0, c2 = 0;
-      if (static_cast<int>(loads_host_.size()) != in.load_count) {
-        if (loads_) cudaFree(loads_);
-        if (load_share_) cudaFree(load_share_);
-        loads_ = nullptr;
-        load_share_ = nullptr;
-        dev_resize(loads_, c1, share.size());
-        dev_resize(load_share_, c2, share.size());
+      // The kernel reads the loads' groups: re-upload when one was edited.
+      bool same = static_cast<int>(loads_host_.size()) == in.load_count;
+      for (int l = 0; same && l < in.load_count; ++l) same = loads_host_[static_cast<size_t>(l)].group == in.loads[l].group;
+      if (!same) {
+        if (static_cast<int>(loads_host_.size()) != in.load_count) {
+          if (loads_) cudaFree(loads_);
+          if (load_share_) cudaFree(load_share_);
+          loads_ = nullptr;
+          load_share_ = nullptr;
+          dev_resize(loads_, c1, share.size());
+          dev_resize(load_share_, c2, share.size());
+        }
         loads_host_.assign(in.loads, in.loads + in.load_count);
         up(loads_, loads_host_.data(), loads_host_.size());
       }
@@ -625,8 +640,13 @@ class DemCudaBackend final : public DemBackend {
     }
     if (in.grab.count > 0) {
       std::vector<uint32_t> idx(in.grab.index, in.grab.index + in.grab.count);
-      if (idx != grab_cache_) {
+      std::vector<Vec2d> off(in.grab.offset, in.grab.offset + in.grab.count);
+      // A new grab of the same particles has new offsets: compare both.
+      bool same_off = off.size() == grab_offset_cache_.size();
+      for (size_t q = 0; same_off && q < off.size(); ++q) same_off = off[q] == grab_offset_cache_[q];
+      if (idx != grab_cache_ || !same_off) {
         grab_cache_ = idx;
+        grab_offset_cache_ = off;
         std::vector<int> slot(n_, -1);
         for (int q = 0; q < in.grab.count; ++q)
           if (idx[static_cast<size_t>(q)] < n_) slot[idx[static_cast<size_t>(q)]] = q;
@@ -663,6 +683,7 @@ class DemCudaBackend final : public DemBackend {
   int* grab_slot_ = nullptr;
   Vec2d* grab_offset_ = nullptr;
   std::vector<uint32_t> grab_cache_;
+  std::vector<Vec2d> grab_offset_cache_;
 };
 
 std::unique_ptr<DemBackend> make_dem_cuda_backend() { return std::make_unique<DemCudaBackend>(); }

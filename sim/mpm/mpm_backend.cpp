@@ -11,6 +11,21 @@ namespace ps {
 std::unique_ptr<MpmBackend> make_cuda_backend();
 #endif
 
+SubstepResult MpmBackend::advance(const SubstepInput& in0, int count, const StepRule& rule, StepClock& clock) {
+  SubstepInput in = in0;
+  SubstepResult r;
+  for (int s = 0; s < count; ++s) {
+    in.dt = next_substep_dt(rule, clock.last_max_speed);
+    r = substep(in);
+    ++clock.step;
+    clock.time += in.dt;
+    clock.last_dt = in.dt;
+    clock.last_max_speed = r.max_speed;
+    if (!r.ok) break;
+  }
+  return r;
+}
+
 std::vector<std::string> available_backends() {
   std::vector<std::string> out{"cpu"};
 #if defined(PS_HAVE_CUDA_MPM)

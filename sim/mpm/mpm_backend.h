@@ -31,10 +31,79 @@ struct SubstepInput {
   bool use_fext = false;  ///< particles.fext holds forces for this substep
 };
 
+/// How the substep size is chosen: fixed, or CFL-adaptive from the largest
+/// particle speed of the previous substep plus the materials' wave speed.
+/// Evaluated by the backend between substeps (on the device for CUDA).
+struct StepRule {
+  bool adaptive = false;
+  float dt_max = 1e-4f;   ///< the fixed step, or the adaptive upper bound
+  float dt_min = 1e-7f;
+  float cfl = 0.5f;
+  float dx = 1.f / 128.f;
+  float wave_speed = 0.f;  ///< max over the materials (mpm::wave_speed)
+};
+
+/// dt of the next substep given the previous substep's max |v|.
+PS_HD float next_substep_dt(const StepRule& r, float last_max_speed) {
+  if (!r.adaptive) return r.dt_max;
+  const float v = last_max_speed + r.wave_speed;
+  const float dt = r.cfl * r.dx / (v > 1e-6f ? v : 1e-6f);
+  const float lo = dt > r.dt_min ? dt : r.dt_min;
+  return r.dt_max < lo ? r.dt_max : lo;
+}
+
+/// The world's clock, advanced by the backend: substeps done, simulated time,
+/// the last substep's dt and max |v| (the next adaptive dt depends on it).
+struct StepClock {
+  int64_t step = 0;
+  double time = 0.0;
+  float last_dt = 0.f;
+  float last_max_speed = 0.f;
+};
+
 struct SubstepResult {
   bool ok = true;
   int64_t bad_index = -1;   ///< lowest particle index that blew up, if !ok
   float max_speed = 0.f;    ///< max |v| after the substep (for the CFL step)
+};
+
+/// Time of one phase of a substep, in milliseconds per substep (a moving
+/// average over recent batches).
+struct PhaseTiming {
+  std::string name;
+  double ms = 0.0;
+};
+
+/// What the Stats panel and `sandbox info` show about a backend.
+struct BackendStats {
+  std::string device;          ///< "CPU, 4 threads" or the GPU's name
+  size_t memory_used = 0;      ///< device memory in use (all processes); 0 on CPU
+  size_t memory_total = 0;     ///< device memory; 0 on CPU
+  size_t state_bytes = 0;      ///< bytes this backend holds (particles, grid, scratch)
+  std::vector<PhaseTiming> phases;  ///< per substep
+  double ms_per_substep = 0.0;      ///< whole substep, same averaging
+  std::string notes;           ///< e.g. "sorted every 16 substeps; CUDA graph"
+};
+
+/// Device-resident particle arrays, for CUDA-GL interop: the renderer maps
+/// its vertex buffers and fills them from these pointers on the device, with
+/// no host copy. Slot k holds the particle whose host index is perm[k]
+/// (backends may reorder particles for locality). All pointers are device
+/// pointers, valid until the next substep, host_changed() or backend change.
+struct DeviceParticleView {
+  size_t count = 0;
+  const Vec2* x = nullptr;
+  const Vec2* v = nullptr;
+  const Mat2* C = nullptr;
+  const Mat2* F = nullptr;
+  const float* J = nullptr;
+  const float* Jp = nullptr;
+  const uint8_t* material = nullptr;
+  const uint32_t* perm = nullptr;      ///< slot -> host index
+  const MaterialParams* materials = nullptr;  ///< device copy of the material table
+  int material_count = 0;
+  void* stream = nullptr;              ///< cudaStream_t the stepper uses
+  int device = 0;                      ///< CUDA device ordinal
 };
 
 class MpmBackend {
@@ -49,6 +118,16 @@ class MpmBackend {
   /// Make the host arrays current (no-op on the CPU backend).
   virtual void sync_to_host() = 0;
   virtual SubstepResult substep(const SubstepInput& in) = 0;
+  /// Runs up to `count` substeps, choosing each dt by `rule`, and advances
+  /// `clock`. Stops after the first substep that blows up (that substep is
+  /// counted) and reports it. The default loops over substep(); the CUDA
+  /// backend keeps dt and the blow-up flag on the device and reads them back
+  /// once per call.
+  virtual SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock);
+  /// Timings and memory for the Stats panel.
+  virtual BackendStats stats() const = 0;
+  /// Device arrays for interop, or null (CPU backend).
+  virtual const DeviceParticleView* device_view() { return nullptr; }
   /// Grid after the last substep's update (node mass and velocity), for the
   /// teaching overlays. Empty before the first substep.
   virtual void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const = 0;

@@ -24,6 +24,7 @@ class MpmCpuBackend final : public MpmBackend {
   void sync_to_host() override {}
   SubstepResult substep(const SubstepInput& in) override;
   void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override;
+  BackendStats stats() const override;
 
   int threads() const { return pool_.size(); }
 
@@ -62,6 +63,8 @@ class MpmCpuBackend final : public MpmBackend {
   std::vector<int64_t> worker_bad_;     // per-worker reductions
   std::vector<float> worker_vmax2_;
   GridSpec last_grid_;
+  double phase_ms_[4] = {0.0, 0.0, 0.0, 0.0};  // bucket, P2G, grid, G2P
+  int64_t timed_substeps_ = 0;
 };
 
 }  // namespace ps

@@ -1,12 +1,34 @@
 // CUDA MPM backend: the same per-particle / per-node math as the CPU reference
-// (sim/mpm/mpm_kernels.h), one thread per particle or node. State stays on the
-// device between substeps; host copies happen on host_changed() (uploads after
-// edits), sync_to_host() (dumps, picking, statistics) and read_grid().
+// (sim/mpm/mpm_kernels.h, compiled by both compilers).
 //
-// P2G scatters with float atomics (fast, not bit-deterministic); the CPU
-// backend is the reference it is tested against.
+// One substep is six kernels on one stream:
+//   control_begin (dt from the last max |v|, on the device) -> grab -> clear
+//   -> P2G (constitutive update fused; block-tiled shared-memory scatter)
+//   -> grid update -> G2P (advect, blow-up check, max |v|) -> control_end.
+// dt, the simulated time, the max speed and the blow-up flag live in a small
+// device control block; advance() reads it back once per call, not per
+// substep. A substep's launches are captured once into a CUDA graph (one
+// graph per parameter set and buffer parity) and replayed.
+//
+// Particles are reordered by an 8x8-cell tile key every kSortInterval
+// substeps (CUB radix sort + one gather kernel); perm[slot] keeps each slot's
+// host index, so host arrays, IDs, picking and dumps stay in host order and
+// sync_to_host() scatters back through perm on the device.
+//
+// P2G: a block of 256 consecutive (sorted) particles takes the bounding box of
+// its stencils; when it fits kTileNodes nodes the block accumulates in shared
+// memory and flushes one global atomic per touched node, else it falls back
+// to global atomics (correct in any order, just slower).
+//
+// Deterministic mode (solver.deterministic): contributions are converted to
+// 64-bit fixed point before the scatter, so the integer sums do not depend on
+// the order of the atomics and repeated runs are bit-identical.
 #include <cuda_runtime.h>
+#include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -24,6 +46,11 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 
+constexpr int kThreads = 256;
+constexpr int kTileNodes = 1024;   // shared-memory tile capacity, nodes
+constexpr int kTile = 8;           // sort tile, cells per side
+constexpr int kSortInterval = 16;  // substeps between reorders
+
 struct DevParticles {
   Vec2* x = nullptr;
   Vec2* v = nullptr;
@@ -34,78 +61,255 @@ struct DevParticles {
   float* mass = nullptr;
   float* vol0 = nullptr;
   uint8_t* material = nullptr;
-  Vec2* fext = nullptr;
+  uint32_t* perm = nullptr;  // slot -> host index
 };
 
-struct DevStatus {
-  unsigned long long bad;  // lowest blown-up particle index, or ~0
-  unsigned int vmax2_bits;  // max |v|^2 as the bits of a non-negative float
+/// Lives on the device; advance() uploads it at the start of a call and reads
+/// it back at the end.
+struct DevControl {
+  double time;
+  float dt;              // this substep's dt
+  float last_dt;
+  float last_max_speed;  // max |v| after the last finished substep
+  unsigned int vmax2_bits;       // this substep's max |v|^2, bits of a non-negative float
+  unsigned long long bad;        // lowest host index that blew up this substep, or ~0
+  unsigned long long fail_index; // the blown-up particle once halted
+  int halted;            // a substep blew up: later substeps do nothing
+  int steps;             // substeps finished during this call
 };
 
-__global__ void grab_kernel(DevParticles p, int n, const uint32_t* idx, const Vec2* off, int count, Vec2 target,
-                            float ks, float dt) {
-  int q = blockIdx.x * blockDim.x + threadIdx.x;
+/// Fixed-point accumulator of one node in deterministic mode.
+struct FixedNode {
+  unsigned long long m, px, py;
+};
+
+struct FixedScale {
+  float mass = 1.f;      // multiply a mass contribution by this, round to integer
+  float momentum = 1.f;  // the same for momentum
+};
+
+__device__ __forceinline__ unsigned long long to_fixed(float v, float scale) {
+  return static_cast<unsigned long long>(__float2ll_rn(v * scale));
+}
+
+// ---- control ------------------------------------------------------------------
+
+__global__ void control_begin_kernel(DevControl* c, StepRule rule) {
+  if (c->halted) return;
+  c->dt = next_substep_dt(rule, c->last_max_speed);
+  c->vmax2_bits = 0u;
+  c->bad = ~0ull;
+}
+
+__global__ void control_end_kernel(DevControl* c) {
+  if (c->halted) return;
+  const float dt = c->dt;
+  c->steps += 1;
+  c->time += static_cast<double>(dt);
+  c->last_dt = dt;
+  c->last_max_speed = sqrtf(__uint_as_float(c->vmax2_bits));
+  if (c->bad != ~0ull) {
+    c->halted = 1;
+    c->fail_index = c->bad;
+  }
+}
+
+// ---- grab, clear ------------------------------------------------------------------
+
+__global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, const uint32_t* idx, const Vec2* off,
+                            int count, Vec2 target, float ks, const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int q = blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= count) return;
-  uint32_t i = idx[q];
-  if (i >= static_cast<uint32_t>(n)) return;
+  const uint32_t h = idx[q];
+  if (h >= static_cast<uint32_t>(n)) return;
+  const uint32_t i = inv_perm[h];
+  const float dt = ctrl->dt;
   const float kd = 2.f * sqrtf(ks);
-  Vec2 d = target + off[q] - p.x[i];
+  const Vec2 d = target + off[q] - p.x[i];
   p.v[i] += dt * (ks * d - kd * p.v[i]);
 }
 
-template <Kernel K>
-__global__ void p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, float dt, bool apic,
-                           bool use_fext, float* gm, Vec2* gv) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  constexpr int N = mpm::kernel_support(K);
-  const MaterialParams& mat = mats[p.material[i]];
-  Mat2 F = p.F[i];
-  float Jp = p.Jp[i];
-  const Mat2 C = p.C[i];
-  const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C);
-  p.F[i] = F;
-  p.Jp[i] = Jp;
-  const float mp = p.mass[i];
-  const Vec2 mv = mp * p.v[i] + (use_fext ? dt * p.fext[i] : Vec2{});
-  const Mat2 stress = (-dt * p.vol0[i]) * tau;
-  const Mat2 affine = apic ? mp * C : Mat2{};
-  const float inv_dx = 1.f / g.dx;
-  const mpm::Stencil s = mpm::make_stencil(K, g, p.x[i]);
-  const int stride = g.nodes_x();
-  Mat2 Q{};
-  if (K != Kernel::Linear) Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
-#pragma unroll
-  for (int c = 0; c < N; ++c)
-#pragma unroll
-    for (int a = 0; a < N; ++a) {
-      const float w = s.wx[a] * s.wy[c];
-      const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-      Vec2 dmv;
-      if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
-      else dmv = w * (mv + Q * dpos);
-      const int node = (s.base_y + c) * stride + s.base_x + a;
-      atomicAdd(&gm[node], w * mp);
-      atomicAdd(&gv[node].x, dmv.x);
-      atomicAdd(&gv[node].y, dmv.y);
-    }
+__global__ void clear_kernel(float* gm, Vec2* gv, FixedNode* gi, int nodes, const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nodes) return;
+  if (gi) {
+    gi[k] = FixedNode{0ull, 0ull, 0ull};
+  } else {
+    gm[k] = 0.f;
+    gv[k] = Vec2{};
+  }
 }
 
-__global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2* gv_old, bool keep_old) {
+// ---- P2G ------------------------------------------------------------------------
+
+template <bool DET>
+struct TileStore;
+
+template <>
+struct TileStore<false> {
+  float m[kTileNodes], px[kTileNodes], py[kTileNodes];
+};
+
+template <>
+struct TileStore<true> {
+  unsigned long long m[kTileNodes], px[kTileNodes], py[kTileNodes];
+};
+
+template <Kernel K, bool DET>
+__global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
+                                                       bool apic, const Vec2* fext, float* gm, Vec2* gv,
+                                                       FixedNode* gi, FixedScale fs, const DevControl* ctrl) {
+  if (ctrl->halted) return;  // uniform over the block
+  constexpr int N = mpm::kernel_support(K);
+  __shared__ TileStore<DET> tile;
+  __shared__ int box[4];  // min base x, min base y, max base x, max base y
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const bool active = i < n;
+  const float dt = ctrl->dt;
+  const float inv_dx = 1.f / g.dx;
+  if (threadIdx.x == 0) {
+    box[0] = box[1] = 0x7fffffff;
+    box[2] = box[3] = -0x7fffffff;
+  }
+  // Constitutive update and the particle's contribution terms.
+  mpm::Stencil s;
+  Vec2 mv{};
+  Mat2 Q{}, stress{}, affine{};
+  float mp = 0.f;
+  if (active) {
+    const MaterialParams& mat = mats[p.material[i]];
+    Mat2 F = p.F[i];
+    float Jp = p.Jp[i];
+    const Mat2 C = p.C[i];
+    const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C);
+    p.F[i] = F;
+    p.Jp[i] = Jp;
+    mp = p.mass[i];
+    mv = mp * p.v[i] + (fext ? dt * fext[i] : Vec2{});
+    stress = (-dt * p.vol0[i]) * tau;
+    affine = apic ? mp * C : Mat2{};
+    if (K != Kernel::Linear) Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
+    s = mpm::make_stencil(K, g, p.x[i]);
+  }
+  __syncthreads();
+  if (active) {
+    atomicMin(&box[0], s.base_x);
+    atomicMin(&box[1], s.base_y);
+    atomicMax(&box[2], s.base_x);
+    atomicMax(&box[3], s.base_y);
+  }
+  __syncthreads();
+  const int bx0 = box[0], by0 = box[1];
+  const int tw = box[2] - bx0 + N, th = box[3] - by0 + N;
+  const bool any = box[2] >= box[0];
+  const bool tiled = any && tw * th <= kTileNodes;
+  if (tiled) {
+    for (int k = threadIdx.x; k < tw * th; k += blockDim.x) {
+      tile.m[k] = 0;
+      tile.px[k] = 0;
+      tile.py[k] = 0;
+    }
+  }
+  __syncthreads();
+  const int stride = g.nodes_x();
+  if (active) {
+#pragma unroll
+    for (int c = 0; c < N; ++c)
+#pragma unroll
+      for (int a = 0; a < N; ++a) {
+        const float w = s.wx[a] * s.wy[c];
+        const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+        Vec2 dmv;
+        if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+        else dmv = w * (mv + Q * dpos);
+        const float dm = w * mp;
+        if (tiled) {
+          const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
+          if constexpr (DET) {
+            atomicAdd(&tile.m[t], to_fixed(dm, fs.mass));
+            atomicAdd(&tile.px[t], to_fixed(dmv.x, fs.momentum));
+            atomicAdd(&tile.py[t], to_fixed(dmv.y, fs.momentum));
+          } else {
+            atomicAdd(&tile.m[t], dm);
+            atomicAdd(&tile.px[t], dmv.x);
+            atomicAdd(&tile.py[t], dmv.y);
+          }
+        } else {
+          const int node = (s.base_y + c) * stride + s.base_x + a;
+          if constexpr (DET) {
+            atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
+            atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
+            atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
+          } else {
+            atomicAdd(&gm[node], dm);
+            atomicAdd(&gv[node].x, dmv.x);
+            atomicAdd(&gv[node].y, dmv.y);
+          }
+        }
+      }
+  }
+  if (!tiled) return;  // uniform over the block
+  __syncthreads();
+  for (int k = threadIdx.x; k < tw * th; k += blockDim.x) {
+    const int node = (by0 + k / tw) * stride + bx0 + k % tw;
+    if constexpr (DET) {
+      const unsigned long long m = tile.m[k], px = tile.px[k], py = tile.py[k];
+      if (m | px | py) {
+        atomicAdd(&gi[node].m, m);
+        atomicAdd(&gi[node].px, px);
+        atomicAdd(&gi[node].py, py);
+      }
+    } else {
+      const float m = tile.m[k], px = tile.px[k], py = tile.py[k];
+      if (m != 0.f || px != 0.f || py != 0.f) {
+        atomicAdd(&gm[node], m);
+        atomicAdd(&gv[node].x, px);
+        atomicAdd(&gv[node].y, py);
+      }
+    }
+  }
+}
+
+// ---- grid -----------------------------------------------------------------------
+
+__global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2* gv_old, bool keep_old,
+                            const FixedNode* gi, FixedScale fs, const DevControl* ctrl) {
+  if (ctrl->halted) return;
   const int sx = gp.grid.nodes_x(), sy = gp.grid.nodes_y();
-  int node = blockIdx.x * blockDim.x + threadIdx.x;
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= sx * sy) return;
+  gp.dt = ctrl->dt;
+  float m;
+  Vec2 mv;
+  if (gi) {
+    const FixedNode f = gi[node];
+    m = static_cast<float>(static_cast<double>(static_cast<long long>(f.m)) / fs.mass);
+    mv = Vec2{static_cast<float>(static_cast<double>(static_cast<long long>(f.px)) / fs.momentum),
+              static_cast<float>(static_cast<double>(static_cast<long long>(f.py)) / fs.momentum)};
+    gm[node] = m;
+  } else {
+    m = gm[node];
+    mv = gv[node];
+  }
   Vec2 old;
-  mpm::grid_update_node(node % sx, node / sx, gm[node], gv[node], old, gp);
+  mpm::grid_update_node(node % sx, node / sx, m, mv, old, gp);
+  gv[node] = mv;
   if (keep_old) gv_old[node] = old;
 }
 
+// ---- G2P ------------------------------------------------------------------------
+
 template <Kernel K, bool FLIP>
-__global__ void g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, float dt, float alpha,
-                           float vlim2, const Vec2* gv, const Vec2* gv_old, DevStatus* status) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
+                                                       float alpha, float vlim2, const Vec2* gv, const Vec2* gv_old,
+                                                       DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   constexpr int N = mpm::kernel_support(K);
+  const float dt = ctrl->dt;
   const float inv_dx = 1.f / g.dx;
   const int stride = g.nodes_x();
   const Vec2 xp = p.x[i];
@@ -138,10 +342,74 @@ __global__ void g2p_kernel(DevParticles p, int n, const MaterialParams* mats, Gr
   p.x[i] = mpm::clamp_to_grid(g, xp + dt * v);
   const float s2 = length2(v);
   if (!(s2 <= vlim2) || !isfinite(J) || !isfinite(F.a00 + F.a01 + F.a10 + F.a11)) {
-    atomicMin(&status->bad, static_cast<unsigned long long>(i));
+    atomicMin(&ctrl->bad, static_cast<unsigned long long>(p.perm[i]));
   } else {
-    atomicMax(&status->vmax2_bits, __float_as_uint(s2));
+    atomicMax(&ctrl->vmax2_bits, __float_as_uint(s2));
   }
+}
+
+// ---- reordering -------------------------------------------------------------------
+
+__global__ void sort_key_kernel(const Vec2* x, int n, GridSpec g, Kernel k, int tiles_x, uint32_t* keys,
+                                uint32_t* vals) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float inv_dx = 1.f / g.dx;
+  const int bx = max(mpm::stencil_base(k, (x[i].x - g.origin.x) * inv_dx), 0);
+  const int by = max(mpm::stencil_base(k, (x[i].y - g.origin.y) * inv_dx), 0);
+  const uint32_t tile = static_cast<uint32_t>((by / kTile) * tiles_x + bx / kTile);
+  keys[i] = tile * (kTile * kTile) + static_cast<uint32_t>((by % kTile) * kTile + bx % kTile);
+  vals[i] = static_cast<uint32_t>(i);
+}
+
+/// dst[k] = src[from[k]] for every particle column; from == null: identity.
+__global__ void gather_kernel(DevParticles dst, DevParticles src, const uint32_t* from, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t j = from[k];
+  dst.x[k] = src.x[j];
+  dst.v[k] = src.v[j];
+  dst.C[k] = src.C[j];
+  dst.F[k] = src.F[j];
+  dst.J[k] = src.J[j];
+  dst.Jp[k] = src.Jp[j];
+  dst.mass[k] = src.mass[j];
+  dst.vol0[k] = src.vol0[j];
+  dst.material[k] = src.material[j];
+  dst.perm[k] = src.perm[j];
+}
+
+__global__ void iota_kernel(uint32_t* a, uint32_t* b, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  a[k] = static_cast<uint32_t>(k);
+  if (b) b[k] = static_cast<uint32_t>(k);
+}
+
+__global__ void invert_kernel(const uint32_t* perm, uint32_t* inv, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  inv[perm[k]] = static_cast<uint32_t>(k);
+}
+
+/// Host order from slot order: out[perm[k]] = in[k] for the columns the host reads.
+__global__ void unpermute_kernel(DevParticles out, DevParticles in, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t h = in.perm[k];
+  out.x[h] = in.x[k];
+  out.v[h] = in.v[k];
+  out.C[h] = in.C[k];
+  out.F[h] = in.F[k];
+  out.J[h] = in.J[k];
+  out.Jp[h] = in.Jp[k];
+}
+
+/// fext in slot order from the host-order upload.
+__global__ void permute_fext_kernel(Vec2* fext, const Vec2* host_order, const uint32_t* perm, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  fext[k] = host_order[perm[k]];
 }
 
 template <class T>
@@ -152,14 +420,49 @@ void dev_alloc(T*& ptr, size_t count) {
 }
 
 template <class T>
-void upload(T* dst, const std::vector<T>& src) {
-  if (!src.empty()) check(cudaMemcpy(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+void upload(T* dst, const std::vector<T>& src, size_t n, cudaStream_t s) {
+  if (n) check(cudaMemcpyAsync(dst, src.data(), n * sizeof(T), cudaMemcpyHostToDevice, s), "upload");
 }
 
 template <class T>
-void download(std::vector<T>& dst, const T* src) {
-  if (!dst.empty()) check(cudaMemcpy(dst.data(), src, dst.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
+void download(std::vector<T>& dst, const T* src, size_t n, cudaStream_t s) {
+  if (n) check(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyDeviceToHost, s), "download");
 }
+
+int blocks_for(size_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
+
+/// Everything one substep's launches depend on. Compared bytewise to decide
+/// whether a captured graph can be replayed, so it is zero-filled first.
+struct LaunchKey {
+  DevParticles d;
+  int n;
+  GridSpec grid;
+  Transfer transfer;
+  Kernel kernel;
+  Boundary boundary;
+  uint8_t deterministic;
+  uint8_t use_fext;
+  int boundary_nodes;
+  Vec2 gravity;
+  float flip_blend;
+  float velocity_limit;
+  PointForce point;
+  StepRule rule;
+  const MaterialParams* mats;
+  int grab_count;
+  const uint32_t* grab_idx;
+  const Vec2* grab_off;
+  Vec2 grab_target;
+  float grab_stiffness;
+  float* gm;
+  Vec2* gv;
+  Vec2* gv_old;
+  FixedNode* gi;
+  Vec2* fext;
+  const uint32_t* inv_perm;
+  FixedScale fs;
+  DevControl* ctrl;
+};
 
 }  // namespace
 
@@ -169,12 +472,22 @@ class MpmCudaBackend final : public MpmBackend {
     auto devs = cuda_devices();
     device_name_ = devs.empty() ? std::string("?") : devs[0].name;
     check(cudaSetDevice(0), "cudaSetDevice");
-    check(cudaMalloc(reinterpret_cast<void**>(&status_), sizeof(DevStatus)), "cudaMalloc");
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaMalloc(reinterpret_cast<void**>(&ctrl_), sizeof(DevControl)), "cudaMalloc");
+    check(cudaMallocHost(reinterpret_cast<void**>(&ctrl_host_), sizeof(DevControl)), "cudaMallocHost");
+    for (auto& e : ev_) check(cudaEventCreate(&e), "cudaEventCreate");
+    const char* env = std::getenv("PS_CUDA_GRAPHS");
+    use_graphs_ = !(env && std::strcmp(env, "0") == 0);
   }
   ~MpmCudaBackend() override {
+    cudaStreamSynchronize(stream_);
+    drop_graphs();
     free_particles();
-    cudaFree(gm_); cudaFree(gv_); cudaFree(gv_old_);
-    cudaFree(mats_); cudaFree(grab_idx_); cudaFree(grab_off_); cudaFree(status_);
+    cudaFree(gm_); cudaFree(gv_); cudaFree(gv_old_); cudaFree(gi_);
+    cudaFree(mats_); cudaFree(grab_idx_); cudaFree(grab_off_); cudaFree(ctrl_);
+    cudaFreeHost(ctrl_host_);
+    for (auto& e : ev_) cudaEventDestroy(e);
+    cudaStreamDestroy(stream_);
   }
 
   std::string name() const override { return "cuda (" + device_name_ + ")"; }
@@ -182,95 +495,125 @@ class MpmCudaBackend final : public MpmBackend {
 
   void host_changed() override {
     const size_t n = host_->size();
+    check(cudaStreamSynchronize(stream_), "sync");
     if (n > capacity_) {
+      drop_graphs();
       free_particles();
       capacity_ = n + n / 4;
-      dev_alloc(d_.x, capacity_); dev_alloc(d_.v, capacity_); dev_alloc(d_.C, capacity_); dev_alloc(d_.F, capacity_);
-      dev_alloc(d_.J, capacity_); dev_alloc(d_.Jp, capacity_); dev_alloc(d_.mass, capacity_);
-      dev_alloc(d_.vol0, capacity_); dev_alloc(d_.material, capacity_); dev_alloc(d_.fext, capacity_);
+      for (DevParticles* d : {&d_, &alt_}) {
+        dev_alloc(d->x, capacity_); dev_alloc(d->v, capacity_); dev_alloc(d->C, capacity_);
+        dev_alloc(d->F, capacity_); dev_alloc(d->J, capacity_); dev_alloc(d->Jp, capacity_);
+        dev_alloc(d->mass, capacity_); dev_alloc(d->vol0, capacity_); dev_alloc(d->material, capacity_);
+        dev_alloc(d->perm, capacity_);
+      }
+      dev_alloc(fext_, capacity_);
+      dev_alloc(fext_staging_, capacity_);
+      dev_alloc(inv_perm_, capacity_);
+      dev_alloc(keys_a_, capacity_); dev_alloc(keys_b_, capacity_);
+      dev_alloc(vals_a_, capacity_); dev_alloc(vals_b_, capacity_);
+      size_t bytes = 0;
+      check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_a_, keys_b_, vals_a_, vals_b_,
+                                            static_cast<int>(capacity_), 0, 32, stream_), "cub sort size");
+      sort_temp_bytes_ = bytes;
+      dev_alloc(sort_temp_, bytes);
     }
     n_ = n;
-    upload(d_.x, host_->x); upload(d_.v, host_->v); upload(d_.C, host_->C); upload(d_.F, host_->F);
-    upload(d_.J, host_->J); upload(d_.Jp, host_->Jp); upload(d_.mass, host_->mass); upload(d_.vol0, host_->vol0);
-    upload(d_.material, host_->material); upload(d_.fext, host_->fext);
+    upload(d_.x, host_->x, n, stream_); upload(d_.v, host_->v, n, stream_); upload(d_.C, host_->C, n, stream_);
+    upload(d_.F, host_->F, n, stream_); upload(d_.J, host_->J, n, stream_); upload(d_.Jp, host_->Jp, n, stream_);
+    upload(d_.mass, host_->mass, n, stream_); upload(d_.vol0, host_->vol0, n, stream_);
+    upload(d_.material, host_->material, n, stream_);
+    if (n) {
+      iota_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(d_.perm, inv_perm_, static_cast<int>(n));
+      check(cudaGetLastError(), "iota");
+    }
+    // Fixed-point scales from the heaviest particle: mass resolution 2^-40,
+    // momentum 2^-36 of it (times 1 unit of speed). Powers of two, so the
+    // conversion back is exact.
+    float mmax = 0.f;
+    for (size_t i = 0; i < n; ++i) mmax = std::max(mmax, host_->mass[i]);
+    const int e = mmax > 0.f ? static_cast<int>(std::ceil(std::log2(static_cast<double>(mmax)))) : 0;
+    fs_.mass = std::ldexp(1.f, 40 - e);
+    fs_.momentum = std::ldexp(1.f, 36 - e);
+    since_sort_ = kSortInterval;  // reorder before the next substep
+    host_current_ = true;
+    check(cudaStreamSynchronize(stream_), "upload");
   }
 
   void sync_to_host() override {
-    if (n_ != host_->size()) return;
-    check(cudaDeviceSynchronize(), "sync");
-    download(host_->x, d_.x); download(host_->v, d_.v); download(host_->C, d_.C); download(host_->F, d_.F);
-    download(host_->J, d_.J); download(host_->Jp, d_.Jp);
+    if (n_ != host_->size() || host_current_) return;
+    const int n = static_cast<int>(n_);
+    if (n) {
+      unpermute_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(alt_, d_, n);
+      check(cudaGetLastError(), "unpermute");
+    }
+    download(host_->x, alt_.x, n_, stream_); download(host_->v, alt_.v, n_, stream_);
+    download(host_->C, alt_.C, n_, stream_); download(host_->F, alt_.F, n_, stream_);
+    download(host_->J, alt_.J, n_, stream_); download(host_->Jp, alt_.Jp, n_, stream_);
+    check(cudaStreamSynchronize(stream_), "sync_to_host");
+    host_current_ = true;
   }
 
   SubstepResult substep(const SubstepInput& in) override {
-    const int n = static_cast<int>(n_);
-    const size_t nodes = static_cast<size_t>(in.grid.nodes_x()) * in.grid.nodes_y();
-    if (nodes != nodes_) {
-      dev_alloc(gm_, nodes); dev_alloc(gv_, nodes); dev_alloc(gv_old_, nodes);
-      nodes_ = nodes;
-    }
-    last_grid_ = in.grid;
-    // Material table: uploaded only when it changed (a few hundred bytes).
-    const size_t mat_bytes = sizeof(MaterialParams) * static_cast<size_t>(in.material_count);
-    if (mat_cache_.size() != mat_bytes || std::memcmp(mat_cache_.data(), in.materials, mat_bytes) != 0) {
-      if (mat_cache_.size() != mat_bytes) dev_alloc(mats_, static_cast<size_t>(in.material_count));
-      mat_cache_.assign(reinterpret_cast<const char*>(in.materials), reinterpret_cast<const char*>(in.materials) + mat_bytes);
-      check(cudaMemcpy(mats_, in.materials, mat_bytes, cudaMemcpyHostToDevice), "materials");
-    }
-    if (in.use_fext && n > 0)
-      check(cudaMemcpy(d_.fext, host_->fext.data(), n_ * sizeof(Vec2), cudaMemcpyHostToDevice), "fext");
-    if (in.grab.count > 0) {
-      const bool same = grab_cache_idx_.size() == static_cast<size_t>(in.grab.count) &&
-                        std::memcmp(grab_cache_idx_.data(), in.grab.index, in.grab.count * sizeof(uint32_t)) == 0;
-      if (!same) {
-        grab_cache_idx_.assign(in.grab.index, in.grab.index + in.grab.count);
-        dev_alloc(grab_idx_, grab_cache_idx_.size());
-        dev_alloc(grab_off_, grab_cache_idx_.size());
-        check(cudaMemcpy(grab_idx_, in.grab.index, in.grab.count * sizeof(uint32_t), cudaMemcpyHostToDevice), "grab");
-        check(cudaMemcpy(grab_off_, in.grab.offset, in.grab.count * sizeof(Vec2), cudaMemcpyHostToDevice), "grab");
-      }
-      grab_kernel<<<(in.grab.count + 255) / 256, 256>>>(d_, n, grab_idx_, grab_off_, in.grab.count, in.grab.target,
-                                                        in.grab.stiffness, in.dt);
-    } else {
-      grab_cache_idx_.clear();
-    }
-    check(cudaMemsetAsync(gm_, 0, nodes * sizeof(float)), "clear");
-    check(cudaMemsetAsync(gv_, 0, nodes * sizeof(Vec2)), "clear");
-    DevStatus init{~0ull, 0u};
-    check(cudaMemcpyAsync(status_, &init, sizeof init, cudaMemcpyHostToDevice), "status");
-    const int pb = (n + 255) / 256;
-    const bool apic = in.solver.transfer == Transfer::APIC;
-    const bool flip = in.solver.transfer == Transfer::FLIP;
-    if (n > 0) {
-      switch (in.solver.kernel) {
-        case Kernel::Linear: p2g_kernel<Kernel::Linear><<<pb, 256>>>(d_, n, mats_, in.grid, in.dt, apic, in.use_fext, gm_, gv_); break;
-        case Kernel::Cubic: p2g_kernel<Kernel::Cubic><<<pb, 256>>>(d_, n, mats_, in.grid, in.dt, apic, in.use_fext, gm_, gv_); break;
-        default: p2g_kernel<Kernel::Quadratic><<<pb, 256>>>(d_, n, mats_, in.grid, in.dt, apic, in.use_fext, gm_, gv_); break;
-      }
-    }
-    mpm::GridUpdateParams gp{in.grid, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point};
-    grid_kernel<<<static_cast<int>((nodes + 255) / 256), 256>>>(gp, gm_, gv_, gv_old_, flip);
-    const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
-    const float alpha = in.solver.flip_blend;
-    if (n > 0) {
-#define PS_G2P(KK, FF) g2p_kernel<KK, FF><<<pb, 256>>>(d_, n, mats_, in.grid, in.dt, alpha, vlim2, gv_, gv_old_, status_)
-      switch (in.solver.kernel) {
-        case Kernel::Linear: if (flip) PS_G2P(Kernel::Linear, true); else PS_G2P(Kernel::Linear, false); break;
-        case Kernel::Cubic: if (flip) PS_G2P(Kernel::Cubic, true); else PS_G2P(Kernel::Cubic, false); break;
-        default: if (flip) PS_G2P(Kernel::Quadratic, true); else PS_G2P(Kernel::Quadratic, false); break;
-      }
-#undef PS_G2P
-    }
-    DevStatus st;
-    check(cudaMemcpy(&st, status_, sizeof st, cudaMemcpyDeviceToHost), "status");
+    StepRule rule;
+    rule.adaptive = false;
+    rule.dt_max = in.dt;
+    StepClock clock;
+    return advance(in, 1, rule, clock);
+  }
+
+  SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
     SubstepResult r;
-    if (st.bad != ~0ull) {
-      r.ok = false;
-      r.bad_index = static_cast<int64_t>(st.bad);
+    if (count <= 0 || n_ == 0) return r;
+    prepare(in);
+    const int n = static_cast<int>(n_);
+    if (in.use_fext) {
+      upload(fext_staging_, host_->fext, n_, stream_);
+      permute_fext_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(fext_, fext_staging_, d_.perm, n);
+      check(cudaGetLastError(), "fext");
     }
-    float vmax2;
-    std::memcpy(&vmax2, &st.vmax2_bits, sizeof vmax2);
-    r.max_speed = sqrtf(vmax2);
+    DevControl& hc = *ctrl_host_;
+    std::memset(&hc, 0, sizeof hc);
+    hc.time = clock.time;
+    hc.last_dt = clock.last_dt;
+    hc.last_max_speed = clock.last_max_speed;
+    hc.bad = ~0ull;
+    hc.fail_index = ~0ull;
+    check(cudaMemcpyAsync(ctrl_, &hc, sizeof hc, cudaMemcpyHostToDevice, stream_), "control");
+    check(cudaEventRecord(ev_[kEvBatchStart], stream_), "event");
+    bool timed_sort = false;
+    for (int s = 0; s < count; ++s) {
+      if (since_sort_ >= kSortInterval) {
+        const bool time_it = !timed_sort;
+        if (time_it) check(cudaEventRecord(ev_[kEvSortStart], stream_), "event");
+        reorder(in);
+        if (time_it) {
+          check(cudaEventRecord(ev_[kEvSortEnd], stream_), "event");
+          timed_sort = true;
+        }
+        since_sort_ = 0;
+      }
+      LaunchKey key = make_key(in, rule);
+      if (s == 0) {
+        launch_substep(key, true);  // the first substep of a call is timed kernel by kernel
+      } else if (!use_graphs_ || !launch_graph(key)) {
+        launch_substep(key, false);
+      }
+      ++since_sort_;
+    }
+    check(cudaEventRecord(ev_[kEvBatchEnd], stream_), "event");
+    check(cudaMemcpyAsync(ctrl_host_, ctrl_, sizeof(DevControl), cudaMemcpyDeviceToHost, stream_), "control");
+    check(cudaStreamSynchronize(stream_), "advance");
+    host_current_ = false;
+    record_timings(count, timed_sort);
+    clock.step += hc.steps;
+    clock.time = hc.time;
+    clock.last_dt = hc.last_dt;
+    clock.last_max_speed = hc.last_max_speed;
+    r.max_speed = hc.last_max_speed;
+    if (hc.halted) {
+      r.ok = false;
+      r.bad_index = static_cast<int64_t>(hc.fail_index);
+    }
     return r;
   }
 
@@ -278,32 +621,324 @@ class MpmCudaBackend final : public MpmBackend {
     spec = last_grid_;
     mass.resize(nodes_);
     velocity.resize(nodes_);
-    download(mass, gm_);
-    download(velocity, gv_);
+    if (nodes_ == 0) return;
+    check(cudaMemcpyAsync(mass.data(), gm_, nodes_ * sizeof(float), cudaMemcpyDeviceToHost, stream_), "grid");
+    check(cudaMemcpyAsync(velocity.data(), gv_, nodes_ * sizeof(Vec2), cudaMemcpyDeviceToHost, stream_), "grid");
+    check(cudaStreamSynchronize(stream_), "grid");
+  }
+
+  BackendStats stats() const override {
+    BackendStats s;
+    s.device = device_name_;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+      s.memory_total = total_b;
+      s.memory_used = total_b - free_b;
+    }
+    const size_t per_particle = 2 * (sizeof(Vec2) * 2 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 4) +
+                                sizeof(Vec2) * 2 + 4 * 5;
+    s.state_bytes = capacity_ * per_particle + nodes_ * (sizeof(float) + 2 * sizeof(Vec2)) +
+                    (gi_ ? nodes_ * sizeof(FixedNode) : 0) + sort_temp_bytes_;
+    static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)", "grid update",
+                                         "G2P + advect", "sort + reorder (amortised)"};
+    for (int k = 0; k < kPhases; ++k) s.phases.push_back(PhaseTiming{names[k], phase_ms_[k]});
+    s.ms_per_substep = ms_per_substep_;
+    s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
+              (use_graphs_ ? "CUDA graph per substep" : "direct launches (PS_CUDA_GRAPHS=0)") +
+              (last_det_ ? "; deterministic fixed-point scatter" : "; float atomics");
+    return s;
+  }
+
+  const DeviceParticleView* device_view() override {
+    view_.count = n_;
+    view_.x = d_.x; view_.v = d_.v; view_.C = d_.C; view_.F = d_.F; view_.J = d_.J; view_.Jp = d_.Jp;
+    view_.material = d_.material;
+    view_.perm = d_.perm;
+    view_.materials = mats_;
+    view_.material_count = mat_count_;
+    view_.stream = stream_;
+    view_.device = 0;
+    return &view_;
   }
 
  private:
+  enum { kEvBatchStart = 0, kEvBatchEnd, kEvSortStart, kEvSortEnd, kEvK0, kEvK1, kEvK2, kEvK3, kEvK4, kEvCount };
+  static constexpr int kPhases = 5;
+
+  /// Grid buffers, material table and grab list for this call's input.
+  void prepare(const SubstepInput& in) {
+    const size_t nodes = static_cast<size_t>(in.grid.nodes_x()) * in.grid.nodes_y();
+    const bool det = in.solver.deterministic;
+    if (nodes != nodes_ || (det && !gi_)) {
+      check(cudaStreamSynchronize(stream_), "sync");
+      drop_graphs();
+      if (nodes != nodes_) {
+        dev_alloc(gm_, nodes); dev_alloc(gv_, nodes); dev_alloc(gv_old_, nodes);
+        if (gi_) dev_alloc(gi_, 0);
+        nodes_ = nodes;
+      }
+      if (det && !gi_) dev_alloc(gi_, nodes);
+    }
+    last_det_ = det;
+    last_grid_ = in.grid;
+    // Material table: uploaded only when it changed (a few hundred bytes).
+    const size_t mat_bytes = sizeof(MaterialParams) * static_cast<size_t>(in.material_count);
+    if (mat_cache_.size() != mat_bytes || std::memcmp(mat_cache_.data(), in.materials, mat_bytes) != 0) {
+      check(cudaStreamSynchronize(stream_), "sync");
+      if (mat_cache_.size() != mat_bytes) {
+        drop_graphs();
+        dev_alloc(mats_, static_cast<size_t>(in.material_count));
+      }
+      mat_cache_.assign(reinterpret_cast<const char*>(in.materials),
+                        reinterpret_cast<const char*>(in.materials) + mat_bytes);
+      check(cudaMemcpyAsync(mats_, mat_cache_.data(), mat_bytes, cudaMemcpyHostToDevice, stream_), "materials");
+      mat_count_ = in.material_count;
+    }
+    if (in.grab.count > 0) {
+      const bool same = grab_cache_idx_.size() == static_cast<size_t>(in.grab.count) &&
+                        std::memcmp(grab_cache_idx_.data(), in.grab.index, in.grab.count * sizeof(uint32_t)) == 0 &&
+                        std::memcmp(grab_cache_off_.data(), in.grab.offset, in.grab.count * sizeof(Vec2)) == 0;
+      if (!same) {
+        check(cudaStreamSynchronize(stream_), "sync");
+        if (grab_cache_idx_.size() != static_cast<size_t>(in.grab.count)) {
+          drop_graphs();
+          dev_alloc(grab_idx_, static_cast<size_t>(in.grab.count));
+          dev_alloc(grab_off_, static_cast<size_t>(in.grab.count));
+        }
+        grab_cache_idx_.assign(in.grab.index, in.grab.index + in.grab.count);
+        grab_cache_off_.assign(in.grab.offset, in.grab.offset + in.grab.count);
+        check(cudaMemcpyAsync(grab_idx_, grab_cache_idx_.data(), in.grab.count * sizeof(uint32_t),
+                              cudaMemcpyHostToDevice, stream_), "grab");
+        check(cudaMemcpyAsync(grab_off_, grab_cache_off_.data(), in.grab.count * sizeof(Vec2),
+                              cudaMemcpyHostToDevice, stream_), "grab");
+      }
+    } else {
+      grab_cache_idx_.clear();
+      grab_cache_off_.clear();
+    }
+  }
+
+  LaunchKey make_key(const SubstepInput& in, const StepRule& rule) const {
+    LaunchKey k;
+    std::memset(&k, 0, sizeof k);
+    k.d = d_;
+    k.n = static_cast<int>(n_);
+    k.grid = in.grid;
+    k.transfer = in.solver.transfer;
+    k.kernel = in.solver.kernel;
+    k.boundary = in.solver.boundary;
+    k.deterministic = in.solver.deterministic ? 1 : 0;
+    k.use_fext = in.use_fext ? 1 : 0;
+    k.boundary_nodes = in.solver.boundary_nodes;
+    k.gravity = in.solver.gravity;
+    k.flip_blend = in.solver.flip_blend;
+    k.velocity_limit = in.solver.velocity_limit;
+    k.point = in.point;
+    k.rule = rule;
+    k.mats = mats_;
+    k.grab_count = in.grab.count;
+    k.grab_idx = grab_idx_;
+    k.grab_off = grab_off_;
+    k.grab_target = in.grab.target;
+    k.grab_stiffness = in.grab.stiffness;
+    k.gm = gm_;
+    k.gv = gv_;
+    k.gv_old = gv_old_;
+    k.gi = in.solver.deterministic ? gi_ : nullptr;
+    k.fext = in.use_fext ? fext_ : nullptr;
+    k.inv_perm = inv_perm_;
+    k.fs = fs_;
+    k.ctrl = ctrl_;
+    return k;
+  }
+
+  /// Enqueues one substep on stream_ (also used under graph capture).
+  void launch_substep(const LaunchKey& k, bool timed) {
+    cudaStream_t st = stream_;
+    const int n = k.n;
+    const size_t nodes = static_cast<size_t>(k.grid.nodes_x()) * k.grid.nodes_y();
+    if (timed) cudaEventRecord(ev_[kEvK0], st);
+    control_begin_kernel<<<1, 1, 0, st>>>(k.ctrl, k.rule);
+    if (k.grab_count > 0)
+      grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
+          k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_count, k.grab_target, k.grab_stiffness, k.ctrl);
+    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
+    if (timed) cudaEventRecord(ev_[kEvK1], st);
+    const bool apic = k.transfer == Transfer::APIC;
+    const int pb = blocks_for(static_cast<size_t>(n));
+#define PS_P2G(KK, DD) \
+  p2g_kernel<KK, DD><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gi, k.fs, k.ctrl)
+    const bool det = k.gi != nullptr;
+    switch (k.kernel) {
+      case Kernel::Linear: if (det) PS_P2G(Kernel::Linear, true); else PS_P2G(Kernel::Linear, false); break;
+      case Kernel::Cubic: if (det) PS_P2G(Kernel::Cubic, true); else PS_P2G(Kernel::Cubic, false); break;
+      default: if (det) PS_P2G(Kernel::Quadratic, true); else PS_P2G(Kernel::Quadratic, false); break;
+    }
+#undef PS_P2G
+    if (timed) cudaEventRecord(ev_[kEvK2], st);
+    const bool flip = k.transfer == Transfer::FLIP;
+    mpm::GridUpdateParams gp{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point};
+    grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi, k.fs, k.ctrl);
+    if (timed) cudaEventRecord(ev_[kEvK3], st);
+    const float vlim2 = k.velocity_limit * k.velocity_limit;
+#define PS_G2P(KK, FF) \
+  g2p_kernel<KK, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, vlim2, k.gv, k.gv_old, k.ctrl)
+    switch (k.kernel) {
+      case Kernel::Linear: if (flip) PS_G2P(Kernel::Linear, true); else PS_G2P(Kernel::Linear, false); break;
+      case Kernel::Cubic: if (flip) PS_G2P(Kernel::Cubic, true); else PS_G2P(Kernel::Cubic, false); break;
+      default: if (flip) PS_G2P(Kernel::Quadratic, true); else PS_G2P(Kernel::Quadratic, false); break;
+    }
+#undef PS_G2P
+    control_end_kernel<<<1, 1, 0, st>>>(k.ctrl);
+    if (timed) cudaEventRecord(ev_[kEvK4], st);
+    check(cudaGetLastError(), "substep launch");
+  }
+
+  /// Replays the captured graph for this key, capturing it first when
+  /// needed. False when capture is unavailable (then launches go direct).
+  bool launch_graph(const LaunchKey& key) {
+    GraphSlot* slot = nullptr;
+    for (GraphSlot& g : graphs_)
+      if (g.exec && std::memcmp(&g.key, &key, sizeof key) == 0) slot = &g;
+    if (!slot) {
+      slot = &graphs_[next_graph_];
+      next_graph_ = (next_graph_ + 1) % kGraphSlots;
+      if (slot->exec) {
+        cudaGraphExecDestroy(slot->exec);
+        slot->exec = nullptr;
+      }
+      cudaGraph_t graph = nullptr;
+      if (cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        use_graphs_ = false;
+        cudaGetLastError();
+        return false;
+      }
+      launch_substep(key, false);
+      cudaError_t e = cudaStreamEndCapture(stream_, &graph);
+      if (e == cudaSuccess) e = cudaGraphInstantiate(&slot->exec, graph, 0);
+      if (graph) cudaGraphDestroy(graph);
+      if (e != cudaSuccess) {
+        slot->exec = nullptr;
+        use_graphs_ = false;
+        cudaGetLastError();
+        return false;
+      }
+      slot->key = key;
+    }
+    check(cudaGraphLaunch(slot->exec, stream_), "cudaGraphLaunch");
+    return true;
+  }
+
+  void drop_graphs() {
+    for (GraphSlot& g : graphs_)
+      if (g.exec) {
+        cudaGraphExecDestroy(g.exec);
+        g.exec = nullptr;
+      }
+  }
+
+  /// Sorts particles by tile key and gathers every column into the other
+  /// buffer set, which then becomes current.
+  void reorder(const SubstepInput& in) {
+    const int n = static_cast<int>(n_);
+    const int tiles_x = (in.grid.nodes_x() + kTile - 1) / kTile;
+    const int tiles_y = (in.grid.nodes_y() + kTile - 1) / kTile;
+    const uint64_t max_key = static_cast<uint64_t>(tiles_x) * tiles_y * kTile * kTile;
+    int bits = 1;
+    while (bits < 32 && (1ull << bits) < max_key) ++bits;
+    sort_key_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(d_.x, n, in.grid, in.solver.kernel, tiles_x, keys_a_,
+                                                               vals_a_);
+    size_t need = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, need, keys_a_, keys_b_, vals_a_, vals_b_, n, 0, bits, stream_),
+          "cub sort size");
+    if (need > sort_temp_bytes_) {
+      check(cudaStreamSynchronize(stream_), "sync");
+      dev_alloc(sort_temp_, need);
+      sort_temp_bytes_ = need;
+    }
+    size_t bytes = sort_temp_bytes_;
+    check(cub::DeviceRadixSort::SortPairs(sort_temp_, bytes, keys_a_, keys_b_, vals_a_, vals_b_, n, 0, bits, stream_),
+          "cub sort");
+    gather_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(alt_, d_, vals_b_, n);
+    invert_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(alt_.perm, inv_perm_, n);
+    check(cudaGetLastError(), "reorder");
+    std::swap(d_, alt_);
+  }
+
+  void record_timings(int count, bool sorted) {
+    float ms[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], ev_[kEvK0 + k], ev_[kEvK0 + k + 1]);
+    float batch = 0.f;
+    cudaEventElapsedTime(&batch, ev_[kEvBatchStart], ev_[kEvBatchEnd]);
+    float sort_ms = 0.f;
+    if (sorted) cudaEventElapsedTime(&sort_ms, ev_[kEvSortStart], ev_[kEvSortEnd]);
+    cudaGetLastError();
+    const double a = timed_calls_ == 0 ? 1.0 : 0.1;
+    for (int k = 0; k < 4; ++k) phase_ms_[k] += a * (ms[k] - phase_ms_[k]);
+    if (sorted) phase_ms_[4] += (sorted_calls_ == 0 ? 1.0 : 0.1) * (sort_ms / kSortInterval - phase_ms_[4]);
+    ms_per_substep_ += a * (batch / std::max(1, count) - ms_per_substep_);
+    ++timed_calls_;
+    if (sorted) ++sorted_calls_;
+  }
+
   void free_particles() {
-    cudaFree(d_.x); cudaFree(d_.v); cudaFree(d_.C); cudaFree(d_.F); cudaFree(d_.J); cudaFree(d_.Jp);
-    cudaFree(d_.mass); cudaFree(d_.vol0); cudaFree(d_.material); cudaFree(d_.fext);
-    d_ = DevParticles{};
+    for (DevParticles* d : {&d_, &alt_}) {
+      cudaFree(d->x); cudaFree(d->v); cudaFree(d->C); cudaFree(d->F); cudaFree(d->J); cudaFree(d->Jp);
+      cudaFree(d->mass); cudaFree(d->vol0); cudaFree(d->material); cudaFree(d->perm);
+      *d = DevParticles{};
+    }
+    cudaFree(fext_); cudaFree(fext_staging_); cudaFree(inv_perm_);
+    cudaFree(keys_a_); cudaFree(keys_b_); cudaFree(vals_a_); cudaFree(vals_b_); cudaFree(sort_temp_);
+    fext_ = fext_staging_ = nullptr;
+    inv_perm_ = keys_a_ = keys_b_ = vals_a_ = vals_b_ = nullptr;
+    sort_temp_ = nullptr;
+    sort_temp_bytes_ = 0;
     capacity_ = 0;
   }
 
+  static constexpr int kGraphSlots = 4;
+  struct GraphSlot {
+    LaunchKey key;
+    cudaGraphExec_t exec = nullptr;
+  };
+
   MpmParticles* host_ = nullptr;
   std::string device_name_;
-  DevParticles d_;
+  cudaStream_t stream_ = nullptr;
+  DevParticles d_, alt_;
+  Vec2* fext_ = nullptr;
+  Vec2* fext_staging_ = nullptr;
+  uint32_t* inv_perm_ = nullptr;
+  uint32_t *keys_a_ = nullptr, *keys_b_ = nullptr, *vals_a_ = nullptr, *vals_b_ = nullptr;
+  uint8_t* sort_temp_ = nullptr;
+  size_t sort_temp_bytes_ = 0;
   size_t n_ = 0, capacity_ = 0, nodes_ = 0;
+  int since_sort_ = kSortInterval;
+  bool host_current_ = true;
   float* gm_ = nullptr;
   Vec2* gv_ = nullptr;
   Vec2* gv_old_ = nullptr;
+  FixedNode* gi_ = nullptr;
+  FixedScale fs_;
+  bool last_det_ = false;
   MaterialParams* mats_ = nullptr;
+  int mat_count_ = 0;
   std::vector<char> mat_cache_;
   uint32_t* grab_idx_ = nullptr;
   Vec2* grab_off_ = nullptr;
   std::vector<uint32_t> grab_cache_idx_;
-  DevStatus* status_ = nullptr;
+  std::vector<Vec2> grab_cache_off_;
+  DevControl* ctrl_ = nullptr;
+  DevControl* ctrl_host_ = nullptr;
+  cudaEvent_t ev_[kEvCount] = {};
+  GraphSlot graphs_[kGraphSlots];
+  int next_graph_ = 0;
+  bool use_graphs_ = true;
+  double phase_ms_[kPhases] = {0.0, 0.0, 0.0, 0.0, 0.0};
+  double ms_per_substep_ = 0.0;
+  int64_t timed_calls_ = 0, sorted_calls_ = 0;
   GridSpec last_grid_;
+  DeviceParticleView view_;
 };
 
 std::unique_ptr<MpmBackend> make_cuda_backend() { return std::make_unique<MpmCudaBackend>(); }

@@ -71,6 +71,9 @@ struct SolverParams {
   int boundary_nodes = 3;     ///< thickness of the boundary layer, in nodes
   Vec2 gravity{0.f, -9.8f};
   float velocity_limit = 1e4f;  ///< |v| beyond this is a blow-up
+  /// CUDA: order-independent (fixed-point integer) P2G scatter, so repeated
+  /// runs are bit-identical. The CPU backend is always deterministic.
+  bool deterministic = false;
 };
 
 /// External point force on grid nodes: attract (strength > 0 towards pos) or

@@ -20,13 +20,18 @@ void MpmWorld::set_backend(std::unique_ptr<MpmBackend> backend) {
 
 std::string MpmWorld::backend_name() const { return backend_->name(); }
 
-float MpmWorld::next_dt() const {
-  if (!solver.adaptive_dt) return solver.dt;
-  float c = 0.f;
-  for (const auto& m : materials) c = std::max(c, mpm::wave_speed(m));
-  float dt = solver.cfl * grid.dx / std::max(1e-6f, last_max_speed_ + c);
-  return std::min(solver.dt, std::max(solver.dt_min, dt));
+StepRule MpmWorld::step_rule() const {
+  StepRule r;
+  r.adaptive = solver.adaptive_dt;
+  r.dt_max = solver.dt;
+  r.dt_min = solver.dt_min;
+  r.cfl = solver.cfl;
+  r.dx = grid.dx;
+  for (const auto& m : materials) r.wave_speed = std::max(r.wave_speed, mpm::wave_speed(m));
+  return r;
 }
+
+float MpmWorld::next_dt() const { return next_substep_dt(step_rule(), clock_.last_max_speed); }
 
 void MpmWorld::host_changed() { backend_->host_changed(); }
 void MpmWorld::sync() { backend_->sync_to_host(); }
@@ -34,7 +39,7 @@ void MpmWorld::sync() { backend_->sync_to_host(); }
 StepStatus MpmWorld::step(int n) {
   if (!failure_.ok) return failure_;
   if (particles.size() == 0 || materials.empty()) {
-    step_count_ += n;
+    clock_.step += n;
     return StepStatus{};
   }
   SubstepInput in;
@@ -48,41 +53,37 @@ StepStatus MpmWorld::step(int n) {
   in.grab.count = static_cast<int>(grab_.index.size());
   in.grab.target = grab_.target;
   in.grab.stiffness = grab_stiffness;
-  for (int s = 0; s < n; ++s) {
-    in.dt = next_dt();
-    in.use_fext = false;
-    if (force_hook) {
+  const StepRule rule = step_rule();
+  SubstepResult r;
+  if (force_hook) {
+    // The hook edits host forces before each substep: one substep at a time.
+    for (int s = 0; s < n && r.ok; ++s) {
       backend_->sync_to_host();
-      in.use_fext = force_hook(step_count_ + 1, particles);
+      in.use_fext = force_hook(clock_.step + 1, particles);
       if (in.use_fext) backend_->host_changed();
+      r = backend_->advance(in, 1, rule, clock_);
     }
-    SubstepResult r = backend_->substep(in);
-    ++step_count_;
-    time_ += in.dt;
-    last_dt_ = in.dt;
-    last_max_speed_ = r.max_speed;
-    if (!r.ok) {
-      backend_->sync_to_host();
-      StepStatus st;
-      st.ok = false;
-      st.step = step_count_;
-      st.index = r.bad_index;
-      size_t i = static_cast<size_t>(r.bad_index);
-      st.particle_id = i < particles.size() ? particles.id[i] : 0;
-      char buf[256];
-      Vec2 v = i < particles.size() ? particles.v[i] : Vec2{};
-      float J = i < particles.size() ? det(particles.F[i]) * particles.J[i] : 0.f;
-      std::snprintf(buf, sizeof buf,
-                    "numerical blow-up at step %lld: particle %u has velocity (%g, %g) "
-                    "(limit %g) and volume ratio %g; stepping stopped",
-                    static_cast<long long>(st.step), st.particle_id, v.x, v.y,
-                    solver.velocity_limit, J);
-      st.message = buf;
-      failure_ = st;
-      return st;
-    }
+  } else {
+    r = backend_->advance(in, n, rule, clock_);
   }
-  return StepStatus{};
+  if (r.ok) return StepStatus{};
+  backend_->sync_to_host();
+  StepStatus st;
+  st.ok = false;
+  st.step = clock_.step;
+  st.index = r.bad_index;
+  size_t i = static_cast<size_t>(r.bad_index);
+  st.particle_id = i < particles.size() ? particles.id[i] : 0;
+  char buf[256];
+  Vec2 v = i < particles.size() ? particles.v[i] : Vec2{};
+  float J = i < particles.size() ? det(particles.F[i]) * particles.J[i] : 0.f;
+  std::snprintf(buf, sizeof buf,
+                "numerical blow-up at step %lld: particle %u has velocity (%g, %g) "
+                "(limit %g) and volume ratio %g; stepping stopped",
+                static_cast<long long>(st.step), st.particle_id, v.x, v.y, solver.velocity_limit, J);
+  st.message = buf;
+  failure_ = st;
+  return st;
 }
 
 const char* preset_name(Preset p) {

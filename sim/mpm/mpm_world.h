@@ -57,9 +57,11 @@ class MpmWorld {
   const StepStatus& failure() const { return failure_; }
   void reset_halt() { failure_ = StepStatus{}; }
 
-  int64_t step_count() const { return step_count_; }
-  double time() const { return time_; }
-  float last_dt() const { return last_dt_; }
+  int64_t step_count() const { return clock_.step; }
+  double time() const { return clock_.time; }
+  float last_dt() const { return clock_.last_dt; }
+  /// The substep-size rule the solver settings give.
+  StepRule step_rule() const;
   /// The substep size the next substep will use.
   float next_dt() const;
 
@@ -83,14 +85,11 @@ class MpmWorld {
   /// Syncs and computes the diagnostics.
   Diagnostics diagnostics();
   /// Resets step counter and time (after a scene load).
-  void reset_clock() { step_count_ = 0; time_ = 0.0; failure_ = StepStatus{}; }
+  void reset_clock() { clock_ = StepClock{}; failure_ = StepStatus{}; }
 
  private:
   std::unique_ptr<MpmBackend> backend_;
-  int64_t step_count_ = 0;
-  double time_ = 0.0;
-  float last_dt_ = 0.f;
-  float last_max_speed_ = 0.f;
+  StepClock clock_;
   StepStatus failure_;
   GrabSet<Vec2> grab_;
 };

@@ -304,6 +304,7 @@ void read_solver(ObjReader& r, SolverParams& s) {
   s.boundary_nodes = r.integer("boundary_nodes", s.boundary_nodes, 2, 16);
   s.gravity = r.vec2("gravity", s.gravity);
   s.velocity_limit = static_cast<float>(r.number("velocity_limit", s.velocity_limit, 1e-3, 1e12));
+  s.deterministic = r.boolean("deterministic", s.deterministic);
   r.finish();
 }
 
@@ -493,6 +494,7 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   solver.set("adaptive_dt", Json::boolean(s.adaptive_dt));
   solver.set("cfl", Json::number(f2d(s.cfl)));
   solver.set("boundary", Json::string(boundary_name(s.boundary)));
+  if (s.deterministic || solver.find("deterministic")) solver.set("deterministic", Json::boolean(s.deterministic));
   Json g = vec_json(s.gravity);
   g.at(0) = Json::number(f2d(s.gravity.x));
   g.at(1) = Json::number(f2d(s.gravity.y));
