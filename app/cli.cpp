@@ -25,7 +25,7 @@ FlagSpec spec_for(const std::string& cmd) {
     s.switches = {"invert"};
   } else if (cmd == "bench") {
     s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup", "sizes"};
-    s.switches = {};
+    s.switches = {"phases"};
   }
   return s;
 }

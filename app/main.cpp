@@ -44,8 +44,8 @@ const char* kUsage =
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
     "                    [--format csv|ply|vtk|p4] [--images K] [--sgf DIR] [--quiet]\n"
-    "  sandbox bench [--backend B] [--threads K] [--scenes a,b,...] [--sizes 1,2,4] [--steps N]\n"
-    "                [--warmup N]\n"
+    "  sandbox bench [--backend all|cpu|cuda|auto] [--threads K] [--scenes a,b,...]\n"
+    "                [--sizes 1,2,4] [--steps N] [--warmup N] [--phases]\n"
     "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
     "                  [--mask dark|not_background] [--threshold T] [--tolerance T] [--invert]\n"
     "                  [--belt T] [--out DIR]\n"
@@ -58,6 +58,8 @@ const char* kUsage =
     "specimen fills a silhouette with particles and writes particles.csv (ID, x, y in pixels),\n"
     "  colors.csv (ID, R, G, B), belt.txt (IDs whose pixel is brighter than T in every channel)\n"
     "  and inside_tests.png (red: only the nearest-contour test keeps a point; blue: only winding).\n"
+    "bench runs each scene at each size on each backend (--backend all, the default: every\n"
+    "  backend this machine has); --phases adds where an MPM substep's time goes.\n"
     "--images K writes a PNG every K frames. Exit status: 0 ok, 1 blow-up or run error,\n"
     "2 bad command line or bad input.\n";
 
@@ -279,7 +281,11 @@ std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vec
 }
 
 int cmd_bench(const Args& a) {
-  std::string backend = a.get("backend", "auto");
+  const std::string backend_arg = a.get("backend", "all");
+  std::vector<std::string> backends;
+  if (backend_arg == "all") backends = available_backends();
+  else backends.push_back(backend_arg);
+  const bool phases = a.has("phases");
   int threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
   long steps = a.get_int("steps", 400, 1, 1L << 30);
   long warmup = a.get_int("warmup", 40, 0, 1L << 30);
@@ -314,7 +320,8 @@ int cmd_bench(const Args& a) {
   std::printf("%-14s %-4s %-18s %4s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend", "size", "particles",
               "steps", "ms/step", "particle-steps/s", "contact-steps/s", "hash");
   for (const auto& name : scenes)
-  for (int k : sizes) {
+  for (int k : sizes)
+  for (const auto& backend : backends) {
     std::unique_ptr<Simulation> sim = k == 1 ? load_simulation(name, a.sets, backend, threads)
                                              : load_refined(name, a.sets, k, backend, threads);
     StepStatus st = sim->step(static_cast<int>(warmup));
@@ -342,6 +349,13 @@ int cmd_bench(const Args& a) {
     std::printf("%-14s %-4s %-18s %3dx %9zu %7ld %11.4f %16.4g %15s  %016" PRIx64 "\n", name.c_str(),
                 sim->info().kind.c_str(), sim->backend_name().c_str(), k, n, steps,
                 1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs, contact_rate, d.hash);
+    if (phases && sim->mpm()) {
+      const BackendStats bs = sim->mpm()->backend().stats();
+      std::printf("    %s:", bs.device.c_str());
+      for (const PhaseTiming& p : bs.phases) std::printf("  %s %.4f ms", p.name.c_str(), p.ms);
+      if (!bs.notes.empty()) std::printf("  [%s]", bs.notes.c_str());
+      std::printf("\n");
+    }
     std::fflush(stdout);
   }
   return 0;

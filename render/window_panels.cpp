@@ -574,6 +574,7 @@ void App::panel_stats() {
     ImGui::EndTable();
   }
   if (!sim) return;
+  panel_backend_stats();
   // PlotLines (1.86) takes an explicit size: negative widths are not resolved.
   const ImVec2 plot(ImGui::GetContentRegionAvail().x, 52.f * ui_scale);
   char over[64];
@@ -585,6 +586,36 @@ void App::panel_stats() {
   ImGui::PlotLines("##py", momentum_y.v.data(), momentum_y.count, momentum_y.offset(), over, FLT_MAX, FLT_MAX, plot);
   std::snprintf(over, sizeof over, "angular momentum %.4g", static_cast<double>(angular.last()));
   ImGui::PlotLines("##L", angular.v.data(), angular.count, angular.offset(), over, FLT_MAX, FLT_MAX, plot);
+}
+
+/// Where the time of a substep goes, and what the backend holds in memory.
+void App::panel_backend_stats() {
+  MpmWorld* w = world();
+  if (!w) return;
+  // Polled a few times a second: cudaMemGetInfo is a driver call.
+  if (++stats_poll_ % 15 == 1 || backend_stats.phases.empty()) backend_stats = w->backend().stats();
+  const BackendStats& bs = backend_stats;
+  if (!ImGui::TreeNodeEx("Backend timing", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (begin_props("backend_stats")) {
+    prop("device", "%s", bs.device.c_str());
+    if (bs.memory_total > 0)
+      prop("GPU memory", "%.0f / %.0f MiB", bs.memory_used / 1048576.0, bs.memory_total / 1048576.0);
+    prop("state", "%.1f MiB", bs.state_bytes / 1048576.0);
+    if (bs.ms_per_substep > 0.0) {
+      const double ps = static_cast<double>(table.size()) / (bs.ms_per_substep * 1e-3);
+      prop("throughput", "%.3g particle-substeps/s", ps);
+    }
+    ImGui::EndTable();
+  }
+  double total = 0.0;
+  for (const PhaseTiming& p : bs.phases) total += p.ms;
+  for (const PhaseTiming& p : bs.phases) {
+    char overlay[96];
+    std::snprintf(overlay, sizeof overlay, "%s  %.3f ms", p.name.c_str(), p.ms);
+    ImGui::ProgressBar(total > 0.0 ? static_cast<float>(p.ms / total) : 0.f, ImVec2(-1.f, 0.f), overlay);
+  }
+  if (!bs.notes.empty()) ImGui::TextDisabled("%s", bs.notes.c_str());
+  ImGui::TreePop();
 }
 
 // [SECTION] Legend ------------------------------------------------------------------------

@@ -199,6 +199,9 @@ struct App {
   void panel_view();
   void panel_inspector();
   void panel_stats();
+  void panel_backend_stats();
+  BackendStats backend_stats;  ///< polled from the MPM backend by the Stats panel
+  int stats_poll_ = 0;
   void draw_legend();
   void draw_banners();
   void draw_help();

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Prepares what a GPU machine without network needs for scripts/gpu_check.sh:
+#   .deps/usr   Catch2 2.13 (headers, CMake package, libCatch2WithMain.a) from this machine
+#   .whl/       Taichi and dill wheels for Python 3.12 (the peer benchmark)
+# Both folders are git-ignored; name them in the device call's `carry`.
+# usage: scripts/gpu_bundle.sh [--no-taichi]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ -f /usr/include/catch2/catch.hpp ]] || { echo "catch2 missing here: apt-get install catch2" >&2; exit 1; }
+rm -rf .deps/usr
+mkdir -p .deps/usr/include .deps/usr/lib/cmake
+cp -r /usr/include/catch2 .deps/usr/include/
+cp -r /usr/lib/cmake/Catch2 .deps/usr/lib/cmake/
+cp /usr/lib/libCatch2WithMain.a .deps/usr/lib/
+echo "Catch2 -> .deps/usr ($(du -sh .deps | cut -f1))"
+if [[ "${1:-}" != "--no-taichi" ]]; then
+  mkdir -p .whl
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+    --platform manylinux2014_x86_64 -d .whl taichi==1.7.4 dill
+  echo "wheels -> .whl ($(du -sh .whl | cut -f1))"
+fi
