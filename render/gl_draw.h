@@ -35,8 +35,9 @@ class ShaderProgram {
 /// in), else ../share/particle-sandbox/shaders and ./shaders beside the executable.
 std::string shader_dir();
 
-/// Particle columns as GPU buffers, one per attribute, so a CUDA backend can
-/// later map and write positions and velocities directly (interop is separate).
+/// Particle columns as GPU buffers, one per attribute, so the CUDA-GL interop
+/// (render/cuda/particle_interop.h) can map them and write each column on the
+/// device. The renderer owns them; the interop only registers them.
 struct ParticleGpuBuffers {
   GLuint pos = 0, vel = 0, scalar = 0, color = 0, radius = 0;
   size_t capacity = 0;  ///< particles the buffers hold
@@ -49,8 +50,12 @@ class ParticleRenderer {
   void init();
   void destroy();
   /// Grows the buffers (doubling) to hold n particles; no-op when they do.
+  /// Growing replaces their storage: release the interop's registration first.
   void reserve(size_t n);
   const ParticleGpuBuffers& buffers() const { return buf_; }
+  /// Draws the first n rows from now on, written by someone else (the
+  /// interop kernel); n must not exceed the capacity.
+  void set_count(size_t n) { count_ = n <= buf_.capacity ? n : buf_.capacity; }
 
   /// Uploads n particles' columns (each may be null to keep the old contents).
   void upload(size_t n, const float* xy, const float* vxy, const float* scalar, const uint8_t* rgba,

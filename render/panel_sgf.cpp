@@ -108,6 +108,7 @@ std::string unique_group_name(const SgfSet& set) {
 
 void log_motion(App& a) {
   SgfUi& s = a.sgf;
+  a.refresh_host_table();  // the CUDA-GL interop keeps it only roughly current
   const size_t n = std::min<size_t>(s.set.groups.size(), 40);
   for (size_t g = 0; g < n; ++g) {
     std::vector<uint32_t> ids = sorted_ids(s.set.groups[g].ids);
@@ -325,6 +326,16 @@ void sgf_select_end(App& a) {
 }
 
 // [SECTION] Overlays on the scene -------------------------------------------------------
+
+bool sgf_overlay_needs_rows(const App& a) {
+  const SgfUi& s = a.sgf;
+  if (!s.selection.empty()) return true;
+  if (!s.highlight) return false;
+  const std::vector<uint8_t> on = active_groups(s.set, current_step(a));
+  for (size_t g = 0; g < on.size() && g < s.set.groups.size(); ++g)
+    if (on[g] && !s.set.groups[g].ids.empty()) return true;
+  return false;
+}
 
 void sgf_draw_over(App& a) {
   SgfUi& s = a.sgf;

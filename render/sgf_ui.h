@@ -120,6 +120,7 @@ void sgf_select_begin(App& app);     ///< select tool: left button pressed over 
 void sgf_select_drag(App& app);      ///< ... held
 void sgf_select_end(App& app);       ///< ... released
 void sgf_draw_over(App& app);        ///< overlays into App::over (world units)
+bool sgf_overlay_needs_rows(const App& app);  ///< sgf_draw_over will mark particles (needs current host rows)
 void sgf_right_tabs(App& app);       ///< the "SGF forces" tab of the right column
 float sgf_timeline_height(const App& app);  ///< logical px the timeline strip takes (0: hidden)
 void sgf_draw_timeline(App& app);    ///< the timeline strip under the scene

@@ -29,6 +29,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/cpu/particle_fields.h"
+#include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
 #include "render/window_state.h"
 
@@ -40,6 +41,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 constexpr double kStepBudgetMs = 12.0;   // simulation time per frame, at most
 constexpr double kDiagPeriod = 1.0 / 20;  // diagnostics sampling (seconds)
+// With the CUDA-GL interop, the host table and the diagnostics (each a full
+// device -> host copy) are refreshed this often instead of every frame.
+constexpr double kHostRefreshPeriod = 0.25;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -133,6 +137,8 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   load_error.clear();
   selected_id = 0;
   selected_row = -1;
+  selected_slot = -1;
+  host_table_stale = true;
   grab_rows.clear();
   stroke.end();
   paint_sites.clear();
@@ -214,6 +220,7 @@ void App::sync() {
     float h = tools.paint_spacing > 0.f ? tools.paint_spacing : default_paint_spacing(*w);
     add_painted_particles(*w, paint_sites, tools.paint_material, h, tools.paint_velocity, paint_group);
     paint_sites.clear();
+    host_table_stale = true;
   }
   if (pending.preset) {
     Preset p = *pending.preset;
@@ -221,6 +228,7 @@ void App::sync() {
     Diagnostics before = w->diagnostics();
     w->apply_preset(p, preset_speed);
     grid_ref_speed = particle_ref_speed = 0.f;
+    host_table_stale = true;
     Diagnostics after = w->diagnostics();
     diag = after;
     log("preset %s ke_before=%.9g ke_after=%.9g momentum_before=(%.9g,%.9g) momentum_after=(%.9g,%.9g) "
@@ -271,90 +279,243 @@ void App::step_frame() {
 
 // [SECTION] Particle snapshot and upload ------------------------------------------
 
+namespace {
+
+/// The snapshot computes the stress columns only for the modes that show them.
+bool wants_stress(const App& a) {
+  return a.color_mode == ColorMode::Stress ||
+         (a.color_mode == ColorMode::Scalar && (a.scalar_column == kColPressure || a.scalar_column == kColVonMises));
+}
+
+/// Row of the particle with this ID in host order, or -1 (rows are stable for
+/// MPM: painting appends, so the guess id - 1 nearly always hits).
+int64_t row_of_id(const std::vector<uint32_t>& id, uint32_t want) {
+  if (want == 0) return -1;
+  const size_t guess = want - 1;
+  if (guess < id.size() && id[guess] == want) return static_cast<int64_t>(guess);
+  for (size_t i = 0; i < id.size(); ++i)
+    if (id[i] == want) return static_cast<int64_t>(i);
+  return -1;
+}
+
+/// Auto colour range from the shown scalar (all of it, or the interop's sample).
+void update_auto_range(App& a, const std::vector<float>& v) {
+  float lo, hi;
+  robust_range(v, 0.005f, a.range_scratch, lo, hi);
+  if (a.color_mode == ColorMode::Speed || a.color_mode == ColorMode::Stress) lo = 0.f;
+  if (a.color_mode == ColorMode::VolumeRatio) {
+    float d = std::max({std::fabs(lo - 1.f), std::fabs(hi - 1.f), 1e-3f});
+    lo = 1.f - d;
+    hi = 1.f + d;
+  }
+  if (!(hi > lo)) hi = lo + 1e-6f;
+  // Expand at once, shrink slowly: the legend does not flicker.
+  a.range_lo = lo < a.range_lo ? lo : a.range_lo + 0.1f * (lo - a.range_lo);
+  a.range_hi = hi > a.range_hi ? hi : a.range_hi + 0.1f * (hi - a.range_hi);
+}
+
+/// What the interop kernel writes for the colour mode; null, or why the mode
+/// needs the host table.
+const char* device_fill(App& a, InteropFrame& f) {
+  switch (a.color_mode) {
+    case ColorMode::Material: f.fill = InteropFill::Color; return nullptr;
+    case ColorMode::Direction: f.fill = InteropFill::Velocity; return nullptr;
+    case ColorMode::Speed: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::Speed; return nullptr;
+    case ColorMode::VolumeRatio: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VolumeRatio; return nullptr;
+    case ColorMode::Stress: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VonMises; return nullptr;
+    case ColorMode::Scalar:
+      if (a.scalar_column < 0 || a.scalar_column >= kMpmColumnCount) a.scalar_column = 0;
+      f.fill = InteropFill::Scalar;
+      switch (a.scalar_column) {
+        case kColJ: f.scalar = InteropScalar::VolumeRatio; break;
+        case kColJp: f.scalar = InteropScalar::Jp; break;
+        case kColPressure: f.scalar = InteropScalar::Pressure; break;
+        default: f.scalar = InteropScalar::VonMises; break;
+      }
+      return nullptr;
+    case ColorMode::Group: return "group colours come from the host table";
+  }
+  return "unknown colour mode";
+}
+
+/// Draws this frame's particles through the CUDA-GL interop when it can:
+/// buffers written on the device in slot order, the host table refreshed only
+/// every kHostRefreshPeriod (then `diag_due`: the world is synced anyway), the
+/// selected particle's host row patched from the device every frame. False:
+/// the caller takes the host path (interop_note says why).
+bool snapshot_interop(App& a, MpmWorld& w, bool stress, double now, bool& diag_due) {
+  const DeviceParticleView* view = w.backend().device_view();
+  if (!view) {
+    a.interop_note = "CUDA-GL interop: off: CPU backend";
+    return false;
+  }
+  if (!a.interop.usable()) {
+    a.interop_note = a.interop.note();
+    return false;
+  }
+  InteropFrame f;
+  const char* why = device_fill(a, f);
+  if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
+  if (!why && sgf_overlay_needs_rows(a)) why = "the SGF overlay needs the host table";
+  MpmParticles& p = w.particles;
+  const size_t n = p.size();
+  if (!why && n == 0) why = "no particles";
+  if (!why && view->count != n) why = "the device arrays are not current";
+  if (why) {
+    a.interop_note = std::string("CUDA-GL interop: off: ") + why;
+    return false;
+  }
+
+  // The selection follows its ID through the host's ID column (never
+  // changed on the device, so current without a sync).
+  a.selected_row = row_of_id(p.id, a.selected_id);
+  if (n > a.particles.buffers().capacity) {
+    a.interop.release();  // before reserve() replaces the buffers' storage
+    a.particles.reserve(n);
+  }
+  const ParticleGpuBuffers& b = a.particles.buffers();
+  InteropTargets t;
+  t.pos = b.pos; t.vel = b.vel; t.scalar = b.scalar; t.color = b.color; t.radius = b.radius;
+  t.capacity = b.capacity;
+  f.materials = w.materials.data();
+  f.material_count = static_cast<int>(w.materials.size());
+  f.count = n;
+  f.vol0 = p.vol0.data();
+  f.max_samples = f.fill == InteropFill::Scalar && a.auto_range ? kMaxInteropSamples : 0;
+  f.selected = a.selected_row;
+  if (!a.interop.fill(*view, t, f, a.interop_result)) {
+    if (a.interop.usable()) {
+      a.interop_note = "CUDA-GL interop: off: the device arrays are not ready";
+    } else {
+      a.interop_note = a.interop.note();
+      a.log("interop off reason=\"%s\"", a.interop_note.c_str());
+    }
+    return false;
+  }
+  a.particles.set_count(n);
+  a.interop_frame = true;
+  a.interop_note = a.interop.note();
+
+  // The host table: a full device -> host copy, so only now and then (and on
+  // demand, App::refresh_host_table). The plots sample the same copy.
+  diag_due = false;
+  if (a.host_table_stale || a.table.size() != n || a.host_table_time < 0.0 ||
+      now - a.host_table_time >= kHostRefreshPeriod) {
+    mpm_snapshot(w, a.table, stress);
+    a.host_table_time = now;
+    a.host_table_stale = false;
+    diag_due = true;
+  }
+
+  // The selected particle, current every frame for the inspector and the
+  // affine overlay: its state came back with its slot. Writing it into the
+  // host arrays is safe: they are either current (then it is the same state)
+  // or stale, and every host edit syncs them before changing anything.
+  const InteropResult& r = a.interop_result;
+  if (r.selected_slot >= 0 && a.selected_row >= 0) {
+    a.selected_slot = r.selected_slot;
+    const size_t i = static_cast<size_t>(a.selected_row);
+    p.x[i] = r.selected.x;
+    p.v[i] = r.selected.v;
+    p.C[i] = r.selected.C;
+    p.F[i] = r.selected.F;
+    p.J[i] = r.selected.J;
+    p.Jp[i] = r.selected.Jp;
+    ParticleTable& tb = a.table;
+    if (i < tb.size() && tb.extra.size() == static_cast<size_t>(kMpmColumnCount) && p.material[i] < w.materials.size()) {
+      tb.x[i] = p.x[i].x; tb.y[i] = p.x[i].y;
+      tb.vx[i] = p.v[i].x; tb.vy[i] = p.v[i].y;
+      tb.extra[kColJ][i] = display_volume_ratio(w.materials[p.material[i]], p.F[i], p.J[i]);
+      tb.extra[kColJp][i] = p.Jp[i];
+      if (stress) display_pressure_mises(particle_cauchy_stress(w, i), tb.extra[kColPressure][i], tb.extra[kColVonMises][i]);
+    }
+  }
+  if (f.fill == InteropFill::Scalar && a.auto_range) update_auto_range(a, r.sample);
+  return true;
+}
+
+}  // namespace
+
+void App::refresh_host_table() {
+  MpmWorld* w = world();
+  if (!w || !interop_frame) return;  // the host path rebuilt it for the last frame
+  mpm_snapshot(*w, table, wants_stress(*this));
+  host_table_time = glfwGetTime();
+  host_table_stale = false;
+}
+
 void App::snapshot() {
+  interop_frame = false;
+  selected_slot = -1;
   if (!sim) {
     table = ParticleTable{};
     particles.upload(0, nullptr, nullptr, nullptr, nullptr, nullptr);
+    interop_note = "CUDA-GL interop: off: no scene";
     return;
   }
   MpmWorld* w = world();
-  bool stress = color_mode == ColorMode::Stress ||
-                (color_mode == ColorMode::Scalar && (scalar_column == kColPressure || scalar_column == kColVonMises));
-  if (w) mpm_snapshot(*w, table, stress);
-  else sim->table(table);
-  const size_t n = table.size();
+  bool stress = wants_stress(*this);
+  const double now = glfwGetTime();
+  bool diag_due = last_diag_time < 0.0 || now - last_diag_time >= kDiagPeriod;
+  if (!w) interop_note = "CUDA-GL interop: off: not an MPM scene";
+  if (!w || !snapshot_interop(*this, *w, stress, now, diag_due)) {
+    if (w) mpm_snapshot(*w, table, stress);
+    else sim->table(table);
+    host_table_time = now;
+    host_table_stale = false;
+    const size_t n = table.size();
 
-  // Which column a scalar mode shows.
-  const std::vector<float>* column = nullptr;
-  if (color_mode == ColorMode::VolumeRatio) {
-    int k = find_column(table, "J");
-    if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
-  } else if (color_mode == ColorMode::Stress) {
-    int k = find_column(table, "von Mises");
-    if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
-  } else if (color_mode == ColorMode::Scalar) {
-    if (scalar_column >= static_cast<int>(table.extra.size())) scalar_column = 0;
-    if (!table.extra.empty()) column = &table.extra[static_cast<size_t>(scalar_column)];
-  }
-
-  xy.resize(2 * n);
-  for (size_t i = 0; i < n; ++i) { xy[2 * i] = table.x[i]; xy[2 * i + 1] = table.y[i]; }
-  const float* vel = nullptr;
-  const float* sc = nullptr;
-  const uint8_t* col = nullptr;
-  if (color_mode == ColorMode::Direction) {
-    vxy.resize(2 * n);
-    for (size_t i = 0; i < n; ++i) { vxy[2 * i] = table.vx[i]; vxy[2 * i + 1] = table.vy[i]; }
-    vel = vxy.data();
-  } else if (color_mode == ColorMode::Speed || column) {
-    scalar.resize(n);
-    if (color_mode == ColorMode::Speed)
-      for (size_t i = 0; i < n; ++i) scalar[i] = std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i]);
-    else
-      std::copy(column->begin(), column->end(), scalar.begin());
-    sc = scalar.data();
-    if (auto_range) {
-      float lo, hi;
-      robust_range(scalar, 0.005f, range_scratch, lo, hi);
-      if (color_mode == ColorMode::Speed || color_mode == ColorMode::Stress) lo = 0.f;
-      if (color_mode == ColorMode::VolumeRatio) {
-        float d = std::max({std::fabs(lo - 1.f), std::fabs(hi - 1.f), 1e-3f});
-        lo = 1.f - d;
-        hi = 1.f + d;
-      }
-      if (!(hi > lo)) hi = lo + 1e-6f;
-      // Expand at once, shrink slowly: the legend does not flicker.
-      range_lo = lo < range_lo ? lo : range_lo + 0.1f * (lo - range_lo);
-      range_hi = hi > range_hi ? hi : range_hi + 0.1f * (hi - range_hi);
+    // Which column a scalar mode shows.
+    const std::vector<float>* column = nullptr;
+    if (color_mode == ColorMode::VolumeRatio) {
+      int k = find_column(table, "J");
+      if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
+    } else if (color_mode == ColorMode::Stress) {
+      int k = find_column(table, "von Mises");
+      if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
+    } else if (color_mode == ColorMode::Scalar) {
+      if (scalar_column >= static_cast<int>(table.extra.size())) scalar_column = 0;
+      if (!table.extra.empty()) column = &table.extra[static_cast<size_t>(scalar_column)];
     }
-  } else {
-    rgba.resize(4 * n);
-    for (size_t i = 0; i < n; ++i) {
-      std::array<float, 3> c = color_mode == ColorMode::Group ? group_rgb(table.group[i]) : table.color[i];
-      for (int k = 0; k < 3; ++k) rgba[4 * i + k] = static_cast<uint8_t>(std::lround(std::clamp(c[static_cast<size_t>(k)], 0.f, 1.f) * 255.f));
-      rgba[4 * i + 3] = 255;
-    }
-    col = rgba.data();
-  }
-  particles.upload(n, xy.data(), vel, sc, col, table.radius.data());
 
-  // The selection follows its ID (rows are stable for MPM: painting appends).
-  selected_row = -1;
-  if (selected_id != 0) {
-    size_t guess = selected_id - 1;
-    if (guess < n && table.id[guess] == selected_id) {
-      selected_row = static_cast<int64_t>(guess);
+    xy.resize(2 * n);
+    for (size_t i = 0; i < n; ++i) { xy[2 * i] = table.x[i]; xy[2 * i + 1] = table.y[i]; }
+    const float* vel = nullptr;
+    const float* sc = nullptr;
+    const uint8_t* col = nullptr;
+    if (color_mode == ColorMode::Direction) {
+      vxy.resize(2 * n);
+      for (size_t i = 0; i < n; ++i) { vxy[2 * i] = table.vx[i]; vxy[2 * i + 1] = table.vy[i]; }
+      vel = vxy.data();
+    } else if (color_mode == ColorMode::Speed || column) {
+      scalar.resize(n);
+      if (color_mode == ColorMode::Speed)
+        for (size_t i = 0; i < n; ++i) scalar[i] = std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i]);
+      else
+        std::copy(column->begin(), column->end(), scalar.begin());
+      sc = scalar.data();
+      if (auto_range) update_auto_range(*this, scalar);
     } else {
-      for (size_t i = 0; i < n; ++i)
-        if (table.id[i] == selected_id) { selected_row = static_cast<int64_t>(i); break; }
+      rgba.resize(4 * n);
+      for (size_t i = 0; i < n; ++i) {
+        std::array<float, 3> c = color_mode == ColorMode::Group ? group_rgb(table.group[i]) : table.color[i];
+        for (int k = 0; k < 3; ++k) rgba[4 * i + k] = static_cast<uint8_t>(std::lround(std::clamp(c[static_cast<size_t>(k)], 0.f, 1.f) * 255.f));
+        rgba[4 * i + 3] = 255;
+      }
+      col = rgba.data();
     }
+    if (n > particles.buffers().capacity) interop.release();  // before upload() grows the buffers
+    particles.upload(n, xy.data(), vel, sc, col, table.radius.data());
+
+    // The selection follows its ID (rows are stable for MPM: painting appends).
+    selected_row = row_of_id(table.id, selected_id);
   }
 
   if (w && (show_grid_velocity || show_grid)) w->backend().read_grid(grid_spec, grid_mass, grid_vel);
 
-  // Diagnostics for the plots, sampled at a fixed rate.
-  double now = glfwGetTime();
-  if (last_diag_time < 0.0 || now - last_diag_time >= kDiagPeriod) {
+  // Diagnostics for the plots, sampled at a fixed rate (with the interop, at
+  // the host table's refreshes: both need the host copy).
+  if (diag_due) {
     last_diag_time = now;
     diag = sim->diagnostics();
     if (running || ke.count == 0) {
@@ -457,6 +618,9 @@ void App::handle_input() {
   // Left drag: the current tool.
   if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && over_scene) {
     left_down = true;
+    // Picking, grabbing, selecting and painting read the host table: make it
+    // what the last frame showed (a sync when the interop drew it).
+    refresh_host_table();
     if (tools.tool == Tool::Pick || tools.tool == Tool::Grab) {
       // Picking is exact: the row's ID is the ID the runner's dumps carry.
       float slack = 3.f / cam.scale();
@@ -505,6 +669,7 @@ void App::handle_input() {
       if (stroke.active()) stroke.extend(wm, paint_sites);
     } else {
       left_down = false;
+      if (tools.tool == Tool::Select || (w && w->grabbing())) refresh_host_table();
       sgf_select_end(*this);
       if (w && w->grabbing()) {
         Vec2 c = centroid(grab_rows);
@@ -583,7 +748,9 @@ void App::draw_scene() {
   else if (color_mode != ColorMode::Material && color_mode != ColorMode::Group) shade = ParticleShade::Scalar;
   if (shade == ParticleShade::Scalar && table.extra.empty() && color_mode != ColorMode::Speed) shade = ParticleShade::Base;
   particles.set_colormap(cmap[static_cast<size_t>(color_mode)]);
-  particles.draw(view, cam.framebuffer_scale(), sprite_scale, shade, range_lo, range_hi, selected_row);
+  // The interop writes rows in the backend's slot order: the ring goes on the selected particle's slot.
+  particles.draw(view, cam.framebuffer_scale(), sprite_scale, shade, range_lo, range_hi,
+                 interop_frame ? selected_slot : selected_row);
 
   // Over the particles: velocity arrows, the selected particle's affine field, the brush.
   over.clear(px);
@@ -961,6 +1128,7 @@ int run_window(const WindowOptions& options) {
 
   // Cleanup.
   app.recorder.stop();
+  app.interop.release();  // before the renderer deletes the buffers, with the context current
   app.save_settings();
   sgf_shutdown(app);
   if (ImGui::GetCurrentContext() && io.IniFilename) ImGui::SaveIniSettingsToDisk(io.IniFilename);

@@ -603,7 +603,7 @@ void App::panel_backend_stats() {
     prop("state", "%.1f MiB", bs.state_bytes / 1048576.0);
     if (bs.ms_per_substep > 0.0) {
       const double ps = static_cast<double>(table.size()) / (bs.ms_per_substep * 1e-3);
-      prop("throughput", "%.3g particle-substeps/s", ps);
+      prop("particle-steps/s", "%.3g", ps);
     }
     ImGui::EndTable();
   }
@@ -615,6 +615,7 @@ void App::panel_backend_stats() {
     ImGui::ProgressBar(total > 0.0 ? static_cast<float>(p.ms / total) : 0.f, ImVec2(-1.f, 0.f), overlay);
   }
   if (!bs.notes.empty()) ImGui::TextDisabled("%s", bs.notes.c_str());
+  if (!interop_note.empty()) ImGui::TextDisabled("%s", interop_note.c_str());
   ImGui::TreePop();
 }
 

@@ -19,6 +19,7 @@
 #include "render/cpu/colormap.h"
 #include "render/cpu/settings.h"
 #include "render/cpu/tools.h"
+#include "render/cuda/particle_interop.h"
 #include "render/dem_ui.h"
 #include "render/gl_draw.h"
 #include "render/recorder.h"
@@ -121,7 +122,21 @@ struct App {
   std::vector<Vec2> grid_vel;
   GridSpec grid_spec;
   uint32_t selected_id = 0;     ///< 0: none
-  int64_t selected_row = -1;
+  int64_t selected_row = -1;    ///< host row (table, host arrays)
+
+  // [SECTION] CUDA-GL interop (render/cuda/particle_interop.h)
+  // With the CUDA backend the particle buffers are filled on the device, in
+  // slot order, and `table` is no longer rebuilt every frame: it is refreshed
+  // every kHostRefreshPeriod and on demand (refresh_host_table: clicks,
+  // pause); the selected particle's row is patched every frame.
+  ParticleInterop interop;
+  InteropResult interop_result;
+  /// "CUDA-GL interop: on", or "CUDA-GL interop: off: <reason>" (for the Stats panel).
+  std::string interop_note = "CUDA-GL interop: off: not started";
+  bool interop_frame = false;   ///< the last snapshot drew through the interop (buffers in slot order)
+  int64_t selected_slot = -1;   ///< the selected particle's row in the GPU buffers when interop_frame
+  double host_table_time = -1.0;  ///< glfwGetTime() of the last host table rebuild
+  bool host_table_stale = true;   ///< rebuild the host table at the next snapshot
 
   // [SECTION] Tools
   ToolSettings tools;
@@ -164,6 +179,9 @@ struct App {
   void sync();
   void step_frame();
   void snapshot();
+  /// Makes `table` (and the world's host arrays) current now: a device ->
+  /// host sync when the interop drew the last frame, else nothing to do.
+  void refresh_host_table();
   void handle_input();
   void draw_scene();
   void log_view() const;

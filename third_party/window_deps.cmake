@@ -45,4 +45,14 @@ add_library(render_gl STATIC ${PS_RENDER_GL_SOURCES})
 target_include_directories(render_gl PUBLIC ${PS_GLM_INCLUDE})
 target_link_libraries(render_gl PUBLIC sim render_cpu glad PkgConfig::IMGUI PkgConfig::GLFW3 OpenGL::GL)
 target_compile_definitions(render_gl PUBLIC PS_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders")
+# CUDA-GL interop for the MPM particle buffers (render/cuda/particle_interop.h):
+# compiled with CUDA, else a stub that always leaves drawing to the host path.
+if(PS_HAVE_CUDA)
+  target_sources(render_gl PRIVATE ${CMAKE_SOURCE_DIR}/render/cuda/particle_interop.cu)
+  target_compile_definitions(render_gl PUBLIC PS_HAVE_CUDA_INTEROP=1)
+  target_compile_options(render_gl PRIVATE
+                         $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false --expt-relaxed-constexpr -lineinfo -Xcompiler=-Wall,-Wextra>)
+else()
+  target_sources(render_gl PRIVATE ${CMAKE_SOURCE_DIR}/render/cuda/particle_interop_off.cpp)
+endif()
 set(PS_HAVE_WINDOW ON)

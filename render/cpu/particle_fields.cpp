@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include "sim/mpm/mpm_kernels.h"
+#include "render/cpu/particle_scalars.h"
 
 namespace ps {
 
@@ -26,18 +26,11 @@ void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress) {
     t.mass[i] = p.mass[i];
     t.radius[i] = 0.5f * std::sqrt(p.vol0[i]);
     t.color[i] = {m.color[0], m.color[1], m.color[2]};
-    // Fluids track J directly; solids through det F (as the runner's dumps).
-    t.extra[kColJ][i] = m.type == MaterialType::Fluid ? p.J[i] : det(p.F[i]);
+    // The formulas the CUDA-GL interop kernel evaluates too (particle_scalars.h).
+    t.extra[kColJ][i] = display_volume_ratio(m, p.F[i], p.J[i]);
     t.extra[kColJp][i] = p.Jp[i];
     float pressure = 0.f, mises = 0.f;
-    if (with_stress) {
-      Mat2 s = particle_cauchy_stress(w, i);
-      // 2D: p = -tr(sigma)/2; von Mises of the in-plane deviator s' = sigma + p I:
-      // sqrt(3/2 s':s').
-      pressure = -0.5f * trace(s);
-      Mat2 dev = s + Mat2::diag(pressure, pressure);
-      mises = std::sqrt(1.5f * frobenius2(dev));
-    }
+    if (with_stress) display_pressure_mises(particle_cauchy_stress(w, i), pressure, mises);
     t.extra[kColPressure][i] = pressure;
     t.extra[kColVonMises][i] = mises;
   }
@@ -46,13 +39,7 @@ void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress) {
 Mat2 particle_cauchy_stress(const MpmWorld& w, size_t i) {
   const MpmParticles& p = w.particles;
   if (i >= p.size()) return Mat2{};
-  const MaterialParams& m = w.materials[p.material[i]];
-  Mat2 F = p.F[i];
-  float Jp = p.Jp[i];
-  Mat2 tau = mpm::constitutive(m, F, p.J[i], Jp, p.C[i]);
-  float J = m.type == MaterialType::Fluid ? p.J[i] : det(F);
-  if (!(std::fabs(J) > 1e-6f)) return Mat2{};
-  return (1.f / J) * tau;
+  return display_cauchy_stress(w.materials[p.material[i]], p.F[i], p.J[i], p.Jp[i], p.C[i]);
 }
 
 int find_column(const ParticleTable& t, const std::string& name) {

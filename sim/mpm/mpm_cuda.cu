@@ -36,6 +36,7 @@
 
 #include "sim/cuda/cuda_info.h"
 #include "sim/mpm/mpm_backend.h"
+#include "sim/mpm/mpm_fixed.h"
 #include "sim/mpm/mpm_kernels.h"
 
 namespace ps {
@@ -83,14 +84,6 @@ struct FixedNode {
   unsigned long long m, px, py;
 };
 
-struct FixedScale {
-  float mass = 1.f;      // multiply a mass contribution by this, round to integer
-  float momentum = 1.f;  // the same for momentum
-};
-
-__device__ __forceinline__ unsigned long long to_fixed(float v, float scale) {
-  return static_cast<unsigned long long>(__float2ll_rn(v * scale));
-}
 
 // ---- control ------------------------------------------------------------------
 
@@ -285,9 +278,8 @@ __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2*
   Vec2 mv;
   if (gi) {
     const FixedNode f = gi[node];
-    m = static_cast<float>(static_cast<double>(static_cast<long long>(f.m)) / fs.mass);
-    mv = Vec2{static_cast<float>(static_cast<double>(static_cast<long long>(f.px)) / fs.momentum),
-              static_cast<float>(static_cast<double>(static_cast<long long>(f.py)) / fs.momentum)};
+    m = from_fixed(f.m, fs.mass);
+    mv = Vec2{from_fixed(f.px, fs.momentum), from_fixed(f.py, fs.momentum)};
     gm[node] = m;
   } else {
     m = gm[node];
@@ -526,14 +518,10 @@ class MpmCudaBackend final : public MpmBackend {
       iota_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(d_.perm, inv_perm_, static_cast<int>(n));
       check(cudaGetLastError(), "iota");
     }
-    // Fixed-point scales from the heaviest particle: mass resolution 2^-40,
-    // momentum 2^-36 of it (times 1 unit of speed). Powers of two, so the
-    // conversion back is exact.
+    // Fixed-point scales from the heaviest particle (sim/mpm/mpm_fixed.h).
     float mmax = 0.f;
     for (size_t i = 0; i < n; ++i) mmax = std::max(mmax, host_->mass[i]);
-    const int e = mmax > 0.f ? static_cast<int>(std::ceil(std::log2(static_cast<double>(mmax)))) : 0;
-    fs_.mass = std::ldexp(1.f, 40 - e);
-    fs_.momentum = std::ldexp(1.f, 36 - e);
+    fs_ = fixed_scale_for(mmax);
     since_sort_ = kSortInterval;  // reorder before the next substep
     host_current_ = true;
     check(cudaStreamSynchronize(stream_), "upload");

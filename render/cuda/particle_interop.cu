@@ -1,0 +1,377 @@
+// CUDA-OpenGL interop for the MPM particle sprites (see particle_interop.h).
+//
+// Per frame, on the CUDA backend's stream:
+//   map (pos, radius, and the mode's column) -> one fill kernel over the slots
+//   -> copy back the selected particle and the scalar sample (a few KiB)
+//   -> unmap -> wait for the stream.
+// Mapping orders the CUDA work after the GL commands that used the buffers;
+// unmapping orders later GL commands (the draw) after the kernel. The wait at
+// the end is short (the stepper already waited for its substeps) and makes
+// every CUDA error of this file surface here, where it disables the interop,
+// rather than in the next substep.
+//
+// The kernel reads the backend's slot-ordered arrays (DeviceParticleView) and
+// two small tables of its own: the material table mirrored from the host
+// world (the backend refreshes its copy only when it steps, so colour edits
+// would not show while paused) and the radii in host order, 0.5 sqrt(vol0)
+// computed on the host exactly as mpm_snapshot does (vol0 never changes on
+// the device), gathered through perm.
+#include "render/cuda/particle_interop.h"  // glad's gl.h first: cuda_gl_interop.h includes GL/gl.h
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+
+#include "render/cpu/particle_scalars.h"
+#include "sim/mpm/mpm_backend.h"
+
+namespace ps {
+
+namespace {
+
+constexpr int kThreads = 256;
+enum Res : int { kPos = 0, kVel, kScalar, kColor, kRadius, kResCount };
+
+/// Copied back after the fill: the selected particle, then the sample.
+struct Readback {
+  int slot;  // -1: not found
+  int pad;
+  InteropParticle p;
+  float sample[kMaxInteropSamples];
+};
+
+struct FillArgs {
+  const Vec2* x;
+  const Vec2* v;
+  const Mat2* C;
+  const Mat2* F;
+  const float* J;
+  const float* Jp;
+  const uint8_t* material;
+  const uint32_t* perm;
+  const MaterialParams* mats;
+  int mat_count;
+  const float* radius_host;  // host order
+  int n;
+  InteropFill fill;
+  InteropScalar scalar;
+  float2* pos;
+  float2* vel;
+  float* sc;
+  uchar4* color;
+  float* radius;
+  int stride;   // sample every stride-th slot
+  int nsample;  // 0: no sample
+  long long selected;  // host index, or -1
+  Readback* rb;
+};
+
+__device__ __forceinline__ unsigned char to_u8(float c) {
+  // As the host path: lround(clamp(c, 0, 1) * 255).
+  return static_cast<unsigned char>(roundf(fminf(fmaxf(c, 0.f), 1.f) * 255.f));
+}
+
+__global__ void fill_kernel(const FillArgs a) {
+  const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= a.n) return;
+  const Vec2 x = a.x[k];
+  a.pos[k] = make_float2(x.x, x.y);
+  const uint32_t h = a.perm[k];
+  a.radius[k] = a.radius_host[h];
+  int mi = a.material[k];
+  if (mi >= a.mat_count) mi = a.mat_count - 1;
+  const MaterialParams& m = a.mats[mi];
+  if (a.fill == InteropFill::Velocity) {
+    const Vec2 v = a.v[k];
+    a.vel[k] = make_float2(v.x, v.y);
+  } else if (a.fill == InteropFill::Scalar) {
+    float s = 0.f;
+    switch (a.scalar) {
+      case InteropScalar::Speed: {
+        const Vec2 v = a.v[k];
+        s = sqrtf(v.x * v.x + v.y * v.y);
+        break;
+      }
+      case InteropScalar::VolumeRatio: s = display_volume_ratio(m, a.F[k], a.J[k]); break;
+      case InteropScalar::Jp: s = a.Jp[k]; break;
+      case InteropScalar::Pressure:
+      case InteropScalar::VonMises: {
+        float p = 0.f, vm = 0.f;
+        display_pressure_mises(display_cauchy_stress(m, a.F[k], a.J[k], a.Jp[k], a.C[k]), p, vm);
+        s = a.scalar == InteropScalar::Pressure ? p : vm;
+        break;
+      }
+    }
+    a.sc[k] = s;
+    if (a.nsample > 0 && k % a.stride == 0) {
+      const int i = k / a.stride;
+      if (i < a.nsample) a.rb->sample[i] = s;
+    }
+  } else {
+    a.color[k] = make_uchar4(to_u8(m.color[0]), to_u8(m.color[1]), to_u8(m.color[2]), 255);
+  }
+  if (a.selected >= 0 && static_cast<long long>(h) == a.selected) {
+    Readback& r = *a.rb;
+    r.slot = k;
+    r.p.x = x;
+    r.p.v = a.v[k];
+    r.p.C = a.C[k];
+    r.p.F = a.F[k];
+    r.p.J = a.J[k];
+    r.p.Jp = a.Jp[k];
+  }
+}
+
+}  // namespace
+
+struct ParticleInterop::Impl {
+  cudaGraphicsResource_t res[kResCount] = {};
+  InteropTargets registered;
+  bool have = false;      // res[] hold registrations of `registered`
+  bool disabled = false;  // a CUDA call failed: off for the session
+  int device = -1;        // set once the GL device check passed
+  std::string note = "CUDA-GL interop: off: not started";
+
+  cudaGraphicsResource_t mapped[3] = {};
+  int nmapped = 0;
+  cudaStream_t map_stream = nullptr;
+
+  MaterialParams* d_mats = nullptr;
+  int mats_cap = 0;
+  std::vector<char> mats_cache;  // what d_mats holds
+  float* d_radius = nullptr;
+  size_t radius_cap = 0;
+  bool radius_valid = false;
+  std::vector<float> vol0_cache;  // the vol0 d_radius was computed from
+  std::vector<float> radius_host;
+  Readback* d_rb = nullptr;
+  Readback* h_rb = nullptr;  // pinned
+
+  void unmap() {
+    if (nmapped > 0) cudaGraphicsUnmapResources(nmapped, mapped, map_stream);
+    nmapped = 0;
+  }
+
+  void unregister() {
+    for (auto& r : res) {
+      if (r) cudaGraphicsUnregisterResource(r);
+      r = nullptr;
+    }
+    have = false;
+    registered = InteropTargets{};
+  }
+
+  /// Turns the interop off for the session; reported once.
+  bool fail(const std::string& what, cudaError_t e) {
+    unmap();
+    unregister();
+    cudaGetLastError();  // clear a non-sticky error so the stepper's next check does not see it
+    disabled = true;
+    note = "CUDA-GL interop: off: " + what;
+    if (e != cudaSuccess) note += std::string(" (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
+    std::fprintf(stderr, "sandbox: %s; particles are drawn from the host copy\n", note.c_str());
+    return false;
+  }
+
+  void free_memory() {
+    if (d_mats) cudaFree(d_mats);
+    if (d_radius) cudaFree(d_radius);
+    if (d_rb) cudaFree(d_rb);
+    if (h_rb) cudaFreeHost(h_rb);
+    d_mats = nullptr;
+    d_radius = nullptr;
+    d_rb = nullptr;
+    h_rb = nullptr;
+    mats_cap = 0;
+    radius_cap = 0;
+    radius_valid = false;
+    mats_cache.clear();
+  }
+};
+
+ParticleInterop::ParticleInterop() : impl_(std::make_unique<Impl>()) {}
+
+ParticleInterop::~ParticleInterop() {
+  // Normally release() ran while the GL context was current; best effort otherwise.
+  impl_->unmap();
+  impl_->unregister();
+  impl_->free_memory();
+  if (impl_->device >= 0) cudaGetLastError();
+}
+
+bool ParticleInterop::usable() const { return !impl_->disabled; }
+const std::string& ParticleInterop::note() const { return impl_->note; }
+
+void ParticleInterop::release() {
+  impl_->unmap();
+  impl_->unregister();  // no CUDA call when nothing is registered
+}
+
+bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets& t, const InteropFrame& f,
+                           InteropResult& out) {
+  Impl& s = *impl_;
+  out.sample.clear();
+  out.selected_slot = -1;
+  if (s.disabled) return false;
+  const size_t n = view.count;
+  // Not failures: the host path draws this frame.
+  if (n == 0 || n != f.count || n > t.capacity || n > static_cast<size_t>(INT_MAX)) return false;
+  if (!view.x || !view.v || !view.C || !view.F || !view.J || !view.Jp || !view.material || !view.perm) return false;
+  if (!f.materials || f.material_count <= 0 || !f.vol0) return false;
+  if (!t.pos || !t.vel || !t.scalar || !t.color || !t.radius) return false;
+  cudaStream_t st = static_cast<cudaStream_t>(view.stream);
+  cudaError_t e = cudaSuccess;
+
+  // [SECTION] First use: the GL context must render on the backend's device.
+  if (s.device < 0) {
+    if ((e = cudaSetDevice(view.device)) != cudaSuccess) return s.fail("cudaSetDevice", e);
+    unsigned int count = 0;
+    int devs[8] = {};
+    e = cudaGLGetDevices(&count, devs, 8, cudaGLDeviceListAll);
+    if (e != cudaSuccess || count == 0)
+      return s.fail("the OpenGL context is not on a CUDA device", e);
+    bool found = false;
+    for (unsigned int i = 0; i < count && i < 8; ++i) found = found || devs[i] == view.device;
+    if (!found)
+      return s.fail("OpenGL renders on another GPU than CUDA device " + std::to_string(view.device), cudaSuccess);
+    if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_rb), sizeof(Readback))) != cudaSuccess)
+      return s.fail("cudaMalloc", e);
+    if ((e = cudaMallocHost(reinterpret_cast<void**>(&s.h_rb), sizeof(Readback))) != cudaSuccess)
+      return s.fail("cudaMallocHost", e);
+    s.device = view.device;
+  } else if (view.device != s.device) {
+    return s.fail("the CUDA backend moved to device " + std::to_string(view.device), cudaSuccess);
+  }
+
+  // [SECTION] Small tables: materials (when edited) and radii (when vol0 changed).
+  const size_t mat_bytes = sizeof(MaterialParams) * static_cast<size_t>(f.material_count);
+  if (s.mats_cache.size() != mat_bytes || std::memcmp(s.mats_cache.data(), f.materials, mat_bytes) != 0) {
+    if (f.material_count > s.mats_cap) {
+      if (s.d_mats) cudaFree(s.d_mats);
+      s.d_mats = nullptr;
+      s.mats_cap = 0;
+      if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_mats), mat_bytes)) != cudaSuccess)
+        return s.fail("cudaMalloc (materials)", e);
+      s.mats_cap = f.material_count;
+    }
+    s.mats_cache.assign(reinterpret_cast<const char*>(f.materials), reinterpret_cast<const char*>(f.materials) + mat_bytes);
+    // Pageable source: the call returns once the bytes are staged.
+    if ((e = cudaMemcpyAsync(s.d_mats, s.mats_cache.data(), mat_bytes, cudaMemcpyHostToDevice, st)) != cudaSuccess)
+      return s.fail("cudaMemcpyAsync (materials)", e);
+  }
+  if (!s.radius_valid || s.vol0_cache.size() != n || std::memcmp(s.vol0_cache.data(), f.vol0, n * sizeof(float)) != 0) {
+    s.radius_valid = false;
+    if (n > s.radius_cap) {
+      if (s.d_radius) cudaFree(s.d_radius);
+      s.d_radius = nullptr;
+      s.radius_cap = 0;
+      const size_t cap = n + n / 4;
+      if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_radius), cap * sizeof(float))) != cudaSuccess)
+        return s.fail("cudaMalloc (radii)", e);
+      s.radius_cap = cap;
+    }
+    s.vol0_cache.assign(f.vol0, f.vol0 + n);
+    s.radius_host.resize(n);
+    for (size_t i = 0; i < n; ++i) s.radius_host[i] = 0.5f * std::sqrt(f.vol0[i]);
+    if ((e = cudaMemcpyAsync(s.d_radius, s.radius_host.data(), n * sizeof(float), cudaMemcpyHostToDevice, st)) !=
+        cudaSuccess)
+      return s.fail("cudaMemcpyAsync (radii)", e);
+    s.radius_valid = true;
+  }
+
+  // [SECTION] Registration (again after the renderer reallocated its buffers).
+  const bool same = s.have && t.pos == s.registered.pos && t.vel == s.registered.vel &&
+                    t.scalar == s.registered.scalar && t.color == s.registered.color &&
+                    t.radius == s.registered.radius && t.capacity == s.registered.capacity;
+  if (!same) {
+    s.unregister();
+    const GLuint names[kResCount] = {t.pos, t.vel, t.scalar, t.color, t.radius};
+    for (int r = 0; r < kResCount; ++r) {
+      e = cudaGraphicsGLRegisterBuffer(&s.res[r], names[r], cudaGraphicsRegisterFlagsWriteDiscard);
+      if (e != cudaSuccess) {
+        s.res[r] = nullptr;
+        return s.fail("cudaGraphicsGLRegisterBuffer", e);
+      }
+    }
+    s.registered = t;
+    s.have = true;
+  }
+
+  // [SECTION] Map, fill, read back, unmap.
+  const int column = f.fill == InteropFill::Velocity ? kVel : f.fill == InteropFill::Scalar ? kScalar : kColor;
+  const int which[3] = {kPos, kRadius, column};
+  for (int i = 0; i < 3; ++i) s.mapped[i] = s.res[which[i]];
+  if ((e = cudaGraphicsMapResources(3, s.mapped, st)) != cudaSuccess) return s.fail("cudaGraphicsMapResources", e);
+  s.nmapped = 3;
+  s.map_stream = st;
+  static const size_t elem[kResCount] = {2 * sizeof(float), 2 * sizeof(float), sizeof(float), 4, sizeof(float)};
+  void* ptr[kResCount] = {};
+  for (int i = 0; i < 3; ++i) {
+    const int r = which[i];
+    size_t bytes = 0;
+    if ((e = cudaGraphicsResourceGetMappedPointer(&ptr[r], &bytes, s.res[r])) != cudaSuccess)
+      return s.fail("cudaGraphicsResourceGetMappedPointer", e);
+    if (bytes < n * elem[r]) return s.fail("a mapped buffer is smaller than the particle count", cudaSuccess);
+  }
+
+  const bool sel = f.selected >= 0 && static_cast<size_t>(f.selected) < n;
+  int stride = 1, nsample = 0;
+  if (f.fill == InteropFill::Scalar && f.max_samples > 0) {
+    const size_t cap = f.max_samples < kMaxInteropSamples ? f.max_samples : kMaxInteropSamples;
+    const size_t st_ = (n + cap - 1) / cap;
+    stride = static_cast<int>(st_);
+    nsample = static_cast<int>((n + st_ - 1) / st_);
+  }
+  if (sel && (e = cudaMemsetAsync(&s.d_rb->slot, 0xff, sizeof(int), st)) != cudaSuccess)
+    return s.fail("cudaMemsetAsync", e);
+
+  FillArgs a{};
+  a.x = view.x;
+  a.v = view.v;
+  a.C = view.C;
+  a.F = view.F;
+  a.J = view.J;
+  a.Jp = view.Jp;
+  a.material = view.material;
+  a.perm = view.perm;
+  a.mats = s.d_mats;
+  a.mat_count = f.material_count;
+  a.radius_host = s.d_radius;
+  a.n = static_cast<int>(n);
+  a.fill = f.fill;
+  a.scalar = f.scalar;
+  a.pos = static_cast<float2*>(ptr[kPos]);
+  a.vel = static_cast<float2*>(ptr[kVel]);
+  a.sc = static_cast<float*>(ptr[kScalar]);
+  a.color = static_cast<uchar4*>(ptr[kColor]);
+  a.radius = static_cast<float*>(ptr[kRadius]);
+  a.stride = stride;
+  a.nsample = nsample;
+  a.selected = sel ? static_cast<long long>(f.selected) : -1;
+  a.rb = s.d_rb;
+  const unsigned int blocks = static_cast<unsigned int>((n + kThreads - 1) / kThreads);
+  fill_kernel<<<blocks, kThreads, 0, st>>>(a);
+  if ((e = cudaGetLastError()) != cudaSuccess) return s.fail("fill kernel launch", e);
+  const size_t back = sel || nsample > 0 ? offsetof(Readback, sample) + static_cast<size_t>(nsample) * sizeof(float) : 0;
+  if (back > 0 && (e = cudaMemcpyAsync(s.h_rb, s.d_rb, back, cudaMemcpyDeviceToHost, st)) != cudaSuccess)
+    return s.fail("cudaMemcpyAsync (read back)", e);
+  e = cudaGraphicsUnmapResources(s.nmapped, s.mapped, st);
+  s.nmapped = 0;
+  if (e != cudaSuccess) return s.fail("cudaGraphicsUnmapResources", e);
+  if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return s.fail("fill kernel", e);
+
+  if (nsample > 0) out.sample.assign(s.h_rb->sample, s.h_rb->sample + nsample);
+  if (sel && s.h_rb->slot >= 0) {
+    out.selected_slot = s.h_rb->slot;
+    out.selected = s.h_rb->p;
+  }
+  s.note = "CUDA-GL interop: on";
+  return true;
+}
+
+}  // namespace ps
