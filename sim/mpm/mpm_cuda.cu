@@ -551,14 +551,25 @@ class MpmCudaBackend final : public MpmBackend {
 
   SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
     SubstepResult r;
-    if (count <= 0 || n_ == 0) return r;
+    if (count <= 0) return r;
+    if (n_ == 0) {
+      // Nothing on the device: the clock still advances as MpmBackend::advance's does
+      // (substeps of no particles, max |v| 0).
+      for (int s = 0; s < count; ++s) {
+        const float dt = next_substep_dt(rule, clock.last_max_speed);
+        ++clock.step;
+        clock.time += dt;
+        clock.last_dt = dt;
+        clock.last_max_speed = 0.f;
+      }
+      return r;
+    }
     prepare(in);
     const int n = static_cast<int>(n_);
-    if (in.use_fext) {
-      upload(fext_staging_, host_->fext, n_, stream_);
-      permute_fext_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(fext_, fext_staging_, d_.perm, n);
-      check(cudaGetLastError(), "fext");
-    }
+    // fext_ is in slot order: permuted from the host-order upload before the
+    // first substep and again after every reorder.
+    bool fext_stale = in.use_fext;
+    if (in.use_fext) upload(fext_staging_, host_->fext, n_, stream_);
     DevControl& hc = *ctrl_host_;
     std::memset(&hc, 0, sizeof hc);
     hc.time = clock.time;
@@ -579,6 +590,12 @@ class MpmCudaBackend final : public MpmBackend {
           timed_sort = true;
         }
         since_sort_ = 0;
+        fext_stale = in.use_fext;
+      }
+      if (fext_stale) {
+        permute_fext_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(fext_, fext_staging_, d_.perm, n);
+        check(cudaGetLastError(), "fext");
+        fext_stale = false;
       }
       LaunchKey key = make_key(in, rule);
       if (s == 0) {
@@ -721,8 +738,18 @@ class MpmCudaBackend final : public MpmBackend {
     k.gravity = in.solver.gravity;
     k.flip_blend = in.solver.flip_blend;
     k.velocity_limit = in.solver.velocity_limit;
-    k.point = in.point;
-    k.rule = rule;
+    // Field by field: a struct copy would bring the source's padding bytes
+    // (bool members), and the key is compared bytewise.
+    k.point.active = in.point.active;
+    k.point.pos = in.point.pos;
+    k.point.radius = in.point.radius;
+    k.point.strength = in.point.strength;
+    k.rule.adaptive = rule.adaptive;
+    k.rule.dt_max = rule.dt_max;
+    k.rule.dt_min = rule.dt_min;
+    k.rule.cfl = rule.cfl;
+    k.rule.dx = rule.dx;
+    k.rule.wave_speed = rule.wave_speed;
     k.mats = mats_;
     k.grab_count = in.grab.count;
     k.grab_idx = grab_idx_;
