@@ -46,7 +46,7 @@ target_include_directories(render_gl PUBLIC ${PS_GLM_INCLUDE})
 target_link_libraries(render_gl PUBLIC sim render_cpu glad PkgConfig::IMGUI PkgConfig::GLFW3 OpenGL::GL)
 target_compile_definitions(render_gl PUBLIC PS_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders")
 # CUDA-GL interop for the MPM particle buffers (render/cuda/particle_interop.h):
-# compiled with CUDA, else a stub that always leaves drawing to the host path.
+# compiled with CUDA, else a no-CUDA build of it that always leaves drawing to the host path.
 if(PS_HAVE_CUDA)
   target_sources(render_gl PRIVATE ${CMAKE_SOURCE_DIR}/render/cuda/particle_interop.cu)
   target_compile_definitions(render_gl PUBLIC PS_HAVE_CUDA_INTEROP=1)
