@@ -283,6 +283,15 @@ void App::panel_solver() {
   }
   ImGui::BeginDisabled(solver.transfer != Transfer::FLIP);
   ImGui::SliderFloat("FLIP blend", &solver.flip_blend, 0.f, 1.f, "%.3f");
+  int adv = static_cast<int>(solver.flip_advect);
+  const char* advects[] = {"grid (PIC) velocity", "FLIP-blended velocity"};
+  if (ImGui::Combo("advection", &adv, advects, 2)) {
+    solver.flip_advect = static_cast<FlipAdvect>(adv);
+    log("FLIP advects with the %s", advects[adv]);
+  }
+  help_marker("How FLIP particles move. Grid (PIC) velocity, the default: x += dt sum w v_i, the same\n"
+              "motion that updates F (Brackbill's FLIP, Sulsky's MPM). Blended velocity: x += dt v_p,\n"
+              "as the lecture's demo and many FLIP fluid codes do. Velocities are FLIP-blended either way.");
   ImGui::EndDisabled();
 
   int k = static_cast<int>(solver.kernel) - 1;
@@ -366,7 +375,12 @@ void App::panel_materials() {
             ImGui::SliderFloat("theta_s", &m.theta_s, 0.f, 0.05f, "%.4f");
             ImGui::SliderFloat("hardening", &m.hardening, 0.f, 30.f, "%.2f");
           }
-          if (m.type == MaterialType::Sand) ImGui::SliderFloat("friction", &m.friction_angle, 0.f, 60.f, "%.1f deg");
+          if (m.type == MaterialType::Sand) {
+            ImGui::SliderFloat("friction", &m.friction_angle, 0.f, 60.f, "%.1f deg");
+            ImGui::SliderFloat("cohesion", &m.cohesion, 0.f, 1e5f, "%.4g", ImGuiSliderFlags_Logarithmic);
+            if (ImGui::IsItemHovered())
+              ImGui::SetTooltip("Mohr-Coulomb cohesion c, a stress in the scene's units (0: dry, cohesionless sand).");
+          }
           break;
       }
       ImGui::PopItemWidth();

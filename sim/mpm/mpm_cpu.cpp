@@ -74,16 +74,24 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
     std::fill(grid_.begin() + b, grid_.begin() + e, Node{0.f, 0.f, 0.f, 0.f});
   });
   const bool apic = in.solver.transfer == Transfer::APIC;
+  const bool flip = in.solver.transfer == Transfer::FLIP;
+  if (flip) {
+    pool_.parallel_for(static_cast<int64_t>(grid_v_old_.size()), 16384, [&](int64_t b, int64_t e, int) {
+      std::fill(grid_v_old_.begin() + b, grid_v_old_.begin() + e, Vec2{});
+    });
+  }
   switch (in.solver.kernel) {
-    case Kernel::Linear: scatter<Kernel::Linear>(in, apic); break;
-    case Kernel::Cubic: scatter<Kernel::Cubic>(in, apic); break;
-    default: scatter<Kernel::Quadratic>(in, apic); break;
+    case Kernel::Linear: flip ? scatter<Kernel::Linear, true>(in, apic) : scatter<Kernel::Linear, false>(in, apic); break;
+    case Kernel::Cubic: flip ? scatter<Kernel::Cubic, true>(in, apic) : scatter<Kernel::Cubic, false>(in, apic); break;
+    default: flip ? scatter<Kernel::Quadratic, true>(in, apic) : scatter<Kernel::Quadratic, false>(in, apic); break;
   }
 }
 
 // The kernel is a template parameter so the stencil loops unroll. The
 // constitutive update (plasticity, stress) runs here, fused with the scatter.
-template <Kernel K>
+// FLIP also scatters the transferred momentum w m_p v_p on its own (the old
+// grid velocity, without this substep's stress and external impulses).
+template <Kernel K, bool FLIP>
 void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   constexpr int N = mpm::kernel_support(K);
   const GridSpec& g = in.grid;
@@ -100,15 +108,18 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
           const MaterialParams& mat = in.materials[p_->material[i]];
           const Mat2 tau = mpm::constitutive(mat, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i]);
           const float mp = p_->mass[i];
-          const Vec2 mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
+          const Vec2 mv0 = mp * p_->v[i];
+          const Vec2 mv = mv0 + (in.use_fext ? dt * p_->fext[i] : Vec2{});
           const Mat2 stress = (-dt * p_->vol0[i]) * tau;
           const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
           const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
           if constexpr (K == Kernel::Linear) {
             for (int c = 0; c < N; ++c) {
-              Node* row = &grid_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              const size_t row0 = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
+              Node* row = &grid_[row0];
               for (int a = 0; a < N; ++a) {
                 const float w = s.wx[a] * s.wy[c];
+                if constexpr (FLIP) grid_v_old_[row0 + a] += w * mv0;
                 const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
                 const Vec2 d = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
                 row[a].vx += d.x;
@@ -121,10 +132,12 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
             // stress folds into the affine matrix: Q = -dt vol0 tau D^-1 + m C.
             const Mat2 Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
             for (int c = 0; c < N; ++c) {
-              Node* row = &grid_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+              const size_t row0 = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
+              Node* row = &grid_[row0];
               const float dy = (c - s.fy) * g.dx;
               for (int a = 0; a < N; ++a) {
                 const float w = s.wx[a] * s.wy[c];
+                if constexpr (FLIP) grid_v_old_[row0 + a] += w * mv0;
                 const Vec2 dpos{(a - s.fx) * g.dx, dy};
                 const Vec2 d = w * (mv + Q * dpos);
                 row[a].vx += d.x;
@@ -148,13 +161,12 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const bool keep_old = in.solver.transfer == Transfer::FLIP;
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
-    Vec2 scratch;
     for (int64_t j = j0; j < j1; ++j)
       for (int i = 0; i < sx; ++i) {
         size_t node = static_cast<size_t>(j) * sx + i;
-        Vec2& v_old = keep_old ? grid_v_old_[node] : scratch;
+        if (keep_old) grid_v_old_[node] = mpm::flip_old_velocity(grid_[node].m, grid_v_old_[node]);
         Vec2 mv{grid_[node].vx, grid_[node].vy};
-        mpm::grid_update_node(i, static_cast<int>(j), grid_[node].m, mv, v_old, gp);
+        mpm::grid_update_node(i, static_cast<int>(j), grid_[node].m, mv, gp);
         grid_[node].vx = mv.x;
         grid_[node].vy = mv.y;
       }
@@ -172,16 +184,15 @@ SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
   }
 }
 
-template <Kernel K, bool FLIP>
-SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
-  constexpr int N = mpm::kernel_support(K);
-  const GridSpec& g = in.grid;
+template <bool kFinal, class Body>
+SubstepResult MpmCpuBackend::for_particles(const SubstepInput& in, Body body) {
+  if constexpr (!kFinal) {  // a first pass (MUSL follows): no checks, keys not yet written
+    pool_.parallel_for(static_cast<int64_t>(p_->size()), 2048, [&](int64_t b, int64_t e, int) {
+      for (int64_t i = b; i < e; ++i) body(static_cast<size_t>(i));
+    });
+    return SubstepResult{};
+  }
   const size_t n = p_->size();
-  const float alpha = in.solver.flip_blend;
-  const float dt = in.dt;
-  const float inv_dx = 1.f / g.dx;
-  const size_t stride = static_cast<size_t>(g.nodes_x());
-  const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
   std::vector<int64_t>& bad = worker_bad_;
   std::vector<float>& vmax2 = worker_vmax2_;
   bad.assign(static_cast<size_t>(pool_.size()), std::numeric_limits<int64_t>::max());
@@ -190,47 +201,15 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
     int64_t my_bad = std::numeric_limits<int64_t>::max();
     float my_vmax2 = 0.f;
     for (int64_t i = b; i < e; ++i) {
-      const Vec2 xp = p_->x[i];
-      const mpm::Stencil s = mpm::make_stencil(K, g, xp);
-      Vec2 v_pic{}, dv{};
-      Mat2 B{};
-      for (int c = 0; c < N; ++c) {
-        const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
-        for (int a = 0; a < N; ++a) {
-          const float w = s.wx[a] * s.wy[c];
-          const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
-          v_pic += w * vi;
-          if constexpr (FLIP) dv += w * (vi - grid_v_old_[row + a]);
-          if constexpr (K == Kernel::Linear) {
-            B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
-          } else {
-            B += outer(w * vi, Vec2{a - s.fx, c - s.fy});  // grid units; D^-1 applied below
-          }
-        }
-      }
-      if constexpr (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
-      const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
-      p_->v[i] = v;
-      p_->C[i] = B;
-      p_->F[i] = (Mat2::identity() + dt * B) * p_->F[i];
-      // Fluids carry J = det F directly (mpm88); solids use F, whose det is J.
-      if (in.materials[p_->material[i]].type == MaterialType::Fluid) p_->J[i] *= 1.f + dt * trace(B);
-      const Vec2 xn = mpm::clamp_to_grid(g, xp + dt * v);
-      p_->x[i] = xn;
-      block_of_[i] = block_key(K, g, xn);  // bucket key for the next substep
-      const float s2 = length2(v);
-      const Mat2& F = p_->F[i];
-      if (!(s2 <= vlim2) || !std::isfinite(p_->J[i]) || !std::isfinite(F.a00 + F.a01 + F.a10 + F.a11)) {
-        my_bad = std::min<int64_t>(my_bad, i);
-      } else {
-        my_vmax2 = std::max(my_vmax2, s2);
-      }
+      if (!body(static_cast<size_t>(i))) my_bad = std::min<int64_t>(my_bad, i);
+      else my_vmax2 = std::max(my_vmax2, length2(p_->v[i]));
     }
     bad[static_cast<size_t>(worker)] = std::min(bad[static_cast<size_t>(worker)], my_bad);
     vmax2[static_cast<size_t>(worker)] = std::max(vmax2[static_cast<size_t>(worker)], my_vmax2);
   });
+  const GridSpec& g = in.grid;
   keys_valid_ = true;
-  key_kernel_ = K;
+  key_kernel_ = in.solver.kernel;
   key_grid_nx_ = g.nx;
   key_grid_ny_ = g.ny;
   key_dx_ = g.dx;
@@ -242,6 +221,138 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
   }
   r.max_speed = std::sqrt(*std::max_element(vmax2.begin(), vmax2.end()));
   return r;
+}
+
+bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2,
+                                    const SubstepInput& in) {
+  p_->F[i] = (Mat2::identity() + dt * B) * p_->F[i];
+  // Fluids carry J = det F directly (mpm88); solids use F, whose det is J.
+  if (in.materials[p_->material[i]].type == MaterialType::Fluid) p_->J[i] *= 1.f + dt * trace(B);
+  const Vec2 xn = mpm::clamp_to_grid(in.grid, p_->x[i] + dt * v_move);
+  p_->x[i] = xn;
+  block_of_[i] = block_key(k, in.grid, xn);  // bucket key for the next substep
+  const Mat2& F = p_->F[i];
+  return length2(p_->v[i]) <= vlim2 && std::isfinite(p_->J[i]) && std::isfinite(F.a00 + F.a01 + F.a10 + F.a11);
+}
+
+template <Kernel K, bool FLIP>
+SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
+  constexpr int N = mpm::kernel_support(K);
+  // The linear kernel finishes F and x in a second (MUSL) pass, see musl_linear.
+  constexpr bool kMusl = K == Kernel::Linear;
+  const GridSpec& g = in.grid;
+  const float alpha = in.solver.flip_blend;
+  const float dt = in.dt;
+  const float inv_dx = 1.f / g.dx;
+  const size_t stride = static_cast<size_t>(g.nodes_x());
+  const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
+  SubstepResult r = for_particles<!kMusl>(in, [&](size_t i) {
+    const Vec2 xp = p_->x[i];
+    const mpm::Stencil s = mpm::make_stencil(K, g, xp);
+    Vec2 v_pic{}, dv{};
+    Mat2 B{};
+    for (int c = 0; c < N; ++c) {
+      const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
+      for (int a = 0; a < N; ++a) {
+        const float w = s.wx[a] * s.wy[c];
+        const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
+        v_pic += w * vi;
+        if constexpr (FLIP) dv += w * (vi - grid_v_old_[row + a]);
+        if constexpr (K == Kernel::Linear) {
+          B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
+        } else {
+          B += outer(w * vi, Vec2{a - s.fx, c - s.fy});  // grid units; D^-1 applied below
+        }
+      }
+    }
+    if constexpr (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
+    const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
+    p_->v[i] = v;
+    p_->C[i] = B;
+    if constexpr (kMusl) return true;
+    const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
+    return finish_particle(i, K, B, v_adv, dt, vlim2, in);
+  });
+  if constexpr (kMusl) return musl_linear<FLIP>(in);
+  return r;
+}
+
+// Modified update-stress-last (MUSL; Sulsky, Zhou & Schreyer 1995) for the
+// linear kernel. Its weight gradient does not vanish with its weight, so a
+// node that a particle barely touches gets a finite stress force on a tiny
+// mass: a huge velocity, which the gradient sum v_i grad w^T turns into a
+// huge velocity gradient (the cell-crossing / small-mass instability; Steffen,
+// Kirby & Berzins 2008). MUSL maps the particles' new momentum back to the
+// grid (same masses), v_i' = sum w m_p v_p^{n+1} / m_i, applies the boundary,
+// and takes F's velocity gradient and the motion from v_i': a mass-weighted
+// average that stays bounded. Velocities (and APIC's C) come from the first
+// pass, so momentum is transferred exactly as before; C (APIC's affine field,
+// the viscous stress's gradient) is B' too, since the first pass's gradient is
+// the unbounded one. Linear APIC therefore keeps angular momentum only
+// approximately (the verify report shows how much).
+template <bool FLIP>
+SubstepResult MpmCpuBackend::musl_linear(const SubstepInput& in) {
+  constexpr Kernel K = Kernel::Linear;
+  constexpr int N = mpm::kernel_support(K);
+  const GridSpec& g = in.grid;
+  const float dt = in.dt;
+  const float inv_dx = 1.f / g.dx;
+  const size_t stride = static_cast<size_t>(g.nodes_x());
+  const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
+  // Momentum scatter over the same coloured blocks as P2G (positions have not moved).
+  // PIC form (no affine term): the first pass's C is what went unbounded.
+  pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
+    for (int64_t k = b; k < e; ++k) grid_[k].vx = grid_[k].vy = 0.f;
+  });
+  for (int color = 0; color < 4; ++color) {
+    const std::vector<uint32_t>& blocks = color_blocks_[color];
+    pool_.parallel_for(static_cast<int64_t>(blocks.size()), 1, [&](int64_t b0, int64_t b1, int) {
+      for (int64_t bi = b0; bi < b1; ++bi) {
+        const uint32_t blk = blocks[bi];
+        for (uint32_t o = block_start_[blk]; o < block_start_[blk + 1]; ++o) {
+          const uint32_t i = order_[o];
+          const Vec2 mv = p_->mass[i] * p_->v[i];
+          const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
+          for (int c = 0; c < N; ++c) {
+            Node* row = &grid_[static_cast<size_t>(s.base_y + c) * stride + s.base_x];
+            for (int a = 0; a < N; ++a) {
+              const Vec2 d = (s.wx[a] * s.wy[c]) * mv;
+              row[a].vx += d.x;
+              row[a].vy += d.y;
+            }
+          }
+        }
+      }
+    });
+  }
+  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point};
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
+    for (int64_t j = j0; j < j1; ++j)
+      for (int i = 0; i < sx; ++i) {
+        Node& nd = grid_[static_cast<size_t>(j) * sx + i];
+        Vec2 v = mpm::musl_node_velocity(i, static_cast<int>(j), nd.m, Vec2{nd.vx, nd.vy}, gp);
+        nd.vx = v.x;
+        nd.vy = v.y;
+      }
+  });
+  return for_particles<true>(in, [&](size_t i) {
+    const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
+    Vec2 v_grid{};
+    Mat2 B{};
+    for (int c = 0; c < N; ++c) {
+      const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
+      for (int a = 0; a < N; ++a) {
+        const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
+        v_grid += (s.wx[a] * s.wy[c]) * vi;
+        B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
+      }
+    }
+    const Vec2 v = p_->v[i];
+    p_->C[i] = B;  // APIC's affine field and the viscosity's velocity gradient
+    const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_grid) : v_grid;
+    return finish_particle(i, K, B, v_adv, dt, vlim2, in);
+  });
 }
 
 // [SECTION] Substep ---------------------------------------------------------------------
@@ -290,7 +401,7 @@ BackendStats MpmCpuBackend::stats() const {
   const size_t n = p_ ? p_->size() : 0;
   s.state_bytes = n * (sizeof(Vec2) * 3 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 2 + 4) +
                   grid_.size() * (sizeof(Node) + sizeof(Vec2)) + n * sizeof(uint32_t) * 2;
-  static const char* names[4] = {"bucket (8x8 blocks)", "P2G + constitutive", "grid update", "G2P + advect"};
+  static const char* names[4] = {"bucket (8x8 blocks)", "P2G + constitutive", "grid update", "G2P + advect (+ MUSL, linear)"};
   s.ms_per_substep = 0.0;
   for (int k = 0; k < 4; ++k) {
     s.phases.push_back(PhaseTiming{names[k], phase_ms_[k]});

@@ -33,8 +33,16 @@ class MpmCpuBackend final : public MpmBackend {
   void p2g(const SubstepInput& in);
   void grid_update(const SubstepInput& in);
   SubstepResult g2p(const SubstepInput& in);
-  template <Kernel K> void scatter(const SubstepInput& in, bool apic);
+  template <Kernel K, bool FLIP> void scatter(const SubstepInput& in, bool apic);
   template <Kernel K, bool FLIP> SubstepResult gather(const SubstepInput& in);
+  template <bool FLIP> SubstepResult musl_linear(const SubstepInput& in);
+  /// F, J, position, next block key and blow-up test of particle i after its
+  /// velocity is set; returns false when it blew up (|v|^2 > vlim2 or not finite).
+  bool finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2, const SubstepInput& in);
+  /// Runs `body(i)` (returns false on blow-up) over all particles in parallel;
+  /// when kFinal, reduces the lowest blown-up index and the max speed and
+  /// marks the block keys valid (body wrote them).
+  template <bool kFinal, class Body> SubstepResult for_particles(const SubstepInput& in, Body body);
   uint32_t block_key(Kernel k, const GridSpec& g, Vec2 x) const;
 
   static constexpr int kBlock = 8;
@@ -48,6 +56,8 @@ class MpmCpuBackend final : public MpmBackend {
     float vx, vy, m, pad;
   };
   std::vector<Node> grid_;
+  /// FLIP only: P2G accumulates the transferred momentum sum w m_p v_p here,
+  /// the grid update turns it into the old velocity (mpm::flip_old_velocity).
   std::vector<Vec2> grid_v_old_;
   // Bucketing.
   int blocks_x_ = 0, blocks_y_ = 0;

@@ -4,7 +4,8 @@
 // One substep is six kernels on one stream:
 //   control_begin (dt from the last max |v|, on the device) -> grab -> clear
 //   -> P2G (constitutive update fused; block-tiled shared-memory scatter)
-//   -> grid update -> G2P (advect, blow-up check, max |v|) -> control_end.
+//   -> grid update -> G2P (advect, blow-up check, max |v|) -> control_end;
+// the linear kernel adds four (the MUSL pass: clear, scatter, grid, G2P).
 // dt, the simulated time, the max speed and the blow-up flag live in a small
 // device control block; advance() reads it back once per call, not per
 // substep. A substep's launches are captured once into a CUDA graph (one
@@ -32,6 +33,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/cuda/cuda_info.h"
@@ -79,9 +81,10 @@ struct DevControl {
   int steps;             // substeps finished during this call
 };
 
-/// Fixed-point accumulator of one node in deterministic mode.
+/// Fixed-point accumulator of one node in deterministic mode (ox, oy: FLIP's
+/// transferred momentum, see mpm::flip_old_velocity).
 struct FixedNode {
-  unsigned long long m, px, py;
+  unsigned long long m, px, py, ox, oy;
 };
 
 
@@ -123,40 +126,40 @@ __global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, con
   p.v[i] += dt * (ks * d - kd * p.v[i]);
 }
 
-__global__ void clear_kernel(float* gm, Vec2* gv, FixedNode* gi, int nodes, const DevControl* ctrl) {
+__global__ void clear_kernel(float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, int nodes, const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= nodes) return;
   if (gi) {
-    gi[k] = FixedNode{0ull, 0ull, 0ull};
+    gi[k] = FixedNode{0ull, 0ull, 0ull, 0ull, 0ull};
   } else {
     gm[k] = 0.f;
     gv[k] = Vec2{};
+    if (gv_old) gv_old[k] = Vec2{};
   }
 }
 
 // ---- P2G ------------------------------------------------------------------------
 
-template <bool DET>
-struct TileStore;
-
-template <>
-struct TileStore<false> {
-  float m[kTileNodes], px[kTileNodes], py[kTileNodes];
+/// Shared-memory tile: channels mass, momentum x, y and, for FLIP, the
+/// transferred momentum x, y (float, or 64-bit fixed point when DET). The
+/// deterministic FLIP tile holds 512 nodes (20 KiB instead of 40), enough for
+/// a sorted block's ~200-node box, so occupancy does not halve on sm_75-89.
+template <bool DET, bool FLIP>
+struct TileStore {
+  static constexpr int kChannels = FLIP ? 5 : 3;
+  static constexpr int kNodes = (DET && FLIP) ? kTileNodes / 2 : kTileNodes;
+  typename std::conditional<DET, unsigned long long, float>::type c[kChannels][kNodes];
 };
 
-template <>
-struct TileStore<true> {
-  unsigned long long m[kTileNodes], px[kTileNodes], py[kTileNodes];
-};
-
-template <Kernel K, bool DET>
+template <Kernel K, bool DET, bool FLIP>
 __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
-                                                       bool apic, const Vec2* fext, float* gm, Vec2* gv,
+                                                       bool apic, const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old,
                                                        FixedNode* gi, FixedScale fs, const DevControl* ctrl) {
   if (ctrl->halted) return;  // uniform over the block
   constexpr int N = mpm::kernel_support(K);
-  __shared__ TileStore<DET> tile;
+  constexpr int CH = TileStore<DET, FLIP>::kChannels;
+  __shared__ TileStore<DET, FLIP> tile;
   __shared__ int box[4];  // min base x, min base y, max base x, max base y
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const bool active = i < n;
@@ -168,7 +171,7 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   }
   // Constitutive update and the particle's contribution terms.
   mpm::Stencil s;
-  Vec2 mv{};
+  Vec2 mv{}, mv0{};
   Mat2 Q{}, stress{}, affine{};
   float mp = 0.f;
   if (active) {
@@ -180,7 +183,8 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
     p.F[i] = F;
     p.Jp[i] = Jp;
     mp = p.mass[i];
-    mv = mp * p.v[i] + (fext ? dt * fext[i] : Vec2{});
+    mv0 = mp * p.v[i];
+    mv = mv0 + (fext ? dt * fext[i] : Vec2{});
     stress = (-dt * p.vol0[i]) * tau;
     affine = apic ? mp * C : Mat2{};
     if (K != Kernel::Linear) Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
@@ -197,13 +201,11 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   const int bx0 = box[0], by0 = box[1];
   const int tw = box[2] - bx0 + N, th = box[3] - by0 + N;
   const bool any = box[2] >= box[0];
-  const bool tiled = any && tw * th <= kTileNodes;
+  const bool tiled = any && tw * th <= TileStore<DET, FLIP>::kNodes;
   if (tiled) {
-    for (int k = threadIdx.x; k < tw * th; k += blockDim.x) {
-      tile.m[k] = 0;
-      tile.px[k] = 0;
-      tile.py[k] = 0;
-    }
+    for (int k = threadIdx.x; k < tw * th; k += blockDim.x)
+#pragma unroll
+      for (int ch = 0; ch < CH; ++ch) tile.c[ch][k] = 0;
   }
   __syncthreads();
   const int stride = g.nodes_x();
@@ -218,16 +220,25 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
         if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
         else dmv = w * (mv + Q * dpos);
         const float dm = w * mp;
+        const Vec2 dmv0 = w * mv0;  // FLIP only
         if (tiled) {
           const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
           if constexpr (DET) {
-            atomicAdd(&tile.m[t], to_fixed(dm, fs.mass));
-            atomicAdd(&tile.px[t], to_fixed(dmv.x, fs.momentum));
-            atomicAdd(&tile.py[t], to_fixed(dmv.y, fs.momentum));
+            atomicAdd(&tile.c[0][t], to_fixed(dm, fs.mass));
+            atomicAdd(&tile.c[1][t], to_fixed(dmv.x, fs.momentum));
+            atomicAdd(&tile.c[2][t], to_fixed(dmv.y, fs.momentum));
+            if constexpr (FLIP) {
+              atomicAdd(&tile.c[CH - 2][t], to_fixed(dmv0.x, fs.momentum));
+              atomicAdd(&tile.c[CH - 1][t], to_fixed(dmv0.y, fs.momentum));
+            }
           } else {
-            atomicAdd(&tile.m[t], dm);
-            atomicAdd(&tile.px[t], dmv.x);
-            atomicAdd(&tile.py[t], dmv.y);
+            atomicAdd(&tile.c[0][t], dm);
+            atomicAdd(&tile.c[1][t], dmv.x);
+            atomicAdd(&tile.c[2][t], dmv.y);
+            if constexpr (FLIP) {
+              atomicAdd(&tile.c[CH - 2][t], dmv0.x);
+              atomicAdd(&tile.c[CH - 1][t], dmv0.y);
+            }
           }
         } else {
           const int node = (s.base_y + c) * stride + s.base_x + a;
@@ -235,10 +246,18 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
             atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
             atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
             atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
+            if constexpr (FLIP) {
+              atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
+              atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
+            }
           } else {
             atomicAdd(&gm[node], dm);
             atomicAdd(&gv[node].x, dmv.x);
             atomicAdd(&gv[node].y, dmv.y);
+            if constexpr (FLIP) {
+              atomicAdd(&gv_old[node].x, dmv0.x);
+              atomicAdd(&gv_old[node].y, dmv0.y);
+            }
           }
         }
       }
@@ -248,18 +267,32 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   for (int k = threadIdx.x; k < tw * th; k += blockDim.x) {
     const int node = (by0 + k / tw) * stride + bx0 + k % tw;
     if constexpr (DET) {
-      const unsigned long long m = tile.m[k], px = tile.px[k], py = tile.py[k];
+      const unsigned long long m = tile.c[0][k], px = tile.c[1][k], py = tile.c[2][k];
       if (m | px | py) {
         atomicAdd(&gi[node].m, m);
         atomicAdd(&gi[node].px, px);
         atomicAdd(&gi[node].py, py);
       }
+      if constexpr (FLIP) {
+        const unsigned long long ox = tile.c[CH - 2][k], oy = tile.c[CH - 1][k];
+        if (ox | oy) {
+          atomicAdd(&gi[node].ox, ox);
+          atomicAdd(&gi[node].oy, oy);
+        }
+      }
     } else {
-      const float m = tile.m[k], px = tile.px[k], py = tile.py[k];
+      const float m = tile.c[0][k], px = tile.c[1][k], py = tile.c[2][k];
       if (m != 0.f || px != 0.f || py != 0.f) {
         atomicAdd(&gm[node], m);
         atomicAdd(&gv[node].x, px);
         atomicAdd(&gv[node].y, py);
+      }
+      if constexpr (FLIP) {
+        const float ox = tile.c[CH - 2][k], oy = tile.c[CH - 1][k];
+        if (ox != 0.f || oy != 0.f) {
+          atomicAdd(&gv_old[node].x, ox);
+          atomicAdd(&gv_old[node].y, oy);
+        }
       }
     }
   }
@@ -275,28 +308,50 @@ __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2*
   if (node >= sx * sy) return;
   gp.dt = ctrl->dt;
   float m;
-  Vec2 mv;
+  Vec2 mv, mv0{};
   if (gi) {
     const FixedNode f = gi[node];
     m = from_fixed(f.m, fs.mass);
     mv = Vec2{from_fixed(f.px, fs.momentum), from_fixed(f.py, fs.momentum)};
+    if (keep_old) mv0 = Vec2{from_fixed(f.ox, fs.momentum), from_fixed(f.oy, fs.momentum)};
     gm[node] = m;
   } else {
     m = gm[node];
     mv = gv[node];
+    if (keep_old) mv0 = gv_old[node];
   }
-  Vec2 old;
-  mpm::grid_update_node(node % sx, node / sx, m, mv, old, gp);
+  mpm::grid_update_node(node % sx, node / sx, m, mv, gp);
   gv[node] = mv;
-  if (keep_old) gv_old[node] = old;
+  if (keep_old) gv_old[node] = mpm::flip_old_velocity(m, mv0);
 }
 
 // ---- G2P ------------------------------------------------------------------------
 
+/// F, J, position and the blow-up / max-speed reductions of particle i once
+/// its velocity v and gradient B are known (mirrors MpmCpuBackend::finish_particle).
+__device__ __forceinline__ void finish_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
+                                                const Mat2& B, Vec2 v, Vec2 v_adv, float dt, float vlim2,
+                                                DevControl* ctrl) {
+  const Mat2 F = (Mat2::identity() + dt * B) * p.F[i];
+  p.F[i] = F;
+  float J = p.J[i];
+  if (mats[p.material[i]].type == MaterialType::Fluid) {
+    J *= 1.f + dt * trace(B);
+    p.J[i] = J;
+  }
+  p.x[i] = mpm::clamp_to_grid(g, p.x[i] + dt * v_adv);
+  const float s2 = length2(v);
+  if (!(s2 <= vlim2) || !isfinite(J) || !isfinite(F.a00 + F.a01 + F.a10 + F.a11)) {
+    atomicMin(&ctrl->bad, static_cast<unsigned long long>(p.perm[i]));
+  } else {
+    atomicMax(&ctrl->vmax2_bits, __float_as_uint(s2));
+  }
+}
+
 template <Kernel K, bool FLIP>
 __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
-                                                       float alpha, float vlim2, const Vec2* gv, const Vec2* gv_old,
-                                                       DevControl* ctrl) {
+                                                       float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
+                                                       const Vec2* gv_old, DevControl* ctrl) {
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -323,21 +378,93 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
   if (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
   const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p.v[i], v_pic, dv) : v_pic;
   p.v[i] = v;
+  if (K == Kernel::Linear) return;  // F, J, x and the checks: musl_g2p_kernel
   p.C[i] = B;
-  const Mat2 F = (Mat2::identity() + dt * B) * p.F[i];
-  p.F[i] = F;
-  float J = p.J[i];
-  if (mats[p.material[i]].type == MaterialType::Fluid) {
-    J *= 1.f + dt * trace(B);
-    p.J[i] = J;
-  }
-  p.x[i] = mpm::clamp_to_grid(g, xp + dt * v);
-  const float s2 = length2(v);
-  if (!(s2 <= vlim2) || !isfinite(J) || !isfinite(F.a00 + F.a01 + F.a10 + F.a11)) {
-    atomicMin(&ctrl->bad, static_cast<unsigned long long>(p.perm[i]));
+  finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
+                  ctrl);
+}
+
+// ---- MUSL second pass (linear kernel; see MpmCpuBackend::musl_linear) ----------------
+
+/// Momentum of the particles' new velocities, sum w m_p v_p, into gv (or the
+/// fixed-point px, py in deterministic mode); masses stay from P2G.
+template <bool DET>
+__global__ void musl_clear_kernel(Vec2* gv, FixedNode* gi, int nodes, const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nodes) return;
+  if constexpr (DET) {
+    gi[k].px = 0ull;
+    gi[k].py = 0ull;
   } else {
-    atomicMax(&ctrl->vmax2_bits, __float_as_uint(s2));
+    gv[k] = Vec2{};
   }
+}
+
+template <bool DET>
+__global__ void musl_p2g_kernel(DevParticles p, int n, GridSpec g, Vec2* gv, FixedNode* gi, FixedScale fs,
+                                const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  constexpr Kernel K = Kernel::Linear;
+  constexpr int N = mpm::kernel_support(K);
+  const mpm::Stencil s = mpm::make_stencil(K, g, p.x[i]);
+  const Vec2 mv = p.mass[i] * p.v[i];
+  const int stride = g.nodes_x();
+#pragma unroll
+  for (int c = 0; c < N; ++c)
+#pragma unroll
+    for (int a = 0; a < N; ++a) {
+      const Vec2 d = (s.wx[a] * s.wy[c]) * mv;
+      const int node = (s.base_y + c) * stride + s.base_x + a;
+      if constexpr (DET) {
+        atomicAdd(&gi[node].px, to_fixed(d.x, fs.momentum));
+        atomicAdd(&gi[node].py, to_fixed(d.y, fs.momentum));
+      } else {
+        atomicAdd(&gv[node].x, d.x);
+        atomicAdd(&gv[node].y, d.y);
+      }
+    }
+}
+
+__global__ void musl_grid_kernel(mpm::GridUpdateParams gp, const float* gm, Vec2* gv, const FixedNode* gi,
+                                 FixedScale fs, const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int sx = gp.grid.nodes_x(), sy = gp.grid.nodes_y();
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= sx * sy) return;
+  const Vec2 mv = gi ? Vec2{from_fixed(gi[node].px, fs.momentum), from_fixed(gi[node].py, fs.momentum)} : gv[node];
+  gv[node] = mpm::musl_node_velocity(node % sx, node / sx, gm[node], mv, gp);
+}
+
+template <bool FLIP>
+__global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, FlipAdvect advect,
+                                float vlim2, const Vec2* gv, DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  constexpr Kernel K = Kernel::Linear;
+  constexpr int N = mpm::kernel_support(K);
+  const float dt = ctrl->dt;
+  const float inv_dx = 1.f / g.dx;
+  const int stride = g.nodes_x();
+  const Vec2 xp = p.x[i];
+  const mpm::Stencil s = mpm::make_stencil(K, g, xp);
+  Vec2 v_grid{};
+  Mat2 B{};
+#pragma unroll
+  for (int c = 0; c < N; ++c)
+#pragma unroll
+    for (int a = 0; a < N; ++a) {
+      const Vec2 vi = gv[(s.base_y + c) * stride + s.base_x + a];
+      v_grid += (s.wx[a] * s.wy[c]) * vi;
+      B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
+    }
+  const Vec2 v = p.v[i];
+  p.C[i] = B;
+  finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
+                  vlim2, ctrl);
 }
 
 // ---- reordering -------------------------------------------------------------------
@@ -434,6 +561,7 @@ struct LaunchKey {
   Boundary boundary;
   uint8_t deterministic;
   uint8_t use_fext;
+  FlipAdvect flip_advect;
   int boundary_nodes;
   Vec2 gravity;
   float flip_blend;
@@ -645,7 +773,7 @@ class MpmCudaBackend final : public MpmBackend {
     s.state_bytes = capacity_ * per_particle + nodes_ * (sizeof(float) + 2 * sizeof(Vec2)) +
                     (gi_ ? nodes_ * sizeof(FixedNode) : 0) + sort_temp_bytes_;
     static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)", "grid update",
-                                         "G2P + advect", "sort + reorder (amortised)"};
+                                         "G2P + advect (+ MUSL, linear)", "sort + reorder (amortised)"};
     for (int k = 0; k < kPhases; ++k) s.phases.push_back(PhaseTiming{names[k], phase_ms_[k]});
     s.ms_per_substep = ms_per_substep_;
     s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
@@ -737,6 +865,7 @@ class MpmCudaBackend final : public MpmBackend {
     k.boundary_nodes = in.solver.boundary_nodes;
     k.gravity = in.solver.gravity;
     k.flip_blend = in.solver.flip_blend;
+    k.flip_advect = in.solver.flip_advect;
     k.velocity_limit = in.solver.velocity_limit;
     // Field by field: a struct copy would bring the source's padding bytes
     // (bool members), and the key is compared bytewise.
@@ -777,33 +906,49 @@ class MpmCudaBackend final : public MpmBackend {
     if (k.grab_count > 0)
       grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
           k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_count, k.grab_target, k.grab_stiffness, k.ctrl);
-    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
+    const bool flip = k.transfer == Transfer::FLIP;
+    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, flip ? k.gv_old : nullptr, k.gi,
+                                                         static_cast<int>(nodes), k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK1], st);
     const bool apic = k.transfer == Transfer::APIC;
     const int pb = blocks_for(static_cast<size_t>(n));
-#define PS_P2G(KK, DD) \
-  p2g_kernel<KK, DD><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gi, k.fs, k.ctrl)
+#define PS_P2G(KK, DD, FF)                                                                              \
+  p2g_kernel<KK, DD, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, \
+                                                  k.gi, k.fs, k.ctrl)
+#define PS_P2G_F(KK, DD) \
+  do { if (flip) PS_P2G(KK, DD, true); else PS_P2G(KK, DD, false); } while (0)
     const bool det = k.gi != nullptr;
     switch (k.kernel) {
-      case Kernel::Linear: if (det) PS_P2G(Kernel::Linear, true); else PS_P2G(Kernel::Linear, false); break;
-      case Kernel::Cubic: if (det) PS_P2G(Kernel::Cubic, true); else PS_P2G(Kernel::Cubic, false); break;
-      default: if (det) PS_P2G(Kernel::Quadratic, true); else PS_P2G(Kernel::Quadratic, false); break;
+      case Kernel::Linear: if (det) PS_P2G_F(Kernel::Linear, true); else PS_P2G_F(Kernel::Linear, false); break;
+      case Kernel::Cubic: if (det) PS_P2G_F(Kernel::Cubic, true); else PS_P2G_F(Kernel::Cubic, false); break;
+      default: if (det) PS_P2G_F(Kernel::Quadratic, true); else PS_P2G_F(Kernel::Quadratic, false); break;
     }
+#undef PS_P2G_F
 #undef PS_P2G
     if (timed) cudaEventRecord(ev_[kEvK2], st);
-    const bool flip = k.transfer == Transfer::FLIP;
     mpm::GridUpdateParams gp{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point};
     grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi, k.fs, k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK3], st);
     const float vlim2 = k.velocity_limit * k.velocity_limit;
 #define PS_G2P(KK, FF) \
-  g2p_kernel<KK, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, vlim2, k.gv, k.gv_old, k.ctrl)
+  g2p_kernel<KK, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, vlim2, k.gv, \
+                                              k.gv_old, k.ctrl)
     switch (k.kernel) {
       case Kernel::Linear: if (flip) PS_G2P(Kernel::Linear, true); else PS_G2P(Kernel::Linear, false); break;
       case Kernel::Cubic: if (flip) PS_G2P(Kernel::Cubic, true); else PS_G2P(Kernel::Cubic, false); break;
       default: if (flip) PS_G2P(Kernel::Quadratic, true); else PS_G2P(Kernel::Quadratic, false); break;
     }
 #undef PS_G2P
+    if (k.kernel == Kernel::Linear) {
+      if (det) musl_clear_kernel<true><<<blocks_for(nodes), kThreads, 0, st>>>(k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
+      else musl_clear_kernel<false><<<blocks_for(nodes), kThreads, 0, st>>>(k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
+      if (det) musl_p2g_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.grid, k.gv, k.gi, k.fs, k.ctrl);
+      else musl_p2g_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.grid, k.gv, k.gi, k.fs, k.ctrl);
+      // gp.dt is 0 here: the MUSL grid step only applies the boundary, which has no dt.
+      musl_grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gi, k.fs, k.ctrl);
+      if (flip) musl_g2p_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.ctrl);
+      else musl_g2p_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.ctrl);
+    }
     control_end_kernel<<<1, 1, 0, st>>>(k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK4], st);
     check(cudaGetLastError(), "substep launch");

@@ -125,6 +125,71 @@ PS_HD_CONST float dinv_factor(Kernel k) {
   return k == Kernel::Quadratic ? 4.f : (k == Kernel::Cubic ? 3.f : 0.f);
 }
 
+/// Sand: projects the principal Hencky strains eps = (e1, e2) of the elastic
+/// F onto the plane-strain Mohr-Coulomb cone (friction angle phi, cohesion c),
+/// returning along the deviatoric direction at fixed trace (no dilatancy,
+/// as in the Hencky-strain return mapping of Klar et al. 2016, "Drucker-Prager
+/// Elastoplasticity for Sand Animation", ACM TOG 35(4) 103), or to the apex
+/// in tension.
+///
+/// Derivation for this solver's 2D state. The stress is the Kirchhoff stress
+/// of the Hencky model with two principal values,
+///   tau_i = 2 mu e_i + lambda (e1 + e2),  i = 1, 2,
+/// and Cauchy sigma = tau / J with J = det F = exp(e1 + e2). In 2D (the in-plane
+/// Mohr circle; e.g. Nedderman 1992, "Statics and Kinematics of Granular
+/// Materials", ch. 2) Mohr-Coulomb is exactly (tension positive)
+///   |s1 - s2| / 2 <= -(s1 + s2) / 2 sin(phi) + c cos(phi).
+/// With tr = e1 + e2, dev = eps - tr/2 (1, 1) (the 2D deviator, trace over 2
+/// dims) and |dev| = |e1 - e2| / sqrt(2):
+///   (tau1 - tau2) / 2 = mu (e1 - e2)      ->  |tau1 - tau2| / 2 = sqrt(2) mu |dev|
+///   (tau1 + tau2) / 2 = (mu + lambda) tr  (the 2D mean Kirchhoff stress p)
+/// and multiplying the Cauchy criterion by J,
+///   sqrt(2) mu |dev| <= -(mu + lambda) tr sin(phi) + J c cos(phi),
+/// i.e. the yield function
+///   y = |dev| + (mu + lambda) / mu * alpha * tr - J c cos(phi) / (sqrt(2) mu),
+///   alpha = sin(phi) / sqrt(2)   (the 2D coefficient).
+/// Klar's alpha = sqrt(2/3) 2 sin(phi) / (3 - sin(phi)) is the 3D (triaxial
+/// compression) cone with a 3D deviator; used with this 2D deviator it is a
+/// plane-strain cone of sin(phi_eff) = sqrt(2) alpha (27.5 deg for 30 deg).
+/// A return along dev keeps tr and therefore J fixed, so the projection is
+/// closed form: |dev| -> r = (J c cos(phi) - p sin(phi)) / (sqrt(2) mu).
+/// When r < 0 (p sin(phi) > J c cos(phi): the mean Cauchy stress is beyond the
+/// apex sigma_m = c cot(phi), the tension cut-off) the state goes to the apex:
+/// dev = 0 and the hydrostatic stress equals the apex, (mu + lambda) t =
+/// exp(t) c cot(phi) for the new trace t (t = 0 without cohesion: stress-free;
+/// with cohesion a few Newton steps from t = c cot(phi) / (mu + lambda)).
+/// Hydrostatic compression and every state inside the cone is untouched.
+PS_HD void sand_return_map(float mu, float la, float sin_phi, float cos_phi, float cohesion, Vec2& eps) {
+  const float tr = eps.x + eps.y;
+  const Vec2 dev{0.5f * (eps.x - eps.y), 0.5f * (eps.y - eps.x)};
+  const float dev_norm = length(dev);
+  const float J = expf(tr);
+  const float p = (mu + la) * tr;        // mean (2D) Kirchhoff stress
+  const float cj = cohesion * J * cos_phi;
+  if (p >= 0.f && p * sin_phi >= cj) {
+    // Beyond the apex (pure tension without cohesion): project to it.
+    float t = 0.f;
+    if (cohesion > 0.f && sin_phi > 0.f) {
+      const float a = cohesion * cos_phi / sin_phi;  // apex Cauchy stress c cot(phi)
+      const float k = mu + la;
+      t = a / k;
+      for (int it = 0; it < 4; ++it) {
+        const float e = a * expf(t);
+        const float g = k * t - e, dg = k - e;
+        if (!(dg > 0.f)) break;
+        t -= g / dg;
+      }
+    }
+    eps = Vec2{0.5f * t, 0.5f * t};
+    return;
+  }
+  const float r = (cj - p * sin_phi) / (1.41421356f * mu);  // admissible |dev| (>= 0 here)
+  if (dev_norm > r) {
+    const float s = r / dev_norm;
+    eps = Vec2{0.5f * tr + s * dev.x, 0.5f * tr + s * dev.y};
+  }
+}
+
 /// Applies plasticity (snow, sand) to F and returns the Kirchhoff stress tau.
 /// `C` is the particle's velocity gradient (used for fluid viscosity).
 PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, const Mat2& C) {
@@ -173,7 +238,8 @@ PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, co
     }
     case MaterialType::Sand:
     default: {
-      // Drucker-Prager return mapping in Hencky strain (Klar et al. 2016), cohesionless.
+      // Mohr-Coulomb return mapping in Hencky strain (Klar et al. 2016, with
+      // the plane-strain cone of sand_return_map above), optional cohesion.
       float mu, la;
       lame(m, mu, la);
       Mat2 U, V;
@@ -181,17 +247,8 @@ PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, co
       svd2(F, U, sig, V);
       float old_j = sig.x * sig.y;
       Vec2 eps{logf(fmaxf(fabsf(sig.x), 1e-6f)), logf(fmaxf(fabsf(sig.y), 1e-6f))};
-      float tr = eps.x + eps.y;
-      Vec2 dev{eps.x - 0.5f * tr, eps.y - 0.5f * tr};
-      float dev_norm = length(dev);
-      float sin_phi = sinf(m.friction_angle * 3.14159265f / 180.f);
-      float alpha = sqrtf(2.f / 3.f) * 2.f * sin_phi / (3.f - sin_phi);
-      if (tr >= 0.f || dev_norm <= 0.f) {
-        eps = Vec2{0.f, 0.f};  // tension: project to the cone tip (no cohesion)
-      } else {
-        float dgamma = dev_norm + (2.f * la + 2.f * mu) / (2.f * mu) * tr * alpha;
-        if (dgamma > 0.f) eps = eps - (dgamma / dev_norm) * dev;
-      }
+      const float phi = m.friction_angle * 3.14159265f / 180.f;
+      sand_return_map(mu, la, sinf(phi), cosf(phi), m.cohesion, eps);
       sig = Vec2{expf(eps.x), expf(eps.y)};
       F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
       Jp = clampf(Jp * (old_j / (sig.x * sig.y)), 1e-2f, 1e2f);
@@ -224,22 +281,22 @@ struct GridUpdateParams {
   PointForce point;
 };
 
-/// Normalises one node, stores v_old (for FLIP) and applies gravity, the point
-/// force and the boundary condition. `mv` holds momentum in, velocity out.
-PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, Vec2& v_old, const GridUpdateParams& p) {
-  if (m <= 0.f) { mv = Vec2{}; v_old = Vec2{}; return; }
-  Vec2 v = mv / m;
-  v_old = v;
-  v += p.dt * p.gravity;
-  if (p.point.active) {
-    Vec2 node{p.grid.origin.x + i * p.grid.dx, p.grid.origin.y + j * p.grid.dx};
-    Vec2 d = p.point.pos - node;
-    float r = length(d);
-    if (r < p.point.radius && r > 1e-12f) {
-      float fall = 1.f - r / p.point.radius;
-      v += (p.dt * p.point.strength * fall / r) * d;
-    }
-  }
+/// FLIP's "old" grid velocity of a node: the momentum the particles brought,
+/// sum_p w_ip m_p v_p, over the node mass. It must be scattered on its own:
+/// in MLS-MPM the P2G momentum already holds this substep's stress impulse
+/// (folded into the affine term), so taking the old velocity from it would
+/// leave every internal force (elasticity, pressure) out of the FLIP
+/// increment v_new - v_old. With this, the increment carries stress,
+/// pressure, gravity, external forces, boundary and tool forces: all that
+/// the grid update and P2G's force terms add (Zhu & Bridson 2005; Jiang et
+/// al. 2016, "The material point method for simulating continuum
+/// materials", SIGGRAPH course, on PIC/FLIP blends).
+PS_HD Vec2 flip_old_velocity(float m, Vec2 transferred_momentum) {
+  return m > 0.f ? transferred_momentum / m : Vec2{};
+}
+
+/// The grid boundary condition on the outer `boundary_nodes` layer.
+PS_HD Vec2 apply_boundary(int i, int j, Vec2 v, const GridUpdateParams& p) {
   int b = p.boundary_nodes;
   bool lo_x = i < b, hi_x = i > p.grid.nx - b, lo_y = j < b, hi_y = j > p.grid.ny - b;
   if (lo_x || hi_x || lo_y || hi_y) {
@@ -253,7 +310,33 @@ PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, Vec2& v_old, const 
       if ((lo_y && v.y < 0.f) || (hi_y && v.y > 0.f)) v.y = 0.f;
     }
   }
+  return v;
+}
+
+/// Normalises one node and applies gravity, the point force and the
+/// boundary condition. `mv` holds momentum in, velocity out.
+PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, const GridUpdateParams& p) {
+  if (m <= 0.f) { mv = Vec2{}; return; }
+  Vec2 v = mv / m;
+  v += p.dt * p.gravity;
+  if (p.point.active) {
+    Vec2 node{p.grid.origin.x + i * p.grid.dx, p.grid.origin.y + j * p.grid.dx};
+    Vec2 d = p.point.pos - node;
+    float r = length(d);
+    if (r < p.point.radius && r > 1e-12f) {
+      float fall = 1.f - r / p.point.radius;
+      v += (p.dt * p.point.strength * fall / r) * d;
+    }
+  }
+  v = apply_boundary(i, j, v, p);
   mv = v;
+}
+
+/// MUSL's second grid velocity (linear kernel): the particles' new momentum
+/// over the node mass, with the boundary condition (see MpmCpuBackend::musl_linear).
+PS_HD Vec2 musl_node_velocity(int i, int j, float m, Vec2 momentum, const GridUpdateParams& p) {
+  if (m <= 0.f) return Vec2{};
+  return apply_boundary(i, j, momentum / m, p);
 }
 
 /// Position clamp that keeps every kernel's stencil inside the node array.
@@ -265,11 +348,22 @@ PS_HD Vec2 clamp_to_grid(const GridSpec& g, Vec2 x) {
 
 /// Combines the gathered grid velocities into the particle's new velocity.
 /// PIC: v = sum w v_i. APIC: the same plus C kept for P2G. FLIP blend:
-/// v = v_pic + alpha (v_p + sum w (v_i - v_i_old) - v_pic); alpha = 0 is PIC exactly.
+/// v = v_pic + alpha (v_p + sum w (v_i - v_i_old) - v_pic); alpha = 0 is PIC
+/// bit for bit (the blend is skipped, so no -0 / +0 or NaN * 0 differences).
 PS_HD Vec2 transfer_velocity(Transfer t, float alpha, Vec2 v_p, Vec2 v_pic, Vec2 dv_grid) {
-  if (t != Transfer::FLIP) return v_pic;
+  if (t != Transfer::FLIP || !(alpha > 0.f)) return v_pic;
   Vec2 v_flip = v_p + dv_grid;
   return v_pic + alpha * (v_flip - v_pic);
+}
+
+/// The velocity a particle is advected with: x += dt * advect_velocity(...).
+/// Only FLIP distinguishes: `FlipAdvect::Pic` (default) moves particles with
+/// the grid velocity v_pic = sum w v_i, the same motion that updates F, as in
+/// Brackbill & Ruppel's FLIP (1986) and Sulsky et al. (1994), where
+/// x_p += dt sum_i N_i(x_p) v_i; `FlipAdvect::Blend` moves them with their new
+/// blended velocity, as the lecture's demo and many FLIP fluid codes do.
+PS_HD Vec2 advect_velocity(Transfer t, FlipAdvect a, Vec2 v_new, Vec2 v_pic) {
+  return (t == Transfer::FLIP && a == FlipAdvect::Pic) ? v_pic : v_new;
 }
 
 }  // namespace mpm

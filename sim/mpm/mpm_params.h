@@ -8,6 +8,10 @@ namespace ps {
 
 /// Particle-grid transfer scheme (GAMES201 lecture 7).
 enum class Transfer : uint8_t { PIC = 0, APIC = 1, FLIP = 2 };
+/// What FLIP particles move with (the lecture: implementations differ).
+/// Pic: the interpolated grid velocity sum w v_i, consistent with the F
+/// update (the default). Blend: the particle's new blended velocity.
+enum class FlipAdvect : uint8_t { Pic = 0, Blend = 1 };
 /// B-spline interpolation kernel: support 2, 3 or 4 nodes per axis.
 enum class Kernel : uint8_t { Linear = 1, Quadratic = 2, Cubic = 3 };
 /// Grid boundary condition on the outer `boundary_nodes` layer of nodes.
@@ -37,6 +41,7 @@ struct MaterialParams {
   float theta_s = 4.5e-3f;  ///< snow: critical stretch
   float hardening = 10.f;   ///< snow: xi in exp(xi (1 - Jp))
   float friction_angle = 30.f;  ///< sand: degrees
+  float cohesion = 0.f;         ///< sand: Mohr-Coulomb cohesion c (a stress, scene units); 0 = cohesionless
   float color[3] = {0.9f, 0.9f, 0.9f};  ///< display colour (linear RGB in [0,1])
 };
 
@@ -61,6 +66,7 @@ struct GridSpec {
 struct SolverParams {
   Transfer transfer = Transfer::APIC;
   float flip_blend = 0.95f;  ///< alpha: v = alpha FLIP + (1 - alpha) PIC
+  FlipAdvect flip_advect = FlipAdvect::Pic;  ///< FLIP: advect with the grid (PIC) or blended velocity
   Kernel kernel = Kernel::Quadratic;
   float dt = 1e-4f;           ///< fixed step, or the upper bound when adaptive
   int substeps = 20;          ///< substeps per displayed frame

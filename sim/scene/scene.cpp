@@ -284,8 +284,10 @@ void read_material(ObjReader& r, MaterialParams& m) {
     case MaterialType::Sand:
       m.E = static_cast<float>(r.number("E", m.E, 1e-6, 1e12));
       m.nu = static_cast<float>(r.number("nu", m.nu, 0.0, 0.49));
-      if (m.type == MaterialType::Sand)
+      if (m.type == MaterialType::Sand) {
         m.friction_angle = static_cast<float>(r.number("friction_angle", m.friction_angle, 0.0, 89.0));
+        m.cohesion = static_cast<float>(r.number("cohesion", m.cohesion, 0.0, 1e12));
+      }
       break;
   }
   r.finish();
@@ -294,6 +296,7 @@ void read_material(ObjReader& r, MaterialParams& m) {
 void read_solver(ObjReader& r, SolverParams& s) {
   s.transfer = static_cast<Transfer>(r.choice("transfer", static_cast<int>(s.transfer), {"pic", "apic", "flip"}));
   s.flip_blend = static_cast<float>(r.number("flip_blend", s.flip_blend, 0.0, 1.0));
+  s.flip_advect = static_cast<FlipAdvect>(r.choice("flip_advect", static_cast<int>(s.flip_advect), {"pic", "blend"}));
   s.kernel = static_cast<Kernel>(1 + r.choice("kernel", static_cast<int>(s.kernel) - 1, {"linear", "quadratic", "cubic"}));
   s.dt = static_cast<float>(r.number("dt", s.dt, 1e-8, 0.1));
   s.substeps = r.integer("substeps", s.substeps, 1, 100000);
@@ -488,6 +491,7 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   const SolverParams& s = w.solver;
   solver.set("transfer", Json::string(transfer_name(s.transfer)));
   solver.set("flip_blend", Json::number(f2d(s.flip_blend)));
+  solver.set("flip_advect", Json::string(s.flip_advect == FlipAdvect::Pic ? "pic" : "blend"));
   solver.set("kernel", Json::string(kernel_name(s.kernel)));
   solver.set("dt", Json::number(f2d(s.dt)));
   solver.set("substeps", Json::number(s.substeps));
@@ -522,7 +526,10 @@ Json mpm_scene_to_json(const MpmScene& scene) {
         case MaterialType::Sand:
           mj->set("E", Json::number(f2d(m.E)));
           mj->set("nu", Json::number(f2d(m.nu)));
-          if (m.type == MaterialType::Sand) mj->set("friction_angle", Json::number(f2d(m.friction_angle)));
+          if (m.type == MaterialType::Sand) {
+            mj->set("friction_angle", Json::number(f2d(m.friction_angle)));
+            mj->set("cohesion", Json::number(f2d(m.cohesion)));
+          }
           break;
       }
     }
