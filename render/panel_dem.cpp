@@ -273,6 +273,11 @@ void App::panel_dem() {
         if (slider_double("rolling", &mat.rolling_friction, 0.0, 0.5, "%.3f", false))
           log("dem material=%s rolling_friction=%.9g", name, mat.rolling_friction);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Rolling friction mu_r: caps the rolling moment at mu_r R* F_n.");
+        if (slider_double("rolling damping", &mat.rolling_damping, 0.0, 1.0, "%.2f", false))
+          log("dem material=%s rolling_damping=%.9g", name, mat.rolling_damping);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("Rolling damping ratio eta_r (Ai et al. 2011, model C): a viscous rolling moment\n"
+                            "-eta_r 2 sqrt(I_r k_r) omega_rel while the rolling spring is below its cap.");
         ImGui::PopItemWidth();
         ImGui::TreePop();
       }

@@ -233,7 +233,8 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
         const double R_eff = Ri * Rj / (Ri + Rj);
         const double m_eff = p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]);
         const PairProps& pp = props[static_cast<size_t>(p.material[i]) * mc + p.material[j]];
-        ContactForce f = hertz_mindlin(pp, R_eff, m_eff, delta, vn, vt, p.omega[i] - p.omega[j], dt, h);
+        const double I_roll = rolling_inertia(p.inertia[i], p.mass[i], Ri, p.inertia[j], p.mass[j], Rj);
+        ContactForce f = hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt, p.omega[i] - p.omega[j], dt, h);
         DemContact c;
         c.i = i;
         c.j = j;
@@ -264,7 +265,8 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
         const double vn = dot(p.v[i], nrm);
         const double vt = dot(p.v[i], t) - a * p.omega[i];
         const PairProps& pp = props[static_cast<size_t>(wall.material) * mc + p.material[i]];
-        ContactForce f = hertz_mindlin(pp, Ri, p.mass[i], delta, vn, vt, -p.omega[i], dt, h);
+        const double I_roll = rolling_inertia(p.inertia[i], p.mass[i], Ri, 0.0, 0.0, 0.0);  // wall: I = inf
+        ContactForce f = hertz_mindlin(pp, Ri, p.mass[i], I_roll, delta, vn, vt, -p.omega[i], dt, h);
         DemContact c;
         c.i = i;
         c.j = static_cast<uint32_t>(w);

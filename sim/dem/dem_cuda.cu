@@ -223,7 +223,8 @@ __global__ void contact_kernel(DevState s, int n, const PairProps* props, int mc
         const double R_eff = Ri * Rj / rr;
         const double m_eff = s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]);
         const PairProps& pp = props[static_cast<size_t>(s.material[i]) * mc + s.material[j]];
-        const ContactForce f = hertz_mindlin(pp, R_eff, m_eff, delta, vn, vt, s.omega[i] - s.omega[j], dt, h);
+        const double I_roll = rolling_inertia(s.inertia[i], s.mass[i], Ri, s.inertia[j], s.mass[j], Rj);
+        const ContactForce f = hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt, s.omega[i] - s.omega[j], dt, h);
         const Vec2d f_i = -(f.fn * nrm + f.ft * t);
         const double t_i = -ai * f.ft + f.m_roll, t_j = -aj * f.ft - f.m_roll;
         const size_t q = base + used++;
@@ -262,7 +263,8 @@ __global__ void contact_kernel(DevState s, int n, const PairProps* props, int mc
     const double vn = dot(s.v[i], nrm);
     const double vt = dot(s.v[i], t) - a * s.omega[i];
     const PairProps& pp = props[static_cast<size_t>(walls[w].material) * mc + s.material[i]];
-    const ContactForce f = hertz_mindlin(pp, Ri, s.mass[i], delta, vn, vt, -s.omega[i], dt, h);
+    const double I_roll = rolling_inertia(s.inertia[i], s.mass[i], Ri, 0.0, 0.0, 0.0);  // wall: I = inf
+    const ContactForce f = hertz_mindlin(pp, Ri, s.mass[i], I_roll, delta, vn, vt, -s.omega[i], dt, h);
     const Vec2d fw = f.fn * nrm + f.ft * t;
     const double tw = -a * f.ft - f.m_roll;
     s.wall_on[k] = 1;

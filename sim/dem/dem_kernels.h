@@ -36,6 +36,7 @@ struct PairProps {
   double beta = 0.0;    ///< ln e / sqrt(ln^2 e + pi^2) (<= 0)
   double mu = 0.0;      ///< sliding friction
   double mu_r = 0.0;    ///< rolling friction
+  double eta_r = 0.0;   ///< rolling viscous damping ratio (Ai et al. 2011, model C)
 };
 
 /// Damping ratio from the coefficient of restitution (Tsuji et al. 1992;
@@ -49,7 +50,7 @@ PS_HD double restitution_beta(double e) {
   return le / sqrt(le * le + kPi * kPi);
 }
 
-/// Pair properties. e, mu and mu_r are the means of the two materials (equal
+/// Pair properties. e, mu, mu_r and eta_r are the means of the two materials (equal
 /// materials give their own values); E* and G* are the Hertz/Mindlin
 /// combinations (Johnson 1985, eq. 4.22; Mindlin 1949).
 PS_HD PairProps pair_props(const DemMaterial& a, const DemMaterial& b) {
@@ -59,6 +60,7 @@ PS_HD PairProps pair_props(const DemMaterial& a, const DemMaterial& b) {
   p.beta = restitution_beta(0.5 * (a.restitution + b.restitution));
   p.mu = 0.5 * (a.friction + b.friction);
   p.mu_r = 0.5 * (a.rolling_friction + b.rolling_friction);
+  p.eta_r = 0.5 * (a.rolling_damping + b.rolling_damping);
   return p;
 }
 
@@ -74,11 +76,22 @@ struct ContactForce {
   double fn = 0.0, ft = 0.0, m_roll = 0.0;
 };
 
+/// Equivalent rolling inertia of a contact (Ai et al. 2011, eq. 16):
+///   I_r = (1 / (I_i + m_i r_i^2) + 1 / (I_j + m_j r_j^2))^-1,
+/// each particle's inertia about the contact point. A wall has I = infinity:
+/// pass Ij = mj = 0 for "no second particle" and get I_i + m_i r_i^2.
+PS_HD double rolling_inertia(double Ii, double mi, double ri, double Ij, double mj, double rj) {
+  const double a = Ii + mi * ri * ri;
+  const double b = Ij + mj * rj * rj;
+  return b > 0.0 ? a * b / (a + b) : a;
+}
+
 /// Hertz-Mindlin with Tsuji damping, Coulomb cap and EPSD rolling resistance
-/// (the LIGGGHTS hertz/history model).
+/// (the LIGGGHTS hertz/history model with rolling_friction epsd).
 ///   overlap delta > 0; vn, vt: velocity of j relative to i at the contact
 ///   point along n (i -> j) and t = perp(n); w_rel = omega_i - omega_j.
-///   R*, m*: effective radius and mass (a wall has R = m = infinity).
+///   R*, m*: effective radius and mass (a wall has R = m = infinity);
+///   I_r: equivalent rolling inertia (rolling_inertia).
 ///
 /// Normal (Hertz 1882, the 3D sphere law also for the 2D disks):
 ///   F_n = 4/3 E* sqrt(R*) delta^1.5 - gamma_n vn,
@@ -88,12 +101,17 @@ struct ContactForce {
 ///   gamma_t = -2 sqrt(5/6) beta sqrt(S_t m*);
 ///   if S_t |xi| > mu F_n the contact slides: F_t = -mu F_n sign(xi) and the
 ///   spring is truncated to xi = mu F_n / S_t (Cundall & Strack 1979).
-/// Rolling (Ai, Chen, Rotter & Ooi 2011, elastic-plastic spring "EPSD"):
-///   k_r = 2.25 S_n mu_r^2 R*^2, M_r -= k_r w_rel dt, |M_r| <= mu_r R* F_n.
+/// Rolling (Ai, Chen, Rotter & Ooi 2011, model C, elastic-plastic
+/// spring-dashpot "EPSD"):
+///   spring: k_r = 2.25 S_n mu_r^2 R*^2, M_k -= k_r w_rel dt, |M_k| <= mu_r R* F_n;
+///   dashpot: M_d = -C_r w_rel, C_r = eta_r 2 sqrt(I_r k_r), only while the
+///   spring is below its cap (full mobilisation switches it off, Ai's f = 0);
+///   the moment on i is M_k + M_d; only M_k is history.
 /// The net normal force may turn slightly attractive at the end of a damped
 /// impact; it is not clipped, because clipping changes the restitution.
-PS_HD ContactForce hertz_mindlin(const PairProps& p, double R_eff, double m_eff, double delta,
-                                 double vn, double vt, double w_rel, double dt, ContactHistory& h) {
+PS_HD ContactForce hertz_mindlin(const PairProps& p, double R_eff, double m_eff, double I_roll,
+                                 double delta, double vn, double vt, double w_rel, double dt,
+                                 ContactHistory& h) {
   ContactForce f;
   const double sq = sqrt(R_eff * delta);
   const double Sn = 2.0 * p.E_star * sq;
@@ -117,9 +135,11 @@ PS_HD ContactForce hertz_mindlin(const PairProps& p, double R_eff, double m_eff,
   const double mcap = p.mu_r * R_eff * (f.fn > 0.0 ? f.fn : 0.0);
   const double kr = 2.25 * Sn * p.mu_r * p.mu_r * R_eff * R_eff;
   h.mr -= kr * w_rel * dt;
-  if (h.mr > mcap) h.mr = mcap;
-  if (h.mr < -mcap) h.mr = -mcap;
+  bool mobilised = false;
+  if (h.mr > mcap) { h.mr = mcap; mobilised = true; }
+  if (h.mr < -mcap) { h.mr = -mcap; mobilised = true; }
   f.m_roll = h.mr;
+  if (!mobilised && p.eta_r > 0.0) f.m_roll -= p.eta_r * 2.0 * sqrt(I_roll * kr) * w_rel;
   return f;
 }
 

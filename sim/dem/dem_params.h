@@ -17,6 +17,10 @@ struct DemMaterial {
   double restitution = 0.5;       ///< coefficient of restitution e in (0, 1]
   double friction = 0.5;          ///< Coulomb sliding friction mu
   double rolling_friction = 0.0;  ///< mu_r: rolling moment cap mu_r R* F_n
+  /// eta_r: viscous rolling damping as a fraction of the critical
+  /// 2 sqrt(I_r k_r) (Ai et al. 2011, model C), active while the rolling
+  /// spring is below its cap (0 = pure elastic-plastic spring).
+  double rolling_damping = 0.3;
   float color[3] = {0.8f, 0.7f, 0.5f};  ///< display colour (linear RGB in [0,1])
 };
 

@@ -86,6 +86,7 @@ void read_materials(const Json& j, DemWorld& w) {
     m.restitution = r.number("restitution", m.restitution, 1e-3, 1.0);
     m.friction = r.number("friction", m.friction, 0.0, 100.0);
     m.rolling_friction = r.number("rolling_friction", m.rolling_friction, 0.0, 100.0);
+    m.rolling_damping = r.number("rolling_damping", m.rolling_damping, 0.0, 1.0);
     r.color("color", m.color);
     r.finish();
     if (w.materials.size() >= 256) throw InputError(j.key_loc(kv.first), "materials", "at most 256 materials");

@@ -217,8 +217,11 @@ DemStepStatus DemWorld::step(int n) {
     in.use_fext = true;
     if (force_hook) {
       backend_->sync_to_host();
+      // The hook writes only fext. A backend reads fext at every step where
+      // use_fext is set (the CPU one in place, CUDA uploads it), so no
+      // host_changed(): that would also drop the contact history (Mindlin and
+      // rolling springs) at every step with SGF forces.
       in.use_fext = force_hook(in.step, particles);
-      if (in.use_fext) backend_->host_changed();
     }
     DemStepResult r = backend_->step(in);
     ++step_count_;

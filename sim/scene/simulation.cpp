@@ -132,16 +132,8 @@ class DemSimulation final : public Simulation {
       w_->force_hook = nullptr;
       return;
     }
-    // SGF forces are applied through a float scratch array, then added to the
-    // double-precision DEM force array.
-    auto applier = std::make_shared<SgfForceApplier>(list);
-    auto scratch = std::make_shared<std::vector<Vec2>>();
-    w_->force_hook = [applier, scratch](int64_t step, dem::DemParticles& p) {
-      scratch->assign(p.size(), Vec2{});
-      bool any = (*applier)(step, p.id.data(), p.size(), scratch->data());
-      for (size_t i = 0; i < p.size(); ++i) p.fext[i] = dem::Vec2d{(*scratch)[i].x, (*scratch)[i].y};
-      return any;
-    };
+    // SGF forces reach the DEM in double, exactly as read (0.3 N is 0.3 N).
+    w_->force_hook = make_dem_force_hook(list);
   }
 
   P4ParticleFrame p4_particles() override {

@@ -22,6 +22,10 @@
 namespace ps {
 
 struct MpmParticles;
+namespace dem {
+struct DemParticles;
+struct Vec2d;
+}  // namespace dem
 
 // [SECTION] Flat form ------------------------------------------------------------
 
@@ -161,8 +165,11 @@ class SgfSchedule {
   const std::vector<uint32_t>& active(int64_t step);
   /// Adds the forces active at `step` to fext[map.find(id)] (z is ignored).
   /// IDs with no particle are skipped and counted in missing(). Returns true
-  /// when at least one force was added.
+  /// when at least one force was added. The rows keep the file's doubles; the
+  /// float overload (MPM) rounds each row to float, the double one (DEM)
+  /// adds them exactly as read.
   bool add_forces(int64_t step, const IdIndexMap& map, Vec2* fext, size_t n);
+  bool add_forces(int64_t step, const IdIndexMap& map, dem::Vec2d* fext, size_t n);
   /// Rows active at the last add_forces whose ID had no particle.
   size_t missing() const { return missing_; }
   size_t file_count() const { return files_.size(); }
@@ -173,7 +180,7 @@ class SgfSchedule {
  private:
   struct File {
     int64_t start, end;
-    size_t row_begin, row_end;  // into ids_ / forces_
+    size_t row_begin, row_end;  // into ids_ / fx_ / fy_
   };
   struct Event {
     int64_t step;  // the step at which it happens
@@ -182,8 +189,10 @@ class SgfSchedule {
   };
   void rewind();
   std::vector<File> files_;
+  template <class V>
+  bool add_forces_impl(int64_t step, const IdIndexMap& map, V* fext, size_t n);
   std::vector<uint32_t> ids_;
-  std::vector<Vec2> forces_;
+  std::vector<double> fx_, fy_;  // per row, the file's values (double: DEM needs them exact)
   std::vector<Event> events_;  // sorted by (step, off before on, file)
   size_t cursor_ = 0;
   int64_t last_query_ = INT64_MIN;
@@ -201,9 +210,11 @@ class SgfForceApplier {
   explicit SgfForceApplier(const SgfList& list) : schedule_(list) {}
   explicit SgfForceApplier(const SgfSet& set) : schedule_(set) {}
   bool operator()(int64_t step, const uint32_t* ids, size_t n, Vec2* fext);
+  bool operator()(int64_t step, const uint32_t* ids, size_t n, dem::Vec2d* fext);
   SgfSchedule& schedule() { return schedule_; }
 
  private:
+  void update_map(const uint32_t* ids, size_t n);
   SgfSchedule schedule_;
   IdIndexMap map_;
   std::vector<uint32_t> ids_seen_;
@@ -213,5 +224,11 @@ class SgfForceApplier {
 /// (1-based) step and returns whether any force was added.
 std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list);
 std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set);
+
+/// For dem::DemWorld::force_hook: zeroes p.fext, adds the forces active at the
+/// (1-based) step in double precision (a 0.3 N row arrives as the double 0.3)
+/// and returns whether any force was added.
+std::function<bool(int64_t, dem::DemParticles&)> make_dem_force_hook(const SgfList& list);
+std::function<bool(int64_t, dem::DemParticles&)> make_dem_force_hook(const SgfSet& set);
 
 }  // namespace ps

@@ -143,3 +143,25 @@ TEST_CASE("Bad DEM scene input gives precise errors", "[dem]") {
     CHECK(w.bonds.size() == nb);
   }
 }
+
+TEST_CASE("DEM scene: rolling_damping is read and validated like the other material fields", "[dem]") {
+  {
+    DemWorld w;
+    load_dem_scene(ps::Json::parse(replace(kGood, "\"rolling_friction\": 0.01}", "\"rolling_friction\": 0.01, \"rolling_damping\": 0.45}"),
+                                   "scene.json"),
+                   ".", w);
+    const int steel = w.material_index("steel"), rock = w.material_index("rock");
+    REQUIRE(steel >= 0);
+    REQUIRE(rock >= 0);
+    CHECK(w.materials[steel].rolling_damping == 0.45);
+    CHECK(w.materials[rock].rolling_damping == DemMaterial{}.rolling_damping);  // default
+  }
+  ps::InputError e = load_error(replace(kGood, "\"rolling_friction\": 0.01}", "\"rolling_friction\": 0.01, \"rolling_damping\": 1.5}"));
+  CHECK(e.field() == "materials.steel.rolling_damping");
+  CHECK(e.loc().file == "scene.json");
+  CHECK(e.loc().line == 9);
+  CHECK(e.message().find("out of range") != std::string::npos);
+  ps::InputError t = load_error(replace(kGood, "\"rolling_friction\": 0.01}", "\"rolling_friction\": 0.01, \"rolling_damping\": \"lots\"}"));
+  CHECK(t.field() == "materials.steel.rolling_damping");
+  CHECK(t.message() == "expected a number, got string \"lots\"");
+}
