@@ -26,6 +26,9 @@ FlagSpec spec_for(const std::string& cmd) {
   } else if (cmd == "bench") {
     s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup", "sizes"};
     s.switches = {"phases"};
+  } else if (cmd == "verify") {
+    s.value_flags = {"out", "threads", "only"};
+    s.switches = {"quick", "list"};
   }
   return s;
 }
@@ -49,7 +52,8 @@ Args parse_args(int argc, char** argv) {
   int i = 1;
   if (i < argc && argv[i][0] != '-') {
     std::string c = argv[i];
-    if (c == "run" || c == "bench" || c == "info" || c == "gui" || c == "help" || c == "specimen") {
+    if (c == "run" || c == "bench" || c == "info" || c == "gui" || c == "help" || c == "specimen" ||
+        c == "verify") {
       a.command = c;
       ++i;
     }

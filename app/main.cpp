@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "app/cli.h"
+#include "app/verify_cmd.h"
 #include "render/cpu/raster.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/io/dump.h"
@@ -49,6 +50,7 @@ const char* kUsage =
     "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
     "                  [--mask dark|not_background] [--threshold T] [--tolerance T] [--invert]\n"
     "                  [--belt T] [--out DIR]\n"
+    "  sandbox verify [--quick] [--out DIR] [--threads K] [--only ID,...] [--list]\n"
     "  sandbox info\n"
     "\n"
     "SCENE is a scene file or a built-in name (see `sandbox info`).\n"
@@ -60,6 +62,9 @@ const char* kUsage =
     "  and inside_tests.png (red: only the nearest-contour test keeps a point; blue: only winding).\n"
     "bench runs each scene at each size on each backend (--backend all, the default: every\n"
     "  backend this machine has); --phases adds where an MPM substep's time goes.\n"
+    "verify runs the verification cases (each model against a cited reference) and writes\n"
+    "  DIR/report.html and DIR/summary.md (default out/verify/); --quick runs the ctest subset;\n"
+    "  exit status 1 when a must-pass case misses.\n"
     "--images K writes a PNG every K frames. Exit status: 0 ok, 1 blow-up or run error,\n"
     "2 bad command line or bad input.\n";
 
@@ -225,6 +230,8 @@ int cmd_run(const Args& a, bool default_headless) {
   int64_t done = 0;
   while (done < total_steps) {
     int64_t chunk = std::min<int64_t>(spf, total_steps - done);
+    // Stop at every dump step: with --steps K need not be a multiple of the substeps per frame.
+    if (dump_every > 0) chunk = std::min<int64_t>(chunk, dump_every * unit - done % (dump_every * unit));
     StepStatus st = sim->step(static_cast<int>(chunk));
     done += chunk;
     if (!st.ok) {
@@ -502,6 +509,7 @@ int main(int argc, char** argv) {
     if (a.command == "info") return cmd_info();
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "specimen") return cmd_specimen(a);
+    if (a.command == "verify") return cmd_verify(a);
     if (a.command == "run") {
       if (a.positional.empty()) throw UsageError("run needs a scene (a file or a built-in name; see `sandbox info`)");
       return cmd_run(a, false);

@@ -1,5 +1,6 @@
 // The headless runner end to end: the `sandbox` executable as a user runs it.
 #include <catch2/catch.hpp>
+#include "sandbox_exe.h"
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,28 +12,8 @@
 
 namespace fs = std::filesystem;
 
-namespace {
-
-struct Result {
-  int code = -1;
-  std::string out;
-};
-
-Result sandbox(const std::string& args) {
-  // One log per process: ctest runs test cases in parallel processes.
-  fs::path log = fs::temp_directory_path() / ("ps_runner_test_" + std::to_string(getpid()) + ".log");
-  std::string cmd = std::string(PS_SANDBOX_EXE) + " " + args + " > " + log.string() + " 2>&1";
-  int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(log);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.out = ss.str();
-  return r;
-}
-
-}  // namespace
+using ps::test::Result;
+using ps::test::sandbox;
 
 TEST_CASE("sandbox run writes dumps and summaries", "[app][runner]") {
   fs::path out = fs::temp_directory_path() / ("ps_runner_out_" + std::to_string(getpid()));
@@ -144,4 +125,23 @@ TEST_CASE("sandbox bench runs scenes at several particle counts", "[app][bench]"
   Result bad = sandbox("bench --sizes 0");
   CHECK(bad.code == 2);
   CHECK(bad.out.find("--sizes: expected comma-separated integers in [1, 64]") != std::string::npos);
+}
+
+TEST_CASE("--dump-every K with --steps dumps every K steps, whatever the substeps per frame", "[app][runner]") {
+  // mpm99 has 20 substeps per frame; before the fix only steps that were
+  // multiples of both 7 and 20 were dumped (none in 30 steps).
+  fs::path out = fs::temp_directory_path() / ("ps_runner_sched_" + std::to_string(getpid()));
+  fs::remove_all(out);
+  Result r = sandbox("run mpm99 --steps 30 --dump-every 7 --format csv --threads 1 --images 0 --out " + out.string());
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  for (int k : {0, 1, 2, 3, 4}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "particles_%05d.csv", k);
+    CHECK(fs::exists(out / name));
+  }
+  CHECK_FALSE(fs::exists(out / "particles_00005.csv"));
+  for (const char* step : {"step        7", "step       14", "step       21", "step       28"})
+    CHECK(r.out.find(step) != std::string::npos);
+  fs::remove_all(out);
 }

@@ -1,0 +1,83 @@
+/// Measurements shared by the MPM flow verification cases (cases_mpm_flow.cpp)
+/// and their tests (tests/sim/mpm/test_sand.cpp, test_flow_verify_cases.cpp):
+/// free-surface profiles, the flank angle of a sand pile, run-out lengths and
+/// the runs that produce them.
+#pragma once
+#include <string>
+#include <vector>
+#include "sim/mpm/mpm_particles.h"
+
+namespace ps {
+namespace verify {
+namespace flow {
+
+/// Free surface h(x) of a deposit: the particle set binned in columns of
+/// width `bin` starting at `x0`; h = (highest particle centre in the column)
+/// - floor_y + spacing / 2 (the top of the particle's cell), 0 for an empty
+/// column.
+struct Profile {
+  std::vector<double> x, h;
+};
+Profile surface_profile(const MpmParticles& p, double x0, double x1, double bin, double floor_y, double spacing);
+
+/// Flank angle of a pile from its free surface: on each side of the highest
+/// column, the columns whose height lies in [lo, hi] x (pile height) are
+/// fitted by least squares with a straight line h = a + b x; the angle is
+/// atan |b|. Only the outermost contiguous run of such columns on each side
+/// counts (the flank, not a terrace on the top).
+struct FlankFit {
+  double angle_left = 0.0, angle_right = 0.0;  ///< degrees
+  double angle = 0.0;                          ///< mean of the two flanks (degrees)
+  int n_left = 0, n_right = 0;                 ///< columns in each fit
+  double height = 0.0;                         ///< pile height
+  double rms_left = 0.0, rms_right = 0.0;      ///< rms residual of each fit (scene units)
+};
+FlankFit flank_angle(const Profile& prof, double lo = 0.2, double hi = 0.8);
+
+/// A sand pile built by the pile protocol (see run_pile in cases_mpm_flow.cpp
+/// and the angle_of_repose case's `setup` for the words).
+struct PileRun {
+  double phi = 0.0;        ///< friction angle set (degrees)
+  double cohesion = 0.0;
+  FlankFit fit;
+  Profile profile;
+  double seconds = 0.0;    ///< wall time
+  double sim_time = 0.0;   ///< simulated time
+  double ke_per_mass = 0.0;  ///< at the end (settled when small)
+  size_t particles = 0;
+  double runout = 0.0;     ///< half-width of the deposit base
+  std::string error;       ///< blow-up message, if any
+  std::string setup;       ///< the run in words
+};
+struct PileOptions {
+  int grid = 128;          ///< cells across the unit-width domain (domain 1 x 0.5, floor 3 cells up)
+  int threads = 1;
+  double column_width = 0.1;    ///< collapse protocol: initial column (scene units)
+  double column_height = 0.2;
+  double max_time = 10.0;       ///< simulated seconds at most
+  double min_time = 0.5;        ///< simulated seconds at least
+  double triangle_slope = 0.0;  ///< > 0: start from a triangular pile of this slope (deg) instead of the column
+  double E = 5e4;               ///< Young's modulus (density 1500, nu 0.3)
+  std::string boundary = "sticky";
+  /// > 0: pour instead of collapsing a column: a stream of this width
+  /// (scene units) released `pour_gap` above the heap's top at `pour_rate`
+  /// (area per second) until `pour_area` has been added.
+  double pour_width = 0.015;
+  double pour_rate = 0.0025;   ///< slow: the angle of repose is a quasi-static property
+  double pour_area = 0.04;
+  double pour_gap = 0.01;
+};
+PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt);
+
+/// Infinite-slope test: a sand layer `thickness` thick filling a 1 x 0.5 box
+/// from wall to wall on a sticky floor, gravity (9.8) tilted by `tilt_deg`
+/// from the floor normal in a tilting-table protocol (settle 0.3 s under
+/// vertical gravity, tilt in 20 increments over 0.5 s, hold `time`). Returns
+/// the mean speed of the particles in the middle 40 % of the box at the end
+/// (about 0 when the layer stands).
+double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, int threads, double thickness = 0.03,
+                          double time = 1.0, std::string* error = nullptr);
+
+}  // namespace flow
+}  // namespace verify
+}  // namespace ps

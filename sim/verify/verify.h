@@ -1,0 +1,101 @@
+/// `sandbox verify`: verification cases, each a model run against a cited
+/// reference (an analytical solution, a conservation law or published
+/// measurements), with a stated tolerance and the measured values.
+///
+/// A case is a function that builds its own worlds (MPM or DEM) in code,
+/// runs them on the CPU backend (the reference backend) and returns a
+/// CaseResult: checks (measured vs reference within a tolerance) and plots
+/// (series drawn as inline SVG in the HTML report). Cases never tune a
+/// reference or a tolerance to pass: a miss is reported with its reason.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ps {
+namespace verify {
+
+/// How a check compares its measured value with its reference.
+enum class Compare {
+  Near,     ///< |measured - reference| <= tolerance (absolute)
+  NearRel,  ///< |measured - reference| <= tolerance * |reference|
+  Below,    ///< measured <= reference (tolerance unused; reference is the bound)
+  Above,    ///< measured >= reference
+};
+
+/// One measured quantity against its reference.
+struct Check {
+  std::string quantity;   ///< what is measured, e.g. "period T / T_ref"
+  double measured = 0.0;
+  double reference = 0.0;
+  double tolerance = 0.0;
+  Compare compare = Compare::NearRel;
+  std::string unit;       ///< "", "s", "N", "deg", ...
+  bool pass = false;      ///< filled by evaluate()
+  /// Evaluates `pass` (a non-finite measured value always fails).
+  void evaluate();
+};
+
+/// One curve of a plot.
+struct Series {
+  std::string label;
+  std::vector<double> x, y;
+  bool points = false;    ///< markers only (measured data), no line
+  bool dashed = false;    ///< reference curves
+};
+
+struct Plot {
+  std::string title, xlabel, ylabel;
+  std::vector<Series> series;
+  bool log_y = false;
+};
+
+/// What one case produced.
+struct CaseResult {
+  std::string id;          ///< stable identifier, e.g. "mpm.rotation_angular_momentum"
+  std::string title;       ///< one line for the report's table
+  std::string model;       ///< the model under test, e.g. "MLS-MPM, quadratic, PIC/APIC/FLIP"
+  std::string reference;   ///< the citation (author, year, title, where the numbers come from)
+  std::string setup;       ///< the scene in words: sizes, materials, dt, steps
+  bool must_pass = true;   ///< a failing must-pass case makes `sandbox verify` exit non-zero
+  std::vector<Check> checks;
+  std::vector<Plot> plots;
+  std::string notes;       ///< what the numbers mean; for a miss, the reason
+  std::string error;       ///< set when the case could not run (blow-up, exception)
+  double seconds = 0.0;    ///< wall time of the case
+  bool passed() const;     ///< no error and every check passes
+  std::string group;       ///< filled by the runner from CaseSpec::group (report tables)
+};
+
+struct Options {
+  bool quick = false;      ///< the subset (and smaller sizes) that ctest runs
+  int threads = 0;         ///< CPU backend threads (0: hardware concurrency)
+};
+
+/// A registered case.
+struct CaseSpec {
+  std::string id;
+  std::string group;       ///< "MPM transfers", "MPM materials", "DEM", ...
+  bool in_quick = false;   ///< also run by --quick
+  std::function<CaseResult(const Options&)> run;
+};
+
+/// Every case, in report order.
+std::vector<CaseSpec> all_cases();
+
+/// Cases of each group (defined in the case files; all_cases() joins them).
+std::vector<CaseSpec> mpm_cases();       ///< transfers and elasticity (cases_mpm.cpp)
+std::vector<CaseSpec> mpm_flow_cases();  ///< dam break, granular column, pile (cases_mpm_flow.cpp)
+std::vector<CaseSpec> dem_cases();       ///< Hertz, restitution, incline, cantilever, SGF (cases_dem.cpp)
+
+/// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no
+/// scripts or external files) and `dir`/summary.md. Returns false and sets
+/// `err` when a file cannot be written.
+bool write_report(const std::string& dir, const std::vector<CaseResult>& results, const Options& opt,
+                  std::string* err);
+
+/// Renders one plot as an inline <svg> element (exposed for tests).
+std::string plot_svg(const Plot& plot, int width = 560, int height = 320);
+
+}  // namespace verify
+}  // namespace ps
