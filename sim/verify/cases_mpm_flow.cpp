@@ -166,12 +166,14 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt) {
       if (!st.ok) { run.error = st.message; break; }
     }
   }
-  while (run.error.empty() && w.time() < opt.max_time) {
+  // Settle: at most max_time after the pour (or the collapse) started settling.
+  const double t_settle0 = w.time();
+  while (run.error.empty() && w.time() < t_settle0 + opt.max_time) {
     StepStatus st = w.step(chunk);
     if (!st.ok) { run.error = st.message; break; }
     Diagnostics d = w.diagnostics();
     ke = d.kinetic_energy / d.mass;
-    if (w.time() > opt.min_time && ke < 1e-6) break;
+    if (w.time() > t_settle0 + opt.min_time && ke < 1e-6) break;
   }
   run.particles = w.particles.size();
   run.sim_time = w.time();
@@ -518,6 +520,8 @@ CaseResult angle_of_repose(const Options& opt) {
     meas.x.push_back(phi);
     meas.y.push_back(run.fit.angle);
     r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: pile angle", run.fit.angle, phi, 3.0, Compare::Near, "deg"));
+    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: pile settled (kinetic energy per mass)",
+                                  run.ke_per_mass, 1e-5, 0, Compare::Below, "J/kg"));
     r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: layer tilted phi - 3 deg stands (mean speed after 1 s held)",
                                   still[k], 0.01, 0, Compare::Below, "m/s"));
     r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: layer tilted phi + 1 deg flows (mean speed after 1 s held)",

@@ -54,8 +54,8 @@ struct PileOptions {
   int threads = 1;
   double column_width = 0.1;    ///< collapse protocol: initial column (scene units)
   double column_height = 0.2;
-  double max_time = 10.0;       ///< simulated seconds at most
-  double min_time = 0.5;        ///< simulated seconds at least
+  double max_time = 10.0;       ///< simulated settling seconds at most (after the pour)
+  double min_time = 0.5;        ///< simulated settling seconds at least
   double triangle_slope = 0.0;  ///< > 0: start from a triangular pile of this slope (deg) instead of the column
   double E = 5e4;               ///< Young's modulus (density 1500, nu 0.3)
   std::string boundary = "sticky";

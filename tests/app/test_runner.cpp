@@ -127,7 +127,7 @@ TEST_CASE("sandbox bench runs scenes at several particle counts", "[app][bench]"
   CHECK(bad.out.find("--sizes: expected comma-separated integers in [1, 64]") != std::string::npos);
 }
 
-TEST_CASE("--dump-every K with --steps dumps every K steps, whatever the substeps per frame", "[app][runner]") {
+TEST_CASE("Dumps every K steps with --steps, whatever the substeps per frame", "[app][runner]") {
   // mpm99 has 20 substeps per frame; before the fix only steps that were
   // multiples of both 7 and 20 were dumped (none in 30 steps).
   fs::path out = fs::temp_directory_path() / ("ps_runner_sched_" + std::to_string(getpid()));
