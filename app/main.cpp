@@ -65,7 +65,8 @@ const char* kUsage =
     "verify runs the verification cases (each model against a cited reference) and writes\n"
     "  DIR/report.html and DIR/summary.md (default out/verify/); --quick runs the ctest subset;\n"
     "  exit status 1 when a must-pass case misses.\n"
-    "--images K writes a PNG every K frames. Exit status: 0 ok, 1 blow-up or run error,\n"
+    "--images K writes a PNG every K frames. Exit status: 0 ok, 1 blow-up or run error (bench: any\n"
+    "scene that blew up), "
     "2 bad command line or bad input.\n";
 
 // [SECTION] Helpers ----------------------------------------------------------------
@@ -324,6 +325,7 @@ int cmd_bench(const Args& a) {
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  int failed = 0;
   std::printf("%-14s %-4s %-18s %4s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend", "size", "particles",
               "steps", "ms/step", "particle-steps/s", "contact-steps/s", "hash");
   for (const auto& name : scenes)
@@ -348,7 +350,13 @@ int cmd_bench(const Args& a) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     Diagnostics d = sim->diagnostics();
     if (!st.ok) {
-      std::printf("%-14s %s\n", name.c_str(), st.message.c_str());
+      // A benchmark of a scene that blew up measures nothing: say so loudly and fail the run.
+      std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), sim->info().kind.c_str(),
+                  sim->backend_name().c_str(), k, st.message.c_str());
+      std::fprintf(stderr, "bench: %s at size %dx on %s failed: %s\n", name.c_str(), k, sim->backend_name().c_str(),
+                   st.message.c_str());
+      std::fflush(stdout);
+      ++failed;
       continue;
     }
     char contact_rate[32] = "-";
@@ -364,6 +372,10 @@ int cmd_bench(const Args& a) {
       std::printf("\n");
     }
     std::fflush(stdout);
+  }
+  if (failed > 0) {
+    std::fprintf(stderr, "bench: %d run%s failed (see FAILED above)\n", failed, failed == 1 ? "" : "s");
+    return 1;
   }
   return 0;
 }

@@ -127,6 +127,17 @@ TEST_CASE("sandbox bench runs scenes at several particle counts", "[app][bench]"
   CHECK(bad.out.find("--sizes: expected comma-separated integers in [1, 64]") != std::string::npos);
 }
 
+TEST_CASE("sandbox bench fails loudly when a scene blows up", "[app][bench]") {
+  // A time step 100x too large: the benchmark must not time a scene that failed.
+  Result r = sandbox("bench --scenes mpm88,pic_vs_apic --set solver.dt=0.01 --steps 200 --warmup 0 --threads 1");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("1x FAILED: numerical blow-up") != std::string::npos);
+  CHECK(r.out.find("bench: mpm88 at size 1x on cpu (1 thread) failed: numerical blow-up") != std::string::npos);
+  // The other scene still runs and is reported.
+  CHECK(r.out.find("pic_vs_apic    mpm  cpu (1 thread)") != std::string::npos);
+}
+
 TEST_CASE("Dumps every K steps with --steps, whatever the substeps per frame", "[app][runner]") {
   // mpm99 has 20 substeps per frame; before the fix only steps that were
   // multiples of both 7 and 20 were dumped (none in 30 steps).
