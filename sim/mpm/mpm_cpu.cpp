@@ -225,9 +225,7 @@ SubstepResult MpmCpuBackend::for_particles(const SubstepInput& in, Body body) {
 
 bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2,
                                     const SubstepInput& in) {
-  p_->F[i] = (Mat2::identity() + dt * B) * p_->F[i];
-  // Fluids carry J = det F directly (mpm88); solids use F, whose det is J.
-  if (in.materials[p_->material[i]].type == MaterialType::Fluid) p_->J[i] *= 1.f + dt * trace(B);
+  mpm::update_deformation(in.materials[p_->material[i]].type, B, dt, p_->F[i], p_->J[i]);
   const Vec2 xn = mpm::clamp_to_grid(in.grid, p_->x[i] + dt * v_move);
   p_->x[i] = xn;
   block_of_[i] = block_key(k, in.grid, xn);  // bucket key for the next substep

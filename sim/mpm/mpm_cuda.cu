@@ -332,13 +332,11 @@ __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2*
 __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
                                                 const Mat2& B, Vec2 v, Vec2 v_adv, float dt, float vlim2,
                                                 DevControl* ctrl) {
-  const Mat2 F = (Mat2::identity() + dt * B) * p.F[i];
-  p.F[i] = F;
+  Mat2 F = p.F[i];
   float J = p.J[i];
-  if (mats[p.material[i]].type == MaterialType::Fluid) {
-    J *= 1.f + dt * trace(B);
-    p.J[i] = J;
-  }
+  mpm::update_deformation(mats[p.material[i]].type, B, dt, F, J);
+  p.F[i] = F;
+  p.J[i] = J;
   p.x[i] = mpm::clamp_to_grid(g, p.x[i] + dt * v_adv);
   const float s2 = length2(v);
   if (!(s2 <= vlim2) || !isfinite(J) || !isfinite(F.a00 + F.a01 + F.a10 + F.a11)) {

@@ -339,6 +339,21 @@ PS_HD Vec2 musl_node_velocity(int i, int j, float m, Vec2 momentum, const GridUp
   return apply_boundary(i, j, momentum / m, p);
 }
 
+/// G2P's update of a particle's deformation from its velocity gradient B.
+/// Solids: F <- (I + dt B) F (J is unused, 1). Fluids carry the volume ratio
+/// directly, J <- J (1 + dt tr B) (mpm88), and keep F = I: their stress
+/// depends on J only, and an integrated F would accumulate the flow's shear
+/// until it overflows (a refined mpm88 blew up at step 8214 with a finite
+/// velocity and det F = nan).
+PS_HD void update_deformation(MaterialType type, const Mat2& B, float dt, Mat2& F, float& J) {
+  if (type == MaterialType::Fluid) {
+    J *= 1.f + dt * trace(B);
+    F = Mat2::identity();
+  } else {
+    F = (Mat2::identity() + dt * B) * F;
+  }
+}
+
 /// Position clamp that keeps every kernel's stencil inside the node array.
 PS_HD Vec2 clamp_to_grid(const GridSpec& g, Vec2 x) {
   const float lo_x = g.origin.x + g.dx, hi_x = g.origin.x + (g.nx - 1.001f) * g.dx;

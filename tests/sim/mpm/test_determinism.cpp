@@ -34,7 +34,9 @@ TEST_CASE("CPU backend is bit-deterministic across thread counts", "[mpm][determ
 TEST_CASE("mpm99 golden state hash", "[mpm][determinism][golden]") {
   // Recorded with g++ 12 (Debian 12), -O3 -ffp-contract=off, x86-64. A change
   // here means the physics changed: update it only on purpose.
-  const uint64_t golden = 0xda3a7af1751f845aull;
+  // 2026-11-23: fluids keep F = I (their state is J; an integrated F overflowed
+  // in long refined runs), so mpm99's water particles hash differently.
+  const uint64_t golden = 0xe10feb0a9630377dull;
   uint64_t h = run_mpm99(2, 300);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, h);
