@@ -1047,6 +1047,8 @@ int run_window(const WindowOptions& options) {
   // Main loop.
   bool applied_vsync = app.vsync;
   auto last = Clock::now();
+  auto rate_t0 = last;  // --verbose frame-rate log: frames counted over ~2 s of wall time
+  int64_t rate_f0 = 0;
   while (rc == 0 && !glfwWindowShouldClose(window)) {
     auto frame_start = Clock::now();
     // Poll events.
@@ -1124,6 +1126,14 @@ int run_window(const WindowOptions& options) {
     last = Clock::now();
     app.frame_ms = app.frame_ms > 0 ? 0.9 * app.frame_ms + 0.1 * dt * 1e3 : dt * 1e3;
     app.fps = app.frame_ms > 0 ? 1e3 / app.frame_ms : 0.0;
+    if (const double span = seconds_since(rate_t0); span >= 2.0) {
+      const double rate = static_cast<double>(app.frame - rate_f0) / span;
+      app.log("fps frames=%lld fps=%.1f frame_ms=%.2f running=%d particles=%zu vsync=%d renderer=\"%s\" interop=\"%s\"",
+              static_cast<long long>(app.frame - rate_f0), rate, rate > 0 ? 1e3 / rate : 0.0, app.running ? 1 : 0,
+              app.table.size(), app.vsync ? 1 : 0, app.gl_renderer.c_str(), app.interop_note.c_str());
+      rate_t0 = Clock::now();
+      rate_f0 = app.frame;
+    }
   }
 
   // Cleanup.

@@ -309,7 +309,7 @@ void App::panel_solver() {
   ImGui::DragFloat2("gravity", &solver.gravity.x, 0.05f, -100.f, 100.f, "%.2f");
 
   ImGui::InputInt("grid", &grid_edit, 8, 32);
-  grid_edit = std::clamp(grid_edit, 8, 1024);
+  grid_edit = std::clamp(grid_edit, 8, 8192);  // 1 M-particle scenes need grids past 1024
   ImGui::SameLine();
   help_marker("Cells along x. Applying re-initialises the scene at this resolution "
               "(--set domain.grid=N), keeping the parameters edited here.");
