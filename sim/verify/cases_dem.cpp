@@ -25,24 +25,6 @@ using namespace ps::dem;
 
 constexpr double kG = 9.81;
 
-std::string fmt(const char* f, double a) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
-
-Check make_check(const std::string& quantity, double measured, double reference, double tolerance, Compare cmp,
-                 const std::string& unit = "") {
-  Check c;
-  c.quantity = quantity;
-  c.measured = measured;
-  c.reference = reference;
-  c.tolerance = tolerance;
-  c.compare = cmp;
-  c.unit = unit;
-  c.evaluate();
-  return c;
-}
 
 Series series(const std::string& label, std::vector<double> x, std::vector<double> y, bool points, bool dashed) {
   Series s;

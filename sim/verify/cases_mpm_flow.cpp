@@ -27,12 +27,6 @@ double now_seconds() {
   return std::chrono::duration<double>(clk::now().time_since_epoch()).count();
 }
 
-std::string fmt(const char* f, double a) {
-  char b[128];
-  std::snprintf(b, sizeof b, f, a);
-  return b;
-}
-
 /// Least-squares line through (x, y); returns the slope, sets the rms residual.
 double fit_slope(const std::vector<double>& x, const std::vector<double>& y, double* rms) {
   const size_t n = x.size();
@@ -266,20 +260,7 @@ double front_x(const MpmParticles& p) {
 
 namespace {
 
-using flow::fmt;
 
-Check make_check(const std::string& q, double measured, double reference, double tol, Compare cmp,
-                 const std::string& unit = "") {
-  Check c;
-  c.quantity = q;
-  c.measured = measured;
-  c.reference = reference;
-  c.tolerance = tol;
-  c.compare = cmp;
-  c.unit = unit;
-  c.evaluate();
-  return c;
-}
 
 // ---------------------------------------------------------------------------
 // 1. Dam break against Martin & Moyce (1952).

@@ -3,6 +3,8 @@
 // report writer in report.cpp.
 #include "sim/verify/verify.h"
 
+#include <cstdio>
+
 #include <cmath>
 
 namespace ps {
@@ -48,6 +50,25 @@ std::vector<CaseSpec> all_cases() {
     for (auto& c : more) all.push_back(std::move(c));
   }
   return all;
+}
+
+Check make_check(const std::string& quantity, double measured, double reference, double tolerance, Compare compare,
+                 const std::string& unit) {
+  Check c;
+  c.quantity = quantity;
+  c.measured = measured;
+  c.reference = reference;
+  c.tolerance = tolerance;
+  c.compare = compare;
+  c.unit = unit;
+  c.evaluate();
+  return c;
+}
+
+std::string fmt(const char* format, double value) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
 }
 
 }  // namespace verify

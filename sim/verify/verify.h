@@ -36,6 +36,13 @@ struct Check {
   void evaluate();
 };
 
+/// A check, evaluated at once (the case files' one way to build them).
+Check make_check(const std::string& quantity, double measured, double reference, double tolerance, Compare compare,
+                 const std::string& unit = "");
+
+/// printf-style text of one number, for notes and labels ("%.3g").
+std::string fmt(const char* format, double value);
+
 /// One curve of a plot.
 struct Series {
   std::string label;
