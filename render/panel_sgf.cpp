@@ -30,6 +30,7 @@
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "render/cpu/colormap.h"
+#include "render/cpu/file_open.h"
 #include "render/cpu/picking.h"
 #include "render/window_state.h"
 #include "sim/io/json.h"
@@ -143,18 +144,6 @@ void cancel_seek(App& a, const char* why) {
   a.sgf.seek_reset = false;
 }
 
-/// The set as the simulation gets it. An empty set still installs a hook
-/// (one file with no rows) so forces that were on are switched off cleanly:
-/// both worlds' hooks rewrite the external-force array every step.
-SgfList list_for_sim(const SgfSet& set) {
-  SgfList l = sgf_flatten(set);
-  if (l.files.empty()) {
-    SgfFile f;
-    f.start = f.end = 0;
-    l.files.push_back(f);
-  }
-  return l;
-}
 
 }  // namespace
 
@@ -217,7 +206,7 @@ void sgf_sync(App& a) {
   s.was_running = a.running;
   if (!s.dirty || !a.sim) return;
   s.dirty = false;
-  SgfList l = list_for_sim(s.set);
+  SgfList l = sgf_list_for_sim(s.set);  // render/cpu/file_open.h
   a.sim->set_force_list(l);
   a.log("sgf apply files=%zu rows=%zu step=%" PRId64, s.set.groups.empty() ? size_t{0} : sgf_flatten(s.set).files.size(),
         l.row_count(), current_step(a));
@@ -440,6 +429,9 @@ void file_bar(App& a) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save writes SGF<start>-<end>.csv files and groups.json here.");
   ImGui::SameLine();
   if (ImGui::Button("Save") && !s.folder.empty()) {
+    // All or nothing (save_sgf_set): on failure the folder keeps the previous
+    // set, and the message (file and OS reason) shows here and in the window's
+    // status area.
     try {
       save_sgf_set(s.set, s.folder);
       SgfList flat = sgf_flatten(s.set);
@@ -449,23 +441,25 @@ void file_bar(App& a) {
       a.set_status("SGF set saved: " + s.folder);
       a.log("sgf save dir=%s groups=%zu files=%zu", s.folder.c_str(), s.set.groups.size(), flat.files.size());
     } catch (const std::exception& e) {
-      s.messages.assign(1, std::string("save: ") + e.what());
+      s.status.clear();
+      s.messages.assign(1, std::string("not saved: ") + e.what());
+      a.load_error = std::string("SGF set not saved: ") + e.what();
       a.log("sgf save error %s", e.what());
     }
   }
   ui_mark(a, "sgf_save");
   ImGui::SameLine();
   if (ImGui::Button("Load") && !s.folder.empty()) {
-    std::error_code ec;
-    if (!fs::is_directory(s.folder, ec)) {
-      s.messages.assign(1, s.folder + ": no such folder (the current set is kept)");
-      a.log("sgf load error no such folder %s", s.folder.c_str());
+    // Parsed into a fresh set (render/cpu/file_open.h); the live set, and so
+    // the running simulation's forces, change only when all of it loaded.
+    SgfSetOpen r = open_sgf_set(s.folder);
+    if (!r.ok) {
+      s.messages = std::move(r.messages);
+      s.status.clear();
+      a.log("sgf load error %s", s.messages.empty() ? "" : s.messages.front().c_str());
     } else {
-      SgfSetLoadResult r = load_sgf_set(s.folder);
       s.messages.clear();
-      for (const InputError& e : r.diagnostics) s.messages.push_back(e.what());
-      size_t entries = 0;
-      for (const SgfGroup& g : r.set.groups) entries += g.entries.size();
+      s.status.clear();
       s.set = std::move(r.set);
       s.group = s.set.groups.empty() ? -1 : 0;
       s.entry = -1;
@@ -473,9 +467,8 @@ void file_bar(App& a) {
       s.view_user = false;
       s.show_timeline = true;
       s.source = "loaded " + s.folder + ": " + std::to_string(s.set.groups.size()) + " groups, " +
-                 std::to_string(entries) + " entries";
-      a.log("sgf load dir=%s groups=%zu entries=%zu problems=%zu", s.folder.c_str(), s.set.groups.size(), entries,
-            r.diagnostics.size());
+                 std::to_string(r.entries) + " entries";
+      a.log("sgf load dir=%s groups=%zu entries=%zu problems=0", s.folder.c_str(), s.set.groups.size(), r.entries);
     }
   }
   ui_mark(a, "sgf_load");

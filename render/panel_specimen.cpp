@@ -16,6 +16,7 @@
 
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "render/cpu/file_open.h"
 #include "render/window_state.h"
 #include "sim/io/json.h"
 #include "sim/scene/scene.h"
@@ -113,10 +114,16 @@ void compute(App& a) {
 
 void load(App& a) {
   SpecimenUi& sp = a.sgf.spec;
+  // Decoded into a fresh image (render/cpu/file_open.h); the shown image and
+  // its results change only when it loaded. The running scene is not touched.
+  ImageOpen r = open_image_file(sp.path);
+  if (!r.ok) {
+    sp.error = r.message;
+    a.log("specimen load error %s", r.message.c_str());
+    return;
+  }
   try {
-    Image img = load_image(sp.path);
-    if (img.width <= 0 || img.height <= 0) throw std::runtime_error(sp.path + ": empty image");
-    sp.image = std::move(img);
+    sp.image = std::move(r.image);
     sp.loaded_path = sp.path;
     sp.error.clear();
     sp.status.clear();
@@ -326,11 +333,14 @@ void controls(App& a) {
     try {
       fs::create_directories(sp.out_folder);
       const std::string p = (fs::path(sp.out_folder) / "colors.csv").string();
-      save_color_csv(sp.specimen, p);
+      save_color_csv(sp.specimen, p);  // atomic: a failure keeps the previous file
+      sp.error.clear();
       sp.status = "wrote " + p;
       a.log("specimen export colors path=%s n=%zu", p.c_str(), sp.specimen.size());
     } catch (const std::exception& e) {
-      sp.error = e.what();
+      sp.status.clear();
+      sp.error = std::string("not saved: ") + e.what();
+      a.log("specimen export error %s", e.what());
     }
   }
   ImGui::SameLine();
@@ -338,11 +348,14 @@ void controls(App& a) {
     try {
       fs::create_directories(sp.out_folder);
       const std::string p = (fs::path(sp.out_folder) / "belt.txt").string();
-      save_id_list(sp.belt, p);
+      save_id_list(sp.belt, p);  // atomic: a failure keeps the previous file
+      sp.error.clear();
       sp.status = "wrote " + p + " (" + std::to_string(sp.belt.size()) + " IDs, usable as an SGF group)";
       a.log("specimen export belt path=%s n=%zu", p.c_str(), sp.belt.size());
     } catch (const std::exception& e) {
-      sp.error = e.what();
+      sp.status.clear();
+      sp.error = std::string("not saved: ") + e.what();
+      a.log("specimen export error %s", e.what());
     }
   }
 
@@ -367,12 +380,14 @@ void controls(App& a) {
     try {
       const std::string path = write_soft_body(a);
       a.pending.open_path = path;
+      sp.error.clear();
       sp.status = "wrote " + path;
       sp.open = false;  // show the new scene
       a.log("specimen soft body scene=%s particles=%zu belt=%zu bonded=%d", path.c_str(), sp.specimen.size(),
             sp.belt.size(), sp.bonded ? 1 : 0);
     } catch (const std::exception& e) {
-      sp.error = e.what();
+      sp.status.clear();
+      sp.error = std::string("not created: ") + e.what();
       a.log("specimen soft body error %s", e.what());
     }
   }

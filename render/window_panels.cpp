@@ -238,7 +238,8 @@ void App::panel_scene() {
           set_status("scene saved: " + save_path);
           log("save path=%s", save_path.c_str());
         } catch (const std::exception& e) {
-          load_error = e.what();
+          load_error = std::string("scene not saved: ") + e.what();  // WriteError: file, OS reason
+          log("save error %s", e.what());
         }
       }
       ImGui::TreePop();
@@ -607,7 +608,7 @@ void App::panel_backend_stats() {
   MpmWorld* w = world();
   if (!w) return;
   // Polled a few times a second: cudaMemGetInfo is a driver call.
-  if (++stats_poll_ % 15 == 1 || backend_stats.phases.empty()) backend_stats = w->backend().stats();
+  if (++stats_poll_ % 15 == 1 || backend_stats.phases.empty()) backend_stats = w->backend_stats();
   const BackendStats& bs = backend_stats;
   if (!ImGui::TreeNodeEx("Backend timing", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (begin_props("backend_stats")) {
@@ -810,7 +811,7 @@ void App::draw_banners() {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 6.f * ui_scale);
     if (ImGui::Begin("##loaderr", nullptr, f)) {
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
-      ImGui::TextUnformatted(sim ? "Could not open that; the current scene keeps running:" : "Could not open the scene:");
+      ImGui::TextUnformatted(sim ? "Could not do that; the current scene keeps running:" : "Could not open the scene:");
       ImGui::TextUnformatted(load_error.c_str());
       ImGui::PopTextWrapPos();
       if (ImGui::SmallButton("Dismiss")) load_error.clear();

@@ -5,16 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include "sim/core/error.h"
+#include "sim/core/file.h"
+#include "sim/core/atomic_write.h"
 
 namespace ps {
-
-std::string settings_dir() {
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  if (xdg && *xdg) return (std::filesystem::path(xdg) / "particle-sandbox").string();
-  const char* home = std::getenv("HOME");
-  if (home && *home) return (std::filesystem::path(home) / ".config" / "particle-sandbox").string();
-  return "";
-}
 
 namespace {
 std::string trim(const std::string& s) {
@@ -24,8 +20,18 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 bool SettingsFile::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return false;
+  std::string text;
+  try {
+    text = read_file_bytes(path);  // regular files only, size-limited
+  } catch (const InputError&) {
+    return false;
+  }
+  parse(text);
+  return true;
+}
+
+void SettingsFile::parse(const std::string& text) {
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     std::string t = trim(line);
@@ -35,18 +41,24 @@ bool SettingsFile::load(const std::string& path) {
     std::string k = trim(t.substr(0, eq));
     if (!k.empty()) values_[k] = trim(t.substr(eq + 1));
   }
-  return true;
 }
 
-bool SettingsFile::save(const std::string& path) const {
+bool SettingsFile::save(const std::string& path, std::string* error) const {
+  // Best effort, never throws: a settings file that cannot be written only
+  // loses the settings. Written atomically, so a full disk or a crash on exit
+  // never leaves a truncated file (which would reset every setting).
   std::error_code ec;
   std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) return false;
-  out << "# Particle Sandbox window settings (written on exit)\n";
-  for (const auto& kv : values_) out << kv.first << " = " << kv.second << "\n";
-  return static_cast<bool>(out);
+  std::string text = "# Particle Sandbox window settings (written on exit)\n";
+  for (const auto& kv : values_) text += kv.first + " = " + kv.second + "\n";
+  try {
+    write_file_atomic(path, text);
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    return false;
+  }
+  return true;
 }
 
 std::string SettingsFile::get(const std::string& k, const std::string& def) const {

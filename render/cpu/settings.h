@@ -4,20 +4,21 @@
 #pragma once
 #include <map>
 #include <string>
+#include "sim/core/settings_dir.h"  // settings_dir(): shared with the library
 
 namespace ps {
-
-/// $XDG_CONFIG_HOME/particle-sandbox, else $HOME/.config/particle-sandbox,
-/// else "" (no persistence). Does not create it.
-std::string settings_dir();
 
 class SettingsFile {
  public:
   /// Reads `path`; a missing file is an empty set (returns false), unknown
   /// keys are kept, malformed lines are skipped.
   bool load(const std::string& path);
-  /// Writes all keys sorted; creates the folder. Returns false on failure.
-  bool save(const std::string& path) const;
+  /// Adds the keys of a settings text (the file format above).
+  void parse(const std::string& text);
+  /// Writes all keys sorted, atomically (the old file stays whole on failure);
+  /// creates the folder. Never throws: returns false and sets *error (file
+  /// and OS reason) on failure.
+  bool save(const std::string& path, std::string* error = nullptr) const;
 
   bool has(const std::string& k) const { return values_.count(k) != 0; }
   std::string get(const std::string& k, const std::string& def) const;

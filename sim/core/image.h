@@ -22,7 +22,11 @@ bool image_io_available();
 /// white. Throws InputError naming the file when it cannot be read or when the
 /// build has no image I/O.
 Image load_image(const std::string& path);
-/// Writes a PNG. Throws std::runtime_error on failure or without image I/O.
+/// Decodes an image file's bytes (`name` is used in errors). The header's size
+/// is checked against input_limits() before any pixel is decoded.
+Image decode_image(const std::string& bytes, const std::string& name);
+/// Writes a PNG atomically (write_file_atomic). Throws std::runtime_error
+/// (WriteError for I/O, naming the file) on failure or without image I/O.
 void save_png(const std::string& path, const Image& image);
 
 }  // namespace ps

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 #include "sim/dem/dem_build.h"
+#include "sim/core/limits.h"
 #include "sim/dem/dem_kernels.h"
 #include "sim/io/json_read.h"
 #include "sim/specimen/specimen.h"
@@ -16,7 +17,6 @@ namespace {
 
 constexpr double kTiny = 1e-300;  // lower bound for strictly positive values
 constexpr double kHuge = 1e300;
-constexpr size_t kMaxParticles = 2000000;
 
 Vec2d json_vec2d(const Json& v, const std::string& field) {
   if (!v.is_array() || v.size() != 2)
@@ -235,13 +235,14 @@ void read_body(const Json& j, const std::string& path, const std::string& scene_
       s.polygon.push_back(json_vec2d(v->at(k), r.field("vertices") + "[" + std::to_string(k) + "]"));
   }
   r.finish();
-  if (!(body_point_bound(s) <= static_cast<double>(kMaxParticles)))
-    throw InputError(j.loc(), path, "this body would hold more than " + std::to_string(kMaxParticles) +
+  const double max_particles = ps::input_limits().max_dem_particles;
+  if (!(body_point_bound(s) <= max_particles))
+    throw InputError(j.loc(), path, "this body would hold more than " + format_number(max_particles) +
                                         " particles (radius too small for its size)");
   const std::vector<Vec2d> pts = body_points(s);
   if (pts.empty()) throw InputError(j.loc(), path, "the shape holds no particle of radius " + format_number(s.radius));
-  if (w.particles.size() + pts.size() > kMaxParticles)
-    throw InputError(j.loc(), path, "more than " + std::to_string(kMaxParticles) + " particles in the scene");
+  if (static_cast<double>(w.particles.size() + pts.size()) > max_particles)
+    throw InputError(j.loc(), path, "more than " + format_number(max_particles) + " particles in the scene");
   BodyRange range = add_body(w, s);
   for (size_t k = 0; k < point_materials.size(); ++k) {
     w.particles.material[range.first + k] = static_cast<uint8_t>(point_materials[k]);

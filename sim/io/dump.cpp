@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include "sim/core/error.h"
+#include "sim/core/atomic_write.h"
 
 namespace ps {
 
@@ -33,13 +34,6 @@ void put_float(std::string& s, float v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
   s += buf;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError({path, 0, 0}, "", "cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw InputError({path, 0, 0}, "", "write failed (disk full?)");
 }
 
 }  // namespace
@@ -99,7 +93,7 @@ void write_dump(const std::string& path, DumpFormat f, const ParticleTable& t) {
     s += "VECTORS velocity float\n";
     for (size_t i = 0; i < n; ++i) { put_float(s, t.vx[i]); s += ' '; put_float(s, t.vy[i]); s += " 0\n"; }
   }
-  write_file(path, s);
+  write_file_atomic(path, s);
 }
 
 ParticleTable read_csv_dump(const std::string& path) {

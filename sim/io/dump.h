@@ -16,7 +16,8 @@ bool parse_dump_format(const std::string& s, DumpFormat& out);
 const char* dump_extension(DumpFormat f);
 
 /// Writes the table; columns id, material, x, y, vx, vy, mass, then group
-/// and the extras. Throws InputError when the file cannot be written.
+/// and the extras. The file is replaced atomically (write_file_atomic);
+/// throws WriteError naming the file and the OS reason when it cannot be.
 void write_dump(const std::string& path, DumpFormat f, const ParticleTable& t);
 
 /// Reads a CSV dump back (used by tests and tools); throws InputError with

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include "sim/io/text.h"
 
 namespace ps {
 
@@ -259,13 +260,7 @@ Json Json::parse(const std::string& text, const std::string& file) {
   return p.parse_document();
 }
 
-Json Json::parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, "", "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
-}
+Json Json::parse_file(const std::string& path) { return parse(read_file_text(path), path); }
 
 std::string format_number(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) {

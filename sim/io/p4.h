@@ -82,7 +82,8 @@ P4cLoad load_p4c(const std::string& path);
 
 std::string p4p_text(const std::vector<P4ParticleFrame>& frames, P4Precision precision = P4Precision::Double);
 std::string p4c_text(const std::vector<P4ContactFrame>& frames, P4Precision precision = P4Precision::Double);
-/// Writes (replaces) the file; throws std::runtime_error on I/O failure.
+/// Writes (replaces) the file atomically (write_file_atomic): the old file
+/// stays whole on failure. Throws WriteError naming the file and the OS reason.
 void save_p4p(const std::string& path, const std::vector<P4ParticleFrame>& frames,
               P4Precision precision = P4Precision::Double);
 void save_p4c(const std::string& path, const std::vector<P4ContactFrame>& frames,

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 #include "sim/core/error.h"
+#include "sim/core/file.h"
+#include "sim/core/atomic_write.h"
 
 namespace ps {
 
@@ -83,19 +85,8 @@ bool parse_id(const std::string& s, uint32_t& id) {
   return true;
 }
 
-std::string read_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file_text(const std::string& path) { return read_file_bytes(path); }
 
-void write_file_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw std::runtime_error(path + ": write failed");
-}
+void write_file_text(const std::string& path, const std::string& text) { write_file_atomic(path, text); }
 
 }  // namespace ps

@@ -34,7 +34,9 @@ bool parse_id(const std::string& s, uint32_t& id);
 
 /// Whole file as bytes; throws InputError naming the file when it cannot be read.
 std::string read_file_text(const std::string& path);
-/// Replaces a file's bytes; throws std::runtime_error naming the file on failure.
+/// Replaces a file's bytes atomically (write_file_atomic, sim/core/atomic_write.h):
+/// never a half-written file. Throws WriteError (a std::runtime_error) naming
+/// the file and the OS reason; the previous file is then unchanged.
 void write_file_text(const std::string& path, const std::string& text);
 
 }  // namespace ps

@@ -7,8 +7,10 @@
 #include <fstream>
 #include <unistd.h>
 #include "sim/io/json_read.h"
+#include "sim/core/atomic_write.h"
 
 #include "sim/core/image.h"
+#include "sim/core/limits.h"
 
 namespace fs = std::filesystem;
 
@@ -191,9 +193,6 @@ struct ImageShape : Shape {
   void bounds(Vec2& a, Vec2& b) const override { a = origin; b = origin + Vec2{w * px, h * px}; }
 };
 
-// Largest MPM scene a file may ask for (about 1.5 GB of particle state).
-constexpr double kMaxMpmParticles = 20e6;
-
 uint32_t hash_u32(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
   return x;
@@ -343,8 +342,10 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     w.grid.dx = size.x / static_cast<float>(grid);
     w.grid.nx = grid;
     w.grid.ny = std::max(8, static_cast<int>(std::lround(size.y / w.grid.dx)));
-    if (static_cast<int64_t>(w.grid.nx + 1) * (w.grid.ny + 1) > 17ll * 1024 * 1024)
-      r.fail("grid", "grid too large (more than 17M nodes, e.g. 4096 x 4096)");
+    const int64_t max_nodes = input_limits().max_grid_nodes;
+    if (static_cast<int64_t>(w.grid.nx + 1) * (w.grid.ny + 1) > max_nodes)
+      r.fail("grid", "grid too large: " + std::to_string(w.grid.nx) + " x " + std::to_string(w.grid.ny) +
+                         " cells; at most " + std::to_string(max_nodes) + " nodes (e.g. 4096 x 4096)");
     r.finish();
   }
   // Solver.
@@ -423,9 +424,10 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     // huge request is an error, not an allocation.
     const double fnx = std::floor((static_cast<double>(bhi.x) - blo.x) / h + 1e-4);
     const double fny = std::floor((static_cast<double>(bhi.y) - blo.y) / h + 1e-4);
-    if (!(static_cast<double>(w.particles.size()) + fnx * fny <= kMaxMpmParticles))
+    const double max_particles = input_limits().max_mpm_particles;
+    if (!(static_cast<double>(w.particles.size()) + fnx * fny <= max_particles))
       r.fail("spacing", "the body's bounding box holds " + format_number(fnx * fny) +
-                            " lattice points; a scene may hold at most " + format_number(kMaxMpmParticles) +
+                            " lattice points; a scene may hold at most " + format_number(max_particles) +
                             " particles (larger spacing or a smaller body)");
     const int nx = static_cast<int>(fnx), ny = static_cast<int>(fny);
     // Centre the lattice in the bounding box so symmetric shapes stay symmetric.
@@ -537,18 +539,7 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   return doc;
 }
 
-void save_json_file(const std::string& path, const Json& doc) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw InputError({path, 0, 0}, "", "cannot write file");
-    out << doc.dump();
-    if (!out) throw InputError({path, 0, 0}, "", "write failed");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw InputError({path, 0, 0}, "", "cannot replace file: " + ec.message());
-}
+void save_json_file(const std::string& path, const Json& doc) { write_file_atomic(path, doc.dump()); }
 
 // [SECTION] Built-in scenes -------------------------------------------------------
 

@@ -47,6 +47,8 @@ MpmScene load_mpm_scene(const std::string& path, const std::vector<std::string>&
 /// Writes the scene's document with the world's current solver and material
 /// parameters folded in (the window's "save scene").
 Json mpm_scene_to_json(const MpmScene& scene);
+/// Writes `doc` atomically (write_file_atomic): the old file stays whole on
+/// any failure. Throws WriteError naming the file and the OS reason.
 void save_json_file(const std::string& path, const Json& doc);
 
 /// Directory of the shipped scenes (assets/scenes), found next to the source

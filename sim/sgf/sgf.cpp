@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include "sim/core/atomic_write.h"
 #include "sim/io/json.h"
 #include "sim/io/text.h"
 #include "sim/io/p4.h"
@@ -194,32 +195,65 @@ std::vector<SgfFile> merged_by_range(const SgfList& list) {
   return out;
 }
 
-void write_sgf_files(const std::vector<SgfFile>& files, const std::string& dir) {
-  std::error_code ec;
+/// Saves the CSVs of `files` (and `index`, groups.json, when given) into `dir`
+/// so that a failure part way leaves the previous set loadable as it was.
+/// The order, which the guarantees rest on:
+///   1. every new CSV and the index go to temporaries next to their targets,
+///      each written, fsynced and closed (write_files_atomic). A full disk or
+///      an I/O error stops the save here, before any target is touched;
+///   2. the temporaries are renamed over their targets, CSVs in (start, end)
+///      order, the index last, so an index never names rows that are not on
+///      disk. A failed rename puts back the files already replaced (their old
+///      versions are kept as hard links until the end);
+///   3. only then are the SGF files of the old set that the new one does not
+///      write removed.
+/// A crash (not an error) in 2 can leave new CSVs next to the old index:
+/// load_sgf_set then reports the entries that no longer match and infers
+/// groups for their rows. A crash in 3 leaves stale CSVs that load as extra
+/// groups. Either way every file on disk is whole.
+void write_sgf_files(const std::vector<SgfFile>& files, const std::string& dir, const std::string* index) {
+  std::error_code ec, ec2;
   fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir + ": cannot create folder");
+  if (!fs::is_directory(dir, ec2)) {
+    if (!ec) ec = std::make_error_code(std::errc::not_a_directory);  // a file of that name
+    throw WriteError(dir, "cannot create the folder: " + ec.message(), ec.value());
+  }
+  std::vector<FileWrite> writes;
   std::vector<std::string> written;
   for (const SgfFile& f : files) {
     if (f.start < 0 || f.end < f.start)
       throw std::runtime_error("SGF range [" + std::to_string(f.start) + ", " + std::to_string(f.end) +
                                "] is invalid (need 0 <= start <= end)");
     std::string name = sgf_file_name(f.start, f.end);
-    write_file_text((fs::path(dir) / name).string(), sgf_csv_text(f));
+    writes.push_back(FileWrite{(fs::path(dir) / name).string(), sgf_csv_text(f)});
     written.push_back(name);
   }
+  if (index) writes.push_back(FileWrite{(fs::path(dir) / kSgfIndexName).string(), *index});
+  if (!writes.empty()) write_files_atomic(writes);
   // Remove SGF files of an earlier save that this one does not write.
+  std::vector<fs::path> stale;
   for (const auto& de : fs::directory_iterator(dir, ec)) {
     if (!de.is_regular_file(ec)) continue;
     std::string name = de.path().filename().string();
     int64_t s, e;
     if (parse_sgf_file_name(name, s, e) && std::find(written.begin(), written.end(), name) == written.end())
-      fs::remove(de.path(), ec);
+      stale.push_back(de.path());
+  }
+  for (const fs::path& p : stale) {
+    fs::remove(p, ec);
+    if (ec)
+      throw WriteError(p.string(),
+                       "the new set is saved, but this file of the old set could not be removed (its rows would "
+                       "load with the set): " + ec.message(),
+                       ec.value());
   }
 }
 
 }  // namespace
 
-void save_sgf_folder(const SgfList& list, const std::string& dir) { write_sgf_files(merged_by_range(list), dir); }
+void save_sgf_folder(const SgfList& list, const std::string& dir) {
+  write_sgf_files(merged_by_range(list), dir, nullptr);
+}
 
 // [SECTION] Editor form ------------------------------------------------------------
 
@@ -319,7 +353,6 @@ void save_sgf_set(const SgfSet& set, const std::string& dir) {
   }
   std::vector<SgfFile> files;
   for (auto& kv : by) files.push_back(std::move(kv.second));
-  write_sgf_files(files, dir);
 
   std::string j = "{\n  \"format\": \"particle-sandbox-sgf-groups\",\n  \"version\": 1,\n  \"groups\": [";
   for (size_t gi = 0; gi < set.groups.size(); ++gi) {
@@ -342,7 +375,7 @@ void save_sgf_set(const SgfSet& set, const std::string& dir) {
     j += spans[gi].empty() ? "]\n    }" : "\n      ]\n    }";
   }
   j += set.groups.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  write_file_text((fs::path(dir) / kSgfIndexName).string(), j);
+  write_sgf_files(files, dir, &j);  // the CSVs, then the index, then stale CSVs removed
 }
 
 SgfSetLoadResult load_sgf_set(const std::string& dir) {

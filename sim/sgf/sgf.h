@@ -77,7 +77,11 @@ std::string sgf_csv_text(const SgfFile& file);
 /// Writes the list into `dir` (created if needed). Files with the same range
 /// are merged (rows concatenated in list order). Well-named SGF files already
 /// in `dir` that the list does not write are removed, so a save replaces the
-/// set. Throws std::runtime_error on I/O failure.
+/// set. All-or-nothing: the new files are written and synced as temporaries
+/// first, then renamed in place, then stale files removed (write_files_atomic;
+/// the order is documented at write_sgf_files in sgf.cpp); a failure leaves
+/// the previous set as it was. Throws std::runtime_error (WriteError for I/O,
+/// naming the file and the OS reason).
 void save_sgf_folder(const SgfList& list, const std::string& dir);
 
 // [SECTION] Editor form ----------------------------------------------------------
@@ -109,7 +113,9 @@ SgfList sgf_flatten(const SgfSet& set);
 SgfSet sgf_infer_groups(const SgfList& list);
 
 /// Saves the set as SGF CSVs plus `groups.json` (names, colours, IDs and, per
-/// entry, which file and which rows hold it). Throws std::runtime_error on I/O.
+/// entry, which file and which rows hold it). Saved like save_sgf_folder, all
+/// or nothing, groups.json renamed in place after every CSV. Throws
+/// std::runtime_error (WriteError for I/O, naming the file and the OS reason).
 void save_sgf_set(const SgfSet& set, const std::string& dir);
 /// Loads a folder written by save_sgf_set. Without groups.json the groups are
 /// inferred (sgf_infer_groups). Rows of the CSVs that the index does not claim
@@ -128,6 +134,7 @@ constexpr const char* kSgfIndexName = "groups.json";
 
 /// One ID per line, '\n' line ends (the original tool's belt.txt).
 std::string id_list_text(const std::vector<uint32_t>& ids);
+/// Writes id_list_text atomically; throws WriteError naming the file.
 void save_id_list(const std::vector<uint32_t>& ids, const std::string& path);
 /// Blank lines are skipped; bad lines are reported and skipped.
 std::vector<uint32_t> load_id_list(const std::string& path, std::vector<InputError>& diagnostics);

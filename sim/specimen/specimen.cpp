@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <stdexcept>
+#include "sim/core/atomic_write.h"
 #include "sim/io/p4.h"
 #include "sim/mpm/mpm_particles.h"
 
@@ -419,12 +419,7 @@ std::string color_csv_text(const Specimen& s) {
   return out;
 }
 
-void save_color_csv(const Specimen& s, const std::string& path) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  const std::string text = color_csv_text(s);
-  f.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!f) throw std::runtime_error(path + ": cannot write");
-}
+void save_color_csv(const Specimen& s, const std::string& path) { write_file_atomic(path, color_csv_text(s)); }
 
 std::vector<uint32_t> select_bright(const Specimen& s, int t) {
   std::vector<uint32_t> ids;

@@ -180,6 +180,7 @@ std::vector<Disagreement> inside_test_disagreements(const Mask& mask, const std:
 /// "ID, R, G, B", then "id,r,g,b" with channels c / 255 printed like C++
 /// streams (6 significant digits), '\n' line ends.
 std::string color_csv_text(const Specimen& s);
+/// Writes color_csv_text atomically; throws WriteError naming the file.
 void save_color_csv(const Specimen& s, const std::string& path);
 
 /// IDs whose pixel has every channel > t (formula (4); the "belt", t = 160).

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "sim/core/atomic_write.h"
 #include "sim/verify/verify.h"
 
 namespace ps {
@@ -608,11 +609,10 @@ a { color: #0b57a4; text-decoration: none; }
 )";
 
 bool write_file(const std::filesystem::path& p, const std::string& text, std::string* err) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  if (f) f << text;
-  if (f) f.flush();
-  if (!f) {
-    if (err) *err = p.string() + ": cannot write the file";
+  try {
+    write_file_atomic(p.string(), text);
+  } catch (const WriteError& e) {
+    if (err) *err = e.what();
     return false;
   }
   return true;

@@ -1,0 +1,10 @@
+#include "sim/core/limits.h"
+
+namespace ps {
+
+InputLimits& input_limits() {
+  static InputLimits limits;
+  return limits;
+}
+
+}  // namespace ps

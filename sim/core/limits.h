@@ -1,0 +1,31 @@
+/// Limits that protect the machine from hostile or mistaken input files: every
+/// reader checks them *before* it allocates, and reports a violation as an
+/// InputError naming the file, line and field. One table, read by every reader
+/// (scene loader, image decoder, SGF / P4 / ID-list / settings readers), so a
+/// limit is changed in one place. The fuzz harnesses (tests/fuzz) lower them to
+/// keep each execution small; the program uses the defaults.
+#pragma once
+#include <cstdint>
+
+namespace ps {
+
+struct InputLimits {
+  /// Any input file is read whole; larger files are refused before reading.
+  /// 256 MiB holds a 2-million-particle P4P file in double precision.
+  int64_t max_file_bytes = int64_t{256} << 20;
+  /// Images (scene masks, specimens): pixels and side length, checked from the
+  /// header before decoding. 8192 x 8192 RGBA is 256 MiB of decoded pixels.
+  int64_t max_image_pixels = int64_t{8192} * 8192;
+  int max_image_side = 16384;
+  /// MPM: particles a scene may create (about 1.5 GB of particle state) and grid nodes.
+  double max_mpm_particles = 20e6;
+  int64_t max_grid_nodes = int64_t{17} * 1024 * 1024;
+  /// DEM: particles a scene may create.
+  double max_dem_particles = 2e6;
+};
+
+/// The process-wide limits (defaults above). Not thread-safe to modify: set
+/// once at start-up (the fuzz harnesses do it in LLVMFuzzerInitialize).
+InputLimits& input_limits();
+
+}  // namespace ps
