@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,9 +21,11 @@
 #include "app/cli.h"
 #include "app/verify_cmd.h"
 #include "render/cpu/raster.h"
+#include "sim/core/atomic_write.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/io/dump.h"
 #include "sim/scene/simulation.h"
+#include "sim/selfcheck/verdict.h"
 #include "sim/specimen/specimen.h"
 #if defined(PS_HAVE_WINDOW)
 #include "render/window_app.h"
@@ -42,6 +46,7 @@ const char* kUsage =
     "  sandbox gui [SCENE] [--backend B] [--threads K] [--set key=value]... [--verbose]\n"
     "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
     "                      [--screenshot-after N] [--quit-after N]\n"
+    "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
     "                    [--format csv|ply|vtk|p4] [--images K] [--sgf DIR] [--quiet]\n"
@@ -51,7 +56,7 @@ const char* kUsage =
     "                  [--mask dark|not_background] [--threshold T] [--tolerance T] [--invert]\n"
     "                  [--belt T] [--out DIR]\n"
     "  sandbox verify [--quick] [--out DIR] [--threads K] [--only ID,...] [--list]\n"
-    "  sandbox info\n"
+    "  sandbox info [--self-check]\n"
     "\n"
     "SCENE is a scene file or a built-in name (see `sandbox info`).\n"
     "--set overrides any scene setting by its path, e.g. --set solver.transfer=pic,\n"
@@ -65,6 +70,13 @@ const char* kUsage =
     "verify runs the verification cases (each model against a cited reference) and writes\n"
     "  DIR/report.html and DIR/summary.md (default out/verify/); --quick runs the ctest subset;\n"
     "  exit status 1 when a must-pass case misses.\n"
+    "--backend auto (the default) uses CUDA only on a device that passed the CUDA self-check (each\n"
+    "  material and transfer, and DEM, against the CPU for a few hundred steps) with this build; the\n"
+    "  check runs the first time auto meets a device and build, and its verdict is kept in\n"
+    "  ~/.config/particle-sandbox/cuda-selfcheck.txt. A failed check, or a CUDA error while running\n"
+    "  (the run then goes on on the CPU from its last state copied to the host), prints why.\n"
+    "  --backend cuda uses CUDA without the check; `sandbox info` shows each device's verdict and\n"
+    "  `sandbox info --self-check` runs the check again (exit status 1 when it fails).\n"
     "--images K writes a PNG every K frames. Exit status: 0 ok, 1 blow-up or run error (bench: any\n"
     "scene that blew up), "
     "2 bad command line or bad input.\n";
@@ -72,6 +84,12 @@ const char* kUsage =
 // [SECTION] Helpers ----------------------------------------------------------------
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+/// The simulation's notices (auto backend choice, CUDA fallback) on stderr.
+void print_notices(Simulation& sim) {
+  const std::string n = sim.take_notice();
+  if (!n.empty()) std::fprintf(stderr, "sandbox: %s\n", n.c_str());
+}
 
 void make_splats(const ParticleTable& t, std::vector<Splat>& out) {
   out.resize(t.size());
@@ -148,6 +166,7 @@ int cmd_run(const Args& a, bool default_headless) {
   long image_every = a.get_int("images", default_headless ? 10 : 0, 0, 1L << 40);
   bool quiet = a.has("quiet");
   std::unique_ptr<Simulation> sim = load_simulation(scene, a.sets, backend, threads);
+  print_notices(*sim);
   if (a.has("sgf")) {
     // Timed body forces: malformed files or rows are reported, the rest loads.
     std::string dir = a.get("sgf", "");
@@ -198,10 +217,23 @@ int cmd_run(const Args& a, bool default_headless) {
     Diagnostics d = sim->diagnostics();
     if (dump_every > 0 && fmt == DumpFormat::P4) {
       // The original tool appends one block per saved time to one file each.
+      // An append cannot be atomic: a failed one is cut back off, so the file
+      // keeps whole blocks, and the error names the file and the OS reason.
       auto append = [&](const std::string& name, const std::string& text) {
-        std::ofstream f(fs::path(out_dir) / name, dump_index == 0 ? std::ios::trunc : std::ios::app);
+        const fs::path p = fs::path(out_dir) / name;
+        std::error_code ec;
+        const uintmax_t before = dump_index == 0 ? 0 : fs::file_size(p, ec);
+        errno = 0;
+        std::ofstream f(p, dump_index == 0 ? std::ios::trunc : std::ios::app);
         f << text;
-        if (!f) throw std::runtime_error(out_dir + "/" + name + ": write failed");
+        f.flush();
+        if (!f) {
+          const int err = errno;
+          f.close();
+          if (!ec) fs::resize_file(p, before, ec);
+          throw std::runtime_error(p.string() + ": write failed" +
+                                   (err ? ": " + std::generic_category().message(err) : std::string()));
+        }
       };
       // MPM state is float: write the shortest text that reads back to that float.
       append("particles.p4p", p4p_text({sim->p4_particles()}, sim->dem() ? P4Precision::Double : P4Precision::Float));
@@ -229,12 +261,18 @@ int cmd_run(const Args& a, bool default_headless) {
   Progress progress(total_steps, !quiet, stderr_is_tty());
   auto t0 = std::chrono::steady_clock::now();
   int64_t done = 0;
+  const int64_t step0 = sim->step_count();
   while (done < total_steps) {
-    int64_t chunk = std::min<int64_t>(spf, total_steps - done);
+    // One frame (with --frames: up to the next frame boundary, where a CUDA
+    // fallback that rolled the state back to mid-frame rejoins them).
+    int64_t chunk = std::min<int64_t>(by_steps ? spf : spf - done % spf, total_steps - done);
     // Stop at every dump step: with --steps K need not be a multiple of the substeps per frame.
     if (dump_every > 0) chunk = std::min<int64_t>(chunk, dump_every * unit - done % (dump_every * unit));
     StepStatus st = sim->step(static_cast<int>(chunk));
-    done += chunk;
+    // Counted by the simulation's clock: a CUDA failure makes it go on on the
+    // CPU from its last preserved state, which may lie some steps back.
+    done = sim->step_count() - step0;
+    print_notices(*sim);
     if (!st.ok) {
       emit(summary_line("halt", 0, *sim, sim->diagnostics()));
       std::fprintf(stderr, "error: %s\n", st.message.c_str());
@@ -333,6 +371,7 @@ int cmd_bench(const Args& a) {
   for (const auto& backend : backends) {
     std::unique_ptr<Simulation> sim = k == 1 ? load_simulation(name, a.sets, backend, threads)
                                              : load_refined(name, a.sets, k, backend, threads);
+    print_notices(*sim);
     StepStatus st = sim->step(static_cast<int>(warmup));
     size_t n = sim->diagnostics().count;
     // DEM: count the pairwise interactions of every timed step.
@@ -349,6 +388,7 @@ int cmd_bench(const Args& a) {
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     Diagnostics d = sim->diagnostics();
+    print_notices(*sim);  // a CUDA fallback: the row then measures the CPU from the fallback on
     if (!st.ok) {
       // A benchmark of a scene that blew up measures nothing: say so loudly and fail the run.
       std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), sim->info().kind.c_str(),
@@ -414,13 +454,13 @@ int cmd_specimen(const Args& a) {
   const std::vector<Contour> contours = trace_contours(m);
   const Specimen s = make_specimen(img, m, contours, sp);
   {
-    std::ofstream f(fs::path(out) / "particles.csv");
-    f << "ID,X,Y\n";
+    std::string text = "ID,X,Y\n";
     char buf[96];
     for (size_t k = 0; k < s.size(); ++k) {
       std::snprintf(buf, sizeof buf, "%u,%.9g,%.9g\n", s.id[k], s.pos_px[k].x, s.pos_px[k].y);
-      f << buf;
+      text += buf;
     }
+    write_file_atomic((fs::path(out) / "particles.csv").string(), text);  // WriteError naming the file
   }
   save_color_csv(s, (fs::path(out) / "colors.csv").string());
   const std::vector<uint32_t> belt_ids = select_bright(s, static_cast<int>(belt));
@@ -456,25 +496,66 @@ int cmd_specimen(const Args& a) {
 
 // [SECTION] info -------------------------------------------------------------------------
 
-int cmd_info() {
+/// `sandbox info --self-check`: the CUDA self-check again, case by case.
+int cmd_self_check() {
+  GateDecision d = recheck_cuda_device();
+  if (!d.ran_check) {
+    std::printf("CUDA self-check: nothing to check: %s\n", d.message.c_str());
+    return 0;
+  }
+  std::printf("CUDA self-check of %s against the CPU reference:\n", cuda_device_label(0).c_str());
+  for (const SelfCheckCase& c : d.report.cases)
+    std::printf("  %-30s %s  %s\n", c.name.c_str(), c.pass ? "pass" : "FAIL", c.detail.c_str());
+  std::printf("verdict: %s (%.1f s)\n", d.report.pass ? "pass: --backend auto uses CUDA" : "FAIL: --backend auto uses the CPU",
+              d.report.seconds);
+  if (!d.report.pass) std::printf("reason: %s\n", d.report.reason.c_str());
+  const std::string cache = verdict_cache_path();
+  if (!d.cache_error.empty()) std::printf("verdict not stored: %s\n", d.cache_error.c_str());
+  else if (!cache.empty()) std::printf("verdict stored in %s\n", cache.c_str());
+  return d.report.pass ? 0 : 1;
+}
+
+int cmd_info(const Args& a) {
+  if (a.has("self-check")) return cmd_self_check();
   std::printf("Particle Sandbox %s\n", "0.1.0");
   std::printf("backends:\n");
   std::printf("  cpu    available (%u hardware threads)\n", std::max(1u, std::thread::hardware_concurrency()));
   std::string why;
   auto devices = cuda_devices(&why);
+  const std::string cache = verdict_cache_path();
+  std::string auto_pick = "cpu";
   if (!cuda_compiled()) {
     std::printf("  cuda   not built (%s)\n", why.c_str());
   } else if (devices.empty()) {
     std::printf("  cuda   compiled, no device found (%s)\n", why.empty() ? "no CUDA device" : why.c_str());
   } else {
-    for (const auto& d : devices)
-      std::printf("  cuda   device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs\n", d.index, d.name.c_str(),
-                  d.cc_major, d.cc_minor, d.memory_bytes / 1073741824.0, d.multiprocessors);
+    for (const auto& d : devices) {
+      std::printf("  cuda   device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs%s%s\n", d.index, d.name.c_str(),
+                  d.cc_major, d.cc_minor, d.memory_bytes / 1073741824.0, d.multiprocessors,
+                  d.pci_bus_id.empty() ? "" : ", PCI ", d.pci_bus_id.c_str());
+      // The verdict this build has for the device (the steppers run on device 0).
+      const Verdict v = read_verdict(cache, cuda_device_key(d.index));
+      char when[64] = "";
+      if (v.when > 0) {
+        const std::time_t t = static_cast<std::time_t>(v.when);
+        std::strftime(when, sizeof when, " on %Y-%m-%d %H:%M", std::localtime(&t));
+      }
+      if (v.state == VerdictState::Pass)
+        std::printf("         self-check: pass%s (%.1f s)\n", when, v.seconds);
+      else if (v.state == VerdictState::Fail)
+        std::printf("         self-check: FAIL%s: %s\n", when, v.reason.c_str());
+      else
+        std::printf("         self-check: not yet checked with this build%s\n",
+                    d.index == 0 ? " (the first --backend auto run checks it)" : " (the CUDA backends use device 0)");
+      if (d.index == 0) auto_pick = v.state == VerdictState::Pass ? "cuda" : v.state == VerdictState::Fail ? "cpu" : "cuda after its self-check passes, else cpu";
+    }
+    std::printf("  self-check verdicts: %s (`sandbox info --self-check` checks again)\n",
+                cache.empty() ? "not stored (no settings folder)" : cache.c_str());
   }
   auto usable = available_backends();
   std::string list;
   for (const auto& b : usable) list += (list.empty() ? "" : ", ") + b;
-  std::printf("usable MPM backends: %s (auto picks %s)\n", list.c_str(), usable.back().c_str());
+  std::printf("usable MPM backends: %s (auto picks %s)\n", list.c_str(), auto_pick.c_str());
 #if defined(PS_HAVE_WINDOW)
   std::printf("window: built (GLFW + OpenGL 4.3 + Dear ImGui)\n");
 #else
@@ -508,6 +589,11 @@ bool display_present() {
 // [SECTION] main ------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
+  // A CUDA self-check that `--backend auto` starts says so on stderr, case by case.
+  set_self_check_reporter([](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  });
   try {
     Args a = parse_args(argc, argv);
     if (a.command == "help" || a.has("help")) {
@@ -518,7 +604,7 @@ int main(int argc, char** argv) {
       std::puts("Particle Sandbox 0.1.0");
       return 0;
     }
-    if (a.command == "info") return cmd_info();
+    if (a.command == "info") return cmd_info(a);
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "specimen") return cmd_specimen(a);
     if (a.command == "verify") return cmd_verify(a);
@@ -540,6 +626,8 @@ int main(int argc, char** argv) {
       w.screenshot_after_frames = static_cast<int>(a.get_int("screenshot-after", w.screenshot_path.empty() ? -1 : 60, -1, 1 << 30));
       w.quit_after_frames = static_cast<int>(a.get_int("quit-after", -1, -1, 1 << 30));
       w.out_dir = a.get("out", "");
+      w.soak_seconds = static_cast<double>(a.get_int("soak", 0, 0, 10000000));
+      w.soak_log = a.get("soak-log", "");
       if (a.has("size")) {
         std::string s = a.get("size", "");
         if (std::sscanf(s.c_str(), "%dx%d", &w.width, &w.height) != 2 || w.width < 320 || w.height < 240)
@@ -558,6 +646,7 @@ int main(int argc, char** argv) {
     Args run = a;
     run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
     run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
+    run.opt.erase("soak"); run.opt.erase("soak-log");
     return cmd_run(run, true);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "sandbox: %s\n", e.what());

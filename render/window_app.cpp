@@ -32,6 +32,7 @@
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
 #include "render/window_state.h"
+#include "sim/selfcheck/verdict.h"
 
 namespace ps {
 
@@ -202,7 +203,9 @@ void App::sync() {
     pending.backend.clear();
     if (w) {
       try {
-        w->set_backend(make_backend(b, opt.threads));
+        // "auto" goes through the CUDA self-check gate (sim/selfcheck/verdict.h).
+        const std::string kind = b == "auto" ? choose_auto_backend().kind : b;
+        w->set_backend(make_backend(kind, opt.threads));
         backend = b;
         log("backend %s", w->backend_name().c_str());
       } catch (const std::exception& e) {
@@ -511,7 +514,7 @@ void App::snapshot() {
     selected_row = row_of_id(table.id, selected_id);
   }
 
-  if (w && (show_grid_velocity || show_grid)) w->backend().read_grid(grid_spec, grid_mass, grid_vel);
+  if (w && (show_grid_velocity || show_grid)) w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
 
   // Diagnostics for the plots, sampled at a fixed rate (with the interop, at
   // the host table's refreshes: both need the host copy).
@@ -958,7 +961,9 @@ void App::save_settings() {
   s.set_float("presets.speed", preset_speed);
   s.set("output.folder", out_dir);
   s.set("scene.folder", open_folder);
-  if (!s.save(settings_path)) std::fprintf(stderr, "sandbox: cannot write settings to %s\n", settings_path.c_str());
+  // Best effort (on exit, nothing to show it in): the reason goes to stderr.
+  std::string err;
+  if (!s.save(settings_path, &err)) std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
 }
 
 // [SECTION] Entry point ----------------------------------------------------------
@@ -1043,6 +1048,7 @@ int run_window(const WindowOptions& options) {
     app.open_path = options.scene;
   }
   if (app.open_folder.empty()) app.open_folder = scenes_dir();
+  if (options.soak_seconds > 0.0) app.soak.start(options.soak_seconds, options.soak_log);
 
   // Main loop.
   bool applied_vsync = app.vsync;
@@ -1080,9 +1086,26 @@ int run_window(const WindowOptions& options) {
 
     // Input, sync point, stepping.
     app.handle_input();
+    if (!app.soak.tick(app)) glfwSetWindowShouldClose(window, GLFW_TRUE);
     app.sync();
     app.step_frame();
     app.snapshot();
+    // Notices from the simulation: the auto backend's choice, or a CUDA
+    // failure after which the world goes on on the CPU from its last
+    // preserved state (docs/reliability.md).
+    if (app.sim) {
+      const std::string note = app.sim->take_notice();
+      if (!note.empty()) {
+        app.set_status(note);
+        app.host_table_stale = true;
+        // After a CUDA failure, reloads and resets stay on the CPU too.
+        if ((app.sim->mpm() && app.sim->mpm()->fallback().happened) ||
+            (app.sim->dem() && app.sim->dem()->fallback().happened))
+          app.backend = "cpu";
+        std::fprintf(stderr, "sandbox: %s\n", note.c_str());
+        app.log("notice \"%s\"", note.c_str());
+      }
+    }
 
     // Render the scene; record it before the panels are drawn over it.
     app.draw_scene();

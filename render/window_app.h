@@ -17,6 +17,8 @@ struct WindowOptions {
   int width = 1280, height = 720;
   bool paused = false;                  ///< start paused
   std::string out_dir;                  ///< screenshots and recordings (default ./captures)
+  double soak_seconds = 0.0;            ///< > 0: run the soak schedule this long, then close (render/soak.h)
+  std::string soak_log;                 ///< CSV of resident memory samples during the soak
 };
 
 /// Opens the window and runs until closed; returns the process exit code.

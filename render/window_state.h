@@ -24,6 +24,7 @@
 #include "render/gl_draw.h"
 #include "render/recorder.h"
 #include "render/sgf_ui.h"
+#include "render/soak.h"
 #include "render/window_app.h"
 #include "sim/scene/simulation.h"
 
@@ -170,6 +171,9 @@ struct App {
 
   // [SECTION] SGF editor, selection, timeline, specimen (panel_sgf.cpp, panel_specimen.cpp)
   SgfUi sgf;
+
+  // [SECTION] Soak (render/soak.h): `--soak SECONDS` drives the loop unattended
+  SoakDriver soak;
 
   // Methods (window_app.cpp).
   void log(const char* fmt, ...) const;

@@ -8,5 +8,8 @@ std::vector<CudaDeviceInfo> cuda_devices(std::string* why) {
   return {};
 }
 bool cuda_device_available() { return false; }
+int cuda_driver_version() { return 0; }
+int cuda_runtime_version() { return 0; }
+std::string cuda_build_stamp() { return ""; }
 }  // namespace ps
 #endif

@@ -1,5 +1,5 @@
-/// The DEM backend interface: the CPU reference implements it; a CUDA
-/// stepper can follow without the world branching on which one it holds.
+/// The DEM backend interface: the CPU reference and the CUDA stepper
+/// implement it; the world never branches on which one it holds.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -75,7 +75,10 @@ class DemBackend {
   virtual void read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const = 0;
 };
 
-/// Creates a DEM backend: "cpu" (or "auto", the only one this build has).
+/// Creates a backend: "cpu" or "cuda" (no self-check). "auto" is resolved one
+/// layer up, by choose_auto_backend (sim/selfcheck/verdict.h: CUDA only on a
+/// device that passed its self-check), so this layer never depends on the
+/// check that builds worlds of it; passing "auto" here throws std::logic_error.
 /// threads applies to the CPU backend (<= 0: all cores). Throws on failure.
 std::unique_ptr<DemBackend> make_dem_backend(const std::string& kind, int threads);
 

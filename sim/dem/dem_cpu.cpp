@@ -436,14 +436,15 @@ std::unique_ptr<DemBackend> make_dem_cuda_backend();  // dem_cuda.cu
 
 std::unique_ptr<DemBackend> make_dem_backend(const std::string& kind, int threads) {
   if (kind == "cpu") return std::make_unique<DemCpuBackend>(threads);
-  if (kind == "cuda" || kind == "auto") {
+  if (kind == "auto")  // a caller's bug, not a user's: "auto" needs the self-check gate above this layer
+    throw std::logic_error("backend 'auto' must be resolved with choose_auto_backend() (sim/selfcheck/verdict.h) first");
+  if (kind == "cuda") {
 #if defined(PS_HAVE_CUDA)
     if (cuda_device_available()) return make_dem_cuda_backend();
-    if (kind == "cuda") throw std::runtime_error("backend 'cuda': no CUDA device is present");
+    throw std::runtime_error("backend 'cuda': no CUDA device is present");
 #else
-    if (kind == "cuda") throw std::runtime_error("backend 'cuda': this build has no CUDA support (nvcc was not found)");
+    throw std::runtime_error("backend 'cuda': this build has no CUDA support (nvcc was not found)");
 #endif
-    return std::make_unique<DemCpuBackend>(threads);
   }
   throw std::runtime_error("unknown DEM backend '" + kind + "' (expected cpu, cuda or auto)");
 }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/backend_error.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/dem/dem_backend.h"
 #include "sim/dem/dem_kernels.h"
@@ -36,8 +37,11 @@ namespace {
 constexpr int kSlots = 24;               // unbonded partners j > i per particle
 constexpr uint32_t kEmpty = 0xFFFFFFFFu;
 
+// Errors are BackendErrors: DemWorld falls back to the CPU backend on them
+// (docs/reliability.md); the device state is then treated as unknown.
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    throw BackendError(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e), false);
 }
 
 template <class T>
@@ -437,16 +441,32 @@ class DemCudaBackend final : public DemBackend {
   void sync_to_host() override {
     if (n_ != p_->size() || nb_ != b_->size()) return;
     check(cudaDeviceSynchronize(), "sync");
+    // Into a host staging copy first: a failure part way (the device is lost)
+    // leaves the host arrays whole, the last good state the world falls back on.
+    Staging& t = stage_;
+    t.x.resize(n_); t.v.resize(n_); t.theta.resize(n_); t.omega.resize(n_);
+    t.shear_disp.resize(nb_); t.bend_angle.resize(nb_); t.broken.resize(nb_); t.break_step.resize(nb_);
+    t.sigma.resize(nb_); t.tau.resize(nb_); t.force.resize(nb_); t.mode.resize(nb_);
+    down(t.x.data(), s_.x, n_); down(t.v.data(), s_.v, n_); down(t.theta.data(), s_.theta, n_);
+    down(t.omega.data(), s_.omega, n_);
+    down(t.shear_disp.data(), s_.shear_disp, nb_); down(t.bend_angle.data(), s_.bend_angle, nb_);
+    down(t.broken.data(), s_.broken, nb_); down(t.break_step.data(), s_.break_step, nb_);
+    down(t.sigma.data(), s_.sigma, nb_); down(t.tau.data(), s_.tau, nb_); down(t.force.data(), s_.bforce, nb_);
+    down(t.mode.data(), s_.mode, nb_);
     DemParticles& p = *p_;
-    down(p.x.data(), s_.x, n_); down(p.v.data(), s_.v, n_); down(p.theta.data(), s_.theta, n_);
-    down(p.omega.data(), s_.omega, n_);
+    std::copy(t.x.begin(), t.x.end(), p.x.begin());
+    std::copy(t.v.begin(), t.v.end(), p.v.begin());
+    std::copy(t.theta.begin(), t.theta.end(), p.theta.begin());
+    std::copy(t.omega.begin(), t.omega.end(), p.omega.begin());
     DemBonds& b = *b_;
-    down(b.shear_disp.data(), s_.shear_disp, nb_); down(b.bend_angle.data(), s_.bend_angle, nb_);
-    down(b.broken.data(), s_.broken, nb_); down(b.break_step.data(), s_.break_step, nb_);
-    down(b.sigma.data(), s_.sigma, nb_); down(b.tau.data(), s_.tau, nb_); down(b.force.data(), s_.bforce, nb_);
-    std::vector<uint8_t> mode(nb_);
-    down(mode.data(), s_.mode, nb_);
-    for (size_t k = 0; k < nb_; ++k) b.mode[k] = static_cast<BondBreak>(mode[k]);
+    std::copy(t.shear_disp.begin(), t.shear_disp.end(), b.shear_disp.begin());
+    std::copy(t.bend_angle.begin(), t.bend_angle.end(), b.bend_angle.begin());
+    std::copy(t.broken.begin(), t.broken.end(), b.broken.begin());
+    std::copy(t.break_step.begin(), t.break_step.end(), b.break_step.begin());
+    std::copy(t.sigma.begin(), t.sigma.end(), b.sigma.begin());
+    std::copy(t.tau.begin(), t.tau.end(), b.tau.begin());
+    std::copy(t.force.begin(), t.force.end(), b.force.begin());
+    for (size_t k = 0; k < nb_; ++k) b.mode[k] = static_cast<BondBreak>(t.mode[k]);
   }
 
   DemStepResult step(const DemStepInput& in) override {
@@ -686,9 +706,20 @@ class DemCudaBackend final : public DemBackend {
   Vec2d* grab_offset_ = nullptr;
   std::vector<uint32_t> grab_cache_;
   std::vector<Vec2d> grab_offset_cache_;
+  // sync_to_host's host staging copy.
+  struct Staging {
+    std::vector<Vec2d> x, v, force;
+    std::vector<double> theta, omega, shear_disp, bend_angle;
+    std::vector<uint8_t> broken, mode;
+    std::vector<int64_t> break_step;
+    std::vector<float> sigma, tau;
+  } stage_;
 };
 
 std::unique_ptr<DemBackend> make_dem_cuda_backend() { return std::make_unique<DemCudaBackend>(); }
+
+// Part of the self-check verdicts' build identity (cuda_build_stamp).
+const char* dem_cuda_build_stamp() { return __DATE__ " " __TIME__; }
 
 }  // namespace dem
 }  // namespace ps

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <stdexcept>
 #include "sim/core/hash.h"
+#include "sim/dem/dem_cpu.h"
 #include "sim/dem/dem_kernels.h"
 
 namespace ps {
@@ -30,14 +31,95 @@ int DemWorld::material_index(const std::string& name) const {
 }
 
 void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
-  if (backend_) backend_->sync_to_host();
+  // The old backend hands its state over; a failed device keeps the last host copy.
+  if (backend_) sync_guarded();
   backend_ = std::move(backend);
   backend_->bind(&particles, &bonds);
+  host_clock_ = clock();
 }
 
 std::string DemWorld::backend_name() const { return backend_->name(); }
-void DemWorld::host_changed() { backend_->host_changed(); }
-void DemWorld::sync() { backend_->sync_to_host(); }
+
+void DemWorld::host_changed() {
+  // The host arrays are the state (with the user's edits) whether or not the device takes them.
+  guarded("taking the edited state", AtFailure::HostAuthoritative, [&] { backend_->host_changed(); });
+  host_clock_ = clock();
+}
+
+void DemWorld::sync() { sync_guarded(); }
+
+// [SECTION] Run-time backend failures ------------------------------------------------
+
+DemWorld::Clock DemWorld::clock() const {
+  Clock c;
+  c.step = step_count_;
+  c.time = time_;
+  c.last_dt = last_dt_;
+  c.last_max_speed = last_max_speed_;
+  c.bonds_broken_total = bonds_broken_total_;
+  c.last_result = last_result_;
+  return c;
+}
+
+void DemWorld::set_clock(const Clock& c) {
+  step_count_ = c.step;
+  time_ = c.time;
+  last_dt_ = c.last_dt;
+  last_max_speed_ = c.last_max_speed;
+  bonds_broken_total_ = c.bonds_broken_total;
+  last_result_ = c.last_result;
+}
+
+bool DemWorld::on_cpu() const { return dynamic_cast<const DemCpuBackend*>(backend_.get()) != nullptr; }
+
+template <class F>
+bool DemWorld::guarded(const char* during, AtFailure at, F&& call) {
+  return run_guarded(on_cpu(), at, std::forward<F>(call),
+                     [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
+}
+
+void DemWorld::sync_guarded() {
+  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); }))
+    host_clock_ = clock();
+}
+
+void DemWorld::fall_back(const std::string& reason, const char* during, AtFailure at) {
+  BackendFallback fb;
+  fb.happened = true;
+  fb.backend = backend_->name();
+  fb.during = during;
+  fb.reason = reason;
+  fb.failed_step = step_count_;
+  if (at == AtFailure::HostAuthoritative) {
+    host_clock_ = clock();
+  } else if (at == AtFailure::DeviceAtClock) {
+    try {
+      backend_->sync_to_host();  // never leaves the host arrays half written
+      host_clock_ = clock();
+    } catch (const std::exception&) {
+    }
+  }
+  set_clock(host_clock_);
+  fb.resumed_step = step_count_;
+  backend_.reset();  // a failed device backend's destructor ignores further errors
+  backend_ = make_dem_backend("cpu", fallback_threads);
+  backend_->bind(&particles, &bonds);  // the CPU backend takes the host state (history restarts)
+  fallback_ = fb;
+  ++fallbacks_;
+  note_backend_failure(fb.backend + ": " + reason);
+  post_notice(fb.message());
+}
+
+void DemWorld::post_notice(const std::string& text) {
+  if (!text.empty()) notices_.push_back(text);
+}
+
+std::string DemWorld::take_notice() {
+  std::string out;
+  for (const std::string& n : notices_) out += (out.empty() ? "" : "\n") + n;
+  notices_.clear();
+  return out;
+}
 
 void DemWorld::reset_clock() {
   step_count_ = 0;
@@ -47,6 +129,7 @@ void DemWorld::reset_clock() {
   bonds_broken_total_ = 0;
   last_result_ = DemStepResult{};
   failure_ = DemStepStatus{};
+  host_clock_ = Clock{};
 }
 
 void DemWorld::clear() {
@@ -73,11 +156,11 @@ int64_t DemWorld::index_of(uint32_t id) const {
 // [SECTION] Bond formation -----------------------------------------------------------
 
 size_t DemWorld::form_bonds() {
-  backend_->sync_to_host();
+  sync_guarded();
   bonds.clear();
   const size_t n = particles.size();
   if (!bond.enabled || n == 0) {
-    backend_->host_changed();
+    host_changed();
     return 0;
   }
   const double mult = bond.contact_radius_multiplier;
@@ -122,7 +205,7 @@ size_t DemWorld::form_bonds() {
     for (uint32_t j : cand)
       bonds.add(static_cast<uint32_t>(i), j, length(particles.x[j] - particles.x[i]));
   }
-  backend_->host_changed();
+  host_changed();
   return bonds.size();
 }
 
@@ -192,7 +275,17 @@ DemStepStatus DemWorld::step(int n) {
   if (!failure_.ok) return failure_;
   if (particles.size() == 0 || materials.empty()) {
     step_count_ += n;
+    host_clock_ = clock();  // nothing on a device to lose
     return DemStepStatus{};
+  }
+  // Checkpoint: a device backend's state comes back to the host now and then
+  // (free on the CPU backend, which steps the host arrays). After a fallback
+  // the call returns ok and the caller steps on from the preserved state.
+  const int fallbacks_before = fallbacks_;
+  auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
+  if (step_count_ - host_clock_.step >= std::max(1, checkpoint_interval)) {
+    sync_guarded();
+    if (fell_back()) return DemStepStatus{};
   }
   DemStepInput in;
   in.solver = solver;
@@ -216,14 +309,16 @@ DemStepStatus DemWorld::step(int n) {
     in.time = time_;
     in.use_fext = true;
     if (force_hook) {
-      backend_->sync_to_host();
+      sync_guarded();
+      if (fell_back()) return DemStepStatus{};
       // The hook writes only fext. A backend reads fext at every step where
       // use_fext is set (the CPU one in place, CUDA uploads it), so no
       // host_changed(): that would also drop the contact history (Mindlin and
       // rolling springs) at every step with SGF forces.
       in.use_fext = force_hook(in.step, particles);
     }
-    DemStepResult r = backend_->step(in);
+    DemStepResult r;
+    if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->step(in); })) return DemStepStatus{};
     ++step_count_;
     time_ += in.dt;
     last_dt_ = in.dt;
@@ -231,7 +326,8 @@ DemStepStatus DemWorld::step(int n) {
     bonds_broken_total_ += static_cast<size_t>(r.bonds_broken);
     last_result_ = r;
     if (!r.ok) {
-      backend_->sync_to_host();
+      sync_guarded();
+      if (fell_back()) return DemStepStatus{};
       DemStepStatus st;
       st.ok = false;
       st.step = step_count_;
@@ -257,7 +353,7 @@ DemStepStatus DemWorld::step(int n) {
 // [SECTION] Grab ------------------------------------------------------------------
 
 void DemWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2d target) {
-  backend_->sync_to_host();
+  sync_guarded();
   grab_.begin(indices, particles.x, target);
 }
 
@@ -266,7 +362,7 @@ void DemWorld::grab_end() { grab_.end(); }
 // [SECTION] Diagnostics and export ---------------------------------------------------
 
 DemDiagnostics DemWorld::diagnostics() {
-  backend_->sync_to_host();
+  sync_guarded();
   return compute_diagnostics(particles, bonds, 0.5 * (domain_min + domain_max));
 }
 
@@ -304,9 +400,10 @@ uint64_t state_hash(const DemParticles& p, const DemBonds& b) {
 }
 
 void DemWorld::contacts(std::vector<ContactRecord>& out, bool include_walls) {
-  backend_->sync_to_host();
+  sync_guarded();
   std::vector<DemContact> pairs, wall_contacts;
-  backend_->read_contacts(pairs, wall_contacts);
+  if (!guarded("reading contacts", AtFailure::DeviceAtClock, [&] { backend_->read_contacts(pairs, wall_contacts); }))
+    backend_->read_contacts(pairs, wall_contacts);  // the CPU backend's: none until its first step
   out.clear();
   out.reserve(pairs.size() + bonds.size() + (include_walls ? wall_contacts.size() : 0));
   const size_t n = particles.size();

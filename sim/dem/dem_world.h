@@ -2,6 +2,7 @@
 /// backend that steps them. The app, the tests and the benchmarks all drive
 /// this one type (mirrors ps::MpmWorld).
 #pragma once
+#include "sim/core/backend_error.h"
 #include "sim/core/grab.h"
 #include "sim/core/step_status.h"
 #include "sim/io/p4.h"
@@ -82,9 +83,31 @@ class DemWorld {
   int material_index(const std::string& name) const;  ///< -1 when absent
 
   /// Replaces the backend (state is handed over through the host arrays).
+  /// When the old backend cannot hand its state over, the last host copy is
+  /// kept (as for a run-time failure, below).
   void set_backend(std::unique_ptr<DemBackend> backend);
   DemBackend& backend() { return *backend_; }
   std::string backend_name() const;
+
+  // Run-time failures of a device backend, as in MpmWorld: any exception a
+  // non-CPU backend throws from step, sync_to_host, host_changed or
+  // read_contacts is caught; the world keeps the last good host state (the
+  // particles and bonds as of the last sync_to_host / host_changed, with the
+  // clock of that moment), switches to a CPU backend, posts a notice and
+  // continues. Contact history (Mindlin and rolling springs) restarts there,
+  // as after any host edit.
+  /// A device backend's state is copied to the host at the start of a step()
+  /// call once the host copy is this many steps old: a failure rolls back at
+  /// most checkpoint_interval - 1 + n steps (n: the failing call's count).
+  int checkpoint_interval = 256;
+  /// Threads of the CPU backend the world falls back to (<= 0: all cores).
+  int fallback_threads = 0;
+  const BackendFallback& fallback() const { return fallback_; }
+  /// The step of the state the host arrays hold (the last preserved state).
+  int64_t host_state_step() const { return host_clock_.step; }
+  /// Messages for the user, oldest first, joined by newlines; cleared by the call.
+  std::string take_notice();
+  void post_notice(const std::string& text);
 
   /// Forms EBPM bonds between particles of the same body (body != 0) whose
   /// centres are closer than bond.contact_radius_multiplier (R_i + R_j).
@@ -136,6 +159,25 @@ class DemWorld {
   int64_t index_of(uint32_t id) const;
 
  private:
+  /// The clock and counters that go with a particle state.
+  struct Clock {
+    int64_t step = 0;
+    double time = 0.0, last_dt = 0.0, last_max_speed = 0.0;
+    size_t bonds_broken_total = 0;
+    DemStepResult last_result;
+  };
+  Clock clock() const;
+  void set_clock(const Clock& c);
+  template <class F>
+  bool guarded(const char* during, AtFailure at, F&& call);
+  void fall_back(const std::string& reason, const char* during, AtFailure at);
+  void sync_guarded();
+  bool on_cpu() const;
+
+  Clock host_clock_;  ///< clock of the state in `particles` / `bonds`
+  BackendFallback fallback_;
+  int fallbacks_ = 0;
+  std::vector<std::string> notices_;
   std::unique_ptr<DemBackend> backend_;
   int64_t step_count_ = 0;
   double time_ = 0.0;

@@ -36,14 +36,15 @@ std::vector<std::string> available_backends() {
 
 std::unique_ptr<MpmBackend> make_backend(const std::string& kind, int threads) {
   if (kind == "cpu") return std::make_unique<MpmCpuBackend>(threads);
-  if (kind == "cuda" || kind == "auto") {
+  if (kind == "auto")  // a caller's bug, not a user's: "auto" needs the self-check gate above this layer
+    throw std::logic_error("backend 'auto' must be resolved with choose_auto_backend() (sim/selfcheck/verdict.h) first");
+  if (kind == "cuda") {
 #if defined(PS_HAVE_CUDA_MPM)
     if (cuda_device_available()) return make_cuda_backend();
-    if (kind == "cuda") throw std::runtime_error("backend 'cuda': no CUDA device is present");
+    throw std::runtime_error("backend 'cuda': no CUDA device is present");
 #else
-    if (kind == "cuda") throw std::runtime_error("backend 'cuda': this build has no CUDA MPM stepper");
+    throw std::runtime_error("backend 'cuda': this build has no CUDA MPM stepper");
 #endif
-    return std::make_unique<MpmCpuBackend>(threads);
   }
   throw std::runtime_error("unknown backend '" + kind + "' (expected cpu, cuda or auto)");
 }

@@ -136,7 +136,10 @@ class MpmBackend {
 /// Backends this build can create. "cpu" always; "cuda" when compiled with
 /// nvcc and a device is present.
 std::vector<std::string> available_backends();
-/// Creates a backend: "cpu", "cuda" or "auto" (CUDA when present, else CPU).
+/// Creates a backend: "cpu" or "cuda" (no self-check). "auto" is resolved one
+/// layer up, by choose_auto_backend (sim/selfcheck/verdict.h: CUDA only on a
+/// device that passed its self-check), so this layer never depends on the
+/// check that builds worlds of it; passing "auto" here throws std::logic_error.
 /// threads applies to the CPU backend (<= 0: all cores). Throws on failure.
 std::unique_ptr<MpmBackend> make_backend(const std::string& kind, int threads);
 

@@ -36,6 +36,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/core/backend_error.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_fixed.h"
@@ -45,8 +46,12 @@ namespace ps {
 
 namespace {
 
+// Errors are BackendErrors: MpmWorld falls back to the CPU backend on them
+// (docs/reliability.md). state_intact is set only where advance() knows that
+// nothing was launched yet.
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    throw BackendError(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e), false);
 }
 
 constexpr int kThreads = 256;
@@ -660,10 +665,20 @@ class MpmCudaBackend final : public MpmBackend {
       unpermute_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(alt_, d_, n);
       check(cudaGetLastError(), "unpermute");
     }
-    download(host_->x, alt_.x, n_, stream_); download(host_->v, alt_.v, n_, stream_);
-    download(host_->C, alt_.C, n_, stream_); download(host_->F, alt_.F, n_, stream_);
-    download(host_->J, alt_.J, n_, stream_); download(host_->Jp, alt_.Jp, n_, stream_);
+    // Into a host staging copy first: a failure part way (the device is lost)
+    // leaves the host arrays whole, the last good state the world falls back on.
+    stage_x_.resize(n_); stage_v_.resize(n_); stage_C_.resize(n_);
+    stage_F_.resize(n_); stage_J_.resize(n_); stage_Jp_.resize(n_);
+    download(stage_x_, alt_.x, n_, stream_); download(stage_v_, alt_.v, n_, stream_);
+    download(stage_C_, alt_.C, n_, stream_); download(stage_F_, alt_.F, n_, stream_);
+    download(stage_J_, alt_.J, n_, stream_); download(stage_Jp_, alt_.Jp, n_, stream_);
     check(cudaStreamSynchronize(stream_), "sync_to_host");
+    std::copy(stage_x_.begin(), stage_x_.end(), host_->x.begin());
+    std::copy(stage_v_.begin(), stage_v_.end(), host_->v.begin());
+    std::copy(stage_C_.begin(), stage_C_.end(), host_->C.begin());
+    std::copy(stage_F_.begin(), stage_F_.end(), host_->F.begin());
+    std::copy(stage_J_.begin(), stage_J_.end(), host_->J.begin());
+    std::copy(stage_Jp_.begin(), stage_Jp_.end(), host_->Jp.begin());
     host_current_ = true;
   }
 
@@ -690,21 +705,27 @@ class MpmCudaBackend final : public MpmBackend {
       }
       return r;
     }
-    prepare(in);
     const int n = static_cast<int>(n_);
     // fext_ is in slot order: permuted from the host-order upload before the
     // first substep and again after every reorder.
     bool fext_stale = in.use_fext;
-    if (in.use_fext) upload(fext_staging_, host_->fext, n_, stream_);
     DevControl& hc = *ctrl_host_;
-    std::memset(&hc, 0, sizeof hc);
-    hc.time = clock.time;
-    hc.last_dt = clock.last_dt;
-    hc.last_max_speed = clock.last_max_speed;
-    hc.bad = ~0ull;
-    hc.fail_index = ~0ull;
-    check(cudaMemcpyAsync(ctrl_, &hc, sizeof hc, cudaMemcpyHostToDevice, stream_), "control");
-    check(cudaEventRecord(ev_[kEvBatchStart], stream_), "event");
+    try {
+      // Nothing touches the particle state until the first launch below: a
+      // failure here (out of memory for a new grid, say) leaves it intact.
+      prepare(in);
+      if (in.use_fext) upload(fext_staging_, host_->fext, n_, stream_);
+      std::memset(&hc, 0, sizeof hc);
+      hc.time = clock.time;
+      hc.last_dt = clock.last_dt;
+      hc.last_max_speed = clock.last_max_speed;
+      hc.bad = ~0ull;
+      hc.fail_index = ~0ull;
+      check(cudaMemcpyAsync(ctrl_, &hc, sizeof hc, cudaMemcpyHostToDevice, stream_), "control");
+      check(cudaEventRecord(ev_[kEvBatchStart], stream_), "event");
+    } catch (const std::exception& e) {
+      throw BackendError(e.what(), true);
+    }
     bool timed_sort = false;
     for (int s = 0; s < count; ++s) {
       if (since_sort_ >= kSortInterval) {
@@ -1097,8 +1118,16 @@ class MpmCudaBackend final : public MpmBackend {
   int64_t timed_calls_ = 0, sorted_calls_ = 0;
   GridSpec last_grid_;
   DeviceParticleView view_;
+  // sync_to_host's host staging copy (the host arrays change only when all of it arrived).
+  std::vector<Vec2> stage_x_, stage_v_;
+  std::vector<Mat2> stage_C_, stage_F_;
+  std::vector<float> stage_J_, stage_Jp_;
 };
 
 std::unique_ptr<MpmBackend> make_cuda_backend() { return std::make_unique<MpmCudaBackend>(); }
+
+// Part of the self-check verdicts' build identity (cuda_build_stamp): changes
+// whenever this file, or a header it includes, is compiled again.
+const char* mpm_cuda_build_stamp() { return __DATE__ " " __TIME__; }
 
 }  // namespace ps

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include "sim/core/hash.h"
+#include "sim/mpm/mpm_cpu.h"
 #include "sim/mpm/mpm_kernels.h"
 
 namespace ps {
@@ -12,13 +13,98 @@ MpmWorld::MpmWorld() : backend_(make_backend("cpu", 0)) { backend_->bind(&partic
 MpmWorld::~MpmWorld() = default;
 
 void MpmWorld::set_backend(std::unique_ptr<MpmBackend> backend) {
-  if (backend_) backend_->sync_to_host();
+  // The old backend hands its state over; a failed device keeps the last host copy.
+  if (backend_) sync_guarded();
+  backend->bind(&particles);
+  try {
+    backend->host_changed();
+  } catch (...) {
+    backend_->bind(&particles);  // the old backend stays, bound as before
+    throw;
+  }
   backend_ = std::move(backend);
-  backend_->bind(&particles);
-  backend_->host_changed();
+  host_clock_ = clock_;
 }
 
 std::string MpmWorld::backend_name() const { return backend_->name(); }
+
+// [SECTION] Run-time backend failures ------------------------------------------------
+
+bool MpmWorld::on_cpu() const { return dynamic_cast<const MpmCpuBackend*>(backend_.get()) != nullptr; }
+
+template <class F>
+bool MpmWorld::guarded(const char* during, AtFailure at, F&& call) {
+  return run_guarded(on_cpu(), at, std::forward<F>(call),
+                     [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
+}
+
+void MpmWorld::sync_guarded() {
+  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); }))
+    host_clock_ = clock_;
+}
+
+void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailure at) {
+  BackendFallback fb;
+  fb.happened = true;
+  fb.backend = backend_->name();
+  fb.during = during;
+  fb.reason = reason;
+  fb.failed_step = clock_.step;
+  if (at == AtFailure::HostAuthoritative) {
+    host_clock_ = clock_;  // the host arrays hold the state (and the user's edits)
+  } else if (at == AtFailure::DeviceAtClock) {
+    // The device state is still the one at clock_: read it back if the device
+    // still answers. sync_to_host never leaves the host arrays half written.
+    try {
+      backend_->sync_to_host();
+      host_clock_ = clock_;
+    } catch (const std::exception&) {
+    }
+  }
+  // Roll back to the preserved state; its clock gives the same next dt.
+  clock_ = host_clock_;
+  fb.resumed_step = clock_.step;
+  backend_.reset();  // a failed device backend's destructor ignores further errors
+  backend_ = make_backend("cpu", fallback_threads);
+  backend_->bind(&particles);
+  backend_->host_changed();
+  fallback_ = fb;
+  ++fallbacks_;
+  note_backend_failure(fb.backend + ": " + reason);
+  post_notice(fb.message());
+}
+
+bool MpmWorld::advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r) {
+  // The clock moves only when the call succeeds: a failure leaves it at the
+  // call's start, whatever the backend did to its copy.
+  StepClock c = clock_;
+  if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->advance(in, n, rule, c); })) return false;
+  clock_ = c;
+  return true;
+}
+
+void MpmWorld::post_notice(const std::string& text) {
+  if (!text.empty()) notices_.push_back(text);
+}
+
+std::string MpmWorld::take_notice() {
+  std::string out;
+  for (const std::string& n : notices_) out += (out.empty() ? "" : "\n") + n;
+  notices_.clear();
+  return out;
+}
+
+void MpmWorld::read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) {
+  if (!guarded("reading the grid", AtFailure::DeviceAtClock, [&] { backend_->read_grid(spec, mass, velocity); }))
+    backend_->read_grid(spec, mass, velocity);  // the CPU backend's: empty until its first substep
+}
+
+BackendStats MpmWorld::backend_stats() {
+  BackendStats s;
+  if (!guarded("reading its statistics", AtFailure::DeviceAtClock, [&] { s = backend_->stats(); }))
+    s = backend_->stats();
+  return s;
+}
 
 StepRule MpmWorld::step_rule() const {
   StepRule r;
@@ -33,14 +119,28 @@ StepRule MpmWorld::step_rule() const {
 
 float MpmWorld::next_dt() const { return next_substep_dt(step_rule(), clock_.last_max_speed); }
 
-void MpmWorld::host_changed() { backend_->host_changed(); }
-void MpmWorld::sync() { backend_->sync_to_host(); }
+void MpmWorld::host_changed() {
+  // The host arrays are the state (with the user's edits) whether or not the device takes them.
+  guarded("taking the edited state", AtFailure::HostAuthoritative, [&] { backend_->host_changed(); });
+  host_clock_ = clock_;
+}
+
+void MpmWorld::sync() { sync_guarded(); }
 
 StepStatus MpmWorld::step(int n) {
   if (!failure_.ok) return failure_;
   if (particles.size() == 0 || materials.empty()) {
     clock_.step += n;
+    host_clock_ = clock_;  // nothing on a device to lose
     return StepStatus{};
+  }
+  // Checkpoint: a device backend's state comes back to the host now and then
+  // (free on the CPU backend, which steps the host arrays).
+  const int fallbacks_before = fallbacks_;
+  auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
+  if (clock_.step - host_clock_.step >= std::max(1, checkpoint_interval)) {
+    sync_guarded();
+    if (fell_back()) return StepStatus{};
   }
   SubstepInput in;
   in.grid = grid;
@@ -55,19 +155,24 @@ StepStatus MpmWorld::step(int n) {
   in.grab.stiffness = grab_stiffness;
   const StepRule rule = step_rule();
   SubstepResult r;
+  // A device failure below switches to the CPU backend at the preserved state
+  // (fall_back); the call then returns ok and the caller steps on from there.
   if (force_hook) {
     // The hook edits host forces before each substep: one substep at a time.
     for (int s = 0; s < n && r.ok; ++s) {
-      backend_->sync_to_host();
+      sync_guarded();
+      if (fell_back()) return StepStatus{};
       in.use_fext = force_hook(clock_.step + 1, particles);
-      if (in.use_fext) backend_->host_changed();
-      r = backend_->advance(in, 1, rule, clock_);
+      if (in.use_fext) host_changed();
+      if (fell_back()) return StepStatus{};
+      if (!advance_guarded(in, 1, rule, r)) return StepStatus{};
     }
   } else {
-    r = backend_->advance(in, n, rule, clock_);
+    if (!advance_guarded(in, n, rule, r)) return StepStatus{};
   }
   if (r.ok) return StepStatus{};
-  backend_->sync_to_host();
+  sync_guarded();
+  if (fell_back()) return StepStatus{};  // the CPU goes on from the preserved state (and meets the blow-up if it is real)
   StepStatus st;
   st.ok = false;
   st.step = clock_.step;
@@ -97,7 +202,7 @@ const char* preset_name(Preset p) {
 }
 
 void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32_t>* selection) {
-  backend_->sync_to_host();
+  sync_guarded();
   const size_t n = particles.size();
   auto for_each = [&](auto&& fn) {
     if (selection) {
@@ -134,18 +239,18 @@ void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32
     particles.v[i] = v;
     particles.C[i] = grad;
   });
-  backend_->host_changed();
+  host_changed();
 }
 
 void MpmWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2 target) {
-  backend_->sync_to_host();
+  sync_guarded();
   grab_.begin(indices, particles.x, target);
 }
 
 void MpmWorld::grab_end() { grab_.end(); }
 
 Diagnostics MpmWorld::diagnostics() {
-  backend_->sync_to_host();
+  sync_guarded();
   Vec2 centre{grid.origin.x + 0.5f * grid.width(), grid.origin.y + 0.5f * grid.height()};
   return compute_diagnostics(particles, centre);
 }

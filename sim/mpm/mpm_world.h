@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include <utility>
+#include "sim/core/backend_error.h"
 #include "sim/core/step_status.h"
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_params.h"
@@ -46,9 +48,39 @@ class MpmWorld {
   std::function<bool(int64_t step, MpmParticles& p)> force_hook;
 
   /// Replaces the backend (state is handed over through the host arrays).
+  /// When the old backend cannot hand its state over, the last host copy is
+  /// kept (as for a run-time failure, below); when the new one cannot take
+  /// it, it throws and the old backend stays.
   void set_backend(std::unique_ptr<MpmBackend> backend);
   MpmBackend& backend() { return *backend_; }
   std::string backend_name() const;
+
+  // Run-time failures of a device backend (docs/reliability.md). Any
+  // exception a non-CPU backend throws from advance, sync_to_host,
+  // host_changed, read_grid or stats is caught here: the world keeps the last
+  // good host state, switches to a CPU backend, posts a notice and continues.
+  // The last good host state is the device state read back when the failure
+  // left it intact (a BackendError with state_intact, or a failure outside
+  // advance), else the last host copy: the particles as of the last
+  // sync_to_host / host_changed, with the clock of that moment.
+  /// A device backend's state is copied to the host at the start of a step()
+  /// call once the host copy is this many substeps old: a failure rolls back
+  /// at most checkpoint_interval - 1 + n substeps (n: the failing call's count).
+  int checkpoint_interval = 256;
+  /// Threads of the CPU backend the world falls back to (<= 0: all cores).
+  int fallback_threads = 0;
+  /// The last fallback (happened = false when there was none).
+  const BackendFallback& fallback() const { return fallback_; }
+  /// The step of the state the host arrays hold (the last preserved state).
+  int64_t host_state_step() const { return host_clock_.step; }
+  /// Messages for the user (a fallback; the auto backend's choice), oldest
+  /// first, joined by newlines; cleared by the call. "" when there are none.
+  std::string take_notice();
+  void post_notice(const std::string& text);
+  /// backend().read_grid / stats() guarded as above (the window's overlays
+  /// and Stats panel).
+  void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity);
+  BackendStats backend_stats();
 
   /// Runs up to n substeps; stops at the first blow-up and stays halted
   /// (further calls return the same failure) until reset_halt().
@@ -85,13 +117,29 @@ class MpmWorld {
   /// Syncs and computes the diagnostics.
   Diagnostics diagnostics();
   /// Resets step counter and time (after a scene load).
-  void reset_clock() { clock_ = StepClock{}; failure_ = StepStatus{}; }
+  void reset_clock() { clock_ = StepClock{}; host_clock_ = StepClock{}; failure_ = StepStatus{}; }
 
  private:
+  /// What the device state is when a backend call fails.
+  /// Runs a backend call; a non-CPU backend's exception becomes a fallback
+  /// (returns false). A CPU backend's exception propagates.
+  template <class F>
+  bool guarded(const char* during, AtFailure at, F&& call);
+  void fall_back(const std::string& reason, const char* during, AtFailure at);
+  /// sync_to_host, guarded; marks the host copy current.
+  void sync_guarded();
+  /// backend_->advance, guarded; false after a fallback.
+  bool advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r);
+  bool on_cpu() const;
+
   std::unique_ptr<MpmBackend> backend_;
   StepClock clock_;
+  StepClock host_clock_;  ///< clock of the state in `particles` (the last good host copy)
   StepStatus failure_;
   GrabSet<Vec2> grab_;
+  BackendFallback fallback_;
+  int fallbacks_ = 0;
+  std::vector<std::string> notices_;
 };
 
 /// Diagnostics of a particle set (double accumulation in index order).

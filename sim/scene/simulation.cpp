@@ -5,6 +5,7 @@
 #include "sim/dem/dem_scene.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json_read.h"
+#include "sim/selfcheck/verdict.h"
 
 namespace ps {
 
@@ -140,6 +141,7 @@ class DemSimulation final : public Simulation {
     w_->sync();
     return dem::p4_from_dem(w_->particles, w_->time());
   }
+  std::string take_notice() override { return w_->take_notice(); }
   P4ContactFrame p4_contacts() override {
     // Particle pairs only: the original format has no wall contacts.
     std::vector<dem::ContactRecord> rec;
@@ -180,10 +182,23 @@ std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
 }
 
 std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
-                                             const std::string& backend, int threads) {
+                                             const std::string& backend_arg, int threads) {
+  // "auto": CUDA only on a device that passed its self-check (run once per
+  // device and build, after the scene has loaded); the reason for the CPU,
+  // if any, becomes a notice.
+  std::string backend = backend_arg, notice;
+  auto resolve = [&] {
+    if (backend != "auto") return;
+    AutoBackend a = choose_auto_backend();
+    backend = a.kind;
+    notice = a.message;
+  };
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);
+    resolve();
+    scene.world->fallback_threads = threads;
     scene.world->set_backend(make_backend(backend, threads));
+    scene.world->post_notice(notice);
     return std::make_unique<MpmSimulation>(std::move(scene));
   }
   if (kind == "dem") {
@@ -196,7 +211,10 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
     if (const Json* f = doc.find("frames")) info.frames = static_cast<int>(json_number(*f, "frames", 1, 1e7));
     auto world = std::make_unique<dem::DemWorld>();
     dem::load_dem_scene(doc, std::filesystem::path(path).parent_path().string(), *world);
+    resolve();
+    world->fallback_threads = threads;
     world->set_backend(dem::make_dem_backend(backend, threads));
+    world->post_notice(notice);
     return std::make_unique<DemSimulation>(std::move(info), std::move(world));
   }
   const Json* k = doc.find("kind");

@@ -57,6 +57,12 @@ class Simulation {
   /// (empty for MPM, whose particles never touch directly).
   virtual P4ParticleFrame p4_particles() = 0;
   virtual P4ContactFrame p4_contacts() = 0;
+  /// Messages for the user since the last call, joined by newlines ("" when
+  /// none): the auto backend's choice when it fell on the CPU for a reason,
+  /// and a run-time fallback from a failed device backend to the CPU (the
+  /// world then continues from its last preserved state; docs/reliability.md).
+  /// The runner prints them to stderr, the window shows them in its status line.
+  virtual std::string take_notice() { return ""; }
 };
 
 class MpmSimulation final : public Simulation {
@@ -76,6 +82,7 @@ class MpmSimulation final : public Simulation {
   MpmWorld* mpm() override { return scene_.world.get(); }
   P4ParticleFrame p4_particles() override;
   P4ContactFrame p4_contacts() override;
+  std::string take_notice() override { return scene_.world->take_notice(); }
   MpmScene& scene() { return scene_; }
 
  private:
@@ -83,7 +90,8 @@ class MpmSimulation final : public Simulation {
 };
 
 /// Loads any scene file (by path or built-in name), applies overrides and
-/// creates the backend ("cpu", "cuda", "auto"). A scene's "sgf" folder is
+/// creates the backend ("cpu", "cuda", "auto": CUDA only on a device that
+/// passed its self-check, sim/selfcheck/verdict.h). A scene's "sgf" folder is
 /// loaded and applied. Throws InputError for bad input and
 /// std::runtime_error for an unavailable backend.
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,

@@ -6,65 +6,47 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include "sim/core/backend_error.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/mpm/mpm_cpu.h"
 #include "sim/scene/scene.h"
 #include "sim/scene/simulation.h"
 #include "sim/dem/dem_world.h"
+#include "sim/selfcheck/selfcheck.h"
+#include "sim/selfcheck/verdict.h"
 
 using namespace ps;
 
 namespace {
 
+// The self-check's scene (sim/selfcheck): one rotating block of one material.
 MpmScene make(const std::string& material_json, const char* transfer, const char* kernel) {
-  std::string s = std::string(R"({
-    "domain": {"size": [1, 1], "grid": 64},
-    "solver": {"transfer": ")") + transfer + R"(", "kernel": ")" + kernel + R"(", "dt": 0.0001,
-               "boundary": "separate", "gravity": [0, -9.8]},
-    "materials": {"m": )" + material_json + R"(},
-    "bodies": [{"shape": "box", "min": [0.3, 0.1], "max": [0.6, 0.4], "material": "m", "spacing": 0.0078125,
-                "preset": {"kind": "rotation", "speed": 2}}]
-  })";
-  return build_mpm_scene(Json::parse(s, "cuda_test.json"), "cuda_test.json");
+  return check_mpm_scene(material_json, transfer, kernel);
 }
 
 }  // namespace
 
 TEST_CASE("CUDA matches the CPU reference after N steps", "[cuda]") {
-  const char* materials[] = {
-      R"({"type": "tracer"})",
-      R"({"type": "fluid", "bulk_modulus": 400, "viscosity": 0.01})",
-      R"({"type": "jelly", "E": 3000, "nu": 0.2})",
-      R"({"type": "snow", "E": 3000, "nu": 0.2})",
-      R"({"type": "sand", "E": 3000, "nu": 0.3, "friction_angle": 30})",
-  };
-  for (const char* mat : materials)
+  for (const CheckMaterial& m : check_materials())
     for (const char* transfer : {"pic", "apic", "flip"})
       for (const char* kernel : {"linear", "quadratic", "cubic"}) {
-        MpmScene cpu = make(mat, transfer, kernel);
-        MpmScene gpu = make(mat, transfer, kernel);
+        MpmScene cpu = make(m.json, transfer, kernel);
+        MpmScene gpu = make(m.json, transfer, kernel);
         cpu.world->set_backend(std::make_unique<MpmCpuBackend>(1));
         gpu.world->set_backend(make_backend("cuda", 0));
         const int steps = 40;
         REQUIRE(cpu.world->step(steps).ok);
         REQUIRE(gpu.world->step(steps).ok);
-        gpu.world->sync();
-        const MpmParticles& a = cpu.world->particles;
-        const MpmParticles& b = gpu.world->particles;
         // Float atomics sum in another order: differences stay at round-off
         // level over a short run. Tolerance: 1e-4 dx in position, 1e-3 in v.
+        const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
         const float dx = cpu.world->grid.dx;
-        float max_dx = 0, max_dv = 0;
-        for (size_t i = 0; i < a.size(); ++i) {
-          max_dx = std::max(max_dx, length(a.x[i] - b.x[i]));
-          max_dv = std::max(max_dv, length(a.v[i] - b.v[i]));
-        }
-        INFO(mat << " " << transfer << " " << kernel << ": max |dx| " << max_dx << ", max |dv| " << max_dv);
-        CHECK(max_dx < 1e-4f * dx);
-        CHECK(max_dv < 1e-3f);
-        Diagnostics da = cpu.world->diagnostics(), db = gpu.world->diagnostics();
-        CHECK(db.mass == Approx(da.mass).epsilon(1e-6));
-        CHECK(db.kinetic_energy == Approx(da.kinetic_energy).epsilon(1e-4));
+        INFO(m.name << " " << transfer << " " << kernel << ": max |dx| " << d.max_dx << ", max |dv| " << d.max_dv);
+        CHECK(d.finite);
+        CHECK(d.max_dx < 1e-4f * dx);
+        CHECK(d.max_dv < 1e-3f);
+        CHECK(d.mass_rel < 1e-6);
+        CHECK(d.kinetic_rel < 1e-4);
       }
 }
 
@@ -88,25 +70,13 @@ TEST_CASE("CUDA DEM matches the CPU reference over a short run", "[cuda][dem]") 
     const int steps = 300;
     REQUIRE(cpu->step(steps).ok);
     REQUIRE(gpu->step(steps).ok);
-    dem::DemWorld& a = *cpu->dem();
-    dem::DemWorld& b = *gpu->dem();
-    a.sync();
-    b.sync();
-    double max_dx = 0, max_dv = 0, rmin = 1e30;
-    for (size_t i = 0; i < a.particles.size(); ++i) {
-      max_dx = std::max(max_dx, length(a.particles.x[i] - b.particles.x[i]));
-      max_dv = std::max(max_dv, length(a.particles.v[i] - b.particles.v[i]));
-      rmin = std::min(rmin, a.particles.radius[i]);
-    }
-    INFO(scene << ": max |dx| " << max_dx << " m, max |dv| " << max_dv << " m/s");
-    CHECK(max_dx < 1e-6 * rmin);
-    CHECK(max_dv < 1e-6);
-    size_t broken_a = 0, broken_b = 0;
-    for (uint8_t x : a.bonds.broken) broken_a += x;
-    for (uint8_t x : b.bonds.broken) broken_b += x;
-    CHECK(broken_a == broken_b);
-    Diagnostics da = cpu->diagnostics(), db = gpu->diagnostics();
-    CHECK(db.kinetic_energy == Approx(da.kinetic_energy).epsilon(1e-6));
+    const DemDifference d = compare_dem(*cpu->dem(), *gpu->dem());
+    INFO(scene << ": max |dx| " << d.max_dx << " m, max |dv| " << d.max_dv << " m/s");
+    CHECK(d.finite);
+    CHECK(d.max_dx < 1e-6 * d.min_radius);
+    CHECK(d.max_dv < 1e-6);
+    CHECK(d.broken_ref == d.broken_cand);
+    CHECK(d.kinetic_rel < 1e-6);
     CHECK(gpu->last_interactions() == cpu->last_interactions());
   }
 }
@@ -249,6 +219,46 @@ TEST_CASE("CUDA runs a large fluid scene like the CPU", "[cuda]") {
   CHECK(b.mass == Approx(a.mass).epsilon(1e-6));
   CHECK(b.kinetic_energy == Approx(a.kinetic_energy).epsilon(1e-3));
   CHECK(b.momentum[1] == Approx(a.momentum[1]).epsilon(1e-3));
+}
+
+TEST_CASE("The CUDA self-check passes on this device", "[cuda][selfcheck]") {
+  // What `--backend auto` runs before it first uses this device with this
+  // build (sim/selfcheck): every material and transfer, and DEM, against the
+  // CPU with the stated tolerances. Each case's numbers are printed.
+  const SelfCheckReport r = run_self_check(cuda_candidates());
+  for (const SelfCheckCase& c : r.cases) std::printf("  %-30s %s  %s\n", c.name.c_str(), c.pass ? "pass" : "FAIL", c.detail.c_str());
+  INFO(r.reason);
+  CHECK(r.pass);
+  CHECK(r.cases.size() == self_check_case_names().size());
+  CHECK_FALSE(backend_failure_noted());
+}
+
+TEST_CASE("CUDA out of memory: the world goes on on the CPU with the device state", "[cuda][selfcheck]") {
+  // A grid far beyond any GPU's memory: the CUDA backend's allocation fails
+  // before anything is launched, so the state is read back (no steps lost).
+  MpmScene gpu = make(R"({"type": "jelly", "E": 3000, "nu": 0.2})", "apic", "quadratic");
+  MpmScene cpu = make(R"({"type": "jelly", "E": 3000, "nu": 0.2})", "apic", "quadratic");
+  gpu.world->set_backend(make_backend("cuda", 0));
+  cpu.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+  REQUIRE(gpu.world->step(40).ok);
+  REQUIRE(cpu.world->step(40).ok);
+  const GridSpec grid = gpu.world->grid;
+  gpu.world->grid.nx = gpu.world->grid.ny = 200000;  // 4e10 nodes: 160 GB for the masses alone
+  REQUIRE(gpu.world->step(10).ok);
+  const BackendFallback& fb = gpu.world->fallback();
+  REQUIRE(fb.happened);
+  INFO(fb.message());
+  CHECK(fb.reason.find("CUDA error") != std::string::npos);
+  CHECK(fb.resumed_step == 40);
+  CHECK(fb.failed_step == 40);
+  CHECK(gpu.world->backend_name().rfind("cpu", 0) == 0);
+  gpu.world->grid = grid;
+  REQUIRE(gpu.world->step(20).ok);
+  REQUIRE(cpu.world->step(20).ok);
+  CHECK(gpu.world->step_count() == 60);
+  CHECK(max_position_diff(cpu.world->particles, gpu.world->particles) < 1e-4f * cpu.world->grid.dx);
+  CHECK(gpu.world->particles.id == cpu.world->particles.id);
+  reset_backend_failures_for_tests();
 }
 
 int main(int argc, char** argv) {

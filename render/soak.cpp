@@ -1,0 +1,117 @@
+#include "render/soak.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <vector>
+#include <unistd.h>
+#include "render/cpu/picking.h"
+#include "render/window_state.h"
+
+#include <GLFW/glfw3.h>
+
+namespace ps {
+
+int64_t resident_kib() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  if (n != 2) return 0;
+  return static_cast<int64_t>(resident) * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+void SoakDriver::start(double seconds, const std::string& csv) {
+  seconds_ = seconds;
+  t0_ = glfwGetTime();
+  next_sample_ = 0.0;
+  if (!csv.empty()) {
+    csv_ = std::fopen(csv.c_str(), "w");
+    if (!csv_) std::fprintf(stderr, "sandbox: --soak-log %s: cannot open for writing\n", csv.c_str());
+    else std::fprintf(csv_, "seconds,rss_kib,frame,step,particles\n");
+  }
+}
+
+SoakDriver::~SoakDriver() {
+  if (csv_) std::fclose(csv_);
+}
+
+bool SoakDriver::tick(App& a) {
+  if (!enabled()) return true;
+  const double t = glfwGetTime() - t0_;
+  const int64_t f = frame_++;
+  if (t >= next_sample_) {
+    next_sample_ += 10.0;
+    const int64_t rss = resident_kib();
+    const int64_t step = a.sim ? a.sim->step_count() : 0;
+    a.log("soak t=%.1f rss_kib=%" PRId64 " frame=%" PRId64 " step=%" PRId64 " particles=%zu", t, rss, a.frame, step,
+          a.table.size());
+    if (csv_) {
+      std::fprintf(csv_, "%.1f,%" PRId64 ",%" PRId64 ",%" PRId64 ",%zu\n", t, rss, a.frame, step, a.table.size());
+      std::fflush(csv_);
+    }
+  }
+  if (t >= seconds_) {
+    if (grabbing_ && a.world()) a.world()->grab_end();
+    return false;
+  }
+  if (!a.sim) return true;
+  a.running = true;
+  Vec2 lo, hi;
+  a.sim->bounds(lo, hi);
+  const Vec2 mid = 0.5f * (lo + hi), half = 0.5f * (hi - lo);
+  const int64_t phase = f % 240;
+  MpmWorld* w = a.world();
+  // Presets (MPM): t, r, s, d in turn.
+  if (phase == 0 && w) a.pending.preset = static_cast<Preset>(preset_++ % 4);
+  // Attract then repel at a point that walks around the domain.
+  const float ang = 0.05f * static_cast<float>(f);
+  const Vec2 at{mid.x + 0.5f * half.x * std::cos(ang), mid.y + 0.5f * half.y * std::sin(ang)};
+  ToolSettings ts = a.tools;
+  ts.tool = phase < 90 ? Tool::Attract : Tool::Repel;
+  const bool pressed = phase >= 60 && phase < 120;
+  if (w) w->point_force = tool_point_force(ts, at, pressed);
+  if (dem::DemWorld* d = a.dem_world()) d->point_force = tool_point_force(ts, at, pressed);
+  // Grab (MPM): the particles near the middle, dragged round a circle.
+  if (w) {
+    if (phase == 120 && !grabbing_) {
+      a.refresh_host_table();
+      particles_within(a.table, mid, 0.1f * std::max(half.x, half.y), a.grab_rows);
+      if (!a.grab_rows.empty()) {
+        w->grab_stiffness = a.tools.grab_stiffness;
+        w->grab_begin(a.grab_rows, mid);
+        grabbing_ = true;
+      }
+    } else if (grabbing_ && phase < 180) {
+      w->grab_move(at);
+    } else if (grabbing_) {
+      w->grab_end();
+      a.grab_rows.clear();
+      grabbing_ = false;
+    }
+  }
+  // SGF edit: a group of the first particles, pushed for the next 100 steps.
+  if (phase == 200 && !a.table.id.empty()) {
+    SgfGroup g;
+    g.name = "soak";
+    const size_t n = std::min<size_t>(a.table.id.size(), 64);
+    g.ids.assign(a.table.id.begin(), a.table.id.begin() + static_cast<std::ptrdiff_t>(n));
+    std::sort(g.ids.begin(), g.ids.end());
+    const int64_t s0 = a.sim->step_count() + 1;
+    g.entries.push_back(SgfEntry{s0, s0 + 100, (f / 240) % 2 ? 1e-3 : -1e-3, 0.0, 0.0});
+    a.sgf.set.groups.assign(1, g);
+    a.sgf.dirty = true;
+    a.sgf.edited = true;
+  }
+  // A reset every 2400 frames: reload churn (scene, backend, buffers).
+  if (f > 0 && f % 2400 == 0) {
+    if (grabbing_ && w) w->grab_end();
+    grabbing_ = false;
+    a.grab_rows.clear();
+    a.pending.reset = true;
+  }
+  return true;
+}
+
+}  // namespace ps

@@ -1,0 +1,205 @@
+// Fake device backends for the self-check and fallback tests (no GPU needed):
+// each keeps its own "device" copy of the state, stepped by the CPU reference,
+// like the CUDA backends keep theirs; faults are injected on demand.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include "sim/core/backend_error.h"
+#include "sim/dem/dem_cpu.h"
+#include "sim/mpm/mpm_cpu.h"
+
+namespace ps {
+namespace fake {
+
+/// Counters shared with the test (the world owns the backend).
+struct Calls {
+  int64_t substeps = 0;   ///< substeps done on the "device" in all
+  int syncs = 0, uploads = 0;
+};
+
+struct MpmFaults {
+  /// Relative noise on v after every substep (a model of reordered float
+  /// sums in the grid); deterministic (hash of index and step).
+  float noise = 0.f;
+  /// Extra downward acceleration (m/s^2) on particles of this material type
+  /// under this transfer (< 0 / any: all): a physics bug.
+  float gravity_error = 0.f;
+  /// Young's / bulk modulus scale the "device" uses (1: right): a stress bug.
+  float stiffness_scale = 1.f;
+  int bug_material = -1;  ///< MaterialType as int, -1: all
+  int bug_transfer = -1;  ///< Transfer as int, -1: all
+  /// Throw a BackendError once this many substeps were done (-1: never).
+  int64_t fail_after = -1;
+  bool fail_state_intact = false;  ///< the thrown error says the state is intact
+  bool fail_sync = false;          ///< sync_to_host throws (the device is gone)
+  int fail_upload_after = -1;      ///< host_changed throws after this many uploads (-1: never)
+  bool dead_after_failure = true;  ///< after the first failure every call throws
+};
+
+class DeviceMpm final : public MpmBackend {
+ public:
+  explicit DeviceMpm(MpmFaults f = {}, Calls* calls = nullptr) : f_(f), calls_(calls ? calls : &own_), inner_(1) {
+    inner_.bind(&dev_);
+  }
+  std::string name() const override { return "fake-device"; }
+  void bind(MpmParticles* host) override { host_ = host; }
+  void host_changed() override {
+    dead_check("upload");
+    if (f_.fail_upload_after >= 0 && calls_->uploads >= f_.fail_upload_after) fail("upload", false);
+    dev_ = *host_;
+    inner_.host_changed();
+    ++calls_->uploads;
+  }
+  void sync_to_host() override {
+    dead_check("sync_to_host");
+    if (f_.fail_sync) fail("sync_to_host", false);
+    if (dev_.size() != host_->size()) return;
+    host_->x = dev_.x; host_->v = dev_.v; host_->C = dev_.C;
+    host_->F = dev_.F; host_->J = dev_.J; host_->Jp = dev_.Jp;
+    ++calls_->syncs;
+  }
+  SubstepResult substep(const SubstepInput& in) override {
+    dead_check("substep");
+    if (f_.fail_after >= 0 && calls_->substeps >= f_.fail_after) fail("advance", f_.fail_state_intact);
+    if (in.use_fext) dev_.fext = host_->fext;
+    SubstepResult r;
+    if (f_.stiffness_scale != 1.f) {
+      std::vector<MaterialParams> m(in.materials, in.materials + in.material_count);
+      for (MaterialParams& p : m) {
+        p.E *= f_.stiffness_scale;
+        p.bulk_modulus *= f_.stiffness_scale;
+      }
+      SubstepInput in2 = in;
+      in2.materials = m.data();
+      r = inner_.substep(in2);
+    } else {
+      r = inner_.substep(in);
+    }
+    perturb(in);
+    ++calls_->substeps;
+    return r;
+  }
+  /// Like the CUDA backend: the clock moves only when the whole call succeeds.
+  SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
+    StepClock c = clock;
+    SubstepResult r = MpmBackend::advance(in, count, rule, c);
+    clock = c;
+    return r;
+  }
+  BackendStats stats() const override { return BackendStats{}; }
+  void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override {
+    inner_.read_grid(spec, mass, velocity);
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what, bool intact) {
+    dead_ = f_.dead_after_failure;
+    throw BackendError(std::string("fake CUDA error in ") + what + ": an illegal memory access was encountered", intact);
+  }
+  void dead_check(const char* what) {
+    if (dead_) throw BackendError(std::string("fake CUDA error in ") + what + ": device lost", false);
+  }
+  static float hash_noise(uint64_t a, uint64_t b) {
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull);
+    h ^= h >> 31; h *= 0xBF58476D1CE4E5B9ull; h ^= h >> 29;
+    return static_cast<float>(static_cast<double>(h >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+  }
+  void perturb(const SubstepInput& in) {
+    const bool transfer_hit = f_.bug_transfer < 0 || static_cast<int>(in.solver.transfer) == f_.bug_transfer;
+    for (size_t i = 0; i < dev_.size(); ++i) {
+      if (f_.noise > 0.f) {
+        const uint64_t k = static_cast<uint64_t>(calls_->substeps) * 2;
+        dev_.v[i].x *= 1.f + f_.noise * hash_noise(i, k);
+        dev_.v[i].y *= 1.f + f_.noise * hash_noise(i, k + 1);
+      }
+      if (f_.gravity_error != 0.f && transfer_hit &&
+          (f_.bug_material < 0 || static_cast<int>(in.materials[dev_.material[i]].type) == f_.bug_material))
+        dev_.v[i].y -= f_.gravity_error * in.dt;
+    }
+  }
+
+  MpmFaults f_;
+  Calls own_;
+  Calls* calls_;
+  MpmParticles* host_ = nullptr;
+  MpmParticles dev_;
+  MpmCpuBackend inner_;
+  bool dead_ = false;
+};
+
+struct DemFaults {
+  double noise = 0.0;           ///< relative noise on v after every step
+  double gravity_error = 0.0;   ///< extra downward acceleration, m/s^2
+  int64_t fail_after = -1;      ///< throw once this many steps were done
+  bool fail_sync = false;
+  bool dead_after_failure = true;
+};
+
+class DeviceDem final : public dem::DemBackend {
+ public:
+  explicit DeviceDem(DemFaults f = {}, Calls* calls = nullptr) : f_(f), calls_(calls ? calls : &own_), inner_(1) {}
+  std::string name() const override { return "fake-device"; }
+  void bind(dem::DemParticles* p, dem::DemBonds* b) override {
+    p_ = p;
+    b_ = b;
+    host_changed();
+  }
+  void host_changed() override {
+    dead_check("upload");
+    dp_ = *p_;
+    db_ = *b_;
+    inner_.bind(&dp_, &db_);
+    ++calls_->uploads;
+  }
+  void sync_to_host() override {
+    dead_check("sync_to_host");
+    if (f_.fail_sync) fail("sync_to_host");
+    if (dp_.size() != p_->size() || db_.size() != b_->size()) return;
+    *p_ = dp_;
+    *b_ = db_;
+    ++calls_->syncs;
+  }
+  dem::DemStepResult step(const dem::DemStepInput& in) override {
+    dead_check("step");
+    if (f_.fail_after >= 0 && calls_->substeps >= f_.fail_after) fail("step");
+    if (in.use_fext) dp_.fext = p_->fext;
+    dem::DemStepResult r = inner_.step(in);
+    for (size_t i = 0; i < dp_.size(); ++i) {
+      if (f_.noise > 0.0) {
+        const double s = std::sin(static_cast<double>(i) * 12.9898 + static_cast<double>(calls_->substeps) * 78.233);
+        dp_.v[i].x *= 1.0 + f_.noise * s;
+        dp_.v[i].y *= 1.0 - f_.noise * s;
+      }
+      if (f_.gravity_error != 0.0 && !dp_.fixed[i]) dp_.v[i].y -= f_.gravity_error * in.dt;
+    }
+    ++calls_->substeps;
+    return r;
+  }
+  void read_contacts(std::vector<dem::DemContact>& pairs, std::vector<dem::DemContact>& walls) const override {
+    inner_.read_contacts(pairs, walls);
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    dead_ = f_.dead_after_failure;
+    throw BackendError(std::string("fake CUDA error in ") + what + ": unspecified launch failure", false);
+  }
+  void dead_check(const char* what) {
+    if (dead_) throw BackendError(std::string("fake CUDA error in ") + what + ": device lost", false);
+  }
+
+  DemFaults f_;
+  Calls own_;
+  Calls* calls_;
+  dem::DemParticles* p_ = nullptr;
+  dem::DemBonds* b_ = nullptr;
+  dem::DemParticles dp_;
+  dem::DemBonds db_;
+  dem::DemCpuBackend inner_;
+  bool dead_ = false;
+};
+
+}  // namespace fake
+}  // namespace ps
