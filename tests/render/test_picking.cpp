@@ -35,7 +35,7 @@ TEST_CASE("picking returns the nearest particle within its radius", "[render]") 
   CHECK(pick_particle(t, Vec2{1.f, 1.f}) == 2);
 }
 
-TEST_CASE("picking returns nothing outside every disc; slack widens them", "[render]") {
+TEST_CASE("picking returns nothing outside every disc - slack widens them", "[render]") {
   ParticleTable t = make_table({{0.f, 0.f, 0.1f}, {1.f, 1.f, 0.05f}});
   CHECK(pick_particle(t, Vec2{0.5f, 0.5f}) == -1);
   CHECK(pick_particle(t, Vec2{0.f, 0.11f}) == -1);

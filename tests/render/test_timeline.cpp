@@ -45,7 +45,7 @@ TEST_CASE("timeline maps steps to pixels and back", "[render]") {
   for (double s : {0.0, 1.0, 123.0, 999.0}) CHECK(v.x_to_step(v.step_to_x(s)) == Approx(s));
 }
 
-TEST_CASE("timeline zoom keeps the step under the cursor; pan and fit", "[render]") {
+TEST_CASE("timeline zoom keeps the step under the cursor - pan and fit", "[render]") {
   TimelineView v = view_0_1000();
   const double at = v.x_to_step(350.f);
   v.zoom_about(350.f, 4.f);

@@ -102,7 +102,7 @@ TEST_CASE("P4C: bonded column, empty frames and the old 8-column header round-tr
   CHECK(p4c_text(old.frames) == slurp(kDir + "old_header.p4c") + "\n");
 }
 
-TEST_CASE("P4P: malformed rows and blocks name file, line, column and field; the rest loads", "[p4]") {
+TEST_CASE("P4P: malformed rows and blocks name file, line, column and field - the rest loads", "[p4]") {
   const std::string path = kDir + "bad.p4p";
   const P4pLoad r = load_p4p(path);
   const std::vector<std::string> m = messages(r.diagnostics);

@@ -59,7 +59,7 @@ static double energy_ratio(const char* transfer, const char* preset, int steps) 
   return s.world->diagnostics().kinetic_energy / e0;
 }
 
-TEST_CASE("APIC keeps the angular momentum of a rigid rotation; PIC loses it", "[mpm][transfer]") {
+TEST_CASE("APIC keeps the angular momentum of a rigid rotation - PIC loses it", "[mpm][transfer]") {
   auto angular = [](const char* transfer) {
     MpmScene s = teaching_block(transfer, "rotation");
     double l0 = s.world->diagnostics().angular_momentum;

@@ -84,7 +84,7 @@ TEST_CASE("SGF folder: files in step order, subfolders and other files ignored, 
   fs::remove_all(out);
 }
 
-TEST_CASE("SGF: malformed names and rows are reported precisely; valid rows still load", "[sgf]") {
+TEST_CASE("SGF: malformed names and rows are reported precisely - valid rows still load", "[sgf]") {
   const std::string dir = kData + "malformed";
   const SgfLoadResult r = load_sgf_folder(dir);
   std::vector<std::string> m;
@@ -125,7 +125,7 @@ TEST_CASE("SGF names", "[sgf]") {
   CHECK(sgf_file_name(3001, 6000) == "SGF3001-6000.csv");
 }
 
-TEST_CASE("SGF apply: a group gets F exactly in [s0, s1], not at s0-1 or s1+1; others untouched", "[sgf]") {
+TEST_CASE("SGF apply: a group gets F exactly in [s0, s1], not at s0-1 or s1+1 - others untouched", "[sgf]") {
   const int64_t s0 = 5, s1 = 9;
   const Vec2 F{2.5f, -1.25f};
   SgfSet set;
@@ -149,7 +149,7 @@ TEST_CASE("SGF apply: a group gets F exactly in [s0, s1], not at s0-1 or s1+1; o
   CHECK(sch.last_step() == s1);
 }
 
-TEST_CASE("SGF apply: overlapping ranges add; file order does not matter", "[sgf]") {
+TEST_CASE("SGF apply: overlapping ranges add - file order does not matter", "[sgf]") {
   const SgfFile a = file(1, 10, {{1, 1.0, 0.0, 0.0}, {2, 0.5, 0.5, 0.0}});
   const SgfFile b = file(5, 20, {{1, 0.25, 2.0, 0.0}, {3, -1.0, 0.0, 0.0}});
   const SgfFile c = file(8, 8, {{1, 0.125, 0.0, 0.0}});
@@ -187,7 +187,7 @@ TEST_CASE("SGF apply: the event list touches only active files", "[sgf]") {
   CHECK(s.active(2001).empty());
 }
 
-TEST_CASE("SGF apply: IDs map to indices after reordering; missing IDs are counted", "[sgf]") {
+TEST_CASE("SGF apply: IDs map to indices after reordering - missing IDs are counted", "[sgf]") {
   SgfList list;
   list.files.push_back(file(1, 1, {{40, 1.0, 0.0, 0.0}, {7, 0.0, 1.0, 0.0}, {999999, 5.0, 5.0, 0.0}}));
   const uint32_t ids[3] = {7, 123456789, 40};  // sparse IDs use the sorted map
