@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Particle Sandbox needs, when they are missing.
-# Usage: scripts/deps.sh [--gui-test]   (--gui-test adds Xvfb and xdotool)
+# Usage: scripts/deps.sh [--gui-test] [--fuzz]
+#   --gui-test adds Xvfb and xdotool; --fuzz adds clang 14 and libFuzzer (scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libglfw3-dev libimgui-dev libglm-dev python3-glad libstb-dev catch2 libgl-dev)
-if [[ "${1:-}" == "--gui-test" ]]; then
-  pkgs+=(xvfb xauth xdotool libgl1-mesa-dri)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --gui-test) pkgs+=(xvfb xauth xdotool libgl1-mesa-dri) ;;
+    --fuzz) pkgs+=(clang-14 libclang-rt-14-dev) ;;
+    *) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
