@@ -20,6 +20,8 @@ struct InputLimits {
   /// MPM: particles a scene may create (about 1.5 GB of particle state) and grid nodes.
   double max_mpm_particles = 20e6;
   int64_t max_grid_nodes = int64_t{17} * 1024 * 1024;
+  /// One JSON string (names, descriptions, paths): 1 MiB.
+  int64_t max_string_bytes = int64_t{1} << 20;
   /// DEM: particles a scene may create.
   double max_dem_particles = 2e6;
 };

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include "sim/core/limits.h"
 #include "sim/io/text.h"
 
 namespace ps {
@@ -187,11 +188,14 @@ class JsonParser {
           case 't': out += '\t'; break;
           case 'u': {
             unsigned cp = hex4();
-            if (cp >= 0xD800 && cp < 0xDC00 && peek() == '\\') {
+            if (cp >= 0xDC00 && cp < 0xE000) fail("invalid \\u escape: a low surrogate without a high one");
+            if (cp >= 0xD800 && cp < 0xDC00) {  // UTF-16 pair: the low half must follow
+              if (peek() != '\\') fail("invalid \\u escape: a high surrogate without its low half");
               advance();
               if (peek() != 'u') fail("invalid surrogate pair");
               advance();
               unsigned lo = hex4();
+              if (lo < 0xDC00 || lo >= 0xE000) fail("invalid surrogate pair");
               cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             }
             put_utf8(out, cp);
@@ -203,6 +207,7 @@ class JsonParser {
       }
       out += c;
       advance();
+      if (out.size() > max_string_) fail("string longer than " + std::to_string(max_string_) + " bytes");
     }
     return out;
   }
@@ -252,6 +257,7 @@ class JsonParser {
   const std::string& s_;
   std::string file_;
   size_t pos_ = 0;
+  const size_t max_string_ = static_cast<size_t>(input_limits().max_string_bytes);
   int line_ = 1, col_ = 1;
 };
 

@@ -122,6 +122,7 @@ void init_limits() {
   l.max_mpm_particles = 4000;
   l.max_grid_nodes = 20000;
   l.max_dem_particles = 2000;
+  l.max_string_bytes = 4096;
 }
 
 int scene(const uint8_t* data, size_t size) {

@@ -99,3 +99,18 @@ TEST_CASE("a scene whose image mask names a device is an error on the field, not
   CHECK_THROWS_WITH(ps::build_mpm_scene(ps::Json::parse(doc, "dev.json"), "dev.json"),
                     Contains("dev.json:3") && Contains("file") && Contains("not a regular file"));
 }
+
+TEST_CASE("JSON strings are bounded and \\u escapes must be valid UTF-16", "[limits]") {
+  LimitsGuard guard;
+  ps::input_limits().max_string_bytes = 8;
+  CHECK(ps::Json::parse(R"({"name": "12345678"})", "s.json").find("name")->as_string() == "12345678");
+  CHECK_THROWS_WITH(ps::Json::parse("{\n  \"name\": \"123456789\"}", "s.json"),
+                    Contains("s.json:2") && Contains("string longer than 8 bytes"));
+  ps::input_limits() = guard.saved;
+  // A pair decodes to one code point (U+1F600, 4 bytes of UTF-8).
+  CHECK(ps::Json::parse(R"(["\ud83d\ude00"])", "u.json").at(0).as_string() == "\xF0\x9F\x98\x80");
+  // Halves alone, or a high half followed by something else, are errors with a place.
+  CHECK_THROWS_WITH(ps::Json::parse(R"(["\ude00"])", "u.json"), Contains("u.json:1") && Contains("low surrogate"));
+  CHECK_THROWS_WITH(ps::Json::parse(R"(["\ud83d"])", "u.json"), Contains("high surrogate"));
+  CHECK_THROWS_WITH(ps::Json::parse(R"(["\ud83d\u0041"])", "u.json"), Contains("invalid surrogate pair"));
+}
