@@ -456,7 +456,9 @@ void file_bar(App& a) {
     if (!r.ok) {
       s.messages = std::move(r.messages);
       s.status.clear();
-      a.log("sgf load error %s", s.messages.empty() ? "" : s.messages.front().c_str());
+      // The verdict, then the first problem (file:line:col: field ...).
+      a.log("sgf load error %s%s%s", s.messages.empty() ? "" : s.messages.front().c_str(),
+            s.messages.size() > 1 ? " | " : "", s.messages.size() > 1 ? s.messages[1].c_str() : "");
     } else {
       s.messages.clear();
       s.status.clear();

@@ -10,7 +10,9 @@ app's one-line action log (--verbose):
      applied to the running simulation at once (no reset);
   4. running, then pausing: the group's mean velocity points along -x while
      the other particles stay at rest (the app logs both on pause);
-  5. Save writes SGF<s0>-<s1>.csv and groups.json; Load reads them back.
+  5. Save writes SGF<s0>-<s1>.csv and groups.json; Load reads them back;
+  6. Load of a damaged copy while running: the error names the file, nothing
+     is loaded, the simulation keeps stepping; a screenshot shows the message.
 Widget positions come from the "ui name=..." lines the app logs in verbose
 mode. Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
@@ -154,6 +156,27 @@ def main():
         if (ld.group(1), int(ld.group(2)), int(ld.group(3)), int(ld.group(4))) != (folder, 1, 1, 0):
             fail("load read back %s" % ld.group(0))
         print("save/load ok: %s (%d rows), groups.json" % (csv_path, n_sel))
+
+        # 6. Load a damaged copy while the scene runs (issue #16): the error names the file and
+        #    line, nothing is loaded, and the simulation keeps running with its current set.
+        with open(csv_path, "a") as f:
+            f.write("%d,oops,0,0\n" % (n_sel + 1000))
+        move(640, 200)
+        xdo(args, "key", "space")
+        app.expect(r"^resume")
+        click("sgf_load")
+        bad = app.expect(r"^sgf load error (.*)")
+        if os.path.basename(csv_path) + ":" not in bad.group(1) or "not loaded" not in bad.group(1):
+            fail("the failed load does not name the file or say that nothing was loaded: %s" % bad.group(1))
+        time.sleep(1.0)
+        move(640, 200)
+        xdo(args, "key", "space")
+        app.expect(r"^pause")
+        m2 = app.expect(r'^sgf motion group="%s" n=(\d+) v=\(([^,]+),([^)]+)\) others n=(\d+) v=\(([^,]+),([^)]+)\) '
+                        r'step=(\d+)' % re.escape(name))
+        if int(m2.group(7)) <= step:
+            fail("the simulation did not keep running after the failed load (step %s)" % m2.group(7))
+        print("damaged load ok: %s; still running at step %s" % (bad.group(1)[:100], m2.group(7)))
 
         move(640, 200)
         xdo(args, "key", "F12")
