@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include "sim/core/atomic_write.h"
 #include "sim/core/error.h"
 #include "sim/core/limits.h"
@@ -47,10 +48,52 @@ Image load_image(const std::string& path) {
 #endif
 }
 
+#ifdef PS_HAVE_STB
+namespace {
+
+// The formats the sandbox documents (PNG, JPEG), recognised by their magic
+// bytes; stb knows more (GIF, BMP, PSD, TGA, HDR, PIC, PNM), but each is attack
+// surface a teaching tool does not need.
+void check_image_format(const std::string& b, const std::string& name) {
+  auto fail = [&](const std::string& why) { throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: " + why); };
+  static const char kPng[8] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
+  const bool png = b.size() >= 8 && b.compare(0, 8, std::string(kPng, 8)) == 0;
+  const bool jpeg = b.size() >= 3 && static_cast<uint8_t>(b[0]) == 0xFF && static_cast<uint8_t>(b[1]) == 0xD8 &&
+                    static_cast<uint8_t>(b[2]) == 0xFF;
+  if (!png && !jpeg) fail("not a PNG or JPEG file");
+}
+
+// A PNG's chunk structure, walked before stb decodes it: stb grows its
+// image-data buffer to whatever length a chunk header claims before it finds
+// the data missing, so a 2 KB file claiming a 1 GB IDAT chunk made it allocate
+// 2 GB (found by the image fuzzer, tests/fuzz/regressions/image).
+void check_png_chunks(const std::string& b, const std::string& name) {
+  auto fail = [&](const std::string& why) { throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: " + why); };
+  if (b.size() < 8 || b[1] != 'P') return;  // JPEG (the format was checked first)
+  size_t p = 8;
+  for (;;) {
+    if (b.size() - p < 12) fail("corrupt PNG: the file ends inside a chunk header at byte " + std::to_string(p));
+    uint32_t len = 0;
+    for (int k = 0; k < 4; ++k) len = (len << 8) | static_cast<uint8_t>(b[p + static_cast<size_t>(k)]);
+    const std::string type = b.substr(p + 4, 4);
+    for (char c : type)
+      if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) fail("corrupt PNG: bad chunk type at byte " + std::to_string(p));
+    if (len > b.size() - p - 12)
+      fail("corrupt PNG: chunk '" + type + "' at byte " + std::to_string(p) + " claims " + std::to_string(len) +
+           " bytes, the file has " + std::to_string(b.size() - p - 12) + " left");
+    p += 12 + static_cast<size_t>(len);
+    if (type == "IEND") return;
+  }
+}
+
+}  // namespace
+#endif
+
 Image decode_image(const std::string& bytes, const std::string& name) {
 #ifdef PS_HAVE_STB
   if (bytes.size() > static_cast<size_t>(INT32_MAX))
     throw InputError(SourceLoc{name, 0, 0}, "", "image file too large");
+  check_image_format(bytes, name);
   const auto* buf = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int len = static_cast<int>(bytes.size());
   int w = 0, h = 0, n = 0;
@@ -59,12 +102,15 @@ Image decode_image(const std::string& bytes, const std::string& name) {
     throw InputError(SourceLoc{name, 0, 0}, "", std::string("cannot read image: ") + (why ? why : "unknown format"));
   }
   const InputLimits& lim = input_limits();
-  if (w <= 0 || h <= 0 || w > lim.max_image_side || h > lim.max_image_side ||
+  if (w <= 0 || h <= 0)
+    throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: empty (" + std::to_string(w) + " x " + std::to_string(h) + " pixels)");
+  if (w > lim.max_image_side || h > lim.max_image_side ||
       static_cast<int64_t>(w) * h > lim.max_image_pixels)
     throw InputError(SourceLoc{name, 0, 0}, "",
                      "image too large: " + std::to_string(w) + " x " + std::to_string(h) + " pixels (at most " +
                          std::to_string(lim.max_image_side) + " per side and " + std::to_string(lim.max_image_pixels) +
                          " in all)");
+  check_png_chunks(bytes, name);  // after the size: stbi_info reads only the header
   int dw = 0, dh = 0;
   unsigned char* data = stbi_load_from_memory(buf, len, &dw, &dh, &n, 4);
   if (!data) {

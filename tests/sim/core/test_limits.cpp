@@ -114,3 +114,17 @@ TEST_CASE("JSON strings are bounded and \\u escapes must be valid UTF-16", "[lim
   CHECK_THROWS_WITH(ps::Json::parse(R"(["\ud83d"])", "u.json"), Contains("high surrogate"));
   CHECK_THROWS_WITH(ps::Json::parse(R"(["\ud83d\u0041"])", "u.json"), Contains("invalid surrogate pair"));
 }
+
+TEST_CASE("a PNG chunk that claims more bytes than the file holds is refused before stb allocates for it", "[limits]") {
+  if (!ps::image_io_available()) {
+    WARN("skipped: this build has no image reader (stb)");
+    return;
+  }
+  // The image fuzzer's finding: a 1929-byte 128 x 192 PNG whose second IDAT chunk claims
+  // 1116179504 bytes; stb grew its buffer to 2 GB before noticing the data was missing.
+  const std::string path = std::string(PS_SOURCE_DIR) + "/tests/fuzz/regressions/image/oom-idat-length-claims-1GB.png";
+  CHECK_THROWS_WITH(ps::load_image(path), Contains("oom-idat-length-claims-1GB.png") &&
+                                              Contains("chunk 'IDAT' at byte 1746 claims 1116179504 bytes"));
+  // Formats other than PNG and JPEG are not decoded at all.
+  CHECK_THROWS_WITH(ps::decode_image(std::string("GIF89a\x01\x00\x01\x00", 10), "a.gif"), Contains("not a PNG or JPEG file"));
+}
