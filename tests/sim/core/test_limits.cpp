@@ -100,7 +100,7 @@ TEST_CASE("a scene whose image mask names a device is an error on the field, not
                     Contains("dev.json:3") && Contains("file") && Contains("not a regular file"));
 }
 
-TEST_CASE("JSON strings are bounded and \\u escapes must be valid UTF-16", "[limits]") {
+TEST_CASE("JSON strings are bounded and unicode escapes must be valid UTF-16", "[limits]") {
   LimitsGuard guard;
   ps::input_limits().max_string_bytes = 8;
   CHECK(ps::Json::parse(R"({"name": "12345678"})", "s.json").find("name")->as_string() == "12345678");
