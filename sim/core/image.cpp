@@ -8,6 +8,9 @@
 #include "sim/core/limits.h"
 #include "sim/core/file.h"
 
+#if defined(PS_HAVE_ZLIB)
+#include <zlib.h>
+#endif
 #if defined(PS_HAVE_STB)
 #include <stb_image.h>
 #include <stb_image_write.h>
@@ -71,6 +74,7 @@ void check_png_chunks(const std::string& b, const std::string& name) {
   auto fail = [&](const std::string& why) { throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: " + why); };
   if (b.size() < 8 || b[1] != 'P') return;  // JPEG (the format was checked first)
   size_t p = 8;
+  std::string idat;  // the compressed image data, for the inflate bound below
   for (;;) {
     if (b.size() - p < 12) fail("corrupt PNG: the file ends inside a chunk header at byte " + std::to_string(p));
     uint32_t len = 0;
@@ -81,9 +85,55 @@ void check_png_chunks(const std::string& b, const std::string& name) {
     if (len > b.size() - p - 12)
       fail("corrupt PNG: chunk '" + type + "' at byte " + std::to_string(p) + " claims " + std::to_string(len) +
            " bytes, the file has " + std::to_string(b.size() - p - 12) + " left");
+    if (type == "IDAT") idat.append(b, p + 8, len);
     p += 12 + static_cast<size_t>(len);
-    if (type == "IEND") return;
+    if (type == "IEND") break;
   }
+#ifdef PS_HAVE_ZLIB
+  // The deflate stream may not inflate to more than the image needs: stb
+  // expands its output buffer as the stream asks (up to 4 GB), so a small
+  // "deflate bomb" would allocate before stb finds the excess. Counted in a
+  // streaming pass with a 64 KiB scratch buffer; stops at the first excess.
+  if (b.size() < 33) fail("corrupt PNG: no IHDR");
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) v = (v << 8) | static_cast<uint8_t>(b[at + static_cast<size_t>(k)]);
+    return v;
+  };
+  const uint64_t w = be32(16), h = be32(20);
+  const unsigned depth = static_cast<uint8_t>(b[24]), ctype = static_cast<uint8_t>(b[25]);
+  const bool interlaced = b[28] != 0;
+  const unsigned channels = ctype == 2 ? 3 : ctype == 4 ? 2 : ctype == 6 ? 4 : 1;
+  const uint64_t bpp = uint64_t{channels} * depth;  // bits per pixel
+  auto rows = [&](uint64_t pw, uint64_t ph) { return pw && ph ? ph * (1 + (pw * bpp + 7) / 8) : 0; };
+  uint64_t need = rows(w, h);
+  if (interlaced) {  // Adam7: seven sub-images
+    static const int x0[7] = {0, 4, 0, 2, 0, 1, 0}, y0[7] = {0, 0, 4, 0, 2, 0, 1};
+    static const int dx[7] = {8, 8, 4, 4, 2, 2, 1}, dy[7] = {8, 8, 8, 4, 4, 2, 2};
+    need = 0;
+    for (int k = 0; k < 7; ++k)
+      need += rows((w + static_cast<uint64_t>(dx[k] - x0[k] - 1)) / static_cast<uint64_t>(dx[k]),
+                   (h + static_cast<uint64_t>(dy[k] - y0[k] - 1)) / static_cast<uint64_t>(dy[k]));
+  }
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) return;  // no memory for zlib: leave it to stb
+  z.next_in = reinterpret_cast<Bytef*>(idat.data());
+  z.avail_in = static_cast<uInt>(idat.size());
+  unsigned char scratch[65536];
+  uint64_t out = 0;
+  int rc = Z_OK;
+  while (rc == Z_OK && out <= need) {
+    z.next_out = scratch;
+    z.avail_out = sizeof scratch;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out += sizeof scratch - z.avail_out;
+    if (rc == Z_BUF_ERROR && z.avail_out != 0) break;  // input ended: stb reports a truncated stream
+  }
+  inflateEnd(&z);
+  if (out > need)
+    fail("corrupt PNG: the image data inflates to more than the " + std::to_string(need) + " bytes a " +
+         std::to_string(w) + " x " + std::to_string(h) + " image needs");
+#endif
 }
 
 }  // namespace

@@ -128,3 +128,44 @@ TEST_CASE("a PNG chunk that claims more bytes than the file holds is refused bef
   // Formats other than PNG and JPEG are not decoded at all.
   CHECK_THROWS_WITH(ps::decode_image(std::string("GIF89a\x01\x00\x01\x00", 10), "a.gif"), Contains("not a PNG or JPEG file"));
 }
+
+#if defined(PS_HAVE_ZLIB)
+#include <zlib.h>
+namespace {
+// A greyscale 8-bit PNG whose IDAT holds `raw` compressed (CRCs zero: neither check reads them).
+std::string grey_png(uint32_t w, uint32_t h, const std::string& raw) {
+  std::string s = png_header(w, h);
+  s[8 + 8 + 8 + 1] = 0;  // colour type 0: greyscale
+  uLongf n = compressBound(raw.size());
+  std::string z(n, '\0');
+  compress(reinterpret_cast<Bytef*>(z.data()), &n, reinterpret_cast<const Bytef*>(raw.data()), raw.size());
+  z.resize(n);
+  auto be32 = [&](uint32_t v) {
+    for (int k = 3; k >= 0; --k) s.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
+  };
+  be32(static_cast<uint32_t>(z.size()));
+  s += "IDAT" + z;
+  be32(0);
+  be32(0);
+  s += "IEND";
+  be32(0);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("a PNG whose image data inflates to more than the image needs is refused before stb expands it", "[limits]") {
+  if (!ps::image_io_available()) {
+    WARN("skipped: this build has no image reader (stb)");
+    return;
+  }
+  // 16 x 16 grey: 16 rows of a filter byte and 16 pixels = 272 bytes.
+  const ps::Image ok = ps::decode_image(grey_png(16, 16, std::string(272, '\0')), "ok.png");
+  CHECK(ok.width == 16);
+  CHECK(ok.height == 16);
+  // 10 MB of zeros compresses to about 10 KB: a "deflate bomb" for a 16 x 16 image.
+  const std::string bomb = grey_png(16, 16, std::string(10 << 20, '\0'));
+  CHECK(bomb.size() < 20000);
+  CHECK_THROWS_WITH(ps::decode_image(bomb, "bomb.png"),
+                    Contains("bomb.png") && Contains("inflates to more than the 272 bytes a 16 x 16 image needs"));
+}
+#endif
