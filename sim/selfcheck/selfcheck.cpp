@@ -1,3 +1,4 @@
+#include "sim/core/format.h"
 #include "sim/selfcheck/selfcheck.h"
 
 #include <algorithm>
@@ -164,13 +165,6 @@ std::vector<MpmCaseSpec> mpm_cases() {
 }
 
 const char* kDemCase = "dem bonded block and grains";
-
-template <class... A>
-std::string fmt(const char* f, A... args) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, f, static_cast<double>(args)...);
-  return buf;
-}
 
 /// Runs `steps` on both worlds; "" or why the candidate failed.
 template <class World>

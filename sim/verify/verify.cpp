@@ -65,11 +65,5 @@ Check make_check(const std::string& quantity, double measured, double reference,
   return c;
 }
 
-std::string fmt(const char* format, double value) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
-
 }  // namespace verify
 }  // namespace ps

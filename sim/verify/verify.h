@@ -8,6 +8,7 @@
 /// (series drawn as inline SVG in the HTML report). Cases never tune a
 /// reference or a tolerance to pass: a miss is reported with its reason.
 #pragma once
+#include "sim/core/format.h"
 #include <functional>
 #include <string>
 #include <vector>
@@ -40,8 +41,7 @@ struct Check {
 Check make_check(const std::string& quantity, double measured, double reference, double tolerance, Compare compare,
                  const std::string& unit = "");
 
-/// printf-style text of one number, for notes and labels ("%.3g").
-std::string fmt(const char* format, double value);
+// fmt (printf-style numbers for notes and labels) is ps::fmt, sim/core/format.h.
 
 /// One curve of a plot.
 struct Series {
