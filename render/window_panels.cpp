@@ -16,6 +16,7 @@
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "render/cpu/particle_fields.h"
+#include "sim/mpm/material_table.h"
 #include "render/window_state.h"
 #include "render/ui_widgets.h"
 
@@ -360,29 +361,15 @@ void App::panel_materials() {
       ImGui::PushItemWidth(-label_w);
       ImGui::SliderFloat("density", &m.density, 0.01f, 100.f, "%.3g", ImGuiSliderFlags_Logarithmic);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("Mass per area of particles painted from now on.");
-      switch (m.type) {
-        case MaterialType::Tracer: ImGui::TextDisabled("no stress: transfer only"); break;
-        case MaterialType::Fluid:
-          ImGui::SliderFloat("bulk modulus", &m.bulk_modulus, 1.f, 1e6f, "%.4g", ImGuiSliderFlags_Logarithmic);
-          ImGui::SliderFloat("viscosity", &m.viscosity, 0.f, 10.f, "%.3g");
-          break;
-        case MaterialType::Snow:
-        case MaterialType::Jelly:
-        case MaterialType::Sand:
-          ImGui::SliderFloat("E", &m.E, 1.f, 1e7f, "%.4g", ImGuiSliderFlags_Logarithmic);
-          ImGui::SliderFloat("nu", &m.nu, 0.f, 0.49f, "%.3f");
-          if (m.type == MaterialType::Snow) {
-            ImGui::SliderFloat("theta_c", &m.theta_c, 0.f, 0.2f, "%.4f");
-            ImGui::SliderFloat("theta_s", &m.theta_s, 0.f, 0.05f, "%.4f");
-            ImGui::SliderFloat("hardening", &m.hardening, 0.f, 30.f, "%.2f");
-          }
-          if (m.type == MaterialType::Sand) {
-            ImGui::SliderFloat("friction", &m.friction_angle, 0.f, 60.f, "%.1f deg");
-            ImGui::SliderFloat("cohesion", &m.cohesion, 0.f, 1e5f, "%.4g", ImGuiSliderFlags_Logarithmic);
-            if (ImGui::IsItemHovered())
-              ImGui::SetTooltip("Mohr-Coulomb cohesion c, a stress in the scene's units (0: dry, cohesionless sand).");
-          }
-          break;
+      const MaterialKind& kind = material_kind(m.type);
+      if (kind.field_count == 0) ImGui::TextDisabled("%s", kind.summary);
+      for (int f = 0; f < kind.field_count; ++f) {
+        const MaterialField& fd = kind.fields[f];
+        float& value = m.*fd.member;
+        if (ImGui::SliderFloat(fd.key, &value, fd.ui_min, fd.ui_max, fd.format,
+                               fd.log_slider ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None))
+          value = static_cast<float>(std::min(std::max(static_cast<double>(value), fd.min), fd.max));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fd.help);
       }
       ImGui::PopItemWidth();
       ImGui::TreePop();

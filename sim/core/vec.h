@@ -83,6 +83,10 @@ PS_HD void polar2(const Mat2& F, Mat2& R, Mat2& S) {
   S = transpose(R) * F;
 }
 
+/// min/max clamp that compiles to minss/maxss (fminf/fmaxf are libm calls
+/// with NaN rules on the x86-64 baseline).
+PS_HD float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
 /// SVD F = U diag(sig) V^T with det U = det V = +1 (sig[1] may be negative
 /// when det F < 0). Polar decomposition followed by a Jacobi rotation of the
 /// symmetric factor, the standard 2D construction (Taichi's svd2d).

@@ -89,6 +89,10 @@ std::string ObjReader::string_required(const char* key) {
 }
 
 int ObjReader::choice(const char* key, int def, std::initializer_list<const char*> choices) {
+  return choice(key, def, std::vector<const char*>(choices));
+}
+
+int ObjReader::choice(const char* key, int def, const std::vector<const char*>& choices) {
   const Json* v = get(key);
   if (!v) return def;
   std::string list;

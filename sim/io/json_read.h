@@ -31,6 +31,7 @@ class ObjReader {
   std::string string_required(const char* key);
   /// One of `choices`; returns its index.
   int choice(const char* key, int def, std::initializer_list<const char*> choices);
+  int choice(const char* key, int def, const std::vector<const char*>& choices);
   Vec2 vec2(const char* key, Vec2 def);
   Vec2 vec2_required(const char* key);
   /// Colour as [r, g, b] in 0..1 or "#rrggbb".

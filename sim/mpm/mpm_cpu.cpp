@@ -106,7 +106,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
         for (uint32_t o = block_start_[blk]; o < block_start_[blk + 1]; ++o) {
           const uint32_t i = order_[o];
           const MaterialParams& mat = in.materials[p_->material[i]];
-          const Mat2 tau = mpm::constitutive(mat, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i]);
+          const Mat2 tau = mpm::constitutive(mat, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i], dt);
           const float mp = p_->mass[i];
           const Vec2 mv0 = mp * p_->v[i];
           const Vec2 mv = mv0 + (in.use_fext ? dt * p_->fext[i] : Vec2{});

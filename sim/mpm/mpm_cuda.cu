@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
     Mat2 F = p.F[i];
     float Jp = p.Jp[i];
     const Mat2 C = p.C[i];
-    const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C);
+    const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C, dt);
     p.F[i] = F;
     p.Jp[i] = Jp;
     mp = p.mass[i];

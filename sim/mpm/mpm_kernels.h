@@ -9,6 +9,7 @@
 #pragma once
 #include <cmath>
 #include "sim/core/vec.h"
+#include "sim/mpm/materials.h"
 #include "sim/mpm/mpm_params.h"
 
 namespace ps {
@@ -49,10 +50,6 @@ PS_HD int fast_floor(float x) {
   int i = static_cast<int>(x);
   return i - (x < static_cast<float>(i) ? 1 : 0);
 }
-
-/// min/max clamp that compiles to minss/maxss (fminf/fmaxf are libm calls
-/// with NaN rules on the x86-64 baseline).
-PS_HD float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 /// First stencil node along one axis for grid-space coordinate X.
 PS_HD int stencil_base(Kernel k, float X) {
@@ -123,152 +120,6 @@ PS_HD Vec2 grad_vector(Kernel k, const Stencil& s, int a, int b, float inv_dx) {
 /// B-splines; 0 for the linear kernel, which uses grad w instead.
 PS_HD_CONST float dinv_factor(Kernel k) {
   return k == Kernel::Quadratic ? 4.f : (k == Kernel::Cubic ? 3.f : 0.f);
-}
-
-/// Sand: projects the principal Hencky strains eps = (e1, e2) of the elastic
-/// F onto the plane-strain Mohr-Coulomb cone (friction angle phi, cohesion c),
-/// returning along the deviatoric direction at fixed trace (no dilatancy,
-/// as in the Hencky-strain return mapping of Klar et al. 2016, "Drucker-Prager
-/// Elastoplasticity for Sand Animation", ACM TOG 35(4) 103), or to the apex
-/// in tension.
-///
-/// Derivation for this solver's 2D state. The stress is the Kirchhoff stress
-/// of the Hencky model with two principal values,
-///   tau_i = 2 mu e_i + lambda (e1 + e2),  i = 1, 2,
-/// and Cauchy sigma = tau / J with J = det F = exp(e1 + e2). In 2D (the in-plane
-/// Mohr circle; e.g. Nedderman 1992, "Statics and Kinematics of Granular
-/// Materials", ch. 2) Mohr-Coulomb is exactly (tension positive)
-///   |s1 - s2| / 2 <= -(s1 + s2) / 2 sin(phi) + c cos(phi).
-/// With tr = e1 + e2, dev = eps - tr/2 (1, 1) (the 2D deviator, trace over 2
-/// dims) and |dev| = |e1 - e2| / sqrt(2):
-///   (tau1 - tau2) / 2 = mu (e1 - e2)      ->  |tau1 - tau2| / 2 = sqrt(2) mu |dev|
-///   (tau1 + tau2) / 2 = (mu + lambda) tr  (the 2D mean Kirchhoff stress p)
-/// and multiplying the Cauchy criterion by J,
-///   sqrt(2) mu |dev| <= -(mu + lambda) tr sin(phi) + J c cos(phi),
-/// i.e. the yield function
-///   y = |dev| + (mu + lambda) / mu * alpha * tr - J c cos(phi) / (sqrt(2) mu),
-///   alpha = sin(phi) / sqrt(2)   (the 2D coefficient).
-/// Klar's alpha = sqrt(2/3) 2 sin(phi) / (3 - sin(phi)) is the 3D (triaxial
-/// compression) cone with a 3D deviator; used with this 2D deviator it is a
-/// plane-strain cone of sin(phi_eff) = sqrt(2) alpha (27.5 deg for 30 deg).
-/// A return along dev keeps tr and therefore J fixed, so the projection is
-/// closed form: |dev| -> r = (J c cos(phi) - p sin(phi)) / (sqrt(2) mu).
-/// When r < 0 (p sin(phi) > J c cos(phi): the mean Cauchy stress is beyond the
-/// apex sigma_m = c cot(phi), the tension cut-off) the state goes to the apex:
-/// dev = 0 and the hydrostatic stress equals the apex, (mu + lambda) t =
-/// exp(t) c cot(phi) for the new trace t (t = 0 without cohesion: stress-free;
-/// with cohesion a few Newton steps from t = c cot(phi) / (mu + lambda)).
-/// Hydrostatic compression and every state inside the cone is untouched.
-PS_HD void sand_return_map(float mu, float la, float sin_phi, float cos_phi, float cohesion, Vec2& eps) {
-  const float tr = eps.x + eps.y;
-  const Vec2 dev{0.5f * (eps.x - eps.y), 0.5f * (eps.y - eps.x)};
-  const float dev_norm = length(dev);
-  const float J = expf(tr);
-  const float p = (mu + la) * tr;        // mean (2D) Kirchhoff stress
-  const float cj = cohesion * J * cos_phi;
-  if (p >= 0.f && p * sin_phi >= cj) {
-    // Beyond the apex (pure tension without cohesion): project to it.
-    float t = 0.f;
-    if (cohesion > 0.f && sin_phi > 0.f) {
-      const float a = cohesion * cos_phi / sin_phi;  // apex Cauchy stress c cot(phi)
-      const float k = mu + la;
-      t = a / k;
-      for (int it = 0; it < 4; ++it) {
-        const float e = a * expf(t);
-        const float g = k * t - e, dg = k - e;
-        if (!(dg > 0.f)) break;
-        t -= g / dg;
-      }
-    }
-    eps = Vec2{0.5f * t, 0.5f * t};
-    return;
-  }
-  const float r = (cj - p * sin_phi) / (1.41421356f * mu);  // admissible |dev| (>= 0 here)
-  if (dev_norm > r) {
-    const float s = r / dev_norm;
-    eps = Vec2{0.5f * tr + s * dev.x, 0.5f * tr + s * dev.y};
-  }
-}
-
-/// Applies plasticity (snow, sand) to F and returns the Kirchhoff stress tau.
-/// `C` is the particle's velocity gradient (used for fluid viscosity).
-PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, const Mat2& C) {
-  switch (m.type) {
-    case MaterialType::Tracer:
-      return Mat2{};
-    case MaterialType::Fluid: {
-      // Weakly compressible (mpm88/mpm99 fluid): tau = K J (J - 1) I, plus a
-      // Newtonian viscous term tau_v = J mu (C + C^T).
-      float p = m.bulk_modulus * J * (J - 1.f);
-      Mat2 tau = Mat2::diag(p, p);
-      if (m.viscosity > 0.f) tau += (J * m.viscosity) * (C + transpose(C));
-      return tau;
-    }
-    case MaterialType::Jelly: {
-      // Fixed-corotated (Stomakhin et al. 2012): tau = 2 mu (F - R) F^T + lambda J (J - 1) I.
-      float mu, la;
-      lame(m, mu, la);
-      Mat2 R, S;
-      polar2(F, R, S);
-      float Jf = det(F);
-      return (2.f * mu) * ((F - R) * transpose(F)) + Mat2::diag(la * Jf * (Jf - 1.f), la * Jf * (Jf - 1.f));
-    }
-    case MaterialType::Snow: {
-      // Stomakhin et al. 2013: clamp singular values to [1 - theta_c, 1 + theta_s],
-      // move the rest into Jp, harden Lame parameters by exp(xi (1 - Jp)).
-      float mu, la;
-      lame(m, mu, la);
-      Mat2 U, V;
-      Vec2 sig;
-      svd2(F, U, sig, V);
-      float old_j = sig.x * sig.y;
-      sig.x = clampf(sig.x, 1.f - m.theta_c, 1.f + m.theta_s);
-      sig.y = clampf(sig.y, 1.f - m.theta_c, 1.f + m.theta_s);
-      float new_j = sig.x * sig.y;
-      // Jp is bounded to [0.01, 100]: the hardening factor is already clamped
-      // at Jp ~ 0.84 and ~ 1.23, so this only keeps torn-off particles finite.
-      Jp = clampf(Jp * (old_j / new_j), 1e-2f, 1e2f);
-      F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
-      // mpm128 clamps the hardening factor to [0.1, 5] so snow neither liquefies nor locks.
-      float h = clampf(expf(m.hardening * (1.f - Jp)), 0.1f, 5.f);
-      mu *= h;
-      la *= h;
-      Mat2 R = U * transpose(V);
-      return (2.f * mu) * ((F - R) * transpose(F)) + Mat2::diag(la * new_j * (new_j - 1.f), la * new_j * (new_j - 1.f));
-    }
-    case MaterialType::Sand:
-    default: {
-      // Mohr-Coulomb return mapping in Hencky strain (Klar et al. 2016, with
-      // the plane-strain cone of sand_return_map above), optional cohesion.
-      float mu, la;
-      lame(m, mu, la);
-      Mat2 U, V;
-      Vec2 sig;
-      svd2(F, U, sig, V);
-      float old_j = sig.x * sig.y;
-      Vec2 eps{logf(fmaxf(fabsf(sig.x), 1e-6f)), logf(fmaxf(fabsf(sig.y), 1e-6f))};
-      const float phi = m.friction_angle * 3.14159265f / 180.f;
-      sand_return_map(mu, la, sinf(phi), cosf(phi), m.cohesion, eps);
-      sig = Vec2{expf(eps.x), expf(eps.y)};
-      F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
-      Jp = clampf(Jp * (old_j / (sig.x * sig.y)), 1e-2f, 1e2f);
-      float t = eps.x + eps.y;
-      Mat2 d = Mat2::diag(2.f * mu * eps.x + la * t, 2.f * mu * eps.y + la * t);
-      return U * d * transpose(U);
-    }
-  }
-}
-
-/// Largest elastic wave speed of a material, for the CFL bound.
-inline float wave_speed(const MaterialParams& m) {
-  float mu, la;
-  lame(m, mu, la);
-  switch (m.type) {
-    case MaterialType::Tracer: return 0.f;
-    case MaterialType::Fluid: return sqrtf(m.bulk_modulus / m.density);
-    case MaterialType::Snow: return sqrtf(5.f * (la + 2.f * mu) / m.density);  // max hardening 5
-    default: return sqrtf((la + 2.f * mu) / m.density);
-  }
 }
 
 /// Everything the grid update needs besides the node itself.

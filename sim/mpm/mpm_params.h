@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include "sim/core/vec.h"
+#include "sim/mpm/materials.h"
 
 namespace ps {
 
@@ -18,38 +19,6 @@ enum class Kernel : uint8_t { Linear = 1, Quadratic = 2, Cubic = 3 };
 /// Sticky: v = 0. Slip: normal component removed. Separate: normal component
 /// removed only when it points into the wall (particles may leave the wall).
 enum class Boundary : uint8_t { Sticky = 0, Slip = 1, Separate = 2 };
-
-enum class MaterialType : uint8_t {
-  Tracer = 0,  ///< no stress: pure transfer (the PIC-vs-APIC teaching block)
-  Fluid = 1,   ///< weakly compressible, J-based (mpm88), optional viscosity
-  Jelly = 2,   ///< elastic, fixed-corotated (mpm99)
-  Snow = 3,    ///< fixed-corotated + singular-value clamping + hardening (Stomakhin 2013)
-  Sand = 4,    ///< Drucker-Prager in Hencky strain (Klar et al. 2016)
-};
-constexpr int kMaterialTypeCount = 5;
-
-/// One material's parameters. POD so the CUDA backend can keep a table in
-/// constant memory. Units are the scene's (demos use mpm99's: domain 1).
-struct MaterialParams {
-  MaterialType type = MaterialType::Jelly;
-  float density = 1.f;      ///< mass per unit area
-  float E = 5e3f;           ///< Young's modulus (jelly, snow, sand)
-  float nu = 0.2f;          ///< Poisson's ratio
-  float bulk_modulus = 4e3f;  ///< fluid: tau = K J (J - 1) I
-  float viscosity = 0.f;      ///< fluid: dynamic viscosity
-  float theta_c = 2.5e-2f;  ///< snow: critical compression
-  float theta_s = 4.5e-3f;  ///< snow: critical stretch
-  float hardening = 10.f;   ///< snow: xi in exp(xi (1 - Jp))
-  float friction_angle = 30.f;  ///< sand: degrees
-  float cohesion = 0.f;         ///< sand: Mohr-Coulomb cohesion c (a stress, scene units); 0 = cohesionless
-  float color[3] = {0.9f, 0.9f, 0.9f};  ///< display colour (linear RGB in [0,1])
-};
-
-/// Lame parameters from E and nu (plane strain form used by mpm99).
-PS_HD void lame(const MaterialParams& m, float& mu, float& lambda) {
-  mu = m.E / (2.f * (1.f + m.nu));
-  lambda = m.E * m.nu / ((1.f + m.nu) * (1.f - 2.f * m.nu));
-}
 
 /// Uniform background grid. Nodes sit at origin + (i, j) * dx for
 /// i in [0, nx], j in [0, ny]; the domain is [origin, origin + (nx, ny) dx].

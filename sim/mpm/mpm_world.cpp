@@ -285,40 +285,8 @@ uint64_t state_hash(const MpmParticles& p) {
 
 double elastic_energy(const MpmParticles& p, const std::vector<MaterialParams>& materials) {
   double e = 0.0;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const MaterialParams& m = materials[p.material[i]];
-    float mu, la;
-    lame(m, mu, la);
-    double psi = 0.0;
-    switch (m.type) {
-      case MaterialType::Tracer: break;
-      case MaterialType::Fluid: {
-        const double dj = static_cast<double>(p.J[i]) - 1.0;
-        psi = 0.5 * m.bulk_modulus * dj * dj;
-        break;
-      }
-      case MaterialType::Sand: {
-        Mat2 U, V;
-        Vec2 sig;
-        svd2(p.F[i], U, sig, V);
-        const double e1 = std::log(std::max(std::fabs(sig.x), 1e-6f)), e2 = std::log(std::max(std::fabs(sig.y), 1e-6f));
-        psi = mu * (e1 * e1 + e2 * e2) + 0.5 * la * (e1 + e2) * (e1 + e2);
-        break;
-      }
-      default: {
-        Mat2 U, V;
-        Vec2 sig;
-        svd2(p.F[i], U, sig, V);
-        double h = 1.0;
-        if (m.type == MaterialType::Snow)
-          h = std::min(std::max(std::exp(m.hardening * (1.0 - p.Jp[i])), 0.1), 5.0);
-        const double s1 = sig.x - 1.0, s2 = sig.y - 1.0, dj = static_cast<double>(sig.x) * sig.y - 1.0;
-        psi = h * (mu * (s1 * s1 + s2 * s2) + 0.5 * la * dj * dj);
-        break;
-      }
-    }
-    e += p.vol0[i] * psi;
-  }
+  for (size_t i = 0; i < p.size(); ++i)
+    e += p.vol0[i] * mpm::energy_density(materials[p.material[i]], p.F[i], p.J[i], p.Jp[i]);
   return e;
 }
 

@@ -144,11 +144,8 @@ class MpmWorld {
 
 /// Diagnostics of a particle set (double accumulation in index order).
 Diagnostics compute_diagnostics(const MpmParticles& p, Vec2 centre);
-/// Stored elastic energy sum vol0 psi of the particles (double accumulation):
-/// fixed-corotated jelly and snow psi = mu sum (sigma_i - 1)^2 + lambda/2 (J - 1)^2
-/// (Stomakhin et al. 2012; snow with its current hardening), weakly
-/// compressible fluid psi = K/2 (J - 1)^2 (its tau = K J (J - 1) = J dpsi/dJ),
-/// sand psi = mu |eps|^2 + lambda/2 tr(eps)^2 in Hencky strain; tracers 0.
+/// Stored elastic energy sum vol0 psi of the particles (double accumulation;
+/// psi per model: mpm::energy_density in sim/mpm/materials.h).
 double elastic_energy(const MpmParticles& p, const std::vector<MaterialParams>& materials);
 
 /// FNV-1a over positions, velocities, C, F, J and Jp, in index order.

@@ -42,17 +42,6 @@ const char* boundary_name(Boundary b) {
   }
   return "?";
 }
-const char* material_type_name(MaterialType t) {
-  switch (t) {
-    case MaterialType::Tracer: return "tracer";
-    case MaterialType::Fluid: return "fluid";
-    case MaterialType::Jelly: return "jelly";
-    case MaterialType::Snow: return "snow";
-    case MaterialType::Sand: return "sand";
-  }
-  return "?";
-}
-
 // [SECTION] Overrides -----------------------------------------------------------
 
 void apply_override(Json& doc, const std::string& assignment) {
@@ -258,36 +247,19 @@ std::unique_ptr<Shape> read_shape(ObjReader& r, const std::string& scene_dir) {
 }
 
 void read_material(ObjReader& r, MaterialParams& m) {
-  int type = r.choice("type", -1, {"tracer", "fluid", "jelly", "snow", "sand"});
-  if (type < 0) throw InputError(r.json().loc(), r.field("type"), "required field is missing (tracer, fluid, jelly, snow or sand)");
+  std::vector<const char*> names;
+  for (int k = 0; k < kMaterialTypeCount; ++k) names.push_back(material_kinds()[k].name);
+  int type = r.choice("type", -1, names);
+  if (type < 0) throw InputError(r.json().loc(), r.field("type"), "required field is missing (" + material_kind_list() + ")");
   m = MaterialParams{};
   m.type = static_cast<MaterialType>(type);
+  const MaterialKind& kind = material_kind(m.type);
   m.density = static_cast<float>(r.number("density", m.density, 1e-6, 1e9));
-  // Default colours per type; "color" overrides.
-  static const float colors[kMaterialTypeCount][3] = {
-      {0.85f, 0.85f, 0.90f}, {0.20f, 0.55f, 0.95f}, {0.95f, 0.45f, 0.35f}, {0.92f, 0.95f, 1.00f}, {0.90f, 0.75f, 0.45f}};
-  for (int c = 0; c < 3; ++c) m.color[c] = colors[type][c];
+  for (int c = 0; c < 3; ++c) m.color[c] = kind.color[c];  // "color" overrides
   r.color("color", m.color);
-  switch (m.type) {
-    case MaterialType::Tracer: break;
-    case MaterialType::Fluid:
-      m.bulk_modulus = static_cast<float>(r.number("bulk_modulus", m.bulk_modulus, 1e-6, 1e12));
-      m.viscosity = static_cast<float>(r.number("viscosity", m.viscosity, 0.0, 1e9));
-      break;
-    case MaterialType::Snow:
-      m.theta_c = static_cast<float>(r.number("theta_c", m.theta_c, 0.0, 0.99));
-      m.theta_s = static_cast<float>(r.number("theta_s", m.theta_s, 0.0, 10.0));
-      m.hardening = static_cast<float>(r.number("hardening", m.hardening, 0.0, 100.0));
-      [[fallthrough]];
-    case MaterialType::Jelly:
-    case MaterialType::Sand:
-      m.E = static_cast<float>(r.number("E", m.E, 1e-6, 1e12));
-      m.nu = static_cast<float>(r.number("nu", m.nu, 0.0, 0.49));
-      if (m.type == MaterialType::Sand) {
-        m.friction_angle = static_cast<float>(r.number("friction_angle", m.friction_angle, 0.0, 89.0));
-        m.cohesion = static_cast<float>(r.number("cohesion", m.cohesion, 0.0, 1e12));
-      }
-      break;
+  for (int f = 0; f < kind.field_count; ++f) {
+    const MaterialField& fd = kind.fields[f];
+    m.*fd.member = static_cast<float>(r.number(fd.key, m.*fd.member, fd.min, fd.max));
   }
   r.finish();
 }
@@ -513,27 +485,9 @@ Json mpm_scene_to_json(const MpmScene& scene) {
       if (!mj) continue;
       const MaterialParams& m = w.materials[i];
       mj->set("density", Json::number(f2d(m.density)));
-      switch (m.type) {
-        case MaterialType::Tracer: break;
-        case MaterialType::Fluid:
-          mj->set("bulk_modulus", Json::number(f2d(m.bulk_modulus)));
-          mj->set("viscosity", Json::number(f2d(m.viscosity)));
-          break;
-        case MaterialType::Snow:
-          mj->set("theta_c", Json::number(f2d(m.theta_c)));
-          mj->set("theta_s", Json::number(f2d(m.theta_s)));
-          mj->set("hardening", Json::number(f2d(m.hardening)));
-          [[fallthrough]];
-        case MaterialType::Jelly:
-        case MaterialType::Sand:
-          mj->set("E", Json::number(f2d(m.E)));
-          mj->set("nu", Json::number(f2d(m.nu)));
-          if (m.type == MaterialType::Sand) {
-            mj->set("friction_angle", Json::number(f2d(m.friction_angle)));
-            mj->set("cohesion", Json::number(f2d(m.cohesion)));
-          }
-          break;
-      }
+      const MaterialKind& kind = material_kind(m.type);
+      for (int f = 0; f < kind.field_count; ++f)
+        mj->set(kind.fields[f].key, Json::number(f2d(m.*kind.fields[f].member)));
     }
   }
   return doc;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 #include "sim/io/json.h"
+#include "sim/mpm/material_table.h"
 #include "sim/mpm/mpm_world.h"
 
 namespace ps {
@@ -65,6 +66,5 @@ std::string default_scene_name();
 const char* transfer_name(Transfer t);
 const char* kernel_name(Kernel k);
 const char* boundary_name(Boundary b);
-const char* material_type_name(MaterialType t);
 
 }  // namespace ps

@@ -22,6 +22,8 @@ const std::vector<CheckMaterial>& check_materials() {
       {"jelly", R"({"type": "jelly", "E": 3000, "nu": 0.2})"},
       {"snow", R"({"type": "snow", "E": 3000, "nu": 0.2})"},
       {"sand", R"({"type": "sand", "E": 3000, "nu": 0.3, "friction_angle": 30})"},
+      // A low yield stress so the squeezed block flows plastically.
+      {"viscoplastic", R"({"type": "viscoplastic", "kappa": 3000, "mu": 1000, "yield_stress": 5, "eta": 0.01})"},
   };
   return m;
 }

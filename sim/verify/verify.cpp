@@ -1,5 +1,6 @@
 // Verification framework: check evaluation, verdicts and the case registry.
-// The cases live in cases_mpm.cpp, cases_mpm_flow.cpp and cases_dem.cpp; the
+// The cases live in cases_mpm.cpp, cases_mpm_materials.cpp, cases_mpm_flow.cpp
+// and cases_dem.cpp; the
 // report writer in report.cpp.
 #include "sim/verify/verify.h"
 
@@ -45,7 +46,7 @@ bool CaseResult::passed() const {
 
 std::vector<CaseSpec> all_cases() {
   std::vector<CaseSpec> all = mpm_cases();
-  for (auto* group : {&mpm_flow_cases, &dem_cases}) {
+  for (auto* group : {&mpm_material_cases, &mpm_flow_cases, &dem_cases}) {
     std::vector<CaseSpec> more = group();
     for (auto& c : more) all.push_back(std::move(c));
   }

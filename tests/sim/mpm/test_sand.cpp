@@ -44,7 +44,7 @@ Result apply(const MaterialParams& m, double e1, double e2, float ra = 0.3f, flo
   Result r;
   r.F = rot(ra) * Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) * transpose(rot(rb));
   float Jp = 1.f;
-  r.tau = mpm::constitutive(m, r.F, 1.f, Jp, Mat2{});
+  r.tau = mpm::constitutive(m, r.F, 1.f, Jp, Mat2{}, 1e-4f);
   r.J = det(r.F);
   principal(r.tau, r.J, r.s1, r.s2);
   return r;
