@@ -371,6 +371,7 @@ void mpm_from_p4(const P4ParticleFrame& frame, MpmParticles& p, uint8_t material
                      static_cast<float>(q.volume), material, static_cast<uint16_t>(q.group));
     p.id[i] = q.id;
   }
+  p.note_ids();
 }
 
 }  // namespace ps

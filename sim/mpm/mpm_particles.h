@@ -20,9 +20,18 @@ struct MpmParticles {
   std::vector<uint16_t> group;    ///< user group (body index by default)
   std::vector<uint32_t> id;       ///< stable 1-based ID
   std::vector<Vec2> fext;         ///< external force this step (SGF, grab); zero by default
+  /// One above every ID this set has ever held: resampling gives new
+  /// particles IDs from here and never reuses a retired one (an ID below
+  /// next_id that is not in `id` has been retired by a merge).
+  uint32_t next_id = 1;
 
   size_t size() const { return x.size(); }
-  void clear() { resize(0); }
+  void clear() { resize(0); next_id = 1; }
+  /// Raises next_id above every ID in `id` (after IDs were written directly).
+  void note_ids() {
+    for (uint32_t v : id)
+      if (v >= next_id) next_id = v + 1u;
+  }
   void resize(size_t n) {
     x.resize(n); v.resize(n); C.resize(n); F.resize(n); J.resize(n); Jp.resize(n);
     mass.resize(n); vol0.resize(n); material.resize(n); group.resize(n); id.resize(n);
@@ -36,10 +45,12 @@ struct MpmParticles {
   /// Appends one particle at rest state; returns its index.
   size_t add(Vec2 pos, Vec2 vel, float m, float vol, uint8_t mat, uint16_t grp) {
     size_t i = size();
-    uint32_t next_id = i == 0 ? 1u : id.back() + 1u;
+    uint32_t new_id = i == 0 ? 1u : id.back() + 1u;
+    if (new_id < next_id) new_id = next_id;
+    next_id = new_id + 1u;
     x.push_back(pos); v.push_back(vel); C.push_back(Mat2{}); F.push_back(Mat2::identity());
     J.push_back(1.f); Jp.push_back(1.f); mass.push_back(m); vol0.push_back(vol);
-    material.push_back(mat); group.push_back(grp); id.push_back(next_id); fext.push_back(Vec2{});
+    material.push_back(mat); group.push_back(grp); id.push_back(new_id); fext.push_back(Vec2{});
     return i;
   }
 };

@@ -449,7 +449,7 @@ SgfGroup make_group(const std::string& name, const std::vector<uint32_t>& ids, c
 // [SECTION] Conversions ----------------------------------------------------------------------
 
 uint32_t append_to_mpm(const Specimen& s, MpmParticles& p, float density, uint8_t material, uint16_t group) {
-  const uint32_t offset = p.size() == 0 ? 0u : p.id.back();
+  const uint32_t offset = p.next_id - 1u;  // above every ID ever used
   const float side = 2.f * s.radius();
   const float vol = side * side;
   p.reserve(p.size() + s.size());
@@ -457,6 +457,7 @@ uint32_t append_to_mpm(const Specimen& s, MpmParticles& p, float density, uint8_
     size_t k = p.add(s.pos[i], Vec2{}, density * vol, vol, material, group);
     p.id[k] = offset + s.id[i];
   }
+  p.note_ids();
   return offset;
 }
 
