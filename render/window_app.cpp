@@ -60,6 +60,7 @@ const char* color_mode_name(ColorMode m) {
     case ColorMode::Stress: return "stress (von Mises)";
     case ColorMode::Group: return "group";
     case ColorMode::Scalar: return "scalar field";
+    case ColorMode::PlasticStrain: return "plastic strain";
   }
   return "?";
 }
@@ -305,7 +306,8 @@ int64_t row_of_id(const std::vector<uint32_t>& id, uint32_t want) {
 void update_auto_range(App& a, const std::vector<float>& v) {
   float lo, hi;
   robust_range(v, 0.005f, a.range_scratch, lo, hi);
-  if (a.color_mode == ColorMode::Speed || a.color_mode == ColorMode::Stress) lo = 0.f;
+  if (a.color_mode == ColorMode::Speed || a.color_mode == ColorMode::Stress || a.color_mode == ColorMode::PlasticStrain)
+    lo = 0.f;
   if (a.color_mode == ColorMode::VolumeRatio) {
     float d = std::max({std::fabs(lo - 1.f), std::fabs(hi - 1.f), 1e-3f});
     lo = 1.f - d;
@@ -326,6 +328,7 @@ const char* device_fill(App& a, InteropFrame& f) {
     case ColorMode::Speed: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::Speed; return nullptr;
     case ColorMode::VolumeRatio: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VolumeRatio; return nullptr;
     case ColorMode::Stress: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VonMises; return nullptr;
+    case ColorMode::PlasticStrain: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::PlasticStrain; return nullptr;
     case ColorMode::Scalar:
       if (a.scalar_column < 0 || a.scalar_column >= kMpmColumnCount) a.scalar_column = 0;
       f.fill = InteropFill::Scalar;
@@ -333,6 +336,7 @@ const char* device_fill(App& a, InteropFrame& f) {
         case kColJ: f.scalar = InteropScalar::VolumeRatio; break;
         case kColJp: f.scalar = InteropScalar::Jp; break;
         case kColPressure: f.scalar = InteropScalar::Pressure; break;
+        case kColPlastic: f.scalar = InteropScalar::PlasticStrain; break;
         default: f.scalar = InteropScalar::VonMises; break;
       }
       return nullptr;
@@ -472,6 +476,9 @@ void App::snapshot() {
     const std::vector<float>* column = nullptr;
     if (color_mode == ColorMode::VolumeRatio) {
       int k = find_column(table, "J");
+      if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
+    } else if (color_mode == ColorMode::PlasticStrain) {
+      int k = find_column(table, "plastic strain");
       if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
     } else if (color_mode == ColorMode::Stress) {
       int k = find_column(table, "von Mises");

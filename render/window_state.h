@@ -32,8 +32,8 @@ struct GLFWwindow;
 
 namespace ps {
 
-enum class ColorMode : int { Material = 0, Speed, Direction, VolumeRatio, Stress, Group, Scalar };
-constexpr int kColorModeCount = 7;
+enum class ColorMode : int { Material = 0, Speed, Direction, VolumeRatio, Stress, Group, Scalar, PlasticStrain };
+constexpr int kColorModeCount = 8;
 const char* color_mode_name(ColorMode m);
 
 /// A fixed-size history for ImGui::PlotLines (no allocation after construction).
@@ -103,7 +103,8 @@ struct App {
   ColorMode color_mode = ColorMode::Material;
   int scalar_column = 0;
   std::array<Colormap, kColorModeCount> cmap{Colormap::Viridis, Colormap::Turbo, Colormap::Viridis, Colormap::Coolwarm,
-                                             Colormap::Viridis, Colormap::Viridis, Colormap::Turbo};
+                                             Colormap::Viridis, Colormap::Viridis, Colormap::Turbo,
+                                             Colormap::Turbo};
   bool auto_range = true;
   float range_lo = 0.f, range_hi = 1.f;
   float sprite_scale = 1.f;

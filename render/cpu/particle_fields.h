@@ -10,7 +10,7 @@
 namespace ps {
 
 /// Extra columns of an MPM snapshot, in this order.
-enum MpmColumn : int { kColJ = 0, kColJp = 1, kColPressure = 2, kColVonMises = 3, kMpmColumnCount = 4 };
+enum MpmColumn : int { kColJ = 0, kColJp = 1, kColPressure = 2, kColVonMises = 3, kColPlastic = 4, kMpmColumnCount = 5 };
 
 /// Fills `t` from the world (same rows, IDs, radii and colours as
 /// MpmSimulation::table). The stress columns (Cauchy pressure and von Mises

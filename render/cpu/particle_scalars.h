@@ -25,6 +25,18 @@ PS_HD Mat2 display_cauchy_stress(const MaterialParams& m, Mat2 F, float J, float
   return (1.f / Jd) * tau;
 }
 
+/// The "plastic strain" colour mode: the
+/// equivalent plastic strain of a viscoplastic particle (Jp - 1), |ln Jp|
+/// for snow and sand (their plastic volume change); 0 otherwise.
+PS_HD float display_plastic_strain(const MaterialParams& m, float Jp) {
+  switch (m.type) {
+    case MaterialType::Viscoplastic: return Jp - 1.f;
+    case MaterialType::Snow:
+    case MaterialType::Sand: return fabsf(logf(fmaxf(Jp, 1e-6f)));
+    default: return 0.f;
+  }
+}
+
 /// 2D pressure p = -tr(sigma)/2 and the von Mises stress of the in-plane
 /// deviator s' = sigma + p I: sqrt(3/2 s':s').
 PS_HD void display_pressure_mises(const Mat2& sigma, float& pressure, float& mises) {

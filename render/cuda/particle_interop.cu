@@ -99,6 +99,7 @@ __global__ void fill_kernel(const FillArgs a) {
       }
       case InteropScalar::VolumeRatio: s = display_volume_ratio(m, a.F[k], a.J[k]); break;
       case InteropScalar::Jp: s = a.Jp[k]; break;
+      case InteropScalar::PlasticStrain: s = display_plastic_strain(m, a.Jp[k]); break;
       case InteropScalar::Pressure:
       case InteropScalar::VonMises: {
         float p = 0.f, vm = 0.f;

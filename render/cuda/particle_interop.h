@@ -33,7 +33,7 @@ enum class InteropFill : int { Color = 0, Velocity = 1, Scalar = 2 };
 
 /// Scalar fields the device evaluates, with the host snapshot's formulas
 /// (render/cpu/particle_scalars.h).
-enum class InteropScalar : int { Speed = 0, VolumeRatio, Jp, Pressure, VonMises };
+enum class InteropScalar : int { Speed = 0, VolumeRatio, Jp, Pressure, VonMises, PlasticStrain };
 
 /// The renderer's buffers (ParticleGpuBuffers): pos vec2, vel vec2, scalar
 /// float, color RGBA8, radius float per particle; `capacity` particles each.

@@ -42,16 +42,4 @@ std::string material_kind_list();
 inline const char* material_type_name(MaterialType t) {
   return static_cast<int>(t) < kMaterialTypeCount ? material_kind(t).name : "?";
 }
-/// Largest plastic state shown by the "plastic strain" colour mode: the
-/// equivalent plastic strain of a viscoplastic particle (Jp - 1), |ln Jp|
-/// for snow and sand (their plastic volume change); 0 otherwise.
-PS_HD float display_plastic_strain(const MaterialParams& m, float Jp) {
-  switch (m.type) {
-    case MaterialType::Viscoplastic: return Jp - 1.f;
-    case MaterialType::Snow:
-    case MaterialType::Sand: return fabsf(logf(fmaxf(Jp, 1e-6f)));
-    default: return 0.f;
-  }
-}
-
 }  // namespace ps

@@ -11,13 +11,17 @@
 namespace ps {
 
 /// Grab tool: particles `index[k]` are pulled towards `target + offset[k]`
-/// by a critically damped spring of stiffness `stiffness` (1/s^2).
+/// by a critically damped spring of stiffness `stiffness` (1/s^2), or
+/// stiffness_each[k] when given.
 struct GrabInput {
   const uint32_t* index = nullptr;
   const Vec2* offset = nullptr;
   int count = 0;
   Vec2 target{0.f, 0.f};
   float stiffness = 4000.f;
+  /// Per-entry stiffness (scene handles are stiffer than the mouse), or null
+  /// for `stiffness` everywhere.
+  const float* stiffness_each = nullptr;
 };
 
 struct SubstepInput {

@@ -62,10 +62,11 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
   const float dt = in.dt;
   // Grab: a critically damped spring pulls grabbed particles to the target.
   if (in.grab.count > 0) {
-    const float ks = in.grab.stiffness, kd = 2.f * std::sqrt(ks);
     for (int q = 0; q < in.grab.count; ++q) {
       uint32_t i = in.grab.index[q];
       if (i >= n) continue;
+      const float ks = in.grab.stiffness_each ? in.grab.stiffness_each[q] : in.grab.stiffness;
+      const float kd = 2.f * std::sqrt(ks);
       Vec2 d = in.grab.target + in.grab.offset[q] - p_->x[i];
       p_->v[i] += dt * (ks * d - kd * p_->v[i]);
     }

@@ -118,7 +118,7 @@ __global__ void control_end_kernel(DevControl* c) {
 // ---- grab, clear ------------------------------------------------------------------
 
 __global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, const uint32_t* idx, const Vec2* off,
-                            int count, Vec2 target, float ks, const DevControl* ctrl) {
+                            const float* ks_each, int count, Vec2 target, float ks_all, const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int q = blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= count) return;
@@ -126,6 +126,7 @@ __global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, con
   if (h >= static_cast<uint32_t>(n)) return;
   const uint32_t i = inv_perm[h];
   const float dt = ctrl->dt;
+  const float ks = ks_each ? ks_each[q] : ks_all;
   const float kd = 2.f * sqrtf(ks);
   const Vec2 d = target + off[q] - p.x[i];
   p.v[i] += dt * (ks * d - kd * p.v[i]);
@@ -575,6 +576,7 @@ struct LaunchKey {
   int grab_count;
   const uint32_t* grab_idx;
   const Vec2* grab_off;
+  const float* grab_ks;
   Vec2 grab_target;
   float grab_stiffness;
   float* gm;
@@ -607,7 +609,7 @@ class MpmCudaBackend final : public MpmBackend {
     drop_graphs();
     free_particles();
     cudaFree(gm_); cudaFree(gv_); cudaFree(gv_old_); cudaFree(gi_);
-    cudaFree(mats_); cudaFree(grab_idx_); cudaFree(grab_off_); cudaFree(ctrl_);
+    cudaFree(mats_); cudaFree(grab_idx_); cudaFree(grab_off_); cudaFree(grab_ks_); cudaFree(ctrl_);
     cudaFreeHost(ctrl_host_);
     for (auto& e : ev_) cudaEventDestroy(e);
     cudaStreamDestroy(stream_);
@@ -849,13 +851,18 @@ class MpmCudaBackend final : public MpmBackend {
     if (in.grab.count > 0) {
       const bool same = grab_cache_idx_.size() == static_cast<size_t>(in.grab.count) &&
                         std::memcmp(grab_cache_idx_.data(), in.grab.index, in.grab.count * sizeof(uint32_t)) == 0 &&
-                        std::memcmp(grab_cache_off_.data(), in.grab.offset, in.grab.count * sizeof(Vec2)) == 0;
+                        std::memcmp(grab_cache_off_.data(), in.grab.offset, in.grab.count * sizeof(Vec2)) == 0 &&
+                        (in.grab.stiffness_each ? grab_cache_ks_.size() == static_cast<size_t>(in.grab.count) &&
+                                                      std::memcmp(grab_cache_ks_.data(), in.grab.stiffness_each,
+                                                                  in.grab.count * sizeof(float)) == 0
+                                                : grab_cache_ks_.empty());
       if (!same) {
         check(cudaStreamSynchronize(stream_), "sync");
         if (grab_cache_idx_.size() != static_cast<size_t>(in.grab.count)) {
           drop_graphs();
           dev_alloc(grab_idx_, static_cast<size_t>(in.grab.count));
           dev_alloc(grab_off_, static_cast<size_t>(in.grab.count));
+          dev_alloc(grab_ks_, static_cast<size_t>(in.grab.count));
         }
         grab_cache_idx_.assign(in.grab.index, in.grab.index + in.grab.count);
         grab_cache_off_.assign(in.grab.offset, in.grab.offset + in.grab.count);
@@ -863,10 +870,18 @@ class MpmCudaBackend final : public MpmBackend {
                               cudaMemcpyHostToDevice, stream_), "grab");
         check(cudaMemcpyAsync(grab_off_, grab_cache_off_.data(), in.grab.count * sizeof(Vec2),
                               cudaMemcpyHostToDevice, stream_), "grab");
+        if (in.grab.stiffness_each) {
+          grab_cache_ks_.assign(in.grab.stiffness_each, in.grab.stiffness_each + in.grab.count);
+          check(cudaMemcpyAsync(grab_ks_, grab_cache_ks_.data(), in.grab.count * sizeof(float),
+                                cudaMemcpyHostToDevice, stream_), "grab");
+        } else {
+          grab_cache_ks_.clear();
+        }
       }
     } else {
       grab_cache_idx_.clear();
       grab_cache_off_.clear();
+      grab_cache_ks_.clear();
     }
   }
 
@@ -902,6 +917,7 @@ class MpmCudaBackend final : public MpmBackend {
     k.grab_count = in.grab.count;
     k.grab_idx = grab_idx_;
     k.grab_off = grab_off_;
+    k.grab_ks = grab_cache_ks_.empty() ? nullptr : grab_ks_;
     k.grab_target = in.grab.target;
     k.grab_stiffness = in.grab.stiffness;
     k.gm = gm_;
@@ -924,7 +940,7 @@ class MpmCudaBackend final : public MpmBackend {
     control_begin_kernel<<<1, 1, 0, st>>>(k.ctrl, k.rule);
     if (k.grab_count > 0)
       grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
-          k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_count, k.grab_target, k.grab_stiffness, k.ctrl);
+          k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_ks, k.grab_count, k.grab_target, k.grab_stiffness, k.ctrl);
     const bool flip = k.transfer == Transfer::FLIP;
     clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, flip ? k.gv_old : nullptr, k.gi,
                                                          static_cast<int>(nodes), k.ctrl);
@@ -1105,8 +1121,10 @@ class MpmCudaBackend final : public MpmBackend {
   std::vector<char> mat_cache_;
   uint32_t* grab_idx_ = nullptr;
   Vec2* grab_off_ = nullptr;
+  float* grab_ks_ = nullptr;
   std::vector<uint32_t> grab_cache_idx_;
   std::vector<Vec2> grab_cache_off_;
+  std::vector<float> grab_cache_ks_;
   DevControl* ctrl_ = nullptr;
   DevControl* ctrl_host_ = nullptr;
   cudaEvent_t ev_[kEvCount] = {};

@@ -148,11 +148,7 @@ StepStatus MpmWorld::step(int n) {
   in.materials = materials.data();
   in.material_count = static_cast<int>(materials.size());
   in.point = point_force;
-  in.grab.index = grab_.index.data();
-  in.grab.offset = grab_.offset.data();
-  in.grab.count = static_cast<int>(grab_.index.size());
-  in.grab.target = grab_.target;
-  in.grab.stiffness = grab_stiffness;
+  build_spring_input(in);
   const StepRule rule = step_rule();
   SubstepResult r;
   // A device failure below switches to the CPU backend at the preserved state
@@ -245,9 +241,78 @@ void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32
 void MpmWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2 target) {
   sync_guarded();
   grab_.begin(indices, particles.x, target);
+  grab_ids_.clear();
+  for (uint32_t i : grab_.index) grab_ids_.push_back(particles.id[i]);
 }
 
-void MpmWorld::grab_end() { grab_.end(); }
+void MpmWorld::grab_end() {
+  grab_.end();
+  grab_ids_.clear();
+}
+
+void MpmWorld::particles_reindexed() {
+  handles_dirty_ = true;
+  if (!grab_.active()) return;
+  // The grab keeps the particles it still has, by ID, with their offsets.
+  uint32_t max_id = 0;
+  for (uint32_t v : particles.id) max_id = std::max(max_id, v);
+  id_to_index_.assign(static_cast<size_t>(max_id) + 1, UINT32_MAX);
+  for (size_t i = 0; i < particles.size(); ++i) id_to_index_[particles.id[i]] = static_cast<uint32_t>(i);
+  size_t out = 0;
+  for (size_t k = 0; k < grab_ids_.size(); ++k) {
+    const uint32_t id = grab_ids_[k];
+    const uint32_t i = id < id_to_index_.size() ? id_to_index_[id] : UINT32_MAX;
+    if (i == UINT32_MAX) continue;
+    grab_.index[out] = i;
+    grab_.offset[out] = grab_.offset[k];
+    grab_ids_[out] = id;
+    ++out;
+  }
+  grab_.index.resize(out);
+  grab_.offset.resize(out);
+  grab_ids_.resize(out);
+}
+
+void MpmWorld::build_spring_input(SubstepInput& in) {
+  in.grab.stiffness = grab_stiffness;
+  if (handles.empty()) {
+    in.grab.index = grab_.index.data();
+    in.grab.offset = grab_.offset.data();
+    in.grab.count = static_cast<int>(grab_.index.size());
+    in.grab.target = grab_.target;
+    return;
+  }
+  if (handles_dirty_) {
+    uint32_t max_id = 0;
+    for (uint32_t v : particles.id) max_id = std::max(max_id, v);
+    id_to_index_.assign(static_cast<size_t>(max_id) + 1, UINT32_MAX);
+    for (size_t i = 0; i < particles.size(); ++i) id_to_index_[particles.id[i]] = static_cast<uint32_t>(i);
+    handle_index_.clear();
+    for (const MpmHandle& h : handles)
+      for (uint32_t id : h.ids) handle_index_.push_back(id < id_to_index_.size() ? id_to_index_[id] : UINT32_MAX);
+    handles_dirty_ = false;
+  }
+  // Absolute targets: the mouse grab's, then each handle's at this step's time.
+  spring_index_.assign(grab_.index.begin(), grab_.index.end());
+  spring_offset_.clear();
+  spring_ks_.assign(grab_.index.size(), grab_stiffness);
+  for (size_t k = 0; k < grab_.index.size(); ++k) spring_offset_.push_back(grab_.target + grab_.offset[k]);
+  const float dt = std::max(solver.dt, 1e-9f);
+  const float ks_max = (0.25f / dt) * (0.25f / dt);
+  size_t q = 0;
+  for (const MpmHandle& h : handles)
+    for (size_t k = 0; k < h.ids.size(); ++k, ++q) {
+      if (handle_index_[q] == UINT32_MAX) continue;
+      spring_index_.push_back(handle_index_[q]);
+      spring_offset_.push_back(h.target(h.anchor[k], clock_.time));
+      spring_ks_.push_back(h.stiffness > 0.f ? std::min(h.stiffness, ks_max) : ks_max);
+    }
+  in.grab.index = spring_index_.data();
+  in.grab.offset = spring_offset_.data();
+  in.grab.stiffness_each = spring_ks_.data();
+  in.grab.count = static_cast<int>(spring_index_.size());
+  in.grab.target = Vec2{0.f, 0.f};
+}
 
 Diagnostics MpmWorld::diagnostics() {
   sync_guarded();

@@ -32,6 +32,28 @@ struct Diagnostics {
   uint64_t hash = 0;
 };
 
+/// A scene handle: particles pulled along a straight path by the grab
+/// spring (the toffee's grabbed ends). Particle k's target is
+/// anchor[k] + velocity * (clamp(t, start, stop) - start): held in place
+/// before `start`, moving until `stop`, held again after it. Particles are
+/// named by ID so the handle survives resampling (a retired ID drops out).
+struct MpmHandle {
+  std::vector<uint32_t> ids;
+  std::vector<Vec2> anchor;
+  Vec2 velocity{0.f, 0.f};
+  double start = 0.0;
+  double stop = 1e30;
+  /// Spring stiffness (1/s^2), capped at (0.25 / dt)^2 so the explicit
+  /// spring stays stable; 0 (the default) is that cap: the stiffest stable
+  /// spring, so the ends follow the path closely (lag 2 |velocity| / sqrt(ks)).
+  float stiffness = 0.f;
+  /// Target of a particle anchored at `a` at time t.
+  Vec2 target(Vec2 a, double t) const {
+    const double s = (t < start ? start : (t > stop ? stop : t)) - start;
+    return a + static_cast<float>(s) * velocity;
+  }
+};
+
 class MpmWorld {
  public:
   MpmWorld();
@@ -109,6 +131,11 @@ class MpmWorld {
   void grab_end();
   bool grabbing() const { return grab_.active(); }
   float grab_stiffness = 4000.f;
+  /// Scene handles (moved by the same spring as the grab tool).
+  std::vector<MpmHandle> handles;
+  /// Particles were added, removed or reordered (resampling, painting,
+  /// loading): index-based lists (grab, handles) are rebuilt from IDs.
+  void particles_reindexed();
 
   /// Host particle arrays were edited (presets, painting, loading): push them.
   void host_changed();
@@ -137,6 +164,16 @@ class MpmWorld {
   StepClock host_clock_;  ///< clock of the state in `particles` (the last good host copy)
   StepStatus failure_;
   GrabSet<Vec2> grab_;
+  std::vector<uint32_t> grab_ids_;       ///< IDs of the grabbed particles (to reindex)
+  // The grab spring's input when handles are active: the mouse grab and every
+  // handle as absolute targets (target 0, offset = target position).
+  std::vector<uint32_t> spring_index_;
+  std::vector<Vec2> spring_offset_;
+  std::vector<float> spring_ks_;
+  std::vector<uint32_t> handle_index_;  ///< per handle particle: index, or UINT32_MAX when retired
+  std::vector<uint32_t> id_to_index_;   ///< scratch of particles_reindexed
+  bool handles_dirty_ = true;
+  void build_spring_input(SubstepInput& in);
   BackendFallback fallback_;
   int fallbacks_ = 0;
   std::vector<std::string> notices_;

@@ -426,6 +426,29 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
       presets.push_back(std::move(pp));
     }
   }
+  // Handles: the particles inside a shape follow a straight path (the grab spring).
+  if (const Json* hs = root.get("handles")) {
+    if (!hs->is_array()) throw InputError(hs->loc(), "handles", "expected an array of handles");
+    for (size_t k = 0; k < hs->size(); ++k) {
+      const std::string hpath = "handles[" + std::to_string(k) + "]";
+      ObjReader r(hs->at(k), hpath);
+      std::unique_ptr<Shape> shape = read_shape(r, scene_dir);
+      MpmHandle h;
+      h.velocity = r.vec2("velocity", Vec2{});
+      h.start = r.number("start", 0.0, 0.0, 1e9);
+      h.stop = r.number("stop", 1e9, 0.0, 1e9);
+      if (h.stop < h.start) r.fail("stop", "stop must not be before start");
+      h.stiffness = static_cast<float>(r.number("stiffness", h.stiffness, 0.0, 1e12));
+      r.finish();
+      for (size_t i = 0; i < w.particles.size(); ++i)
+        if (shape->inside(w.particles.x[i])) {
+          h.ids.push_back(w.particles.id[i]);
+          h.anchor.push_back(w.particles.x[i]);
+        }
+      if (h.ids.empty()) throw InputError(hs->at(k).loc(), hpath, "the handle's shape holds no particle");
+      w.handles.push_back(std::move(h));
+    }
+  }
   root.finish();
   w.host_changed();
   for (const auto& pp : presets) w.apply_preset(pp.p, pp.speed, &pp.idx);
