@@ -32,15 +32,17 @@ struct MpmParticles {
     for (uint32_t v : id)
       if (v >= next_id) next_id = v + 1u;
   }
+  /// Calls f on every per-particle array (one place lists them: resize,
+  /// reserve, the resampler's compaction and insertion go through it).
+  template <class Fn>
+  void for_each_array(Fn&& f) {
+    f(x); f(v); f(C); f(F); f(J); f(Jp); f(mass); f(vol0); f(material); f(group); f(id); f(fext);
+  }
   void resize(size_t n) {
-    x.resize(n); v.resize(n); C.resize(n); F.resize(n); J.resize(n); Jp.resize(n);
-    mass.resize(n); vol0.resize(n); material.resize(n); group.resize(n); id.resize(n);
-    fext.resize(n);
+    for_each_array([n](auto& a) { a.resize(n); });
   }
   void reserve(size_t n) {
-    x.reserve(n); v.reserve(n); C.reserve(n); F.reserve(n); J.reserve(n); Jp.reserve(n);
-    mass.reserve(n); vol0.reserve(n); material.reserve(n); group.reserve(n); id.reserve(n);
-    fext.reserve(n);
+    for_each_array([n](auto& a) { a.reserve(n); });
   }
   /// Appends one particle at rest state; returns its index.
   size_t add(Vec2 pos, Vec2 vel, float m, float vol, uint8_t mat, uint16_t grp) {

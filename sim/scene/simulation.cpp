@@ -42,7 +42,10 @@ void MpmSimulation::set_force_list(const SgfList& list) {
     w.force_hook = nullptr;
     return;
   }
-  w.force_hook = make_mpm_force_hook(list);
+  MpmWorld* wp = &w;
+  w.force_hook = make_mpm_force_hook(list, [wp](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p) {
+    wp->post_notice(sgf_missing_notice(step, ids, p));
+  });
 }
 
 P4ParticleFrame MpmSimulation::p4_particles() {

@@ -542,6 +542,8 @@ uint32_t IdIndexMap::find(uint32_t id) const {
 void SgfSchedule::set(const SgfList& list) {
   files_.clear();
   ids_.clear();
+  missing_seen_.clear();
+  missing_new_.clear();
   fx_.clear();
   fy_.clear();
   events_.clear();
@@ -617,6 +619,12 @@ bool SgfSchedule::add_forces_impl(int64_t step, const IdIndexMap& map, V* fext, 
       uint32_t i = map.find(ids_[r]);
       if (i == IdIndexMap::kNone || i >= n) {
         ++missing_;
+        const uint32_t id = ids_[r];
+        auto it = std::lower_bound(missing_seen_.begin(), missing_seen_.end(), id);
+        if (it == missing_seen_.end() || *it != id) {
+          missing_seen_.insert(it, id);
+          missing_new_.push_back(id);
+        }
         continue;
       }
       add_row(fext[i], fx_[r], fy_[r]);
@@ -624,6 +632,13 @@ bool SgfSchedule::add_forces_impl(int64_t step, const IdIndexMap& map, V* fext, 
     }
   }
   return any;
+}
+
+std::vector<uint32_t> SgfSchedule::take_new_missing() {
+  std::vector<uint32_t> out;
+  out.swap(missing_new_);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 bool SgfSchedule::add_forces(int64_t step, const IdIndexMap& map, Vec2* fext, size_t n) {
@@ -653,10 +668,10 @@ bool SgfForceApplier::operator()(int64_t step, const uint32_t* ids, size_t n, de
 
 namespace {
 
-std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApplier> applier) {
+std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApplier> applier, SgfMissingReport report) {
   // `dirty`: fext may hold forces from an earlier step and must be cleared.
   auto dirty = std::make_shared<bool>(true);
-  return [applier, dirty](int64_t step, MpmParticles& p) {
+  return [applier, dirty, report](int64_t step, MpmParticles& p) {
     const size_t n = p.size();
     if (p.fext.size() != n) p.fext.resize(n);
     const bool active = !applier->schedule().active(step).empty();
@@ -664,6 +679,10 @@ std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApp
     std::fill(p.fext.begin(), p.fext.end(), Vec2{});
     bool any = active && (*applier)(step, p.id.data(), n, p.fext.data());
     *dirty = any;
+    if (report) {
+      const std::vector<uint32_t> gone = applier->schedule().take_new_missing();
+      if (!gone.empty()) report(step, gone, p);
+    }
     return any;
   };
 }
@@ -695,12 +714,28 @@ std::function<bool(int64_t, dem::DemParticles&)> make_dem_force_hook(const SgfSe
   return dem_hook(std::make_shared<SgfForceApplier>(set));
 }
 
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list) {
-  return mpm_hook(std::make_shared<SgfForceApplier>(list));
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list, SgfMissingReport report) {
+  return mpm_hook(std::make_shared<SgfForceApplier>(list), std::move(report));
 }
 
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set) {
-  return mpm_hook(std::make_shared<SgfForceApplier>(set));
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set, SgfMissingReport report) {
+  return mpm_hook(std::make_shared<SgfForceApplier>(set), std::move(report));
+}
+
+std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p) {
+  size_t retired = 0;
+  for (uint32_t id : ids)
+    if (id < p.next_id) ++retired;
+  std::string list;
+  for (size_t k = 0; k < ids.size() && k < 8; ++k) list += (k ? ", " : "") + std::to_string(ids[k]);
+  if (ids.size() > 8) list += ", ...";
+  std::string why;
+  if (retired == ids.size()) why = "retired: merged away by resampling";
+  else if (retired == 0) why = "no particle ever had these IDs";
+  else why = std::to_string(retired) + " retired by resampling, the others never existed";
+  return "SGF rows name " + std::to_string(ids.size()) + (ids.size() == 1 ? " particle" : " particles") +
+         " with no particle at step " + std::to_string(step) + " (ID " + list + "; " + why +
+         "): their forces are skipped";
 }
 
 }  // namespace ps

@@ -179,6 +179,9 @@ class SgfSchedule {
   bool add_forces(int64_t step, const IdIndexMap& map, dem::Vec2d* fext, size_t n);
   /// Rows active at the last add_forces whose ID had no particle.
   size_t missing() const { return missing_; }
+  /// IDs that had no particle for the first time since set() (each ID is
+  /// reported once), sorted; cleared by the call.
+  std::vector<uint32_t> take_new_missing();
   size_t file_count() const { return files_.size(); }
   /// First start and last end over all files (0, -1 when empty).
   int64_t first_step() const { return first_; }
@@ -205,6 +208,8 @@ class SgfSchedule {
   int64_t last_query_ = INT64_MIN;
   std::vector<uint32_t> active_;  // kept in file order
   size_t missing_ = 0;
+  std::vector<uint32_t> missing_seen_;  ///< sorted: IDs already reported
+  std::vector<uint32_t> missing_new_;   ///< not yet taken
   int64_t first_ = 0, last_ = -1;
 };
 
@@ -227,10 +232,20 @@ class SgfForceApplier {
   std::vector<uint32_t> ids_seen_;
 };
 
+/// Called once for each batch of SGF IDs that name no particle: the step,
+/// the IDs, and the particle set (IDs below p.next_id were retired by
+/// resampling; others never existed).
+using SgfMissingReport = std::function<void(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p)>;
+/// The notice text for such a batch ("SGF rows name 2 particles with no
+/// particle at step 40 (ID 7, 9; retired: merged away by resampling): their
+/// forces are skipped").
+std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p);
+
 /// For MpmWorld::force_hook: zeroes p.fext, adds the forces active at the
-/// (1-based) step and returns whether any force was added.
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list);
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set);
+/// (1-based) step and returns whether any force was added. Rows whose ID has
+/// no particle are skipped and reported once per ID through `report`.
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list, SgfMissingReport report = nullptr);
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set, SgfMissingReport report = nullptr);
 
 /// For dem::DemWorld::force_hook: zeroes p.fext, adds the forces active at the
 /// (1-based) step in double precision (a 0.3 N row arrives as the double 0.3)

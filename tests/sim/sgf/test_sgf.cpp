@@ -220,6 +220,41 @@ TEST_CASE("SGF: MPM hook zeroes fext and reports activity", "[sgf]") {
   CHECK(p.fext[1] == Vec2{});
 }
 
+TEST_CASE("SGF: a row naming a retired or unknown ID is reported once, not silently dropped", "[sgf]") {
+  SgfList list;
+  list.files.push_back(file(1, 5, {{2, 1.0, 0.0, 0.0}, {5, 0.0, 1.0, 0.0}, {50, 1.0, 1.0, 0.0}}));
+  std::vector<std::pair<int64_t, std::vector<uint32_t>>> reports;
+  std::string notice;
+  auto hook = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p) {
+    reports.emplace_back(step, ids);
+    notice = sgf_missing_notice(step, ids, p);
+  });
+  MpmParticles p;
+  for (int i = 0; i < 3; ++i) p.add(Vec2{0.5f, 0.5f}, Vec2{}, 1.f, 1.f, 0, 0);  // IDs 1, 2, 3
+  p.next_id = 10;  // IDs 4..9 were used and retired (as a resampling merge does)
+  CHECK(hook(1, p));
+  CHECK(p.fext[1] == Vec2{1.f, 0.f});  // the live row still applies
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].first == 1);
+  CHECK(reports[0].second == std::vector<uint32_t>{5, 50});
+  CHECK(notice.find("ID 5, 50") != std::string::npos);
+  CHECK(notice.find("1 retired by resampling") != std::string::npos);
+  CHECK(hook(2, p));
+  CHECK(hook(3, p));
+  CHECK(reports.size() == 1);  // once per ID, not once per step
+  // Another missing ID later is reported on its own.
+  p.id[2] = 77;  // (as if reindexed): ID 3 disappears
+  list.files[0].rows.push_back(SgfRow{3, 0.0, 0.0, 1.0});
+  auto hook2 = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& q) {
+    reports.emplace_back(step, ids);
+    notice = sgf_missing_notice(step, ids, q);
+  });
+  CHECK(hook2(4, p));
+  REQUIRE(reports.size() == 2);
+  CHECK(reports[1].second == std::vector<uint32_t>{3, 5, 50});
+  CHECK(notice.find("2 retired by resampling, the others never existed") != std::string::npos);
+}
+
 TEST_CASE("SGF in a real MpmWorld: a free group gains dv = F/m (s1-s0+1) dt, others untouched", "[sgf]") {
   MpmWorld w;
   w.grid = GridSpec{};  // unit domain, 128 cells
