@@ -291,6 +291,16 @@ int cmd_run(const Args& a, bool default_headless) {
   std::snprintf(perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
                 secs > 0 ? static_cast<double>(fin.count) * static_cast<double>(total_steps) / secs : 0.0);
   emit(perf);
+  if (MpmWorld* w = sim->mpm(); w && w->resample_totals().calls > 0) {
+    const ResampleTotals& rt = w->resample_totals();
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "resampling %" PRId64 " passes (every %d substeps): %" PRId64 " particles inserted, %" PRId64
+                  " merged pairs, %.3f ms per pass (%.2f%% of the run)",
+                  rt.calls, w->resampling.interval, rt.inserted, rt.merged, rt.ms / double(rt.calls),
+                  secs > 0 ? 100.0 * rt.ms * 1e-3 / secs : 0.0);
+    emit(line);
+  }
   if (!out_dir.empty() && !quiet) std::printf("output written to %s/\n", out_dir.c_str());
   return 0;
 }

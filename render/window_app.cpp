@@ -101,6 +101,7 @@ void App::adopt_world_params() {
   if (MpmWorld* w = world()) {
     solver = w->solver;
     materials = w->materials;
+    resampling = w->resampling;
     grid_edit = w->grid.nx;
     if (tools.paint_material >= static_cast<int>(materials.size())) tools.paint_material = 0;
   }
@@ -129,6 +130,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   if (same) {
     world()->solver = solver;
     world()->materials = materials;
+    world()->resampling = resampling;
     grid_edit = world()->grid.nx;
   } else {
     adopt_world_params();
@@ -146,6 +148,8 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   paint_sites.clear();
   ke.clear(); momentum_x.clear(); momentum_y.clear(); angular.clear();
   last_diag_time = -1.0;
+  interior_holes = -1;
+  holes_time = -1.0;
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;
@@ -220,6 +224,7 @@ void App::sync() {
   // The panels' copies become the world's parameters here, once per frame.
   w->solver = solver;
   if (w->materials.size() == materials.size()) w->materials = materials;
+  w->resampling = resampling;
   if (!paint_sites.empty()) {
     float h = tools.paint_spacing > 0.f ? tools.paint_spacing : default_paint_spacing(*w);
     add_painted_particles(*w, paint_sites, tools.paint_material, h, tools.paint_velocity, paint_group);
@@ -522,6 +527,12 @@ void App::snapshot() {
   }
 
   if (w && (show_grid_velocity || show_grid)) w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
+  // Interior holes (and the signed distance the band overlay draws), now and then.
+  if (w && (show_sdf_band || resampling.enabled || interior_holes >= 0) &&
+      (holes_time < 0.0 || now - holes_time >= kDiagPeriod * 2)) {
+    interior_holes = w->measure_interior_holes();
+    holes_time = now;
+  }
 
   // Diagnostics for the plots, sampled at a fixed rate (with the interop, at
   // the host table's refreshes: both need the host copy).
@@ -588,6 +599,13 @@ void App::handle_input() {
     if (pressed(GLFW_KEY_A) && w) {
       solver.transfer = solver.transfer == Transfer::PIC ? Transfer::APIC : Transfer::PIC;
       log("transfer %s", transfer_name(solver.transfer));
+    }
+    if (pressed(GLFW_KEY_P) && w) {
+      resampling.enabled = !resampling.enabled;
+      log("resampling %s", resampling.enabled ? "on" : "off");
+      set_status(resampling.enabled ? "resampling on: interior holes are refilled every " +
+                                          std::to_string(resampling.interval) + " substeps"
+                                    : "resampling off");
     }
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
     if (pressed(GLFW_KEY_F9)) pending.toggle_record = true;
@@ -749,6 +767,7 @@ void App::draw_scene() {
     }
   }
   under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
+  if (w) draw_resampling_under();
   if (dem_world()) dem_draw_under();
   under.draw(view);
 
@@ -836,6 +855,7 @@ void App::draw_scene() {
         }
     }
   }
+  if (w) draw_resampling_over();
   if (dem_world()) dem_draw_over();
   sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
@@ -943,6 +963,8 @@ void App::load_settings() {
   show_grid_velocity = s.get_bool("view.grid_velocity", show_grid_velocity);
   show_particle_velocity = s.get_bool("view.particle_velocity", show_particle_velocity);
   show_affine = s.get_bool("view.affine", show_affine);
+  show_sdf_band = s.get_bool("view.sdf_band", show_sdf_band);
+  show_resample_marks = s.get_bool("view.resample_marks", show_resample_marks);
   vsync = s.get_bool("view.vsync", vsync);
   preset_speed = s.get_float("presets.speed", preset_speed, 0.01f, 100.f);
   out_dir = s.get("output.folder", out_dir);
@@ -964,6 +986,8 @@ void App::save_settings() {
   s.set_bool("view.grid_velocity", show_grid_velocity);
   s.set_bool("view.particle_velocity", show_particle_velocity);
   s.set_bool("view.affine", show_affine);
+  s.set_bool("view.sdf_band", show_sdf_band);
+  s.set_bool("view.resample_marks", show_resample_marks);
   s.set_bool("view.vsync", vsync);
   s.set_float("presets.speed", preset_speed);
   s.set("output.folder", out_dir);

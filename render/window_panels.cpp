@@ -127,6 +127,7 @@ void App::draw_panels() {
     panel_presets();
     panel_tools();
     panel_solver();
+    panel_resampling();
     panel_materials();
     panel_dem();
   }
@@ -838,6 +839,7 @@ void App::draw_help() {
         {"Shift+R", "reset the scene (keeps edited parameters)"},
         {"T  R  S  D", "preset velocity: translation, rotation, shear, dilation"},
         {"A", "toggle PIC / APIC"},
+        {"P", "particle resampling on / off (fills numerical holes)"},
         {"1 2 3 4 5 6", "tool: pick, grab, attract, repel, paint, select"},
         {"left drag", "use the current tool (pick and grab also select)"},
         {"right drag", "pan"},

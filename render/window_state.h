@@ -140,6 +140,15 @@ struct App {
   double host_table_time = -1.0;  ///< glfwGetTime() of the last host table rebuild
   bool host_table_stale = true;   ///< rebuild the host table at the next snapshot
 
+  // [SECTION] Resampling (issue #12): the app-owned copy of the world's
+  // ResampleParams (applied at the sync point), the overlays and the hole count.
+  ResampleParams resampling;
+  bool show_sdf_band = false;        ///< signed-distance band and interior holes under the particles
+  bool show_resample_marks = true;   ///< rings on inserted (green) and merged (orange) particles, fading
+  int interior_holes = -1;           ///< measured now and then (-1: not yet)
+  double holes_time = -1.0;
+  std::vector<uint32_t> id_row;      ///< ID -> host row scratch for the rings
+
   // [SECTION] Tools
   ToolSettings tools;
   bool left_down = false, right_down = false;
@@ -228,6 +237,9 @@ struct App {
   void draw_legend();
   void draw_banners();
   void draw_help();
+  void panel_resampling();
+  void draw_resampling_under();   ///< signed-distance band and holes (under the particles)
+  void draw_resampling_over();    ///< rings on inserted and merged particles
 };
 
 }  // namespace ps

@@ -1,6 +1,7 @@
 #include "sim/mpm/mpm_world.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include "sim/core/hash.h"
@@ -148,23 +149,38 @@ StepStatus MpmWorld::step(int n) {
   in.materials = materials.data();
   in.material_count = static_cast<int>(materials.size());
   in.point = point_force;
-  build_spring_input(in);
   const StepRule rule = step_rule();
   SubstepResult r;
   // A device failure below switches to the CPU backend at the preserved state
   // (fall_back); the call then returns ok and the caller steps on from there.
-  if (force_hook) {
-    // The hook edits host forces before each substep: one substep at a time.
-    for (int s = 0; s < n && r.ok; ++s) {
-      sync_guarded();
-      if (fell_back()) return StepStatus{};
-      in.use_fext = force_hook(clock_.step + 1, particles);
-      if (in.use_fext) host_changed();
-      if (fell_back()) return StepStatus{};
-      if (!advance_guarded(in, 1, rule, r)) return StepStatus{};
+  // With resampling on, the n substeps run in chunks that end where a pass is due.
+  const int64_t K = std::max(1, resampling.interval);
+  int left = n;
+  while (left > 0 && r.ok) {
+    int chunk = left;
+    if (resampling.enabled) chunk = static_cast<int>(std::min<int64_t>(left, K - clock_.step % K));
+    // A moving handle's targets follow the clock: one substep at a time, so
+    // the path is the same whatever chunks the caller steps in.
+    if (handles_moving()) chunk = 1;
+    build_spring_input(in);  // indices change with each resampling pass
+    if (force_hook) {
+      // The hook edits host forces before each substep: one substep at a time.
+      for (int s = 0; s < chunk && r.ok; ++s) {
+        sync_guarded();
+        if (fell_back()) return StepStatus{};
+        in.use_fext = force_hook(clock_.step + 1, particles);
+        if (in.use_fext) host_changed();
+        if (fell_back()) return StepStatus{};
+        if (!advance_guarded(in, 1, rule, r)) return StepStatus{};
+      }
+    } else {
+      if (!advance_guarded(in, chunk, rule, r)) return StepStatus{};
     }
-  } else {
-    if (!advance_guarded(in, n, rule, r)) return StepStatus{};
+    left -= chunk;
+    if (r.ok && resampling.enabled && clock_.step % K == 0) {
+      resample_now();
+      if (fell_back()) return StepStatus{};
+    }
   }
   if (r.ok) return StepStatus{};
   sync_guarded();
@@ -250,6 +266,38 @@ void MpmWorld::grab_end() {
   grab_ids_.clear();
 }
 
+void MpmWorld::resample_now() {
+  const auto t0 = std::chrono::steady_clock::now();
+  sync_guarded();  // a device backend's state comes to the host (a no-op on the CPU)
+  // The seed follows the step, so a run is reproducible and passes differ.
+  const uint64_t seed = 0x5A3D1E5EEDull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
+  const ResampleReport& rep = resampler_.run(particles, grid, materials, resampling, seed);
+  resampler_last_ = rep;
+  last_resample_step_ = clock_.step;
+  if (rep.inserted > 0 || rep.merged > 0) {
+    host_changed();  // the new particle set goes out (a device grows its arrays geometrically)
+    particles_reindexed();
+  }
+  // Marks for the highlight: drop those older than the kept passes, add this pass's.
+  const int64_t oldest = clock_.step - int64_t{kResampleMarkPasses} * std::max(1, resampling.interval);
+  size_t keep_from = 0;
+  while (keep_from < resample_marks_.size() && resample_marks_[keep_from].step <= oldest) ++keep_from;
+  resample_marks_.erase(resample_marks_.begin(), resample_marks_.begin() + static_cast<std::ptrdiff_t>(keep_from));
+  for (uint32_t id : rep.new_ids) resample_marks_.push_back(ResampleMark{id, clock_.step, false});
+  for (uint32_t id : rep.merged_ids) resample_marks_.push_back(ResampleMark{id, clock_.step, true});
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ++resample_totals_.calls;
+  resample_totals_.inserted += rep.inserted;
+  resample_totals_.merged += rep.merged;
+  resample_totals_.ms += ms;
+  resample_totals_.last_ms = ms;
+}
+
+int MpmWorld::measure_interior_holes() {
+  sync_guarded();
+  return resampler_.count_interior_holes(particles, grid, resampling);
+}
+
 void MpmWorld::particles_reindexed() {
   handles_dirty_ = true;
   if (!grab_.active()) return;
@@ -271,6 +319,12 @@ void MpmWorld::particles_reindexed() {
   grab_.index.resize(out);
   grab_.offset.resize(out);
   grab_ids_.resize(out);
+}
+
+bool MpmWorld::handles_moving() const {
+  for (const MpmHandle& h : handles)
+    if ((h.velocity.x != 0.f || h.velocity.y != 0.f) && clock_.time < h.stop) return true;
+  return false;
 }
 
 void MpmWorld::build_spring_input(SubstepInput& in) {

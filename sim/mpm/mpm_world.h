@@ -14,6 +14,7 @@
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_params.h"
 #include "sim/mpm/mpm_particles.h"
+#include "sim/mpm/resample.h"
 
 namespace ps {
 
@@ -32,11 +33,31 @@ struct Diagnostics {
   uint64_t hash = 0;
 };
 
+/// Running totals of the world's resampling passes (since the scene loaded).
+struct ResampleTotals {
+  int64_t calls = 0;
+  int64_t inserted = 0;
+  int64_t merged = 0;
+  double ms = 0.0;          ///< wall time of all passes, sync and push included
+  double last_ms = 0.0;     ///< the last pass, sync and push included
+};
+
+/// A particle a resampling pass inserted (merged = false) or kept as the
+/// survivor of a merge (merged = true), with the step the pass ran after.
+struct ResampleMark {
+  uint32_t id = 0;
+  int64_t step = 0;
+  bool merged = false;
+};
+
 /// A scene handle: particles pulled along a straight path by the grab
 /// spring (the toffee's grabbed ends). Particle k's target is
 /// anchor[k] + velocity * (clamp(t, start, stop) - start): held in place
 /// before `start`, moving until `stop`, held again after it. Particles are
 /// named by ID so the handle survives resampling (a retired ID drops out).
+/// While a target moves, step() advances one substep per backend call so
+/// every substep pulls towards its own time's target (the same path whatever
+/// chunks the caller steps in).
 struct MpmHandle {
   std::vector<uint32_t> ids;
   std::vector<Vec2> anchor;
@@ -137,6 +158,29 @@ class MpmWorld {
   /// loading): index-based lists (grab, handles) are rebuilt from IDs.
   void particles_reindexed();
 
+  /// Particle resampling (issue #12, sim/mpm/resample.h): when
+  /// resampling.enabled, step() runs a pass after every substep whose
+  /// 1-based index is a multiple of resampling.interval. On a device backend
+  /// the pass runs on the host: the state comes back, is resampled and goes
+  /// out again (docs/benchmarks.md gives the cost).
+  ResampleParams resampling;
+  /// Runs one resampling pass now (whatever resampling.enabled says).
+  void resample_now();
+  /// The last pass: its report (new, merged and retired IDs) and the step it ran after (-1: none yet).
+  const ResampleReport& last_resample() const { return resampler_last_; }
+  int64_t last_resample_step() const { return last_resample_step_; }
+  const ResampleTotals& resample_totals() const { return resample_totals_; }
+  /// Inserted and merged particles of the passes within the last
+  /// kResampleMarkPasses * interval substeps, oldest first (the window's highlight).
+  const std::vector<ResampleMark>& resample_marks() const { return resample_marks_; }
+  static constexpr int kResampleMarkPasses = 256;
+  /// Syncs and measures the interior holes without changing the particles
+  /// (resampling may be off): interior cells with fewer than
+  /// resampling.min_per_cell particles. resampler().sdf() is then current.
+  int measure_interior_holes();
+  /// The resampler (its signed distance and cell counts of the last pass, for overlays).
+  const Resampler& resampler() const { return resampler_; }
+
   /// Host particle arrays were edited (presets, painting, loading): push them.
   void host_changed();
   /// Makes `particles` current (CUDA backends copy back; CPU is a no-op).
@@ -144,7 +188,14 @@ class MpmWorld {
   /// Syncs and computes the diagnostics.
   Diagnostics diagnostics();
   /// Resets step counter and time (after a scene load).
-  void reset_clock() { clock_ = StepClock{}; host_clock_ = StepClock{}; failure_ = StepStatus{}; }
+  void reset_clock() {
+    clock_ = StepClock{};
+    host_clock_ = StepClock{};
+    failure_ = StepStatus{};
+    resample_totals_ = ResampleTotals{};
+    last_resample_step_ = -1;
+    resample_marks_.clear();
+  }
 
  private:
   /// What the device state is when a backend call fails.
@@ -174,6 +225,13 @@ class MpmWorld {
   std::vector<uint32_t> id_to_index_;   ///< scratch of particles_reindexed
   bool handles_dirty_ = true;
   void build_spring_input(SubstepInput& in);
+  /// A handle's target is still moving (step() then advances one substep per call).
+  bool handles_moving() const;
+  Resampler resampler_;
+  ResampleReport resampler_last_;
+  int64_t last_resample_step_ = -1;
+  ResampleTotals resample_totals_;
+  std::vector<ResampleMark> resample_marks_;
   BackendFallback fallback_;
   int fallbacks_ = 0;
   std::vector<std::string> notices_;

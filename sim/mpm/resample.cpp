@@ -283,6 +283,13 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
   }
 }
 
+void Resampler::clear_new() {
+  new_head_.assign(static_cast<size_t>(nx_) * static_cast<size_t>(ny_), -1);
+  new_next_.clear();
+  new_pos_.clear();
+  hole_.assign(static_cast<size_t>(nx_) * static_cast<size_t>(ny_), 0);
+}
+
 float Resampler::sdf_at(Vec2 u) const {
   float ax = clampf(u.x - 0.5f, 0.f, static_cast<float>(nx_ - 1));
   float ay = clampf(u.y - 0.5f, 0.f, static_cast<float>(ny_ - 1));
@@ -296,11 +303,43 @@ float Resampler::sdf_at(Vec2 u) const {
   return a + ty * (b - a);
 }
 
-int Resampler::count_holes(const ResampleParams& rp, float dx) const {
-  const float lim = -rp.inside_margin * dx;
+bool Resampler::has_room(const MpmParticles& p, const GridSpec& g, Vec2 u, float sp) const {
+  const float sp2 = sp * sp, inv_dx = 1.f / g.dx;
+  const int a0 = std::max(0, ifloor(u.x - sp));
+  const int a1 = std::min(nx_ - 1, ifloor(u.x + sp));
+  const int b0 = std::max(0, ifloor(u.y - sp));
+  const int b1 = std::min(ny_ - 1, ifloor(u.y + sp));
+  for (int b = b0; b <= b1; ++b)
+    for (int a = a0; a <= a1; ++a) {
+      const int cc = b * nx_ + a;
+      for (int k = cell_start_[cc]; k < cell_start_[cc + 1]; ++k)
+        if (length2(to_cells(p.x[order_[k]], g, inv_dx) - u) < sp2) return false;
+      for (int q = new_head_[cc]; q >= 0; q = new_next_[q])
+        if (length2(new_pos_[q] - u) < sp2) return false;
+    }
+  return true;
+}
+
+int Resampler::count_holes(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp) {
+  // A hole: an interior cell with fewer than min_per_cell particles that has
+  // room for one more (a point of a 4 x 4 lattice in the cell, inside, at
+  // least insert_spacing from every particle): a cell of 3 particles whose
+  // neighbours sit at the seeding spacing is not a hole.
+  const float lim = -rp.inside_margin * g.dx;
+  const float sp = clamp_finite(rp.insert_spacing, 0.f, kMaxCells);
+  std::fill(hole_.begin(), hole_.end(), uint8_t{0});
   int holes = 0;
-  for (int c = 0; c < nx_ * ny_; ++c)
-    if (sdf_[c] <= lim && cell_count_[c] < rp.min_per_cell) ++holes;
+  for (int c = 0; c < nx_ * ny_; ++c) {
+    if (!(sdf_[c] <= lim) || cell_count_[c] >= rp.min_per_cell) continue;
+    const int ci = c % nx_, cj = c / nx_;
+    bool room = false;
+    for (int k = 0; k < 16 && !room; ++k) {
+      const Vec2 u{ci + (static_cast<float>(k % 4) + 0.5f) * 0.25f, cj + (static_cast<float>(k / 4) + 0.5f) * 0.25f};
+      room = sdf_at(u) <= lim && has_room(p, g, u, sp);
+    }
+    if (room) ++holes;
+    hole_[c] = room ? 1 : 0;
+  }
   return holes;
 }
 
@@ -359,6 +398,7 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const std::vector<Mate
     merged_[s] = 1;
     merged_[o] = 2;
     report_.retired_ids.push_back(p.id[o]);
+    report_.merged_ids.push_back(p.id[s]);
     ++pairs;
   }
   report_.merged = pairs;
@@ -374,12 +414,10 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
   const int n0 = static_cast<int>(p.size());
   const float dx = g.dx, inv_dx = 1.f / dx;
   const float lim = -rp.inside_margin * dx;
-  const float sp = clamp_finite(rp.insert_spacing, 0.f, kMaxCells), sp2 = sp * sp;
+  const float sp = clamp_finite(rp.insert_spacing, 0.f, kMaxCells);
   const int target = std::max(rp.target_per_cell, rp.min_per_cell);
   const size_t nmat = materials.size();
-  new_head_.assign(ncell, -1);
-  new_next_.clear();
-  new_pos_.clear();
+  clear_new();
 
   for (int c = 0; c < ncell; ++c) {
     if (!(sdf_[c] <= lim) || cell_count_[c] >= rp.min_per_cell) continue;
@@ -394,20 +432,7 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
       if (!(sdf_at(u) <= lim)) continue;
 
       // Poisson-disk test against the existing and the new particles.
-      const int a0 = std::max(0, ifloor(u.x - sp));
-      const int a1 = std::min(nx_ - 1, ifloor(u.x + sp));
-      const int b0 = std::max(0, ifloor(u.y - sp));
-      const int b1 = std::min(ny_ - 1, ifloor(u.y + sp));
-      bool ok = true;
-      for (int b = b0; b <= b1 && ok; ++b)
-        for (int a = a0; a <= a1 && ok; ++a) {
-          const int cc = b * nx_ + a;
-          for (int k = cell_start_[cc]; k < cell_start_[cc + 1]; ++k)
-            if (length2(to_cells(p.x[order_[k]], g, inv_dx) - u) < sp2) { ok = false; break; }
-          for (int q = new_head_[cc]; q >= 0 && ok; q = new_next_[q])
-            if (length2(new_pos_[q] - u) < sp2) ok = false;
-        }
-      if (!ok) continue;
+      if (!has_room(p, g, u, sp)) continue;
 
       // Donors: existing particles within the quadratic B-spline support.
       donor_idx_.clear();
@@ -511,6 +536,7 @@ const ResampleReport& Resampler::run(MpmParticles& p, const GridSpec& g, const s
   report_.interior_holes_before = report_.interior_holes_after = 0;
   report_.new_ids.clear();
   report_.retired_ids.clear();
+  report_.merged_ids.clear();
   if (g.nx > 0 && g.ny > 0 && g.dx > 0.f) {
     bucket(p, g);
     if (rp.merge_distance > 0.f) {
@@ -518,9 +544,10 @@ const ResampleReport& Resampler::run(MpmParticles& p, const GridSpec& g, const s
       if (report_.merged > 0) bucket(p, g);
     }
     compute_sdf(p, g, rp);
-    report_.interior_holes_before = count_holes(rp, g.dx);
+    clear_new();
+    report_.interior_holes_before = count_holes(p, g, rp);
     insert(p, g, materials, rp, seed);
-    report_.interior_holes_after = count_holes(rp, g.dx);
+    report_.interior_holes_after = count_holes(p, g, rp);
   }
   report_.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return report_;
@@ -530,15 +557,16 @@ int Resampler::count_interior_holes(const MpmParticles& p, const GridSpec& g, co
   if (g.nx <= 0 || g.ny <= 0 || !(g.dx > 0.f)) return 0;
   bucket(p, g);
   compute_sdf(p, g, rp);
-  return count_holes(rp, g.dx);
+  clear_new();
+  return count_holes(p, g, rp);
 }
 
 size_t Resampler::scratch_bytes() const {
   return cap_bytes(cell_count_) + cap_bytes(cell_start_) + cap_bytes(order_) + cap_bytes(cell_of_) +
          cap_bytes(phi_u_) + cap_bytes(state_) + cap_bytes(queue_) + cap_bytes(segments_) + cap_bytes(dist_) +
-         cap_bytes(sdf_) + cap_bytes(merged_) + cap_bytes(new_head_) + cap_bytes(new_next_) +
+         cap_bytes(sdf_) + cap_bytes(merged_) + cap_bytes(new_head_) + cap_bytes(hole_) + cap_bytes(new_next_) +
          cap_bytes(new_pos_) + cap_bytes(donor_idx_) + cap_bytes(donor_w_) + cap_bytes(report_.new_ids) +
-         cap_bytes(report_.retired_ids);
+         cap_bytes(report_.retired_ids) + cap_bytes(report_.merged_ids);
 }
 
 }  // namespace ps

@@ -87,7 +87,13 @@ struct ResampleParams {
   float smoothing = 1.0f;       ///< radius, in cells, of the particle disks whose union is the body
   float band = 3.0f;            ///< half width of the narrow band, in cells (beyond it: +/- band)
   float inside_margin = 0.5f;   ///< insert only where sdf <= -inside_margin dx (never on the skin)
-  int min_per_cell = 2;         ///< an interior cell with fewer particles than this is a hole
+  /// An interior cell with fewer particles than this is a hole and gets darts
+  /// (a dart needs insert_spacing of room). 2 finds the holes a tear or a
+  /// shear band leaves; 4 (the seeding's count) also refills the sparse
+  /// stripes a stretched lattice leaves (about 2.5 per cell; the toffee scene
+  /// uses it) but then darts also reach the cells a surface cuts, and near a
+  /// sharp notch tip, closed by the smoothing, they may land in the notch.
+  int min_per_cell = 2;
   int target_per_cell = 4;      ///< a hole is refilled towards this many particles
   /// Poisson-disk distance of new particles to all others, in cells. Below the
   /// 4-per-cell spacing 0.5 on purpose: a regular 4-per-cell lattice is already
@@ -105,10 +111,11 @@ struct ResampleParams {
 
 struct ResampleReport {
   int inserted = 0, merged = 0;     ///< this call (merged: pairs)
-  int interior_holes_before = 0;    ///< interior cells below min_per_cell after merging, before inserting
-  int interior_holes_after = 0;     ///< the same cells counted again with the new particles
+  int interior_holes_before = 0;    ///< holes (see count_interior_holes) after merging, before inserting
+  int interior_holes_after = 0;     ///< holes counted again with the new particles
   std::vector<uint32_t> new_ids;    ///< IDs of the inserted particles (fresh, >= the old next_id)
   std::vector<uint32_t> retired_ids;  ///< IDs removed by merges (the larger ID of each pair)
+  std::vector<uint32_t> merged_ids;   ///< IDs that survived a merge (the smaller ID of each pair)
   double ms = 0.0;                  ///< wall time of the call
 };
 
@@ -122,8 +129,10 @@ class Resampler {
                             const ResampleParams& rp, uint64_t seed);
 
   /// Computes the signed distance of `p` (see sdf()) and returns the number
-  /// of interior cells (sdf <= -inside_margin dx at the centre) holding
-  /// fewer than min_per_cell particles. Does not modify the particles.
+  /// of holes: interior cells (sdf <= -inside_margin dx at the centre)
+  /// holding fewer than min_per_cell particles and with room for one more (a
+  /// point of a 4 x 4 lattice in the cell inside the body and at least
+  /// insert_spacing from every particle). Does not modify the particles.
   int count_interior_holes(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
 
   /// The narrow-band signed distance of the last run or count (for run: before
@@ -133,13 +142,20 @@ class Resampler {
   /// Particles per cell, same layout as sdf(): of the last count, or after the
   /// last run (merged pairs counted once, inserted particles included).
   const std::vector<int>& cell_counts() const { return cell_count_; }
+  /// 1 for the cells the last count found to be holes (interior, fewer than
+  /// min_per_cell particles, room for one more at insert_spacing), same layout.
+  const std::vector<uint8_t>& holes() const { return hole_; }
   /// Bytes of scratch capacity held (grows only; tests check it settles).
   size_t scratch_bytes() const;
 
  private:
   void bucket(const MpmParticles& p, const GridSpec& g);
   void compute_sdf(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
-  int count_holes(const ResampleParams& rp, float dx) const;
+  /// Counts the holes and marks them in hole_ (needs clear_new() first).
+  int count_holes(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
+  /// No particle (existing or new) closer than sp cells to u (cell units).
+  bool has_room(const MpmParticles& p, const GridSpec& g, Vec2 u, float sp) const;
+  void clear_new();
   void merge(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
              const ResampleParams& rp);
   void insert(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
@@ -164,6 +180,7 @@ class Resampler {
   // Merging.
   std::vector<uint8_t> merged_;   ///< per particle: 0 untouched, 1 merged survivor, 2 removed
   // Insertion.
+  std::vector<uint8_t> hole_;     ///< per cell: 1 where the last count found a hole
   std::vector<int> new_head_;     ///< per cell: first new particle (index into new_pos_) or -1
   std::vector<int> new_next_;
   std::vector<Vec2> new_pos_;     ///< cell units

@@ -282,6 +282,24 @@ void read_solver(ObjReader& r, SolverParams& s) {
   r.finish();
 }
 
+void read_resampling(ObjReader& r, ResampleParams& q) {
+  q.enabled = r.boolean("enabled", q.enabled);
+  q.interval = r.integer("interval", q.interval, 1, 100000);
+  q.min_per_cell = r.integer("min_per_cell", q.min_per_cell, 1, 64);
+  q.target_per_cell = r.integer("target_per_cell", q.target_per_cell, 1, 64);
+  if (q.target_per_cell < q.min_per_cell) r.fail("target_per_cell", "must be at least min_per_cell");
+  q.max_insert_per_cell = r.integer("max_insert_per_cell", q.max_insert_per_cell, 1, 64);
+  q.smoothing = static_cast<float>(r.number("smoothing", q.smoothing, 0.05, 8.0));
+  q.band = static_cast<float>(r.number("band", q.band, 0.5, 32.0));
+  q.inside_margin = static_cast<float>(r.number("inside_margin", q.inside_margin, 0.0, 8.0));
+  q.particle_spacing = static_cast<float>(r.number("particle_spacing", q.particle_spacing, 0.01, 4.0));
+  q.insert_spacing = static_cast<float>(r.number("insert_spacing", q.insert_spacing, 0.01, 4.0));
+  q.merge_distance = static_cast<float>(r.number("merge_distance", q.merge_distance, 0.0, 1.0));
+  q.max_cavity_cells = r.integer("max_cavity_cells", q.max_cavity_cells, 0, 1 << 24);
+  q.darts_per_cell = r.integer("darts_per_cell", q.darts_per_cell, 1, 1024);
+  r.finish();
+}
+
 }  // namespace
 
 // [SECTION] Building -------------------------------------------------------------
@@ -324,6 +342,10 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
   if (const Json* sol = root.get("solver")) {
     ObjReader r(*sol, "solver");
     read_solver(r, w.solver);
+  }
+  if (const Json* rs = root.get("resampling")) {
+    ObjReader r(*rs, "resampling");
+    read_resampling(r, w.resampling);
   }
   if (w.solver.boundary_nodes * 2 + 2 > std::min(w.grid.nx, w.grid.ny))
     throw InputError(doc.loc(), "solver.boundary_nodes", "boundary layer too thick for the grid");
@@ -501,6 +523,14 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   g.at(1) = Json::number(f2d(s.gravity.y));
   solver.set("gravity", g);
   doc.set("solver", solver);
+  // Resampling: the live switch and period (the other fields stay as written).
+  if (w.resampling.enabled || doc.find("resampling")) {
+    Json rs = Json::object();
+    if (const Json* old = doc.find("resampling")) rs = *old;
+    rs.set("enabled", Json::boolean(w.resampling.enabled));
+    rs.set("interval", Json::number(w.resampling.interval));
+    doc.set("resampling", rs);
+  }
   Json* mats = doc.find("materials");
   if (mats && mats->is_object()) {
     for (size_t i = 0; i < w.materials.size() && i < w.material_names.size(); ++i) {

@@ -1,0 +1,136 @@
+// The Resampling panel and its two overlays (issue #12): the live switch and
+// the main parameters, the last pass and the running totals, the interior
+// hole count; under the particles the narrow-band signed distance with the
+// interior holes, over them a fading ring on every particle a pass inserted
+// (green) or kept as the survivor of a merge (orange).
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+
+#include "imgui.h"
+#include "render/ui_widgets.h"
+#include "render/window_state.h"
+
+namespace ps {
+
+namespace {
+
+/// The rings fade over this many frames' worth of substeps.
+constexpr int kMarkFrames = 45;
+
+}  // namespace
+
+void App::panel_resampling() {
+  MpmWorld* w = world();
+  if (!w) return;
+  const MpmScene* ms = mpm_scene();
+  const bool in_scene = resampling.enabled || (ms && ms->doc.find("resampling"));
+  if (!ImGui::CollapsingHeader("Resampling", in_scene ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  const float label_w = ImGui::GetFontSize() * 6.f;
+  ImGui::PushItemWidth(-label_w);
+
+  if (ImGui::Checkbox("resample particles (P)", &resampling.enabled))
+    log("resampling %s", resampling.enabled ? "on" : "off");
+  ui::help_marker(
+      "Stretched material spreads its particles apart; where a cell inside the body is left with too few,\n"
+      "MPM sees empty space and the body tears there although nothing broke (a numerical hole).\n"
+      "Resampling fills such holes with new particles (Poisson-disk darts) and merges particles that come\n"
+      "too close. A signed distance to the body's surface keeps real outside space, real cracks and notches\n"
+      "empty. Mass and momentum are conserved exactly; a merge and an insertion lose a little kinetic energy.");
+  ImGui::SliderInt("every", &resampling.interval, 1, 200, "%d substeps", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("hole below", &resampling.min_per_cell, 1, 8, "%d per cell");
+  ui::help_marker("An interior cell with fewer particles than this gets new ones (towards 'refill to').\n"
+                  "2 finds the holes of a tear; 4 also fills the sparse stripes of a stretched bar.");
+  ImGui::SliderInt("refill to", &resampling.target_per_cell, 1, 8, "%d per cell");
+  resampling.target_per_cell = std::max(resampling.target_per_cell, resampling.min_per_cell);
+  ImGui::SliderFloat("merge below", &resampling.merge_distance, 0.f, 0.45f, "%.2f cells");
+  ImGui::SliderFloat("smoothing", &resampling.smoothing, 0.5f, 2.f, "%.2f cells");
+  ui::help_marker("Radius of the particle disks whose union is the body. Gaps narrower than about twice\n"
+                  "this count as inside (a crack that thin is refilled); larger lets stretched material\n"
+                  "look like outside space.");
+  ImGui::Checkbox("show distance band and holes", &show_sdf_band);
+  ui::help_marker("Under the particles: the signed distance to the body's surface within its narrow band\n"
+                  "(blue inside, amber outside; the line is the surface) and, in red, the interior cells\n"
+                  "holding too few particles with room for one more: the numerical holes.");
+  ImGui::Checkbox("highlight new and merged", &show_resample_marks);
+
+  if (ui::begin_props("##resample")) {
+    if (interior_holes >= 0) ui::prop("holes now", "%d interior cells", interior_holes);
+    const ResampleTotals& t = w->resample_totals();
+    if (w->last_resample_step() >= 0) {
+      const ResampleReport& r = w->last_resample();
+      ui::prop("last pass", "step %" PRId64 ": +%d, %d merged", w->last_resample_step(), r.inserted, r.merged);
+      ui::prop("holes", "%d before, %d after", r.interior_holes_before, r.interior_holes_after);
+      ui::prop("cost", "%.2f ms a pass, %.3f ms a substep", t.last_ms, t.last_ms / std::max(1, resampling.interval));
+    }
+    if (t.calls > 0)
+      ui::prop("since load", "%" PRId64 " passes, +%" PRId64 ", %" PRId64 " merged", t.calls, t.inserted, t.merged);
+    ui::prop("particles", "%zu (next ID %u)", w->particles.size(), w->particles.next_id);
+    ImGui::EndTable();
+  }
+  ImGui::PopItemWidth();
+}
+
+void App::draw_resampling_under() {
+  MpmWorld* w = world();
+  if (!w || !show_sdf_band) return;
+  const std::vector<float>& sdf = w->resampler().sdf();
+  const std::vector<uint8_t>& hole = w->resampler().holes();
+  const GridSpec& g = w->grid;
+  if (sdf.size() != static_cast<size_t>(g.nx) * static_cast<size_t>(g.ny) || hole.size() != sdf.size()) return;
+  const float band = std::max(resampling.band, 0.5f) * g.dx;
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const size_t c = static_cast<size_t>(j) * static_cast<size_t>(g.nx) + static_cast<size_t>(i);
+      const float s = sdf[c];
+      const Vec2 lo = g.origin + Vec2{g.dx * i, g.dx * j};
+      const Vec2 hi = lo + Vec2{g.dx, g.dx};
+      if (hole[c]) {
+        under.rect(lo, hi, pack_rgba(0.95f, 0.25f, 0.25f, 0.55f));  // an interior hole
+        continue;
+      }
+      if (std::fabs(s) >= band) continue;
+      const float a = 0.38f * (1.f - std::fabs(s) / band);
+      under.rect(lo, hi, s < 0.f ? pack_rgba(0.30f, 0.55f, 1.0f, a) : pack_rgba(1.0f, 0.72f, 0.30f, a));
+    }
+  // The zero level: cell edges where the sign changes.
+  const uint32_t line = pack_rgba(0.9f, 0.95f, 1.f, 0.6f);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const size_t c = static_cast<size_t>(j) * static_cast<size_t>(g.nx) + static_cast<size_t>(i);
+      const Vec2 lo = g.origin + Vec2{g.dx * i, g.dx * j};
+      if (i + 1 < g.nx && (sdf[c] < 0.f) != (sdf[c + 1] < 0.f))
+        under.line(lo + Vec2{g.dx, 0.f}, lo + Vec2{g.dx, g.dx}, 1.2f, line);
+      if (j + 1 < g.ny && (sdf[c] < 0.f) != (sdf[c + static_cast<size_t>(g.nx)] < 0.f))
+        under.line(lo + Vec2{0.f, g.dx}, lo + Vec2{g.dx, g.dx}, 1.2f, line);
+    }
+}
+
+void App::draw_resampling_over() {
+  MpmWorld* w = world();
+  if (!w || !show_resample_marks) return;
+  const std::vector<ResampleMark>& marks = w->resample_marks();
+  if (marks.empty()) return;
+  const int64_t now = w->step_count();
+  const int64_t fade = int64_t{kMarkFrames} * std::max(1, sim->substeps_per_frame());
+  if (marks.back().step <= now - fade) return;
+  // Positions: the host table on the host path; the world's host arrays (as of
+  // the last pass, which synced them) when the CUDA interop drew the frame.
+  const bool use_table = !interop_frame && table.size() == w->particles.size();
+  const std::vector<uint32_t>& ids = use_table ? table.id : w->particles.id;
+  uint32_t max_id = 0;
+  for (uint32_t v : ids) max_id = std::max(max_id, v);
+  id_row.assign(static_cast<size_t>(max_id) + 1, UINT32_MAX);
+  for (size_t i = 0; i < ids.size(); ++i) id_row[ids[i]] = static_cast<uint32_t>(i);
+  const float r = 0.32f * w->grid.dx;
+  for (const ResampleMark& m : marks) {
+    const int64_t age = now - m.step;
+    if (age >= fade || m.id >= id_row.size() || id_row[m.id] == UINT32_MAX) continue;
+    const size_t i = id_row[m.id];
+    const Vec2 x = use_table ? Vec2{table.x[i], table.y[i]} : w->particles.x[i];
+    const float a = 0.95f * (1.f - static_cast<float>(age) / static_cast<float>(fade));
+    over.circle(x, r, 2.2f, m.merged ? pack_rgba(1.f, 0.55f, 0.15f, a) : pack_rgba(0.35f, 1.f, 0.55f, a), 12);
+  }
+}
+
+}  // namespace ps
