@@ -437,8 +437,10 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
       // Donors: existing particles within the quadratic B-spline support.
       donor_idx_.clear();
       donor_w_.clear();
-      int heavy = -1;
-      float heavy_wm = -1.f;
+      // The new particle's material: the one with the largest summed kernel
+      // weight here (by count, not mass, so a dense neighbour body does not
+      // claim a hole in a light one).
+      mat_w_.assign(nmat, 0.f);
       const int d0 = std::max(0, ifloor(u.x - 1.5f));
       const int d1 = std::min(nx_ - 1, ifloor(u.x + 1.5f));
       const int e0 = std::max(0, ifloor(u.y - 1.5f));
@@ -454,12 +456,14 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
             if (!(w > 0.f)) continue;
             donor_idx_.push_back(j);
             donor_w_.push_back(w);
-            float wm = w * p.mass[j];
-            if (wm > heavy_wm || (wm == heavy_wm && j < heavy)) { heavy_wm = wm; heavy = j; }
+            mat_w_[p.material[j]] += w;
           }
         }
-      if (heavy < 0) continue;
-      const uint8_t mat = p.material[heavy];
+      if (donor_idx_.empty()) continue;
+      size_t best_mat = 0;
+      for (size_t m = 1; m < nmat; ++m)
+        if (mat_w_[m] > mat_w_[best_mat]) best_mat = m;
+      const uint8_t mat = static_cast<uint8_t>(best_mat);
       double W = 0.0;
       float wmax = 0.f;
       for (size_t k = 0; k < donor_idx_.size(); ++k)
@@ -565,7 +569,7 @@ size_t Resampler::scratch_bytes() const {
   return cap_bytes(cell_count_) + cap_bytes(cell_start_) + cap_bytes(order_) + cap_bytes(cell_of_) +
          cap_bytes(phi_u_) + cap_bytes(state_) + cap_bytes(queue_) + cap_bytes(segments_) + cap_bytes(dist_) +
          cap_bytes(sdf_) + cap_bytes(merged_) + cap_bytes(new_head_) + cap_bytes(hole_) + cap_bytes(new_next_) +
-         cap_bytes(new_pos_) + cap_bytes(donor_idx_) + cap_bytes(donor_w_) + cap_bytes(report_.new_ids) +
+         cap_bytes(new_pos_) + cap_bytes(donor_idx_) + cap_bytes(donor_w_) + cap_bytes(mat_w_) + cap_bytes(report_.new_ids) +
          cap_bytes(report_.retired_ids) + cap_bytes(report_.merged_ids);
 }
 

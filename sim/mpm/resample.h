@@ -46,7 +46,7 @@
 /// when the bilinear sdf there is <= -inside_margin, it lies at least
 /// insert_spacing from every particle (old and new) and it has donors: the
 /// existing particles within the quadratic B-spline support (|dx|, |dy| <
-/// 1.5) of the material with the largest w m there. Donor k gives
+/// 1.5) of the material with the largest summed weight w there. Donor k gives
 /// dm_k = f w_k m_k and f w_k of its vol0, f = min(1 / sum w, 1 / (3 max w)):
 /// the new particle gets the w-weighted average donor mass and no donor loses
 /// more than a third per insertion. Its velocity is sum dm v / sum dm, its C,
@@ -186,6 +186,7 @@ class Resampler {
   std::vector<Vec2> new_pos_;     ///< cell units
   std::vector<int> donor_idx_;
   std::vector<float> donor_w_;
+  std::vector<float> mat_w_;      ///< per material: summed kernel weight of the donors
   ResampleReport report_;
 };
 
