@@ -25,12 +25,13 @@ void App::panel_resampling() {
   if (!w) return;
   const MpmScene* ms = mpm_scene();
   const bool in_scene = resampling.enabled || (ms && ms->doc.find("resampling"));
+  resample_panel_open = false;
   if (!ImGui::CollapsingHeader("Resampling", in_scene ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  resample_panel_open = true;
   const float label_w = ImGui::GetFontSize() * 6.f;
   ImGui::PushItemWidth(-label_w);
 
-  if (ImGui::Checkbox("resample particles (P)", &resampling.enabled))
-    log("resampling %s", resampling.enabled ? "on" : "off");
+  if (ImGui::Checkbox("resample particles (P)", &resampling.enabled)) log_resampling_switch();
   ui::help_marker(
       "Stretched material spreads its particles apart; where a cell inside the body is left with too few,\n"
       "MPM sees empty space and the body tears there although nothing broke (a numerical hole).\n"
@@ -69,6 +70,13 @@ void App::panel_resampling() {
     ImGui::EndTable();
   }
   ImGui::PopItemWidth();
+}
+
+void App::log_resampling_switch() {
+  const MpmWorld* w = world();
+  const ResampleTotals t = w ? w->resample_totals() : ResampleTotals{};
+  log("resampling %s passes=%" PRId64 " inserted=%" PRId64 " merged=%" PRId64 " particles=%zu",
+      resampling.enabled ? "on" : "off", t.calls, t.inserted, t.merged, w ? w->particles.size() : size_t{0});
 }
 
 void App::draw_resampling_under() {

@@ -528,7 +528,7 @@ void App::snapshot() {
 
   if (w && (show_grid_velocity || show_grid)) w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
   // Interior holes (and the signed distance the band overlay draws), now and then.
-  if (w && (show_sdf_band || resampling.enabled || interior_holes >= 0) &&
+  if (w && (show_sdf_band || resample_panel_open) &&
       (holes_time < 0.0 || now - holes_time >= kDiagPeriod * 2)) {
     interior_holes = w->measure_interior_holes();
     holes_time = now;
@@ -602,7 +602,7 @@ void App::handle_input() {
     }
     if (pressed(GLFW_KEY_P) && w) {
       resampling.enabled = !resampling.enabled;
-      log("resampling %s", resampling.enabled ? "on" : "off");
+      log_resampling_switch();
       set_status(resampling.enabled ? "resampling on: interior holes are refilled every " +
                                           std::to_string(resampling.interval) + " substeps"
                                     : "resampling off");

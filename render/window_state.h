@@ -145,6 +145,7 @@ struct App {
   ResampleParams resampling;
   bool show_sdf_band = false;        ///< signed-distance band and interior holes under the particles
   bool show_resample_marks = true;   ///< rings on inserted (green) and merged (orange) particles, fading
+  bool resample_panel_open = false;  ///< the Resampling header was open last frame (holes are measured then)
   int interior_holes = -1;           ///< measured now and then (-1: not yet)
   double holes_time = -1.0;
   std::vector<uint32_t> id_row;      ///< ID -> host row scratch for the rings
@@ -238,6 +239,8 @@ struct App {
   void draw_banners();
   void draw_help();
   void panel_resampling();
+  /// Logs a resampling switch with the totals so far ("resampling off passes=N inserted=N merged=N").
+  void log_resampling_switch();
   void draw_resampling_under();   ///< signed-distance band and holes (under the particles)
   void draw_resampling_over();    ///< rings on inserted and merged particles
 };

@@ -68,6 +68,7 @@ TEST_CASE("Toffee: every resampling pass conserves mass and momentum, IDs are un
   std::set<uint32_t> retired;
   uint32_t next_id = w.particles.next_id;
   double worst_mass = 0.0, worst_momentum = 0.0;
+  double ke_lost = 0.0, ke_gain_worst = 0.0, dL_abs = 0.0, L_scale = 0.0;
   int64_t inserted = 0, merged = 0;
   for (int pass = 0; pass < 400; ++pass) {
     REQUIRE(w.step(w.resampling.interval).ok);
@@ -80,6 +81,12 @@ TEST_CASE("Toffee: every resampling pass conserves mass and momentum, IDs are un
     inserted += r.inserted;
     merged += r.merged;
     worst_mass = std::max(worst_mass, std::fabs(b.mass - a.mass) / a.mass);
+    // Energy: an insertion or a merge is a perfectly inelastic exchange, so
+    // kinetic energy can only drop (by sum dm |v_k - v_new|^2 / 2).
+    ke_lost += a.kinetic_energy - b.kinetic_energy;
+    if (a.kinetic_energy > 0.0) ke_gain_worst = std::max(ke_gain_worst, (b.kinetic_energy - a.kinetic_energy) / a.kinetic_energy);
+    dL_abs += std::fabs(b.angular_momentum - a.angular_momentum);
+    L_scale = std::max(L_scale, std::fabs(a.angular_momentum));
     if (mv > 0.0)
       worst_momentum = std::max(worst_momentum, std::hypot(b.momentum[0] - a.momentum[0], b.momentum[1] - a.momentum[1]) / mv);
     // IDs: fresh ones above every ID used so far; retired ones never come back.
@@ -99,6 +106,12 @@ TEST_CASE("Toffee: every resampling pass conserves mass and momentum, IDs are un
   CHECK(merged > 5);
   CHECK(worst_mass <= 1e-6);
   CHECK(worst_momentum <= 1e-6);
+  CHECK(ke_gain_worst <= 1e-9);  // round-off only: a pass never creates kinetic energy
+  const Diagnostics end = w.diagnostics();
+  WARN("toffee eta 0.1, 400 passes: " << inserted << " inserted, " << merged << " merged; mass " << worst_mass
+       << ", momentum " << worst_momentum << " (worst per pass, relative); kinetic energy removed by the passes "
+       << ke_lost << " J (kinetic energy now " << end.kinetic_energy << " J); sum |dL| over the passes " << dL_abs
+       << " (largest |L| seen " << L_scale << ")");
   // Retired IDs are gone from the particle set.
   for (uint32_t id : w.particles.id) CHECK(retired.count(id) == 0);
 }
