@@ -75,6 +75,8 @@ void App::panel_resampling() {
 void App::log_resampling_switch() {
   const MpmWorld* w = world();
   const ResampleTotals t = w ? w->resample_totals() : ResampleTotals{};
+  resample_first_logged = false;
+  resample_inserted_at_switch = t.inserted;
   log("resampling %s passes=%" PRId64 " inserted=%" PRId64 " merged=%" PRId64 " particles=%zu",
       resampling.enabled ? "on" : "off", t.calls, t.inserted, t.merged, w ? w->particles.size() : size_t{0});
 }
@@ -130,7 +132,7 @@ void App::draw_resampling_over() {
   for (uint32_t v : ids) max_id = std::max(max_id, v);
   id_row.assign(static_cast<size_t>(max_id) + 1, UINT32_MAX);
   for (size_t i = 0; i < ids.size(); ++i) id_row[ids[i]] = static_cast<uint32_t>(i);
-  const float r = 0.32f * w->grid.dx;
+  const float r = std::max(0.32f * w->grid.dx, 3.5f / cam.scale());  // at least 3.5 px: visible when zoomed out
   for (const ResampleMark& m : marks) {
     const int64_t age = now - m.step;
     if (age >= fade || m.id >= id_row.size() || id_row[m.id] == UINT32_MAX) continue;

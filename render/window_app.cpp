@@ -279,6 +279,13 @@ void App::step_frame() {
     if (elapsed_ms >= budget) break;
   }
   substeps_last = done;
+  // The first frame whose passes inserted particles since resampling was
+  // switched on (tests wait for it; one line per switch).
+  if (w && resampling.enabled && !resample_first_logged && w->resample_totals().inserted > resample_inserted_at_switch) {
+    resample_first_logged = true;
+    log("resample first insert step=%" PRId64 " inserted=%" PRId64 " particles=%zu", w->step_count(),
+        w->resample_totals().inserted - resample_inserted_at_switch, w->particles.size());
+  }
   double per = elapsed_ms / std::max(1, done);
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
   double ratio = static_cast<double>(done) / want;

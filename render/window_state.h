@@ -145,6 +145,8 @@ struct App {
   ResampleParams resampling;
   bool show_sdf_band = false;        ///< signed-distance band and interior holes under the particles
   bool show_resample_marks = true;   ///< rings on inserted (green) and merged (orange) particles, fading
+  bool resample_first_logged = false;     ///< "resample first insert" logged since the last switch
+  int64_t resample_inserted_at_switch = 0;
   bool resample_panel_open = false;  ///< the Resampling header was open last frame (holes are measured then)
   int interior_holes = -1;           ///< measured now and then (-1: not yet)
   double holes_time = -1.0;

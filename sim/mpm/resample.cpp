@@ -425,9 +425,20 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
     uint64_t rng = seed ^ (static_cast<uint64_t>(c) + 1u) * 0xD1B54A32D192ED03ull;
     splitmix64(rng);
     int placed = 0;
-    for (int dart = 0; dart < rp.darts_per_cell; ++dart) {
+    // Random darts first; then the 4 x 4 lattice the hole count tests for
+    // room, so a cell counted as a hole always gets a particle when it can.
+    const int darts = std::max(rp.darts_per_cell, 0);
+    for (int dart = 0; dart < darts + 16; ++dart) {
       if (placed >= rp.max_insert_per_cell || cell_count_[c] + placed >= target) break;
-      const float rx = uniform01(rng), ry = uniform01(rng);
+      float rx, ry;
+      if (dart < darts) {
+        rx = uniform01(rng);
+        ry = uniform01(rng);
+      } else {
+        const int k = dart - darts;
+        rx = (static_cast<float>(k % 4) + 0.5f) * 0.25f;
+        ry = (static_cast<float>(k / 4) + 0.5f) * 0.25f;
+      }
       const Vec2 u{ci + rx, cj + ry};
       if (!(sdf_at(u) <= lim)) continue;
 

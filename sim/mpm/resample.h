@@ -42,7 +42,9 @@
 /// Insertion: a cell with sdf <= -inside_margin (at its centre) holding fewer
 /// than min_per_cell particles is refilled towards target_per_cell particles
 /// (at most max_insert_per_cell per call) by dart throwing: uniform darts in
-/// the cell from a generator seeded by (seed, cell index); a dart is kept
+/// the cell from a generator seeded by (seed, cell index), then the 16 points
+/// of a 4 x 4 lattice in the cell (the points the hole count tests for room,
+/// so a counted hole is filled whenever it has donors); a dart is kept
 /// when the bilinear sdf there is <= -inside_margin, it lies at least
 /// insert_spacing from every particle (old and new) and it has donors: the
 /// existing particles within the quadratic B-spline support (|dx|, |dy| <
