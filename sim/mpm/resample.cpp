@@ -104,10 +104,13 @@ void Resampler::bucket(const MpmParticles& p, const GridSpec& g) {
   cell_start_.assign(ncell + 1, 0);
   cell_of_.resize(n);
   order_.resize(n);
+  bi0_ = nx_; bi1_ = -1; bj0_ = ny_; bj1_ = -1;
   for (int i = 0; i < n; ++i) {
     Vec2 u = to_cells(p.x[i], g, inv_dx);
     int ci = clampi(ifloor(clamp_finite(u.x, -1.f, nx_ + 1.f)), 0, nx_ - 1);
     int cj = clampi(ifloor(clamp_finite(u.y, -1.f, ny_ + 1.f)), 0, ny_ - 1);
+    bi0_ = std::min(bi0_, ci); bi1_ = std::max(bi1_, ci);
+    bj0_ = std::min(bj0_, cj); bj1_ = std::max(bj1_, cj);
     int c = cj * nx_ + ci;
     cell_of_[i] = c;
     ++cell_count_[c];
@@ -130,6 +133,22 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
   const float band = clamp_finite(rp.band, 0.f, kMaxCells);
   const float e = std::max(0.f, r - 0.5f * clamp_finite(rp.particle_spacing, 0.f, kMaxCells));
 
+  // Every loop below runs over the window: the particles' cells grown by
+  // r + band + e + 2, clamped to the grid. Outside it no cell is covered or
+  // within the band, so it is outside at distance >= band: the result is the
+  // same as over the whole grid (every window-border cell reaches the domain
+  // border through uncovered cells), at a cost that follows the body's size.
+  const int pad = iceil(r + band + e) + 2;
+  if (n == 0 || bi1_ < bi0_) {
+    wi0_ = wj0_ = 0;
+    wi1_ = wj1_ = -1;  // empty: everything is outside
+  } else {
+    wi0_ = std::max(0, bi0_ - pad);
+    wi1_ = std::min(nx_ - 1, bi1_ + pad);
+    wj0_ = std::max(0, bj0_ - pad);
+    wj1_ = std::min(ny_ - 1, bj1_ + pad);
+  }
+
   // 1. Distance to the union of disks: exact for the covered cells by stamping
   // (the squared distance first; the root once per cell).
   const float r2 = r * r;
@@ -149,18 +168,23 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
         if (d2 < phi) phi = d2;
       }
   }
-  state_.assign(ncell, kUnknown);
-  for (int c = 0; c < ncell; ++c)
-    if (phi_u_[c] < r2) {
-      phi_u_[c] = std::sqrt(phi_u_[c]) - r;
-      state_[c] = kCovered;
+  state_.assign(ncell, kOutside);
+  for (int cj = wj0_; cj <= wj1_; ++cj)
+    for (int ci = wi0_; ci <= wi1_; ++ci) {
+      const int c = cj * nx_ + ci;
+      if (phi_u_[c] < r2) {
+        phi_u_[c] = std::sqrt(phi_u_[c]) - r;
+        state_[c] = kCovered;
+      } else {
+        state_[c] = kUnknown;
+      }
     }
 
   // Rim: uncovered cells with a covered 8-neighbour get their exact distance
   // (the nearest particle is within r + sqrt 2 of the centre).
   const int K = std::max(1, iceil(r + 1.41422f - 0.5f));
-  for (int cj = 0; cj < ny_; ++cj)
-    for (int ci = 0; ci < nx_; ++ci) {
+  for (int cj = wj0_; cj <= wj1_; ++cj)
+    for (int ci = wi0_; ci <= wi1_; ++ci) {
       const int c = cj * nx_ + ci;
       if (state_[c] == kCovered) continue;
       bool rim = false;
@@ -192,8 +216,8 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
   auto seed_cell = [&](int c) {
     if (state_[c] == kUnknown) { state_[c] = kOutside; queue_[tail++] = c; }
   };
-  for (int ci = 0; ci < nx_; ++ci) { seed_cell(ci); seed_cell((ny_ - 1) * nx_ + ci); }
-  for (int cj = 0; cj < ny_; ++cj) { seed_cell(cj * nx_); seed_cell(cj * nx_ + nx_ - 1); }
+  for (int ci = wi0_; ci <= wi1_; ++ci) { seed_cell(wj0_ * nx_ + ci); seed_cell(wj1_ * nx_ + ci); }
+  for (int cj = wj0_; cj <= wj1_; ++cj) { seed_cell(cj * nx_ + wi0_); seed_cell(cj * nx_ + wi1_); }
   auto flood = [&](uint8_t label) {
     while (head < tail) {
       const int c = queue_[head++];
@@ -205,7 +229,8 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
     }
   };
   flood(kOutside);
-  for (int c = 0; c < ncell; ++c) {
+  for (int c0 = 0; c0 < (wi1_ - wi0_ + 1) * (wj1_ - wj0_ + 1); ++c0) {
+    const int c = (wj0_ + c0 / (wi1_ - wi0_ + 1)) * nx_ + wi0_ + c0 % (wi1_ - wi0_ + 1);
     if (state_[c] != kUnknown) continue;
     const int start = tail;
     state_[c] = kCavity;
@@ -224,8 +249,8 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
       default: return std::max(phi_u_[c], 0.f);
     }
   };
-  for (int cj = 0; cj + 1 < ny_; ++cj)
-    for (int ci = 0; ci + 1 < nx_; ++ci) {
+  for (int cj = wj0_; cj + 1 <= wj1_; ++cj)
+    for (int ci = wi0_; ci + 1 <= wi1_; ++ci) {
       const int cs[4] = {cj * nx_ + ci, cj * nx_ + ci + 1, (cj + 1) * nx_ + ci + 1, (cj + 1) * nx_ + ci};
       bool in[4];
       int nin = 0;
@@ -276,11 +301,13 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
         if (d < dd) dd = d;
       }
   }
-  sdf_.resize(ncell);
-  for (int c = 0; c < ncell; ++c) {
-    float s = inside_state(state_[c]) ? e - dist_[c] : e + dist_[c];
-    sdf_[c] = clampf(s, -band, band) * g.dx;
-  }
+  sdf_.assign(ncell, clampf(e + Rd, -band, band) * g.dx);  // outside the window: outside, beyond the band
+  for (int cj = wj0_; cj <= wj1_; ++cj)
+    for (int ci = wi0_; ci <= wi1_; ++ci) {
+      const int c = cj * nx_ + ci;
+      float s = inside_state(state_[c]) ? e - dist_[c] : e + dist_[c];
+      sdf_[c] = clampf(s, -band, band) * g.dx;
+    }
 }
 
 void Resampler::clear_new() {
@@ -329,17 +356,18 @@ int Resampler::count_holes(const MpmParticles& p, const GridSpec& g, const Resam
   const float sp = clamp_finite(rp.insert_spacing, 0.f, kMaxCells);
   std::fill(hole_.begin(), hole_.end(), uint8_t{0});
   int holes = 0;
-  for (int c = 0; c < nx_ * ny_; ++c) {
-    if (!(sdf_[c] <= lim) || cell_count_[c] >= rp.min_per_cell) continue;
-    const int ci = c % nx_, cj = c / nx_;
-    bool room = false;
-    for (int k = 0; k < 16 && !room; ++k) {
-      const Vec2 u{ci + (static_cast<float>(k % 4) + 0.5f) * 0.25f, cj + (static_cast<float>(k / 4) + 0.5f) * 0.25f};
-      room = sdf_at(u) <= lim && has_room(p, g, u, sp);
+  for (int cj = wj0_; cj <= wj1_; ++cj)
+    for (int ci = wi0_; ci <= wi1_; ++ci) {
+      const int c = cj * nx_ + ci;
+      if (!(sdf_[c] <= lim) || cell_count_[c] >= rp.min_per_cell) continue;
+      bool room = false;
+      for (int k = 0; k < 16 && !room; ++k) {
+        const Vec2 u{ci + (static_cast<float>(k % 4) + 0.5f) * 0.25f, cj + (static_cast<float>(k / 4) + 0.5f) * 0.25f};
+        room = sdf_at(u) <= lim && has_room(p, g, u, sp);
+      }
+      if (room) ++holes;
+      hole_[c] = room ? 1 : 0;
     }
-    if (room) ++holes;
-    hole_[c] = room ? 1 : 0;
-  }
   return holes;
 }
 
@@ -410,7 +438,6 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const std::vector<Mate
 
 void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
                        const ResampleParams& rp, uint64_t seed) {
-  const int ncell = nx_ * ny_;
   const int n0 = static_cast<int>(p.size());
   const float dx = g.dx, inv_dx = 1.f / dx;
   const float lim = -rp.inside_margin * dx;
@@ -419,126 +446,128 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
   const size_t nmat = materials.size();
   clear_new();
 
-  for (int c = 0; c < ncell; ++c) {
-    if (!(sdf_[c] <= lim) || cell_count_[c] >= rp.min_per_cell) continue;
-    const int ci = c % nx_, cj = c / nx_;
-    uint64_t rng = seed ^ (static_cast<uint64_t>(c) + 1u) * 0xD1B54A32D192ED03ull;
-    splitmix64(rng);
-    int placed = 0;
-    // Random darts first; then the 4 x 4 lattice the hole count tests for
-    // room, so a cell counted as a hole always gets a particle when it can.
-    const int darts = std::max(rp.darts_per_cell, 0);
-    for (int dart = 0; dart < darts + 16; ++dart) {
-      if (placed >= rp.max_insert_per_cell || cell_count_[c] + placed >= target) break;
-      float rx, ry;
-      if (dart < darts) {
-        rx = uniform01(rng);
-        ry = uniform01(rng);
-      } else {
-        const int k = dart - darts;
-        rx = (static_cast<float>(k % 4) + 0.5f) * 0.25f;
-        ry = (static_cast<float>(k / 4) + 0.5f) * 0.25f;
-      }
-      const Vec2 u{ci + rx, cj + ry};
-      if (!(sdf_at(u) <= lim)) continue;
-
-      // Poisson-disk test against the existing and the new particles.
-      if (!has_room(p, g, u, sp)) continue;
-
-      // Donors: existing particles within the quadratic B-spline support.
-      donor_idx_.clear();
-      donor_w_.clear();
-      // The new particle's material: the one with the largest summed kernel
-      // weight here (by count, not mass, so a dense neighbour body does not
-      // claim a hole in a light one).
-      mat_w_.assign(nmat, 0.f);
-      const int d0 = std::max(0, ifloor(u.x - 1.5f));
-      const int d1 = std::min(nx_ - 1, ifloor(u.x + 1.5f));
-      const int e0 = std::max(0, ifloor(u.y - 1.5f));
-      const int e1 = std::min(ny_ - 1, ifloor(u.y + 1.5f));
-      for (int b = e0; b <= e1; ++b)
-        for (int a = d0; a <= d1; ++a) {
-          const int cc = b * nx_ + a;
-          for (int k = cell_start_[cc]; k < cell_start_[cc + 1]; ++k) {
-            const int j = order_[k];
-            if (p.material[j] >= nmat || !(p.mass[j] > 0.f)) continue;
-            Vec2 d = to_cells(p.x[j], g, inv_dx) - u;
-            float w = bspline2(std::fabs(d.x)) * bspline2(std::fabs(d.y));
-            if (!(w > 0.f)) continue;
-            donor_idx_.push_back(j);
-            donor_w_.push_back(w);
-            mat_w_[p.material[j]] += w;
-          }
+  // Row-major over the window: the same cell order (so the same new particles) as over the grid.
+  for (int cj = wj0_; cj <= wj1_; ++cj)
+    for (int ci = wi0_; ci <= wi1_; ++ci) {
+      const int c = cj * nx_ + ci;
+      if (!(sdf_[c] <= lim) || cell_count_[c] >= rp.min_per_cell) continue;
+      uint64_t rng = seed ^ (static_cast<uint64_t>(c) + 1u) * 0xD1B54A32D192ED03ull;
+      splitmix64(rng);
+      int placed = 0;
+      // Random darts first; then the 4 x 4 lattice the hole count tests for
+      // room, so a cell counted as a hole always gets a particle when it can.
+      const int darts = std::max(rp.darts_per_cell, 0);
+      for (int dart = 0; dart < darts + 16; ++dart) {
+        if (placed >= rp.max_insert_per_cell || cell_count_[c] + placed >= target) break;
+        float rx, ry;
+        if (dart < darts) {
+          rx = uniform01(rng);
+          ry = uniform01(rng);
+        } else {
+          const int k = dart - darts;
+          rx = (static_cast<float>(k % 4) + 0.5f) * 0.25f;
+          ry = (static_cast<float>(k / 4) + 0.5f) * 0.25f;
         }
-      if (donor_idx_.empty()) continue;
-      size_t best_mat = 0;
-      for (size_t m = 1; m < nmat; ++m)
-        if (mat_w_[m] > mat_w_[best_mat]) best_mat = m;
-      const uint8_t mat = static_cast<uint8_t>(best_mat);
-      double W = 0.0;
-      float wmax = 0.f;
-      for (size_t k = 0; k < donor_idx_.size(); ++k)
-        if (p.material[donor_idx_[k]] == mat) { W += donor_w_[k]; wmax = std::max(wmax, donor_w_[k]); }
-      const double f = std::min(1.0 / W, 1.0 / (3.0 * wmax));
+        const Vec2 u{ci + rx, cj + ry};
+        if (!(sdf_at(u) <= lim)) continue;
 
-      // Take dm_k = f w_k m_k; the exact float difference is what moves.
-      double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0;
-      double Cs[4] = {0, 0, 0, 0}, Fs[4] = {0, 0, 0, 0};
-      int grp_src = -1;
-      double grp_dm = -1.0;
-      for (size_t k = 0; k < donor_idx_.size(); ++k) {
-        const int j = donor_idx_[k];
-        if (p.material[j] != mat) continue;
-        const double fw = f * donor_w_[k];
-        const float m_old = p.mass[j], v_old = p.vol0[j];
-        const float m_new = static_cast<float>(m_old - fw * m_old);
-        const float vol_new = static_cast<float>(v_old - fw * v_old);
-        const double dm = static_cast<double>(m_old) - m_new;
-        if (!(dm > 0.0)) continue;
-        p.mass[j] = m_new;
-        p.vol0[j] = vol_new;
-        M += dm;
-        V += static_cast<double>(v_old) - vol_new;
-        px += dm * p.v[j].x;
-        py += dm * p.v[j].y;
-        J += dm * p.J[j];
-        Jp += dm * p.Jp[j];
-        const Mat2& Cj = p.C[j];
-        const Mat2& Fj = p.F[j];
-        Cs[0] += dm * Cj.a00; Cs[1] += dm * Cj.a01; Cs[2] += dm * Cj.a10; Cs[3] += dm * Cj.a11;
-        Fs[0] += dm * Fj.a00; Fs[1] += dm * Fj.a01; Fs[2] += dm * Fj.a10; Fs[3] += dm * Fj.a11;
-        if (dm > grp_dm || (dm == grp_dm && j < grp_src)) { grp_dm = dm; grp_src = j; }
+        // Poisson-disk test against the existing and the new particles.
+        if (!has_room(p, g, u, sp)) continue;
+
+        // Donors: existing particles within the quadratic B-spline support.
+        donor_idx_.clear();
+        donor_w_.clear();
+        // The new particle's material: the one with the largest summed kernel
+        // weight here (by count, not mass, so a dense neighbour body does not
+        // claim a hole in a light one).
+        mat_w_.assign(nmat, 0.f);
+        const int d0 = std::max(0, ifloor(u.x - 1.5f));
+        const int d1 = std::min(nx_ - 1, ifloor(u.x + 1.5f));
+        const int e0 = std::max(0, ifloor(u.y - 1.5f));
+        const int e1 = std::min(ny_ - 1, ifloor(u.y + 1.5f));
+        for (int b = e0; b <= e1; ++b)
+          for (int a = d0; a <= d1; ++a) {
+            const int cc = b * nx_ + a;
+            for (int k = cell_start_[cc]; k < cell_start_[cc + 1]; ++k) {
+              const int j = order_[k];
+              if (p.material[j] >= nmat || !(p.mass[j] > 0.f)) continue;
+              Vec2 d = to_cells(p.x[j], g, inv_dx) - u;
+              float w = bspline2(std::fabs(d.x)) * bspline2(std::fabs(d.y));
+              if (!(w > 0.f)) continue;
+              donor_idx_.push_back(j);
+              donor_w_.push_back(w);
+              mat_w_[p.material[j]] += w;
+            }
+          }
+        if (donor_idx_.empty()) continue;
+        size_t best_mat = 0;
+        for (size_t m = 1; m < nmat; ++m)
+          if (mat_w_[m] > mat_w_[best_mat]) best_mat = m;
+        const uint8_t mat = static_cast<uint8_t>(best_mat);
+        double W = 0.0;
+        float wmax = 0.f;
+        for (size_t k = 0; k < donor_idx_.size(); ++k)
+          if (p.material[donor_idx_[k]] == mat) { W += donor_w_[k]; wmax = std::max(wmax, donor_w_[k]); }
+        const double f = std::min(1.0 / W, 1.0 / (3.0 * wmax));
+
+        // Take dm_k = f w_k m_k; the exact float difference is what moves.
+        double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0;
+        double Cs[4] = {0, 0, 0, 0}, Fs[4] = {0, 0, 0, 0};
+        int grp_src = -1;
+        double grp_dm = -1.0;
+        for (size_t k = 0; k < donor_idx_.size(); ++k) {
+          const int j = donor_idx_[k];
+          if (p.material[j] != mat) continue;
+          const double fw = f * donor_w_[k];
+          const float m_old = p.mass[j], v_old = p.vol0[j];
+          const float m_new = static_cast<float>(m_old - fw * m_old);
+          const float vol_new = static_cast<float>(v_old - fw * v_old);
+          const double dm = static_cast<double>(m_old) - m_new;
+          if (!(dm > 0.0)) continue;
+          p.mass[j] = m_new;
+          p.vol0[j] = vol_new;
+          M += dm;
+          V += static_cast<double>(v_old) - vol_new;
+          px += dm * p.v[j].x;
+          py += dm * p.v[j].y;
+          J += dm * p.J[j];
+          Jp += dm * p.Jp[j];
+          const Mat2& Cj = p.C[j];
+          const Mat2& Fj = p.F[j];
+          Cs[0] += dm * Cj.a00; Cs[1] += dm * Cj.a01; Cs[2] += dm * Cj.a10; Cs[3] += dm * Cj.a11;
+          Fs[0] += dm * Fj.a00; Fs[1] += dm * Fj.a01; Fs[2] += dm * Fj.a10; Fs[3] += dm * Fj.a11;
+          if (dm > grp_dm || (dm == grp_dm && j < grp_src)) { grp_dm = dm; grp_src = j; }
+        }
+        if (!(M > 0.0)) continue;  // nothing moved (masses too small to split)
+        const double im = 1.0 / M;
+        auto fl = [](double v) { return static_cast<float>(v); };
+        // Every array grows by one (geometrically, through push_back), then the
+        // new slot is written: a per-particle array added later cannot be missed.
+        const uint16_t grp = p.group[grp_src];
+        const size_t q = p.size();
+        p.for_each_array([](auto& a) { a.emplace_back(); });
+        p.x[q] = {g.origin.x + u.x * dx, g.origin.y + u.y * dx};
+        p.v[q] = {fl(px * im), fl(py * im)};
+        p.C[q] = Mat2{fl(Cs[0] * im), fl(Cs[1] * im), fl(Cs[2] * im), fl(Cs[3] * im)};
+        p.F[q] = Mat2{fl(Fs[0] * im), fl(Fs[1] * im), fl(Fs[2] * im), fl(Fs[3] * im)};
+        p.J[q] = fl(J * im);
+        p.Jp[q] = fl(Jp * im);
+        p.mass[q] = fl(M);
+        p.vol0[q] = fl(V);
+        p.material[q] = mat;
+        p.group[q] = grp;
+        p.id[q] = p.next_id;
+        p.fext[q] = Vec2{};
+        report_.new_ids.push_back(p.next_id);
+        ++p.next_id;
+
+        new_pos_.push_back(u);
+        new_next_.push_back(new_head_[c]);
+        new_head_[c] = static_cast<int>(new_pos_.size()) - 1;
+        ++placed;
       }
-      if (!(M > 0.0)) continue;  // nothing moved (masses too small to split)
-      const double im = 1.0 / M;
-      auto fl = [](double v) { return static_cast<float>(v); };
-      // Every array grows by one (geometrically, through push_back), then the
-      // new slot is written: a per-particle array added later cannot be missed.
-      const uint16_t grp = p.group[grp_src];
-      const size_t q = p.size();
-      p.for_each_array([](auto& a) { a.emplace_back(); });
-      p.x[q] = {g.origin.x + u.x * dx, g.origin.y + u.y * dx};
-      p.v[q] = {fl(px * im), fl(py * im)};
-      p.C[q] = Mat2{fl(Cs[0] * im), fl(Cs[1] * im), fl(Cs[2] * im), fl(Cs[3] * im)};
-      p.F[q] = Mat2{fl(Fs[0] * im), fl(Fs[1] * im), fl(Fs[2] * im), fl(Fs[3] * im)};
-      p.J[q] = fl(J * im);
-      p.Jp[q] = fl(Jp * im);
-      p.mass[q] = fl(M);
-      p.vol0[q] = fl(V);
-      p.material[q] = mat;
-      p.group[q] = grp;
-      p.id[q] = p.next_id;
-      p.fext[q] = Vec2{};
-      report_.new_ids.push_back(p.next_id);
-      ++p.next_id;
-
-      new_pos_.push_back(u);
-      new_next_.push_back(new_head_[c]);
-      new_head_[c] = static_cast<int>(new_pos_.size()) - 1;
-      ++placed;
+      cell_count_[c] += placed;
     }
-    cell_count_[c] += placed;
-  }
   report_.inserted = static_cast<int>(p.size()) - n0;
 }
 

@@ -167,6 +167,8 @@ class Resampler {
   struct Segment { Vec2 a, b; };
 
   int nx_ = 0, ny_ = 0;
+  int bi0_ = 0, bi1_ = -1, bj0_ = 0, bj1_ = -1;  ///< cells holding particles (bounding box; bucket())
+  int wi0_ = 0, wi1_ = -1, wj0_ = 0, wj1_ = -1;  ///< the window the distance is computed in (compute_sdf())
   // Bucketing of the particles by cell (stable counting sort).
   std::vector<int> cell_count_;
   std::vector<int> cell_start_;   ///< nx * ny + 1
