@@ -707,6 +707,7 @@ void App::handle_input() {
       if (tools.tool == Tool::Select || (w && w->grabbing())) refresh_host_table();
       sgf_select_end(*this);
       if (w && w->grabbing()) {
+        grab_rows = w->grab_indices();  // resampling passes may have moved the rows
         Vec2 c = centroid(grab_rows);
         log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g", grab_rows.size(),
             static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(c.x), static_cast<double>(c.y),

@@ -151,6 +151,8 @@ class MpmWorld {
   void grab_move(Vec2 target) { grab_.target = target; }
   void grab_end();
   bool grabbing() const { return grab_.active(); }
+  /// Indices of the grabbed particles now (kept by ID across resampling passes).
+  const std::vector<uint32_t>& grab_indices() const { return grab_.index; }
   float grab_stiffness = 4000.f;
   /// Scene handles (moved by the same spring as the grab tool).
   std::vector<MpmHandle> handles;

@@ -197,3 +197,30 @@ TEST_CASE("The fracture scenes are bit-deterministic across thread counts", "[re
     }
   }
 }
+
+TEST_CASE("A mouse grab keeps its particles by ID across resampling passes", "[resample][world]") {
+  MpmScene s = toffee("0.1", true);
+  MpmWorld& w = *s.world;
+  // Grab the particles around the bar's middle, where passes insert and merge.
+  std::vector<uint32_t> rows, ids;
+  for (size_t i = 0; i < w.particles.size(); ++i)
+    if (std::fabs(w.particles.x[i].x - 0.5f) < 0.03f) {
+      rows.push_back(static_cast<uint32_t>(i));
+      ids.push_back(w.particles.id[i]);
+    }
+  REQUIRE(rows.size() > 20);
+  w.grab_begin(rows, Vec2{0.5f, 0.25f});
+  REQUIRE(w.step(3000).ok);
+  REQUIRE(w.resample_totals().inserted + w.resample_totals().merged > 0);
+  // IDs merged away by the passes drop out of the grab; every other one is still held.
+  std::set<uint32_t> alive(w.particles.id.begin(), w.particles.id.end());
+  size_t expect = 0;
+  for (uint32_t id : ids) expect += alive.count(id);
+  const std::vector<uint32_t>& now = w.grab_indices();
+  CHECK(now.size() == expect);
+  for (uint32_t i : now) {
+    REQUIRE(i < w.particles.size());
+    CHECK(std::find(ids.begin(), ids.end(), w.particles.id[i]) != ids.end());
+  }
+  w.grab_end();
+}
