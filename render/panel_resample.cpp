@@ -4,6 +4,8 @@
 // interior holes, over them a fading ring on every particle a pass inserted
 // (green) or kept as the survivor of a merge (orange).
 #include <algorithm>
+#include <cfloat>
+#include <cstdio>
 #include <cinttypes>
 #include <cmath>
 
@@ -69,6 +71,14 @@ void App::panel_resampling() {
     ui::prop("particles", "%zu (next ID %u)", w->particles.size(), w->particles.next_id);
     ImGui::EndTable();
   }
+  if (holes_history.count > 1) {
+    // PlotLines (1.86) takes an explicit size: negative widths are not resolved.
+    const ImVec2 plot(ImGui::GetContentRegionAvail().x, 44.f * ui_scale);
+    char over[64];
+    std::snprintf(over, sizeof over, "interior holes %d", interior_holes);
+    ImGui::PlotLines("##holes", holes_history.v.data(), holes_history.count, holes_history.offset(), over, 0.f,
+                     FLT_MAX, plot);
+  }
   ImGui::PopItemWidth();
 }
 
@@ -103,16 +113,39 @@ void App::draw_resampling_under() {
       const float a = 0.38f * (1.f - std::fabs(s) / band);
       under.rect(lo, hi, s < 0.f ? pack_rgba(0.30f, 0.55f, 1.0f, a) : pack_rgba(1.0f, 0.72f, 0.30f, a));
     }
-  // The zero level: cell edges where the sign changes.
-  const uint32_t line = pack_rgba(0.9f, 0.95f, 1.f, 0.6f);
-  for (int j = 0; j < g.ny; ++j)
-    for (int i = 0; i < g.nx; ++i) {
-      const size_t c = static_cast<size_t>(j) * static_cast<size_t>(g.nx) + static_cast<size_t>(i);
-      const Vec2 lo = g.origin + Vec2{g.dx * i, g.dx * j};
-      if (i + 1 < g.nx && (sdf[c] < 0.f) != (sdf[c + 1] < 0.f))
-        under.line(lo + Vec2{g.dx, 0.f}, lo + Vec2{g.dx, g.dx}, 1.2f, line);
-      if (j + 1 < g.ny && (sdf[c] < 0.f) != (sdf[c + static_cast<size_t>(g.nx)] < 0.f))
-        under.line(lo + Vec2{0.f, g.dx}, lo + Vec2{g.dx, g.dx}, 1.2f, line);
+  // The surface: the zero level of the signed distance, by marching squares
+  // on the cell centres (saddles resolved by the quad average).
+  const uint32_t line = pack_rgba(0.9f, 0.95f, 1.f, 0.7f);
+  const size_t nx = static_cast<size_t>(g.nx);
+  for (int j = 0; j + 1 < g.ny; ++j)
+    for (int i = 0; i + 1 < g.nx; ++i) {
+      const size_t c = static_cast<size_t>(j) * nx + static_cast<size_t>(i);
+      const float v[4] = {sdf[c], sdf[c + 1], sdf[c + 1 + nx], sdf[c + nx]};
+      const bool in[4] = {v[0] < 0.f, v[1] < 0.f, v[2] < 0.f, v[3] < 0.f};
+      if (in[0] == in[1] && in[1] == in[2] && in[2] == in[3]) continue;
+      const Vec2 base = g.origin + Vec2{g.dx * (i + 0.5f), g.dx * (j + 0.5f)};
+      const Vec2 corner[4] = {base, base + Vec2{g.dx, 0.f}, base + Vec2{g.dx, g.dx}, base + Vec2{0.f, g.dx}};
+      Vec2 pt[4];
+      int edge[4], ne = 0;
+      for (int k = 0; k < 4; ++k) {
+        const int k1 = (k + 1) & 3;
+        if (in[k] == in[k1]) continue;
+        const float t = v[k] / (v[k] - v[k1]);
+        pt[k] = corner[k] + t * (corner[k1] - corner[k]);
+        edge[ne++] = k;
+      }
+      if (ne == 2) {
+        under.line(pt[edge[0]], pt[edge[1]], 1.4f, line);
+      } else if (ne == 4) {
+        const bool centre_in = v[0] + v[1] + v[2] + v[3] < 0.f;
+        if (centre_in == in[0]) {
+          under.line(pt[0], pt[1], 1.4f, line);
+          under.line(pt[2], pt[3], 1.4f, line);
+        } else {
+          under.line(pt[3], pt[0], 1.4f, line);
+          under.line(pt[1], pt[2], 1.4f, line);
+        }
+      }
     }
 }
 

@@ -150,6 +150,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   last_diag_time = -1.0;
   interior_holes = -1;
   holes_time = -1.0;
+  holes_history.clear();
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;
@@ -539,6 +540,7 @@ void App::snapshot() {
       (holes_time < 0.0 || now - holes_time >= kDiagPeriod * 2)) {
     interior_holes = w->measure_interior_holes();
     holes_time = now;
+    if (running || holes_history.count == 0) holes_history.push(static_cast<float>(interior_holes));
   }
 
   // Diagnostics for the plots, sampled at a fixed rate (with the interop, at

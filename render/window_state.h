@@ -149,6 +149,7 @@ struct App {
   int64_t resample_inserted_at_switch = 0;
   bool resample_panel_open = false;  ///< the Resampling header was open last frame (holes are measured then)
   int interior_holes = -1;           ///< measured now and then (-1: not yet)
+  History holes_history;             ///< interior_holes at each measurement (the Resampling panel's plot)
   double holes_time = -1.0;
   std::vector<uint32_t> id_row;      ///< ID -> host row scratch for the rings
 

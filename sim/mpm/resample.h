@@ -147,6 +147,7 @@ class Resampler {
   /// 1 for the cells the last count found to be holes (interior, fewer than
   /// min_per_cell particles, room for one more at insert_spacing), same layout.
   const std::vector<uint8_t>& holes() const { return hole_; }
+
   /// Bytes of scratch capacity held (grows only; tests check it settles).
   size_t scratch_bytes() const;
 
