@@ -151,6 +151,8 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   interior_holes = -1;
   holes_time = -1.0;
   holes_history.clear();
+  resample_first_logged = false;
+  resample_inserted_at_switch = 0;
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;

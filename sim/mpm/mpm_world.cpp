@@ -159,10 +159,21 @@ StepStatus MpmWorld::step(int n) {
   while (left > 0 && r.ok) {
     int chunk = left;
     if (resampling.enabled) chunk = static_cast<int>(std::min<int64_t>(left, K - clock_.step % K));
-    // A moving handle's targets follow the clock: one substep at a time, so
-    // the path is the same whatever chunks the caller steps in.
-    if (handles_moving()) chunk = 1;
-    build_spring_input(in);  // indices change with each resampling pass
+    // A moving handle's targets follow the clock. On the CPU backend one
+    // substep at a time (a call costs nothing extra there), so the path is the
+    // same whatever chunks the caller steps in. A device backend pays per call
+    // (launches, a sync, a read-back): blocks of kHandleBlock substeps aligned
+    // to the step count, each pulling towards the target at its middle.
+    double target_time = clock_.time;
+    if (handles_moving()) {
+      if (on_cpu()) {
+        chunk = 1;
+      } else {
+        chunk = static_cast<int>(std::min<int64_t>(chunk, kHandleBlock - clock_.step % kHandleBlock));
+        target_time += 0.5 * chunk * static_cast<double>(solver.dt);
+      }
+    }
+    build_spring_input(in, target_time);  // indices change with each resampling pass
     if (force_hook) {
       // The hook edits host forces before each substep: one substep at a time.
       for (int s = 0; s < chunk && r.ok; ++s) {
@@ -268,7 +279,12 @@ void MpmWorld::grab_end() {
 
 void MpmWorld::resample_now() {
   const auto t0 = std::chrono::steady_clock::now();
+  const int fallbacks_before = fallbacks_;
   sync_guarded();  // a device backend's state comes to the host (a no-op on the CPU)
+  // A failed read-back rolled the world back to its preserved state (maybe
+  // mid-interval, maybe already resampled): the CPU goes on from there and
+  // the next pass comes at the next multiple of the interval.
+  if (fallbacks_ != fallbacks_before) return;
   // The seed follows the step, so a run is reproducible and passes differ.
   const uint64_t seed = 0x5A3D1E5EEDull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
   const ResampleReport& rep = resampler_.run(particles, grid, materials, resampling, seed);
@@ -284,6 +300,12 @@ void MpmWorld::resample_now() {
   while (keep_from < resample_marks_.size() && resample_marks_[keep_from].step <= oldest) ++keep_from;
   resample_marks_.erase(resample_marks_.begin(), resample_marks_.begin() + static_cast<std::ptrdiff_t>(keep_from));
   for (uint32_t id : rep.new_ids) resample_marks_.push_back(ResampleMark{id, clock_.step, false});
+  if (!rep.retired_ids.empty()) {  // kept sorted for id_retired()
+    const size_t mid = retired_ids_.size();
+    retired_ids_.insert(retired_ids_.end(), rep.retired_ids.begin(), rep.retired_ids.end());
+    std::sort(retired_ids_.begin() + static_cast<std::ptrdiff_t>(mid), retired_ids_.end());
+    std::inplace_merge(retired_ids_.begin(), retired_ids_.begin() + static_cast<std::ptrdiff_t>(mid), retired_ids_.end());
+  }
   for (uint32_t id : rep.merged_ids) resample_marks_.push_back(ResampleMark{id, clock_.step, true});
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ++resample_totals_.calls;
@@ -327,7 +349,7 @@ bool MpmWorld::handles_moving() const {
   return false;
 }
 
-void MpmWorld::build_spring_input(SubstepInput& in) {
+void MpmWorld::build_spring_input(SubstepInput& in, double target_time) {
   in.grab.stiffness = grab_stiffness;
   if (handles.empty()) {
     in.grab.index = grab_.index.data();
@@ -358,7 +380,7 @@ void MpmWorld::build_spring_input(SubstepInput& in) {
     for (size_t k = 0; k < h.ids.size(); ++k, ++q) {
       if (handle_index_[q] == UINT32_MAX) continue;
       spring_index_.push_back(handle_index_[q]);
-      spring_offset_.push_back(h.target(h.anchor[k], clock_.time));
+      spring_offset_.push_back(h.target(h.anchor[k], target_time));
       spring_ks_.push_back(h.stiffness > 0.f ? std::min(h.stiffness, ks_max) : ks_max);
     }
   in.grab.index = spring_index_.data();

@@ -286,8 +286,12 @@ void read_resampling(ObjReader& r, ResampleParams& q) {
   q.enabled = r.boolean("enabled", q.enabled);
   q.interval = r.integer("interval", q.interval, 1, 100000);
   q.min_per_cell = r.integer("min_per_cell", q.min_per_cell, 1, 64);
+  const bool target_given = r.get("target_per_cell") != nullptr;
   q.target_per_cell = r.integer("target_per_cell", q.target_per_cell, 1, 64);
-  if (q.target_per_cell < q.min_per_cell) r.fail("target_per_cell", "must be at least min_per_cell");
+  if (q.target_per_cell < q.min_per_cell) {
+    if (target_given) r.fail("target_per_cell", "must be at least min_per_cell");
+    q.target_per_cell = q.min_per_cell;  // only min_per_cell written: refill to it
+  }
   q.max_insert_per_cell = r.integer("max_insert_per_cell", q.max_insert_per_cell, 1, 64);
   q.smoothing = static_cast<float>(r.number("smoothing", q.smoothing, 0.05, 8.0));
   q.band = static_cast<float>(r.number("band", q.band, 0.5, 32.0));
@@ -523,12 +527,17 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   g.at(1) = Json::number(f2d(s.gravity.y));
   solver.set("gravity", g);
   doc.set("solver", solver);
-  // Resampling: the live switch and period (the other fields stay as written).
   if (w.resampling.enabled || doc.find("resampling")) {
     Json rs = Json::object();
     if (const Json* old = doc.find("resampling")) rs = *old;
-    rs.set("enabled", Json::boolean(w.resampling.enabled));
-    rs.set("interval", Json::number(w.resampling.interval));
+    // Everything the Resampling panel edits (the rest stays as written).
+    const ResampleParams& q = w.resampling;
+    rs.set("enabled", Json::boolean(q.enabled));
+    rs.set("interval", Json::number(q.interval));
+    rs.set("min_per_cell", Json::number(q.min_per_cell));
+    rs.set("target_per_cell", Json::number(q.target_per_cell));
+    rs.set("merge_distance", Json::number(f2d(q.merge_distance)));
+    rs.set("smoothing", Json::number(f2d(q.smoothing)));
     doc.set("resampling", rs);
   }
   Json* mats = doc.find("materials");

@@ -43,8 +43,8 @@ void MpmSimulation::set_force_list(const SgfList& list) {
     return;
   }
   MpmWorld* wp = &w;
-  w.force_hook = make_mpm_force_hook(list, [wp](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p) {
-    wp->post_notice(sgf_missing_notice(step, ids, p));
+  w.force_hook = make_mpm_force_hook(list, [wp](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
+    wp->post_notice(sgf_missing_notice(step, ids, [wp](uint32_t id) { return wp->id_retired(id); }));
   });
 }
 

@@ -722,10 +722,11 @@ std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& se
   return mpm_hook(std::make_shared<SgfForceApplier>(set), std::move(report));
 }
 
-std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p) {
+std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids,
+                               const std::function<bool(uint32_t)>& is_retired) {
   size_t retired = 0;
   for (uint32_t id : ids)
-    if (id < p.next_id) ++retired;
+    if (is_retired && is_retired(id)) ++retired;
   std::string list;
   for (size_t k = 0; k < ids.size() && k < 8; ++k) list += (k ? ", " : "") + std::to_string(ids[k]);
   if (ids.size() > 8) list += ", ...";

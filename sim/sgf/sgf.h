@@ -233,13 +233,14 @@ class SgfForceApplier {
 };
 
 /// Called once for each batch of SGF IDs that name no particle: the step,
-/// the IDs, and the particle set (IDs below p.next_id were retired by
-/// resampling; others never existed).
+/// the IDs and the particle set.
 using SgfMissingReport = std::function<void(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p)>;
 /// The notice text for such a batch ("SGF rows name 2 particles with no
 /// particle at step 40 (ID 7, 9; retired: merged away by resampling): their
-/// forces are skipped").
-std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p);
+/// forces are skipped"). `retired(id)` says whether resampling merged that ID
+/// away (MpmWorld::id_retired); the others never existed.
+std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids,
+                               const std::function<bool(uint32_t)>& retired);
 
 /// For MpmWorld::force_hook: zeroes p.fext, adds the forces active at the
 /// (1-based) step and returns whether any force was added. Rows whose ID has

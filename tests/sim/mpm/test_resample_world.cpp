@@ -224,3 +224,33 @@ TEST_CASE("A mouse grab keeps its particles by ID across resampling passes", "[r
   }
   w.grab_end();
 }
+
+TEST_CASE("Resampling settings: read, edited, saved and read back", "[resample][world]") {
+  MpmScene s = load_mpm_scene(resolve_scene_path("toffee"));
+  MpmWorld& w = *s.world;
+  CHECK_FALSE(w.resampling.enabled);
+  CHECK(w.resampling.min_per_cell == 4);
+  CHECK(w.resampling.target_per_cell == 4);
+  // What the Resampling panel edits survives a save.
+  w.resampling.enabled = true;
+  w.resampling.interval = 7;
+  w.resampling.min_per_cell = 3;
+  w.resampling.target_per_cell = 5;
+  w.resampling.merge_distance = 0.15f;
+  w.resampling.smoothing = 1.25f;
+  MpmScene back = build_mpm_scene(mpm_scene_to_json(s), "back.json");
+  const ResampleParams& q = back.world->resampling;
+  CHECK(q.enabled);
+  CHECK(q.interval == 7);
+  CHECK(q.min_per_cell == 3);
+  CHECK(q.target_per_cell == 5);
+  CHECK(q.merge_distance == 0.15f);
+  CHECK(q.smoothing == 1.25f);
+  // min_per_cell alone raises the refill count with it; a contradiction names the field.
+  MpmScene six = load_mpm_scene(resolve_scene_path("toffee"), {"resampling.min_per_cell=6"});
+  CHECK(six.world->resampling.target_per_cell == 6);
+  CHECK_THROWS_WITH(load_mpm_scene(resolve_scene_path("toffee"), {"resampling.min_per_cell=6", "resampling.target_per_cell=5"}),
+                    Catch::Contains("resampling.target_per_cell") && Catch::Contains("at least min_per_cell"));
+  CHECK_THROWS_WITH(load_mpm_scene(resolve_scene_path("toffee"), {"resampling.intervall=3"}),
+                    Catch::Contains("intervall"));
+}

@@ -9,6 +9,7 @@
 #include "sim/core/backend_error.h"
 #include "sim/dem/dem_world.h"
 #include "sim/mpm/mpm_cpu.h"
+#include "sim/scene/scene.h"
 #include "sim/scene/simulation.h"
 #include "sim/selfcheck/selfcheck.h"
 #include "sim/selfcheck/verdict.h"
@@ -163,6 +164,30 @@ TEST_CASE("Fallback: a device lost while copying to the host, or while taking an
     CHECK(dev.world->particles.id == ref.world->particles.id);
     CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);
   }
+  reset_backend_failures_for_tests();
+}
+
+TEST_CASE("Fallback: a device lost during a resampling pass: the CPU goes on from the preserved state, no extra pass", "[selfcheck][resample]") {
+  reset_backend_failures_for_tests();
+  auto load = [] {
+    MpmScene s = load_mpm_scene(resolve_scene_path("toffee"), {"resampling.enabled=true", "materials.toffee.eta=0.1"});
+    s.world->checkpoint_interval = 1000000;  // the pass's own sync is the first read-back
+    return s;
+  };
+  MpmScene ref = load(), dev = load();
+  ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+  fake::MpmFaults f;
+  f.fail_sync = true;
+  dev.world->set_backend(std::make_unique<fake::DeviceMpm>(f));
+  REQUIRE(dev.world->step(10).ok);  // the pass at step 10 cannot read the device back
+  CHECK(dev.world->fallback().happened);
+  CHECK(dev.world->step_count() == 0);  // back to the host copy: the initial state
+  CHECK(dev.world->resample_totals().calls == 0);  // the failed pass did not run on the rolled-back state
+  drive(*ref.world, 400, 40);
+  drive(*dev.world, 400, 40);
+  CHECK(dev.world->resample_totals().calls == ref.world->resample_totals().calls);
+  CHECK(dev.world->particles.id == ref.world->particles.id);
+  CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);
   reset_backend_failures_for_tests();
 }
 

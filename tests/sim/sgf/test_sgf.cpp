@@ -225,13 +225,14 @@ TEST_CASE("SGF: a row naming a retired or unknown ID is reported once, not silen
   list.files.push_back(file(1, 5, {{2, 1.0, 0.0, 0.0}, {5, 0.0, 1.0, 0.0}, {50, 1.0, 1.0, 0.0}}));
   std::vector<std::pair<int64_t, std::vector<uint32_t>>> reports;
   std::string notice;
-  auto hook = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p) {
+  const std::vector<uint32_t> merged_away = {3, 5};  // as MpmWorld::id_retired would say
+  auto retired = [&](uint32_t id) { return std::count(merged_away.begin(), merged_away.end(), id) > 0; };
+  auto hook = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
     reports.emplace_back(step, ids);
-    notice = sgf_missing_notice(step, ids, p);
+    notice = sgf_missing_notice(step, ids, retired);
   });
   MpmParticles p;
   for (int i = 0; i < 3; ++i) p.add(Vec2{0.5f, 0.5f}, Vec2{}, 1.f, 1.f, 0, 0);  // IDs 1, 2, 3
-  p.next_id = 10;  // IDs 4..9 were used and retired (as a resampling merge does)
   CHECK(hook(1, p));
   CHECK(p.fext[1] == Vec2{1.f, 0.f});  // the live row still applies
   REQUIRE(reports.size() == 1);
@@ -245,14 +246,16 @@ TEST_CASE("SGF: a row naming a retired or unknown ID is reported once, not silen
   // Another missing ID later is reported on its own.
   p.id[2] = 77;  // (as if reindexed): ID 3 disappears
   list.files[0].rows.push_back(SgfRow{3, 0.0, 0.0, 1.0});
-  auto hook2 = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& q) {
+  auto hook2 = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
     reports.emplace_back(step, ids);
-    notice = sgf_missing_notice(step, ids, q);
+    notice = sgf_missing_notice(step, ids, retired);
   });
   CHECK(hook2(4, p));
   REQUIRE(reports.size() == 2);
   CHECK(reports[1].second == std::vector<uint32_t>{3, 5, 50});
   CHECK(notice.find("2 retired by resampling, the others never existed") != std::string::npos);
+  // ID 0 (a 0-based mistake) never existed, resampling or not.
+  CHECK(sgf_missing_notice(7, {0}, retired).find("no particle ever had these IDs") != std::string::npos);
 }
 
 TEST_CASE("SGF in a real MpmWorld: a free group gains dv = F/m (s1-s0+1) dt, others untouched", "[sgf]") {
