@@ -39,7 +39,8 @@ void App::panel_resampling() {
       "MPM sees empty space and the body tears there although nothing broke (a numerical hole).\n"
       "Resampling fills such holes with new particles (Poisson-disk darts) and merges particles that come\n"
       "too close. A signed distance to the body's surface keeps real outside space, real cracks and notches\n"
-      "empty. Mass and momentum are conserved exactly; a merge and an insertion lose a little kinetic energy.");
+      "empty. Mass and momentum are conserved exactly; a merge and an insertion lose a little kinetic energy.\n"
+      "Only jelly and viscoplastic particles are resampled: water, sand and snow spread apart for real.");
   ImGui::SliderInt("every", &resampling.interval, 1, 200, "%d substeps", ImGuiSliderFlags_Logarithmic);
   ImGui::SliderInt("hole below", &resampling.min_per_cell, 1, 8, "%d per cell");
   ui::help_marker("An interior cell with fewer particles than this gets new ones (towards 'refill to').\n"

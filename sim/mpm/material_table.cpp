@@ -51,18 +51,18 @@ constexpr int count(const MaterialField (&)[N]) { return static_cast<int>(N); }
 
 const MaterialKind kKinds[kMaterialTypeCount] = {
     {MaterialType::Tracer, "tracer", "no stress: transfer only",
-     "GAMES201 lecture 7 (the PIC-vs-APIC block)", {0.85f, 0.85f, 0.90f}, nullptr, 0},
+     "GAMES201 lecture 7 (the PIC-vs-APIC block)", {0.85f, 0.85f, 0.90f}, nullptr, 0, false},
     {MaterialType::Fluid, "fluid", "weakly compressible fluid, state J",
-     "Hu et al. 2018 (mpm88 / mpm99 fluid)", {0.20f, 0.55f, 0.95f}, kFluid, count(kFluid)},
+     "Hu et al. 2018 (mpm88 / mpm99 fluid)", {0.20f, 0.55f, 0.95f}, kFluid, count(kFluid), false},
     {MaterialType::Jelly, "jelly", "elastic, fixed-corotated",
-     "Stomakhin et al. 2012 (mpm99 jelly)", {0.95f, 0.45f, 0.35f}, kJelly, count(kJelly)},
+     "Stomakhin et al. 2012 (mpm99 jelly)", {0.95f, 0.45f, 0.35f}, kJelly, count(kJelly), true},
     {MaterialType::Snow, "snow", "fixed-corotated, singular-value clamping, hardening",
-     "Stomakhin et al. 2013", {0.92f, 0.95f, 1.00f}, kSnow, count(kSnow)},
+     "Stomakhin et al. 2013", {0.92f, 0.95f, 1.00f}, kSnow, count(kSnow), false},
     {MaterialType::Sand, "sand", "Mohr-Coulomb in Hencky strain",
-     "Klar et al. 2016 (plane-strain cone)", {0.90f, 0.75f, 0.45f}, kSand, count(kSand)},
+     "Klar et al. 2016 (plane-strain cone)", {0.90f, 0.75f, 0.45f}, kSand, count(kSand), false},
     {MaterialType::Viscoplastic, "viscoplastic", "von Mises viscoplastic: stretches, necks and tears",
      "Yue et al. 2015; the MPM fracture paper (J. CAD & CG 2023)", {0.80f, 0.55f, 0.25f}, kViscoplastic,
-     count(kViscoplastic)},
+     count(kViscoplastic), true},
 };
 
 }  // namespace

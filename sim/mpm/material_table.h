@@ -29,6 +29,16 @@ struct MaterialKind {
   float color[3];         ///< default display colour
   const MaterialField* fields;
   int field_count;
+  /// Particle resampling may merge and insert particles of this model
+  /// (sim/mpm/resample.h): the elastic and viscoplastic solids, whose
+  /// particles should stay a continuum until the material tears. Off for
+  /// fluids and sand, whose particle spacing changes for real (splashing,
+  /// dilatancy: refilling a settled sand pile kept it moving and multiplied
+  /// its particles by 12, measured on sand_column); off for snow, whose
+  /// fracture is particles drifting apart once the plasticity has yielded
+  /// (refilling healed mpm99's broken snow into a denser lump); off for
+  /// tracers (no stress, nothing to tear).
+  bool resampled;
 };
 
 /// Every model, indexed by MaterialType.

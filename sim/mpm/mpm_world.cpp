@@ -317,7 +317,7 @@ void MpmWorld::resample_now() {
 
 int MpmWorld::measure_interior_holes() {
   sync_guarded();
-  return resampler_.count_interior_holes(particles, grid, resampling);
+  return resampler_.count_interior_holes(particles, grid, materials, resampling);
 }
 
 void MpmWorld::particles_reindexed() {

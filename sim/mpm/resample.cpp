@@ -3,6 +3,8 @@
 // The method and its limits are described in resample.h.
 #include "sim/mpm/resample.h"
 
+#include "sim/mpm/material_table.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -360,6 +362,14 @@ int Resampler::count_holes(const MpmParticles& p, const GridSpec& g, const Resam
     for (int ci = wi0_; ci <= wi1_; ++ci) {
       const int c = cj * nx_ + ci;
       if (!(sdf_[c] <= lim) || cell_count_[c] >= rp.min_per_cell) continue;
+      // Only where a resampled material could give a particle (sand or water nearby: not a hole).
+      bool donor = false;
+      // (cells within the B-spline reach, 1.5 cells, of some point of this one)
+      for (int b = std::max(0, cj - 2); b <= std::min(ny_ - 1, cj + 2) && !donor; ++b)
+        for (int a = std::max(0, ci - 2); a <= std::min(nx_ - 1, ci + 2) && !donor; ++a)
+          for (int k = cell_start_[b * nx_ + a]; k < cell_start_[b * nx_ + a + 1]; ++k)
+            if (eligible(p.material[order_[k]])) { donor = true; break; }
+      if (!donor) continue;
       bool room = false;
       for (int k = 0; k < 16 && !room; ++k) {
         const Vec2 u{ci + (static_cast<float>(k % 4) + 0.5f) * 0.25f, cj + (static_cast<float>(k / 4) + 0.5f) * 0.25f};
@@ -373,17 +383,15 @@ int Resampler::count_holes(const MpmParticles& p, const GridSpec& g, const Resam
 
 // [SECTION] Merging -----------------------------------------------------------------
 
-void Resampler::merge(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
-                      const ResampleParams& rp) {
+void Resampler::merge(MpmParticles& p, const GridSpec& g, const ResampleParams& rp) {
   const int n = static_cast<int>(p.size());
   merged_.assign(n, 0);
   const float md = clamp_finite(rp.merge_distance, 0.f, kMaxCells);
   const float md2 = md * g.dx * md * g.dx;
   const float inv_dx = 1.f / g.dx;
-  const size_t nmat = materials.size();
   int pairs = 0;
   for (int i = 0; i < n; ++i) {
-    if (merged_[i] || p.material[i] >= nmat) continue;
+    if (merged_[i] || !eligible(p.material[i])) continue;
     Vec2 u = to_cells(p.x[i], g, inv_dx);
     // Clamped into the domain: a particle outside it searches the border cells,
     // where its neighbours outside the domain are binned.
@@ -490,7 +498,7 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
             const int cc = b * nx_ + a;
             for (int k = cell_start_[cc]; k < cell_start_[cc + 1]; ++k) {
               const int j = order_[k];
-              if (p.material[j] >= nmat || !(p.mass[j] > 0.f)) continue;
+              if (!eligible(p.material[j]) || !(p.mass[j] > 0.f)) continue;
               Vec2 d = to_cells(p.x[j], g, inv_dx) - u;
               float w = bspline2(std::fabs(d.x)) * bspline2(std::fabs(d.y));
               if (!(w > 0.f)) continue;
@@ -581,10 +589,11 @@ const ResampleReport& Resampler::run(MpmParticles& p, const GridSpec& g, const s
   report_.new_ids.clear();
   report_.retired_ids.clear();
   report_.merged_ids.clear();
+  set_materials(&materials);
   if (g.nx > 0 && g.ny > 0 && g.dx > 0.f) {
     bucket(p, g);
     if (rp.merge_distance > 0.f) {
-      merge(p, g, materials, rp);
+      merge(p, g, rp);
       if (report_.merged > 0) bucket(p, g);
     }
     compute_sdf(p, g, rp);
@@ -598,11 +607,31 @@ const ResampleReport& Resampler::run(MpmParticles& p, const GridSpec& g, const s
 }
 
 int Resampler::count_interior_holes(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp) {
+  set_materials(nullptr);
+  return count_now(p, g, rp);
+}
+
+int Resampler::count_interior_holes(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
+                                    const ResampleParams& rp) {
+  set_materials(&materials);
+  return count_now(p, g, rp);
+}
+
+int Resampler::count_now(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp) {
   if (g.nx <= 0 || g.ny <= 0 || !(g.dx > 0.f)) return 0;
   bucket(p, g);
   compute_sdf(p, g, rp);
   clear_new();
   return count_holes(p, g, rp);
+}
+
+void Resampler::set_materials(const std::vector<MaterialParams>* materials) {
+  all_eligible_ = materials == nullptr;
+  mat_ok_.assign(materials ? materials->size() : 0, 0);
+  for (size_t m = 0; m < mat_ok_.size(); ++m) {
+    const int t = static_cast<int>((*materials)[m].type);
+    mat_ok_[m] = t >= 0 && t < kMaterialTypeCount && material_kind((*materials)[m].type).resampled ? 1 : 0;
+  }
 }
 
 size_t Resampler::scratch_bytes() const {

@@ -123,9 +123,11 @@ struct ResampleReport {
 
 class Resampler {
  public:
-  /// Merges, then inserts (see the file comment). `materials` bounds the
-  /// material indices: particles whose index is outside the table are left
-  /// alone (never merged, never donors). The report lives in the Resampler
+  /// Merges, then inserts (see the file comment). Only particles of models
+  /// whose MaterialKind::resampled is set take part (jelly and
+  /// viscoplastic; not fluid, sand, snow or tracer); particles whose material index
+  /// is outside the table are left alone (never merged, never donors). All
+  /// particles shape the body's signed distance. The report lives in the Resampler
   /// and is overwritten by the next call (no allocation once warm).
   const ResampleReport& run(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
                             const ResampleParams& rp, uint64_t seed);
@@ -135,7 +137,12 @@ class Resampler {
   /// holding fewer than min_per_cell particles and with room for one more (a
   /// point of a 4 x 4 lattice in the cell inside the body and at least
   /// insert_spacing from every particle). Does not modify the particles.
+  /// This form treats every particle as resampled; the form with the
+  /// material table only the models whose MaterialKind::resampled is set
+  /// (as run() does).
   int count_interior_holes(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
+  int count_interior_holes(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
+                           const ResampleParams& rp);
 
   /// The narrow-band signed distance of the last run or count (for run: before
   /// insertion), one value per cell, nx * ny row-major, cell (i, j) centred
@@ -159,8 +166,10 @@ class Resampler {
   /// No particle (existing or new) closer than sp cells to u (cell units).
   bool has_room(const MpmParticles& p, const GridSpec& g, Vec2 u, float sp) const;
   void clear_new();
-  void merge(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
-             const ResampleParams& rp);
+  int count_now(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
+  void set_materials(const std::vector<MaterialParams>* materials);  ///< null: every particle eligible
+  bool eligible(uint8_t m) const { return all_eligible_ || (m < mat_ok_.size() && mat_ok_[m]); }
+  void merge(MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
   void insert(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
               const ResampleParams& rp, uint64_t seed);
   float sdf_at(Vec2 u) const;  ///< bilinear, u in cell units
@@ -191,7 +200,9 @@ class Resampler {
   std::vector<Vec2> new_pos_;     ///< cell units
   std::vector<int> donor_idx_;
   std::vector<float> donor_w_;
-  std::vector<float> mat_w_;      ///< per material: summed kernel weight of the donors
+  std::vector<float> mat_w_;
+  std::vector<uint8_t> mat_ok_;   ///< per material: resampled (MaterialKind::resampled)
+  bool all_eligible_ = true;      ///< per material: summed kernel weight of the donors
   ResampleReport report_;
 };
 
