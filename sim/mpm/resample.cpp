@@ -156,6 +156,9 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
   const float r2 = r * r;
   phi_u_.assign(ncell, kInf);
   for (int i = 0; i < n; ++i) {
+    // The body is made of the resampled materials only: water or sand next to
+    // a jelly is outside it, so the gap between them is never refilled.
+    if (!eligible(p.material[i])) continue;
     Vec2 u = to_cells(p.x[i], g, inv_dx);
     float ux = clamp_finite(u.x, -r - 2.f, nx_ + r + 2.f), uy = clamp_finite(u.y, -r - 2.f, ny_ + r + 2.f);
     int i0 = std::max(0, iceil(ux - r - 0.5f));
@@ -202,6 +205,7 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
         for (int a = std::max(0, ci - K); a <= std::min(nx_ - 1, ci + K); ++a) {
           const int cc = b * nx_ + a;
           for (int k = cell_start_[cc]; k < cell_start_[cc + 1]; ++k) {
+            if (!eligible(p.material[order_[k]])) continue;
             Vec2 u = to_cells(p.x[order_[k]], g, inv_dx);
             float dxc = ci + 0.5f - u.x, dyc = cj + 0.5f - u.y;
             float d2 = dxc * dxc + dyc * dyc;
@@ -498,7 +502,7 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
             const int cc = b * nx_ + a;
             for (int k = cell_start_[cc]; k < cell_start_[cc + 1]; ++k) {
               const int j = order_[k];
-              if (!eligible(p.material[j]) || !(p.mass[j] > 0.f)) continue;
+              if (p.material[j] >= nmat || !(p.mass[j] > 0.f)) continue;
               Vec2 d = to_cells(p.x[j], g, inv_dx) - u;
               float w = bspline2(std::fabs(d.x)) * bspline2(std::fabs(d.y));
               if (!(w > 0.f)) continue;
@@ -511,6 +515,10 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
         size_t best_mat = 0;
         for (size_t m = 1; m < nmat; ++m)
           if (mat_w_[m] > mat_w_[best_mat]) best_mat = m;
+        // A hole among water, sand or snow is theirs: no jelly or viscoplastic
+        // particle is put there (an inserted jelly particle amid splashing
+        // water inverted and blew mpm99 up).
+        if (!eligible(static_cast<uint8_t>(best_mat))) continue;
         const uint8_t mat = static_cast<uint8_t>(best_mat);
         double W = 0.0;
         float wmax = 0.f;

@@ -126,8 +126,11 @@ class Resampler {
   /// Merges, then inserts (see the file comment). Only particles of models
   /// whose MaterialKind::resampled is set take part (jelly and
   /// viscoplastic; not fluid, sand, snow or tracer); particles whose material index
-  /// is outside the table are left alone (never merged, never donors). All
-  /// particles shape the body's signed distance. The report lives in the Resampler
+  /// is outside the table are left alone (never merged, never donors). The
+  /// body whose signed distance is computed is made of the resampled
+  /// particles only (the gap between a jelly and the water it lands in is
+  /// outside), and a new particle keeps insert_spacing from every particle.
+  /// The report lives in the Resampler
   /// and is overwritten by the next call (no allocation once warm).
   const ResampleReport& run(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
                             const ResampleParams& rp, uint64_t seed);
