@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, check_pick, connect, dump_particles, fail, parse_args, read_png, view_transform, work_dirs, xdo  # noqa: E402
+from guilib import App, check_pick, connect, dump_particles, fail, parse_args, quit_cleanly, read_png, report_failure, view_transform, work_dirs, xdo  # noqa: E402
 
 SCENE = "dem_soft_body"
 
@@ -103,18 +103,10 @@ def main():
         print("screenshot ok: %s %dx%d, %d bonds drawn, variance %.0f, %d colour bins" %
               (path, w, h, bonds, var, len(colours)))
 
-        xdo(args, "key", "ctrl+q")
-        app.expect(r"^quit", timeout=10)
-        app.proc.wait(timeout=10)
-        if app.proc.returncode != 0:
-            fail("the sandbox exited with status %d" % app.proc.returncode)
-        print("dem gui test passed")
+        quit_cleanly(app, args, "dem gui test")
         return 0
     except (AssertionError, subprocess.SubprocessError, OSError) as exc:
-        print("FAIL: %s" % exc)
-        print("--- sandbox log ---")
-        print("\n".join(app.log[-40:]))
-        return 1
+        return report_failure(app, exc)
     finally:
         app.stop()
 

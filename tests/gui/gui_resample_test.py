@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, connect, fail, parse_args, read_png, work_dirs, xdo  # noqa: E402
+from guilib import App, connect, fail, parse_args, quit_cleanly, read_png, report_failure, work_dirs, xdo  # noqa: E402
 
 SCENE = "toffee"
 
@@ -77,18 +77,10 @@ def main():
             fail("no highlight rings in the screenshot (%d ring-green pixels)" % green)
         print("highlight ok: %d ring-green pixels in %s" % (green, s.group(1)))
 
-        xdo(args, "key", "ctrl+q")
-        app.expect(r"^quit", timeout=10)
-        app.proc.wait(timeout=10)
-        if app.proc.returncode != 0:
-            fail("the sandbox exited with status %d" % app.proc.returncode)
-        print("gui resample test passed")
+        quit_cleanly(app, args, "gui resample test")
         return 0
     except (AssertionError, subprocess.SubprocessError, OSError) as exc:
-        print("FAIL: %s" % exc)
-        print("--- sandbox log ---")
-        print("\n".join(app.log[-40:]))
-        return 1
+        return report_failure(app, exc)
     finally:
         app.stop()
 

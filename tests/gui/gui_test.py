@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from guilib import App, check_pick, connect, dump_particles, fail, parse_args, read_png, view_transform, work_dirs, xdo  # noqa: E402
+from guilib import App, check_pick, connect, dump_particles, fail, parse_args, read_png, report_failure, view_transform, work_dirs, xdo  # noqa: E402
 
 
 def main():
@@ -105,10 +105,7 @@ def main():
         print("gui test passed")
         return 0
     except (AssertionError, subprocess.SubprocessError, OSError) as exc:
-        print("FAIL: %s" % exc)
-        print("--- sandbox log ---")
-        print("\n".join(app.log[-40:]))
-        return 1
+        return report_failure(app, exc)
     finally:
         app.stop()
 

@@ -241,3 +241,21 @@ def read_png(path):
         rows.append(line)
         prev = line
     return w, h, ch, rows
+
+
+def quit_cleanly(app, args, name):
+    """Ctrl+Q: the app logs quit and exits 0; prints '<name> passed'."""
+    xdo(args, "key", "ctrl+q")
+    app.expect(r"^quit", timeout=10)
+    app.proc.wait(timeout=10)
+    if app.proc.returncode != 0:
+        fail("the sandbox exited with status %d" % app.proc.returncode)
+    print("%s passed" % name)
+
+
+def report_failure(app, exc):
+    """Prints the reason and the app's last 40 log lines; returns the exit status 1."""
+    print("FAIL: %s" % exc)
+    print("--- sandbox log ---")
+    print("\n".join(app.log[-40:]))
+    return 1

@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, connect, fail, parse_args, work_dirs, xdo  # noqa: E402
+from guilib import App, connect, fail, parse_args, quit_cleanly, report_failure, work_dirs, xdo  # noqa: E402
 
 guilib.DEADLINE[0] = time.monotonic() + 60.0
 SETS = ["solver.gravity=[0,0]", "bodies.0.velocity=[0,0]", "bond.enabled=false"]
@@ -182,18 +182,10 @@ def main():
         xdo(args, "key", "F12")
         shot = app.expect(r"^screenshot path=(\S+)")
         print("screenshot: %s" % shot.group(1))
-        xdo(args, "key", "ctrl+q")
-        app.expect(r"^quit", timeout=10)
-        app.proc.wait(timeout=10)
-        if app.proc.returncode != 0:
-            fail("the sandbox exited with status %d" % app.proc.returncode)
-        print("sgf gui test passed")
+        quit_cleanly(app, args, "sgf gui test")
         return 0
     except (AssertionError, subprocess.SubprocessError, OSError) as exc:
-        print("FAIL: %s" % exc)
-        print("--- sandbox log ---")
-        print("\n".join(l for l in app.log[-40:]))
-        return 1
+        return report_failure(app, exc)
     finally:
         app.stop()
 
