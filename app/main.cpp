@@ -213,6 +213,22 @@ int cmd_run(const Args& a, bool default_headless) {
   };
   ParticleTable table;
   int dump_index = 0;
+  // Heat scenes: ice, water and heat content with the ledger's drift.
+  auto heat_line = [&](const char* tag) {
+    MpmWorld* w = sim->mpm();
+    if (!w || !w->heat.enabled) return;
+    const HeatTotals t = w->heat_totals();
+    const HeatLedger& L = w->heat_ledger();
+    const double in = L.walls + L.air + L.lamps;
+    const double h0 = L.have_initial ? L.initial_heat : t.heat();
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "heat %s t=%.4g s heat_time=%.4g s ice=%.6g water=%.6g heat=%.6g J in=%.6g J drift=%.3g J "
+                  "T=[%.2f, %.2f] C passes=%" PRId64 " pcg_iterations=%d residual=%.2g",
+                  tag, w->time(), L.heat_time, t.ice_mass, t.water_mass, t.heat(), in, t.heat() - h0 - in, t.min_T,
+                  t.max_T, L.passes, w->last_heat().iterations, w->last_heat().residual);
+    emit(line);
+  };
   auto do_dump = [&]() {
     Diagnostics d = sim->diagnostics();
     if (dump_every > 0 && fmt == DumpFormat::P4) {
@@ -245,6 +261,7 @@ int cmd_run(const Args& a, bool default_headless) {
       write_dump((fs::path(out_dir) / name).string(), fmt, table);
     }
     emit(summary_line("dump", dump_index, *sim, d));
+    heat_line("dump");
     ++dump_index;
   };
   auto do_image = [&](int64_t frame) {
@@ -256,6 +273,7 @@ int cmd_run(const Args& a, bool default_headless) {
 
   // Main loop: step in chunks of one frame (or one dump interval).
   emit(summary_line("start", 0, *sim, sim->diagnostics()));
+  heat_line("start");
   if (dump_every > 0) do_dump();
   if (image_every > 0) do_image(0);
   Progress progress(total_steps, !quiet, stderr_is_tty());
@@ -286,6 +304,7 @@ int cmd_run(const Args& a, bool default_headless) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Diagnostics fin = sim->diagnostics();
   emit(summary_line("final", 0, *sim, fin));
+  heat_line("final");
   if (image_every > 0 && by_steps) do_image(done);
   char perf[256];
   std::snprintf(perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
@@ -299,6 +318,17 @@ int cmd_run(const Args& a, bool default_headless) {
                   " merged pairs, %.3f ms per pass (%.2f%% of the run)",
                   rt.calls, w->resampling.interval, rt.inserted, rt.merged, rt.ms / double(rt.calls),
                   secs > 0 ? 100.0 * rt.ms * 1e-3 / secs : 0.0);
+    emit(line);
+  }
+  if (MpmWorld* w = sim->mpm(); w && w->heat_ledger().passes > 0) {
+    const HeatLedger& L = w->heat_ledger();
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "heat %" PRId64 " passes (every %d substeps): %.3g PCG iterations per pass, %" PRId64
+                  " unconverged, %" PRId64 " water particles emitted, %" PRId64 " converted, %.3f ms per pass "
+                  "(%.2f%% of the run)",
+                  L.passes, w->heat.interval, double(L.iterations) / double(L.passes), L.unconverged, L.emitted,
+                  L.converted, L.ms / double(L.passes), secs > 0 ? 100.0 * L.ms * 1e-3 / secs : 0.0);
     emit(line);
   }
   if (!out_dir.empty() && !quiet) std::printf("output written to %s/\n", out_dir.c_str());

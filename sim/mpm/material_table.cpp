@@ -46,6 +46,17 @@ const MaterialField kViscoplastic[] = {
 
 #undef PS_ELASTIC_FIELDS
 
+const MaterialField kThermal[] = {
+    {"conductivity", &M::conductivity, 0.0, 1e9, 0.f, 1e4f, true, "%.4g",
+     "Thermal conductivity k, W/(m K) (ice 2.2, water 0.6; scenes may scale time instead)."},
+    {"heat_capacity", &M::heat_capacity, 1e-6, 1e9, 1.f, 1e5f, true, "%.4g",
+     "Specific heat capacity c, J/(kg K) (ice 2100, water 4186)."},
+    {"melting_point", &M::melting_point, -273.15, 1e5, -50.f, 100.f, false, "%.2f C",
+     "Melting point, deg C: above it absorbed heat melts the material (with latent_heat and melts_into)."},
+    {"latent_heat", &M::latent_heat, 0.0, 1e12, 0.f, 1e6f, false, "%.4g",
+     "Latent heat of fusion L, J/kg (ice 334000); 0: the material does not melt."},
+};
+
 template <size_t N>
 constexpr int count(const MaterialField (&)[N]) { return static_cast<int>(N); }
 
@@ -68,6 +79,8 @@ const MaterialKind kKinds[kMaterialTypeCount] = {
 }  // namespace
 
 const MaterialKind* material_kinds() { return kKinds; }
+const MaterialField* thermal_fields() { return kThermal; }
+int thermal_field_count() { return count(kThermal); }
 
 int find_material_kind(const std::string& name) {
   for (int i = 0; i < kMaterialTypeCount; ++i)

@@ -41,6 +41,12 @@ struct MaterialKind {
   bool resampled;
 };
 
+/// The heat fields every model has (conductivity, heat capacity, melting
+/// point, latent heat; sim/mpm/heat.h). The melt material ("melts_into") is a
+/// name, read beside them.
+const MaterialField* thermal_fields();
+int thermal_field_count();
+
 /// Every model, indexed by MaterialType.
 const MaterialKind* material_kinds();
 inline const MaterialKind& material_kind(MaterialType t) { return material_kinds()[static_cast<int>(t)]; }

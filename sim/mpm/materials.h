@@ -50,6 +50,12 @@ struct MaterialParams {
   float mu = 2e3f;              ///< viscoplastic: shear modulus
   float yield_stress = 50.f;    ///< viscoplastic: von Mises yield stress tau_Y
   float eta = 0.1f;             ///< viscoplastic: viscosity of the plastic flow (0: perfectly plastic)
+  // Heat (every model; sim/mpm/heat.h). Temperatures in deg C.
+  float conductivity = 1.f;     ///< thermal conductivity k, W / (m K)
+  float heat_capacity = 1000.f; ///< specific heat c, J / (kg K)
+  float melting_point = 0.f;    ///< deg C (used when latent_heat > 0 and melts_into is set)
+  float latent_heat = 0.f;      ///< J / kg; 0: does not melt
+  int melts_into = -1;          ///< index of the material its melt becomes (-1: none)
   float color[3] = {0.9f, 0.9f, 0.9f};  ///< display colour (linear RGB in [0,1])
 };
 

@@ -20,6 +20,9 @@ struct MpmParticles {
   std::vector<uint16_t> group;    ///< user group (body index by default)
   std::vector<uint32_t> id;       ///< stable 1-based ID
   std::vector<Vec2> fext;         ///< external force this step (SGF, grab); zero by default
+  std::vector<float> temp;        ///< temperature, deg C (sim/mpm/heat.h)
+  std::vector<float> melt;        ///< melt fraction of the particle's initial ice, 0..1
+  std::vector<float> vwater;      ///< virtual water on the particle (mass, part of `mass`)
   /// One above every ID this set has ever held: resampling gives new
   /// particles IDs from here and never reuses a retired one (an ID below
   /// next_id that is not in `id` has been retired by a merge).
@@ -37,6 +40,7 @@ struct MpmParticles {
   template <class Fn>
   void for_each_array(Fn&& f) {
     f(x); f(v); f(C); f(F); f(J); f(Jp); f(mass); f(vol0); f(material); f(group); f(id); f(fext);
+    f(temp); f(melt); f(vwater);
   }
   void resize(size_t n) {
     for_each_array([n](auto& a) { a.resize(n); });
@@ -45,7 +49,7 @@ struct MpmParticles {
     for_each_array([n](auto& a) { a.reserve(n); });
   }
   /// Appends one particle at rest state; returns its index.
-  size_t add(Vec2 pos, Vec2 vel, float m, float vol, uint8_t mat, uint16_t grp) {
+  size_t add(Vec2 pos, Vec2 vel, float m, float vol, uint8_t mat, uint16_t grp, float temperature = 20.f) {
     size_t i = size();
     uint32_t new_id = i == 0 ? 1u : id.back() + 1u;
     if (new_id < next_id) new_id = next_id;
@@ -53,6 +57,7 @@ struct MpmParticles {
     x.push_back(pos); v.push_back(vel); C.push_back(Mat2{}); F.push_back(Mat2::identity());
     J.push_back(1.f); Jp.push_back(1.f); mass.push_back(m); vol0.push_back(vol);
     material.push_back(mat); group.push_back(grp); id.push_back(new_id); fext.push_back(Vec2{});
+    temp.push_back(temperature); melt.push_back(0.f); vwater.push_back(0.f);
     return i;
   }
 };

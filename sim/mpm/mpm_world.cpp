@@ -155,10 +155,29 @@ StepStatus MpmWorld::step(int n) {
   // (fall_back); the call then returns ok and the caller steps on from there.
   // With resampling on, the n substeps run in chunks that end where a pass is due.
   const int64_t K = std::max(1, resampling.interval);
+  const int64_t KH = std::max(1, heat.interval);
   int left = n;
+  if (heat.enabled && heat.only) {
+    // Heat-only: the material stays in place; the clock runs and heat passes
+    // come at their interval.
+    while (left > 0) {
+      const int chunk = static_cast<int>(std::min<int64_t>(left, KH - clock_.step % KH));
+      clock_.step += chunk;
+      clock_.time += static_cast<double>(chunk) * solver.dt;
+      clock_.last_dt = solver.dt;
+      host_clock_ = clock_;
+      left -= chunk;
+      if (clock_.step % KH == 0) {
+        heat_now();
+        if (fell_back()) return StepStatus{};
+      }
+    }
+    return StepStatus{};
+  }
   while (left > 0 && r.ok) {
     int chunk = left;
     if (resampling.enabled) chunk = static_cast<int>(std::min<int64_t>(left, K - clock_.step % K));
+    if (heat.enabled) chunk = static_cast<int>(std::min<int64_t>(chunk, KH - clock_.step % KH));
     // A moving handle's targets follow the clock. On the CPU backend one
     // substep at a time (a call costs nothing extra there), so the path is the
     // same whatever chunks the caller steps in. A device backend pays per call
@@ -190,6 +209,10 @@ StepStatus MpmWorld::step(int n) {
     left -= chunk;
     if (r.ok && resampling.enabled && clock_.step % K == 0) {
       resample_now();
+      if (fell_back()) return StepStatus{};
+    }
+    if (r.ok && heat.enabled && clock_.step % KH == 0) {
+      heat_now();
       if (fell_back()) return StepStatus{};
     }
   }
@@ -313,6 +336,51 @@ void MpmWorld::resample_now() {
   resample_totals_.merged += rep.merged;
   resample_totals_.ms += ms;
   resample_totals_.last_ms = ms;
+}
+
+void MpmWorld::heat_now() {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int fallbacks_before = fallbacks_;
+  sync_guarded();
+  if (fallbacks_ != fallbacks_before) return;
+  if (!heat_ledger_.have_initial) {
+    heat_solver_.quantize(particles, materials);  // before the initial heat: the rounding is not drift
+    heat_ledger_.initial_heat = HeatSolver::totals(particles, materials).heat();
+    heat_ledger_.have_initial = true;
+  }
+  const double dt = (clock_.time - last_heat_time_) * static_cast<double>(heat.time_scale);
+  last_heat_time_ = clock_.time;
+  const size_t n0 = particles.size();
+  const uint64_t seed = 0x4EA7ull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
+  const HeatReport& rep = heat_solver_.run(particles, grid, solver, materials, heat, dt, seed, heat_tool);
+  HeatLedger& L = heat_ledger_;
+  ++L.passes;
+  L.iterations += rep.iterations;
+  if (!rep.converged) ++L.unconverged;
+  L.walls += rep.energy_walls;
+  L.air += rep.energy_air;
+  L.lamps += rep.energy_lamps;
+  L.grid += rep.energy_grid;
+  L.solver += rep.energy_solver;
+  L.solver_abs += std::fabs(rep.energy_solver);
+  L.rounding += rep.energy_rounding;
+  L.rounding_abs += std::fabs(rep.energy_rounding);
+  L.melted += rep.melted;
+  L.emitted += rep.emitted;
+  L.converted += rep.converted;
+  L.heat_time += dt;
+  // Melting and water flow change mass, volume, velocity and material: the
+  // device needs them (on the CPU backend this only re-buckets).
+  host_changed();
+  if (particles.size() != n0) particles_reindexed();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  L.ms += ms;
+  L.last_ms = ms;
+}
+
+HeatTotals MpmWorld::heat_totals() {
+  sync_guarded();
+  return HeatSolver::totals(particles, materials);
 }
 
 int MpmWorld::measure_interior_holes() {

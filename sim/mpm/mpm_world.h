@@ -12,6 +12,7 @@
 #include <utility>
 #include "sim/core/backend_error.h"
 #include "sim/core/step_status.h"
+#include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_params.h"
 #include "sim/mpm/mpm_particles.h"
@@ -41,6 +42,26 @@ struct ResampleTotals {
   int64_t merged = 0;
   double ms = 0.0;          ///< wall time of all passes, sync and push included
   double last_ms = 0.0;     ///< the last pass, sync and push included
+};
+
+/// Running totals of the heat passes (since the scene loaded): the energy
+/// ledger of issue #13 (J per unit depth) and the solver's work.
+struct HeatLedger {
+  int64_t passes = 0;
+  int64_t iterations = 0;       ///< PCG iterations, all passes
+  int64_t unconverged = 0;      ///< passes whose PCG stopped at max_iterations
+  double walls = 0.0, air = 0.0, lamps = 0.0;  ///< energy in from each
+  double grid = 0.0;            ///< sum over passes of sum_i C_i dT_i
+  double solver = 0.0;          ///< sum of the solves' energy defects (HeatReport::energy_solver)
+  double solver_abs = 0.0;      ///< sum of their magnitudes
+  double rounding = 0.0;        ///< sum of the temperature rounding energies
+  double rounding_abs = 0.0;
+  double melted = 0.0;          ///< ice mass melted
+  int64_t emitted = 0, converted = 0;
+  double ms = 0.0, last_ms = 0.0;
+  double initial_heat = 0.0;    ///< heat content before the first pass
+  bool have_initial = false;
+  double heat_time = 0.0;       ///< heat time simulated (time_scale included)
 };
 
 /// A particle a resampling pass inserted (merged = false) or kept as the
@@ -188,6 +209,23 @@ class MpmWorld {
   /// The resampler (its signed distance and cell counts of the last pass, for overlays).
   const Resampler& resampler() const { return resampler_; }
 
+  /// Heat and melting (issue #13, sim/mpm/heat.h): when heat.enabled,
+  /// step() runs a heat pass after every substep whose 1-based index is a
+  /// multiple of heat.interval, over the time since the last pass (times
+  /// heat.time_scale). heat.only freezes the material (no mechanics). On a
+  /// device backend the pass runs on the host like resampling (one copy each
+  /// way per pass).
+  HeatParams heat;
+  /// Lamps of the window's heat tool, applied by every pass while set.
+  std::vector<HeatLamp> heat_tool;
+  /// Runs one heat pass now over the time since the last one.
+  void heat_now();
+  const HeatReport& last_heat() const { return heat_solver_.last(); }
+  const HeatLedger& heat_ledger() const { return heat_ledger_; }
+  const HeatSolver& heat_solver() const { return heat_solver_; }
+  /// Syncs and sums ice, water and heat content.
+  HeatTotals heat_totals();
+
   /// Host particle arrays were edited (presets, painting, loading): push them.
   void host_changed();
   /// Makes `particles` current (CUDA backends copy back; CPU is a no-op).
@@ -203,6 +241,9 @@ class MpmWorld {
     last_resample_step_ = -1;
     resample_marks_.clear();
     retired_ids_.clear();
+    heat_ledger_ = HeatLedger{};
+    last_heat_time_ = 0.0;
+    heat_solver_.reset();
   }
 
  private:
@@ -244,6 +285,9 @@ class MpmWorld {
   ResampleTotals resample_totals_;
   std::vector<ResampleMark> resample_marks_;
   std::vector<uint32_t> retired_ids_;  ///< sorted: IDs merges retired
+  HeatSolver heat_solver_;
+  HeatLedger heat_ledger_;
+  double last_heat_time_ = 0.0;  ///< clock time of the last heat pass
   BackendFallback fallback_;
   int fallbacks_ = 0;
   std::vector<std::string> notices_;

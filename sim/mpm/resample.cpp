@@ -432,6 +432,9 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const ResampleParams& 
     p.F[s] = mixm(p.F[s], p.F[o]);
     p.J[s] = mix(p.J[s], p.J[o]);
     p.Jp[s] = mix(p.Jp[s], p.Jp[o]);
+    p.temp[s] = mix(p.temp[s], p.temp[o]);  // heat: mass-weighted (equal heat capacities)
+    p.melt[s] = mix(p.melt[s], p.melt[o]);
+    p.vwater[s] = static_cast<float>(static_cast<double>(p.vwater[s]) + p.vwater[o]);
     p.mass[s] = static_cast<float>(M);
     p.vol0[s] = static_cast<float>(static_cast<double>(p.vol0[s]) + p.vol0[o]);
     p.fext[s] = p.fext[s] + p.fext[o];
@@ -527,7 +530,7 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
         const double f = std::min(1.0 / W, 1.0 / (3.0 * wmax));
 
         // Take dm_k = f w_k m_k; the exact float difference is what moves.
-        double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0;
+        double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0, Tm = 0.0, melt = 0.0;
         double Cs[4] = {0, 0, 0, 0}, Fs[4] = {0, 0, 0, 0};
         int grp_src = -1;
         double grp_dm = -1.0;
@@ -548,6 +551,8 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
           py += dm * p.v[j].y;
           J += dm * p.J[j];
           Jp += dm * p.Jp[j];
+          Tm += dm * p.temp[j];
+          melt += dm * p.melt[j];
           const Mat2& Cj = p.C[j];
           const Mat2& Fj = p.F[j];
           Cs[0] += dm * Cj.a00; Cs[1] += dm * Cj.a01; Cs[2] += dm * Cj.a10; Cs[3] += dm * Cj.a11;
@@ -574,6 +579,9 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
         p.group[q] = grp;
         p.id[q] = p.next_id;
         p.fext[q] = Vec2{};
+        p.temp[q] = fl(Tm * im);  // heat (sim/mpm/heat.h): the donors' mean; no virtual water
+        p.melt[q] = fl(melt * im);
+        p.vwater[q] = 0.f;
         report_.new_ids.push_back(p.next_id);
         ++p.next_id;
 

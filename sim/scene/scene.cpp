@@ -246,7 +246,7 @@ std::unique_ptr<Shape> read_shape(ObjReader& r, const std::string& scene_dir) {
   return s;
 }
 
-void read_material(ObjReader& r, MaterialParams& m) {
+void read_material(ObjReader& r, MaterialParams& m, std::string& melts_into) {
   std::vector<const char*> names;
   for (int k = 0; k < kMaterialTypeCount; ++k) names.push_back(material_kinds()[k].name);
   int type = r.choice("type", -1, names);
@@ -260,6 +260,87 @@ void read_material(ObjReader& r, MaterialParams& m) {
   for (int f = 0; f < kind.field_count; ++f) {
     const MaterialField& fd = kind.fields[f];
     m.*fd.member = static_cast<float>(r.number(fd.key, m.*fd.member, fd.min, fd.max));
+  }
+  for (int f = 0; f < thermal_field_count(); ++f) {
+    const MaterialField& fd = thermal_fields()[f];
+    m.*fd.member = static_cast<float>(r.number(fd.key, m.*fd.member, fd.min, fd.max));
+  }
+  melts_into = r.string("melts_into", "");
+  if (!melts_into.empty() && !(m.latent_heat > 0.f))
+    r.fail("melts_into", "a melting material needs latent_heat > 0");
+  r.finish();
+}
+
+void read_heat(ObjReader& r, HeatParams& h) {
+  h.enabled = r.boolean("enabled", true);
+  h.only = r.boolean("only", h.only);
+  h.interval = r.integer("interval", h.interval, 1, 100000);
+  h.time_scale = static_cast<float>(r.number("time_scale", h.time_scale, 1e-6, 1e9));
+  h.flip = static_cast<float>(r.number("flip", h.flip, 0.0, 1.0));
+  h.tolerance = r.number("tolerance", h.tolerance, 1e-14, 0.1);
+  h.max_iterations = r.integer("max_iterations", h.max_iterations, 1, 100000);
+  h.preconditioner = static_cast<HeatPreconditioner>(
+      r.choice("preconditioner", static_cast<int>(h.preconditioner), {"jacobi", "ic0"}));
+  if (const Json* ws = r.get("walls")) {
+    ObjReader wr(*ws, r.field("walls"));
+    const char* sides[4] = {"left", "right", "bottom", "top"};
+    for (int k = 0; k < 4; ++k) {
+      const Json* wj = wr.get(sides[k]);
+      if (!wj) continue;
+      if (wj->is_string()) {
+        if (wj->as_string() != "insulated")
+          throw InputError(wj->loc(), wr.field(sides[k]), "expected \"insulated\" or {\"temperature\": T}");
+        h.walls[k].fixed = false;
+        continue;
+      }
+      ObjReader sr(*wj, wr.field(sides[k]));
+      h.walls[k].temperature = static_cast<float>(sr.number_required("temperature", -273.15, 1e5));
+      h.walls[k].fixed = true;
+      sr.finish();
+    }
+    wr.finish();
+  }
+  if (const Json* ps = r.get("plates")) {
+    if (!ps->is_array()) throw InputError(ps->loc(), r.field("plates"), "expected an array of plates");
+    for (size_t k = 0; k < ps->size(); ++k) {
+      ObjReader pr(ps->at(k), r.field("plates") + "[" + std::to_string(k) + "]");
+      HeatPlate pl;
+      pl.lo = pr.vec2_required("min");
+      pl.hi = pr.vec2_required("max");
+      if (!(pl.hi.x >= pl.lo.x && pl.hi.y >= pl.lo.y)) pr.fail("max", "max must not be below min");
+      pl.temperature = static_cast<float>(pr.number_required("temperature", -273.15, 1e5));
+      pr.finish();
+      h.plates.push_back(pl);
+    }
+  }
+  if (const Json* ls = r.get("lamps")) {
+    if (!ls->is_array()) throw InputError(ls->loc(), r.field("lamps"), "expected an array of lamps");
+    for (size_t k = 0; k < ls->size(); ++k) {
+      ObjReader lr(ls->at(k), r.field("lamps") + "[" + std::to_string(k) + "]");
+      HeatLamp L;
+      L.pos = lr.vec2_required("pos");
+      L.radius = static_cast<float>(lr.number("radius", L.radius, 1e-6, 1e6));
+      L.power = static_cast<float>(lr.number("power", L.power, -1e12, 1e12));
+      lr.finish();
+      h.lamps.push_back(L);
+    }
+  }
+  if (const Json* aj = r.get("air")) {
+    ObjReader ar(*aj, r.field("air"));
+    h.air = static_cast<AirModel>(ar.choice("model", static_cast<int>(h.air), {"none", "photons", "convection"}));
+    h.air_temperature = static_cast<float>(ar.number("temperature", h.air_temperature, -273.15, 1e5));
+    h.emissivity = static_cast<float>(ar.number("emissivity", h.emissivity, 0.0, 1.0));
+    h.photons = ar.integer("photons", h.photons, 1, 10000000);
+    h.convection_h = static_cast<float>(ar.number("h", h.convection_h, 0.0, 1e9));
+    ar.finish();
+  }
+  if (const Json* wj = r.get("water")) {
+    ObjReader wr(*wj, r.field("water"));
+    h.water_flow = wr.boolean("flow", h.water_flow);
+    h.flow_down_rate = static_cast<float>(wr.number("down_rate", h.flow_down_rate, 0.0, 1e9));
+    h.flow_level_rate = static_cast<float>(wr.number("level_rate", h.flow_level_rate, 0.0, 1e9));
+    h.emit_volume = static_cast<float>(wr.number("emit_volume", h.emit_volume, 0.0, 1e6));
+    wr.finish();
   }
   r.finish();
 }
@@ -351,6 +432,10 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     ObjReader r(*rs, "resampling");
     read_resampling(r, w.resampling);
   }
+  if (const Json* hj = root.get("heat")) {
+    ObjReader r(*hj, "heat");
+    read_heat(r, w.heat);
+  }
   if (w.solver.boundary_nodes * 2 + 2 > std::min(w.grid.nx, w.grid.ny))
     throw InputError(doc.loc(), "solver.boundary_nodes", "boundary layer too thick for the grid");
 
@@ -360,12 +445,31 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
   if (!mats->is_object() || mats->size() == 0)
     throw InputError(mats->loc(), "materials", "expected an object of named materials {\"water\": {...}}");
   if (mats->size() > 255) throw InputError(mats->loc(), "materials", "at most 255 materials");
+  std::vector<std::string> melt_names;
   for (const auto& m : mats->members()) {
     ObjReader r(m.second, "materials." + m.first);
     MaterialParams mp;
-    read_material(r, mp);
+    std::string melt;
+    read_material(r, mp, melt);
     w.materials.push_back(mp);
     w.material_names.push_back(m.first);
+    melt_names.push_back(melt);
+  }
+  {
+    size_t k = 0;
+    for (const auto& m : mats->members()) {
+      const std::string& melt = melt_names[k];
+      if (!melt.empty()) {
+        const Json* loc = m.second.find("melts_into");
+        auto it = std::find(w.material_names.begin(), w.material_names.end(), melt);
+        if (it == w.material_names.end())
+          throw InputError(loc->loc(), "materials." + m.first + ".melts_into", "no material named '" + melt + "' in 'materials'");
+        if (static_cast<size_t>(it - w.material_names.begin()) == k)
+          throw InputError(loc->loc(), "materials." + m.first + ".melts_into", "a material cannot melt into itself");
+        w.materials[k].melts_into = static_cast<int>(it - w.material_names.begin());
+      }
+      ++k;
+    }
   }
 
   // Bodies.
@@ -390,6 +494,7 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     if (h < 0.1f * w.grid.dx) r.fail("spacing", "spacing below dx/10 would put more than 100 particles in a cell");
     float jitter = static_cast<float>(r.number("jitter", 0.0, 0.0, 0.5));
     Vec2 vel = r.vec2("velocity", Vec2{});
+    const float temperature = static_cast<float>(r.number("temperature", w.heat.air_temperature, -273.15, 1e5));
     int group = r.integer("group", static_cast<int>(b) + 1, 0, 65535);
     bool have_preset = false;
     Preset preset = Preset::Translation;
@@ -442,7 +547,7 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
         }
         if (!shape->inside(p)) continue;
         if (p.x < lo_x || p.x > hi_x || p.y < lo_y || p.y > hi_y) continue;  // outside the usable domain
-        w.particles.add(p, vel, mp.density * h * h, h * h, mat, static_cast<uint16_t>(group));
+        w.particles.add(p, vel, mp.density * h * h, h * h, mat, static_cast<uint16_t>(group), temperature);
       }
     if (w.particles.size() == first)
       throw InputError(bodies->at(b).loc(), bpath, "body contains no particles inside the domain (check its position and spacing)");
@@ -540,6 +645,25 @@ Json mpm_scene_to_json(const MpmScene& scene) {
     rs.set("smoothing", Json::number(f2d(q.smoothing)));
     doc.set("resampling", rs);
   }
+  if (w.heat.enabled || doc.find("heat")) {
+    // What the Heat panel edits (plates, lamps and walls stay as written).
+    Json hj = Json::object();
+    if (const Json* old = doc.find("heat")) hj = *old;
+    const HeatParams& h = w.heat;
+    hj.set("enabled", Json::boolean(h.enabled));
+    hj.set("only", Json::boolean(h.only));
+    hj.set("interval", Json::number(h.interval));
+    hj.set("time_scale", Json::number(f2d(h.time_scale)));
+    hj.set("flip", Json::number(f2d(h.flip)));
+    hj.set("preconditioner", Json::string(h.preconditioner == HeatPreconditioner::IC0 ? "ic0" : "jacobi"));
+    Json air = Json::object();
+    if (const Json* old = hj.find("air")) air = *old;
+    const char* models[3] = {"none", "photons", "convection"};
+    air.set("model", Json::string(models[static_cast<int>(h.air)]));
+    air.set("temperature", Json::number(f2d(h.air_temperature)));
+    hj.set("air", air);
+    doc.set("heat", hj);
+  }
   Json* mats = doc.find("materials");
   if (mats && mats->is_object()) {
     for (size_t i = 0; i < w.materials.size() && i < w.material_names.size(); ++i) {
@@ -550,6 +674,11 @@ Json mpm_scene_to_json(const MpmScene& scene) {
       const MaterialKind& kind = material_kind(m.type);
       for (int f = 0; f < kind.field_count; ++f)
         mj->set(kind.fields[f].key, Json::number(f2d(m.*kind.fields[f].member)));
+      // Heat fields: where the file has them, or in a scene with heat on.
+      for (int f = 0; f < thermal_field_count(); ++f) {
+        const MaterialField& fd = thermal_fields()[f];
+        if (w.heat.enabled || mj->find(fd.key)) mj->set(fd.key, Json::number(f2d(m.*fd.member)));
+      }
     }
   }
   return doc;

@@ -19,8 +19,14 @@ void MpmSimulation::table(ParticleTable& t) {
   t.group.assign(p.group.begin(), p.group.end());
   t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
   t.color.resize(n);
-  if (t.extra_names.size() != 2 || t.extra_names[0] != "J") t.extra_names = {"J", "Jp"};
-  t.extra.resize(2);
+  // Heat scenes add temperature (deg C), melt fraction and virtual water (mass).
+  const bool heat = w.heat.enabled;
+  const size_t ncol = heat ? 5 : 2;
+  if (t.extra_names.size() != ncol || t.extra_names[0] != "J") {
+    t.extra_names = {"J", "Jp"};
+    if (heat) t.extra_names.insert(t.extra_names.end(), {"T", "melt", "vwater"});
+  }
+  t.extra.resize(ncol);
   for (auto& col : t.extra) col.resize(n);  // reuses the caller's buffers
   for (size_t i = 0; i < n; ++i) {
     t.material[i] = p.material[i];
@@ -33,6 +39,11 @@ void MpmSimulation::table(ParticleTable& t) {
     // Fluids track J directly; solids through det F.
     t.extra[0][i] = w.materials[p.material[i]].type == MaterialType::Fluid ? p.J[i] : det(p.F[i]);
     t.extra[1][i] = p.Jp[i];
+    if (heat) {
+      t.extra[2][i] = p.temp[i];
+      t.extra[3][i] = p.melt[i];
+      t.extra[4][i] = p.vwater[i];
+    }
   }
 }
 

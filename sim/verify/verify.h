@@ -94,6 +94,7 @@ std::vector<CaseSpec> all_cases();
 std::vector<CaseSpec> mpm_cases();       ///< transfers and elasticity (cases_mpm.cpp)
 std::vector<CaseSpec> mpm_flow_cases();  ///< dam break, granular column, pile (cases_mpm_flow.cpp)
 std::vector<CaseSpec> mpm_material_cases();  ///< material models vs closed forms (cases_mpm_materials.cpp)
+std::vector<CaseSpec> heat_cases();      ///< PCG, conduction, Stefan, energy bookkeeping (cases_heat.cpp)
 std::vector<CaseSpec> dem_cases();       ///< Hertz, restitution, incline, cantilever, SGF (cases_dem.cpp)
 
 /// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no

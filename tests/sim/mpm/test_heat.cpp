@@ -1,0 +1,174 @@
+// Heat and melting (issue #13, sim/mpm/heat.h): PCG, conservation of mass and
+// momentum through melting, water flow and emission, fresh IDs, radiative
+// equilibrium, lamp power, determinism across thread counts and located
+// scene errors. The analytical comparisons (slab decay, Stefan, energy
+// bookkeeping) are `sandbox verify` cases (sim/verify/cases_heat.cpp); the
+// quick ones run in ctest through verify_quick.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include "sim/mpm/heat.h"
+#include "sim/mpm/mpm_cpu.h"
+#include "sim/scene/scene.h"
+
+using namespace ps;
+
+namespace {
+
+std::unique_ptr<MpmScene> ice_scene(const std::string& name, int threads, std::vector<std::string> sets = {}) {
+  auto s = std::make_unique<MpmScene>(load_mpm_scene(resolve_scene_path(name), sets));
+  s->world->set_backend(std::make_unique<MpmCpuBackend>(threads));
+  return s;
+}
+
+double total_mass(const MpmParticles& p) {
+  double m = 0.0;
+  for (float v : p.mass) m += v;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("PCG: IC(0) and Jacobi solve a manufactured 5-point problem, IC(0) in fewer iterations", "[heat]") {
+  const int n = 63;
+  HeatSystem A;
+  A.resize(n * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const int u = j * n + i;
+      A.diag[u] = 4.0 + 0.01;  // a little capacity, as in the heat system
+      if (i + 1 < n) { A.east[u] = 1.0; A.east_of[u] = u + 1; A.west_of[u + 1] = u; }
+      if (j + 1 < n) { A.north[u] = 1.0; A.north_of[u] = u + n; A.south_of[u + n] = u; }
+    }
+  std::vector<double> x_ref(static_cast<size_t>(n) * n), b;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const double x = (i + 1.0) / (n + 1), y = (j + 1.0) / (n + 1);
+      x_ref[static_cast<size_t>(j) * n + i] = x * (1 - x) * y * (1 - y) * std::exp(x - 2 * y);
+    }
+  A.apply(x_ref, b);
+  PcgWork work;
+  int its[2];
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double> x(x_ref.size(), 0.0);
+    PcgResult r = solve_pcg(A, b, x, 1e-11, 1000, k ? HeatPreconditioner::IC0 : HeatPreconditioner::Jacobi, work);
+    CHECK(r.converged);
+    CHECK(r.relative_residual <= 1e-11);
+    double err = 0.0;
+    for (size_t q = 0; q < x.size(); ++q) err = std::max(err, std::fabs(x[q] - x_ref[q]));
+    CHECK(err < 1e-8);
+    its[k] = r.iterations;
+  }
+  CHECK(its[1] < its[0]);
+}
+
+TEST_CASE("Melting conserves mass bit for bit, momentum per pass, and gives emitted water fresh IDs", "[heat]") {
+  auto s = ice_scene("ice_cube", 2);
+  MpmWorld& w = *s->world;
+  uint32_t max_id0 = 0;
+  for (uint32_t id : w.particles.id) max_id0 = std::max(max_id0, id);
+  const size_t n0 = w.particles.size();
+  w.step(10);  // the first pass puts the ice masses on the quantum
+  const double m0 = total_mass(w.particles);
+  double worst_p = 0.0;
+  for (int f = 0; f < 150; ++f) {
+    w.step(10);  // one heat pass per call (interval 10), then one outside step()
+    double px0 = 0.0, py0 = 0.0, px1 = 0.0, py1 = 0.0, pabs = 0.0;
+    for (size_t i = 0; i < w.particles.size(); ++i) {
+      px0 += double(w.particles.mass[i]) * w.particles.v[i].x;
+      py0 += double(w.particles.mass[i]) * w.particles.v[i].y;
+      pabs += double(w.particles.mass[i]) * length(w.particles.v[i]);
+    }
+    w.heat_now();
+    for (size_t i = 0; i < w.particles.size(); ++i) {
+      px1 += double(w.particles.mass[i]) * w.particles.v[i].x;
+      py1 += double(w.particles.mass[i]) * w.particles.v[i].y;
+    }
+    if (pabs > 0.0) worst_p = std::max(worst_p, std::hypot(px1 - px0, py1 - py0) / pabs);
+  }
+  const HeatLedger& L = w.heat_ledger();
+  INFO("emitted " << L.emitted << " converted " << L.converted << " melted " << L.melted);
+  CHECK(L.melted > 0.5);
+  CHECK(L.emitted > 10);
+  CHECK(w.particles.size() > n0);
+  CHECK(total_mass(w.particles) == m0);  // exactly: transfers are multiples of the mass quantum
+  CHECK(worst_p < 1e-6);                 // float rounding of the receivers' velocities only
+  std::set<uint32_t> ids(w.particles.id.begin(), w.particles.id.end());
+  CHECK(ids.size() == w.particles.size());  // no ID twice
+  size_t fresh = 0;
+  for (uint32_t id : w.particles.id) fresh += id > max_id0;
+  CHECK(fresh == static_cast<size_t>(L.emitted));  // every emitted particle has a new ID, none reused
+  // Ice stays at or below its melting point (up to the quantum's leftover heat
+  // and warm water flowing onto it, which the next pass melts with).
+  for (size_t i = 0; i < w.particles.size(); ++i)
+    if (w.particles.material[i] == 0 && w.particles.mass[i] > w.particles.vwater[i]) CHECK(w.particles.temp[i] <= 0.05f);
+}
+
+TEST_CASE("Heat runs are deterministic across thread counts", "[heat]") {
+  auto a = ice_scene("ice_in_water", 1, {"domain.grid=64"});
+  auto b = ice_scene("ice_in_water", 2, {"domain.grid=64"});
+  a->world->step(600);
+  b->world->step(600);
+  const MpmParticles& p = a->world->particles;
+  const MpmParticles& q = b->world->particles;
+  REQUIRE(p.size() == q.size());
+  CHECK(state_hash(p) == state_hash(q));
+  CHECK(p.temp == q.temp);
+  CHECK(p.vwater == q.vwater);
+  CHECK(a->world->heat_ledger().melted > 0.0);
+}
+
+TEST_CASE("Photons: a body at the air's temperature stays there (emission balances absorption)", "[heat]") {
+  auto s = ice_scene("ice_cube", 2,
+                     {"heat.air.model=photons", "heat.walls.bottom=insulated", "bodies.0.temperature=25",
+                      "heat.air.temperature=25", "materials.ice.melting_point=100"});
+  MpmWorld& w = *s->world;
+  w.step(200);
+  const HeatTotals t = w.heat_totals();
+  CHECK(t.min_T == Approx(25.0).margin(1e-3));
+  CHECK(t.max_T == Approx(25.0).margin(1e-3));
+  // Colder than the air: it warms.
+  auto c = ice_scene("ice_cube", 2,
+                     {"heat.air.model=photons", "heat.walls.bottom=insulated", "bodies.0.temperature=-20",
+                      "heat.air.temperature=25"});
+  c->world->step(200);
+  CHECK(c->world->heat_ledger().air > 0.0);
+  CHECK(c->world->heat_totals().max_T > -20.0);
+}
+
+TEST_CASE("A lamp gives its power to a fully covered disk", "[heat]") {
+  auto s = ice_scene("ice_cube", 2,
+                     {"heat.only=true", "heat.walls.bottom=insulated", "heat.air.model=none",
+                      "heat.lamps=[{\"pos\": [0.5, 0.12], \"radius\": 0.06, \"power\": 500}]"});
+  MpmWorld& w = *s->world;
+  w.step(100);
+  const HeatLedger& L = w.heat_ledger();
+  // 10 passes of dt = 10 substeps * 1e-4 s * time_scale 20000 = 20 s each.
+  const double expected = 500.0 * L.heat_time;
+  CHECK(L.lamps == Approx(expected).epsilon(0.05));  // the disk on the node lattice
+  const HeatTotals t = w.heat_totals();
+  CHECK(t.heat() - L.initial_heat == Approx(L.lamps).epsilon(1e-6));
+}
+
+TEST_CASE("Heat scene errors name the file, line and field", "[heat]") {
+  const std::string good = resolve_scene_path("ice_cube");
+  auto error_of = [&](const std::vector<std::string>& sets) -> std::string {
+    try {
+      load_mpm_scene(good, sets);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK_THAT(error_of({"materials.ice.melts_into=steam"}),
+             Catch::Contains("materials.ice.melts_into") && Catch::Contains("steam"));
+  CHECK_THAT(error_of({"materials.ice.latent_heat=0"}), Catch::Contains("materials.ice.melts_into"));
+  CHECK_THAT(error_of({"materials.ice.melts_into=ice"}), Catch::Contains("itself"));
+  CHECK_THAT(error_of({"heat.walls.left=hot"}), Catch::Contains("heat.walls.left"));
+  CHECK_THAT(error_of({"heat.air.model=sunlight"}), Catch::Contains("heat.air.model"));
+  CHECK_THAT(error_of({"heat.plates=[{\"min\": [0, 0], \"max\": [1, 1]}]"}), Catch::Contains("temperature"));
+  CHECK_THAT(error_of({"materials.ice.conductivity=-1"}), Catch::Contains("materials.ice.conductivity"));
+  CHECK_THAT(error_of({"bodies.0.temperature=-300"}), Catch::Contains("bodies[0].temperature"));
+}
