@@ -62,9 +62,12 @@ ImU32 col32(const float c[3], float a = 1.f) {
 
 
 
-/// Verbose mode: logs a widget's screen rectangle when it appears, moves or
-/// scrolls in or out of view, so the GUI test can click it
-/// ("ui name=... x= y= w= h= visible=0|1"; visible = wholly inside its window).
+}  // namespace
+
+// Verbose mode: logs a widget's screen rectangle when it appears, moves or
+// scrolls in or out of view, so the GUI tests can click it
+// ("ui name=... x= y= w= h= visible=0|1"; visible = wholly inside its window).
+// Declared in window_state.h (the Heat panel uses it too).
 void ui_mark(App& a, const char* name) {
   if (!a.opt.verbose) return;
   static std::map<std::string, std::array<int, 5>> seen;
@@ -78,6 +81,8 @@ void ui_mark(App& a, const char* name) {
   seen[name] = r;
   a.log("ui name=%s x=%d y=%d w=%d h=%d visible=%d", name, r[0], r[1], r[2], r[3], r[4]);
 }
+
+namespace {
 
 std::string force_text(const SgfEntry& e) {
   char b[96];

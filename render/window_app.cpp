@@ -61,6 +61,8 @@ const char* color_mode_name(ColorMode m) {
     case ColorMode::Group: return "group";
     case ColorMode::Scalar: return "scalar field";
     case ColorMode::PlasticStrain: return "plastic strain";
+    case ColorMode::Temperature: return "temperature";
+    case ColorMode::MeltFraction: return "melt fraction";
   }
   return "?";
 }
@@ -102,6 +104,7 @@ void App::adopt_world_params() {
     solver = w->solver;
     materials = w->materials;
     resampling = w->resampling;
+    heat = w->heat;
     grid_edit = w->grid.nx;
     if (tools.paint_material >= static_cast<int>(materials.size())) tools.paint_material = 0;
   }
@@ -131,6 +134,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
     world()->solver = solver;
     world()->materials = materials;
     world()->resampling = resampling;
+    world()->heat = heat;
     grid_edit = world()->grid.nx;
   } else {
     adopt_world_params();
@@ -153,6 +157,9 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   holes_history.clear();
   resample_first_logged = false;
   resample_inserted_at_switch = 0;
+  ice_history.clear(); water_history.clear(); heat_history.clear();
+  have_heat_totals = false;
+  heat_lamp_held = false;
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;
@@ -228,6 +235,7 @@ void App::sync() {
   w->solver = solver;
   if (w->materials.size() == materials.size()) w->materials = materials;
   w->resampling = resampling;
+  w->heat = heat;
   if (!paint_sites.empty()) {
     float h = tools.paint_spacing > 0.f ? tools.paint_spacing : default_paint_spacing(*w);
     add_painted_particles(*w, paint_sites, tools.paint_material, h, tools.paint_velocity, paint_group);
@@ -344,8 +352,11 @@ const char* device_fill(App& a, InteropFrame& f) {
     case ColorMode::VolumeRatio: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VolumeRatio; return nullptr;
     case ColorMode::Stress: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VonMises; return nullptr;
     case ColorMode::PlasticStrain: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::PlasticStrain; return nullptr;
+    case ColorMode::Temperature:
+    case ColorMode::MeltFraction: return "heat colours come from the host table";
     case ColorMode::Scalar:
       if (a.scalar_column < 0 || a.scalar_column >= kMpmColumnCount) a.scalar_column = 0;
+      if (a.scalar_column == kColTemperature) return "the temperature comes from the host table";
       f.fill = InteropFill::Scalar;
       switch (a.scalar_column) {
         case kColJ: f.scalar = InteropScalar::VolumeRatio; break;
@@ -495,6 +506,9 @@ void App::snapshot() {
     } else if (color_mode == ColorMode::PlasticStrain) {
       int k = find_column(table, "plastic strain");
       if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
+    } else if (color_mode == ColorMode::Temperature) {
+      int k = find_column(table, "temperature");
+      if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
     } else if (color_mode == ColorMode::Stress) {
       int k = find_column(table, "von Mises");
       if (k >= 0) column = &table.extra[static_cast<size_t>(k)];
@@ -519,11 +533,21 @@ void App::snapshot() {
       else
         std::copy(column->begin(), column->end(), scalar.begin());
       sc = scalar.data();
-      if (auto_range) update_auto_range(*this, scalar);
+      if (color_mode == ColorMode::Temperature) update_temperature_range(scalar);
+      else if (auto_range) update_auto_range(*this, scalar);
     } else {
       rgba.resize(4 * n);
+      // Melt fraction (MPM): the host arrays are current (mpm_snapshot synced them), same rows as the table.
+      const bool melt = color_mode == ColorMode::MeltFraction && w && w->particles.melt.size() == n;
+      if (melt) melt_roles(w->materials, melt_role);
+      const Colormap melt_map = cmap[static_cast<size_t>(ColorMode::MeltFraction)];
       for (size_t i = 0; i < n; ++i) {
         std::array<float, 3> c = color_mode == ColorMode::Group ? group_rgb(table.group[i]) : table.color[i];
+        if (melt) {
+          const size_t m = table.material[i];
+          c = melt_rgb(melt_map, melt_display_value(m < melt_role.size() ? melt_role[m] : MeltRole::Inert,
+                                                    w->particles.melt[i]));
+        }
         for (int k = 0; k < 3; ++k) rgba[4 * i + k] = static_cast<uint8_t>(std::lround(std::clamp(c[static_cast<size_t>(k)], 0.f, 1.f) * 255.f));
         rgba[4 * i + 3] = 255;
       }
@@ -556,6 +580,7 @@ void App::snapshot() {
       momentum_y.push(static_cast<float>(diag.momentum[1]));
       angular.push(static_cast<float>(diag.angular_momentum));
     }
+    heat_sample();
   }
 }
 
@@ -617,6 +642,11 @@ void App::handle_input() {
       set_status(resampling.enabled ? "resampling on: interior holes are refilled every " +
                                           std::to_string(resampling.interval) + " substeps"
                                     : "resampling off");
+    }
+    if (pressed(GLFW_KEY_K) && w) {
+      // Open and in view: close it; closed or scrolled away: open it and scroll to it.
+      heat_panel_request = heat_panel_open && heat_header_visible ? -1 : 1;
+      log("heat panel open=%d", heat_panel_request > 0 ? 1 : 0);
     }
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
     if (pressed(GLFW_KEY_F9)) pending.toggle_record = true;
@@ -728,6 +758,7 @@ void App::handle_input() {
     }
   }
   if (w) w->point_force = tool_point_force(tools, wm, left_down);
+  if (w) heat_tool_input(wm, over_scene);
   if (dem::DemWorld* d = dem_world()) d->point_force = tool_point_force(tools, wm, left_down);
   keys.clear();
   key_queue.swap(keys);  // keep the storage: no allocation per frame
@@ -780,13 +811,15 @@ void App::draw_scene() {
   }
   under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
   if (w) draw_resampling_under();
+  if (w) draw_heat_under();
   if (dem_world()) dem_draw_under();
   under.draw(view);
 
   // The particles.
   ParticleShade shade = ParticleShade::Base;
   if (color_mode == ColorMode::Direction) shade = ParticleShade::Direction;
-  else if (color_mode != ColorMode::Material && color_mode != ColorMode::Group) shade = ParticleShade::Scalar;
+  else if (color_mode != ColorMode::Material && color_mode != ColorMode::Group && color_mode != ColorMode::MeltFraction)
+    shade = ParticleShade::Scalar;
   if (shade == ParticleShade::Scalar && table.extra.empty() && color_mode != ColorMode::Speed) shade = ParticleShade::Base;
   particles.set_colormap(cmap[static_cast<size_t>(color_mode)]);
   // The interop writes rows in the backend's slot order: the ring goes on the selected particle's slot.
@@ -868,10 +901,11 @@ void App::draw_scene() {
     }
   }
   if (w) draw_resampling_over();
+  if (w) draw_heat_over();
   if (dem_world()) dem_draw_over();
   sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
-      tools.tool != Tool::Select &&
+      tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: draw_heat_over
       (w || (dem_world() && tools.tool != Tool::Paint))) {
     Vec2 wm = cam.screen_to_world(mouse);
     uint32_t col = pack_rgba(0.9f, 0.9f, 0.95f, 0.5f);
@@ -965,6 +999,7 @@ void App::load_settings() {
   tools.radius = s.get_float("tool.radius", tools.radius, 1e-6f, 1e6f);
   tools.force = s.get_float("tool.force", tools.force, 0.f, 1e9f);
   tools.grab_stiffness = s.get_float("tool.grab_stiffness", tools.grab_stiffness, 1.f, 1e9f);
+  tools.heat_power = s.get_float("tool.heat_power", tools.heat_power, -kHeatPowerMax, kHeatPowerMax);
   color_mode = static_cast<ColorMode>(s.get_int("view.color_mode", 0, 0, kColorModeCount - 1));
   for (int m = 0; m < kColorModeCount; ++m)
     cmap[static_cast<size_t>(m)] = static_cast<Colormap>(
@@ -977,6 +1012,12 @@ void App::load_settings() {
   show_affine = s.get_bool("view.affine", show_affine);
   show_sdf_band = s.get_bool("view.sdf_band", show_sdf_band);
   show_resample_marks = s.get_bool("view.resample_marks", show_resample_marks);
+  temp_auto = s.get_bool("view.temperature.auto", temp_auto);
+  temp_lo = s.get_float("view.temperature.lo", temp_lo, -273.15f, 1e5f);
+  temp_hi = s.get_float("view.temperature.hi", temp_hi, -273.15f, 1e5f);
+  if (!(temp_hi > temp_lo)) temp_hi = temp_lo + 1.f;
+  show_heat_sources = s.get_bool("view.heat_sources", show_heat_sources);
+  show_heat_grid = s.get_bool("view.heat_grid", show_heat_grid);
   vsync = s.get_bool("view.vsync", vsync);
   preset_speed = s.get_float("presets.speed", preset_speed, 0.01f, 100.f);
   out_dir = s.get("output.folder", out_dir);
@@ -990,6 +1031,7 @@ void App::save_settings() {
   s.set_float("tool.radius", tools.radius);
   s.set_float("tool.force", tools.force);
   s.set_float("tool.grab_stiffness", tools.grab_stiffness);
+  s.set_float("tool.heat_power", tools.heat_power);
   s.set_int("view.color_mode", static_cast<int>(color_mode));
   for (int m = 0; m < kColorModeCount; ++m) s.set_int("view.colormap." + std::to_string(m), static_cast<int>(cmap[static_cast<size_t>(m)]));
   s.set_bool("view.auto_range", auto_range);
@@ -1000,6 +1042,11 @@ void App::save_settings() {
   s.set_bool("view.affine", show_affine);
   s.set_bool("view.sdf_band", show_sdf_band);
   s.set_bool("view.resample_marks", show_resample_marks);
+  s.set_bool("view.temperature.auto", temp_auto);
+  s.set_float("view.temperature.lo", temp_lo);
+  s.set_float("view.temperature.hi", temp_hi);
+  s.set_bool("view.heat_sources", show_heat_sources);
+  s.set_bool("view.heat_grid", show_heat_grid);
   s.set_bool("view.vsync", vsync);
   s.set_float("presets.speed", preset_speed);
   s.set("output.folder", out_dir);

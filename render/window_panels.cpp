@@ -128,6 +128,7 @@ void App::draw_panels() {
     panel_tools();
     panel_solver();
     panel_resampling();
+    panel_heat();
     panel_materials();
     panel_dem();
   }
@@ -372,6 +373,7 @@ void App::panel_materials() {
           value = static_cast<float>(std::min(std::max(static_cast<double>(value), fd.min), fd.max));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fd.help);
       }
+      panel_heat_materials(m);  // conductivity, heat capacity, melting point, latent heat
       ImGui::PopItemWidth();
       ImGui::TreePop();
     }
@@ -384,18 +386,21 @@ void App::panel_materials() {
 void App::panel_tools() {
   if (!ImGui::CollapsingHeader("Tools", ImGuiTreeNodeFlags_DefaultOpen)) return;
   MpmWorld* w = world();
-  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5", "Select 6"};
+  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5", "Select 6", "Heat 7"};
   float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
   for (int k = 0; k < kToolCount; ++k) {
     if (k % 3) ImGui::SameLine();
     bool on = static_cast<int>(tools.tool) == k;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.26f, 0.45f, 0.70f, 1.f));
-    // Pick works on any scene; grab, attract and repel on MPM and DEM; paint on MPM.
-    ImGui::BeginDisabled(!w && k != 0 && !(dem_world() && k != static_cast<int>(Tool::Paint)));
+    // Pick works on any scene; grab, attract and repel on MPM and DEM; paint and heat on MPM.
+    ImGui::BeginDisabled(!w && k != 0 &&
+                         !(dem_world() && k != static_cast<int>(Tool::Paint) && k != static_cast<int>(Tool::Heat)));
     if (ImGui::Button(labels[k], ImVec2(bw, 0))) {
       tools.tool = static_cast<Tool>(k);
       log("tool %s", tool_name(tools.tool));
     }
+    if (k == static_cast<int>(Tool::Heat) && ImGui::IsItemHovered())
+      ImGui::SetTooltip("Heat lamp: hold the left button over the material to heat it (negative power cools).");
     ImGui::EndDisabled();
     if (on) ImGui::PopStyleColor();
   }
@@ -437,6 +442,7 @@ void App::panel_tools() {
         ImGui::TextDisabled("painting works on MPM scenes only");
       }
       break;
+    case Tool::Heat: panel_heat_tool(); break;
   }
   ImGui::PopItemWidth();
 }
@@ -459,7 +465,8 @@ void App::panel_view() {
     range_hi = 0.f;
     log("color %s", color_mode_name(color_mode));
   }
-  bool scalar_mode = color_mode != ColorMode::Material && color_mode != ColorMode::Group && color_mode != ColorMode::Direction;
+  bool scalar_mode = color_mode != ColorMode::Material && color_mode != ColorMode::Group &&
+                     color_mode != ColorMode::Direction && color_mode != ColorMode::MeltFraction;
   if (color_mode == ColorMode::Scalar && !table.extra_names.empty()) {
     scalar_column = std::clamp(scalar_column, 0, static_cast<int>(table.extra_names.size()) - 1);
     if (ImGui::BeginCombo("field", table.extra_names[static_cast<size_t>(scalar_column)].c_str())) {
@@ -468,7 +475,7 @@ void App::panel_view() {
       ImGui::EndCombo();
     }
   }
-  if (scalar_mode) {
+  if (scalar_mode || color_mode == ColorMode::MeltFraction) {
     int c = static_cast<int>(cmap[static_cast<size_t>(color_mode)]);
     if (ImGui::BeginCombo("colour map", colormap_name(static_cast<Colormap>(c)))) {
       for (int k = 0; k < kColormapCount; ++k)
@@ -476,6 +483,18 @@ void App::panel_view() {
       ImGui::EndCombo();
     }
     cmap[static_cast<size_t>(color_mode)] = static_cast<Colormap>(c);
+  }
+  if (color_mode == ColorMode::MeltFraction) {
+    ImGui::TextDisabled("0 ice to 1 water; what ice melts into\n(water) shows 1, the rest grey");
+  } else if (color_mode == ColorMode::Temperature) {
+    // Its own range, kept in the settings: a class compares runs on one scale.
+    ImGui::Checkbox("auto range (min / max)", &temp_auto);
+    ImGui::BeginDisabled(temp_auto);
+    ImGui::DragFloatRange2("range", &temp_lo, &temp_hi, 0.25f, -273.15f, 1e5f, "%.1f \xC2\xB0" "C",
+                           "%.1f \xC2\xB0" "C");
+    ImGui::EndDisabled();
+    if (!(temp_hi > temp_lo)) temp_hi = temp_lo + 0.1f;
+  } else if (scalar_mode) {
     ImGui::Checkbox("auto range", &auto_range);
     ImGui::BeginDisabled(auto_range);
     ImGui::DragFloatRange2("range", &range_lo, &range_hi, 0.001f * std::max(1e-3f, std::fabs(range_hi - range_lo)) + 1e-4f,
@@ -550,6 +569,7 @@ void App::panel_inspector() {
       Mat2 dev = s + Mat2::diag(p, p);
       prop("pressure", "%.4g", static_cast<double>(p));
       prop("von Mises", "%.4g", static_cast<double>(std::sqrt(1.5f * frobenius2(dev))));
+      panel_heat_inspector(r);
     } else {
       for (size_t k = 0; k < table.extra_names.size(); ++k)
         prop(table.extra_names[k].c_str(), "%.5g", static_cast<double>(table.extra[k][r]));
@@ -637,11 +657,15 @@ void App::draw_legend() {
   const char* title = color_mode_name(color_mode);
   if (color_mode == ColorMode::Scalar && scalar_column < static_cast<int>(table.extra_names.size()))
     title = table.extra_names[static_cast<size_t>(scalar_column)].c_str();
+  if (draw_heat_legend()) return;  // temperature, melt fraction (panel_heat.cpp)
+  // A heat mode on a scene without heat (DEM) shows the material colours.
+  const bool heat_mode = color_mode == ColorMode::Temperature || color_mode == ColorMode::MeltFraction;
+  if (heat_mode) title = color_mode_name(ColorMode::Material);
 
-  if (color_mode == ColorMode::Material || color_mode == ColorMode::Group) {
+  if (color_mode == ColorMode::Material || color_mode == ColorMode::Group || heat_mode) {
     std::vector<std::string> names;
     std::vector<std::array<float, 3>> colors;
-    if (color_mode == ColorMode::Material) {
+    if (color_mode != ColorMode::Group) {
       names = sim->material_names();
       MpmWorld* w = world();
       for (size_t i = 0; i < names.size(); ++i) {
@@ -840,7 +864,8 @@ void App::draw_help() {
         {"T  R  S  D", "preset velocity: translation, rotation, shear, dilation"},
         {"A", "toggle PIC / APIC"},
         {"P", "particle resampling on / off (fills numerical holes)"},
-        {"1 2 3 4 5 6", "tool: pick, grab, attract, repel, paint, select"},
+        {"K", "Heat panel: open / close (heat and melting)"},
+        {"1 ... 7", "tool: pick, grab, attract, repel, paint, select, heat lamp"},
         {"left drag", "use the current tool (pick and grab also select)"},
         {"right drag", "pan"},
         {"wheel", "zoom about the cursor"},

@@ -17,6 +17,7 @@
 #include <vector>
 #include "render/cpu/camera.h"
 #include "render/cpu/colormap.h"
+#include "render/cpu/heat_view.h"
 #include "render/cpu/settings.h"
 #include "render/cpu/tools.h"
 #include "render/cuda/particle_interop.h"
@@ -32,8 +33,11 @@ struct GLFWwindow;
 
 namespace ps {
 
-enum class ColorMode : int { Material = 0, Speed, Direction, VolumeRatio, Stress, Group, Scalar, PlasticStrain };
-constexpr int kColorModeCount = 8;
+/// Temperature and MeltFraction: heat and melting (issue #13, panel_heat.cpp).
+enum class ColorMode : int {
+  Material = 0, Speed, Direction, VolumeRatio, Stress, Group, Scalar, PlasticStrain, Temperature, MeltFraction
+};
+constexpr int kColorModeCount = 10;
 const char* color_mode_name(ColorMode m);
 
 /// A fixed-size history for ImGui::PlotLines (no allocation after construction).
@@ -104,7 +108,7 @@ struct App {
   int scalar_column = 0;
   std::array<Colormap, kColorModeCount> cmap{Colormap::Viridis, Colormap::Turbo, Colormap::Viridis, Colormap::Coolwarm,
                                              Colormap::Viridis, Colormap::Viridis, Colormap::Turbo,
-                                             Colormap::Turbo};
+                                             Colormap::Turbo, Colormap::Coolwarm, Colormap::IceWater};
   bool auto_range = true;
   float range_lo = 0.f, range_hi = 1.f;
   float sprite_scale = 1.f;
@@ -152,6 +156,24 @@ struct App {
   History holes_history;             ///< interior_holes at each measurement (the Resampling panel's plot)
   double holes_time = -1.0;
   std::vector<uint32_t> id_row;      ///< ID -> host row scratch for the rings
+
+  // [SECTION] Heat (issue #13, panel_heat.cpp): the app-owned copy of the
+  // world's HeatParams (applied at the sync point), the temperature colour
+  // range, the Heat panel's readouts and plots, the heat lamp tool.
+  HeatParams heat;
+  bool heat_panel_open = false;      ///< the Heat header was open last frame
+  bool heat_header_visible = false;  ///< its header was in view last frame
+  int heat_panel_request = 0;        ///< key K: +1 open (and scroll to it), -1 close, at the next draw
+  bool temp_auto = true;             ///< temperature range from the particles' min / max
+  float temp_lo = -10.f, temp_hi = 60.f;  ///< the fixed temperature range, deg C
+  bool show_heat_sources = true;     ///< walls held at a temperature, plates and scene lamps
+  bool show_heat_grid = false;       ///< the last pass's node temperatures under the particles
+  HeatTotals heat_totals;            ///< sampled with the diagnostics while heat is on or the panel open
+  bool have_heat_totals = false;
+  History ice_history, water_history, heat_history;  ///< the Heat panel's plots
+  std::vector<MeltRole> melt_role;   ///< per material (melt-fraction colours)
+  bool heat_lamp_held = false;       ///< the heat tool is held over the scene
+  double lamp_energy_at_press = 0.0; ///< the ledger's lamp energy when it was pressed
 
   // [SECTION] Tools
   ToolSettings tools;
@@ -246,6 +268,23 @@ struct App {
   void log_resampling_switch();
   void draw_resampling_under();   ///< signed-distance band and holes (under the particles)
   void draw_resampling_over();    ///< rings on inserted and merged particles
+  // Heat and melting (panel_heat.cpp).
+  void panel_heat();
+  void panel_heat_tool();         ///< the heat tool's part of the Tools panel
+  void panel_heat_materials(MaterialParams& m);  ///< thermal fields of one material (Materials panel)
+  void panel_heat_inspector(size_t row);         ///< temperature, melt fraction, water of the selection
+  void log_heat_switch();         ///< "heat on|off passes=... lamps=... melted=..."
+  void heat_sample();             ///< totals and plots (with the diagnostics)
+  void heat_tool_input(Vec2 wm, bool over_scene);  ///< press / hold / release of the heat tool
+  /// Temperature range of the colour mode: min / max of `v` (auto) or the fixed one.
+  void update_temperature_range(const std::vector<float>& v);
+  bool draw_heat_legend();        ///< temperature and melt-fraction legends; false: not a heat mode
+  void draw_heat_under();         ///< walls, plates (under the particles) and the grid temperature
+  void draw_heat_over();          ///< scene lamps and the heat tool's cursor
 };
+
+/// Verbose mode: logs a widget's screen rectangle when it appears or moves
+/// ("ui name=... x= y= w= h= visible=0|1", panel_sgf.cpp) for the GUI tests.
+void ui_mark(App& a, const char* name);
 
 }  // namespace ps

@@ -25,6 +25,14 @@ const float kCoolwarm[5][3] = {{0.230f, 0.299f, 0.754f},
                                {0.956f, 0.603f, 0.486f},
                                {0.706f, 0.016f, 0.150f}};
 
+// Melt fraction: ice (0, near white with a blue tint, as ice_cube's ice) to
+// water (1, the blue of its water); monotonic in lightness.
+const float kIceWater[5][3] = {{0.930f, 0.965f, 1.000f},
+                               {0.720f, 0.855f, 0.985f},
+                               {0.470f, 0.700f, 0.950f},
+                               {0.250f, 0.510f, 0.900f},
+                               {0.090f, 0.320f, 0.800f}};
+
 std::array<float, 3> lerp_table(const float (*tab)[3], int n, float t) {
   float u = t * static_cast<float>(n - 1);
   int i = std::min(static_cast<int>(u), n - 2);
@@ -51,6 +59,7 @@ const char* colormap_name(Colormap c) {
     case Colormap::Inferno: return "inferno";
     case Colormap::Turbo: return "turbo";
     case Colormap::Coolwarm: return "cool-warm";
+    case Colormap::IceWater: return "ice-water";
   }
   return "?";
 }
@@ -62,6 +71,7 @@ std::array<float, 3> colormap_rgb(Colormap c, float t) {
     case Colormap::Inferno: return lerp_table(kInferno, 11, t);
     case Colormap::Turbo: return turbo(t);
     case Colormap::Coolwarm: return lerp_table(kCoolwarm, 5, t);
+    case Colormap::IceWater: return lerp_table(kIceWater, 5, t);
     case Colormap::Viridis:
     default: return lerp_table(kViridis, 11, t);
   }

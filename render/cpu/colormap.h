@@ -6,8 +6,9 @@
 
 namespace ps {
 
-enum class Colormap : int { Viridis = 0, Inferno = 1, Turbo = 2, Coolwarm = 3 };
-constexpr int kColormapCount = 4;
+/// IceWater: pale ice to deep water blue (the melt-fraction mode, issue #13).
+enum class Colormap : int { Viridis = 0, Inferno = 1, Turbo = 2, Coolwarm = 3, IceWater = 4 };
+constexpr int kColormapCount = 5;
 const char* colormap_name(Colormap c);
 
 /// Colour (linear 0..1 RGB) of t in [0, 1] (clamped).

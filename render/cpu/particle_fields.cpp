@@ -13,7 +13,8 @@ void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress) {
   t.id.resize(n); t.material.resize(n); t.group.resize(n);
   t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
   t.color.resize(n);
-  if (t.extra_names.size() != kMpmColumnCount) t.extra_names = {"J", "Jp", "pressure", "von Mises", "plastic strain"};
+  if (t.extra_names.size() != kMpmColumnCount)
+    t.extra_names = {"J", "Jp", "pressure", "von Mises", "plastic strain", "temperature"};
   t.extra.resize(kMpmColumnCount);
   for (auto& c : t.extra) c.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -30,6 +31,7 @@ void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress) {
     t.extra[kColJ][i] = display_volume_ratio(m, p.F[i], p.J[i]);
     t.extra[kColJp][i] = p.Jp[i];
     t.extra[kColPlastic][i] = display_plastic_strain(m, p.Jp[i]);
+    t.extra[kColTemperature][i] = i < p.temp.size() ? p.temp[i] : 0.f;
     float pressure = 0.f, mises = 0.f;
     if (with_stress) display_pressure_mises(particle_cauchy_stress(w, i), pressure, mises);
     t.extra[kColPressure][i] = pressure;

@@ -9,8 +9,17 @@
 
 namespace ps {
 
-/// Extra columns of an MPM snapshot, in this order.
-enum MpmColumn : int { kColJ = 0, kColJp = 1, kColPressure = 2, kColVonMises = 3, kColPlastic = 4, kMpmColumnCount = 5 };
+/// Extra columns of an MPM snapshot, in this order. The temperature (deg C,
+/// sim/mpm/heat.h) is a host column: the CUDA-GL interop does not write it.
+enum MpmColumn : int {
+  kColJ = 0,
+  kColJp = 1,
+  kColPressure = 2,
+  kColVonMises = 3,
+  kColPlastic = 4,
+  kColTemperature = 5,
+  kMpmColumnCount = 6
+};
 
 /// Fills `t` from the world (same rows, IDs, radii and colours as
 /// MpmSimulation::table). The stress columns (Cauchy pressure and von Mises

@@ -13,6 +13,7 @@ const char* tool_name(Tool t) {
     case Tool::Repel: return "repel";
     case Tool::Paint: return "paint";
     case Tool::Select: return "select";
+    case Tool::Heat: return "heat";
   }
   return "?";
 }
@@ -24,6 +25,16 @@ PointForce tool_point_force(const ToolSettings& s, Vec2 pos, bool pressed) {
   f.radius = s.radius;
   f.strength = s.tool == Tool::Repel ? -std::fabs(s.force) : std::fabs(s.force);
   return f;
+}
+
+void tool_heat_lamps(const ToolSettings& s, Vec2 pos, bool pressed, std::vector<HeatLamp>& out) {
+  out.clear();  // keeps the storage: no allocation per frame
+  if (!pressed || s.tool != Tool::Heat || !(s.radius > 0.f) || !std::isfinite(pos.x) || !std::isfinite(pos.y)) return;
+  HeatLamp L;
+  L.pos = pos;
+  L.radius = s.radius;
+  L.power = std::clamp(s.heat_power, -kHeatPowerMax, kHeatPowerMax);
+  out.push_back(L);
 }
 
 uint64_t PaintStroke::key(int64_t i, int64_t j) const {

@@ -5,6 +5,8 @@
 ///   repel    the same force pushing away
 ///   paint    emit particles of a chosen material along the mouse path
 ///   select   click / box / lasso particles for SGF groups (render/cpu/selection.h)
+///   heat     a heat lamp (negative power: a cold spot) under the cursor while
+///            the button is held: MpmWorld::heat_tool (sim/mpm/heat.h)
 #pragma once
 #include <cstdint>
 #include <unordered_set>
@@ -14,8 +16,8 @@
 
 namespace ps {
 
-enum class Tool : uint8_t { Pick = 0, Grab = 1, Attract = 2, Repel = 3, Paint = 4, Select = 5 };
-constexpr int kToolCount = 6;
+enum class Tool : uint8_t { Pick = 0, Grab = 1, Attract = 2, Repel = 3, Paint = 4, Select = 5, Heat = 6 };
+constexpr int kToolCount = 7;
 const char* tool_name(Tool t);
 
 struct ToolSettings {
@@ -26,10 +28,19 @@ struct ToolSettings {
   int paint_material = 0;         ///< index into the material table
   float paint_spacing = 0.f;      ///< particle spacing; 0 = half a grid cell
   Vec2 paint_velocity{0.f, 0.f};  ///< initial velocity of painted particles
+  float heat_power = 200.f;       ///< heat lamp power, W per unit depth (negative: cooling)
 };
+
+/// Heat lamp power slider range, W per unit depth (either sign).
+constexpr float kHeatPowerMax = 1e5f;
 
 /// The point force of the attract / repel tools at `pos` (inactive for other tools).
 PointForce tool_point_force(const ToolSettings& s, Vec2 pos, bool pressed);
+
+/// The heat tool's lamps at `pos`: one lamp of the brush radius and
+/// heat_power while `pressed` with the heat tool, none otherwise (the window
+/// writes them to MpmWorld::heat_tool every frame).
+void tool_heat_lamps(const ToolSettings& s, Vec2 pos, bool pressed, std::vector<HeatLamp>& out);
 
 /// Paint: samples a lattice of spacing h (aligned to the world origin) inside
 /// the disc of radius r swept along the mouse path (a chain of capsules). Each lattice site is emitted at most
