@@ -137,7 +137,7 @@ TEST_CASE("the heat tool gives one lamp while pressed, none otherwise", "[render
   CHECK(std::string(tool_name(Tool::Heat)) == "heat");
 }
 
-TEST_CASE("the heat lamp over the ice cube feeds the ledger; the snapshot shows the temperature", "[render][heat]") {
+TEST_CASE("the heat lamp over the ice cube feeds the ledger, and the snapshot shows the temperature", "[render][heat]") {
   auto sim = load_simulation("ice_cube", {}, "cpu", 1);
   REQUIRE(sim->mpm());
   MpmWorld& w = *sim->mpm();

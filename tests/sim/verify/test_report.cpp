@@ -139,10 +139,11 @@ TEST_CASE("CaseResult::passed needs every check and no error", "[verify]") {
 
 TEST_CASE("all_cases joins the groups in report order with unique ids", "[verify]") {
   std::vector<CaseSpec> all = all_cases();
-  std::vector<CaseSpec> a = mpm_cases(), m = mpm_material_cases(), b = mpm_flow_cases(), c = dem_cases();
-  REQUIRE(all.size() == a.size() + m.size() + b.size() + c.size());
+  std::vector<CaseSpec> a = mpm_cases(), m = mpm_material_cases(), b = mpm_flow_cases(), h = heat_cases(),
+                        c = dem_cases();
+  REQUIRE(all.size() == a.size() + m.size() + b.size() + h.size() + c.size());
   size_t k = 0;
-  for (const auto* g : {&a, &m, &b, &c})
+  for (const auto* g : {&a, &m, &b, &h, &c})
     for (const auto& s : *g) CHECK(all[k++].id == s.id);
   std::set<std::string> ids;
   for (const auto& s : all) {
