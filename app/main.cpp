@@ -224,8 +224,9 @@ int cmd_run(const Args& a, bool default_headless) {
     char line[400];
     std::snprintf(line, sizeof line,
                   "heat %s t=%.4g s heat_time=%.4g s ice=%.6g water=%.6g heat=%.6g J in=%.6g J drift=%.3g J "
-                  "T=[%.2f, %.2f] C passes=%" PRId64 " pcg_iterations=%d residual=%.2g",
-                  tag, w->time(), L.heat_time, t.ice_mass, t.water_mass, t.heat(), in, t.heat() - h0 - in, t.min_T,
+                  "(solver %.3g, rounding %.3g) T=[%.2f, %.2f] C passes=%" PRId64 " pcg_iterations=%d residual=%.2g",
+                  tag, w->time(), L.heat_time, t.ice_mass, t.water_mass, t.heat(), in, t.heat() - h0 - in, L.solver,
+                  L.rounding, t.min_T,
                   t.max_T, L.passes, w->last_heat().iterations, w->last_heat().residual);
     emit(line);
   };

@@ -18,4 +18,13 @@ struct Fnv1a {
   void add_array(const T* data, size_t count) { add(data, count * sizeof(T)); }
 };
 
+/// SplitMix64 step (Steele, Lea & Flood 2014): a small, seedable generator
+/// for deterministic sampling (resampling darts, heat photons).
+inline uint64_t splitmix64(uint64_t& s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 }  // namespace ps

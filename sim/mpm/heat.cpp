@@ -4,18 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include "sim/core/hash.h"
 #include "sim/mpm/mpm_kernels.h"
 
 namespace ps {
 namespace {
 
-inline uint64_t splitmix(uint64_t& s) {
-  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-inline double uniform(uint64_t& s) { return static_cast<double>(splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+inline double uniform(uint64_t& s) { return static_cast<double>(splitmix64(s) >> 11) * (1.0 / 9007199254740992.0); }
 
 inline bool melts(const MaterialParams& m, size_t nmat) {
   return m.latent_heat > 0.f && m.melts_into >= 0 && static_cast<size_t>(m.melts_into) < nmat;
@@ -40,6 +35,19 @@ void HeatSystem::resize(int count) {
   north_of.assign(count, -1);
   west_of.assign(count, -1);
   south_of.assign(count, -1);
+}
+
+HeatSystem HeatSystem::structured(int nx, int ny, double d, double kx, double ky) {
+  HeatSystem A;
+  A.resize(nx * ny);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const int u = j * nx + i;
+      A.diag[u] = d;
+      if (i + 1 < nx) { A.east[u] = kx; A.east_of[u] = u + 1; A.west_of[u + 1] = u; }
+      if (j + 1 < ny) { A.north[u] = ky; A.north_of[u] = u + nx; A.south_of[u + nx] = u; }
+    }
+  return A;
 }
 
 void HeatSystem::apply(const std::vector<double>& x, std::vector<double>& y) const {
@@ -115,10 +123,9 @@ PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vect
   }
   A.apply(x, w.q);
   for (int i = 0; i < n; ++i) w.r[i] = b[i] - w.q[i];
-  std::vector<double> scratch;
   auto precondition = [&](const std::vector<double>& r, std::vector<double>& z) {
     if (pre == HeatPreconditioner::IC0) {
-      ic0_apply(A, w.ic_d, r, z, scratch);
+      ic0_apply(A, w.ic_d, r, z, w.ic_q);
     } else {
       for (int i = 0; i < n; ++i) z[i] = r[i] / A.diag[i];
     }
@@ -431,7 +438,7 @@ void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g, const
     const double cap = capacity(p, mats, i);
     if (!(cap > 0.0)) continue;
     const mpm::Stencil s = mpm::make_stencil(Kernel::Quadratic, g, p.x[i]);
-    double dT = 0.0, Tpic = 0.0, W = 0.0;
+    double dT = 0.0, Tpic = 0.0, W = 0.0, wall = 0.0;
     for (int b = 0; b < 3; ++b)
       for (int a = 0; a < 3; ++a) {
         const int ix = s.base_x + a, iy = s.base_y + b;
@@ -440,17 +447,24 @@ void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g, const
         if (kind_[node] == 0) continue;
         const double w = static_cast<double>(s.wx[a]) * s.wy[b];
         W += w;
-        if (kind_[node] == 2) {  // a wall node: conducts to its neighbours, does not set particles
-          Tpic += w * T_old_[node];
+        if (kind_[node] == 2) {
+          // A wall node: the particle takes the wall's temperature with this
+          // weight, in both parts (its own T_p, not the node's mean, in the
+          // increment: the node's mean would overshoot particles already
+          // near T_fix). Either way the particles gain C_i (T_fix - T_i).
+          wall += w * (T_fix_[node] - static_cast<double>(p.temp[i]));
+          Tpic += w * T_fix_[node];
           continue;
         }
         dT += w * (T_new_[node] - T_old_[node]);
         Tpic += w * T_new_[node];
       }
-    // Every node the particle touches has C_i >= w cap_p > 0, so the weights
-    // sum to 1 (to rounding) and the interpolated part conserves heat.
-    const double Tflip = static_cast<double>(p.temp[i]) + dT;
-    double T = W > 0.0 ? flip_ * Tflip + (1.0 - flip_) * Tpic : Tflip;
+    // The weights sum to 1 only to float rounding; the particle keeps its own
+    // temperature for the missing part, so sum_p cap_p (Tpic - T_p) is
+    // sum_i C_i (T_i' - T_i) exactly (C_i T_i = sum_p w cap_p T_p).
+    Tpic += (1.0 - W) * static_cast<double>(p.temp[i]);
+    const double Tflip = static_cast<double>(p.temp[i]) + dT + wall;
+    double T = flip_ * Tflip + (1.0 - flip_) * Tpic;
     const double Tm = m.melting_point;
     const double ice = static_cast<double>(p.mass[i]) - p.vwater[i];
     if (melts(m, mats.size()) && T > Tm && ice > 0.0) {
@@ -491,7 +505,8 @@ void HeatSolver::flow_virtual_water(MpmParticles& p, const GridSpec& g, const So
   for (size_t c = 0; c + 1 < cell_start_.size(); ++c) cell_start_[c + 1] += cell_start_[c];
   order_.assign(static_cast<size_t>(cell_start_.back()), 0);
   {
-    std::vector<int> fill(cell_start_.begin(), cell_start_.end() - 1);
+    std::vector<int>& fill = fill_;
+    fill.assign(cell_start_.begin(), cell_start_.end() - 1);
     for (size_t i = 0; i < n; ++i)
       if (p.material[i] < nm && melts(mats[p.material[i]], nm)) order_[static_cast<size_t>(fill[cell_of(p.x[i])]++)] = static_cast<int>(i);
   }
@@ -680,7 +695,10 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
                                   const std::vector<MaterialParams>& mats, const HeatParams& hp, double dt,
                                   uint64_t seed, const std::vector<HeatLamp>& extra_lamps) {
   const auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint32_t> ids = std::move(report_.new_ids);  // keeps its capacity
+  ids.clear();
   report_ = HeatReport{};
+  report_.new_ids = std::move(ids);
   report_.dt = dt;
   quantize(p, mats);
   if (!(dt > 0.0) || p.size() == 0) return report_;
@@ -693,7 +711,12 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
   report_.residual = r.relative_residual;
   report_.converged = r.converged;
   report_.unknowns = A_.n;
-  for (int u = 0; u < A_.n; ++u) report_.energy_solver += (b_[static_cast<size_t>(u)] - work_.q[static_cast<size_t>(u)]) * dt;
+  // Row u of A x = b - r summed over u: sum C (T' - T) = (fluxes, which cancel
+  // between free nodes) - dt sum r. The defect the tolerance leaves is -dt sum r.
+  if (A_.n > 0) {
+    A_.apply(x_, work_.q);
+    for (int u = 0; u < A_.n; ++u) report_.energy_solver += (work_.q[static_cast<size_t>(u)] - b_[static_cast<size_t>(u)]) * dt;
+  }
   // New grid temperatures and the energy ledger.
   const int NX = g.nodes_x();
   T_new_ = T_old_;
@@ -704,8 +727,11 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
   const double hdx = static_cast<double>(hp.convection_h) * g.dx;
   for (size_t node = 0; node < kind_.size(); ++node) {
     if (kind_[node] == 0) continue;
-    if (kind_[node] == 2) continue;  // walls give heat through their faces only
     report_.energy_grid += C_[node] * (T_new_[node] - T_old_[node]);
+    if (kind_[node] == 2) {  // contact: the particles on a wall node take its temperature
+      report_.energy_walls += C_[node] * (T_fix_[node] - T_old_[node]);
+      continue;
+    }
     const int i = static_cast<int>(node) % NX, j = static_cast<int>(node) / NX;
     const int nb[4][2] = {{i + 1, j}, {i - 1, j}, {i, j + 1}, {i, j - 1}};
     for (int k = 0; k < 4; ++k) {

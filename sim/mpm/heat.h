@@ -24,7 +24,10 @@
 ///   4. Grid -> particle as an increment blended with the interpolated value
 ///      (heat.flip): T_p* = flip (T_p + sum_i w_ip (T_i' - T_i)) +
 ///      (1 - flip) sum_i w_ip T_i' (fixed nodes: T_i' = T_fix); either part
-///      gives sum_p cap_p (T_p* - T_p) = sum_i C_i (T_i' - T_i) exactly.
+///      gives sum_p cap_p (T_p* - T_p) = sum_i C_i (T_i' - T_i) exactly. A
+///      particle on a fixed node takes T_fix with that node's weight (the
+///      increment uses T_fix - T_p, not T_fix - T_i: the node's mean would
+///      push particles already at T_fix past it).
 ///   5. Latent heat: a particle of a melting material (latent_heat > 0 and a
 ///      melts_into material) whose temperature would pass the melting point
 ///      puts the energy above it into melting: dm = E / L of its ice becomes
@@ -144,6 +147,9 @@ struct HeatSystem {
   std::vector<double> east, north;   ///< -A(i, east(i)) >= 0, -A(i, north(i)) >= 0
   std::vector<int> east_of, north_of, west_of, south_of;  ///< unknown index or -1
   void resize(int count);
+  /// An nx x ny block of unknowns with diagonal d and couplings kx (east-west)
+  /// and ky (north-south): the model problems of the tests and verify cases.
+  static HeatSystem structured(int nx, int ny, double d, double kx, double ky);
   /// y = A x
   void apply(const std::vector<double>& x, std::vector<double>& y) const;
 };
@@ -157,7 +163,7 @@ struct PcgResult {
 /// Preconditioned conjugate gradient for a HeatSystem; x holds the initial
 /// guess and receives the solution. Scratch vectors live in `work`.
 struct PcgWork {
-  std::vector<double> r, z, p, q, ic_d;
+  std::vector<double> r, z, p, q, ic_d, ic_q;
 };
 PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
                     int max_iterations, HeatPreconditioner pre, PcgWork& work);
@@ -173,7 +179,7 @@ struct HeatReport {
   double energy_air = 0.0;     ///< from photons or convection
   double energy_lamps = 0.0;
   double energy_grid = 0.0;    ///< sum_i C_i dT_i: everything the grid gave the particles
-  /// The solve's energy defect dt sum_u (b - A x)_u: heat the PCG tolerance
+  /// The solve's energy defect dt sum_u (A x - b)_u: heat the PCG tolerance
   /// created or destroyed (the ledger's drift comes from it and from rounding).
   double energy_solver = 0.0;
   /// Rounding the stored (float) temperatures made: sum cap (T_float - T_exact).
@@ -250,7 +256,7 @@ class HeatSolver {
   // Virtual water.
   std::vector<int> cell_start_, order_;
   std::vector<double> recv_, gave_, dpx_, dpy_, dheat_;
-  std::vector<int> level_;
+  std::vector<int> level_, fill_;
   float quantum_ = 0.f;
   double flip_ = 1.0;
   double air_T4_ = 0.0;  ///< T_air^4 (K^4) of this pass's photons (0: none)

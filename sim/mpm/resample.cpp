@@ -3,6 +3,8 @@
 // The method and its limits are described in resample.h.
 #include "sim/mpm/resample.h"
 
+#include "sim/core/hash.h"
+
 #include "sim/mpm/material_table.h"
 
 #include <algorithm>
@@ -67,13 +69,6 @@ inline float dist_point_segment(Vec2 p, Vec2 a, Vec2 b) {
   float l2 = length2(ab);
   float t = l2 > 0.f ? clampf(dot(ap, ab) / l2, 0.f, 1.f) : 0.f;
   return length(ap - t * ab);
-}
-
-inline uint64_t splitmix64(uint64_t& s) {
-  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 /// Uniform in [0, 1) with 24 random bits.

@@ -22,20 +22,6 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 
-/// A structured nx x ny system: diag d, couplings kx (east-west), ky (north-south).
-HeatSystem grid_system(int nx, int ny, double d, double kx, double ky) {
-  HeatSystem A;
-  A.resize(nx * ny);
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      const int u = j * nx + i;
-      A.diag[u] = d;
-      if (i + 1 < nx) { A.east[u] = kx; A.east_of[u] = u + 1; A.west_of[u + 1] = u; }
-      if (j + 1 < ny) { A.north[u] = ky; A.north_of[u] = u + nx; A.south_of[u + nx] = u; }
-    }
-  return A;
-}
-
 CaseResult pcg_poisson(const Options&) {
   CaseResult r;
   r.id = "heat.pcg_poisson";
@@ -47,7 +33,7 @@ CaseResult pcg_poisson(const Options&) {
                 "Linear Systems, ch. 9-10, for PCG and IC(0)).";
   const int n = 127;  // interior nodes per side, h = 1/128
   r.setup = fmt("%.0f x %.0f unknowns, relative residual tolerance 1e-10, start from 0", n, n);
-  HeatSystem A = grid_system(n, n, 4.0, 1.0, 1.0);
+  HeatSystem A = HeatSystem::structured(n, n, 4.0, 1.0, 1.0);
   std::vector<double> u(static_cast<size_t>(n) * n), b;
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i)
@@ -103,7 +89,7 @@ CaseResult slab_backward_euler(const Options&) {
   const int steps = 40;
   r.setup = fmt("L = 1, dx = 1/%.0f, alpha = %.2g, dt = %.2g (alpha dt/dx^2 = %.3g), %.0f steps, tolerance 1e-12", M,
                 alpha, dt, alpha * dt / (dx * dx), steps);
-  HeatSystem A = grid_system(M - 1, rows, C / dt + 2.0 * k, k, k);
+  HeatSystem A = HeatSystem::structured(M - 1, rows, C / dt + 2.0 * k, k, k);
   // Rows are coupled north-south: add those couplings to the diagonal.
   for (int j = 0; j < rows; ++j)
     for (int i = 0; i < M - 1; ++i) {
@@ -254,7 +240,7 @@ CaseResult stefan(const Options& opt) {
   const double dx = 1.0 / grid, xw = 8 * dx;
   const double Sts[3] = {0.1, 0.5, 1.0};
   r.setup = fmt("ice at its melting point 0 C from x = %.4f, a plate at T_w = 1 C behind it, rho = c = k = 1 "
-                "(alpha = 1), L = 1/St; grid %.0f, 400 heat steps until the front reaches x ~ 0.5; front = where "
+                "(alpha = 1), L = 1/St; grid %.0f, 2000 heat steps until the front reaches x ~ 0.5; front = where "
                 "the melt fraction crosses 1/2",
                 xw, grid);
   Plot plot;
@@ -264,7 +250,8 @@ CaseResult stefan(const Options& opt) {
   for (double St : Sts) {
     const double lam = stefan_lambda(St);
     const double t_end = std::pow(0.45 / (2.0 * lam), 2.0);
-    const double dt = t_end / 400.0;
+    const int steps_per_sample = 5;  // 2000 heat steps: backward Euler lags the front at coarse steps
+    const double dt = t_end / (50.0 * steps_per_sample * 8);
     auto scene = bar_scene(fmt(R"("ice": {"type": "tracer", "density": 1, "conductivity": 1, "heat_capacity": 1,
                                    "melting_point": 0, "latent_heat": %.9g, "melts_into": "water"},
                                    "water": {"type": "tracer", "density": 1, "conductivity": 1, "heat_capacity": 1})",
@@ -299,21 +286,26 @@ CaseResult stefan(const Options& opt) {
       return prev_x;
     };
     double worst = 0.0;
+    std::string ratios;
     for (int k = 1; k <= 8; ++k) {
-      w.step(50);
+      w.step(50 * steps_per_sample);
       const double t = w.time(), s = front() - xw, sr = 2.0 * lam * std::sqrt(t);
       meas.x.push_back(t); meas.y.push_back(s);
       ref.x.push_back(t); ref.y.push_back(sr);
       if (k >= 2) worst = std::max(worst, std::fabs(s / sr - 1.0));
+      ratios += fmt(k == 1 ? "%.3f" : ", %.3f", s / sr);
     }
     r.checks.push_back(make_check(fmt("St = %.1f: max |s / s_ref - 1| (t >= t_end / 4)", St), worst, 0.05, 0,
                                   Compare::Below));
-    r.notes += fmt("St = %.1f: lambda = %.4f, front %.4f vs %.4f at t = %.4g; ", St, lam, meas.y.back(), ref.y.back(),
-                   meas.x.back());
+    r.notes += fmt("St = %.1f: lambda = %.4f, front %.4f vs %.4f at t = %.4g, s / s_ref at t_end/8 ... t_end: ", St, lam,
+                   meas.y.back(), ref.y.back(), meas.x.back()) +
+               ratios + "; ";
     plot.series.push_back(meas);
     plot.series.push_back(ref);
   }
   r.plots.push_back(plot);
+  r.notes += "The front lags the similarity solution by a time-step error of backward Euler: with 400 steps "
+             "instead of 2000 it was 9 % behind at St = 0.1 (5 % at 0.5 and 1), the same on grids 128 and 256.";
   return r;
 }
 
@@ -377,6 +369,10 @@ CaseResult energy_balance(const Options& opt) {
   const HeatLedger& L = w.heat_ledger();
   const double explained = L.solver + L.rounding;
   const double final_drift = t1.heat() - h0;
+  // What is left is double rounding of the sums (about 1e-16 per term over
+  // 1e4 particles and 1e3 passes on a heat content of 1e8 J: 0.1 J).
+  r.checks.push_back(make_check("|drift - (solver defect + rounding)| / latent heat absorbed",
+                                std::fabs(final_drift - explained) / moved, 1e-7, 0, Compare::Below));
   r.checks.push_back(make_check("max |heat drift| / latent heat absorbed", worst / moved,
                                 (L.solver_abs + L.rounding_abs) / moved, 0, Compare::Below));
   r.checks.push_back(make_check("ice melted (kg per unit depth)", t0.ice_mass - t1.ice_mass, 0.5, 0, Compare::Above, "kg"));
@@ -384,10 +380,10 @@ CaseResult energy_balance(const Options& opt) {
   plot.series = {hs, lat};
   r.plots.push_back(plot);
   r.notes = fmt("drift at the end %.3g J: solver defects %.3g J plus temperature rounding %.3g J explain %.3g J of it "
-                 "(the rest, %.2g of the latent heat absorbed, is not yet accounted for); ",
+                 "(the rest, %.2g of the latent heat absorbed, is double rounding); ",
                  final_drift, L.solver, L.rounding, explained, std::fabs(final_drift - explained) / moved) +
             fmt("ice %.4f -> %.4f kg, water %.4f -> %.4f kg, %.0f water particles emitted; drift at most %.3g J "
-                "against %.4g J of latent heat absorbed (the PCG tolerance 1e-8 bounds it); total mass %.9g -> %.9g kg.",
+                "against %.4g J of latent heat absorbed; total mass %.9g -> %.9g kg.",
                 t0.ice_mass, t1.ice_mass, t0.water_mass, t1.water_mass,
                 static_cast<long long>(w.heat_ledger().emitted), worst, moved, m0, m1);
   return r;
@@ -400,7 +396,7 @@ std::vector<CaseSpec> heat_cases() {
       {"heat.pcg_poisson", "Heat and melting", true, pcg_poisson},
       {"heat.slab_backward_euler", "Heat and melting", true, slab_backward_euler},
       {"heat.slab_particles", "Heat and melting", true, slab_particles},
-      {"heat.stefan", "Heat and melting", false, stefan},  // must_pass false: see its notes
+      {"heat.stefan", "Heat and melting", false, stefan},
       {"heat.energy_balance", "Heat and melting", true, energy_balance},
   };
 }

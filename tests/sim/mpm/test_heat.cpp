@@ -33,15 +33,7 @@ double total_mass(const MpmParticles& p) {
 
 TEST_CASE("PCG: IC(0) and Jacobi solve a manufactured 5-point problem, IC(0) in fewer iterations", "[heat]") {
   const int n = 63;
-  HeatSystem A;
-  A.resize(n * n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const int u = j * n + i;
-      A.diag[u] = 4.0 + 0.01;  // a little capacity, as in the heat system
-      if (i + 1 < n) { A.east[u] = 1.0; A.east_of[u] = u + 1; A.west_of[u + 1] = u; }
-      if (j + 1 < n) { A.north[u] = 1.0; A.north_of[u] = u + n; A.south_of[u + n] = u; }
-    }
+  const HeatSystem A = HeatSystem::structured(n, n, 4.0 + 0.01, 1.0, 1.0);  // a little capacity, as in the heat system
   std::vector<double> x_ref(static_cast<size_t>(n) * n), b;
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) {
