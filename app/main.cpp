@@ -20,6 +20,7 @@
 
 #include "app/cli.h"
 #include "app/verify_cmd.h"
+#include "render/cpu/heat_view.h"
 #include "render/cpu/raster.h"
 #include "sim/core/atomic_write.h"
 #include "sim/cuda/cuda_info.h"
@@ -49,7 +50,8 @@ const char* kUsage =
     "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
-    "                    [--format csv|ply|vtk|p4] [--images K] [--sgf DIR] [--quiet]\n"
+    "                    [--format csv|ply|vtk|p4] [--images K] [--color material|temperature|melt]\n"
+    "                    [--sgf DIR] [--quiet]\n"
     "  sandbox bench [--backend all|cpu|cuda|auto] [--threads K] [--scenes a,b,...]\n"
     "                [--sizes 1,2,4] [--steps N] [--warmup N] [--phases]\n"
     "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
@@ -101,10 +103,28 @@ void make_splats(const ParticleTable& t, std::vector<Splat>& out) {
   }
 }
 
-bool write_image(Simulation& sim, const std::string& path, ParticleTable& table, std::string* err) {
+/// How headless images colour the particles (`sandbox run --color`).
+struct ImageColor {
+  bool heat = false;
+  HeatColor mode = HeatColor::Temperature;
+  float lo = 0.f, hi = 0.f;  ///< temperature range, fixed for the run
+};
+
+bool write_image(Simulation& sim, const std::string& path, ParticleTable& table, std::string* err,
+                 const ImageColor& color) {
   sim.table(table);
   std::vector<Splat> splats;
   make_splats(table, splats);
+  if (color.heat) {
+    if (MpmWorld* w = sim.mpm()) {
+      std::vector<std::array<float, 3>> rgb;
+      heat_particle_rgb(w->particles, w->materials, color.mode,
+                        color.mode == HeatColor::Temperature ? Colormap::Coolwarm : Colormap::IceWater, color.lo,
+                        color.hi, rgb);
+      for (size_t i = 0; i < splats.size() && i < rgb.size(); ++i)
+        for (int c = 0; c < 3; ++c) splats[i].rgb[c] = rgb[i][static_cast<size_t>(c)];
+    }
+  }
   Image img;
   img.resize(960, 720);
   Vec2 lo, hi;
@@ -192,6 +212,30 @@ int cmd_run(const Args& a, bool default_headless) {
     image_every = 0;
   }
 
+  // Colour of the images: the materials', or temperature / melt fraction
+  // (MPM scenes with heat). The temperature range is fixed for the run: the
+  // particles' at the start, the fixed walls, plates and the air.
+  ImageColor color;
+  {
+    const std::string c = a.get("color", "material");
+    if (c == "temperature" || c == "melt") {
+      MpmWorld* w = sim->mpm();
+      if (!w || !w->heat.enabled)
+        throw UsageError("--color " + c + ": the scene has no heat (add \"heat\": {} or --set heat.enabled=true)");
+      color.heat = true;
+      color.mode = c == "melt" ? HeatColor::MeltFraction : HeatColor::Temperature;
+      temperature_range(w->particles, color.lo, color.hi);
+      auto widen = [&](float t) { color.lo = std::min(color.lo, t); color.hi = std::max(color.hi, t); };
+      for (const HeatWall& hw : w->heat.walls)
+        if (hw.fixed) widen(hw.temperature);
+      for (const HeatPlate& pl : w->heat.plates) widen(pl.temperature);
+      if (w->heat.air != AirModel::None) widen(w->heat.air_temperature);
+      if (!(color.hi > color.lo)) color.hi = color.lo + 1.f;
+    } else if (c != "material") {
+      throw UsageError("--color: expected material, temperature or melt, got '" + c + "'");
+    }
+  }
+
   const int spf = sim->substeps_per_frame();
   const bool by_steps = a.has("steps");
   const int64_t total_steps = by_steps ? a.get_int("steps", 0, 0, 1L << 40)
@@ -269,7 +313,7 @@ int cmd_run(const Args& a, bool default_headless) {
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05" PRId64 ".png", frame);
     std::string err;
-    if (!write_image(*sim, (fs::path(out_dir) / name).string(), table, &err)) throw std::runtime_error(err);
+    if (!write_image(*sim, (fs::path(out_dir) / name).string(), table, &err, color)) throw std::runtime_error(err);
   };
 
   // Main loop: step in chunks of one frame (or one dump interval).

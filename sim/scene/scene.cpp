@@ -646,7 +646,7 @@ Json mpm_scene_to_json(const MpmScene& scene) {
     doc.set("resampling", rs);
   }
   if (w.heat.enabled || doc.find("heat")) {
-    // What the Heat panel edits (plates, lamps and walls stay as written).
+    // What the Heat panel edits (plates and lamps stay as written).
     Json hj = Json::object();
     if (const Json* old = doc.find("heat")) hj = *old;
     const HeatParams& h = w.heat;
@@ -662,6 +662,18 @@ Json mpm_scene_to_json(const MpmScene& scene) {
     air.set("model", Json::string(models[static_cast<int>(h.air)]));
     air.set("temperature", Json::number(f2d(h.air_temperature)));
     hj.set("air", air);
+    Json walls = Json::object();
+    const char* sides[4] = {"left", "right", "bottom", "top"};
+    for (int k = 0; k < 4; ++k) {
+      if (h.walls[k].fixed) {
+        Json wj = Json::object();
+        wj.set("temperature", Json::number(f2d(h.walls[k].temperature)));
+        walls.set(sides[k], wj);
+      } else {
+        walls.set(sides[k], Json::string("insulated"));
+      }
+    }
+    hj.set("walls", walls);
     doc.set("heat", hj);
   }
   Json* mats = doc.find("materials");

@@ -164,3 +164,31 @@ TEST_CASE("Heat scene errors name the file, line and field", "[heat]") {
   CHECK_THAT(error_of({"materials.ice.conductivity=-1"}), Catch::Contains("materials.ice.conductivity"));
   CHECK_THAT(error_of({"bodies.0.temperature=-300"}), Catch::Contains("bodies[0].temperature"));
 }
+
+TEST_CASE("Saving a heat scene keeps what the Heat panel edits", "[heat]") {
+  MpmScene s = load_mpm_scene(resolve_scene_path("ice_cube"));
+  MpmWorld& w = *s.world;
+  w.heat.walls[0] = HeatWall{true, -15.f};  // left held at -15 C
+  w.heat.walls[2] = HeatWall{};             // the plate turned off: insulated
+  w.heat.air = AirModel::Photons;
+  w.heat.air_temperature = 30.f;
+  w.heat.interval = 4;
+  w.heat.flip = 0.8f;
+  w.heat.only = true;
+  w.heat.preconditioner = HeatPreconditioner::Jacobi;
+  w.materials[0].latent_heat = 300000.f;
+  const Json doc = mpm_scene_to_json(s);
+  MpmScene r = build_mpm_scene(doc, s.info.path);
+  const HeatParams& h = r.world->heat;
+  CHECK(h.walls[0].fixed);
+  CHECK(h.walls[0].temperature == -15.f);
+  CHECK_FALSE(h.walls[2].fixed);
+  CHECK(h.air == AirModel::Photons);
+  CHECK(h.air_temperature == 30.f);
+  CHECK(h.interval == 4);
+  CHECK(h.flip == 0.8f);
+  CHECK(h.only);
+  CHECK(h.preconditioner == HeatPreconditioner::Jacobi);
+  CHECK(r.world->materials[0].latent_heat == 300000.f);
+  CHECK(r.world->materials[0].melts_into == 1);
+}
