@@ -227,7 +227,7 @@ HeatTotals HeatSolver::totals(const MpmParticles& p, const std::vector<MaterialP
 void HeatSolver::transfer_to_grid(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& mats) {
   const int NX = g.nodes_x(), NY = g.nodes_y();
   const size_t nn = static_cast<size_t>(NX) * NY;
-  C_.assign(nn, 0.0); CT_.assign(nn, 0.0); K_.assign(nn, 0.0); M_.assign(nn, 0.0); V_.assign(nn, 0.0);
+  C_.assign(nn, 0.0); CT_.assign(nn, 0.0); K_.assign(nn, 0.0); V_.assign(nn, 0.0);
   for (size_t i = 0; i < p.size(); ++i) {
     if (p.material[i] >= mats.size()) continue;
     const MaterialParams& m = mats[p.material[i]];
@@ -249,7 +249,6 @@ void HeatSolver::transfer_to_grid(const MpmParticles& p, const GridSpec& g, cons
         C_[node] += w * cap;
         CT_[node] += w * cap * p.temp[i];
         K_[node] += w * vol * k;
-        M_[node] += w * p.mass[i];
       }
   }
   T_old_.assign(nn, 0.0);
@@ -346,6 +345,15 @@ void HeatSolver::deposit_sources(const MpmParticles&, const GridSpec& g, const S
   const double Tk = hp.air_temperature + kCelsiusToKelvin;
   air_T4_ = Tk * Tk * Tk * Tk;
   const double E = hp.emissivity * kStefanBoltzmann * Tk * Tk * Tk * Tk * per * dt / hp.photons;
+  // The box around every material or fixed node inside the air's boundary.
+  double bb_lo[2] = {1e300, 1e300}, bb_hi[2] = {-1e300, -1e300};
+  for (int j = 0; j < NY; ++j)
+    for (int i = 0; i < NX; ++i) {
+      if (kind_[static_cast<size_t>(j) * NX + i] == 0) continue;
+      const double x = g.origin.x + i * g.dx, y = g.origin.y + j * g.dx;
+      bb_lo[0] = std::min(bb_lo[0], x - g.dx); bb_hi[0] = std::max(bb_hi[0], x + g.dx);
+      bb_lo[1] = std::min(bb_lo[1], y - g.dx); bb_hi[1] = std::max(bb_hi[1], y + g.dx);
+    }
   uint64_t rng = seed ^ 0xF07035ull;
   for (int k = 0; k < hp.photons; ++k) {
     double u = uniform(rng) * per;
@@ -358,12 +366,32 @@ void HeatSolver::deposit_sources(const MpmParticles&, const GridSpec& g, const S
     const double ct = std::sqrt(std::max(0.0, 1.0 - st * st));
     const double dxr = ct * nx - st * ny, dyr = ct * ny + st * nx;
     const double step = 0.5 * g.dx;
-    for (int it = 0; it < 4 * (g.nx + g.ny); ++it) {
+    // Skip the empty air: jump to the first sample inside the box around
+    // the material (the same samples as marching from the border) and stop
+    // after leaving it.
+    double t0 = 0.0, t1 = 1e300;
+    const double dir[2] = {dxr, dyr}, org[2] = {px, py};
+    for (int a = 0; a < 2; ++a) {
+      if (std::fabs(dir[a]) < 1e-300) {
+        if (org[a] < bb_lo[a] || org[a] > bb_hi[a]) t1 = -1.0;
+        continue;
+      }
+      double ta = (bb_lo[a] - org[a]) / dir[a], tb = (bb_hi[a] - org[a]) / dir[a];
+      if (ta > tb) std::swap(ta, tb);
+      t0 = std::max(t0, ta);
+      t1 = std::min(t1, tb);
+    }
+    if (!(t1 >= t0)) continue;
+    const int k0 = std::max(0, static_cast<int>(std::floor(t0 / step)) - 1);
+    const int k1 = static_cast<int>(std::ceil(t1 / step)) + 1;
+    px += k0 * step * dxr;
+    py += k0 * step * dyr;
+    for (int it = k0; it < k1; ++it) {
       px += step * dxr;
       py += step * dyr;
       if (px < x0 - 1e-9 || px > x1 + 1e-9 || py < y0 - 1e-9 || py > y1 + 1e-9) break;
-      const int i = static_cast<int>(std::lround((px - g.origin.x) / g.dx));
-      const int j = static_cast<int>(std::lround((py - g.origin.y) / g.dx));
+      const int i = static_cast<int>(std::floor((px - g.origin.x) / g.dx + 0.5));
+      const int j = static_cast<int>(std::floor((py - g.origin.y) / g.dx + 0.5));
       if (i < 0 || j < 0 || i >= NX || j >= NY) break;
       const size_t n = static_cast<size_t>(j) * NX + i;
       if (kind_[n] == 2) break;
@@ -432,13 +460,24 @@ void HeatSolver::assemble(const GridSpec& g, const HeatParams& hp, double dt) {
 
 void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& mats) {
   const int NX = g.nodes_x(), NY = g.nodes_y();
-  for (size_t i = 0; i < p.size(); ++i) {
+  const size_t n = p.size();
+  // Pass 1: the blended temperature, limited to the range of the particle's
+  // own and its nodes' new temperatures. Moving particles meet nodes whose
+  // mean came from other particles; the increment then pushes them past
+  // every temperature around (ice at -29 C under a lamp in 25 C air, water at
+  // 320 C beside a 60 C plate with flip 1). What the limiter takes off,
+  // d_p = cap_p (T* - T_lim), goes back to the particles around it through
+  // the grid (D_i = sum_p w d_p, particle q gets sum_i w cap_q D_i / C_i), so
+  // the heat is where it was and the sum is unchanged.
+  Tlim_.assign(n, 0.0);
+  D_.assign(C_.size(), 0.0);
+  for (size_t i = 0; i < n; ++i) {
     if (p.material[i] >= mats.size()) continue;
-    const MaterialParams& m = mats[p.material[i]];
     const double cap = capacity(p, mats, i);
     if (!(cap > 0.0)) continue;
+    const double Tp = p.temp[i];
     const mpm::Stencil s = mpm::make_stencil(Kernel::Quadratic, g, p.x[i]);
-    double dT = 0.0, Tpic = 0.0, W = 0.0, wall = 0.0;
+    double dT = 0.0, Tpic = 0.0, W = 0.0, wall = 0.0, lo = Tp, hi = Tp;
     for (int b = 0; b < 3; ++b)
       for (int a = 0; a < 3; ++a) {
         const int ix = s.base_x + a, iy = s.base_y + b;
@@ -447,24 +486,59 @@ void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g, const
         if (kind_[node] == 0) continue;
         const double w = static_cast<double>(s.wx[a]) * s.wy[b];
         W += w;
+        const double Tn = T_new_[node];  // T_fix on fixed nodes
+        lo = std::min(lo, Tn);
+        hi = std::max(hi, Tn);
         if (kind_[node] == 2) {
           // A wall node: the particle takes the wall's temperature with this
           // weight, in both parts (its own T_p, not the node's mean, in the
           // increment: the node's mean would overshoot particles already
           // near T_fix). Either way the particles gain C_i (T_fix - T_i).
-          wall += w * (T_fix_[node] - static_cast<double>(p.temp[i]));
-          Tpic += w * T_fix_[node];
+          wall += w * (Tn - Tp);
+          Tpic += w * Tn;
           continue;
         }
-        dT += w * (T_new_[node] - T_old_[node]);
-        Tpic += w * T_new_[node];
+        dT += w * (Tn - T_old_[node]);
+        Tpic += w * Tn;
       }
     // The weights sum to 1 only to float rounding; the particle keeps its own
     // temperature for the missing part, so sum_p cap_p (Tpic - T_p) is
     // sum_i C_i (T_i' - T_i) exactly (C_i T_i = sum_p w cap_p T_p).
-    Tpic += (1.0 - W) * static_cast<double>(p.temp[i]);
-    const double Tflip = static_cast<double>(p.temp[i]) + dT + wall;
-    double T = flip_ * Tflip + (1.0 - flip_) * Tpic;
+    Tpic += (1.0 - W) * Tp;
+    const double Tstar = flip_ * (Tp + dT + wall) + (1.0 - flip_) * Tpic;
+    const double Tl = std::min(hi, std::max(lo, Tstar));
+    Tlim_[i] = Tl;
+    if (Tl == Tstar) continue;
+    ++report_.limited;
+    const double d = cap * (Tstar - Tl);
+    report_.energy_limited += std::fabs(d);
+    Tlim_[i] += (1.0 - W) * d / cap;  // the rounding deficit of the weights stays here
+    for (int b = 0; b < 3; ++b)
+      for (int a = 0; a < 3; ++a) {
+        const int ix = s.base_x + a, iy = s.base_y + b;
+        if (ix < 0 || iy < 0 || ix >= NX || iy >= NY) continue;
+        const size_t node = static_cast<size_t>(iy) * NX + ix;
+        if (kind_[node] != 0) D_[node] += static_cast<double>(s.wx[a]) * s.wy[b] * d;
+      }
+  }
+  // Pass 2: the redistributed heat, then latent heat.
+  const bool any = report_.limited > 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (p.material[i] >= mats.size()) continue;
+    const MaterialParams& m = mats[p.material[i]];
+    const double cap = capacity(p, mats, i);
+    if (!(cap > 0.0)) continue;
+    double T = Tlim_[i];
+    if (any) {
+      const mpm::Stencil s = mpm::make_stencil(Kernel::Quadratic, g, p.x[i]);
+      for (int b = 0; b < 3; ++b)
+        for (int a = 0; a < 3; ++a) {
+          const int ix = s.base_x + a, iy = s.base_y + b;
+          if (ix < 0 || iy < 0 || ix >= NX || iy >= NY) continue;
+          const size_t node = static_cast<size_t>(iy) * NX + ix;
+          if (kind_[node] != 0 && D_[node] != 0.0) T += static_cast<double>(s.wx[a]) * s.wy[b] * D_[node] / C_[node];
+        }
+    }
     const double Tm = m.melting_point;
     const double ice = static_cast<double>(p.mass[i]) - p.vwater[i];
     if (melts(m, mats.size()) && T > Tm && ice > 0.0) {

@@ -27,7 +27,10 @@
 ///      gives sum_p cap_p (T_p* - T_p) = sum_i C_i (T_i' - T_i) exactly. A
 ///      particle on a fixed node takes T_fix with that node's weight (the
 ///      increment uses T_fix - T_p, not T_fix - T_i: the node's mean would
-///      push particles already at T_fix past it).
+///      push particles already at T_fix past it). The result is limited to
+///      the range of the particle's own and its nodes' new temperatures; the
+///      heat the limiter takes off goes back to the particles around through
+///      the grid (sum unchanged), so moving particles cannot overshoot.
 ///   5. Latent heat: a particle of a melting material (latent_heat > 0 and a
 ///      melts_into material) whose temperature would pass the melting point
 ///      puts the energy above it into melting: dm = E / L of its ice becomes
@@ -184,6 +187,8 @@ struct HeatReport {
   double energy_solver = 0.0;
   /// Rounding the stored (float) temperatures made: sum cap (T_float - T_exact).
   double energy_rounding = 0.0;
+  int limited = 0;             ///< particles whose blended temperature the range limiter moved
+  double energy_limited = 0.0; ///< |heat| it moved to the neighbours (not lost: redistributed)
   double melted = 0.0;         ///< ice mass melted this pass
   int emitted = 0;             ///< water particles emitted
   int converted = 0;           ///< particles whose ice was all gone (now the melt material)
@@ -245,7 +250,7 @@ class HeatSolver {
 
   HeatReport report_;
   // Grid, (nx + 1) x (ny + 1) nodes.
-  std::vector<double> C_, CT_, K_, M_, V_, Q_, P_, T_old_, T_new_, T_fix_;
+  std::vector<double> C_, CT_, K_, V_, Q_, P_, T_old_, T_new_, T_fix_;
   std::vector<uint8_t> kind_;
   std::vector<int> unknown_of_;      ///< node -> unknown or -1
   std::vector<int> node_of_;         ///< unknown -> node
@@ -256,6 +261,7 @@ class HeatSolver {
   // Virtual water.
   std::vector<int> cell_start_, order_;
   std::vector<double> recv_, gave_, dpx_, dpy_, dheat_;
+  std::vector<double> Tlim_, D_;  ///< the limiter's temperatures and redistributed heat
   std::vector<int> level_, fill_;
   float quantum_ = 0.f;
   double flip_ = 1.0;

@@ -192,3 +192,20 @@ TEST_CASE("Saving a heat scene keeps what the Heat panel edits", "[heat]") {
   CHECK(r.world->materials[0].latent_heat == 300000.f);
   CHECK(r.world->materials[0].melts_into == 1);
 }
+
+TEST_CASE("Moving particles stay within the temperatures around them (range limiter)", "[heat]") {
+  // Before the limiter: meltwater beside the 60 C plate reached 288 C and ice -92 C
+  // with the pure increment, and ice under a strong lamp -29 C with the default blend.
+  auto a = ice_scene("ice_cube", 2);
+  a->world->step(150 * 20);
+  HeatTotals t = a->world->heat_totals();
+  CHECK(t.min_T >= -5.0 - 1e-4);
+  CHECK(t.max_T <= 60.0 + 1e-4);
+  CHECK(a->world->heat_ledger().melted > 1.0);
+  auto b = ice_scene("ice_sculpture", 2,
+                     {"heat.lamps.0.power=3000", "heat.lamps.0.radius=0.04", "heat.lamps.0.pos=[0.5,0.33]"});
+  b->world->step(300 * 20);
+  t = b->world->heat_totals();
+  CHECK(t.min_T >= -2.0 - 1e-4);  // nothing is colder than the ice was (air 25 C)
+  CHECK(b->world->heat_ledger().melted > 1.0);
+}
