@@ -227,7 +227,9 @@ HeatTotals HeatSolver::totals(const MpmParticles& p, const std::vector<MaterialP
 void HeatSolver::transfer_to_grid(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& mats) {
   const int NX = g.nodes_x(), NY = g.nodes_y();
   const size_t nn = static_cast<size_t>(NX) * NY;
-  C_.assign(nn, 0.0); CT_.assign(nn, 0.0); K_.assign(nn, 0.0); V_.assign(nn, 0.0);
+  // One accumulator per node (capacity, capacity x T, volume x k, volume):
+  // a particle's 9 nodes touch 9 cache lines instead of 36.
+  acc_.assign(nn, NodeSums{});
   for (size_t i = 0; i < p.size(); ++i) {
     if (p.material[i] >= mats.size()) continue;
     const MaterialParams& m = mats[p.material[i]];
@@ -238,27 +240,32 @@ void HeatSolver::transfer_to_grid(const MpmParticles& p, const GridSpec& g, cons
       k = (1.0 - w) * m.conductivity + w * mats[static_cast<size_t>(m.melts_into)].conductivity;
     }
     const double vol = m.density > 0.f ? p.mass[i] / static_cast<double>(m.density) : 0.0;
+    const double capT = cap * p.temp[i], volk = vol * k;
     const mpm::Stencil s = mpm::make_stencil(Kernel::Quadratic, g, p.x[i]);
     for (int b = 0; b < 3; ++b)
       for (int a = 0; a < 3; ++a) {
         const int ix = s.base_x + a, iy = s.base_y + b;
         if (ix < 0 || iy < 0 || ix >= NX || iy >= NY) continue;
         const double w = static_cast<double>(s.wx[a]) * s.wy[b];
-        const size_t node = static_cast<size_t>(iy) * NX + ix;
-        V_[node] += w * vol;
-        C_[node] += w * cap;
-        CT_[node] += w * cap * p.temp[i];
-        K_[node] += w * vol * k;
+        NodeSums& q = acc_[static_cast<size_t>(iy) * NX + ix];
+        q.V += w * vol;
+        q.C += w * cap;
+        q.CT += w * capT;
+        q.K += w * volk;
       }
   }
-  T_old_.assign(nn, 0.0);
+  C_.resize(nn); K_.resize(nn); V_.resize(nn); T_old_.resize(nn);
+  // Conductivity times the share of the node's cell the material covers
+  // (sum w V k / dx^2): a half-covered surface node conducts half as much,
+  // as it holds half the heat capacity, so C_i / k_i stays the material's
+  // and the surface does not conduct faster than the inside.
+  const double inv_area = 1.0 / (static_cast<double>(g.dx) * g.dx);
   for (size_t n = 0; n < nn; ++n) {
-    if (C_[n] > 0.0) T_old_[n] = CT_[n] / C_[n];
-    // Conductivity times the share of the node's cell the material covers
-    // (sum w V k / dx^2): a half-covered surface node conducts half as much,
-    // as it holds half the heat capacity, so C_i / k_i stays the material's
-    // and the surface does not conduct faster than the inside.
-    K_[n] = K_[n] / (static_cast<double>(g.dx) * g.dx);
+    const NodeSums& q = acc_[n];
+    C_[n] = q.C;
+    V_[n] = q.V;
+    K_[n] = q.K * inv_area;
+    T_old_[n] = q.C > 0.0 ? q.CT / q.C : 0.0;
   }
 }
 

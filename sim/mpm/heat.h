@@ -250,7 +250,9 @@ class HeatSolver {
 
   HeatReport report_;
   // Grid, (nx + 1) x (ny + 1) nodes.
-  std::vector<double> C_, CT_, K_, V_, Q_, P_, T_old_, T_new_, T_fix_;
+  struct NodeSums { double C = 0.0, CT = 0.0, K = 0.0, V = 0.0; };
+  std::vector<NodeSums> acc_;
+  std::vector<double> C_, K_, V_, Q_, P_, T_old_, T_new_, T_fix_;
   std::vector<uint8_t> kind_;
   std::vector<int> unknown_of_;      ///< node -> unknown or -1
   std::vector<int> node_of_;         ///< unknown -> node
