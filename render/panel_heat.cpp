@@ -278,6 +278,12 @@ void App::panel_heat() {
       ImGui::EndTable();
     }
   }
+  heat_plots();
+  ImGui::PopItemWidth();
+  ImGui::PopID();
+}
+
+void App::heat_plots() {
   if (ice_history.count > 1) {
     // PlotLines (1.86) takes an explicit size: negative widths are not resolved.
     const ImVec2 plot(ImGui::GetContentRegionAvail().x, 44.f * ui_scale);
@@ -291,8 +297,6 @@ void App::panel_heat() {
     ImGui::PlotLines("##heat", heat_history.v.data(), heat_history.count, heat_history.offset(), over, FLT_MAX, FLT_MAX,
                      plot);
   }
-  ImGui::PopItemWidth();
-  ImGui::PopID();
 }
 
 void App::heat_sample() {

@@ -590,6 +590,10 @@ void App::panel_stats() {
       prop("particles", "%s", with_commas(table.size()).c_str());
       prop("step", "%" PRId64 "  (t = %.4f)", sim->step_count(), sim->time());
       prop("backend", "%s", sim->backend_name().c_str());
+      if (MpmWorld* w = world(); w && w->heat.enabled && w->heat_ledger().passes > 0) {
+        const HeatReport& h = w->last_heat();
+        prop("heat solve", "%d it, res %.1e, %.2f ms", h.iterations, h.residual, w->heat_ledger().last_ms);
+      }
     }
     // "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe": the short name fits the column.
     std::string r = gl_renderer.substr(0, gl_renderer.find(" ("));
@@ -609,6 +613,11 @@ void App::panel_stats() {
   ImGui::PlotLines("##py", momentum_y.v.data(), momentum_y.count, momentum_y.offset(), over, FLT_MAX, FLT_MAX, plot);
   std::snprintf(over, sizeof over, "angular momentum %.4g", static_cast<double>(angular.last()));
   ImGui::PlotLines("##L", angular.v.data(), angular.count, angular.offset(), over, FLT_MAX, FLT_MAX, plot);
+  if (MpmWorld* w = world(); w && w->heat.enabled) {
+    ImGui::PushID("stats_heat");
+    heat_plots();  // ice, water and heat content (the Heat panel shows the same)
+    ImGui::PopID();
+  }
 }
 
 /// Where the time of a substep goes, and what the backend holds in memory.

@@ -275,6 +275,7 @@ struct App {
   void panel_heat_inspector(size_t row);         ///< temperature, melt fraction, water of the selection
   void log_heat_switch();         ///< "heat on|off passes=... lamps=... melted=..."
   void heat_sample();             ///< totals and plots (with the diagnostics)
+  void heat_plots();              ///< ice mass, water mass and heat content over time (Heat and Stats panels)
   void heat_tool_input(Vec2 wm, bool over_scene);  ///< press / hold / release of the heat tool
   /// Temperature range of the colour mode: min / max of `v` (auto) or the fixed one.
   void update_temperature_range(const std::vector<float>& v);
