@@ -525,7 +525,7 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
         const double f = std::min(1.0 / W, 1.0 / (3.0 * wmax));
 
         // Take dm_k = f w_k m_k; the exact float difference is what moves.
-        double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0, Tm = 0.0, melt = 0.0;
+        double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0, Tm = 0.0, melt = 0.0, Wv = 0.0;
         double Cs[4] = {0, 0, 0, 0}, Fs[4] = {0, 0, 0, 0};
         int grp_src = -1;
         double grp_dm = -1.0;
@@ -540,6 +540,10 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
           if (!(dm > 0.0)) continue;
           p.mass[j] = m_new;
           p.vol0[j] = vol_new;
+          // Virtual water (heat, sim/mpm/heat.h) leaves with its share of the mass.
+          const float w_old = p.vwater[j], w_new = std::min(m_new, static_cast<float>(w_old - fw * w_old));
+          p.vwater[j] = w_new;
+          Wv += static_cast<double>(w_old) - w_new;
           M += dm;
           V += static_cast<double>(v_old) - vol_new;
           px += dm * p.v[j].x;
@@ -574,9 +578,9 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
         p.group[q] = grp;
         p.id[q] = p.next_id;
         p.fext[q] = Vec2{};
-        p.temp[q] = fl(Tm * im);  // heat (sim/mpm/heat.h): the donors' mean; no virtual water
+        p.temp[q] = fl(Tm * im);  // heat (sim/mpm/heat.h): the donors' mean temperature and their water
         p.melt[q] = fl(melt * im);
-        p.vwater[q] = 0.f;
+        p.vwater[q] = std::min(p.mass[q], fl(Wv));
         report_.new_ids.push_back(p.next_id);
         ++p.next_id;
 

@@ -351,12 +351,22 @@ TEST_CASE("Resample: exact conservation, stable IDs under repeated stretching", 
   GridSpec g = grid(64);
   const std::vector<MaterialParams> mats = materials(2);
   MpmParticles p = messy(g, 7);
+  // Melting particles carry virtual water (heat, issue #13): it moves with the mass.
+  for (size_t i = 0; i < p.size(); ++i) p.vwater[i] = (i % 3 == 0) ? 0.25f * p.mass[i] : 0.f;
+  auto water = [&] {
+    double w = 0.0;
+    for (float v : p.vwater) w += v;
+    return w;
+  };
+  const double w0 = water();
+  double worst_w = 0.0;
   const Vec2 c{0.5f, 0.5f};
   const Totals t0 = totals(p, c);
   ResampleParams rp;
   Resampler rs;
   Rng rng(99);
   std::set<uint32_t> ever(p.id.begin(), p.id.end());
+  const std::set<uint32_t> ever_initial = ever;
   REQUIRE(ever.size() == p.size());
   int inserted = 0, merged = 0;
   double worst_m = 0.0, worst_p = 0.0;
@@ -386,6 +396,8 @@ TEST_CASE("Resample: exact conservation, stable IDs under repeated stretching", 
     const Totals t = totals(p, c);
     worst_m = std::max(worst_m, std::fabs(t.mass - t0.mass) / t0.mass);
     worst_p = std::max(worst_p, std::hypot(t.px - t0.px, t.py - t0.py) / t0.abs_p);
+    worst_w = std::max(worst_w, std::fabs(water() - w0) / w0);
+    for (size_t i = 0; i < p.size(); ++i) REQUIRE(p.vwater[i] <= p.mass[i]);
     REQUIRE(p.v.size() == p.size());
     REQUIRE(p.fext.size() == p.size());
     if (call == 0) {
@@ -408,6 +420,11 @@ TEST_CASE("Resample: exact conservation, stable IDs under repeated stretching", 
   CHECK(merged >= 55);
   CHECK(worst_m <= 1e-6);
   CHECK(worst_p <= 1e-6);
+  CHECK(worst_w <= 1e-6);
+  double new_water = 0.0;  // inserted particles took their donors' water with the mass
+  for (size_t i = 0; i < p.size(); ++i)
+    if (!ever_initial.count(p.id[i])) new_water += p.vwater[i];
+  CHECK(new_water > 0.0);
   std::vector<uint32_t> ids = p.id;
   std::sort(ids.begin(), ids.end());
   CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
