@@ -27,7 +27,7 @@ FlagSpec spec_for(const std::string& cmd) {
     s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup", "sizes"};
     s.switches = {"phases"};
   } else if (cmd == "verify") {
-    s.value_flags = {"out", "threads", "only"};
+    s.value_flags = {"out", "threads", "only", "backend"};
     s.switches = {"quick", "list"};
   } else if (cmd == "info") {
     s.switches = {"self-check"};

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares what a GPU machine without network needs for scripts/gpu_check.sh:
+# Prepares what a GPU machine without network needs for scripts/gpu_session.sh:
 #   .deps/usr   Catch2 2.13 (headers, CMake package, libCatch2WithMain.a) from this machine
 #   .whl/       Taichi and dill wheels for Python 3.12 (the peer benchmark)
 # Both folders are git-ignored; name them in the device call's `carry`.

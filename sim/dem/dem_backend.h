@@ -37,6 +37,9 @@ struct DemStepInput {
   PointForce point;      ///< attract/repel: acceleration strength (1 - r/radius)
   DemGrab grab;
   bool use_fext = true;  ///< add particles.fext to the forces this step
+  /// The scene's box (DemWorld::domain_min/max): a device backend's cell grid
+  /// covers it (and the particles as last seen on the host).
+  Vec2d domain_lo{0.0, 0.0}, domain_hi{1.0, 1.0};
 };
 
 struct DemStepResult {

@@ -11,10 +11,7 @@
 // State stays on the device between steps; host_changed() uploads,
 // sync_to_host() downloads (dumps, picking, statistics).
 #include <cuda_runtime.h>
-#include <thrust/device_ptr.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/sort.h>
-#include <thrust/transform_reduce.h>
+#include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
 #include <cmath>
@@ -63,22 +60,21 @@ void down(T* dst, const T* src, size_t n) {
 }
 
 struct DevState {
-  // Particles.
+  // Particles (host order; the backend's state).
   Vec2d *x, *v, *fext;
   double *theta, *omega, *radius, *mass, *inertia;
   uint8_t *material, *fixed;
   uint16_t* group;
-  // Accumulators.
-  Vec2d* F;
-  double* M;
-  // Bonds (sorted by (i, j)) and a CSR of each particle's bonds as i.
-  uint32_t *bi, *bj, *bond_start;
+  // Bonds (sorted by (i, j)), a CSR of each particle's bonds as i
+  // (bond_start) and as j (bond_j_start into bond_j_list).
+  uint32_t *bi, *bj, *bond_start, *bond_j_start, *bond_j_list;
   double *length0, *shear_disp, *bend_angle;
   uint8_t *broken, *mode;
   int64_t* break_step;
   float *sigma, *tau;
-  Vec2d* bforce;
-  // Contact slots (previous / current).
+  Vec2d* bforce;         // force on i (on j: minus it)
+  double *bt_i, *bt_j;   // moments on i and on j
+  // Contact slots (previous / current), by host index of the pair's lower particle.
   uint32_t *slot_j_prev, *slot_j;
   double *slot_xi_prev, *slot_mr_prev, *slot_xi, *slot_mr;
   Vec2d *slot_f, *slot_point;
@@ -88,8 +84,12 @@ struct DevState {
   uint8_t* wall_on;
   Vec2d *wall_f, *wall_point;
   double *wall_t, *wall_overlap;
-  // Broad phase.
-  uint32_t *cell_key, *cell_item, *cell_start, *cell_end;
+  // Broad phase: keys and indices (unsorted, sorted), cell ranges, and the
+  // sorted copies the force pass reads.
+  uint32_t *cell_key, *cell_item, *sorted_key, *sorted_item, *cell_start, *cell_end;
+  Vec2d *xs, *vs;
+  double *ws, *rs, *ms, *is;
+  uint8_t* mats;
 };
 
 struct Counters {
@@ -100,40 +100,60 @@ struct Counters {
   unsigned int overflow;     // a particle ran out of contact slots
 };
 
-__device__ inline void add_force(DevState s, uint32_t i, Vec2d f, double m) {
-  atomicAdd(&s.F[i].x, f.x);
-  atomicAdd(&s.F[i].y, f.y);
-  atomicAdd(&s.M[i], m);
+// Per-warp reductions: one global atomic per warp and counter instead of
+// one per thread (the counters are the only atomics left in a step).
+__device__ inline unsigned warp_sum(unsigned v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
 }
+__device__ inline unsigned long long warp_min(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_down_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ inline unsigned long long warp_max(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_down_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ inline bool lane0() { return (threadIdx.x & 31) == 0; }
 
 // [SECTION] Bonds (EBPM) ----------------------------------------------------------
+//
+// One thread per bond computes its force and moments and stores them with
+// the bond; each particle then sums its bonds' entries in the force pass
+// (a gather over its bonds as i and as j): no atomics on particle forces.
 
 __global__ void bond_kernel(DevState s, int nb, DemBondParams bp, int64_t step, Counters* c) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= nb) return;
-  if (s.broken[k]) {
-    s.bforce[k] = Vec2d{};
-    s.sigma[k] = s.tau[k] = 0.f;
-    return;
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned broke = 0;
+  if (k < nb) {
+    if (s.broken[k]) {
+      s.bforce[k] = Vec2d{};
+      s.bt_i[k] = s.bt_j[k] = 0.0;
+      s.sigma[k] = s.tau[k] = 0.f;
+    } else {
+      const uint32_t i = s.bi[k], j = s.bj[k];
+      BondResult r = bond_force(bp, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j],
+                                s.mass[i], s.mass[j], s.inertia[i], s.inertia[j], s.length0[k], s.shear_disp[k],
+                                s.bend_angle[k]);
+      s.sigma[k] = static_cast<float>(r.sigma);
+      s.tau[k] = static_cast<float>(r.tau);
+      const int mode = bond_break_mode(bp, r.sigma, r.sigma_c, r.tau);
+      if (mode != 0) {
+        s.broken[k] = 1;
+        s.mode[k] = static_cast<uint8_t>(mode);
+        s.break_step[k] = step;
+        s.bforce[k] = Vec2d{};
+        s.bt_i[k] = s.bt_j[k] = 0.0;
+        broke = 1;
+      } else {
+        s.bforce[k] = r.f_i;
+        s.bt_i[k] = r.t_i;
+        s.bt_j[k] = r.t_j;
+      }
+    }
   }
-  const uint32_t i = s.bi[k], j = s.bj[k];
-  BondResult r = bond_force(bp, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j],
-                            s.mass[i], s.mass[j], s.inertia[i], s.inertia[j], s.length0[k], s.shear_disp[k],
-                            s.bend_angle[k]);
-  s.sigma[k] = static_cast<float>(r.sigma);
-  s.tau[k] = static_cast<float>(r.tau);
-  int mode = bond_break_mode(bp, r.sigma, r.sigma_c, r.tau);
-  if (mode != 0) {
-    s.broken[k] = 1;
-    s.mode[k] = static_cast<uint8_t>(mode);
-    s.break_step[k] = step;
-    s.bforce[k] = Vec2d{};
-    atomicAdd(&c->broken, 1u);
-    return;
-  }
-  s.bforce[k] = r.f_i;
-  add_force(s, i, r.f_i, r.t_i);
-  add_force(s, j, -r.f_i, r.t_j);
+  broke = warp_sum(broke);
+  if (lane0() && broke) atomicAdd(&c->broken, broke);
 }
 
 __global__ void bond_advance_kernel(DevState s, int nb, double dt) {
@@ -144,148 +164,55 @@ __global__ void bond_advance_kernel(DevState s, int nb, double dt) {
                s.bend_angle[k]);
 }
 
-// [SECTION] Broad phase --------------------------------------------------------------
+// [SECTION] Broad phase: particles sorted by cell ----------------------------------
+//
+// Every step: a cell key per particle, a radix sort of (key, index), then a
+// gather of what the contact search reads (position, radius, velocity, spin,
+// mass, inertia, material) into cell order. Neighbours in one row of three
+// cells are then one contiguous range of the sorted arrays, and a warp's
+// threads (consecutive sorted particles) read overlapping ranges.
 
-__global__ void cell_key_kernel(DevState s, int n, Vec2d lo, double cell, int gx, int gy) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+struct CellGrid {
+  Vec2d lo;
+  double cell;
+  int gx, gy;
+  __device__ int cx(double x) const { return isfinite(x) ? min(max(static_cast<int>((x - lo.x) / cell), 0), gx - 1) : 0; }
+  __device__ int cy(double y) const { return isfinite(y) ? min(max(static_cast<int>((y - lo.y) / cell), 0), gy - 1) : 0; }
+};
+
+__global__ void cell_key_kernel(const Vec2d* x, int n, CellGrid g, uint32_t* key, uint32_t* item) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const Vec2d x = s.x[i];
-  int cx = 0, cy = 0;
-  if (isfinite(x.x) && isfinite(x.y)) {
-    cx = min(max(static_cast<int>((x.x - lo.x) / cell), 0), gx - 1);
-    cy = min(max(static_cast<int>((x.y - lo.y) / cell), 0), gy - 1);
-  }
-  s.cell_key[i] = static_cast<uint32_t>(cy * gx + cx);
-  s.cell_item[i] = static_cast<uint32_t>(i);
+  const Vec2d p = x[i];
+  // Clamping keeps neighbours neighbours: two particles within one cell of
+  // each other land in the same or adjacent cells even outside the grid.
+  key[i] = static_cast<uint32_t>(g.cy(p.y) * g.gx + g.cx(p.x));
+  item[i] = static_cast<uint32_t>(i);
 }
 
-__global__ void cell_range_kernel(DevState s, int n) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void gather_sorted_kernel(DevState s, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  const uint32_t c = s.cell_key[k];
-  if (k == 0 || s.cell_key[k - 1] != c) s.cell_start[c] = static_cast<uint32_t>(k);
-  if (k == n - 1 || s.cell_key[k + 1] != c) s.cell_end[c] = static_cast<uint32_t>(k + 1);
+  const uint32_t i = s.sorted_item[k];
+  s.xs[k] = s.x[i];
+  s.vs[k] = s.v[i];
+  s.ws[k] = s.omega[i];
+  s.rs[k] = s.radius[i];
+  s.ms[k] = s.mass[i];
+  s.is[k] = s.inertia[i];
+  s.mats[k] = s.material[i];
+  const uint32_t c = s.sorted_key[k];
+  if (k == 0 || s.sorted_key[k - 1] != c) s.cell_start[c] = static_cast<uint32_t>(k);
+  if (k == n - 1 || s.sorted_key[k + 1] != c) s.cell_end[c] = static_cast<uint32_t>(k + 1);
 }
 
-// [SECTION] Contacts (Hertz-Mindlin) ---------------------------------------------------
+// [SECTION] Forces and integration ---------------------------------------------------
 
 __device__ bool bonded_intact(const DevState& s, uint32_t i, uint32_t j) {
   for (uint32_t k = s.bond_start[i]; k < s.bond_start[i + 1]; ++k)
     if (s.bj[k] == j) return !s.broken[k];
   return false;
 }
-
-__global__ void contact_kernel(DevState s, int n, const PairProps* props, int mc, const DemWall* walls, int nw,
-                               double dt, Vec2d lo, double cell, int gx, int gy, bool have_prev, Counters* c) {
-  int ii = blockIdx.x * blockDim.x + threadIdx.x;
-  if (ii >= n) return;
-  const uint32_t i = static_cast<uint32_t>(ii);
-  const Vec2d xi = s.x[i];
-  const double Ri = s.radius[i];
-  const size_t base = static_cast<size_t>(i) * kSlots;
-  int cx = 0, cy = 0;
-  if (isfinite(xi.x) && isfinite(xi.y)) {
-    cx = min(max(static_cast<int>((xi.x - lo.x) / cell), 0), gx - 1);
-    cy = min(max(static_cast<int>((xi.y - lo.y) / cell), 0), gy - 1);
-  }
-  int used = 0;
-  Vec2d Fi{};
-  double Mi = 0.0;
-  for (int yy = max(cy - 1, 0); yy <= min(cy + 1, gy - 1); ++yy)
-    for (int xx = max(cx - 1, 0); xx <= min(cx + 1, gx - 1); ++xx) {
-      const size_t cidx = static_cast<size_t>(yy) * gx + xx;
-      const uint32_t b = s.cell_start[cidx], e = s.cell_end[cidx];
-      if (b == kEmpty) continue;
-      for (uint32_t o = b; o < e; ++o) {
-        const uint32_t j = s.cell_item[o];
-        if (j <= i) continue;
-        const double Rj = s.radius[j];
-        const double rr = Ri + Rj;
-        const Vec2d dx = s.x[j] - xi;
-        if (!(length2(dx) < rr * rr)) continue;
-        if (bonded_intact(s, i, j)) continue;  // bonds are handled by the bond pass
-        if (used == kSlots) {
-          atomicAdd(&c->overflow, 1u);
-          continue;
-        }
-        ContactHistory h;
-        if (have_prev)
-          for (int q = 0; q < kSlots; ++q)
-            if (s.slot_j_prev[base + q] == j) {
-              h.xi = s.slot_xi_prev[base + q];
-              h.mr = s.slot_mr_prev[base + q];
-              break;
-            }
-        const double d = length(dx);
-        const Vec2d nrm = d > 0.0 ? dx / d : Vec2d{1.0, 0.0};
-        const Vec2d t = perp(nrm);
-        const double delta = rr - d;
-        const double ai = Ri - 0.5 * delta, aj = Rj - 0.5 * delta;
-        const Vec2d dv = s.v[j] - s.v[i];
-        const double vn = dot(dv, nrm);
-        const double vt = dot(dv, t) - (ai * s.omega[i] + aj * s.omega[j]);
-        const double R_eff = Ri * Rj / rr;
-        const double m_eff = s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]);
-        const PairProps& pp = props[static_cast<size_t>(s.material[i]) * mc + s.material[j]];
-        const double I_roll = rolling_inertia(s.inertia[i], s.mass[i], Ri, s.inertia[j], s.mass[j], Rj);
-        const ContactForce f = hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt, s.omega[i] - s.omega[j], dt, h);
-        const Vec2d f_i = -(f.fn * nrm + f.ft * t);
-        const double t_i = -ai * f.ft + f.m_roll, t_j = -aj * f.ft - f.m_roll;
-        const size_t q = base + used++;
-        s.slot_j[q] = j;
-        s.slot_xi[q] = h.xi;
-        s.slot_mr[q] = h.mr;
-        s.slot_f[q] = f_i;
-        s.slot_point[q] = xi + ai * nrm;
-        s.slot_ti[q] = t_i;
-        s.slot_tj[q] = t_j;
-        s.slot_overlap[q] = delta;
-        Fi += f_i;
-        Mi += t_i;
-        add_force(s, j, -f_i, t_j);
-      }
-    }
-  for (int q = used; q < kSlots; ++q) s.slot_j[base + q] = kEmpty;
-  if (used) atomicAdd(&c->contacts, static_cast<unsigned int>(used));
-  // Walls: the wall plays "i" (infinite radius and mass, at rest); dense
-  // history per (particle, wall), touched by this thread only.
-  for (int w = 0; w < nw; ++w) {
-    const size_t k = static_cast<size_t>(i) * nw + w;
-    Vec2d nrm;
-    double delta;
-    if (!wall_contact(walls[w], xi, Ri, nrm, delta)) {
-      s.wall_on[k] = 0;
-      continue;
-    }
-    ContactHistory h;
-    if (have_prev && s.wall_on[k]) {
-      h.xi = s.wall_xi[k];
-      h.mr = s.wall_mr[k];
-    }
-    const Vec2d t = perp(nrm);
-    const double a = Ri - 0.5 * delta;
-    const double vn = dot(s.v[i], nrm);
-    const double vt = dot(s.v[i], t) - a * s.omega[i];
-    const PairProps& pp = props[static_cast<size_t>(walls[w].material) * mc + s.material[i]];
-    const double I_roll = rolling_inertia(s.inertia[i], s.mass[i], Ri, 0.0, 0.0, 0.0);  // wall: I = inf
-    const ContactForce f = hertz_mindlin(pp, Ri, s.mass[i], I_roll, delta, vn, vt, -s.omega[i], dt, h);
-    const Vec2d fw = f.fn * nrm + f.ft * t;
-    const double tw = -a * f.ft - f.m_roll;
-    s.wall_on[k] = 1;
-    s.wall_xi[k] = h.xi;
-    s.wall_mr[k] = h.mr;
-    s.wall_f[k] = fw;
-    s.wall_point[k] = xi - a * nrm;
-    s.wall_t[k] = tw;
-    s.wall_overlap[k] = delta;
-    Fi += fw;
-    Mi += tw;
-    atomicAdd(&c->wall_contacts, 1u);
-  }
-  add_force(s, i, Fi, Mi);
-}
-
-// [SECTION] Integrate -------------------------------------------------------------------
 
 struct IntegrateParams {
   double dt, alpha, vlim2;
@@ -301,65 +228,206 @@ struct IntegrateParams {
   double grab_ks;
 };
 
-__global__ void integrate_kernel(DevState s, int n, IntegrateParams ip, Counters* c) {
-  int ii = blockIdx.x * blockDim.x + threadIdx.x;
-  if (ii >= n) return;
-  const size_t i = static_cast<size_t>(ii);
-  Vec2d F = s.F[i];
-  double M = s.M[i];
-  const double m = s.mass[i];
-  F += m * ip.g;
-  if (ip.use_fext) F += s.fext[i];
-  for (int l = 0; l < ip.load_count; ++l)
-    if (s.group[i] == ip.loads[l].group) F += ip.load_share[l];
-  if (ip.point.active) {
-    Vec2d d = Vec2d{ip.point.pos.x, ip.point.pos.y} - s.x[i];
-    double r = length(d);
-    if (r < ip.point.radius && r > 1e-12) F += (m * ip.point.strength * (1.0 - r / ip.point.radius) / r) * d;
+/// One thread per particle, in cell order: unbonded contacts with every
+/// neighbour (both orders of each pair compute the same force: the pair is
+/// always evaluated as (lower index, higher index), whose owner, the lower
+/// index, keeps the Mindlin and rolling history in its slots), walls, its
+/// bonds' stored forces, loads and tools; then symplectic Euler into the
+/// state arrays (the pass reads only the sorted copies, so no thread sees
+/// another's update). Deterministic: no atomics on forces.
+__global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const PairProps* props, int mc,
+                                                    const DemWall* walls, int nw, CellGrid g, bool have_prev,
+                                                    IntegrateParams ip, Counters* c) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned n_contacts = 0, n_walls = 0, n_overflow = 0;
+  unsigned long long bad = ~0ull, vmax2 = 0ull;
+  if (k < n) {
+    const uint32_t i = s.sorted_item[k];
+    const Vec2d xi = s.xs[k];
+    const double Ri = s.rs[k];
+    const size_t base = static_cast<size_t>(i) * kSlots;
+    const int cx = g.cx(xi.x), cy = g.cy(xi.y);
+    int used = 0;
+    Vec2d F{};
+    double M = 0.0;
+    for (int yy = max(cy - 1, 0); yy <= min(cy + 1, g.gy - 1); ++yy) {
+      // Cells cx-1 .. cx+1 of this row are consecutive keys: one range.
+      uint32_t b = kEmpty, e = 0;
+      for (int xx = max(cx - 1, 0); xx <= min(cx + 1, g.gx - 1); ++xx) {
+        const size_t cidx = static_cast<size_t>(yy) * g.gx + xx;
+        const uint32_t cb = s.cell_start[cidx];
+        if (cb == kEmpty) continue;
+        if (b == kEmpty) b = cb;
+        e = s.cell_end[cidx];
+      }
+      if (b == kEmpty) continue;
+      for (uint32_t o = b; o < e; ++o) {
+        if (o == static_cast<uint32_t>(k)) continue;
+        const uint32_t j = s.sorted_item[o];
+        // The pair as (lo, hi): both threads do the same arithmetic.
+        const bool own = i < j;
+        const uint32_t ka = own ? static_cast<uint32_t>(k) : o, kb = own ? o : static_cast<uint32_t>(k);
+        const double Ra = s.rs[ka], Rb = s.rs[kb];
+        const double rr = Ra + Rb;
+        const Vec2d xa = s.xs[ka];
+        const Vec2d dx = s.xs[kb] - xa;
+        if (!(length2(dx) < rr * rr)) continue;
+        const uint32_t ia = own ? i : j, ib = own ? j : i;
+        if (bonded_intact(s, ia, ib)) continue;  // bonds are handled by the bond pass
+        if (own && used == kSlots) {
+          ++n_overflow;
+          continue;
+        }
+        ContactHistory h;
+        if (have_prev) {
+          const size_t hb = static_cast<size_t>(ia) * kSlots;
+          for (int q = 0; q < kSlots; ++q)
+            if (s.slot_j_prev[hb + q] == ib) {
+              h.xi = s.slot_xi_prev[hb + q];
+              h.mr = s.slot_mr_prev[hb + q];
+              break;
+            }
+        }
+        const double d = length(dx);
+        const Vec2d nrm = d > 0.0 ? dx / d : Vec2d{1.0, 0.0};
+        const Vec2d t = perp(nrm);
+        const double delta = rr - d;
+        const double aa = Ra - 0.5 * delta, ab = Rb - 0.5 * delta;
+        const double wa = s.ws[ka], wb = s.ws[kb];
+        const Vec2d dv = s.vs[kb] - s.vs[ka];
+        const double vn = dot(dv, nrm);
+        const double vt = dot(dv, t) - (aa * wa + ab * wb);
+        const double R_eff = Ra * Rb / rr;
+        const double ma = s.ms[ka], mb = s.ms[kb];
+        const double m_eff = ma * mb / (ma + mb);
+        const PairProps& pp = props[static_cast<size_t>(s.mats[ka]) * mc + s.mats[kb]];
+        const double I_roll = rolling_inertia(s.is[ka], ma, Ra, s.is[kb], mb, Rb);
+        const ContactForce f = hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt, wa - wb, ip.dt, h);
+        const Vec2d f_a = -(f.fn * nrm + f.ft * t);
+        const double t_a = -aa * f.ft + f.m_roll, t_b = -ab * f.ft - f.m_roll;
+        if (own) {
+          const size_t q = base + used++;
+          s.slot_j[q] = j;
+          s.slot_xi[q] = h.xi;
+          s.slot_mr[q] = h.mr;
+          s.slot_f[q] = f_a;
+          s.slot_point[q] = xa + aa * nrm;
+          s.slot_ti[q] = t_a;
+          s.slot_tj[q] = t_b;
+          s.slot_overlap[q] = delta;
+          F += f_a;
+          M += t_a;
+        } else {
+          F -= f_a;
+          M += t_b;
+        }
+      }
+    }
+    for (int q = used; q < kSlots; ++q) s.slot_j[base + q] = kEmpty;
+    n_contacts = static_cast<unsigned>(used);
+    const Vec2d vi = s.vs[k];
+    const double wi = s.ws[k], mi = s.ms[k], Ii = s.is[k];
+    // Walls: the wall plays "i" (infinite radius and mass, at rest); dense
+    // history per (particle, wall), touched by this thread only.
+    for (int w = 0; w < nw; ++w) {
+      const size_t kw = static_cast<size_t>(i) * nw + w;
+      Vec2d nrm;
+      double delta;
+      if (!wall_contact(walls[w], xi, Ri, nrm, delta)) {
+        s.wall_on[kw] = 0;
+        continue;
+      }
+      ContactHistory h;
+      if (have_prev && s.wall_on[kw]) {
+        h.xi = s.wall_xi[kw];
+        h.mr = s.wall_mr[kw];
+      }
+      const Vec2d t = perp(nrm);
+      const double a = Ri - 0.5 * delta;
+      const double vn = dot(vi, nrm);
+      const double vt = dot(vi, t) - a * wi;
+      const PairProps& pp = props[static_cast<size_t>(walls[w].material) * mc + s.mats[k]];
+      const double I_roll = rolling_inertia(Ii, mi, Ri, 0.0, 0.0, 0.0);  // wall: I = inf
+      const ContactForce f = hertz_mindlin(pp, Ri, mi, I_roll, delta, vn, vt, -wi, ip.dt, h);
+      const Vec2d fw = f.fn * nrm + f.ft * t;
+      const double tw = -a * f.ft - f.m_roll;
+      s.wall_on[kw] = 1;
+      s.wall_xi[kw] = h.xi;
+      s.wall_mr[kw] = h.mr;
+      s.wall_f[kw] = fw;
+      s.wall_point[kw] = xi - a * nrm;
+      s.wall_t[kw] = tw;
+      s.wall_overlap[kw] = delta;
+      F += fw;
+      M += tw;
+      ++n_walls;
+    }
+    // Bonds: this particle's bonds as i, then as j.
+    for (uint32_t kb = s.bond_start[i]; kb < s.bond_start[i + 1]; ++kb)
+      if (!s.broken[kb]) {
+        F += s.bforce[kb];
+        M += s.bt_i[kb];
+      }
+    for (uint32_t q = s.bond_j_start[i]; q < s.bond_j_start[i + 1]; ++q) {
+      const uint32_t kb = s.bond_j_list[q];
+      if (!s.broken[kb]) {
+        F -= s.bforce[kb];
+        M += s.bt_j[kb];
+      }
+    }
+    // Body forces, tools and damping, then symplectic Euler (as the CPU).
+    const Vec2d x0 = xi;
+    F += mi * ip.g;
+    if (ip.use_fext) F += s.fext[i];
+    if (ip.load_count > 0) {
+      const uint16_t grp = s.group[i];
+      for (int l = 0; l < ip.load_count; ++l)
+        if (grp == ip.loads[l].group) F += ip.load_share[l];
+    }
+    if (ip.point.active) {
+      Vec2d d = Vec2d{ip.point.pos.x, ip.point.pos.y} - x0;
+      double r = length(d);
+      if (r < ip.point.radius && r > 1e-12) F += (mi * ip.point.strength * (1.0 - r / ip.point.radius) / r) * d;
+    }
+    F.x = local_damp(F.x, vi.x, ip.alpha);
+    F.y = local_damp(F.y, vi.y, ip.alpha);
+    M = local_damp(M, wi, ip.alpha);
+    if (ip.grab_slot && ip.grab_slot[i] >= 0) {
+      const double kd = 2.0 * sqrt(ip.grab_ks);
+      Vec2d d = ip.grab_target + ip.grab_offset[ip.grab_slot[i]] - x0;
+      F += mi * (ip.grab_ks * d - kd * vi);
+    }
+    Vec2d v = vi;
+    double omega = wi;
+    if (!s.fixed[i]) {
+      v += (ip.dt / mi) * F;
+      omega += ip.dt * M / Ii;
+    }
+    const Vec2d x = x0 + ip.dt * v;
+    const double theta = s.theta[i] + ip.dt * omega;
+    s.v[i] = v;
+    s.omega[i] = omega;
+    s.x[i] = x;
+    s.theta[i] = theta;
+    const double s2 = length2(v);
+    if (!(s2 <= ip.vlim2) || !isfinite(x.x) || !isfinite(x.y) || !isfinite(omega) || !isfinite(theta))
+      bad = i;
+    else
+      vmax2 = static_cast<unsigned long long>(__double_as_longlong(s2));
   }
-  F.x = local_damp(F.x, s.v[i].x, ip.alpha);
-  F.y = local_damp(F.y, s.v[i].y, ip.alpha);
-  M = local_damp(M, s.omega[i], ip.alpha);
-  if (ip.grab_slot && ip.grab_slot[i] >= 0) {
-    const double kd = 2.0 * sqrt(ip.grab_ks);
-    Vec2d d = ip.grab_target + ip.grab_offset[ip.grab_slot[i]] - s.x[i];
-    F += m * (ip.grab_ks * d - kd * s.v[i]);
-  }
-  // Symplectic Euler; fixed particles are kinematic.
-  if (!s.fixed[i]) {
-    s.v[i] += (ip.dt / m) * F;
-    s.omega[i] += ip.dt * M / s.inertia[i];
-  }
-  s.x[i] += ip.dt * s.v[i];
-  s.theta[i] += ip.dt * s.omega[i];
-  const double s2 = length2(s.v[i]);
-  if (!(s2 <= ip.vlim2) || !isfinite(s.x[i].x) || !isfinite(s.x[i].y) || !isfinite(s.omega[i]) ||
-      !isfinite(s.theta[i])) {
-    atomicMin(&c->bad, static_cast<unsigned long long>(i));
-  } else {
-    atomicMax(&c->vmax2, static_cast<unsigned long long>(__double_as_longlong(s2)));
+  n_contacts = warp_sum(n_contacts);
+  n_walls = warp_sum(n_walls);
+  n_overflow = warp_sum(n_overflow);
+  bad = warp_min(bad);
+  vmax2 = warp_max(vmax2);
+  if (lane0()) {
+    if (n_contacts) atomicAdd(&c->contacts, n_contacts);
+    if (n_walls) atomicAdd(&c->wall_contacts, n_walls);
+    if (n_overflow) atomicAdd(&c->overflow, n_overflow);
+    if (bad != ~0ull) atomicMin(&c->bad, bad);
+    if (vmax2) atomicMax(&c->vmax2, vmax2);
   }
 }
-
-// [SECTION] Bounds --------------------------------------------------------------------------
-
-struct Bounds {
-  double lx, ly, hx, hy, r;
-};
-struct ToBounds {
-  const Vec2d* x;
-  const double* radius;
-  __host__ __device__ Bounds operator()(int i) const {
-    const Vec2d p = x[i];
-    if (!isfinite(p.x) || !isfinite(p.y)) return Bounds{1e300, 1e300, -1e300, -1e300, 0.0};
-    return Bounds{p.x, p.y, p.x, p.y, radius[i]};
-  }
-};
-struct MergeBounds {
-  __host__ __device__ Bounds operator()(const Bounds& a, const Bounds& b) const {
-    return Bounds{fmin(a.lx, b.lx), fmin(a.ly, b.ly), fmax(a.hx, b.hx), fmax(a.hy, b.hy), fmax(a.r, b.r)};
-  }
-};
 
 }  // namespace
 
@@ -372,11 +440,14 @@ class DemCudaBackend final : public DemBackend {
     device_name_ = devs.empty() ? std::string("?") : devs[0].name;
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaMalloc(reinterpret_cast<void**>(&counters_), sizeof(Counters)), "cudaMalloc");
+    check(cudaMallocHost(reinterpret_cast<void**>(&counters_host_), 2 * sizeof(Counters)), "cudaMallocHost");
     std::memset(&s_, 0, sizeof s_);
   }
   ~DemCudaBackend() override {
     for (void* p : allocations()) cudaFree(p);
     cudaFree(counters_);
+    cudaFreeHost(counters_host_);
+    cudaFree(sort_temp_);
     cudaFree(props_);
     cudaFree(walls_);
     cudaFree(loads_);
@@ -398,9 +469,10 @@ class DemCudaBackend final : public DemBackend {
     dev_resize(s_.x, cap_[0], n); dev_resize(s_.v, cap_[1], n); dev_resize(s_.fext, cap_[2], n);
     dev_resize(s_.theta, cap_[3], n); dev_resize(s_.omega, cap_[4], n); dev_resize(s_.radius, cap_[5], n);
     dev_resize(s_.mass, cap_[6], n); dev_resize(s_.inertia, cap_[7], n); dev_resize(s_.material, cap_[8], n);
-    dev_resize(s_.fixed, cap_[9], n); dev_resize(s_.group, cap_[10], n); dev_resize(s_.F, cap_[11], n);
-    dev_resize(s_.M, cap_[12], n);
+    dev_resize(s_.fixed, cap_[9], n); dev_resize(s_.group, cap_[10], n);
+    dev_resize(s_.bt_i, cap_[12], nb); dev_resize(s_.bt_j, cap_[11], nb);
     dev_resize(s_.bi, cap_[13], nb); dev_resize(s_.bj, cap_[14], nb); dev_resize(s_.bond_start, cap_[15], n + 1);
+    dev_resize(s_.bond_j_start, cap_[47], n + 1); dev_resize(s_.bond_j_list, cap_[48], nb);
     dev_resize(s_.length0, cap_[16], nb); dev_resize(s_.shear_disp, cap_[17], nb);
     dev_resize(s_.bend_angle, cap_[18], nb); dev_resize(s_.broken, cap_[19], nb); dev_resize(s_.mode, cap_[20], nb);
     dev_resize(s_.break_step, cap_[21], nb); dev_resize(s_.sigma, cap_[22], nb); dev_resize(s_.tau, cap_[23], nb);
@@ -412,6 +484,10 @@ class DemCudaBackend final : public DemBackend {
     dev_resize(s_.slot_f, cap_[31], ns); dev_resize(s_.slot_point, cap_[32], ns);
     dev_resize(s_.slot_ti, cap_[33], ns); dev_resize(s_.slot_tj, cap_[34], ns); dev_resize(s_.slot_overlap, cap_[35], ns);
     dev_resize(s_.cell_key, cap_[36], n); dev_resize(s_.cell_item, cap_[37], n);
+    dev_resize(s_.sorted_key, cap_[49], n); dev_resize(s_.sorted_item, cap_[50], n);
+    dev_resize(s_.xs, cap_[51], n); dev_resize(s_.vs, cap_[52], n); dev_resize(s_.ws, cap_[53], n);
+    dev_resize(s_.rs, cap_[54], n); dev_resize(s_.ms, cap_[55], n); dev_resize(s_.is, cap_[56], n);
+    dev_resize(s_.mats, cap_[57], n);
     const DemParticles& p = *p_;
     up(s_.x, p.x.data(), n); up(s_.v, p.v.data(), n); up(s_.fext, p.fext.data(), n);
     up(s_.theta, p.theta.data(), n); up(s_.omega, p.omega.data(), n); up(s_.radius, p.radius.data(), n);
@@ -431,8 +507,23 @@ class DemCudaBackend final : public DemBackend {
     for (size_t k = 0; k < nb; ++k) ++start[b.i[k] + 1];
     for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
     up(s_.bond_start, start.data(), n + 1);
+    // ... and as j: bond indices grouped by j (ascending k within each j).
+    std::vector<uint32_t> jstart(n + 1, 0), jlist(nb);
+    for (size_t k = 0; k < nb; ++k) ++jstart[b.j[k] + 1];
+    for (size_t i = 0; i < n; ++i) jstart[i + 1] += jstart[i];
+    {
+      std::vector<uint32_t> cursor(jstart.begin(), jstart.end() - 1);
+      for (size_t k = 0; k < nb; ++k) jlist[cursor[b.j[k]]++] = static_cast<uint32_t>(k);
+    }
+    up(s_.bond_j_start, jstart.data(), n + 1);
+    up(s_.bond_j_list, jlist.data(), nb);
     // Group sizes for the loads.
-    group_of_.assign(p.group.begin(), p.group.end());
+    group_count_.clear();
+    for (uint16_t g : p.group) {
+      if (g >= group_count_.size()) group_count_.resize(static_cast<size_t>(g) + 1, 0);
+      ++group_count_[g];
+    }
+    host_extent();
     have_prev_ = false;
     walls_n_ = -1;
     grab_cache_.clear();
@@ -467,6 +558,7 @@ class DemCudaBackend final : public DemBackend {
     std::copy(t.tau.begin(), t.tau.end(), b.tau.begin());
     std::copy(t.force.begin(), t.force.end(), b.force.begin());
     for (size_t k = 0; k < nb_; ++k) b.mode[k] = static_cast<BondBreak>(t.mode[k]);
+    host_extent();
   }
 
   DemStepResult step(const DemStepInput& in) override {
@@ -474,33 +566,36 @@ class DemCudaBackend final : public DemBackend {
     const int n = static_cast<int>(n_), nb = static_cast<int>(nb_);
     DemStepResult result;
     if (n == 0) return result;
+    // Host work per step: a few small tables when they changed, and one
+    // read of the counters at the end (the step's only synchronisation).
     upload_tables(in);
     if (in.use_fext) up(s_.fext, p_->fext.data(), n_);
-    check(cudaMemsetAsync(s_.F, 0, n_ * sizeof(Vec2d)), "clear");
-    check(cudaMemsetAsync(s_.M, 0, n_ * sizeof(double)), "clear");
-    Counters init{~0ull, 0ull, 0u, 0u, 0u, 0u};
-    check(cudaMemcpy(counters_, &init, sizeof init, cudaMemcpyHostToDevice), "counters");
+    const CellGrid g = cell_grid(in);
+    Counters& init = counters_host_[1];
+    init = Counters{~0ull, 0ull, 0u, 0u, 0u, 0u};
+    check(cudaMemcpyAsync(counters_, &init, sizeof init, cudaMemcpyHostToDevice, 0), "counters");
     const int pb = (n + 255) / 256;
     if (nb > 0) bond_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.bond, in.step, counters_);
-    // Broad phase: cells of 2 R_max over the particles' bounding box.
-    Bounds bb = thrust::transform_reduce(thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n),
-                                         ToBounds{s_.x, s_.radius}, Bounds{1e300, 1e300, -1e300, -1e300, 0.0},
-                                         MergeBounds{});
-    if (!(bb.lx <= bb.hx)) bb = Bounds{0.0, 0.0, 0.0, 0.0, bb.r};
-    double cell = bb.r > 0.0 ? 2.0 * bb.r : 1.0;
-    const double cap = std::max(1024.0, 4.0 * n);
-    while (((bb.hx - bb.lx) / cell + 1.0) * ((bb.hy - bb.ly) / cell + 1.0) > cap) cell *= 2.0;
-    const int gx = static_cast<int>((bb.hx - bb.lx) / cell) + 1, gy = static_cast<int>((bb.hy - bb.ly) / cell) + 1;
-    const size_t nc = static_cast<size_t>(gx) * gy;
-    dev_resize(s_.cell_start, cap_[38], nc);
-    dev_resize(s_.cell_end, cap_[39], nc);
+    // Broad phase: sort (cell, index) pairs, then gather into cell order.
+    cell_key_kernel<<<pb, 256>>>(s_.x, n, g, s_.cell_key, s_.cell_item);
+    size_t need = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, need, s_.cell_key, s_.sorted_key, s_.cell_item, s_.sorted_item, n,
+                                          0, key_bits_),
+          "cub sort size");
+    if (need > sort_temp_bytes_) {
+      if (sort_temp_) cudaFree(sort_temp_);
+      sort_temp_ = nullptr;
+      sort_temp_bytes_ = 0;
+      check(cudaMalloc(&sort_temp_, need), "cudaMalloc");
+      sort_temp_bytes_ = need;
+    }
+    size_t bytes = sort_temp_bytes_;
+    check(cub::DeviceRadixSort::SortPairs(sort_temp_, bytes, s_.cell_key, s_.sorted_key, s_.cell_item, s_.sorted_item,
+                                          n, 0, key_bits_),
+          "cub sort");
+    const size_t nc = static_cast<size_t>(g.gx) * g.gy;
     check(cudaMemsetAsync(s_.cell_start, 0xFF, nc * sizeof(uint32_t)), "cells");
-    check(cudaMemsetAsync(s_.cell_end, 0, nc * sizeof(uint32_t)), "cells");
-    const Vec2d lo{bb.lx, bb.ly};
-    cell_key_kernel<<<pb, 256>>>(s_, n, lo, cell, gx, gy);
-    thrust::sort_by_key(thrust::device_ptr<uint32_t>(s_.cell_key), thrust::device_ptr<uint32_t>(s_.cell_key) + n,
-                        thrust::device_ptr<uint32_t>(s_.cell_item));
-    cell_range_kernel<<<pb, 256>>>(s_, n);
+    gather_sorted_kernel<<<pb, 256>>>(s_, n);
     // Last step's contacts become this step's history.
     std::swap(s_.slot_j, s_.slot_j_prev);
     std::swap(s_.slot_xi, s_.slot_xi_prev);
@@ -508,9 +603,6 @@ class DemCudaBackend final : public DemBackend {
     std::swap(cap_[26], cap_[25]);
     std::swap(cap_[29], cap_[27]);
     std::swap(cap_[30], cap_[28]);
-    contact_kernel<<<pb, 256>>>(s_, n, props_, in.material_count, walls_, in.wall_count, in.dt, lo, cell, gx, gy,
-                                have_prev_, counters_);
-    have_prev_ = true;
     IntegrateParams ip{};
     ip.dt = in.dt;
     ip.alpha = in.solver.local_damping;
@@ -525,11 +617,14 @@ class DemCudaBackend final : public DemBackend {
     ip.grab_offset = grab_offset_;
     ip.grab_target = in.grab.target;
     ip.grab_ks = in.grab.stiffness;
-    integrate_kernel<<<pb, 256>>>(s_, n, ip, counters_);
+    force_kernel<<<(n + 127) / 128, 128>>>(s_, n, props_, in.material_count, walls_, in.wall_count, g, have_prev_, ip,
+                                           counters_);
+    have_prev_ = true;
     if (nb > 0) bond_advance_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.dt);
     check(cudaGetLastError(), "DEM kernel launch");
-    Counters c;
-    check(cudaMemcpy(&c, counters_, sizeof c, cudaMemcpyDeviceToHost), "counters");
+    Counters& c = counters_host_[0];
+    check(cudaMemcpyAsync(&c, counters_, sizeof c, cudaMemcpyDeviceToHost, 0), "counters");
+    check(cudaStreamSynchronize(0), "DEM step");
     if (c.overflow) throw std::runtime_error("CUDA DEM: a particle has more than " + std::to_string(kSlots) +
                                              " simultaneous contacts (very polydisperse packing); use the CPU backend");
     if (c.bad != ~0ull) {
@@ -589,11 +684,61 @@ class DemCudaBackend final : public DemBackend {
  private:
   std::vector<void*> allocations() {
     return {s_.x, s_.v, s_.fext, s_.theta, s_.omega, s_.radius, s_.mass, s_.inertia, s_.material, s_.fixed,
-            s_.group, s_.F, s_.M, s_.bi, s_.bj, s_.bond_start, s_.length0, s_.shear_disp, s_.bend_angle,
+            s_.group, s_.bt_i, s_.bt_j, s_.bi, s_.bj, s_.bond_start, s_.bond_j_start, s_.bond_j_list, s_.length0, s_.shear_disp, s_.bend_angle,
             s_.broken, s_.mode, s_.break_step, s_.sigma, s_.tau, s_.bforce, s_.slot_j_prev, s_.slot_j,
             s_.slot_xi_prev, s_.slot_mr_prev, s_.slot_xi, s_.slot_mr, s_.slot_f, s_.slot_point, s_.slot_ti,
             s_.slot_tj, s_.slot_overlap, s_.wall_xi, s_.wall_mr, s_.wall_on, s_.wall_f, s_.wall_point, s_.wall_t, s_.wall_overlap,
-            s_.cell_key, s_.cell_item, s_.cell_start, s_.cell_end};
+            s_.cell_key, s_.cell_item, s_.sorted_key, s_.sorted_item, s_.cell_start, s_.cell_end,
+            s_.xs, s_.vs, s_.ws, s_.rs, s_.ms, s_.is, s_.mats};
+  }
+
+  /// The particles' bounding box and largest radius, from the host arrays
+  /// (when they are the state: after host_changed and sync_to_host).
+  void host_extent() {
+    const DemParticles& p = *p_;
+    double lx = 1e300, ly = 1e300, hx = -1e300, hy = -1e300, r = 0.0;
+    for (size_t i = 0; i < p.size(); ++i) {
+      const Vec2d x = p.x[i];
+      r = std::max(r, p.radius[i]);
+      if (!std::isfinite(x.x) || !std::isfinite(x.y)) continue;
+      lx = std::min(lx, x.x); ly = std::min(ly, x.y);
+      hx = std::max(hx, x.x); hy = std::max(hy, x.y);
+    }
+    if (!(lx <= hx)) lx = ly = hx = hy = 0.0;
+    host_lo_ = Vec2d{lx, ly};
+    host_hi_ = Vec2d{hx, hy};
+    r_max_ = r;
+  }
+
+  /// Cells of 2 R_max (at least) over the scene's box and the particles'
+  /// extent as last seen on the host, with a margin; at most max(1024, 4 n)
+  /// cells. A particle that leaves it is clamped into the border cells, which
+  /// keeps the search exact (only slower) until the next sync widens it.
+  CellGrid cell_grid(const DemStepInput& in) {
+    double cell = r_max_ > 0.0 ? 2.0 * r_max_ : 1.0;
+    const Vec2d lo0{std::min(in.domain_lo.x, host_lo_.x), std::min(in.domain_lo.y, host_lo_.y)};
+    const Vec2d hi0{std::max(in.domain_hi.x, host_hi_.x), std::max(in.domain_hi.y, host_hi_.y)};
+    const double cap = std::max(1024.0, 4.0 * static_cast<double>(n_));
+    auto cells = [&](double c) {
+      return ((hi0.x - lo0.x) / c + 5.0) * ((hi0.y - lo0.y) / c + 5.0);
+    };
+    while (cells(cell) > cap) cell *= 2.0;
+    CellGrid g;
+    g.cell = cell;
+    g.lo = Vec2d{lo0.x - 2.0 * cell, lo0.y - 2.0 * cell};
+    g.gx = static_cast<int>((hi0.x - lo0.x) / cell) + 5;
+    g.gy = static_cast<int>((hi0.y - lo0.y) / cell) + 5;
+    const size_t nc = static_cast<size_t>(g.gx) * g.gy;
+    if (nc > grid_cells_cap_) {
+      dev_resize(s_.cell_start, cap_[38], nc);
+      dev_resize(s_.cell_end, cap_[39], nc);
+      grid_cells_cap_ = nc;
+    }
+    int bits = 1;
+    while (bits < 32 && (1ull << bits) < nc) ++bits;
+    key_bits_ = bits;
+    grid_ = g;
+    return g;
   }
 
   // Material pairs, walls, loads and the grab set: small tables uploaded
@@ -637,8 +782,8 @@ class DemCudaBackend final : public DemBackend {
     if (in.load_count > 0) {
       std::vector<Vec2d> share(static_cast<size_t>(in.load_count));
       for (int l = 0; l < in.load_count; ++l) {
-        size_t count = 0;
-        for (uint16_t g : group_of_) count += g == in.loads[l].group ? 1 : 0;
+        const uint16_t grp = in.loads[l].group;
+        const size_t count = grp < group_count_.size() ? group_count_[grp] : 0;
         const Vec2d total = in.loads[l].force + in.time * in.loads[l].rate;
         share[static_cast<size_t>(l)] = count ? total / static_cast<double>(count) : Vec2d{};
       }
@@ -689,7 +834,7 @@ class DemCudaBackend final : public DemBackend {
   DemBonds* b_ = nullptr;
   std::string device_name_;
   DevState s_;
-  size_t cap_[48] = {};
+  size_t cap_[64] = {};
   size_t n_ = 0, nb_ = 0;
   bool have_prev_ = false;
   Counters* counters_ = nullptr;
@@ -701,7 +846,17 @@ class DemCudaBackend final : public DemBackend {
   DemLoad* loads_ = nullptr;
   Vec2d* load_share_ = nullptr;
   std::vector<DemLoad> loads_host_;
-  std::vector<uint16_t> group_of_;
+  std::vector<size_t> group_count_;  // particles per group (loads share their force)
+  // Cell grid: the particles' extent as last seen on the host (host_changed,
+  // sync_to_host), their largest radius, and the grid of the last step.
+  Vec2d host_lo_{0.0, 0.0}, host_hi_{0.0, 0.0};
+  double r_max_ = 0.0;
+  CellGrid grid_{};
+  int key_bits_ = 1;
+  size_t grid_cells_cap_ = 0;
+  Counters* counters_host_ = nullptr;  // pinned: [0] read back, [1] initial values
+  void* sort_temp_ = nullptr;
+  size_t sort_temp_bytes_ = 0;
   int* grab_slot_ = nullptr;
   Vec2d* grab_offset_ = nullptr;
   std::vector<uint32_t> grab_cache_;

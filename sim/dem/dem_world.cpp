@@ -36,11 +36,13 @@ void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
   backend_ = std::move(backend);
   backend_->bind(&particles, &bonds);
   host_clock_ = clock();
+  host_state_taken();
 }
 
 std::string DemWorld::backend_name() const { return backend_->name(); }
 
 void DemWorld::host_changed() {
+  host_state_taken();
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
   guarded("taking the edited state", AtFailure::HostAuthoritative, [&] { backend_->host_changed(); });
   host_clock_ = clock();
@@ -104,6 +106,7 @@ void DemWorld::fall_back(const std::string& reason, const char* during, AtFailur
   backend_.reset();  // a failed device backend's destructor ignores further errors
   backend_ = make_dem_backend("cpu", fallback_threads);
   backend_->bind(&particles, &bonds);  // the CPU backend takes the host state (history restarts)
+  host_state_taken();
   fallback_ = fb;
   ++fallbacks_;
   note_backend_failure(fb.backend + ": " + reason);
@@ -133,6 +136,7 @@ void DemWorld::reset_clock() {
 }
 
 void DemWorld::clear() {
+  host_state_taken();
   particles.clear();
   bonds.clear();
   walls.clear();
@@ -211,12 +215,51 @@ size_t DemWorld::form_bonds() {
 
 // [SECTION] Time step --------------------------------------------------------------
 
+size_t DemWorld::intact_bonds() const {
+  if (intact_size_ != bonds.size()) {
+    intact_ = 0;
+    for (uint8_t b : bonds.broken) intact_ += b ? 0 : 1;
+    intact_size_ = bonds.size();
+  }
+  return intact_;
+}
+
+std::vector<double> DemWorld::dt_cache_key() const {
+  std::vector<double> k = {static_cast<double>(generation_), static_cast<double>(particles.size()),
+                           static_cast<double>(bonds.size()), static_cast<double>(bonds_broken_total_),
+                           bond.enabled ? 1.0 : 0.0, bond.E, bond.nu, bond.radius_ratio};
+  for (const DemMaterial& m : materials) {
+    k.push_back(m.density);
+    k.push_back(m.E);
+    k.push_back(m.nu);
+  }
+  return k;
+}
+
 DemTimeStep DemWorld::estimate_time_step() const {
-  DemTimeStep ts;
+  const double vmax = std::max(solver.expected_speed, last_max_speed_);
+  const double safety = solver.dt_safety > 0.0 ? solver.dt_safety : 0.2;
+  auto finish = [&](DemTimeStep ts) {
+    const double base = std::min(ts.rayleigh, std::min(ts.bond, 0.5 * ts.hertz));
+    ts.recommended = std::isfinite(base) ? safety * base : solver.dt;
+    return ts;
+  };
   const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> key = dt_cache_key();
+  if (key == dt_cache_.key) {
+    DemTimeStep ts = dt_cache_.base;
+    ts.hertz = inf;
+    const size_t i = dt_cache_.hertz_index;
+    if (vmax > 0.0 && i < particles.size()) {
+      PairProps pp = pair_props(materials[particles.material[i]], materials[particles.material[i]]);
+      ts.hertz = hertz_duration(0.5 * particles.mass[i], 0.5 * particles.radius[i], pp.E_star, vmax);
+    }
+    return finish(ts);
+  }
+  DemTimeStep ts;
   ts.rayleigh = ts.hertz = ts.bond = inf;
   const size_t n = particles.size();
-  double vmax = std::max(solver.expected_speed, last_max_speed_);
+  size_t hertz_index = static_cast<size_t>(-1);
   for (size_t i = 0; i < n; ++i) {
     const size_t mi = particles.material[i];
     if (mi >= materials.size()) continue;
@@ -225,7 +268,13 @@ DemTimeStep DemWorld::estimate_time_step() const {
     ts.rayleigh = std::min(ts.rayleigh, rayleigh_time(R, m.density, m.E, m.nu));
     // Two equal particles of this kind meeting at vmax.
     PairProps pp = pair_props(m, m);
-    if (vmax > 0.0) ts.hertz = std::min(ts.hertz, hertz_duration(0.5 * particles.mass[i], 0.5 * R, pp.E_star, vmax));
+    if (vmax > 0.0) {
+      const double t = hertz_duration(0.5 * particles.mass[i], 0.5 * R, pp.E_star, vmax);
+      if (t < ts.hertz) {
+        ts.hertz = t;
+        hertz_index = i;
+      }
+    }
   }
   // Bond springs: Gershgorin bound on the largest eigenfrequency of the
   // mass-scaled bond stiffness (symplectic Euler is stable for omega dt < 2).
@@ -258,10 +307,12 @@ DemTimeStep DemWorld::estimate_time_step() const {
     for (size_t i = 0; i < n; ++i) wmax2 = std::max(wmax2, std::max(trans[i], rot[i]) + coup[i]);
     if (wmax2 > 0.0) ts.bond = 2.0 / std::sqrt(wmax2);
   }
-  const double safety = solver.dt_safety > 0.0 ? solver.dt_safety : 0.2;
-  double base = std::min(ts.rayleigh, std::min(ts.bond, 0.5 * ts.hertz));
-  ts.recommended = std::isfinite(base) ? safety * base : solver.dt;
-  return ts;
+  if (vmax > 0.0) {  // without a speed no particle was ranked: no cache
+    dt_cache_.key = std::move(key);
+    dt_cache_.base = ts;
+    dt_cache_.hertz_index = hertz_index;
+  }
+  return finish(ts);
 }
 
 double DemWorld::next_dt() const {
@@ -302,12 +353,14 @@ DemStepStatus DemWorld::step(int n) {
   in.grab.count = static_cast<int>(grab_.index.size());
   in.grab.target = grab_.target;
   in.grab.stiffness = grab_stiffness;
+  in.domain_lo = domain_min;
+  in.domain_hi = domain_max;
   // The step size is fixed for the whole call (a displayed frame).
   in.dt = next_dt();
   for (int s = 0; s < n; ++s) {
     in.step = step_count_ + 1;
     in.time = time_;
-    in.use_fext = true;
+    in.use_fext = false;
     if (force_hook) {
       sync_guarded();
       if (fell_back()) return DemStepStatus{};
@@ -324,6 +377,7 @@ DemStepStatus DemWorld::step(int n) {
     last_dt_ = in.dt;
     last_max_speed_ = r.max_speed;
     bonds_broken_total_ += static_cast<size_t>(r.bonds_broken);
+    if (intact_size_ == bonds.size()) intact_ -= std::min(intact_, static_cast<size_t>(r.bonds_broken));
     last_result_ = r;
     if (!r.ok) {
       sync_guarded();

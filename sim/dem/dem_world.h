@@ -75,7 +75,8 @@ class DemWorld {
   PointForce point_force;  ///< attract/repel (acceleration strength (1 - r / radius))
   /// Called before every step with its 1-based index; it may write
   /// particles.fext and returns true when fext applies to this step (SGF
-  /// lists). Without a hook, fext always applies (it is zero by default).
+  /// lists). Without a hook, fext does not apply (only the hook writes it;
+  /// a device backend then uploads nothing per step).
   std::function<bool(int64_t step, DemParticles& p)> force_hook;
 
   /// Adds a material; returns its index. Names must be unique.
@@ -127,6 +128,9 @@ class DemWorld {
   double last_dt() const { return last_dt_; }
   const DemStepResult& last_result() const { return last_result_; }
   size_t bonds_broken_total() const { return bonds_broken_total_; }
+  /// Intact bonds now (counted on the host when it holds the state, then
+  /// kept up to date from each step's breakages: no pass over the bonds).
+  size_t intact_bonds() const;
   /// The step size the next step will use: solver.dt, or
   /// solver.dt_safety x the estimate when dt_safety > 0.
   double next_dt() const;
@@ -187,6 +191,30 @@ class DemWorld {
   DemStepResult last_result_;
   DemStepStatus failure_;
   GrabSet<Vec2d> grab_;
+  /// Bumped whenever the host arrays become the state (host_changed, clear,
+  /// a new backend): part of the time-step cache's key.
+  uint64_t generation_ = 0;
+  /// estimate_time_step() without a pass over every particle and bond per
+  /// call: the Rayleigh and bond bounds, and which particle has the shortest
+  /// Hertz time, are kept until the key (generation, counts, broken bonds,
+  /// the material and bond constants they use) changes. The Hertz time of
+  /// that particle is evaluated at each call's speed (the ordering of
+  /// particles by Hertz time does not depend on the speed: t ~ v^-1/5).
+  struct DtCache {
+    std::vector<double> key;
+    DemTimeStep base;
+    size_t hertz_index = static_cast<size_t>(-1);
+  };
+  mutable DtCache dt_cache_;
+  /// intact_bonds(): the count, and the bond-array size it was counted for
+  /// (~0: count again).
+  mutable size_t intact_ = 0, intact_size_ = static_cast<size_t>(-1);
+  void host_state_taken() {
+    ++generation_;
+    intact_size_ = static_cast<size_t>(-1);
+    intact_bonds();  // now, while the host arrays are the state
+  }
+  std::vector<double> dt_cache_key() const;
 };
 
 /// Diagnostics of a particle set (double accumulation in index order).

@@ -93,9 +93,7 @@ class DemSimulation final : public Simulation {
   dem::DemWorld* dem() override { return w_.get(); }
   size_t last_interactions() const override {
     const dem::DemStepResult& r = w_->last_result();
-    size_t intact = 0;
-    for (uint8_t b : w_->bonds.broken) intact += b ? 0 : 1;
-    return r.contacts + r.wall_contacts + intact;
+    return r.contacts + r.wall_contacts + w_->intact_bonds();
   }
 
   Diagnostics diagnostics() override {

@@ -100,7 +100,7 @@ struct ImpactRun {
 /// speed v) or a plane wall (wall = true), elastic (e = 1), no gravity.
 ImpactRun hertz_run(const Options& opt, bool wall, double R, double v, double dt_per_tc) {
   DemWorld w;
-  w.set_backend(make_dem_backend("cpu", opt.threads));
+  w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
   w.solver.gravity = {0.0, 0.0};
   const DemMaterial mat = teaching_material(1.0, 0.0);
   const int m = w.add_material("elastic", mat);
@@ -273,7 +273,7 @@ CaseResult case_restitution(const Options& opt) {
       std::vector<double> xs, ys;
       for (double e : es) {
         DemWorld w;
-        w.set_backend(make_dem_backend("cpu", opt.threads));
+        w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
         w.solver.gravity = {0.0, 0.0};
         const DemMaterial mat = teaching_material(e, 0.0);
         const int m = w.add_material("m", mat);
@@ -323,7 +323,7 @@ struct InclineRun {
 /// shape), else one sphere.
 InclineRun incline_run(const Options& opt, bool block, double theta, double mu, double t1, double t2, double t_end) {
   DemWorld w;
-  w.set_backend(make_dem_backend("cpu", opt.threads));
+  w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
   const DemMaterial mat = teaching_material(0.5, mu);
   const int m = w.add_material("m", mat);
   add_plane(w, {0.0, 0.0}, {0.0, 1.0}, m);
@@ -480,7 +480,7 @@ CaseResult case_cantilever(const Options& opt) {
     std::string detail;
     for (int N : Ns) {
       DemWorld w;
-      w.set_backend(make_dem_backend("cpu", opt.threads));
+      w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
       DemMaterial mat = teaching_material(0.5, 0.5);
       mat.E = E;
       mat.nu = nu;
@@ -555,7 +555,7 @@ CaseResult case_sgf(const Options& opt) {
               "B = IDs 9-16 (R = 15 mm), density 2500 kg/m^3; an SgfList built in code pushes every particle "
               "of A with F = (0.3, -0.2) N during steps 11-60 (K = 50); dt = 1e-4 s; 100 steps.";
     DemWorld w;
-    w.set_backend(make_dem_backend("cpu", opt.threads));
+    w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
     w.solver.gravity = {0.0, 0.0};
     w.solver.dt = dt;
     const int m = w.add_material("m", teaching_material(0.5, 0.5));

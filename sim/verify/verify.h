@@ -77,6 +77,9 @@ struct CaseResult {
 struct Options {
   bool quick = false;      ///< the subset (and smaller sizes) that ctest runs
   int threads = 0;         ///< CPU backend threads (0: hardware concurrency)
+  /// Backend of the DEM cases: "cpu" (the reference) or "cuda" (the same
+  /// cases on the device: `sandbox verify --backend cuda`, tests/cuda).
+  std::string dem_backend = "cpu";
 };
 
 /// A registered case.

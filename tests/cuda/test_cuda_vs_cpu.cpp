@@ -15,6 +15,7 @@
 #include "sim/dem/dem_world.h"
 #include "sim/selfcheck/selfcheck.h"
 #include "sim/selfcheck/verdict.h"
+#include "sim/verify/verify.h"
 
 using namespace ps;
 
@@ -79,6 +80,29 @@ TEST_CASE("CUDA DEM matches the CPU reference over a short run", "[cuda][dem]") 
     CHECK(d.broken_ref == d.broken_cand);
     CHECK(d.kinetic_rel < 1e-6);
     CHECK(gpu->last_interactions() == cpu->last_interactions());
+  }
+}
+
+TEST_CASE("CUDA DEM passes the DEM verification cases and agrees with the CPU on each measured value", "[cuda][dem]") {
+  // Hertz impact (Johnson 1985), restitution, incline slide and roll, the
+  // bonded cantilever (Euler-Bernoulli) and the SGF impulse: the same cases
+  // `sandbox verify` runs, once per backend on the same initial state.
+  verify::Options cpu_opt, gpu_opt;
+  cpu_opt.quick = gpu_opt.quick = true;
+  cpu_opt.threads = 1;
+  gpu_opt.dem_backend = "cuda";
+  for (const verify::CaseSpec& spec : verify::dem_cases()) {
+    const verify::CaseResult ref = spec.run(cpu_opt);
+    const verify::CaseResult gpu = spec.run(gpu_opt);
+    INFO(spec.id << ": " << gpu.error);
+    CHECK(gpu.error.empty());
+    CHECK(gpu.passed() == ref.passed());
+    REQUIRE(gpu.checks.size() == ref.checks.size());
+    for (size_t k = 0; k < ref.checks.size(); ++k) {
+      const double a = ref.checks[k].measured, b = gpu.checks[k].measured;
+      INFO(ref.checks[k].quantity << ": CPU " << a << ", CUDA " << b);
+      CHECK(std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)));
+    }
   }
 }
 

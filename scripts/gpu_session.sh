@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# One device call, several parts (device time is short; see docs/benchmarks.md):
+#   scripts/gpu_session.sh PART...
+# PARTs, run in the order given after the build:
+#   tests     the CUDA tests (tests/cuda), every case
+#   sanitize  compute-sanitizer memcheck, racecheck, initcheck and synccheck over every
+#             CUDA test case, one process per (tool, case), 8 at a time
+#   ncu       Nsight Compute on the hot MPM and DEM kernels at large sizes
+#   bench     sandbox bench: MPM and DEM scenes at growing sizes, both backends
+#   selfcheck `sandbox info --self-check` (the gate --backend auto uses), timed
+#   verify    `sandbox verify --only <the DEM cases> --backend cuda`
+#   taichi    Taichi's own MPM examples on the same GPU (wheels from scripts/gpu_bundle.sh)
+# Carry .deps (scripts/gpu_bundle.sh: Catch2) and, for taichi, .whl.
+# Logs go to $OUT (or out/gpu): summary.txt plus logs.tar.gz.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/gpu}
+mkdir -p "$out/logs"
+export PATH=/usr/local/cuda/bin:$PATH
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+finish() { tar -czf "$out/logs.tar.gz" -C "$out" logs 2>/dev/null; rm -rf "$out/logs"; }
+trap finish EXIT
+log "date $(date -u +%FT%TZ); $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1)"
+log "cpu $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; commit $(cat .commit 2>/dev/null || echo '?')"
+args=(-DCMAKE_BUILD_TYPE=Release -DPS_WINDOW=OFF -DPS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${ARCHS:-90}")
+[[ -d .deps/usr ]] && args+=(-DCMAKE_PREFIX_PATH="$PWD/.deps/usr")
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+t0=$(date +%s)
+cmake -S . -B build-gpu "${gen[@]}" "${args[@]}" >"$out/logs/configure.log" 2>&1 || { log "configure failed"; tail -30 "$out/logs/configure.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" >"$out/logs/build.log" 2>&1 || { log "build failed"; grep -E "error" "$out/logs/build.log" | head -40; exit 1; }
+log "built in $(( $(date +%s) - t0 )) s"
+T=./build-gpu/tests/cuda_tests
+S=./build-gpu/sandbox
+
+for part in "$@"; do
+  t1=$(date +%s)
+  case $part in
+  tests)
+    log "CUDA tests"
+    $T -d yes >"$out/logs/cuda_tests.log" 2>&1
+    rc=$?
+    grep -E "^[0-9.]+ s: |FAILED|failed|passed" "$out/logs/cuda_tests.log" | tail -40 | tee -a "$out/summary.txt"
+    log "cuda_tests exit $rc"
+    ;;
+  sanitize)
+    log "compute-sanitizer over every CUDA test case"
+    $T --list-test-names-only | sed '/^$/d' | grep -v "test cases" >"$out/logs/cases.txt"
+    : >"$out/logs/jobs.txt"
+    for tool in memcheck racecheck initcheck synccheck; do
+      i=0
+      while IFS= read -r name; do
+        i=$((i + 1))
+        echo "$tool|$i|$name" >>"$out/logs/jobs.txt"
+      done <"$out/logs/cases.txt"
+    done
+    run_one() {
+      IFS='|' read -r tool i name <<<"$1"
+      f="$out/logs/san_${tool}_$i.log"
+      extra=()
+      [[ $tool == memcheck ]] && extra=(--leak-check full)
+      timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 30 --error-exitcode 9 \
+        $T "${name//,/\\,}" >"$f" 2>&1
+      rc=$?
+      summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$f" | tr '\n' ' ')
+      echo "$tool | $name | exit $rc | ${summ:-no summary}"
+    }
+    export -f run_one; export T out
+    xargs -d '\n' -P "${SAN_JOBS:-8}" -n 1 bash -c 'run_one "$0"' <"$out/logs/jobs.txt" | sort | tee -a "$out/summary.txt"
+    ;;
+  ncu)
+    log "ncu: MPM 2D APIC fluid (mpm99 x23) and DEM hopper (x8)"
+    timeout 240 ncu --set basic --kernel-name regex:'p2g|g2p|grid_kernel|clear' --launch-skip 40 --launch-count 8 \
+      $S bench --backend cuda --scenes mpm99 --sizes 23 --steps 40 --warmup 20 >"$out/logs/ncu_mpm.log" 2>&1
+    grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Compute \(SM\)" \
+      "$out/logs/ncu_mpm.log" | head -80 | tee -a "$out/summary.txt"
+    timeout 240 ncu --set basic --kernel-name regex:'contact|integrate|bond|gather|cell' --launch-skip 30 --launch-count 10 \
+      $S bench --backend cuda --scenes dem_hopper --sizes 8 --steps 10 --warmup 5 >"$out/logs/ncu_dem.log" 2>&1
+    grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Compute \(SM\)" \
+      "$out/logs/ncu_dem.log" | head -80 | tee -a "$out/summary.txt"
+    ;;
+  bench)
+    log "bench: CUDA MPM at growing sizes (phases)"
+    $S bench --backend cuda --scenes mpm88,mpm99,dam_break --sizes 1,2,4,8,16,23 --steps 400 --warmup 40 --phases 2>&1 |
+      tee -a "$out/summary.txt"
+    log "bench: CUDA MPM, classroom sizes, long runs"
+    $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic --sizes 1,2 --steps 4000 --warmup 400 2>&1 |
+      tee -a "$out/summary.txt"
+    log "bench: CUDA deterministic mode"
+    $S bench --backend cuda --scenes mpm99 --sizes 1,23 --steps 400 --set solver.deterministic=true 2>&1 |
+      tee -a "$out/summary.txt"
+    log "bench: CPU (16 threads) MPM"
+    $S bench --backend cpu --scenes mpm88,mpm99 --sizes 1,4 --steps 200 2>&1 | tee -a "$out/summary.txt"
+    log "bench: DEM, both backends"
+    $S bench --backend all --scenes dem_hopper,dem_smash,dem_soft_body --sizes 1,3 --steps 200 2>&1 |
+      tee -a "$out/summary.txt"
+    log "bench: DEM, CUDA at large sizes"
+    $S bench --backend cuda --scenes dem_hopper,dem_smash --sizes 8,12 --steps 200 2>&1 | tee -a "$out/summary.txt"
+    ;;
+  selfcheck)
+    t2=$(date +%s.%N)
+    XDG_CONFIG_HOME="$out/logs/config" $S info --self-check >"$out/logs/selfcheck.log" 2>&1
+    rc=$?
+    tail -25 "$out/logs/selfcheck.log" | tee -a "$out/summary.txt"
+    log "self-check exit $rc in $(python3 -c "import time; print(round(time.time() - $t2, 1))") s"
+    ;;
+  verify)
+    ids=$($S verify --list | awk '$1 ~ /^dem\./ {print $1}' | paste -sd, -)
+    $S verify --only "$ids" --backend cuda --out "$out/logs/verify_cuda" 2>&1 | tail -15 | tee -a "$out/summary.txt"
+    ;;
+  taichi)
+    if ls .whl/taichi-*.whl >/dev/null 2>&1; then
+      python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >"$out/logs/pip.log" 2>&1
+      export PYTHONPATH=/tmp/site
+      for q in 1 4 8 16 23; do
+        log "taichi mpm99 cuda quality $q"
+        timeout 120 python3 bench/peers/taichi_mpm.py --example mpm99 --arch cuda --quality $q --steps 2000 --warmup 200 2>&1 |
+          tail -2 | tee -a "$out/summary.txt"
+      done
+    else
+      log "taichi: no wheels carried (.whl)"
+    fi
+    ;;
+  *) log "unknown part $part" ;;
+  esac
+  log "$part took $(( $(date +%s) - t1 )) s"
+done
+log "done in $(( $(date +%s) - t0 )) s"
