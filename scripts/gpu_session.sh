@@ -58,13 +58,20 @@ for part in "$@"; do
       f="$out/logs/san_${tool}_$i.log"
       extra=()
       [[ $tool == memcheck ]] && extra=(--leak-check full)
-      timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 30 --error-exitcode 9 \
+      timeout "$SAN_TIMEOUT" compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 30 --error-exitcode 9 \
         $T "${name//,/\\,}" >"$f" 2>&1
       rc=$?
       summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$f" | tr '\n' ' ')
       echo "$tool | $name | exit $rc | ${summ:-no summary}"
     }
-    export -f run_one; export T out
+    # Each job gets what is left before DEADLINE (seconds since the epoch), if set.
+    SAN_TIMEOUT=${SAN_TIMEOUT:-300}
+    if [[ -n "${DEADLINE:-}" ]]; then
+      left=$(( DEADLINE - $(date +%s) - 15 ))
+      (( left < SAN_TIMEOUT )) && SAN_TIMEOUT=$left
+    fi
+    log "sanitizer jobs: at most $SAN_TIMEOUT s each"
+    export -f run_one; export T out SAN_TIMEOUT
     xargs -d '\n' -P "${SAN_JOBS:-8}" -n 1 bash -c 'run_one "$0"' <"$out/logs/jobs.txt" | sort | tee -a "$out/summary.txt"
     ;;
   ncu)
@@ -80,21 +87,22 @@ for part in "$@"; do
     ;;
   bench)
     log "bench: CUDA MPM at growing sizes (phases)"
-    $S bench --backend cuda --scenes mpm88,mpm99,dam_break --sizes 1,2,4,8,16,23 --steps 400 --warmup 40 --phases 2>&1 |
-      tee -a "$out/summary.txt"
+    $S bench --backend cuda --scenes mpm88,mpm99,dam_break --sizes ${MPM_SIZES:-1,4,16,23} --steps 400 --warmup 40 \
+      --phases 2>&1 | tee -a "$out/summary.txt"
     log "bench: CUDA MPM, classroom sizes, long runs"
     $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic --sizes 1,2 --steps 4000 --warmup 400 2>&1 |
       tee -a "$out/summary.txt"
     log "bench: CUDA deterministic mode"
     $S bench --backend cuda --scenes mpm99 --sizes 1,23 --steps 400 --set solver.deterministic=true 2>&1 |
       tee -a "$out/summary.txt"
-    log "bench: CPU (16 threads) MPM"
+    log "bench: CPU ($(nproc) threads) MPM"
     $S bench --backend cpu --scenes mpm88,mpm99 --sizes 1,4 --steps 200 2>&1 | tee -a "$out/summary.txt"
-    log "bench: DEM, both backends"
-    $S bench --backend all --scenes dem_hopper,dem_smash,dem_soft_body --sizes 1,3 --steps 200 2>&1 |
+    log "bench: DEM, both backends (x10: >= 100 k particles)"
+    $S bench --backend all --scenes dem_hopper,dem_smash,dem_soft_body --sizes 1,10 --steps 100 --warmup 20 2>&1 |
       tee -a "$out/summary.txt"
-    log "bench: DEM, CUDA at large sizes"
-    $S bench --backend cuda --scenes dem_hopper,dem_smash --sizes 8,12 --steps 200 2>&1 | tee -a "$out/summary.txt"
+    log "bench: DEM, CUDA at about 1 M particles"
+    $S bench --backend cuda --scenes dem_hopper,dem_smash --sizes ${DEM_BIG:-30} --steps 200 --warmup 20 2>&1 |
+      tee -a "$out/summary.txt"
     ;;
   selfcheck)
     t2=$(date +%s.%N)

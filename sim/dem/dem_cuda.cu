@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/core/backend_error.h"
+#include "sim/cuda/cuda_check.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/dem/dem_backend.h"
 #include "sim/dem/dem_kernels.h"
@@ -36,10 +37,7 @@ constexpr uint32_t kEmpty = 0xFFFFFFFFu;
 
 // Errors are BackendErrors: DemWorld falls back to the CPU backend on them
 // (docs/reliability.md); the device state is then treated as unknown.
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw BackendError(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e), false);
-}
+void check(cudaError_t e, const char* what) { cuda_check(e, what); }
 
 template <class T>
 void dev_resize(T*& ptr, size_t& cap, size_t count) {

@@ -25,6 +25,8 @@
 // 64-bit fixed point before the scatter, so the integer sums do not depend on
 // the order of the atomics and repeated runs are bit-identical.
 #include <cuda_runtime.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include "sim/core/backend_error.h"
+#include "sim/cuda/cuda_check.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_fixed.h"
@@ -44,15 +47,14 @@
 
 namespace ps {
 
+namespace cg = cooperative_groups;
+
 namespace {
 
 // Errors are BackendErrors: MpmWorld falls back to the CPU backend on them
 // (docs/reliability.md). state_intact is set only where advance() knows that
 // nothing was launched yet.
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw BackendError(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e), false);
-}
+void check(cudaError_t e, const char* what) { cuda_check(e, what); }
 
 constexpr int kThreads = 256;
 constexpr int kTileNodes = 1024;   // shared-memory tile capacity, nodes
@@ -84,6 +86,7 @@ struct DevControl {
   unsigned long long fail_index; // the blown-up particle once halted
   int halted;            // a substep blew up: later substeps do nothing
   int steps;             // substeps finished during this call
+  int pending;           // a substep was started and not yet finished
 };
 
 /// Fixed-point accumulator of one node in deterministic mode (ox, oy: FLIP's
@@ -95,14 +98,13 @@ struct FixedNode {
 
 // ---- control ------------------------------------------------------------------
 
-__global__ void control_begin_kernel(DevControl* c, StepRule rule) {
-  if (c->halted) return;
-  c->dt = next_substep_dt(rule, c->last_max_speed);
-  c->vmax2_bits = 0u;
-  c->bad = ~0ull;
-}
-
-__global__ void control_end_kernel(DevControl* c) {
+// A substep's control work runs in the first thread of the grid-clearing
+// kernel that opens the next substep (one launch fewer per substep): it
+// finishes the previous substep (time, max speed, halt) and starts this one
+// (its dt). control_end_kernel finishes the last substep of a call.
+__device__ void control_finish(DevControl* c) {
+  if (!c->pending) return;
+  c->pending = 0;
   if (c->halted) return;
   const float dt = c->dt;
   c->steps += 1;
@@ -114,6 +116,17 @@ __global__ void control_end_kernel(DevControl* c) {
     c->fail_index = c->bad;
   }
 }
+
+__device__ void control_begin(DevControl* c, const StepRule& rule) {
+  control_finish(c);
+  if (c->halted) return;
+  c->dt = next_substep_dt(rule, c->last_max_speed);
+  c->vmax2_bits = 0u;
+  c->bad = ~0ull;
+  c->pending = 1;
+}
+
+__global__ void control_end_kernel(DevControl* c) { control_finish(c); }
 
 // ---- grab, clear ------------------------------------------------------------------
 
@@ -132,9 +145,13 @@ __global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, con
   p.v[i] += dt * (ks * d - kd * p.v[i]);
 }
 
-__global__ void clear_kernel(float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, int nodes, const DevControl* ctrl) {
-  if (ctrl->halted) return;
+/// Opens a substep: control (first thread, see control_begin) and the grid
+/// cleared (no other thread reads the control block here; clearing a halted
+/// run's grid is harmless).
+__global__ void clear_kernel(float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, int nodes, DevControl* ctrl,
+                             StepRule rule) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k == 0) control_begin(ctrl, rule);
   if (k >= nodes) return;
   if (gi) {
     gi[k] = FixedNode{0ull, 0ull, 0ull, 0ull, 0ull};
@@ -215,7 +232,71 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   }
   __syncthreads();
   const int stride = g.nodes_x();
-  if (active) {
+  if constexpr (!DET) {
+    if (tiled) {
+      // Warp pre-reduction (float atomics only): sorted particles of one cell
+      // are consecutive lanes with the same stencil, so their contributions
+      // are summed with shuffles and the group's first lane adds the sum to
+      // the tile: one shared atomic per node and cell instead of per
+      // particle (same-address atomics serialise). A non-contiguous group
+      // (between reorders) keeps per-particle atomics.
+      const unsigned full = 0xffffffffu;
+      const int lane = static_cast<int>(threadIdx.x & 31u);
+      const int gkey = active ? s.base_y * stride + s.base_x : -1 - lane;
+      const unsigned mask = __match_any_sync(full, gkey);
+      const int first = __ffs(mask) - 1, last = 31 - __clz(mask);
+      const bool contiguous = last - first + 1 == __popc(mask);
+      const int end = contiguous ? last : lane;
+      const bool leader = active && (!contiguous || lane == first);
+      int maxlen = contiguous ? __popc(mask) : 1;
+      for (int o = 16; o > 0; o >>= 1) maxlen = max(maxlen, __shfl_xor_sync(full, maxlen, o));
+#pragma unroll
+      for (int c = 0; c < N; ++c)
+#pragma unroll
+        for (int a = 0; a < N; ++a) {
+          float dm = 0.f;
+          Vec2 dmv{}, dmv0{};
+          if (active) {
+            const float w = s.wx[a] * s.wy[c];
+            const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+            if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+            else dmv = w * (mv + Q * dpos);
+            dm = w * mp;
+            if constexpr (FLIP) dmv0 = w * mv0;
+          }
+          for (int o = 1; o < maxlen; o <<= 1) {
+            const float t0 = __shfl_down_sync(full, dm, o);
+            const float t1 = __shfl_down_sync(full, dmv.x, o);
+            const float t2 = __shfl_down_sync(full, dmv.y, o);
+            float t3 = 0.f, t4 = 0.f;
+            if constexpr (FLIP) {
+              t3 = __shfl_down_sync(full, dmv0.x, o);
+              t4 = __shfl_down_sync(full, dmv0.y, o);
+            }
+            if (lane + o <= end) {
+              dm += t0;
+              dmv.x += t1;
+              dmv.y += t2;
+              if constexpr (FLIP) {
+                dmv0.x += t3;
+                dmv0.y += t4;
+              }
+            }
+          }
+          if (leader) {
+            const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
+            atomicAdd(&tile.c[0][t], dm);
+            atomicAdd(&tile.c[1][t], dmv.x);
+            atomicAdd(&tile.c[2][t], dmv.y);
+            if constexpr (FLIP) {
+              atomicAdd(&tile.c[CH - 2][t], dmv0.x);
+              atomicAdd(&tile.c[CH - 1][t], dmv0.y);
+            }
+          }
+        }
+    }
+  }
+  if ((DET || !tiled) && active) {
 #pragma unroll
     for (int c = 0; c < N; ++c)
 #pragma unroll
@@ -345,11 +426,12 @@ __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const Ma
   p.J[i] = J;
   p.x[i] = mpm::clamp_to_grid(g, p.x[i] + dt * v_adv);
   const float s2 = length2(v);
-  if (!(s2 <= vlim2) || !isfinite(J) || !isfinite(F.a00 + F.a01 + F.a10 + F.a11)) {
-    atomicMin(&ctrl->bad, static_cast<unsigned long long>(p.perm[i]));
-  } else {
-    atomicMax(&ctrl->vmax2_bits, __float_as_uint(s2));
-  }
+  const bool bad = !(s2 <= vlim2) || !isfinite(J) || !isfinite(F.a00 + F.a01 + F.a10 + F.a11);
+  if (bad) atomicMin(&ctrl->bad, static_cast<unsigned long long>(p.perm[i]));  // rare
+  // One atomic per group of active lanes, not per particle.
+  cg::coalesced_group lanes = cg::coalesced_threads();
+  const unsigned bits = cg::reduce(lanes, bad ? 0u : __float_as_uint(s2), cg::greater<unsigned>());
+  if (lanes.thread_rank() == 0 && bits) atomicMax(&ctrl->vmax2_bits, bits);
 }
 
 template <Kernel K, bool FLIP>
@@ -729,7 +811,7 @@ class MpmCudaBackend final : public MpmBackend {
       throw BackendError(e.what(), true);
     }
     bool timed_sort = false;
-    for (int s = 0; s < count; ++s) {
+    for (int s = 0; s < count;) {
       if (since_sort_ >= kSortInterval) {
         const bool time_it = !timed_sort;
         if (time_it) check(cudaEventRecord(ev_[kEvSortStart], stream_), "event");
@@ -747,13 +829,18 @@ class MpmCudaBackend final : public MpmBackend {
         fext_stale = false;
       }
       LaunchKey key = make_key(in, rule);
+      // The first substep of a call is timed kernel by kernel; the rest up
+      // to the next reorder go as one graph.
+      const int chunk = s == 0 ? 1 : std::min(count - s, kSortInterval - since_sort_);
       if (s == 0) {
-        launch_substep(key, true);  // the first substep of a call is timed kernel by kernel
-      } else if (!use_graphs_ || !launch_graph(key)) {
-        launch_substep(key, false);
+        launch_substep(key, true);
+      } else if (!use_graphs_ || !launch_graph(key, chunk)) {
+        for (int c = 0; c < chunk; ++c) launch_substep(key, false);
       }
-      ++since_sort_;
+      s += chunk;
+      since_sort_ += chunk;
     }
+    control_end_kernel<<<1, 1, 0, stream_>>>(ctrl_);
     check(cudaEventRecord(ev_[kEvBatchEnd], stream_), "event");
     check(cudaMemcpyAsync(ctrl_host_, ctrl_, sizeof(DevControl), cudaMemcpyDeviceToHost, stream_), "control");
     check(cudaStreamSynchronize(stream_), "advance");
@@ -798,7 +885,7 @@ class MpmCudaBackend final : public MpmBackend {
     for (int k = 0; k < kPhases; ++k) s.phases.push_back(PhaseTiming{names[k], phase_ms_[k]});
     s.ms_per_substep = ms_per_substep_;
     s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
-              (use_graphs_ ? "CUDA graph per substep" : "direct launches (PS_CUDA_GRAPHS=0)") +
+              (use_graphs_ ? "one CUDA graph per run of substeps between reorders" : "direct launches (PS_CUDA_GRAPHS=0)") +
               (last_det_ ? "; deterministic fixed-point scatter" : "; float atomics");
     return s;
   }
@@ -937,13 +1024,12 @@ class MpmCudaBackend final : public MpmBackend {
     const int n = k.n;
     const size_t nodes = static_cast<size_t>(k.grid.nodes_x()) * k.grid.nodes_y();
     if (timed) cudaEventRecord(ev_[kEvK0], st);
-    control_begin_kernel<<<1, 1, 0, st>>>(k.ctrl, k.rule);
+    const bool flip = k.transfer == Transfer::FLIP;
+    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, flip ? k.gv_old : nullptr, k.gi,
+                                                         static_cast<int>(nodes), k.ctrl, k.rule);
     if (k.grab_count > 0)
       grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
           k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_ks, k.grab_count, k.grab_target, k.grab_stiffness, k.ctrl);
-    const bool flip = k.transfer == Transfer::FLIP;
-    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, flip ? k.gv_old : nullptr, k.gi,
-                                                         static_cast<int>(nodes), k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK1], st);
     const bool apic = k.transfer == Transfer::APIC;
     const int pb = blocks_for(static_cast<size_t>(n));
@@ -984,17 +1070,17 @@ class MpmCudaBackend final : public MpmBackend {
       if (flip) musl_g2p_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.ctrl);
       else musl_g2p_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.ctrl);
     }
-    control_end_kernel<<<1, 1, 0, st>>>(k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK4], st);
     check(cudaGetLastError(), "substep launch");
   }
 
-  /// Replays the captured graph for this key, capturing it first when
-  /// needed. False when capture is unavailable (then launches go direct).
-  bool launch_graph(const LaunchKey& key) {
+  /// Replays the captured graph of `count` substeps for this key, capturing
+  /// it first when needed (a frame's substeps between two reorders are one
+  /// graph launch). False when capture is unavailable (then launches go direct).
+  bool launch_graph(const LaunchKey& key, int count) {
     GraphSlot* slot = nullptr;
     for (GraphSlot& g : graphs_)
-      if (g.exec && std::memcmp(&g.key, &key, sizeof key) == 0) slot = &g;
+      if (g.exec && g.count == count && std::memcmp(&g.key, &key, sizeof key) == 0) slot = &g;
     if (!slot) {
       slot = &graphs_[next_graph_];
       next_graph_ = (next_graph_ + 1) % kGraphSlots;
@@ -1008,7 +1094,7 @@ class MpmCudaBackend final : public MpmBackend {
         cudaGetLastError();
         return false;
       }
-      launch_substep(key, false);
+      for (int c = 0; c < count; ++c) launch_substep(key, false);
       cudaError_t e = cudaStreamEndCapture(stream_, &graph);
       if (e == cudaSuccess) e = cudaGraphInstantiate(&slot->exec, graph, 0);
       if (graph) cudaGraphDestroy(graph);
@@ -1019,6 +1105,7 @@ class MpmCudaBackend final : public MpmBackend {
         return false;
       }
       slot->key = key;
+      slot->count = count;
     }
     check(cudaGraphLaunch(slot->exec, stream_), "cudaGraphLaunch");
     return true;
@@ -1091,9 +1178,10 @@ class MpmCudaBackend final : public MpmBackend {
     capacity_ = 0;
   }
 
-  static constexpr int kGraphSlots = 4;
+  static constexpr int kGraphSlots = 16;  // chunk lengths 1 .. kSortInterval, a few keys
   struct GraphSlot {
     LaunchKey key;
+    int count = 0;
     cudaGraphExec_t exec = nullptr;
   };
 
