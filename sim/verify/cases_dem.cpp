@@ -127,7 +127,10 @@ ImpactRun hertz_run(const Options& opt, bool wall, double R, double v, double dt
   // Overlap at the start of each step (the one its force is computed from):
   // the contact begins and ends where it crosses zero, found by linear
   // interpolation between step starts.
+  // The host arrays are read after w.sync() (a device backend keeps the state
+  // on the device between checkpoints; on the CPU sync is free).
   auto overlap_now = [&]() {
+    w.sync();
     return wall ? R - w.particles.x[0].y : 2.0 * R - (w.particles.x[1].x - w.particles.x[0].x);
   };
   double t_in = -1.0, t_out = -1.0;
@@ -157,6 +160,7 @@ ImpactRun hertz_run(const Options& opt, bool wall, double R, double v, double dt
   }
   if (!started || t_out < 0.0) throw std::runtime_error("no complete contact");
   out.duration = t_out - t_in;
+  w.sync();
   out.rebound = wall ? w.particles.v[0].y / v : (w.particles.v[1].x - w.particles.v[0].x) / v;
   return out;
 }
@@ -293,6 +297,7 @@ CaseResult case_restitution(const Options& opt) {
           }
         }
         if (!started) throw std::runtime_error("the spheres never touched");
+        w.sync();
         const double measured = (w.particles.v[1].x - w.particles.v[0].x) / v;
         char q[96];
         std::snprintf(q, sizeof q, "e = %.2f at %.1f m/s", e, v);
@@ -351,6 +356,7 @@ InclineRun incline_run(const Options& opt, bool block, double theta, double mu, 
   }
   w.solver.dt = w.estimate_time_step().recommended;
   auto com = [&](double& s, double& v) {
+    w.sync();
     double M = 0, sx = 0, vx = 0;
     for (size_t i = 0; i < w.particles.size(); ++i) {
       M += w.particles.mass[i];
@@ -582,6 +588,7 @@ CaseResult case_sgf(const Options& opt) {
     std::vector<double> t, va, vb, tr, vr;
     for (int64_t s = 1; s <= total; ++s) {
       step_or_throw(w, 1);
+      w.sync();
       t.push_back(w.time());
       va.push_back(w.particles.v[0].x);
       vb.push_back(w.particles.v[8].x);
