@@ -57,12 +57,16 @@ log "bench: DEM on both backends"
 if ls .whl/taichi-*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >"$out/pip.log" 2>&1
   export PYTHONPATH=/tmp/site
+  # Taichi's own examples scaled like `bench --sizes` (quality K: particles x K^2, grid x K, dt / K).
   for ex in mpm99 mpm128 mpm88; do
-    for arch in cuda cpu; do
-      log "taichi $ex $arch"
-      timeout 240 python3 bench/peers/taichi_mpm.py --example $ex --arch $arch --steps 2000 --warmup 200 2>&1 |
-        tail -2 | tee -a "$out/bench.txt"
+    for q in 1 4 8 16 23; do
+      log "taichi $ex cuda quality $q"
+      timeout 240 python3 bench/peers/taichi_mpm.py --example $ex --quality $q --arch cuda --steps 400 --warmup 40 \
+        --repeat 3 2>&1 | tail -2 | tee -a "$out/bench.txt"
     done
+    log "taichi $ex cpu quality 1"
+    timeout 240 python3 bench/peers/taichi_mpm.py --example $ex --arch cpu --steps 2000 --warmup 200 2>&1 |
+      tail -2 | tee -a "$out/bench.txt"
   done
   log "ours on the same GPU, the same examples' sizes"
   ./build-gpu/sandbox bench --backend cuda --scenes mpm99,mpm88 --steps 2000 --warmup 200 2>&1 | tee -a "$out/bench.txt"
