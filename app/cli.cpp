@@ -15,7 +15,7 @@ struct FlagSpec {
 FlagSpec spec_for(const std::string& cmd) {
   FlagSpec s;
   if (cmd == "run" || cmd == "") {
-    s.value_flags = {"steps", "frames", "backend", "threads", "set", "out", "dump-every", "format", "images", "sgf", "color"};
+    s.value_flags = {"steps", "frames", "backend", "threads", "set", "out", "dump-every", "format", "images", "sgf", "color", "refine"};
     s.switches = {"quiet", "verbose", "no-progress"};
   } else if (cmd == "gui") {
     s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log"};

@@ -49,7 +49,7 @@ const char* kUsage =
     "                      [--screenshot-after N] [--quit-after N]\n"
     "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
-    "                    [--set key=value]... [--out DIR] [--dump-every K]\n"
+    "                    [--set key=value]... [--refine K] [--out DIR] [--dump-every K]\n"
     "                    [--format csv|ply|vtk|p4] [--images K] [--color material|temperature|melt]\n"
     "                    [--sgf DIR] [--quiet]\n"
     "  sandbox bench [--backend all|cpu|cuda|auto] [--threads K] [--scenes a,b,...]\n"
@@ -63,6 +63,8 @@ const char* kUsage =
     "SCENE is a scene file or a built-in name (see `sandbox info`).\n"
     "--set overrides any scene setting by its path, e.g. --set solver.transfer=pic,\n"
     "  --set solver.flip_blend=0.95, --set materials.water.bulk_modulus=800.\n"
+    "--refine K runs the scene refined K times as `bench --sizes K` does (MPM grid x K, body\n"
+    "  spacing and dt / K; DEM radius / K): particles about x K^2, K times the substeps per second.\n"
     "--dump-every K writes the particles every K frames (every K steps with --steps);\n"
     "specimen fills a silhouette with particles and writes particles.csv (ID, x, y in pixels),\n"
     "  colors.csv (ID, R, G, B), belt.txt (IDs whose pixel is brighter than T in every channel)\n"
@@ -171,6 +173,9 @@ class Progress {
 
 // [SECTION] run ----------------------------------------------------------------------
 
+std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
+                                         const std::string& backend, int threads);  // bench section
+
 int cmd_run(const Args& a, bool default_headless) {
   // Setup: the scene and its settings.
   std::string scene = a.positional.empty() ? default_scene_name() : a.positional[0];
@@ -186,7 +191,10 @@ int cmd_run(const Args& a, bool default_headless) {
   long dump_every = a.get_int("dump-every", 0, 0, 1L << 40);
   long image_every = a.get_int("images", default_headless ? 10 : 0, 0, 1L << 40);
   bool quiet = a.has("quiet");
-  std::unique_ptr<Simulation> sim = load_simulation(scene, a.sets, backend, threads);
+  // --refine K: the scene `bench --sizes K` times, run headless (the same load_refined).
+  const int refine = static_cast<int>(a.get_int("refine", 1, 1, 64));
+  std::unique_ptr<Simulation> sim = refine > 1 ? load_refined(scene, a.sets, refine, backend, threads)
+                                               : load_simulation(scene, a.sets, backend, threads);
   print_notices(*sim);
   if (a.has("sgf")) {
     // Timed body forces: malformed files or rows are reported, the rest loads.
@@ -243,8 +251,9 @@ int cmd_run(const Args& a, bool default_headless) {
                                        : a.get_int("frames", sim->info().frames, 0, 1L << 40) * spf;
   const int64_t unit = by_steps ? 1 : spf;  // dump-every counts frames unless --steps
   if (!quiet) {
-    std::printf("scene %s (%s): %zu particles, backend %s, %" PRId64 " steps (%d per frame)\n",
-                sim->info().name.c_str(), sim->info().path.c_str(), sim->diagnostics().count,
+    std::printf("scene %s (%s)%s: %zu particles, backend %s, %" PRId64 " steps (%d per frame)\n",
+                sim->info().name.c_str(), sim->info().path.c_str(),
+                refine > 1 ? (" refined " + std::to_string(refine) + "x").c_str() : "", sim->diagnostics().count,
                 sim->backend_name().c_str(), total_steps, spf);
   }
 
