@@ -25,6 +25,7 @@
 #include "sim/core/atomic_write.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/io/dump.h"
+#include "sim/rigid/rigid_scene.h"
 #include "sim/scene/simulation.h"
 #include "sim/selfcheck/verdict.h"
 #include "sim/specimen/specimen.h"
@@ -134,6 +135,20 @@ bool write_image(Simulation& sim, const std::string& path, ParticleTable& table,
   sim.bounds(lo, hi);
   const float bg[3] = {0.07f, 0.08f, 0.10f};
   rasterize(img, lo, hi, splats, bg, true);
+  if (const rigid::RigidWorld* rw = sim.rigid()) {
+    std::vector<FilledPolygon> polys;
+    std::vector<std::vector<dem::Vec2d>> parts;
+    for (size_t b = 0; b < rw->body_count(); ++b) {
+      rw->outline(static_cast<int>(b), parts);
+      for (const auto& part : parts) {
+        FilledPolygon fp;
+        for (const dem::Vec2d& q : part) fp.pts.push_back(Vec2{static_cast<float>(q.x), static_cast<float>(q.y)});
+        for (int c = 0; c < 3; ++c) fp.rgb[c] = rw->def(static_cast<int>(b)).color[c];
+        polys.push_back(std::move(fp));
+      }
+    }
+    draw_polygons(img, lo, hi, polys);
+  }
   return write_png(path, img, err);
 }
 
@@ -284,6 +299,20 @@ int cmd_run(const Args& a, bool default_headless) {
                   t.max_T, L.passes, w->last_heat().iterations, w->last_heat().residual);
     emit(line);
   };
+  // Rigid bodies: one line per body (position, angle, velocity, spin).
+  auto bodies_line = [&](const char* tag) {
+    const rigid::RigidWorld* rw = sim->rigid();
+    if (!rw) return;
+    for (size_t b = 0; b < rw->body_count(); ++b) {
+      const rigid::BodyState st = rw->state(static_cast<int>(b));
+      char line[384];
+      std::snprintf(line, sizeof line,
+                    "body %s %zu %s x=(%.6f, %.6f) angle=%.4f deg v=(%.5f, %.5f) omega=%.5f mass=%.6g", tag, b + 1,
+                    rw->def(static_cast<int>(b)).name.c_str(), st.com.x, st.com.y, st.angle * 57.29577951308232,
+                    st.velocity.x, st.velocity.y, st.omega, st.mass);
+      emit(line);
+    }
+  };
   auto do_dump = [&]() {
     Diagnostics d = sim->diagnostics();
     if (dump_every > 0 && fmt == DumpFormat::P4) {
@@ -315,7 +344,17 @@ int cmd_run(const Args& a, bool default_headless) {
       std::snprintf(name, sizeof name, "particles_%05d.%s", dump_index, dump_extension(fmt));
       write_dump((fs::path(out_dir) / name).string(), fmt, table);
     }
+    if (const rigid::RigidWorld* rw = sim->rigid(); rw && dump_every > 0) {
+      char name[64];
+      std::snprintf(name, sizeof name, "bodies_%05d.csv", dump_index);
+      write_file_atomic((fs::path(out_dir) / name).string(), rigid::bodies_csv(*rw));
+      if (fmt == DumpFormat::VTK) {
+        std::snprintf(name, sizeof name, "bodies_%05d.vtk", dump_index);
+        write_file_atomic((fs::path(out_dir) / name).string(), rigid::bodies_vtk(*rw));
+      }
+    }
     emit(summary_line("dump", dump_index, *sim, d));
+    bodies_line("dump");
     heat_line("dump");
     ++dump_index;
   };
@@ -359,6 +398,7 @@ int cmd_run(const Args& a, bool default_headless) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Diagnostics fin = sim->diagnostics();
   emit(summary_line("final", 0, *sim, fin));
+  bodies_line("final");
   heat_line("final");
   if (image_every > 0 && by_steps) do_image(done);
   char perf[256];

@@ -21,6 +21,16 @@ struct Splat {
 void rasterize(Image& img, Vec2 lo, Vec2 hi, const std::vector<Splat>& splats,
                const float background[3], bool draw_frame);
 
+/// A filled convex polygon (a rigid body's part) in world units, with a
+/// darker outline.
+struct FilledPolygon {
+  std::vector<Vec2> pts;  ///< counter-clockwise or clockwise
+  float rgb[3];
+};
+
+/// Draws polygons over an image that rasterize() drew with the same lo, hi.
+void draw_polygons(Image& img, Vec2 lo, Vec2 hi, const std::vector<FilledPolygon>& polys);
+
 /// Writes a PNG (save_png); returns false and sets *error when it cannot.
 bool write_png(const std::string& path, const Image& img, std::string* error);
 /// True when this build can write PNG files (image_io_available).

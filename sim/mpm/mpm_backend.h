@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/mpm/mpm_collider.h"
 #include "sim/mpm/mpm_params.h"
 #include "sim/mpm/mpm_particles.h"
 
@@ -33,6 +34,13 @@ struct SubstepInput {
   PointForce point;
   GrabInput grab;
   bool use_fext = false;  ///< particles.fext holds forces for this substep
+  /// Rigid bodies' convex parts as moving boundaries (mpm_collider.h), placed
+  /// at the substep's start, and their impulses: 3 doubles per part (Jx, Jy,
+  /// angular impulse about the body's centre of mass) that the substep ADDS,
+  /// the momentum the matter gave the part. Null / 0: no rigid bodies.
+  const RigidCollider* colliders = nullptr;
+  int collider_count = 0;
+  double* collider_impulse = nullptr;
 };
 
 /// How the substep size is chosen: fixed, or CFL-adaptive from the largest

@@ -174,6 +174,43 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
   });
 }
 
+void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
+  const GridSpec& g = in.grid;
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  const float inv_dx = 1.f / g.dx;
+  const float skin = mpm::kColliderSkin * g.dx;
+  for (int k = 0; k < in.collider_count; ++k) {
+    const RigidCollider& c = in.colliders[k];
+    const int i0 = std::max(0, static_cast<int>(std::ceil((c.lo.x - skin - g.origin.x) * inv_dx)));
+    const int i1 = std::min(sx - 1, static_cast<int>(std::floor((c.hi.x + skin - g.origin.x) * inv_dx)));
+    const int j0 = std::max(0, static_cast<int>(std::ceil((c.lo.y - skin - g.origin.y) * inv_dx)));
+    const int j1 = std::min(sy - 1, static_cast<int>(std::floor((c.hi.y + skin - g.origin.y) * inv_dx)));
+    double jx = 0.0, jy = 0.0, L = 0.0;
+    for (int j = j0; j <= j1; ++j)
+      for (int i = i0; i <= i1; ++i) {
+        Node& nd = grid_[static_cast<size_t>(j) * sx + i];
+        if (!(nd.m > 0.f)) continue;
+        const Vec2 xi{g.origin.x + i * g.dx, g.origin.y + j * g.dx};
+        Vec2 v{nd.vx, nd.vy};
+        const Vec2 v0 = v;
+        if (!mpm::collide_node(c, xi, v, skin)) continue;
+        nd.vx = v.x;
+        nd.vy = v.y;
+        // The matter's momentum change, taken from the body.
+        const double dpx = static_cast<double>(nd.m) * (static_cast<double>(v.x) - v0.x);
+        const double dpy = static_cast<double>(nd.m) * (static_cast<double>(v.y) - v0.y);
+        jx -= dpx;
+        jy -= dpy;
+        L -= (static_cast<double>(xi.x) - c.c.x) * dpy - (static_cast<double>(xi.y) - c.c.y) * dpx;
+      }
+    if (impulses && in.collider_impulse) {
+      in.collider_impulse[3 * k] += jx;
+      in.collider_impulse[3 * k + 1] += jy;
+      in.collider_impulse[3 * k + 2] += L;
+    }
+  }
+}
+
 // [SECTION] G2P ------------------------------------------------------------------------
 
 SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
@@ -227,7 +264,12 @@ SubstepResult MpmCpuBackend::for_particles(const SubstepInput& in, Body body) {
 bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2,
                                     const SubstepInput& in) {
   mpm::update_deformation(in.materials[p_->material[i]].type, B, dt, p_->F[i], p_->J[i]);
-  const Vec2 xn = mpm::clamp_to_grid(in.grid, p_->x[i] + dt * v_move);
+  Vec2 xn = p_->x[i] + dt * v_move;
+  if (in.collider_count > 0) {
+    const float r = 0.5f * std::sqrt(p_->vol0[i]);
+    for (int k = 0; k < in.collider_count; ++k) mpm::push_out(in.colliders[k], xn, r);
+  }
+  xn = mpm::clamp_to_grid(in.grid, xn);
   p_->x[i] = xn;
   block_of_[i] = block_key(k, in.grid, xn);  // bucket key for the next substep
   const Mat2& F = p_->F[i];
@@ -335,6 +377,9 @@ SubstepResult MpmCpuBackend::musl_linear(const SubstepInput& in) {
         nd.vy = v.y;
       }
   });
+  // The bodies bound the mass-averaged velocities too; the momentum exchange
+  // was counted on the first grid.
+  if (in.collider_count > 0) collide_grid(in, false);
   return for_particles<true>(in, [&](size_t i) {
     const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
     Vec2 v_grid{};
@@ -380,6 +425,7 @@ SubstepResult MpmCpuBackend::substep(const SubstepInput& in) {
   p2g(in);
   const Clock::time_point t2 = Clock::now();
   grid_update(in);
+  if (in.collider_count > 0) collide_grid(in, true);
   const Clock::time_point t3 = Clock::now();
   SubstepResult r = g2p(in);
   const Clock::time_point t4 = Clock::now();

@@ -32,6 +32,9 @@ class MpmCpuBackend final : public MpmBackend {
   void bucket(const SubstepInput& in);
   void p2g(const SubstepInput& in);
   void grid_update(const SubstepInput& in);
+  /// The rigid parts' grid rule (mpm_collider.h), serial in node order per
+  /// part (deterministic sums); `impulses` false for MUSL's second grid.
+  void collide_grid(const SubstepInput& in, bool impulses);
   SubstepResult g2p(const SubstepInput& in);
   template <Kernel K, bool FLIP> void scatter(const SubstepInput& in, bool apic);
   template <Kernel K, bool FLIP> SubstepResult gather(const SubstepInput& in);

@@ -777,6 +777,8 @@ class MpmCudaBackend final : public MpmBackend {
   SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
     SubstepResult r;
     if (count <= 0) return r;
+    if (in.collider_count > 0)  // the coupling keeps rigid scenes on the CPU (sim/scene/coupled.cpp)
+      throw BackendError("rigid-body parts reached the CUDA MPM stepper, which has no collider kernels", true);
     if (n_ == 0) {
       // Nothing on the device: the clock still advances as MpmBackend::advance's does
       // (substeps of no particles, max |v| 0).

@@ -149,6 +149,12 @@ StepStatus MpmWorld::step(int n) {
   in.materials = materials.data();
   in.material_count = static_cast<int>(materials.size());
   in.point = point_force;
+  if (!colliders.empty()) {
+    collider_impulse.resize(3 * colliders.size(), 0.0);
+    in.colliders = colliders.data();
+    in.collider_count = static_cast<int>(colliders.size());
+    in.collider_impulse = collider_impulse.data();
+  }
   const StepRule rule = step_rule();
   SubstepResult r;
   // A device failure below switches to the CPU backend at the preserved state

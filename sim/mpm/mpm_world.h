@@ -113,6 +113,12 @@ class MpmWorld {
   /// Called before every substep with its 1-based index; it may write
   /// particles.fext and returns true when it did (SGF lists use this).
   std::function<bool(int64_t step, MpmParticles& p)> force_hook;
+  /// Rigid bodies' parts as moving boundaries for the next step() (placed by
+  /// the coupling, sim/scene/coupled.h), and the impulses the matter gave
+  /// each part, 3 per part, ADDED by every substep of step() (the caller zeroes
+  /// them). CPU backend only (sim/mpm/mpm_collider.h).
+  std::vector<RigidCollider> colliders;
+  std::vector<double> collider_impulse;
 
   /// Replaces the backend (state is handed over through the host arrays).
   /// When the old backend cannot hand its state over, the last host copy is

@@ -5,6 +5,7 @@
 #include "sim/dem/dem_scene.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json_read.h"
+#include "sim/scene/coupled.h"
 #include "sim/selfcheck/verdict.h"
 
 namespace ps {
@@ -195,6 +196,27 @@ std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
 
 std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
                                              const std::string& backend_arg, int threads) {
+  // Rigid bodies: the matter is built from the document without them, then
+  // composed with the bodies (sim/scene/coupled.h). The coupling runs on the
+  // CPU backend: the CUDA steppers have no collider kernels yet.
+  if (const Json* rigid = doc.find("rigid"); rigid || kind == "rigid") {
+    if (!rigid) throw InputError(doc.loc(), "rigid", "a scene of kind rigid needs a \"rigid\" section");
+    const Json rigid_doc = *rigid;
+    std::unique_ptr<Simulation> matter;
+    std::string note;
+    if (kind != "rigid") {
+      Json rest = doc;
+      rest.erase("rigid");
+      const bool device = backend_arg == "cuda";
+      matter = build_simulation(rest, path, kind, "cpu", threads);
+      if (device)
+        note = "rigid bodies are coupled on the CPU backend (the CUDA steppers have no collider kernels yet); "
+               "backend '" + backend_arg + "' was not used";
+    }
+    std::unique_ptr<Simulation> sim = build_coupled(doc, rigid_doc, path, kind, std::move(matter));
+    static_cast<CoupledSimulation*>(sim.get())->post_notice(note);
+    return sim;
+  }
   // "auto": CUDA only on a device that passed its self-check (run once per
   // device and build, after the scene has loaded); the reason for the CPU,
   // if any, becomes a notice.
@@ -230,7 +252,7 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
     return std::make_unique<DemSimulation>(std::move(info), std::move(world));
   }
   const Json* k = doc.find("kind");
-  throw InputError(k ? k->loc() : doc.loc(), "kind", "unknown scene kind '" + kind + "' (expected mpm or dem)");
+  throw InputError(k ? k->loc() : doc.loc(), "kind", "unknown scene kind '" + kind + "' (expected mpm, dem or rigid)");
 }
 
 }  // namespace ps

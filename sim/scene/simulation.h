@@ -15,6 +15,9 @@ namespace ps {
 namespace dem {
 class DemWorld;
 }
+namespace rigid {
+class RigidWorld;
+}
 
 /// A snapshot of the particles in plain columns (dumps, images, picking).
 struct ParticleTable {
@@ -50,6 +53,8 @@ class Simulation {
   virtual MpmWorld* mpm() { return nullptr; }
   /// The DEM world, when this is a DEM scene.
   virtual dem::DemWorld* dem() { return nullptr; }
+  /// The rigid bodies, when the scene has any (sim/scene/coupled.h).
+  virtual rigid::RigidWorld* rigid() { return nullptr; }
   /// Pairwise interactions the last step computed (DEM contacts, wall contacts
   /// and intact bonds; 0 for MPM, whose particles interact through the grid).
   virtual size_t last_interactions() const { return 0; }

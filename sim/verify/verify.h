@@ -99,6 +99,18 @@ std::vector<CaseSpec> mpm_flow_cases();  ///< dam break, granular column, pile (
 std::vector<CaseSpec> mpm_material_cases();  ///< material models vs closed forms (cases_mpm_materials.cpp)
 std::vector<CaseSpec> heat_cases();      ///< PCG, conduction, Stefan, energy bookkeeping (cases_heat.cpp)
 std::vector<CaseSpec> dem_cases();       ///< Hertz, restitution, incline, cantilever, SGF (cases_dem.cpp)
+std::vector<CaseSpec> rigid_cases();     ///< rigid bodies coupled with matter (cases_rigid.cpp)
+
+/// One floating box of the Archimedes case (also run by tests/sim/rigid).
+struct ArchimedesRun {
+  std::vector<double> t, draft;  ///< sampled every 0.02 s
+  double mean_draft = 0.0;       ///< over the second half of the run
+  double reference = 0.0;        ///< s h
+  double tilt_deg = 0.0;         ///< largest |angle| seen
+  double dx = 0.0, seconds_simulated = 0.0;
+  std::string error;
+};
+ArchimedesRun archimedes_run(double density_ratio, bool quick, int threads);
 
 /// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no
 /// scripts or external files) and `dir`/summary.md. Returns false and sets

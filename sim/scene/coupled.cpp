@@ -1,0 +1,182 @@
+#include "sim/scene/coupled.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include "sim/core/error.h"
+#include "sim/core/hash.h"
+#include "sim/dem/dem_world.h"
+#include "sim/io/json_read.h"
+#include "sim/rigid/rigid_scene.h"
+
+namespace ps {
+
+CoupledSimulation::CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation> matter,
+                                     std::unique_ptr<rigid::RigidWorld> rigid, Vec2 lo, Vec2 hi, double dt,
+                                     int substeps)
+    : info_(std::move(info)), matter_(std::move(matter)), rigid_(std::move(rigid)), lo_(lo), hi_(hi), dt_(dt),
+      substeps_(substeps) {
+  body_impulse_.assign(3 * rigid_->body_count(), 0.0);
+}
+
+StepStatus CoupledSimulation::step_mpm(MpmWorld& w) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
+  // 1. The bodies' parts at the substep's start.
+  rigid_->mpm_colliders(w.colliders);
+  w.collider_impulse.assign(3 * w.colliders.size(), 0.0);
+  const Clock::time_point t1 = Clock::now();
+  // 2. One MPM substep; the grid rule adds each part's impulse.
+  StepStatus st = w.step(1);
+  const Clock::time_point t2 = Clock::now();
+  if (!st.ok) return st;
+  // 3. The matter's impulses to the bodies, then Box2D over the same dt.
+  for (size_t k = 0; k < w.colliders.size(); ++k) {
+    const int b = w.colliders[k].body;
+    const double* J = &w.collider_impulse[3 * k];
+    rigid_->apply_impulse(b, dem::Vec2d{J[0], J[1]}, J[2]);
+    for (int c = 0; c < 3; ++c) body_impulse_[3 * static_cast<size_t>(b) + c] += J[c];
+  }
+  rigid_->step(w.last_dt());
+  const Clock::time_point t3 = Clock::now();
+  const double ms = std::chrono::duration<double, std::milli>((t1 - t0) + (t3 - t2)).count();
+  coupling_ms_ += (coupling_ms_ == 0.0 ? 1.0 : 0.05) * (ms - coupling_ms_);
+  return st;
+}
+
+StepStatus CoupledSimulation::step(int substeps) {
+  std::fill(body_impulse_.begin(), body_impulse_.end(), 0.0);
+  if (MpmWorld* w = matter_ ? matter_->mpm() : nullptr) {
+    for (int s = 0; s < substeps; ++s) {
+      StepStatus st = step_mpm(*w);
+      if (!st.ok) return st;
+    }
+    return StepStatus{};
+  }
+  // Bodies alone.
+  for (int s = 0; s < substeps; ++s) {
+    rigid_->step(dt_);
+    ++steps_;
+  }
+  return StepStatus{};
+}
+
+Diagnostics CoupledSimulation::diagnostics() {
+  Diagnostics d;
+  if (matter_) d = matter_->diagnostics();
+  // Totals of matter plus dynamic bodies (the conserved quantities of the
+  // coupled system), about the same centre as the matter's.
+  const rigid::RigidTotals t = rigid_->totals(dem::Vec2d{0.5 * (lo_.x + hi_.x), 0.5 * (lo_.y + hi_.y)});
+  d.mass += t.mass;
+  d.momentum[0] += t.momentum[0];
+  d.momentum[1] += t.momentum[1];
+  d.angular_momentum += t.angular_momentum;
+  d.kinetic_energy += t.kinetic_energy;
+  for (size_t i = 0; i < rigid_->body_count(); ++i) {
+    const rigid::BodyState s = rigid_->state(static_cast<int>(i));
+    d.max_speed = std::max(d.max_speed, static_cast<float>(std::hypot(s.velocity.x, s.velocity.y)));
+  }
+  Fnv1a h;
+  h.add(&d.hash, sizeof d.hash);
+  const uint64_t rh = rigid_->hash();
+  h.add(&rh, sizeof rh);
+  d.hash = h.h;
+  return d;
+}
+
+void CoupledSimulation::table(ParticleTable& t) {
+  if (matter_) {
+    matter_->table(t);
+    return;
+  }
+  t = ParticleTable{};
+}
+
+std::vector<std::string> CoupledSimulation::material_names() const {
+  return matter_ ? matter_->material_names() : std::vector<std::string>{};
+}
+
+P4ParticleFrame CoupledSimulation::p4_particles() {
+  if (matter_) return matter_->p4_particles();
+  P4ParticleFrame f;
+  f.time = time();
+  return f;
+}
+
+P4ContactFrame CoupledSimulation::p4_contacts() {
+  if (matter_) return matter_->p4_contacts();
+  P4ContactFrame f;
+  f.time = time();
+  return f;
+}
+
+std::string CoupledSimulation::take_notice() {
+  std::string out = notices_;
+  notices_.clear();
+  if (matter_) {
+    const std::string m = matter_->take_notice();
+    if (!m.empty()) out += (out.empty() ? "" : "\n") + m;
+  }
+  return out;
+}
+
+std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc, const std::string& path,
+                                          const std::string& kind, std::unique_ptr<Simulation> matter) {
+  rigid::RigidSceneContext ctx;
+  SceneInfo info;
+  Vec2 lo, hi;
+  double dt = 1.0 / 600.0;
+  int substeps = 10;
+  if (matter) {
+    info = matter->info();
+    matter->bounds(lo, hi);
+    if (MpmWorld* w = matter->mpm()) {
+      ctx.gravity = dem::Vec2d{w->solver.gravity.x, w->solver.gravity.y};
+      ctx.default_depth = 1.0;  // MPM matter is per metre of depth
+    } else if (dem::DemWorld* w = matter->dem()) {
+      ctx.gravity = w->solver.gravity;
+      double sum = 0.0;
+      for (double r : w->particles.radius) sum += 2.0 * r;
+      ctx.default_depth = w->particles.size() ? sum / static_cast<double>(w->particles.size()) : 0.01;
+      ctx.dem_materials = w->material_names;
+    }
+  } else {
+    // A scene of bodies only: name, domain and a fixed-step clock.
+    ObjReader r(doc, "");
+    info.path = path;
+    info.kind = kind;
+    info.name = r.string("name", std::filesystem::path(path).stem().string());
+    info.description = r.string("description", "");
+    info.frames = r.integer("frames", 200, 1, 10000000);
+    r.get("kind");
+    r.get("rigid");
+    {
+      const Json* d = r.get("domain");
+      if (!d) r.fail("domain", "required field is missing");
+      ObjReader dr(*d, "domain");
+      const Vec2 size = dr.vec2("size", Vec2{1.f, 1.f});
+      if (!(size.x > 0.f && size.y > 0.f)) dr.fail("size", "both sides must be positive");
+      lo = dr.vec2("origin", Vec2{0.f, 0.f});
+      hi = lo + size;
+      dr.finish();
+    }
+    if (const Json* s = r.get("solver")) {
+      ObjReader sr(*s, "solver");
+      dt = sr.number("dt", dt, 1e-7, 0.1);
+      substeps = sr.integer("substeps", substeps, 1, 100000);
+      const Vec2 g = sr.vec2("gravity", Vec2{0.f, -9.81f});
+      ctx.gravity = dem::Vec2d{g.x, g.y};
+      sr.finish();
+    }
+    r.finish();
+  }
+  ctx.domain_lo = dem::Vec2d{lo.x, lo.y};
+  ctx.domain_hi = dem::Vec2d{hi.x, hi.y};
+  if (matter && matter->dem())
+    throw InputError(rigid_doc.loc(), "rigid", "rigid bodies in DEM scenes are not supported by this build yet");
+  std::unique_ptr<rigid::RigidWorld> rw = rigid::read_rigid_section(rigid_doc, ctx);
+  auto sim = std::make_unique<CoupledSimulation>(info, std::move(matter), std::move(rw), lo, hi, dt, substeps);
+  return sim;
+}
+
+}  // namespace ps

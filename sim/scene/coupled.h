@@ -1,0 +1,75 @@
+/// A scene as a composition (issue #14): a matter world (MPM or DEM, or
+/// none) plus rigid bodies, stepped in one order with two-way coupling.
+///
+/// One coupling step (docs/architecture.md, "Rigid bodies"):
+///   1. the bodies' parts at their current pose and velocity go to the matter
+///      (MPM: grid colliders; DEM: moving walls);
+///   2. the matter takes one step of its own dt (MPM substep, DEM step) and
+///      returns, per part, the impulse and angular impulse it gave the body;
+///   3. the impulses are applied to the bodies, and Box2D advances by the
+///      same dt (gravity, joints, body-body contacts).
+/// Momentum that leaves the matter at a body enters the body in the same step.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+#include "sim/rigid/rigid_world.h"
+#include "sim/scene/simulation.h"
+
+namespace ps {
+
+class CoupledSimulation final : public Simulation {
+ public:
+  /// matter may be null (a scene of rigid bodies only: then `dt` and
+  /// `substeps` set the clock).
+  CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation> matter, std::unique_ptr<rigid::RigidWorld> rigid,
+                    Vec2 lo, Vec2 hi, double dt, int substeps);
+
+  const SceneInfo& info() const override { return info_; }
+  StepStatus step(int substeps) override;
+  int substeps_per_frame() const override { return matter_ ? matter_->substeps_per_frame() : substeps_; }
+  int64_t step_count() const override { return matter_ ? matter_->step_count() : steps_; }
+  double time() const override { return matter_ ? matter_->time() : rigid_->time(); }
+  Diagnostics diagnostics() override;
+  std::string backend_name() const override { return matter_ ? matter_->backend_name() : "cpu (Box2D)"; }
+  void table(ParticleTable& t) override;
+  void bounds(Vec2& lo, Vec2& hi) const override { lo = lo_; hi = hi_; }
+  std::vector<std::string> material_names() const override;
+  void set_force_list(const SgfList& list) override { if (matter_) matter_->set_force_list(list); }
+  MpmWorld* mpm() override { return matter_ ? matter_->mpm() : nullptr; }
+  dem::DemWorld* dem() override { return matter_ ? matter_->dem() : nullptr; }
+  rigid::RigidWorld* rigid() override { return rigid_.get(); }
+  size_t last_interactions() const override { return matter_ ? matter_->last_interactions() : 0; }
+  P4ParticleFrame p4_particles() override;
+  P4ContactFrame p4_contacts() override;
+  std::string take_notice() override;
+  void post_notice(const std::string& s) { if (!s.empty()) notices_ += (notices_.empty() ? "" : "\n") + s; }
+
+  /// Impulse the matter gave each body over the last step() (N s, N m s).
+  const std::vector<double>& last_body_impulse() const { return body_impulse_; }
+  /// Wall-clock milliseconds per coupling step spent in the coupling itself
+  /// (placing parts, reading impulses, Box2D's step), a moving average.
+  double coupling_ms() const { return coupling_ms_; }
+
+ private:
+  StepStatus step_mpm(MpmWorld& w);
+  SceneInfo info_;
+  std::unique_ptr<Simulation> matter_;
+  std::unique_ptr<rigid::RigidWorld> rigid_;
+  Vec2 lo_, hi_;
+  double dt_ = 1.0 / 600.0;
+  int substeps_ = 10;
+  int64_t steps_ = 0;
+  std::string notices_;
+  std::vector<double> body_impulse_;  // 3 per body
+  double coupling_ms_ = 0.0;
+};
+
+/// Builds a coupled scene: `doc` is the whole scene document and `rigid` its
+/// "rigid" object, already removed from `doc`; kind is "mpm", "dem" or
+/// "rigid". The matter is built by `build_matter` (build_simulation's own
+/// builders). Throws InputError.
+std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid, const std::string& path,
+                                          const std::string& kind, std::unique_ptr<Simulation> matter);
+
+}  // namespace ps
