@@ -45,7 +45,7 @@ StepStatus CoupledSimulation::step_mpm(MpmWorld& w) {
 }
 
 StepStatus CoupledSimulation::step(int substeps) {
-  std::fill(body_impulse_.begin(), body_impulse_.end(), 0.0);
+  body_impulse_.assign(3 * rigid_->body_count(), 0.0);  // bodies may have been added (the window's draw tool)
   if (MpmWorld* w = matter_ ? matter_->mpm() : nullptr) {
     for (int s = 0; s < substeps; ++s) {
       StepStatus st = step_mpm(*w);

@@ -45,6 +45,8 @@ class CoupledSimulation final : public Simulation {
   std::string take_notice() override;
   void post_notice(const std::string& s) { if (!s.empty()) notices_ += (notices_.empty() ? "" : "\n") + s; }
 
+  /// The matter's own simulation (MpmSimulation or the DEM one), or null.
+  Simulation* matter() { return matter_.get(); }
   /// Impulse the matter gave each body over the last step() (N s, N m s).
   const std::vector<double>& last_body_impulse() const { return body_impulse_; }
   /// Wall-clock milliseconds per coupling step spent in the coupling itself
