@@ -40,6 +40,12 @@ struct DemStepInput {
   /// The scene's box (DemWorld::domain_min/max): a device backend's cell grid
   /// covers it (and the particles as last seen on the host).
   Vec2d domain_lo{0.0, 0.0}, domain_hi{1.0, 1.0};
+  /// Optional output, 3 doubles per wall: Fx, Fy and the torque about the
+  /// wall's c of the forces the particles exert on the wall this step
+  /// (normal, tangential and rolling). When non-null the backend zeroes and
+  /// fills it (the CPU deterministically, in particle index order). Per
+  /// contact the wall receives exactly the opposite of the particle's force.
+  double* wall_reaction = nullptr;
 };
 
 struct DemStepResult {
@@ -57,7 +63,9 @@ struct DemContact {
   uint32_t j = 0;       ///< other particle index (i < j), or wall index for wall contacts
   Vec2d point;          ///< contact point
   Vec2d f_i;            ///< force on i (on j: -f_i)
-  double t_i = 0.0, t_j = 0.0;  ///< moments on i and on j
+  /// Moments on i and on j (about their centres; for a wall contact t_j is
+  /// the moment on the wall about its reference point c).
+  double t_i = 0.0, t_j = 0.0;
   double overlap = 0.0;
   double xi = 0.0, mr = 0.0;    ///< history (ContactHistory)
 };

@@ -165,6 +165,56 @@ void add_segment(DemWorld& w, Vec2d a, Vec2d b, int material) {
   w.walls.push_back(wall);
 }
 
+DemWall make_disk_wall(Vec2d centre, double radius, int material) {
+  DemWall wall;
+  wall.type = WallType::Disk;
+  wall.a = centre;
+  wall.c = centre;
+  wall.radius = radius;
+  wall.material = material;
+  const std::string why = check_wall(wall);
+  if (!why.empty()) throw std::runtime_error("DEM disk wall: " + why);
+  return wall;
+}
+
+DemWall make_polygon_wall(const std::vector<Vec2d>& vertices, int material) {
+  const int m = static_cast<int>(vertices.size());
+  if (m < 3 || m > kMaxWallVertices)
+    throw std::runtime_error("DEM polygon wall: 3 to " + std::to_string(kMaxWallVertices) + " vertices, not " +
+                             std::to_string(m));
+  DemWall wall;
+  wall.type = WallType::Polygon;
+  wall.material = material;
+  wall.count = m;
+  // Area and centroid (shoelace, relative to the first vertex).
+  double area2 = 0.0;
+  Vec2d sum{};
+  for (int k = 1; k + 1 < m; ++k) {
+    const Vec2d e1 = vertices[k] - vertices[0], e2 = vertices[k + 1] - vertices[0];
+    const double a = cross(e1, e2);
+    area2 += a;
+    sum += (a / 3.0) * (e1 + e2);
+  }
+  const bool ccw = area2 > 0.0;
+  for (int k = 0; k < m; ++k) wall.v[k] = vertices[ccw ? k : m - 1 - k];
+  wall.c = area2 != 0.0 ? vertices[0] + sum / area2 : vertices[0];
+  wall.a = wall.c;
+  const std::string why = check_wall(wall);
+  if (!why.empty()) throw std::runtime_error("DEM polygon wall: " + why);
+  return wall;
+}
+
+DemWall make_box_wall(Vec2d centre, Vec2d half, double angle, int material) {
+  const double cs = std::cos(angle), sn = std::sin(angle);
+  std::vector<Vec2d> v;
+  for (Vec2d q : {Vec2d{-half.x, -half.y}, Vec2d{half.x, -half.y}, Vec2d{half.x, half.y}, Vec2d{-half.x, half.y}})
+    v.push_back(centre + Vec2d{cs * q.x - sn * q.y, sn * q.x + cs * q.y});
+  DemWall wall = make_polygon_wall(v, material);
+  wall.c = centre;
+  wall.a = centre;
+  return wall;
+}
+
 void add_domain_walls(DemWorld& w, unsigned sides, int material) {
   if (sides & kSideLeft) add_plane(w, w.domain_min, Vec2d{1.0, 0.0}, material);
   if (sides & kSideRight) add_plane(w, w.domain_max, Vec2d{-1.0, 0.0}, material);

@@ -56,6 +56,19 @@ BodyRange add_body(DemWorld& w, const BodySpec& spec);
 void add_plane(DemWorld& w, Vec2d point, Vec2d normal, int material);
 /// Two-sided wall segment a-b.
 void add_segment(DemWorld& w, Vec2d a, Vec2d b, int material);
+/// Walls as values, for `w.walls.push_back(...)` or to overwrite `w.walls[k]`
+/// each step (a rigid body's fixture mapped to one wall). Their motion (c,
+/// vel, omega) is zero; c is the shape's centre (the disk's centre, the
+/// polygon's area centroid): set it to the body's centre of mass when the
+/// wall belongs to a body. Throw std::runtime_error on a bad shape.
+DemWall make_disk_wall(Vec2d centre, double radius, int material);
+/// A convex polygon of 3 to kMaxWallVertices vertices, in either winding
+/// (stored counter-clockwise).
+DemWall make_polygon_wall(const std::vector<Vec2d>& vertices, int material);
+/// A box of half-extents `half` turned by `angle` (radians, counter-clockwise)
+/// about its centre (Box2D's b2MakeOffsetBox).
+DemWall make_box_wall(Vec2d centre, Vec2d half, double angle, int material);
+
 enum DomainSide : unsigned { kSideLeft = 1, kSideRight = 2, kSideBottom = 4, kSideTop = 8, kSideAll = 15 };
 /// Plane walls on the chosen sides of [domain_min, domain_max], facing inwards.
 void add_domain_walls(DemWorld& w, unsigned sides, int material);

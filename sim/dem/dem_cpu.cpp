@@ -248,8 +248,8 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
         c.mr = h.mr;
         out.push_back(c);
       }
-      // Walls: the wall plays "i" (infinite radius and mass, at rest), the
-      // particle "j"; the normal points from the wall to the particle.
+      // Walls: the wall plays "i" (infinite radius, mass and inertia; it may
+      // move), the particle "j"; the normal points from the wall to the particle.
       uint32_t wk = have_prev ? prev_wall_start_[i] : 0;
       const uint32_t wk_end = have_prev ? prev_wall_start_[i + 1] : 0;
       for (int w = 0; w < in.wall_count; ++w) {
@@ -260,19 +260,15 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
         ContactHistory h;
         while (wk < wk_end && prev_walls_[wk].j < static_cast<uint32_t>(w)) ++wk;
         if (wk < wk_end && prev_walls_[wk].j == static_cast<uint32_t>(w)) { h.xi = prev_walls_[wk].xi; h.mr = prev_walls_[wk].mr; }
-        const Vec2d t = perp(nrm);
-        const double a = Ri - 0.5 * delta;
-        const double vn = dot(p.v[i], nrm);
-        const double vt = dot(p.v[i], t) - a * p.omega[i];
         const PairProps& pp = props[static_cast<size_t>(wall.material) * mc + p.material[i]];
-        const double I_roll = rolling_inertia(p.inertia[i], p.mass[i], Ri, 0.0, 0.0, 0.0);  // wall: I = inf
-        ContactForce f = hertz_mindlin(pp, Ri, p.mass[i], I_roll, delta, vn, vt, -p.omega[i], dt, h);
+        const WallContact f = wall_force(wall, pp, nrm, delta, xi, p.v[i], p.omega[i], Ri, p.mass[i], p.inertia[i], dt, h);
         DemContact c;
         c.i = i;
         c.j = static_cast<uint32_t>(w);
-        c.point = xi - a * nrm;
-        c.f_i = f.fn * nrm + f.ft * t;
-        c.t_i = -a * f.ft - f.m_roll;
+        c.point = f.point;
+        c.f_i = f.f;
+        c.t_i = f.t_p;
+        c.t_j = f.t_w;
         c.overlap = delta;
         c.xi = h.xi;
         c.mr = h.mr;
@@ -417,10 +413,24 @@ DemStepResult DemCpuBackend::step(const DemStepInput& in) {
   contact_pass(in);
   DemStepResult r = integrate(in);
   bond_advance_pass(in);
+  if (in.wall_reaction) wall_reaction(in);
   r.bonds_broken = broken;
   r.contacts = pairs_.size();
   r.wall_contacts = walls_.size();
   return r;
+}
+
+void DemCpuBackend::wall_reaction(const DemStepInput& in) const {
+  // walls_ is sorted by particle, then wall: the sums run in particle index
+  // order whatever the thread count.
+  double* out = in.wall_reaction;
+  std::fill(out, out + 3 * static_cast<size_t>(std::max(in.wall_count, 0)), 0.0);
+  for (const DemContact& c : walls_) {
+    double* r = out + 3 * static_cast<size_t>(c.j);
+    r[0] -= c.f_i.x;
+    r[1] -= c.f_i.y;
+    r[2] += c.t_j;
+  }
 }
 
 void DemCpuBackend::read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const {

@@ -10,6 +10,8 @@
 ///  - Gather: each particle sums, in one fixed order, its contacts as i
 ///    (CSR by i), its contacts as j (CSR by j, built by a stable counting
 ///    sort), its wall contacts, its bonds as i, then its bonds as j.
+///  - Wall reactions: after the parallel part, one pass over the wall
+///    contacts (sorted by particle, then wall) in particle index order.
 #pragma once
 #include <memory>
 #include <vector>
@@ -39,6 +41,7 @@ class DemCpuBackend final : public DemBackend {
   void contact_pass(const DemStepInput& in);
   DemStepResult integrate(const DemStepInput& in);
   void bond_advance_pass(const DemStepInput& in);
+  void wall_reaction(const DemStepInput& in) const;
 
   ThreadPool pool_;
   DemParticles* p_ = nullptr;

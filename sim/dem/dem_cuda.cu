@@ -81,7 +81,7 @@ struct DevState {
   double *wall_xi, *wall_mr;
   uint8_t* wall_on;
   Vec2d *wall_f, *wall_point;
-  double *wall_t, *wall_overlap;
+  double *wall_t, *wall_tw, *wall_overlap;  // moments on the particle and on the wall (about its c)
   // Broad phase: keys and indices (unsorted, sorted), cell ranges, and the
   // sorted copies the force pass reads.
   uint32_t *cell_key, *cell_item, *sorted_key, *sorted_item, *cell_start, *cell_end;
@@ -232,10 +232,11 @@ struct IntegrateParams {
 /// index, keeps the Mindlin and rolling history in its slots), walls, its
 /// bonds' stored forces, loads and tools; then symplectic Euler into the
 /// state arrays (the pass reads only the sorted copies, so no thread sees
-/// another's update). Deterministic: no atomics on forces.
+/// another's update). Deterministic: no atomics on particle forces (the
+/// optional wall reactions are summed with double atomics, in any order).
 __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const PairProps* props, int mc,
-                                                    const DemWall* walls, int nw, CellGrid g, bool have_prev,
-                                                    IntegrateParams ip, Counters* c) {
+                                                    const DemWall* walls, int nw, double* reaction, CellGrid g,
+                                                    bool have_prev, IntegrateParams ip, Counters* c) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned n_contacts = 0, n_walls = 0, n_overflow = 0;
   unsigned long long bad = ~0ull, vmax2 = 0ull;
@@ -325,8 +326,9 @@ __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const Pai
     n_contacts = static_cast<unsigned>(used);
     const Vec2d vi = s.vs[k];
     const double wi = s.ws[k], mi = s.ms[k], Ii = s.is[k];
-    // Walls: the wall plays "i" (infinite radius and mass, at rest); dense
-    // history per (particle, wall), touched by this thread only.
+    // Walls: the wall plays "i" (infinite radius, mass and inertia; it may
+    // move); dense history per (particle, wall), touched by this thread only.
+    // Reactions (forces on the walls) are summed with double atomics.
     for (int w = 0; w < nw; ++w) {
       const size_t kw = static_cast<size_t>(i) * nw + w;
       Vec2d nrm;
@@ -340,24 +342,23 @@ __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const Pai
         h.xi = s.wall_xi[kw];
         h.mr = s.wall_mr[kw];
       }
-      const Vec2d t = perp(nrm);
-      const double a = Ri - 0.5 * delta;
-      const double vn = dot(vi, nrm);
-      const double vt = dot(vi, t) - a * wi;
       const PairProps& pp = props[static_cast<size_t>(walls[w].material) * mc + s.mats[k]];
-      const double I_roll = rolling_inertia(Ii, mi, Ri, 0.0, 0.0, 0.0);  // wall: I = inf
-      const ContactForce f = hertz_mindlin(pp, Ri, mi, I_roll, delta, vn, vt, -wi, ip.dt, h);
-      const Vec2d fw = f.fn * nrm + f.ft * t;
-      const double tw = -a * f.ft - f.m_roll;
+      const WallContact f = wall_force(walls[w], pp, nrm, delta, xi, vi, wi, Ri, mi, Ii, ip.dt, h);
       s.wall_on[kw] = 1;
       s.wall_xi[kw] = h.xi;
       s.wall_mr[kw] = h.mr;
-      s.wall_f[kw] = fw;
-      s.wall_point[kw] = xi - a * nrm;
-      s.wall_t[kw] = tw;
+      s.wall_f[kw] = f.f;
+      s.wall_point[kw] = f.point;
+      s.wall_t[kw] = f.t_p;
+      s.wall_tw[kw] = f.t_w;
       s.wall_overlap[kw] = delta;
-      F += fw;
-      M += tw;
+      F += f.f;
+      M += f.t_p;
+      if (reaction) {
+        atomicAdd(&reaction[3 * w], -f.f.x);
+        atomicAdd(&reaction[3 * w + 1], -f.f.y);
+        atomicAdd(&reaction[3 * w + 2], f.t_w);
+      }
       ++n_walls;
     }
     // Bonds: this particle's bonds as i, then as j.
@@ -448,6 +449,7 @@ class DemCudaBackend final : public DemBackend {
     cudaFree(sort_temp_);
     cudaFree(props_);
     cudaFree(walls_);
+    cudaFree(reaction_);
     cudaFree(loads_);
     cudaFree(load_share_);
     cudaFree(grab_slot_);
@@ -615,14 +617,25 @@ class DemCudaBackend final : public DemBackend {
     ip.grab_offset = grab_offset_;
     ip.grab_target = in.grab.target;
     ip.grab_ks = in.grab.stiffness;
-    force_kernel<<<(n + 127) / 128, 128>>>(s_, n, props_, in.material_count, walls_, in.wall_count, g, have_prev_, ip,
-                                           counters_);
+    double* reaction = nullptr;
+    const size_t nr = 3 * static_cast<size_t>(std::max(in.wall_count, 0));
+    if (in.wall_reaction && nr > 0) {
+      dev_resize(reaction_, reaction_cap_, nr);
+      check(cudaMemsetAsync(reaction_, 0, nr * sizeof(double)), "wall reaction");
+      reaction = reaction_;
+    }
+    force_kernel<<<(n + 127) / 128, 128>>>(s_, n, props_, in.material_count, walls_, in.wall_count, reaction, g,
+                                           have_prev_, ip, counters_);
     have_prev_ = true;
     if (nb > 0) bond_advance_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.dt);
     check(cudaGetLastError(), "DEM kernel launch");
     Counters& c = counters_host_[0];
     check(cudaMemcpyAsync(&c, counters_, sizeof c, cudaMemcpyDeviceToHost, 0), "counters");
     check(cudaStreamSynchronize(0), "DEM step");
+    if (in.wall_reaction) {
+      if (reaction) down(in.wall_reaction, reaction, nr);
+      else std::fill(in.wall_reaction, in.wall_reaction + nr, 0.0);
+    }
     if (c.overflow) throw std::runtime_error("CUDA DEM: a particle has more than " + std::to_string(kSlots) +
                                              " simultaneous contacts (very polydisperse packing); use the CPU backend");
     if (c.bad != ~0ull) {
@@ -665,16 +678,16 @@ class DemCudaBackend final : public DemBackend {
     const size_t nw = n_ * static_cast<size_t>(walls_n_);
     std::vector<uint8_t> on(nw);
     std::vector<Vec2d> wf(nw), wp(nw);
-    std::vector<double> wt(nw), wxi(nw), wmr(nw), wov(nw);
+    std::vector<double> wt(nw), wtw(nw), wxi(nw), wmr(nw), wov(nw);
     down(on.data(), s_.wall_on, nw); down(wf.data(), s_.wall_f, nw); down(wp.data(), s_.wall_point, nw);
-    down(wt.data(), s_.wall_t, nw); down(wxi.data(), s_.wall_xi, nw); down(wmr.data(), s_.wall_mr, nw);
+    down(wt.data(), s_.wall_t, nw); down(wtw.data(), s_.wall_tw, nw); down(wxi.data(), s_.wall_xi, nw); down(wmr.data(), s_.wall_mr, nw);
     down(wov.data(), s_.wall_overlap, nw);
     for (size_t k = 0; k < nw; ++k) {
       if (!on[k]) continue;
       DemContact c;
       c.i = static_cast<uint32_t>(k / walls_n_);
       c.j = static_cast<uint32_t>(k % walls_n_);
-      c.point = wp[k]; c.f_i = wf[k]; c.t_i = wt[k]; c.overlap = wov[k]; c.xi = wxi[k]; c.mr = wmr[k];
+      c.point = wp[k]; c.f_i = wf[k]; c.t_i = wt[k]; c.t_j = wtw[k]; c.overlap = wov[k]; c.xi = wxi[k]; c.mr = wmr[k];
       walls.push_back(c);
     }
   }
@@ -685,7 +698,7 @@ class DemCudaBackend final : public DemBackend {
             s_.group, s_.bt_i, s_.bt_j, s_.bi, s_.bj, s_.bond_start, s_.bond_j_start, s_.bond_j_list, s_.length0, s_.shear_disp, s_.bend_angle,
             s_.broken, s_.mode, s_.break_step, s_.sigma, s_.tau, s_.bforce, s_.slot_j_prev, s_.slot_j,
             s_.slot_xi_prev, s_.slot_mr_prev, s_.slot_xi, s_.slot_mr, s_.slot_f, s_.slot_point, s_.slot_ti,
-            s_.slot_tj, s_.slot_overlap, s_.wall_xi, s_.wall_mr, s_.wall_on, s_.wall_f, s_.wall_point, s_.wall_t, s_.wall_overlap,
+            s_.slot_tj, s_.slot_overlap, s_.wall_xi, s_.wall_mr, s_.wall_on, s_.wall_f, s_.wall_point, s_.wall_t, s_.wall_tw, s_.wall_overlap,
             s_.cell_key, s_.cell_item, s_.sorted_key, s_.sorted_item, s_.cell_start, s_.cell_end,
             s_.xs, s_.vs, s_.ws, s_.rs, s_.ms, s_.is, s_.mats};
   }
@@ -755,24 +768,23 @@ class DemCudaBackend final : public DemBackend {
       up(props_, props.data(), props.size());
       props_host_ = props;
     }
+    // Walls: re-uploaded when edited (moving walls: every step), into a
+    // buffer that is reallocated only when it must grow.
     if (walls_n_ != in.wall_count ||
         std::memcmp(walls_host_.data(), in.walls, sizeof(DemWall) * static_cast<size_t>(in.wall_count)) != 0) {
       walls_host_.assign(in.walls, in.walls + in.wall_count);
-      size_t cap = 0;
-      if (walls_) cudaFree(walls_);
-      walls_ = nullptr;
       if (in.wall_count > 0) {
-        dev_resize(walls_, cap, walls_host_.size());
+        dev_resize(walls_, walls_cap_, walls_host_.size());
         up(walls_, walls_host_.data(), walls_host_.size());
       }
-      // History is per (particle, wall index), as on the CPU: an edited wall
-      // keeps it; only a new layout (wall or particle count) drops it.
+      // History is per (particle, wall index), as on the CPU: an edited or
+      // moved wall keeps it; only a new layout (wall or particle count) drops it.
       const size_t nw = n_ * static_cast<size_t>(std::max(in.wall_count, 0));
       if (nw > 0 && walls_n_ != in.wall_count) {
         dev_resize(s_.wall_xi, cap_[40], nw); dev_resize(s_.wall_mr, cap_[41], nw);
         dev_resize(s_.wall_on, cap_[42], nw); dev_resize(s_.wall_f, cap_[43], nw);
         dev_resize(s_.wall_point, cap_[44], nw); dev_resize(s_.wall_t, cap_[45], nw);
-        dev_resize(s_.wall_overlap, cap_[46], nw);
+        dev_resize(s_.wall_overlap, cap_[46], nw); dev_resize(s_.wall_tw, cap_[58], nw);
         check(cudaMemset(s_.wall_on, 0, nw), "walls");
       }
       walls_n_ = in.wall_count;
@@ -839,7 +851,10 @@ class DemCudaBackend final : public DemBackend {
   PairProps* props_ = nullptr;
   std::vector<PairProps> props_host_;
   DemWall* walls_ = nullptr;
+  size_t walls_cap_ = 0;
   std::vector<DemWall> walls_host_;
+  double* reaction_ = nullptr;  // 3 per wall: Fx, Fy, torque about c (DemStepInput::wall_reaction)
+  size_t reaction_cap_ = 0;
   int walls_n_ = -1;
   DemLoad* loads_ = nullptr;
   Vec2d* load_share_ = nullptr;

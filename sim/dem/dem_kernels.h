@@ -143,14 +143,72 @@ PS_HD ContactForce hertz_mindlin(const PairProps& p, double R_eff, double m_eff,
   return f;
 }
 
-/// Particle-wall geometry: the closest wall point to centre x, the unit
-/// normal from the wall to the particle and the overlap (> 0 in contact).
+/// [SECTION] Walls ------------------------------------------------------------------
+
+/// A Polygon wall's contact (after Box2D's b2CollidePolygonAndCircle): the
+/// edge of largest separation s = (x - v_k).n_k (n_k its outward normal)
+/// decides. Any s > r: no contact (the polygon is convex). Centre outside
+/// (s > 0): the closest boundary point q is on that edge or at one of its
+/// two vertices, and n = (x - q)/|x - q| (on the edge that is n_k itself),
+/// delta = r - |x - q|. Centre inside or on the boundary (s <= 0): the
+/// nearest edge, n = n_k, delta = r - s = r + depth. Either way one contact
+/// per particle and polygon, also at a corner.
+PS_HD bool polygon_contact(const DemWall& w, Vec2d x, double r, Vec2d& n, double& delta) {
+  const int m = w.count < kMaxWallVertices ? w.count : kMaxWallVertices;
+  double best = -1e300;
+  int e = -1;
+  Vec2d ne{0.0, 0.0};
+  for (int k = 0; k < m; ++k) {
+    const Vec2d p0 = w.v[k], p1 = w.v[k + 1 < m ? k + 1 : 0];
+    const Vec2d d = p1 - p0;
+    const double L = length(d);
+    if (!(L > 0.0)) continue;
+    const Vec2d nk{d.y / L, -d.x / L};  // outward: the vertices turn counter-clockwise
+    const double s = dot(x - p0, nk);
+    if (s > r) return false;
+    if (s > best) {
+      best = s;
+      e = k;
+      ne = nk;
+    }
+  }
+  if (e < 0) return false;  // no edge, or a non-finite centre
+  const Vec2d p0 = w.v[e], p1 = w.v[e + 1 < m ? e + 1 : 0];
+  Vec2d q;
+  if (best > 0.0 && dot(x - p0, p1 - p0) <= 0.0) {
+    q = p0;
+  } else if (best > 0.0 && dot(x - p1, p0 - p1) <= 0.0) {
+    q = p1;
+  } else {  // the edge's face, or the centre inside
+    n = ne;
+    delta = r - best;
+    return delta > 0.0;
+  }
+  const Vec2d d = x - q;
+  const double dist = length(d);  // >= best > 0
+  delta = r - dist;
+  if (!(delta > 0.0)) return false;
+  n = d / dist;
+  return true;
+}
+
+/// Particle-wall geometry: the unit normal n from the wall to the particle
+/// and the overlap delta (> 0 in contact) of a particle of centre x, radius r.
 PS_HD bool wall_contact(const DemWall& w, Vec2d x, double r, Vec2d& n, double& delta) {
   if (w.type == WallType::Plane) {
     double dist = dot(x - w.a, w.n);
     delta = r - dist;
     n = w.n;
     return delta > 0.0;
+  }
+  if (w.type == WallType::Polygon) return polygon_contact(w, x, r, n, delta);
+  if (w.type == WallType::Disk) {
+    const Vec2d d = x - w.a;
+    const double dist = length(d);
+    delta = r + w.radius - dist;
+    if (!(delta > 0.0)) return false;
+    n = dist > 0.0 ? d / dist : Vec2d{1.0, 0.0};
+    return true;
   }
   Vec2d ab = w.b - w.a;
   double L2 = length2(ab);
@@ -162,6 +220,70 @@ PS_HD bool wall_contact(const DemWall& w, Vec2d x, double r, Vec2d& n, double& d
   if (!(delta > 0.0) || dist <= 0.0) return false;
   n = d / dist;
   return true;
+}
+
+/// Velocity of the wall's material point at p: vel + omega x (p - c).
+PS_HD Vec2d wall_velocity(const DemWall& w, Vec2d p) { return w.vel + w.omega * perp(p - w.c); }
+
+/// One particle-wall contact's result.
+struct WallContact {
+  Vec2d point;          ///< contact point: the middle of the overlap
+  Vec2d f;              ///< force on the particle (on the wall: -f, at `point`)
+  double t_p = 0.0;     ///< moment on the particle about its centre
+  double t_w = 0.0;     ///< moment on the wall about its reference point c
+  double overlap = 0.0;
+};
+
+/// Hertz-Mindlin between a wall (the pair's "i": infinite radius, mass and
+/// inertia, so R* = R, m* = m, I_r = I + m R^2) and a particle ("j"; centre
+/// x, velocity v, spin omega), for the geometry wall_contact gave. The
+/// relative velocity is taken at the contact point against the wall's
+/// velocity there (wall_velocity), and the rolling term against the wall's
+/// spin: w_rel = omega_wall - omega. The wall receives -f at the contact
+/// point and the opposite rolling moment, so
+///   t_w = -(point - c) x f + M_roll,  and  t_w + t_p + (x - c) x f = 0.
+PS_HD WallContact wall_force(const DemWall& w, const PairProps& pp, Vec2d nrm, double delta, Vec2d x, Vec2d v,
+                             double omega, double R, double m, double I, double dt, ContactHistory& h) {
+  WallContact c;
+  const Vec2d t = perp(nrm);
+  const double a = R - 0.5 * delta;  // centre to contact point
+  c.point = x - a * nrm;
+  const Vec2d dv = v - wall_velocity(w, c.point);
+  const double vn = dot(dv, nrm);
+  const double vt = dot(dv, t) - a * omega;
+  const double I_roll = rolling_inertia(I, m, R, 0.0, 0.0, 0.0);  // wall: I = inf
+  const ContactForce f = hertz_mindlin(pp, R, m, I_roll, delta, vn, vt, -(omega - w.omega), dt, h);
+  c.f = f.fn * nrm + f.ft * t;
+  c.t_p = -a * f.ft - f.m_roll;
+  c.t_w = f.m_roll - cross(c.point - w.c, c.f);
+  c.overlap = delta;
+  return c;
+}
+
+PS_HD Vec2d rotate(Vec2d r, double cs, double sn) { return {cs * r.x - sn * r.y, sn * r.x + cs * r.y}; }
+
+/// Moves a wall rigidly over dt with its own motion: c advances by vel dt
+/// and the geometry (a, b, n, the vertices) turns by omega dt about c. A
+/// wall without motion is left untouched (bit for bit).
+PS_HD void move_wall(DemWall& w, double dt) {
+  if (w.vel.x == 0.0 && w.vel.y == 0.0 && w.omega == 0.0) return;
+  const int m = w.count < kMaxWallVertices ? w.count : kMaxWallVertices;
+  const Vec2d d = dt * w.vel;
+  if (w.omega == 0.0) {
+    w.a += d;
+    w.b += d;
+    for (int k = 0; k < m; ++k) w.v[k] += d;
+    w.c += d;
+    return;
+  }
+  const double th = w.omega * dt, cs = cos(th), sn = sin(th);
+  const Vec2d c0 = w.c, c1 = w.c + d;
+  w.a = c1 + rotate(w.a - c0, cs, sn);
+  w.b = c1 + rotate(w.b - c0, cs, sn);
+  for (int k = 0; k < m; ++k) w.v[k] = c1 + rotate(w.v[k] - c0, cs, sn);
+  const Vec2d n = rotate(w.n, cs, sn);
+  w.n = n / length(n);
+  w.c = c1;
 }
 
 /// [SECTION] EBPM bonds ---------------------------------------------------------

@@ -44,16 +44,35 @@ struct DemBondParams {
 enum class WallType : uint8_t {
   Plane = 0,    ///< infinite line through `a` with unit normal `n`; solid on the -n side
   Segment = 1,  ///< finite segment a-b, two-sided
+  Disk = 2,     ///< solid disk of centre `a` and radius `radius`; particles stay outside
+  Polygon = 3,  ///< solid convex polygon `v[0..count)`, counter-clockwise; particles stay outside
 };
 
-/// A fixed wall. Its material sets the pair properties with the particle
-/// (E* and G* combine as for two bodies; e, mu, mu_r are averaged).
+/// Most vertices of a Polygon wall (Box2D's b2_maxPolygonVertices).
+constexpr int kMaxWallVertices = 8;
+
+/// A rigid wall. Its material sets the pair properties with the particle
+/// (E* and G* combine as for two bodies; e, mu, mu_r are averaged); the wall
+/// itself has infinite mass, radius and inertia.
+///
+/// Walls may move: the backends never move them, the caller does (or
+/// DemWorld::advance_walls, with move_wall below). `vel` and `omega` are the
+/// rigid velocity of the wall at its reference point `c`; the wall's velocity
+/// at a point p is vel + omega x (p - c). They enter the contact's relative
+/// velocity (normal damping, Mindlin spring) and its rolling term. With zero
+/// motion (the default) every result is what a fixed wall gives.
 struct DemWall {
   WallType type = WallType::Plane;
-  Vec2d a{0.0, 0.0};
+  Vec2d a{0.0, 0.0};  ///< plane point, segment start, disk centre
   Vec2d b{1.0, 0.0};  ///< segment end
   Vec2d n{0.0, 1.0};  ///< plane normal (unit), pointing into the free side
   int material = 0;
+  double radius = 0.0;  ///< disk radius
+  int count = 0;        ///< polygon: number of vertices, 3 .. kMaxWallVertices
+  Vec2d v[kMaxWallVertices];  ///< polygon vertices, counter-clockwise, strictly convex
+  Vec2d c{0.0, 0.0};    ///< reference point of the rigid motion (a body's centre of mass)
+  Vec2d vel{0.0, 0.0};  ///< velocity of the point c, m/s
+  double omega = 0.0;   ///< angular velocity, rad/s (counter-clockwise)
 };
 
 struct DemSolverParams {

@@ -322,8 +322,37 @@ double DemWorld::next_dt() const {
 
 // [SECTION] Stepping ---------------------------------------------------------------
 
+std::string check_wall(const DemWall& w) {
+  auto finite = [](Vec2d p) { return std::isfinite(p.x) && std::isfinite(p.y); };
+  if (!finite(w.c) || !finite(w.vel) || !std::isfinite(w.omega)) return "non-finite motion (c, vel or omega)";
+  if (w.type == WallType::Disk && !(w.radius >= 0.0 && std::isfinite(w.radius)))
+    return "disk radius must be finite and >= 0";
+  if (w.type != WallType::Polygon) return "";
+  if (w.count < 3 || w.count > kMaxWallVertices)
+    return "a polygon has 3 to " + std::to_string(kMaxWallVertices) + " vertices, not " + std::to_string(w.count);
+  for (int k = 0; k < w.count; ++k)
+    if (!finite(w.v[k])) return "non-finite polygon vertex";
+  // Strictly convex and counter-clockwise: every other vertex lies strictly
+  // to the left of every edge.
+  for (int k = 0; k < w.count; ++k) {
+    const Vec2d p0 = w.v[k], e = w.v[(k + 1) % w.count] - p0;
+    for (int j = 0; j < w.count; ++j)
+      if (j != k && j != (k + 1) % w.count && !(cross(e, w.v[j] - p0) > 0.0))
+        return "polygon vertices must be strictly convex and counter-clockwise (edge " + std::to_string(k) + ")";
+  }
+  return "";
+}
+
 DemStepStatus DemWorld::step(int n) {
   if (!failure_.ok) return failure_;
+  for (size_t k = 0; k < walls.size(); ++k) {
+    const std::string why = check_wall(walls[k]);
+    if (!why.empty()) throw std::invalid_argument("DEM wall " + std::to_string(k) + ": " + why);
+  }
+  // Reactions: zero until a step fills them (also when nothing is stepped).
+  const size_t nr = want_wall_reaction ? 3 * walls.size() : 0;
+  wall_reaction_.assign(nr, 0.0);
+  wall_impulse_.assign(nr, 0.0);
   if (particles.size() == 0 || materials.empty()) {
     step_count_ += n;
     host_clock_ = clock();  // nothing on a device to lose
@@ -355,6 +384,7 @@ DemStepStatus DemWorld::step(int n) {
   in.grab.stiffness = grab_stiffness;
   in.domain_lo = domain_min;
   in.domain_hi = domain_max;
+  in.wall_reaction = want_wall_reaction && !walls.empty() ? wall_reaction_.data() : nullptr;
   // The step size is fixed for the whole call (a displayed frame).
   in.dt = next_dt();
   for (int s = 0; s < n; ++s) {
@@ -374,6 +404,9 @@ DemStepStatus DemWorld::step(int n) {
     if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->step(in); })) return DemStepStatus{};
     ++step_count_;
     time_ += in.dt;
+    for (size_t k = 0; k < wall_impulse_.size(); ++k) wall_impulse_[k] += wall_reaction_[k] * in.dt;
+    if (advance_walls)
+      for (DemWall& wall : walls) move_wall(wall, in.dt);
     last_dt_ = in.dt;
     last_max_speed_ = r.max_speed;
     bonds_broken_total_ += static_cast<size_t>(r.bonds_broken);

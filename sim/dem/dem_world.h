@@ -68,7 +68,19 @@ class DemWorld {
   DemBondParams bond;
   std::vector<DemMaterial> materials;
   std::vector<std::string> material_names;
+  /// Walls may be edited between steps (moved, turned, given a velocity,
+  /// replaced by another wall) without host_changed(): the contact history
+  /// is kept per (particle, wall index), so walls kept in the same order keep
+  /// their Mindlin and rolling springs. Adding or removing walls keeps it on
+  /// the CPU for unchanged indices; the CUDA backend drops the wall history
+  /// when the wall count changes. Checked at each step() (check_wall).
   std::vector<DemWall> walls;
+  /// Fill wall_reaction() and wall_impulse() during step().
+  bool want_wall_reaction = false;
+  /// Move every wall by its own velocity after each step (move_wall): walls
+  /// driven kinematically through a step(n) of many steps. (A device
+  /// failure rolls the clock back to the last host copy; walls stay put.)
+  bool advance_walls = false;
   std::vector<DemLoad> loads;
   DemParticles particles;
   DemBonds bonds;
@@ -122,6 +134,15 @@ class DemWorld {
   bool halted() const { return !failure_.ok; }
   const DemStepStatus& failure() const { return failure_; }
   void reset_halt() { failure_ = DemStepStatus{}; }
+
+  /// With want_wall_reaction: 3 doubles per wall (Fx, Fy, torque about the
+  /// wall's c) of the forces the particles exerted on the walls in the last
+  /// step (DemStepInput::wall_reaction); empty otherwise.
+  const std::vector<double>& wall_reaction() const { return wall_reaction_; }
+  /// With want_wall_reaction: the sum of wall_reaction() x dt over the steps
+  /// of the last step(n) call (linear impulse, and angular impulse about c),
+  /// what a rigid body stepped once per step(n) call receives.
+  const std::vector<double>& wall_impulse() const { return wall_impulse_; }
 
   int64_t step_count() const { return step_count_; }
   double time() const { return time_; }
@@ -191,6 +212,7 @@ class DemWorld {
   DemStepResult last_result_;
   DemStepStatus failure_;
   GrabSet<Vec2d> grab_;
+  std::vector<double> wall_reaction_, wall_impulse_;
   /// Bumped whenever the host arrays become the state (host_changed, clear,
   /// a new backend): part of the time-step cache's key.
   uint64_t generation_ = 0;
@@ -216,6 +238,13 @@ class DemWorld {
   }
   std::vector<double> dt_cache_key() const;
 };
+
+/// Why a wall cannot be used (empty when it can): a non-finite motion (c,
+/// vel, omega), a negative or non-finite disk radius, a polygon with fewer
+/// than 3 or more than kMaxWallVertices vertices, non-finite ones, or not
+/// strictly convex and counter-clockwise. DemWorld::step throws
+/// std::invalid_argument naming the wall when one fails.
+std::string check_wall(const DemWall& w);
 
 /// Diagnostics of a particle set (double accumulation in index order).
 DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre);
