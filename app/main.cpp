@@ -20,6 +20,7 @@
 
 #include "app/cli.h"
 #include "app/verify_cmd.h"
+#include "render/cpu/dem_view.h"
 #include "render/cpu/heat_view.h"
 #include "render/cpu/raster.h"
 #include "sim/core/atomic_write.h"
@@ -136,8 +137,24 @@ bool write_image(Simulation& sim, const std::string& path, ParticleTable& table,
   sim.bounds(lo, hi);
   const float bg[3] = {0.07f, 0.08f, 0.10f};
   rasterize(img, lo, hi, splats, bg, true);
+  std::vector<FilledPolygon> polys;
+  if (const dem::DemWorld* dw = sim.dem()) {
+    // DEM walls (planes clipped to the view, segments) as thin grey bands.
+    const float half = 0.0025f * std::max(hi.x - lo.x, hi.y - lo.y);
+    for (const dem::DemWall& wall : dw->walls) {
+      Vec2 a, b;
+      if (!wall_segment(wall, lo, hi, a, b)) continue;
+      const Vec2 d = b - a;
+      const float L = length(d);
+      if (!(L > 0.f)) continue;
+      const Vec2 n = (half / L) * perp(d);
+      FilledPolygon fp;
+      fp.pts = {a - n, b - n, b + n, a + n};
+      fp.rgb[0] = fp.rgb[1] = fp.rgb[2] = 0.55f;
+      polys.push_back(std::move(fp));
+    }
+  }
   if (const rigid::RigidWorld* rw = sim.rigid()) {
-    std::vector<FilledPolygon> polys;
     std::vector<std::vector<dem::Vec2d>> parts;
     for (size_t b = 0; b < rw->body_count(); ++b) {
       rw->outline(static_cast<int>(b), parts);
@@ -148,8 +165,8 @@ bool write_image(Simulation& sim, const std::string& path, ParticleTable& table,
         polys.push_back(std::move(fp));
       }
     }
-    draw_polygons(img, lo, hi, polys);
   }
+  draw_polygons(img, lo, hi, polys);
   return write_png(path, img, err);
 }
 

@@ -110,6 +110,8 @@ Vec2 dem_centroid(const dem::DemWorld& w, const std::vector<uint32_t>& idx) {
 }
 
 bool wall_segment(const dem::DemWall& wall, Vec2 lo, Vec2 hi, Vec2& a, Vec2& b) {
+  // Disks and polygons are solid shapes: rigid bodies' parts, drawn as bodies.
+  if (wall.type == dem::WallType::Disk || wall.type == dem::WallType::Polygon) return false;
   if (wall.type == dem::WallType::Segment) {
     a = Vec2{static_cast<float>(wall.a.x), static_cast<float>(wall.a.y)};
     b = Vec2{static_cast<float>(wall.b.x), static_cast<float>(wall.b.y)};

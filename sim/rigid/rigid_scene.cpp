@@ -118,8 +118,8 @@ std::unique_ptr<RigidWorld> read_rigid_section(const Json& doc, const RigidScene
       if (br.has("parts")) {
         if (br.has("shape")) br.fail("shape", "give either shape or parts, not both");
         const Json* parts = br.get("parts");
-        if (!parts->is_array() || parts->size() == 0 || parts->size() > 16)
-          throw InputError(parts->loc(), br.field("parts"), "expected an array of 1 to 16 parts, got " + describe(*parts));
+        if (!parts->is_array() || parts->size() == 0 || parts->size() > 64)
+          throw InputError(parts->loc(), br.field("parts"), "expected an array of 1 to 64 parts, got " + describe(*parts));
         for (size_t k = 0; k < parts->size(); ++k) {
           ObjReader pr(parts->at(k), br.field("parts") + "[" + std::to_string(k) + "]");
           d.parts.push_back(read_part(pr, true, min_edge));

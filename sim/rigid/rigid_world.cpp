@@ -132,45 +132,63 @@ void RigidWorld::step(double dt) {
   time_ += dt;
 }
 
-void RigidWorld::mpm_colliders(std::vector<RigidCollider>& out) const {
+void RigidWorld::world_parts(std::vector<WorldPart>& out) const {
   out.clear();
   for (size_t i = 0; i < bodies_.size(); ++i) {
     const b2Body* b = bodies_[i];
     const b2Transform& xf = b->GetTransform();
-    const BodyState st = state(static_cast<int>(i));
     for (const b2Fixture* f = b->GetFixtureList(); f; f = f->GetNext()) {
-      RigidCollider c;
-      c.body = static_cast<int>(i);
-      c.c = Vec2{static_cast<float>(st.com.x), static_cast<float>(st.com.y)};
-      c.vel = Vec2{static_cast<float>(st.velocity.x), static_cast<float>(st.velocity.y)};
-      c.omega = static_cast<float>(st.omega);
-      c.friction = static_cast<float>(defs_[i].friction);
-      Vec2d lo{1e300, 1e300}, hi{-1e300, -1e300};
-      auto grow = [&](Vec2d p, double r) {
-        lo.x = std::min(lo.x, p.x - r); lo.y = std::min(lo.y, p.y - r);
-        hi.x = std::max(hi.x, p.x + r); hi.y = std::max(hi.y, p.y + r);
-      };
+      WorldPart p;
+      p.body = static_cast<int>(i);
       if (f->GetType() == b2Shape::e_circle) {
         const auto* cs = static_cast<const b2CircleShape*>(f->GetShape());
-        const Vec2d p = from_b2(b2Mul(xf, cs->m_p), s_);
-        c.shape = ColliderShape::Disk;
-        c.v[0] = Vec2{static_cast<float>(p.x), static_cast<float>(p.y)};
-        c.radius = static_cast<float>(cs->m_radius / s_);
-        grow(p, cs->m_radius / s_);
+        p.shape = ColliderShape::Disk;
+        p.v[0] = from_b2(b2Mul(xf, cs->m_p), s_);
+        p.radius = cs->m_radius / s_;
       } else {
         const auto* ps = static_cast<const b2PolygonShape*>(f->GetShape());
-        c.shape = ColliderShape::Polygon;
-        c.count = static_cast<uint8_t>(ps->m_count);
-        for (int k = 0; k < ps->m_count; ++k) {
-          const Vec2d p = from_b2(b2Mul(xf, ps->m_vertices[k]), s_);
-          c.v[k] = Vec2{static_cast<float>(p.x), static_cast<float>(p.y)};
-          grow(p, 0.0);
-        }
+        p.shape = ColliderShape::Polygon;
+        p.count = ps->m_count;
+        for (int k = 0; k < ps->m_count; ++k) p.v[k] = from_b2(b2Mul(xf, ps->m_vertices[k]), s_);
       }
-      c.lo = Vec2{static_cast<float>(lo.x), static_cast<float>(lo.y)};
-      c.hi = Vec2{static_cast<float>(hi.x), static_cast<float>(hi.y)};
-      out.push_back(c);
+      out.push_back(p);
     }
+  }
+}
+
+void RigidWorld::mpm_colliders(std::vector<RigidCollider>& out) const {
+  std::vector<WorldPart> parts;
+  world_parts(parts);
+  out.clear();
+  auto f = [](double x) { return static_cast<float>(x); };
+  for (const WorldPart& p : parts) {
+    const BodyState st = state(p.body);
+    RigidCollider c;
+    c.body = p.body;
+    c.c = Vec2{f(st.com.x), f(st.com.y)};
+    c.vel = Vec2{f(st.velocity.x), f(st.velocity.y)};
+    c.omega = f(st.omega);
+    c.friction = f(defs_[static_cast<size_t>(p.body)].friction);
+    c.shape = p.shape;
+    Vec2d lo{1e300, 1e300}, hi{-1e300, -1e300};
+    auto grow = [&](Vec2d q, double r) {
+      lo.x = std::min(lo.x, q.x - r); lo.y = std::min(lo.y, q.y - r);
+      hi.x = std::max(hi.x, q.x + r); hi.y = std::max(hi.y, q.y + r);
+    };
+    if (p.shape == ColliderShape::Disk) {
+      c.v[0] = Vec2{f(p.v[0].x), f(p.v[0].y)};
+      c.radius = f(p.radius);
+      grow(p.v[0], p.radius);
+    } else {
+      c.count = static_cast<uint8_t>(p.count);
+      for (int k = 0; k < p.count; ++k) {
+        c.v[k] = Vec2{f(p.v[k].x), f(p.v[k].y)};
+        grow(p.v[k], 0.0);
+      }
+    }
+    c.lo = Vec2{f(lo.x), f(lo.y)};
+    c.hi = Vec2{f(hi.x), f(hi.y)};
+    out.push_back(c);
   }
 }
 

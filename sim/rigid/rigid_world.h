@@ -81,6 +81,15 @@ struct BodyState {
   double inertia = 0.0;  ///< about the centre of mass, kg m^2
 };
 
+/// One part (fixture) of a body, placed in the world (double precision).
+struct WorldPart {
+  ColliderShape shape = ColliderShape::Polygon;
+  int count = 0;                        ///< polygon vertices, counter-clockwise
+  Vec2d v[kColliderMaxVertices];        ///< polygon vertices; v[0] = disk centre
+  double radius = 0.0;                  ///< disk radius
+  int body = 0;
+};
+
 struct RigidTotals {
   double mass = 0.0;
   double momentum[2] = {0.0, 0.0};
@@ -120,8 +129,10 @@ class RigidWorld {
   void step(double dt);
   double time() const { return time_; }
 
-  /// Every part at the current pose as MPM colliders; part k belongs to
-  /// body collider_body[k] (also RigidCollider::body). margin widens the boxes.
+  /// Every part at the current pose, in body order then fixture order.
+  void world_parts(std::vector<WorldPart>& out) const;
+  /// The same parts as MPM colliders (with the body's velocity, spin, centre
+  /// of mass and friction); RigidCollider::body names the body.
   void mpm_colliders(std::vector<RigidCollider>& out) const;
   /// Outline of each part in world coordinates (disks: 32-gons), for drawing.
   void outline(int b, std::vector<std::vector<Vec2d>>& parts) const;

@@ -17,6 +17,62 @@ CoupledSimulation::CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation>
     : info_(std::move(info)), matter_(std::move(matter)), rigid_(std::move(rigid)), lo_(lo), hi_(hi), dt_(dt),
       substeps_(substeps) {
   body_impulse_.assign(3 * rigid_->body_count(), 0.0);
+  if (dem::DemWorld* w = matter_ ? matter_->dem() : nullptr) dem_scene_walls_ = w->walls.size();
+}
+
+StepStatus CoupledSimulation::step_dem(dem::DemWorld& w) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
+  // 1. Every part as a moving wall (the body's rigid velocity field about its
+  //    centre of mass), after the scene's walls.
+  rigid_->world_parts(parts_);
+  w.walls.resize(dem_scene_walls_ + parts_.size());
+  for (size_t k = 0; k < parts_.size(); ++k) {
+    const rigid::WorldPart& p = parts_[k];
+    const rigid::BodyState st = rigid_->state(p.body);
+    dem::DemWall& dw = w.walls[dem_scene_walls_ + k];
+    dw = dem::DemWall{};
+    if (p.shape == ColliderShape::Disk) {
+      dw.type = dem::WallType::Disk;
+      dw.a = p.v[0];
+      dw.radius = p.radius;
+    } else {
+      dw.type = dem::WallType::Polygon;
+      dw.count = p.count;
+      for (int v = 0; v < p.count; ++v) dw.v[v] = p.v[v];
+    }
+    dw.c = st.com;
+    dw.vel = st.velocity;
+    dw.omega = st.omega;
+    dw.material = rigid_->def(p.body).dem_material;
+  }
+  w.want_wall_reaction = true;
+  const Clock::time_point t1 = Clock::now();
+  // 2. One DEM step: the reactions are the forces the grains put on each wall.
+  StepStatus st = w.step(1);
+  const Clock::time_point t2 = Clock::now();
+  if (!st.ok) return st;
+  // 3. Their impulses (force x dt, torque about the centre of mass x dt) to
+  //    the bodies, then Box2D over the same dt.
+  const std::vector<double>& J = w.wall_impulse();
+  for (size_t k = 0; k < parts_.size() && 3 * (dem_scene_walls_ + k) + 2 < J.size(); ++k)
+    give_impulse(parts_[k].body, &J[3 * (dem_scene_walls_ + k)]);
+  finish_step(w.last_dt(), (t1 - t0) + (Clock::now() - t2));
+  return st;
+}
+
+void CoupledSimulation::give_impulse(int body, const double* j) {
+  rigid_->apply_impulse(body, dem::Vec2d{j[0], j[1]}, j[2]);
+  for (int c = 0; c < 3; ++c) body_impulse_[3 * static_cast<size_t>(body) + c] += j[c];
+}
+
+void CoupledSimulation::finish_step(double dt, std::chrono::steady_clock::duration coupling_before_box2d) {
+  const auto t0 = std::chrono::steady_clock::now();
+  rigid_->step(dt);
+  const double ms =
+      std::chrono::duration<double, std::milli>(coupling_before_box2d + (std::chrono::steady_clock::now() - t0))
+          .count();
+  coupling_ms_ += (coupling_ms_ == 0.0 ? 1.0 : 0.05) * (ms - coupling_ms_);
 }
 
 StepStatus CoupledSimulation::step_mpm(MpmWorld& w) {
@@ -31,16 +87,8 @@ StepStatus CoupledSimulation::step_mpm(MpmWorld& w) {
   const Clock::time_point t2 = Clock::now();
   if (!st.ok) return st;
   // 3. The matter's impulses to the bodies, then Box2D over the same dt.
-  for (size_t k = 0; k < w.colliders.size(); ++k) {
-    const int b = w.colliders[k].body;
-    const double* J = &w.collider_impulse[3 * k];
-    rigid_->apply_impulse(b, dem::Vec2d{J[0], J[1]}, J[2]);
-    for (int c = 0; c < 3; ++c) body_impulse_[3 * static_cast<size_t>(b) + c] += J[c];
-  }
-  rigid_->step(w.last_dt());
-  const Clock::time_point t3 = Clock::now();
-  const double ms = std::chrono::duration<double, std::milli>((t1 - t0) + (t3 - t2)).count();
-  coupling_ms_ += (coupling_ms_ == 0.0 ? 1.0 : 0.05) * (ms - coupling_ms_);
+  for (size_t k = 0; k < w.colliders.size(); ++k) give_impulse(w.colliders[k].body, &w.collider_impulse[3 * k]);
+  finish_step(w.last_dt(), (t1 - t0) + (Clock::now() - t2));
   return st;
 }
 
@@ -49,6 +97,13 @@ StepStatus CoupledSimulation::step(int substeps) {
   if (MpmWorld* w = matter_ ? matter_->mpm() : nullptr) {
     for (int s = 0; s < substeps; ++s) {
       StepStatus st = step_mpm(*w);
+      if (!st.ok) return st;
+    }
+    return StepStatus{};
+  }
+  if (dem::DemWorld* w = matter_ ? matter_->dem() : nullptr) {
+    for (int s = 0; s < substeps; ++s) {
+      StepStatus st = step_dem(*w);
       if (!st.ok) return st;
     }
     return StepStatus{};
@@ -172,8 +227,6 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
   }
   ctx.domain_lo = dem::Vec2d{lo.x, lo.y};
   ctx.domain_hi = dem::Vec2d{hi.x, hi.y};
-  if (matter && matter->dem())
-    throw InputError(rigid_doc.loc(), "rigid", "rigid bodies in DEM scenes are not supported by this build yet");
   std::unique_ptr<rigid::RigidWorld> rw = rigid::read_rigid_section(rigid_doc, ctx);
   auto sim = std::make_unique<CoupledSimulation>(info, std::move(matter), std::move(rw), lo, hi, dt, substeps);
   return sim;

@@ -3,13 +3,15 @@
 ///
 /// One coupling step (docs/architecture.md, "Rigid bodies"):
 ///   1. the bodies' parts at their current pose and velocity go to the matter
-///      (MPM: grid colliders; DEM: moving walls);
+///      (MPM: grid colliders; DEM: moving walls after the scene's own walls,
+///      one per part in a fixed order, so their contact history carries over);
 ///   2. the matter takes one step of its own dt (MPM substep, DEM step) and
 ///      returns, per part, the impulse and angular impulse it gave the body;
 ///   3. the impulses are applied to the bodies, and Box2D advances by the
 ///      same dt (gravity, joints, body-body contacts).
 /// Momentum that leaves the matter at a body enters the body in the same step.
 #pragma once
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +57,12 @@ class CoupledSimulation final : public Simulation {
 
  private:
   StepStatus step_mpm(MpmWorld& w);
+  StepStatus step_dem(dem::DemWorld& w);
+  /// One part's impulse (x, y, angular) to its body, summed per body.
+  void give_impulse(int body, const double* j);
+  /// Box2D over dt; the coupling's cost (the parts before the matter's step,
+  /// the impulses and Box2D after it) goes into the running average.
+  void finish_step(double dt, std::chrono::steady_clock::duration coupling_before_box2d);
   SceneInfo info_;
   std::unique_ptr<Simulation> matter_;
   std::unique_ptr<rigid::RigidWorld> rigid_;
@@ -65,6 +73,8 @@ class CoupledSimulation final : public Simulation {
   std::string notices_;
   std::vector<double> body_impulse_;  // 3 per body
   double coupling_ms_ = 0.0;
+  std::vector<rigid::WorldPart> parts_;
+  size_t dem_scene_walls_ = 0;  // the DEM scene's own walls come first; the bodies' parts follow
 };
 
 /// Builds a coupled scene: `doc` is the whole scene document and `rigid` its

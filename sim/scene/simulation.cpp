@@ -169,6 +169,10 @@ class DemSimulation final : public Simulation {
 
 }  // namespace
 
+std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world) {
+  return std::make_unique<DemSimulation>(std::move(info), std::move(world));
+}
+
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
                                             const std::vector<std::string>& overrides,
                                             const std::string& backend, int threads) {
@@ -249,7 +253,7 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
     world->fallback_threads = threads;
     world->set_backend(dem::make_dem_backend(backend, threads));
     world->post_notice(notice);
-    return std::make_unique<DemSimulation>(std::move(info), std::move(world));
+    return make_dem_simulation(std::move(info), std::move(world));
   }
   const Json* k = doc.find("kind");
   throw InputError(k ? k->loc() : doc.loc(), "kind", "unknown scene kind '" + kind + "' (expected mpm, dem or rigid)");

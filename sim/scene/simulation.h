@@ -102,6 +102,9 @@ class MpmSimulation final : public Simulation {
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
                                             const std::vector<std::string>& overrides,
                                             const std::string& backend, int threads);
+/// A DEM world behind the Simulation interface (what build_simulation makes
+/// of a DEM scene; verification cases compose it with bodies in code).
+std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world);
 /// Builds the world of a document whose overrides are applied ("mpm" / "dem").
 std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
                                              const std::string& backend, int threads);

@@ -120,10 +120,21 @@ TEST_CASE("Every built-in scene loads", "[scene]") {
   auto paths = builtin_scene_paths();
   REQUIRE(paths.size() >= 6);
   for (const auto& p : paths) {
-    Json doc = read_scene_document(p, {});
-    if (scene_kind(doc) != "mpm") continue;
     INFO(p);
-    MpmScene s = build_mpm_scene(doc, p);
+    Json doc = read_scene_document(p, {});
+    const std::string kind = scene_kind(doc);
+    // Every kind, bodies included, through the same path the runner and window use.
+    std::unique_ptr<Simulation> sim = load_simulation(p, {}, "cpu", 1);
+    REQUIRE(sim);
+    if (kind == "rigid") {
+      CHECK(sim->rigid() != nullptr);
+      continue;
+    }
+    CHECK(sim->diagnostics().mass > 0.0);
+    if (kind != "mpm") continue;
+    Json matter = doc;
+    matter.erase("rigid");  // the matter of a coupled scene is an ordinary MPM scene
+    MpmScene s = build_mpm_scene(matter, p);
     CHECK(s.world->particles.size() > 1000);
   }
 }

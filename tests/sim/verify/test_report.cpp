@@ -140,10 +140,10 @@ TEST_CASE("CaseResult::passed needs every check and no error", "[verify]") {
 TEST_CASE("all_cases joins the groups in report order with unique ids", "[verify]") {
   std::vector<CaseSpec> all = all_cases();
   std::vector<CaseSpec> a = mpm_cases(), m = mpm_material_cases(), b = mpm_flow_cases(), h = heat_cases(),
-                        c = dem_cases();
-  REQUIRE(all.size() == a.size() + m.size() + b.size() + h.size() + c.size());
+                        c = dem_cases(), r = rigid_cases();
+  REQUIRE(all.size() == a.size() + m.size() + b.size() + h.size() + c.size() + r.size());
   size_t k = 0;
-  for (const auto* g : {&a, &m, &b, &h, &c})
+  for (const auto* g : {&a, &m, &b, &h, &c, &r})
     for (const auto& s : *g) CHECK(all[k++].id == s.id);
   std::set<std::string> ids;
   for (const auto& s : all) {
