@@ -299,6 +299,14 @@ void ShapeBatch::disc(Vec2 c, float r, uint32_t rgba, int segments) {
   }
 }
 
+void ShapeBatch::convex(const Vec2* v, int n, uint32_t rgba) {
+  for (int k = 1; k + 1 < n; ++k) tri(v[0], v[k], v[k + 1], rgba);
+}
+
+void ShapeBatch::outline(const Vec2* v, int n, float width_px, uint32_t rgba) {
+  for (int k = 0; k < n; ++k) line(v[k], v[(k + 1) % n], width_px, rgba);
+}
+
 void ShapeBatch::draw(const float view[16]) {
   if (verts_.empty()) return;
   glBindVertexArray(vao_);

@@ -87,6 +87,10 @@ class ShapeBatch {
   void rect_outline(Vec2 lo, Vec2 hi, float width_px, uint32_t rgba);
   void circle(Vec2 c, float r, float width_px, uint32_t rgba, int segments = 64);
   void disc(Vec2 c, float r, uint32_t rgba, int segments = 32);
+  /// A filled convex polygon (a fan from its first vertex).
+  void convex(const Vec2* v, int n, uint32_t rgba);
+  /// The closed outline of a polygon.
+  void outline(const Vec2* v, int n, float width_px, uint32_t rgba);
   void draw(const float view[16]);
   size_t vertex_count() const { return verts_.size(); }
 

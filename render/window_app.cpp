@@ -32,6 +32,7 @@
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
 #include "render/window_state.h"
+#include "sim/scene/coupled.h"
 #include "sim/selfcheck/verdict.h"
 
 namespace ps {
@@ -95,7 +96,9 @@ void App::log_view() const {
 // [SECTION] Scenes ------------------------------------------------------------
 
 MpmScene* App::mpm_scene() {
-  auto* m = dynamic_cast<MpmSimulation*>(sim.get());
+  Simulation* s = sim.get();
+  if (auto* c = dynamic_cast<CoupledSimulation*>(s)) s = c->matter();  // bodies and MPM matter
+  auto* m = dynamic_cast<MpmSimulation*>(s);
   return m ? &m->scene() : nullptr;
 }
 
@@ -148,6 +151,11 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   selected_slot = -1;
   host_table_stale = true;
   grab_rows.clear();
+  rigidui.selected = -1;  // the overlay toggles stay
+  rigidui.grabbing = rigidui.drawing = false;
+  rigidui.edits.clear();
+  rigidui.add.reset();
+  rigidui.force_ref = 0.0;
   stroke.end();
   paint_sites.clear();
   ke.clear(); momentum_x.clear(); momentum_y.clear(); angular.clear();
@@ -228,6 +236,8 @@ void App::sync() {
       }
     }
   }
+  rigid_sync();
+  w = world();  // a drawn body may have wrapped the scene with a rigid world (same matter)
   dem_sync();
   sgf_sync(*this);
   if (!w) return;
@@ -690,7 +700,9 @@ void App::handle_input() {
     // Picking, grabbing, selecting and painting read the host table: make it
     // what the last frame showed (a sync when the interop drew it).
     refresh_host_table();
-    if (tools.tool == Tool::Pick || tools.tool == Tool::Grab) {
+    // A press on a body (pick, grab) or with the Body tool is the bodies' alone.
+    body_press = rigid_tool_begin(wm);
+    if (!body_press && (tools.tool == Tool::Pick || tools.tool == Tool::Grab)) {
       // Picking is exact: the row's ID is the ID the runner's dumps carry.
       float slack = 3.f / cam.scale();
       int64_t row = pick_particle(table, wm, slack);
@@ -707,7 +719,7 @@ void App::handle_input() {
       }
     }
     if (tools.tool == Tool::Select) sgf_select_begin(*this);
-    if (tools.tool == Tool::Grab && w) {
+    if (tools.tool == Tool::Grab && w && !body_press) {
       particles_within(table, wm, tools.radius, grab_rows);
       if (!grab_rows.empty()) {
         w->grab_stiffness = tools.grab_stiffness;
@@ -719,7 +731,7 @@ void App::handle_input() {
     }
     if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
       log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x), static_cast<double>(wm.y));
-    if (dem_world()) dem_tool_begin(wm);
+    if (dem_world() && !body_press) dem_tool_begin(wm);
     if (tools.tool == Tool::Paint && w) {
       uint16_t g = 0;
       for (uint16_t x : w->particles.group) g = std::max(g, x);
@@ -733,6 +745,7 @@ void App::handle_input() {
   if (left_down) {
     if (io.MouseDown[ImGuiMouseButton_Left]) {
       if (w && w->grabbing()) w->grab_move(wm);
+      rigid_tool_drag(wm);
       if (tools.tool == Tool::Select) sgf_select_drag(*this);
       if (dem_world()) dem_tool_drag(wm);
       if (stroke.active()) stroke.extend(wm, paint_sites);
@@ -755,6 +768,8 @@ void App::handle_input() {
       }
       if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w) log("%s end", tool_name(tools.tool));
       if (dem_world()) dem_tool_end(wm);
+      rigid_tool_end(wm);
+      body_press = false;
     }
   }
   if (w) w->point_force = tool_point_force(tools, wm, left_down);
@@ -826,8 +841,9 @@ void App::draw_scene() {
   particles.draw(view, cam.framebuffer_scale(), sprite_scale, shade, range_lo, range_hi,
                  interop_frame ? selected_slot : selected_row);
 
-  // Over the particles: velocity arrows, the selected particle's affine field, the brush.
+  // Over the particles: rigid bodies, velocity arrows, the selected particle's affine field, the brush.
   over.clear(px);
+  rigid_draw();
   const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.55f);  // dark edge: arrows read on any colour
   const float dx = w ? w->grid.dx : 0.02f * (hi.x - lo.x);
   if (w && show_grid_velocity && !grid_mass.empty()) {
@@ -906,6 +922,7 @@ void App::draw_scene() {
   sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
       tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: draw_heat_over
+      tools.tool != Tool::Body &&                                // the body's draft: rigid_draw
       (w || (dem_world() && tools.tool != Tool::Paint))) {
     Vec2 wm = cam.screen_to_world(mouse);
     uint32_t col = pack_rgba(0.9f, 0.9f, 0.95f, 0.5f);

@@ -19,6 +19,8 @@
 #include "sim/mpm/material_table.h"
 #include "render/window_state.h"
 #include "render/ui_widgets.h"
+#include "sim/rigid/rigid_scene.h"
+#include "sim/scene/coupled.h"
 
 namespace ps {
 
@@ -126,6 +128,7 @@ void App::draw_panels() {
     panel_scene();
     panel_presets();
     panel_tools();
+    panel_rigid();
     panel_solver();
     panel_resampling();
     panel_heat();
@@ -237,7 +240,10 @@ void App::panel_scene() {
         try {
           std::error_code ec;
           if (fs::path(save_path).has_parent_path()) fs::create_directories(fs::path(save_path).parent_path(), ec);
-          save_json_file(save_path, mpm_scene_to_json(*sc));
+          Json doc = mpm_scene_to_json(*sc);
+          if (auto* c = dynamic_cast<CoupledSimulation*>(sim.get()))
+            doc.set("rigid", rigid::rigid_section_json(*c->rigid(), c->rigid_doc()));
+          save_json_file(save_path, doc);
           set_status("scene saved: " + save_path);
           log("save path=%s", save_path.c_str());
         } catch (const std::exception& e) {
@@ -265,11 +271,16 @@ void App::panel_solver() {
   ImGui::PushItemWidth(-label_w);
 
   std::string bname = w->backend_name();
+  // Bodies couple on the CPU backend (the CUDA stepper has no collider kernels).
+  ImGui::BeginDisabled(rigid_world() != nullptr);
   if (ImGui::BeginCombo("backend", bname.c_str())) {
     for (const auto& b : available_backends())
       if (ImGui::Selectable(b.c_str(), bname.rfind(b, 0) == 0)) pending.backend = b;
     ImGui::EndCombo();
   }
+  ImGui::EndDisabled();
+  if (rigid_world()) help_marker("This scene has rigid bodies: they couple with the matter on the CPU backend only\n"
+                                 "(the CUDA stepper has no collider kernels yet).");
 
   int t = static_cast<int>(solver.transfer);
   section_label("transfer");
@@ -386,21 +397,24 @@ void App::panel_materials() {
 void App::panel_tools() {
   if (!ImGui::CollapsingHeader("Tools", ImGuiTreeNodeFlags_DefaultOpen)) return;
   MpmWorld* w = world();
-  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5", "Select 6", "Heat 7"};
+  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5", "Select 6", "Heat 7", "Body 8"};
   float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
   for (int k = 0; k < kToolCount; ++k) {
     if (k % 3) ImGui::SameLine();
     bool on = static_cast<int>(tools.tool) == k;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.26f, 0.45f, 0.70f, 1.f));
     // Pick works on any scene; grab, attract and repel on MPM and DEM; paint and heat on MPM.
-    ImGui::BeginDisabled(!w && k != 0 &&
-                         !(dem_world() && k != static_cast<int>(Tool::Paint) && k != static_cast<int>(Tool::Heat)));
+    // Grab and Body also work on a scene of bodies alone.
+    const bool bodies_ok = rigid_world() && (k == static_cast<int>(Tool::Grab) || k == static_cast<int>(Tool::Body));
+    ImGui::BeginDisabled(!w && k != 0 && !bodies_ok && !(dem_world() && k != static_cast<int>(Tool::Paint) && k != static_cast<int>(Tool::Heat)));
     if (ImGui::Button(labels[k], ImVec2(bw, 0))) {
       tools.tool = static_cast<Tool>(k);
       log("tool %s", tool_name(tools.tool));
     }
     if (k == static_cast<int>(Tool::Heat) && ImGui::IsItemHovered())
       ImGui::SetTooltip("Heat lamp: hold the left button over the material to heat it (negative power cools).");
+    if (k == static_cast<int>(Tool::Body) && ImGui::IsItemHovered())
+      ImGui::SetTooltip("Draw a rigid box or disk with the mouse; it falls into the matter and floats or sinks.");
     ImGui::EndDisabled();
     if (on) ImGui::PopStyleColor();
   }
@@ -443,6 +457,7 @@ void App::panel_tools() {
       }
       break;
     case Tool::Heat: panel_heat_tool(); break;
+    case Tool::Body: panel_rigid_tool(); break;
   }
   ImGui::PopItemWidth();
 }
@@ -874,7 +889,7 @@ void App::draw_help() {
         {"A", "toggle PIC / APIC"},
         {"P", "particle resampling on / off (fills numerical holes)"},
         {"K", "Heat panel: open / close (heat and melting)"},
-        {"1 ... 7", "tool: pick, grab, attract, repel, paint, select, heat lamp"},
+        {"1 ... 8", "tool: pick, grab, attract, repel, paint, select, heat lamp, draw a body"},
         {"left drag", "use the current tool (pick and grab also select)"},
         {"right drag", "pan"},
         {"wheel", "zoom about the cursor"},

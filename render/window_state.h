@@ -24,6 +24,7 @@
 #include "render/dem_ui.h"
 #include "render/gl_draw.h"
 #include "render/recorder.h"
+#include "render/rigid_ui.h"
 #include "render/sgf_ui.h"
 #include "render/soak.h"
 #include "render/window_app.h"
@@ -178,6 +179,7 @@ struct App {
   // [SECTION] Tools
   ToolSettings tools;
   bool left_down = false, right_down = false;
+  bool body_press = false;  ///< the left press went to a body or the Body tool (panel_rigid.cpp)
   Vec2 mouse{0.f, 0.f}, last_mouse{0.f, 0.f};
   /// Key presses since the last frame (GLFW key, mods), queued by a GLFW
   /// callback: ImGui 1.86 polls key state per frame and would miss a press
@@ -204,6 +206,9 @@ struct App {
 
   // [SECTION] DEM (panel_dem.cpp, dem_draw.cpp)
   DemUi demui;
+
+  // [SECTION] Rigid bodies (panel_rigid.cpp, issue #14)
+  RigidUi rigidui;
 
   // [SECTION] SGF editor, selection, timeline, specimen (panel_sgf.cpp, panel_specimen.cpp)
   SgfUi sgf;
@@ -245,6 +250,16 @@ struct App {
   void dem_draw_under();
   void dem_draw_over();
   void dem_draw_legend();
+
+  // Rigid bodies (panel_rigid.cpp).
+  rigid::RigidWorld* rigid_world() { return sim ? sim->rigid() : nullptr; }
+  void rigid_sync();                   ///< the panel's edits and a drawn body (may give the scene a rigid world)
+  bool rigid_tool_begin(Vec2 wm);      ///< true: the press went to a body (pick, grab) or the Body tool
+  void rigid_tool_drag(Vec2 wm);
+  void rigid_tool_end(Vec2 wm);
+  void panel_rigid();
+  void panel_rigid_tool();             ///< the Body tool's part of the Tools panel
+  void rigid_draw();                   ///< bodies, joints, contacts, forces and the tool's draft (over the particles)
 
   // Panels (window_panels.cpp).
   void setup_style();

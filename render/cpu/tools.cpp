@@ -14,6 +14,7 @@ const char* tool_name(Tool t) {
     case Tool::Paint: return "paint";
     case Tool::Select: return "select";
     case Tool::Heat: return "heat";
+    case Tool::Body: return "body";
   }
   return "?";
 }

@@ -5,6 +5,8 @@
 ///   repel    the same force pushing away
 ///   paint    emit particles of a chosen material along the mouse path
 ///   select   click / box / lasso particles for SGF groups (render/cpu/selection.h)
+///   body     draw a rigid box (drag corner to corner) or disk (drag centre to
+///            rim) that joins the scene as a Box2D body (issue #14)
 ///   heat     a heat lamp (negative power: a cold spot) under the cursor while
 ///            the button is held: MpmWorld::heat_tool (sim/mpm/heat.h)
 #pragma once
@@ -16,8 +18,8 @@
 
 namespace ps {
 
-enum class Tool : uint8_t { Pick = 0, Grab = 1, Attract = 2, Repel = 3, Paint = 4, Select = 5, Heat = 6 };
-constexpr int kToolCount = 7;
+enum class Tool : uint8_t { Pick = 0, Grab = 1, Attract = 2, Repel = 3, Paint = 4, Select = 5, Heat = 6, Body = 7 };
+constexpr int kToolCount = 8;
 const char* tool_name(Tool t);
 
 struct ToolSettings {
@@ -29,6 +31,10 @@ struct ToolSettings {
   float paint_spacing = 0.f;      ///< particle spacing; 0 = half a grid cell
   Vec2 paint_velocity{0.f, 0.f};  ///< initial velocity of painted particles
   float heat_power = 200.f;       ///< heat lamp power, W per unit depth (negative: cooling)
+  int body_shape = 0;             ///< body tool: 0 box, 1 disk
+  float body_density = 500.f;     ///< kg/m^3 (water is 1000)
+  float body_friction = 0.5f;
+  float body_restitution = 0.1f;
 };
 
 /// Heat lamp power slider range, W per unit depth (either sign).

@@ -200,6 +200,75 @@ std::unique_ptr<RigidWorld> read_rigid_section(const Json& doc, const RigidScene
   return world;
 }
 
+namespace {
+
+Json pair_json(double x, double y) {
+  Json a = Json::array();
+  a.push_back(Json::number(x));
+  a.push_back(Json::number(y));
+  return a;
+}
+
+}  // namespace
+
+Json rigid_section_json(const RigidWorld& w, const Json& old) {
+  Json out = old.is_object() ? old : Json::object();
+  // A body the section already had keeps its object as written (shapes, pose,
+  // formatting), with the edited fields set: the file reads back bit for bit.
+  auto written = [&](const std::string& name) -> const Json* {
+    const Json* ob = out.find("bodies");
+    if (!ob || !ob->is_array()) return nullptr;
+    for (size_t k = 0; k < ob->size(); ++k) {
+      const Json* n = ob->at(k).is_object() ? ob->at(k).find("name") : nullptr;
+      if (n && n->is_string() && n->as_string() == name) return &ob->at(k);
+    }
+    return nullptr;
+  };
+  Json bodies = Json::array();
+  for (size_t i = 0; i < w.body_count(); ++i) {
+    const BodyDef& d = w.def(static_cast<int>(i));
+    Json b = Json::object();
+    if (const Json* o = written(d.name)) {
+      b = *o;
+    } else {
+      b.set("name", Json::string(d.name));
+      b.set("type", Json::string(body_type_name(d.type)));
+      Json parts = Json::array();
+      for (const PartDef& p : d.parts) {
+        Json q = Json::object();
+        if (p.shape == ColliderShape::Disk) {
+          q.set("shape", Json::string("disk"));
+          q.set("radius", Json::number(p.radius));
+          q.set("offset", pair_json(p.center.x, p.center.y));
+        } else {
+          q.set("shape", Json::string("polygon"));
+          Json v = Json::array();
+          for (const Vec2d& c : p.vertices) v.push_back(pair_json(c.x, c.y));
+          q.set("vertices", v);
+        }
+        parts.push_back(q);
+      }
+      b.set("parts", parts);
+      b.set("position", pair_json(d.position.x, d.position.y));
+      if (d.angle != 0.0) b.set("angle", Json::number(d.angle / kDeg));
+      if (d.velocity.x != 0.0 || d.velocity.y != 0.0) b.set("velocity", pair_json(d.velocity.x, d.velocity.y));
+      if (d.angular_velocity != 0.0) b.set("angular_velocity", Json::number(d.angular_velocity));
+      if (d.fixed_rotation) b.set("fixed_rotation", Json::boolean(true));
+      if (d.bullet) b.set("bullet", Json::boolean(true));
+      Json col = Json::array();
+      for (float c : d.color) col.push_back(Json::number(c));
+      b.set("color", col);
+    }
+    b.set("density", Json::number(d.density));
+    b.set("friction", Json::number(d.friction));
+    b.set("restitution", Json::number(d.restitution));
+    bodies.push_back(b);
+  }
+  // Joints are not edited in the window: the section's own stay as written.
+  out.set("bodies", bodies);
+  return out;
+}
+
 std::string bodies_csv(const RigidWorld& w) {
   std::string out = "id,name,type,x,y,angle,vx,vy,omega,mass,inertia,com_x,com_y\n";
   char buf[512];

@@ -23,6 +23,15 @@ struct RigidSceneContext {
 /// not convex at vertex 3", "rigid.joints[0].body_b": "no body named ...").
 std::unique_ptr<RigidWorld> read_rigid_section(const Json& rigid, const RigidSceneContext& ctx);
 
+/// The "rigid" section that rebuilds this world's bodies as they were created
+/// (pose and velocity at creation) with the edited density, friction and
+/// restitution, bodies added in the window included. `old` (the section as
+/// loaded, may be an empty object) keeps the options, the joints and each
+/// loaded body's own object. Reading the result back gives the same world
+/// (tested), provided added bodies were given float-exact coordinates, as
+/// the window's are (the scene reader reads coordinates as floats).
+Json rigid_section_json(const RigidWorld& w, const Json& old);
+
 /// Writes the bodies' current state (one line per body) as CSV:
 /// id,name,type,x,y,angle,vx,vy,omega,mass,inertia,com_x,com_y
 std::string bodies_csv(const RigidWorld& w);

@@ -28,7 +28,7 @@ float b2_density(double density, double depth, double s) { return static_cast<fl
 }  // namespace
 
 RigidWorld::RigidWorld(Vec2d gravity, double depth, double length_scale)
-    : world_(std::make_unique<b2World>(to_b2(gravity, length_scale))), s_(length_scale), depth_(depth) {
+    : world_(std::make_unique<b2World>(to_b2(gravity, length_scale))), s_(length_scale), depth_(depth), gravity_(gravity) {
   // Bodies resting in a fluid take impulses every substep; sleeping would
   // freeze them between wake-ups.
   world_->SetAllowSleeping(false);

@@ -158,6 +158,7 @@ class RigidWorld {
   uint64_t hash() const;
   double length_scale() const { return s_; }
   double depth() const { return depth_; }
+  Vec2d gravity() const { return gravity_; }  ///< m/s^2
 
  private:
   std::unique_ptr<b2World> world_;
@@ -169,6 +170,7 @@ class RigidWorld {
   b2MouseJoint* mouse_ = nullptr;
   int grabbed_ = -1;
   double s_ = 1.0, depth_ = 1.0, time_ = 0.0;
+  Vec2d gravity_{0.0, 0.0};
 };
 
 }  // namespace rigid

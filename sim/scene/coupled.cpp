@@ -94,6 +94,12 @@ StepStatus CoupledSimulation::step_mpm(MpmWorld& w) {
 
 StepStatus CoupledSimulation::step(int substeps) {
   body_impulse_.assign(3 * rigid_->body_count(), 0.0);  // bodies may have been added (the window's draw tool)
+  const double t_start = time();
+  struct Span {  // the simulated time this call covered, however it returns
+    CoupledSimulation& c;
+    double t0;
+    ~Span() { c.last_step_seconds_ = c.time() - t0; }
+  } span{*this, t_start};
   if (MpmWorld* w = matter_ ? matter_->mpm() : nullptr) {
     for (int s = 0; s < substeps; ++s) {
       StepStatus st = step_mpm(*w);
@@ -229,7 +235,17 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
   ctx.domain_hi = dem::Vec2d{hi.x, hi.y};
   std::unique_ptr<rigid::RigidWorld> rw = rigid::read_rigid_section(rigid_doc, ctx);
   auto sim = std::make_unique<CoupledSimulation>(info, std::move(matter), std::move(rw), lo, hi, dt, substeps);
+  sim->set_rigid_doc(rigid_doc);
   return sim;
+}
+
+std::unique_ptr<CoupledSimulation> with_bodies(std::unique_ptr<Simulation> matter) {
+  const SceneInfo info = matter->info();
+  std::string notice = matter->take_notice();
+  std::unique_ptr<Simulation> sim = build_coupled(Json::object(), Json::object(), info.path, info.kind, std::move(matter));
+  auto* c = static_cast<CoupledSimulation*>(sim.release());
+  c->post_notice(notice);
+  return std::unique_ptr<CoupledSimulation>(c);
 }
 
 }  // namespace ps

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/io/json.h"
 #include "sim/rigid/rigid_world.h"
 #include "sim/scene/simulation.h"
 
@@ -51,6 +52,11 @@ class CoupledSimulation final : public Simulation {
   Simulation* matter() { return matter_.get(); }
   /// Impulse the matter gave each body over the last step() (N s, N m s).
   const std::vector<double>& last_body_impulse() const { return body_impulse_; }
+  /// Simulated seconds the last step() covered (last_body_impulse / this = mean force).
+  double last_step_seconds() const { return last_step_seconds_; }
+  /// The scene file's "rigid" section as loaded (options kept when saving).
+  const Json& rigid_doc() const { return rigid_doc_; }
+  void set_rigid_doc(Json doc) { rigid_doc_ = std::move(doc); }
   /// Wall-clock milliseconds per coupling step spent in the coupling itself
   /// (placing parts, reading impulses, Box2D's step), a moving average.
   double coupling_ms() const { return coupling_ms_; }
@@ -73,6 +79,8 @@ class CoupledSimulation final : public Simulation {
   std::string notices_;
   std::vector<double> body_impulse_;  // 3 per body
   double coupling_ms_ = 0.0;
+  double last_step_seconds_ = 0.0;
+  Json rigid_doc_ = Json::object();
   std::vector<rigid::WorldPart> parts_;
   size_t dem_scene_walls_ = 0;  // the DEM scene's own walls come first; the bodies' parts follow
 };
@@ -83,5 +91,10 @@ class CoupledSimulation final : public Simulation {
 /// builders). Throws InputError.
 std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid, const std::string& path,
                                           const std::string& kind, std::unique_ptr<Simulation> matter);
+
+/// Gives a scene without bodies an empty rigid world (walls at the domain's
+/// edges), so bodies can be added while it runs (the window's Body tool). The
+/// matter must be on the CPU backend. Its notices carry over.
+std::unique_ptr<CoupledSimulation> with_bodies(std::unique_ptr<Simulation> matter);
 
 }  // namespace ps

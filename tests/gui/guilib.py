@@ -259,3 +259,27 @@ def report_failure(app, exc):
     print("--- sandbox log ---")
     print("\n".join(app.log[-40:]))
     return 1
+
+
+def colour_bins(path):
+    """Distinct 4-bit-per-channel colours on a 4-pixel lattice of a PNG (a blank frame has few)."""
+    w, h, ch, img = read_png(path)
+    colours = set()
+    for yy in range(0, h, 4):
+        line = img[yy]
+        for x in range(0, w, 4):
+            colours.add((line[x * ch] >> 4, line[x * ch + 1] >> 4, line[x * ch + 2] >> 4))
+    return w, h, len(colours)
+
+
+def drive(app, args, name, steps):
+    """Runs steps() against the started app, quits it cleanly; 0 on success,
+    1 with the reason and the app's log on failure."""
+    try:
+        steps()
+        quit_cleanly(app, args, name)
+        return 0
+    except (AssertionError, subprocess.SubprocessError, OSError) as exc:
+        return report_failure(app, exc)
+    finally:
+        app.stop()
