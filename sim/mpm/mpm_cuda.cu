@@ -412,19 +412,76 @@ __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2*
   if (keep_old) gv_old[node] = mpm::flip_old_velocity(m, mv0);
 }
 
+// ---- rigid-body parts (issue #14; mirrors MpmCpuBackend::collide_grid) ---------------
+
+/// The substep's rigid-body parts (uploaded per advance() call) and their
+/// impulse accumulator: 3 doubles per part (x, y, angular about the body's
+/// centre of mass), summed over the call's substeps.
+struct DevColliders {
+  const RigidCollider* c;
+  int n;
+  double* impulse;
+};
+
+/// The grid rule (mpm::collide_node) on every node, the parts in order as on
+/// the CPU; the momentum each part gives its nodes is taken from the body:
+/// one warp-reduced double atomic per part and warp that touched it.
+__global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevColliders cols, bool impulses,
+                               const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  const bool valid = node < sx * sy;
+  const float m = valid ? gm[node] : 0.f;
+  Vec2 v = valid ? gv[node] : Vec2{};
+  const Vec2 xi{g.origin.x + static_cast<float>(node % sx) * g.dx, g.origin.y + static_cast<float>(node / sx) * g.dx};
+  const float skin = mpm::kColliderSkin * g.dx;
+  bool changed = false;
+  for (int k = 0; k < cols.n; ++k) {
+    double jx = 0.0, jy = 0.0, L = 0.0;
+    const Vec2 v0 = v;
+    if (m > 0.f && mpm::collide_node(cols.c[k], xi, v, skin)) {
+      changed = true;
+      const double dpx = static_cast<double>(m) * (static_cast<double>(v.x) - v0.x);
+      const double dpy = static_cast<double>(m) * (static_cast<double>(v.y) - v0.y);
+      jx = -dpx;
+      jy = -dpy;
+      L = -((static_cast<double>(xi.x) - cols.c[k].c.x) * dpy - (static_cast<double>(xi.y) - cols.c[k].c.y) * dpx);
+    }
+    if (!impulses) continue;
+    // Every lane of the warp takes part (out-of-range nodes carry zeros).
+    for (int o = 16; o > 0; o >>= 1) {
+      jx += __shfl_down_sync(0xffffffffu, jx, o);
+      jy += __shfl_down_sync(0xffffffffu, jy, o);
+      L += __shfl_down_sync(0xffffffffu, L, o);
+    }
+    if ((threadIdx.x & 31) == 0 && (jx != 0.0 || jy != 0.0 || L != 0.0)) {
+      atomicAdd(&cols.impulse[3 * k], jx);
+      atomicAdd(&cols.impulse[3 * k + 1], jy);
+      atomicAdd(&cols.impulse[3 * k + 2], L);
+    }
+  }
+  if (changed) gv[node] = v;
+}
+
 // ---- G2P ------------------------------------------------------------------------
 
 /// F, J, position and the blow-up / max-speed reductions of particle i once
 /// its velocity v and gradient B are known (mirrors MpmCpuBackend::finish_particle).
 __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
                                                 const Mat2& B, Vec2 v, Vec2 v_adv, float dt, float vlim2,
-                                                DevControl* ctrl) {
+                                                const DevColliders& cols, DevControl* ctrl) {
   Mat2 F = p.F[i];
   float J = p.J[i];
   mpm::update_deformation(mats[p.material[i]].type, B, dt, F, J);
   p.F[i] = F;
   p.J[i] = J;
-  p.x[i] = mpm::clamp_to_grid(g, p.x[i] + dt * v_adv);
+  Vec2 xn = p.x[i] + dt * v_adv;
+  if (cols.n > 0) {  // kept out of the bodies (mpm::push_out, as on the CPU)
+    const float r = 0.5f * sqrtf(p.vol0[i]);
+    for (int k = 0; k < cols.n; ++k) mpm::push_out(cols.c[k], xn, r);
+  }
+  p.x[i] = mpm::clamp_to_grid(g, xn);
   const float s2 = length2(v);
   const bool bad = !(s2 <= vlim2) || !isfinite(J) || !isfinite(F.a00 + F.a01 + F.a10 + F.a11);
   if (bad) atomicMin(&ctrl->bad, static_cast<unsigned long long>(p.perm[i]));  // rare
@@ -437,7 +494,7 @@ __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const Ma
 template <Kernel K, bool FLIP>
 __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
                                                        float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
-                                                       const Vec2* gv_old, DevControl* ctrl) {
+                                                       const Vec2* gv_old, DevColliders cols, DevControl* ctrl) {
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -467,7 +524,7 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
   if (K == Kernel::Linear) return;  // F, J, x and the checks: musl_g2p_kernel
   p.C[i] = B;
   finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
-                  ctrl);
+                  cols, ctrl);
 }
 
 // ---- MUSL second pass (linear kernel; see MpmCpuBackend::musl_linear) ----------------
@@ -526,7 +583,7 @@ __global__ void musl_grid_kernel(mpm::GridUpdateParams gp, const float* gm, Vec2
 
 template <bool FLIP>
 __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, FlipAdvect advect,
-                                float vlim2, const Vec2* gv, DevControl* ctrl) {
+                                float vlim2, const Vec2* gv, DevColliders cols, DevControl* ctrl) {
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -550,7 +607,7 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
   const Vec2 v = p.v[i];
   p.C[i] = B;
   finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
-                  vlim2, ctrl);
+                  vlim2, cols, ctrl);
 }
 
 // ---- reordering -------------------------------------------------------------------
@@ -668,6 +725,7 @@ struct LaunchKey {
   Vec2* fext;
   const uint32_t* inv_perm;
   FixedScale fs;
+  DevColliders cols;
   DevControl* ctrl;
 };
 
@@ -692,6 +750,7 @@ class MpmCudaBackend final : public MpmBackend {
     free_particles();
     cudaFree(gm_); cudaFree(gv_); cudaFree(gv_old_); cudaFree(gi_);
     cudaFree(mats_); cudaFree(grab_idx_); cudaFree(grab_off_); cudaFree(grab_ks_); cudaFree(ctrl_);
+    cudaFree(cols_); cudaFree(col_impulse_);
     cudaFreeHost(ctrl_host_);
     for (auto& e : ev_) cudaEventDestroy(e);
     cudaStreamDestroy(stream_);
@@ -777,8 +836,6 @@ class MpmCudaBackend final : public MpmBackend {
   SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
     SubstepResult r;
     if (count <= 0) return r;
-    if (in.collider_count > 0)  // the coupling keeps rigid scenes on the CPU (sim/scene/coupled.cpp)
-      throw BackendError("rigid-body parts reached the CUDA MPM stepper, which has no collider kernels", true);
     if (n_ == 0) {
       // Nothing on the device: the clock still advances as MpmBackend::advance's does
       // (substeps of no particles, max |v| 0).
@@ -801,6 +858,7 @@ class MpmCudaBackend final : public MpmBackend {
       // failure here (out of memory for a new grid, say) leaves it intact.
       prepare(in);
       if (in.use_fext) upload(fext_staging_, host_->fext, n_, stream_);
+      upload_colliders(in);
       std::memset(&hc, 0, sizeof hc);
       hc.time = clock.time;
       hc.last_dt = clock.last_dt;
@@ -845,7 +903,13 @@ class MpmCudaBackend final : public MpmBackend {
     control_end_kernel<<<1, 1, 0, stream_>>>(ctrl_);
     check(cudaEventRecord(ev_[kEvBatchEnd], stream_), "event");
     check(cudaMemcpyAsync(ctrl_host_, ctrl_, sizeof(DevControl), cudaMemcpyDeviceToHost, stream_), "control");
+    if (in.collider_count > 0)
+      check(cudaMemcpyAsync(col_impulse_host_.data(), col_impulse_, 3 * sizeof(double) * in.collider_count,
+                            cudaMemcpyDeviceToHost, stream_), "collider impulses");
     check(cudaStreamSynchronize(stream_), "advance");
+    // The bodies' impulses over this call's substeps (the CPU adds per substep).
+    if (in.collider_count > 0 && in.collider_impulse)
+      for (int q = 0; q < 3 * in.collider_count; ++q) in.collider_impulse[q] += col_impulse_host_[static_cast<size_t>(q)];
     host_current_ = false;
     record_timings(count, timed_sort);
     clock.step += hc.steps;
@@ -974,6 +1038,23 @@ class MpmCudaBackend final : public MpmBackend {
     }
   }
 
+  /// The rigid-body parts of this call (a few hundred bytes per part) and a
+  /// zeroed impulse accumulator: the only per-call exchange of the coupling.
+  void upload_colliders(const SubstepInput& in) {
+    if (in.collider_count <= 0) return;
+    const size_t n = static_cast<size_t>(in.collider_count);
+    if (n > col_capacity_) {
+      check(cudaStreamSynchronize(stream_), "sync");
+      drop_graphs();
+      dev_alloc(cols_, n);
+      dev_alloc(col_impulse_, 3 * n);
+      col_capacity_ = n;
+    }
+    col_impulse_host_.resize(3 * n);
+    check(cudaMemcpyAsync(cols_, in.colliders, n * sizeof(RigidCollider), cudaMemcpyHostToDevice, stream_), "colliders");
+    check(cudaMemsetAsync(col_impulse_, 0, 3 * n * sizeof(double), stream_), "collider impulses");
+  }
+
   LaunchKey make_key(const SubstepInput& in, const StepRule& rule) const {
     LaunchKey k;
     std::memset(&k, 0, sizeof k);
@@ -1016,6 +1097,9 @@ class MpmCudaBackend final : public MpmBackend {
     k.fext = in.use_fext ? fext_ : nullptr;
     k.inv_perm = inv_perm_;
     k.fs = fs_;
+    k.cols.c = in.collider_count > 0 ? cols_ : nullptr;
+    k.cols.n = in.collider_count;
+    k.cols.impulse = in.collider_count > 0 ? col_impulse_ : nullptr;
     k.ctrl = ctrl_;
     return k;
   }
@@ -1051,11 +1135,12 @@ class MpmCudaBackend final : public MpmBackend {
     if (timed) cudaEventRecord(ev_[kEvK2], st);
     mpm::GridUpdateParams gp{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point};
     grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi, k.fs, k.ctrl);
+    if (k.cols.n > 0) collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true, k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK3], st);
     const float vlim2 = k.velocity_limit * k.velocity_limit;
 #define PS_G2P(KK, FF) \
   g2p_kernel<KK, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, vlim2, k.gv, \
-                                              k.gv_old, k.ctrl)
+                                              k.gv_old, k.cols, k.ctrl)
     switch (k.kernel) {
       case Kernel::Linear: if (flip) PS_G2P(Kernel::Linear, true); else PS_G2P(Kernel::Linear, false); break;
       case Kernel::Cubic: if (flip) PS_G2P(Kernel::Cubic, true); else PS_G2P(Kernel::Cubic, false); break;
@@ -1069,8 +1154,10 @@ class MpmCudaBackend final : public MpmBackend {
       else musl_p2g_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.grid, k.gv, k.gi, k.fs, k.ctrl);
       // gp.dt is 0 here: the MUSL grid step only applies the boundary, which has no dt.
       musl_grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gi, k.fs, k.ctrl);
-      if (flip) musl_g2p_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.ctrl);
-      else musl_g2p_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.ctrl);
+      // The bodies again on the second grid, without impulses (as on the CPU).
+      if (k.cols.n > 0) collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, false, k.ctrl);
+      if (flip) musl_g2p_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.cols, k.ctrl);
+      else musl_g2p_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.cols, k.ctrl);
     }
     if (timed) cudaEventRecord(ev_[kEvK4], st);
     check(cudaGetLastError(), "substep launch");
@@ -1197,6 +1284,10 @@ class MpmCudaBackend final : public MpmBackend {
   uint32_t *keys_a_ = nullptr, *keys_b_ = nullptr, *vals_a_ = nullptr, *vals_b_ = nullptr;
   uint8_t* sort_temp_ = nullptr;
   size_t sort_temp_bytes_ = 0;
+  RigidCollider* cols_ = nullptr;          // rigid-body parts of the current call
+  double* col_impulse_ = nullptr;          // 3 per part, summed over the call
+  size_t col_capacity_ = 0;
+  std::vector<double> col_impulse_host_;
   size_t n_ = 0, capacity_ = 0, nodes_ = 0;
   int since_sort_ = kSortInterval;
   bool host_current_ = true;

@@ -202,7 +202,10 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
                                              const std::string& backend_arg, int threads) {
   // Rigid bodies: the matter is built from the document without them, then
   // composed with the bodies (sim/scene/coupled.h). The coupling runs on the
-  // CPU backend: the CUDA steppers have no collider kernels yet.
+  // CPU backend: the CUDA MPM stepper's collider kernels (mpm_cuda.cu) and
+  // the CUDA DEM stepper's moving walls have not run on a device yet (their
+  // CUDA-versus-CPU tests skip without one); coupled scenes stay on the CPU
+  // until they have.
   if (const Json* rigid = doc.find("rigid"); rigid || kind == "rigid") {
     if (!rigid) throw InputError(doc.loc(), "rigid", "a scene of kind rigid needs a \"rigid\" section");
     const Json rigid_doc = *rigid;
@@ -214,7 +217,7 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
       const bool device = backend_arg == "cuda";
       matter = build_simulation(rest, path, kind, "cpu", threads);
       if (device)
-        note = "rigid bodies are coupled on the CPU backend (the CUDA steppers have no collider kernels yet); "
+        note = "rigid bodies are coupled on the CPU backend (the CUDA coupling is not yet verified on a device); "
                "backend '" + backend_arg + "' was not used";
     }
     std::unique_ptr<Simulation> sim = build_coupled(doc, rigid_doc, path, kind, std::move(matter));
