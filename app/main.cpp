@@ -423,13 +423,23 @@ int cmd_run(const Args& a, bool default_headless) {
   std::snprintf(perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
                 secs > 0 ? static_cast<double>(fin.count) * static_cast<double>(total_steps) / secs : 0.0);
   emit(perf);
-  if (const auto* cs = dynamic_cast<const CoupledSimulation*>(sim.get()); cs && total_steps > 0 && secs > 0) {
+  if (const auto* cs = dynamic_cast<const CoupledSimulation*>(sim.get());
+      cs && (sim->mpm() || sim->dem()) && total_steps > 0 && secs > 0) {
     // The coupling's own cost: placing the parts, the impulses, Box2D's step
     // (the grid rule's node loop is inside the MPM substep's time).
-    char line[256];
+    // Plus, with MPM matter, the grid rule's node loop inside the substep.
+    char line[320];
     const double ms_step = 1e3 * secs / static_cast<double>(total_steps);
-    std::snprintf(line, sizeof line, "coupling %.4f ms per substep (%.1f %% of %.4f ms): %zu bodies", cs->coupling_ms(),
-                  100.0 * cs->coupling_ms() / ms_step, ms_step, sim->rigid()->body_count());
+    const double grid_ms = sim->mpm() ? sim->mpm()->backend_stats().rigid_grid_ms : 0.0;
+    const size_t nb = sim->rigid()->body_count();
+    if (sim->mpm())
+      std::snprintf(line, sizeof line,
+                    "coupling %.4f ms per substep (%.1f %% of %.4f ms): exchange and Box2D %.4f ms, grid rule %.4f ms; %zu %s",
+                    cs->coupling_ms() + grid_ms, 100.0 * (cs->coupling_ms() + grid_ms) / ms_step, ms_step,
+                    cs->coupling_ms(), grid_ms, nb, nb == 1 ? "body" : "bodies");
+    else
+      std::snprintf(line, sizeof line, "coupling %.4f ms per DEM step (%.1f %% of %.4f ms): walls, reactions and Box2D; %zu %s",
+                    cs->coupling_ms(), 100.0 * cs->coupling_ms() / ms_step, ms_step, nb, nb == 1 ? "body" : "bodies");
     emit(line);
   }
   if (MpmWorld* w = sim->mpm(); w && w->resample_totals().calls > 0) {

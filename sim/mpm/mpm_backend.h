@@ -94,6 +94,7 @@ struct BackendStats {
   size_t state_bytes = 0;      ///< bytes this backend holds (particles, grid, scratch)
   std::vector<PhaseTiming> phases;  ///< per substep
   double ms_per_substep = 0.0;      ///< whole substep, same averaging
+  double rigid_grid_ms = 0.0;       ///< the rigid-body grid rule's part of the grid update (0: no bodies)
   std::string notes;           ///< e.g. "sorted every 16 substeps; CUDA graph"
 };
 

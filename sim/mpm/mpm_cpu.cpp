@@ -425,7 +425,13 @@ SubstepResult MpmCpuBackend::substep(const SubstepInput& in) {
   p2g(in);
   const Clock::time_point t2 = Clock::now();
   grid_update(in);
-  if (in.collider_count > 0) collide_grid(in, true);
+  if (in.collider_count > 0) {
+    const Clock::time_point tc = Clock::now();
+    collide_grid(in, true);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - tc).count();
+    collide_ms_ += (had_colliders_ ? 0.05 : 1.0) * (ms - collide_ms_);
+    had_colliders_ = true;
+  }
   const Clock::time_point t3 = Clock::now();
   SubstepResult r = g2p(in);
   const Clock::time_point t4 = Clock::now();
@@ -453,6 +459,10 @@ BackendStats MpmCpuBackend::stats() const {
     s.ms_per_substep += phase_ms_[k];
   }
   s.notes = "deterministic coloured-block scatter";
+  if (had_colliders_) {
+    s.phases.push_back(PhaseTiming{"  of which rigid-body grid rule", collide_ms_});
+    s.rigid_grid_ms = collide_ms_;
+  }
   return s;
 }
 

@@ -77,6 +77,8 @@ class MpmCpuBackend final : public MpmBackend {
   std::vector<float> worker_vmax2_;
   GridSpec last_grid_;
   double phase_ms_[4] = {0.0, 0.0, 0.0, 0.0};  // bucket, P2G, grid, G2P
+  double collide_ms_ = 0.0;                    // the rigid-body grid rule, part of "grid update"
+  bool had_colliders_ = false;
   int64_t timed_substeps_ = 0;
 };
 
