@@ -40,6 +40,12 @@ inline ImFont* mono_font() {
   return a->Fonts.Size > 1 ? a->Fonts[1] : nullptr;
 }
 
+/// The large font the window loads third (scene titles, lesson headings), if any.
+inline ImFont* title_font() {
+  ImFontAtlas* a = ImGui::GetIO().Fonts;
+  return a->Fonts.Size > 2 ? a->Fonts[2] : nullptr;
+}
+
 /// Starts a two-column "label  value" property table; end with ImGui::EndTable().
 inline bool begin_props(const char* id) {
   if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;

@@ -659,6 +659,20 @@ void App::handle_input() {
       log("heat panel open=%d", heat_panel_request > 0 ? 1 : 0);
     }
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
+    if (pressed(GLFW_KEY_F2)) {
+      projector = !projector;
+      ui_rebuild = true;
+    }
+    // Ctrl+= / Ctrl++ (keypad) / Ctrl+- / Ctrl+0: the UI scale, 10 % a press.
+    const bool ctrl_scale = (mods_of(GLFW_KEY_EQUAL) | mods_of(GLFW_KEY_KP_ADD) | mods_of(GLFW_KEY_MINUS) |
+                             mods_of(GLFW_KEY_KP_SUBTRACT) | mods_of(GLFW_KEY_0)) & GLFW_MOD_CONTROL;
+    if (ctrl_scale) {
+      const float before = user_scale;
+      if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD)) user_scale = std::min(3.f, user_scale * 1.1f);
+      if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT)) user_scale = std::max(0.6f, user_scale / 1.1f);
+      if (pressed(GLFW_KEY_0)) user_scale = 1.f;
+      if (user_scale != before) ui_rebuild = true;
+    }
     if (pressed(GLFW_KEY_F9)) pending.toggle_record = true;
     if (pressed(GLFW_KEY_H)) show_help = !show_help;
     if (pressed(GLFW_KEY_ESCAPE)) show_help = false;
@@ -785,7 +799,8 @@ void App::draw_scene() {
   int fbw = 0, fbh = 0;
   glfwGetFramebufferSize(window, &fbw, &fbh);
   glViewport(0, 0, fbw, fbh);
-  glClearColor(0.043f, 0.047f, 0.059f, 1.f);
+  if (projector) glClearColor(0.f, 0.f, 0.f, 1.f);
+  else glClearColor(0.043f, 0.047f, 0.059f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
   if (!sim) return;
   glEnable(GL_BLEND);
@@ -838,7 +853,7 @@ void App::draw_scene() {
   if (shade == ParticleShade::Scalar && table.extra.empty() && color_mode != ColorMode::Speed) shade = ParticleShade::Base;
   particles.set_colormap(cmap[static_cast<size_t>(color_mode)]);
   // The interop writes rows in the backend's slot order: the ring goes on the selected particle's slot.
-  particles.draw(view, cam.framebuffer_scale(), sprite_scale, shade, range_lo, range_hi,
+  particles.draw(view, cam.framebuffer_scale(), projector ? 1.3f * sprite_scale : sprite_scale, shade, range_lo, range_hi,
                  interop_frame ? selected_slot : selected_row);
 
   // Over the particles: rigid bodies, velocity arrows, the selected particle's affine field, the brush.
@@ -1036,6 +1051,8 @@ void App::load_settings() {
   show_heat_sources = s.get_bool("view.heat_sources", show_heat_sources);
   show_heat_grid = s.get_bool("view.heat_grid", show_heat_grid);
   vsync = s.get_bool("view.vsync", vsync);
+  user_scale = s.get_float("ui.scale", user_scale, 0.6f, 3.f);
+  projector = s.get_bool("ui.projector", projector);
   preset_speed = s.get_float("presets.speed", preset_speed, 0.01f, 100.f);
   out_dir = s.get("output.folder", out_dir);
   open_folder = s.get("scene.folder", open_folder);
@@ -1065,6 +1082,8 @@ void App::save_settings() {
   s.set_bool("view.heat_sources", show_heat_sources);
   s.set_bool("view.heat_grid", show_heat_grid);
   s.set_bool("view.vsync", vsync);
+  s.set_float("ui.scale", user_scale);
+  s.set_bool("ui.projector", projector);
   s.set_float("presets.speed", preset_speed);
   s.set("output.folder", out_dir);
   s.set("scene.folder", open_folder);
@@ -1115,10 +1134,17 @@ int run_window(const WindowOptions& options) {
   {
     float sx = 1.f, sy = 1.f;
     glfwGetWindowContentScale(window, &sx, &sy);
-    app.ui_scale = std::clamp(std::max(sx, sy), 1.f, 4.f);
+    app.content_scale = std::clamp(std::max(sx, sy), 1.f, 4.f);
+    app.ui_scale = std::clamp(app.effective_ui_scale(), 0.5f, 6.f);
   }
-  app.left_w *= app.ui_scale;
-  app.right_w *= app.ui_scale;
+  {
+    // As App::rebuild_ui: the panels grow with the text but leave the scene ~46 % of the window.
+    int ww = 0, wh = 0;
+    glfwGetWindowSize(window, &ww, &wh);
+    const float cap = 0.27f * static_cast<float>(ww);
+    app.left_w = std::min(app.left_w * app.ui_scale, std::max(app.left_w * app.content_scale, cap));
+    app.right_w = std::min(app.right_w * app.ui_scale, std::max(app.right_w * app.content_scale, cap));
+  }
   if (const GLubyte* r = glGetString(GL_RENDERER)) app.gl_renderer = reinterpret_cast<const char*>(r);
 
   IMGUI_CHECKVERSION();
@@ -1187,6 +1213,7 @@ int run_window(const WindowOptions& options) {
       if (app.frame > 0) app.log_view();
     }
 
+    if (app.ui_rebuild) app.rebuild_ui();  // projector mode or UI scale changed last frame
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();

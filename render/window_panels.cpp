@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "render/cpu/particle_fields.h"
@@ -65,6 +66,8 @@ void App::setup_style() {
     io.Fonts->AddFontDefault(&cfg);
   }
   if (fs::exists(mono, ec)) io.Fonts->AddFontFromFileTTF(mono, size - 1.f * ui_scale);  // ui::mono_font()
+  else io.Fonts->AddFontDefault();
+  if (fs::exists(sans, ec)) io.Fonts->AddFontFromFileTTF(sans, 1.45f * size);  // ui::title_font()
 
   ImGui::StyleColorsDark();
   ImGuiStyle& s = ImGui::GetStyle();
@@ -110,7 +113,46 @@ void App::setup_style() {
   c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
   c[ImGuiCol_TableRowBgAlt] = ImVec4(1, 1, 1, 0.025f);
   c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0);
+  if (projector) {
+    // High contrast for a projector in a lit room: white on black, bright
+    // yellow marks, visible frame borders.
+    const ImVec4 yellow(1.00f, 0.84f, 0.20f, 1.f);
+    c[ImGuiCol_Text] = ImVec4(1.f, 1.f, 1.f, 1.f);
+    c[ImGuiCol_TextDisabled] = ImVec4(0.80f, 0.82f, 0.86f, 1.f);
+    c[ImGuiCol_WindowBg] = ImVec4(0.f, 0.f, 0.f, 1.f);
+    c[ImGuiCol_PopupBg] = ImVec4(0.04f, 0.04f, 0.05f, 1.f);
+    c[ImGuiCol_Border] = ImVec4(0.70f, 0.72f, 0.78f, 1.f);
+    c[ImGuiCol_FrameBg] = ImVec4(0.10f, 0.11f, 0.14f, 1.f);
+    c[ImGuiCol_FrameBgHovered] = ImVec4(0.18f, 0.20f, 0.26f, 1.f);
+    c[ImGuiCol_Header] = ImVec4(0.14f, 0.20f, 0.34f, 1.f);
+    c[ImGuiCol_HeaderHovered] = ImVec4(0.20f, 0.30f, 0.48f, 1.f);
+    c[ImGuiCol_Button] = ImVec4(0.14f, 0.22f, 0.38f, 1.f);
+    c[ImGuiCol_ButtonHovered] = ImVec4(0.22f, 0.36f, 0.60f, 1.f);
+    c[ImGuiCol_CheckMark] = yellow;
+    c[ImGuiCol_SliderGrab] = yellow;
+    c[ImGuiCol_SliderGrabActive] = ImVec4(1.f, 0.95f, 0.5f, 1.f);
+    c[ImGuiCol_PlotLines] = yellow;
+    c[ImGuiCol_PlotHistogram] = yellow;
+    s.FrameBorderSize = 1.f;
+  }
   s.ScaleAllSizes(ui_scale);
+}
+
+void App::rebuild_ui() {
+  ui_rebuild = false;
+  const float old = ui_scale;
+  ui_scale = std::clamp(effective_ui_scale(), 0.5f, 6.f);
+  // The panels grow with the text, but leave the scene at least ~46 % of the window.
+  const float cap = std::max(0.27f * cam.width(), 0.f);
+  left_w = std::min(left_w * ui_scale / old, std::max(left_w, cap));
+  right_w = std::min(right_w * ui_scale / old, std::max(right_w, cap));
+  panels_resized = true;
+  ImGui::GetIO().Fonts->Clear();
+  ImGui::GetStyle() = ImGuiStyle();
+  setup_style();
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  log("ui scale=%.3f user=%.3f projector=%d", static_cast<double>(ui_scale), static_cast<double>(user_scale), projector ? 1 : 0);
 }
 
 // [SECTION] Layout --------------------------------------------------------------
@@ -122,7 +164,7 @@ void App::draw_panels() {
 
   // Left column: docked to the left edge, full height, width resizable (kept in imgui.ini).
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
-  ImGui::SetNextWindowSize(ImVec2(left_w, H), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(left_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
   if (ImGui::Begin("Particle Sandbox", nullptr, side)) {
     panel_scene();
@@ -140,7 +182,7 @@ void App::draw_panels() {
 
   // Right column.
   ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
-  ImGui::SetNextWindowSize(ImVec2(right_w, H), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(right_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowPos(ImVec2(W, 0), ImGuiCond_Always, ImVec2(1.f, 0.f));
   if (ImGui::Begin("Inspect", nullptr, side)) {
     if (ImGui::BeginTabBar("##right_tabs")) {
@@ -155,6 +197,7 @@ void App::draw_panels() {
     }
   }
   right_w = ImGui::GetWindowWidth();
+  panels_resized = false;
   ImGui::End();
 
   draw_legend();
@@ -539,6 +582,14 @@ void App::panel_view() {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-FLT_MIN);
   ImGui::InputTextWithHint("##out", "output folder", &out_dir);
+  // Projector mode and the UI scale: fonts are rebuilt between frames.
+  if (ImGui::Checkbox("projector  F2", &projector)) ui_rebuild = true;
+  help_marker("High contrast (white on black, yellow marks), text 35 % larger and particles 30 % larger:\n"
+              "readable from the back of a room at 1280x720. Ctrl+= / Ctrl+- scale the whole UI, Ctrl+0 resets.");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  ImGui::SliderFloat("##uiscale", &user_scale, 0.6f, 3.f, "UI scale %.2f");
+  if (ImGui::IsItemDeactivatedAfterEdit()) ui_rebuild = true;
 }
 
 // [SECTION] Inspector ------------------------------------------------------------------
@@ -783,7 +834,9 @@ void App::draw_banners() {
     ImGui::SetNextWindowPos(ImVec2(v.x + 12.f * ui_scale, y), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.0f);
     if (ImGui::Begin("##title", nullptr, f | ImGuiWindowFlags_NoInputs)) {
+      if (ImFont* big = ui::title_font()) ImGui::PushFont(big);
       ImGui::TextUnformatted(sim->info().name.c_str());
+      if (ui::title_font()) ImGui::PopFont();
       MpmWorld* w = world();
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
       if (w)
@@ -897,6 +950,8 @@ void App::draw_help() {
         {"G / V", "grid lines / grid velocity arrows"},
         {"F12", "screenshot (PNG in the output folder)"},
         {"F9", "start / stop recording the view"},
+        {"F2", "projector mode: high contrast, larger text and particles"},
+        {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
         {"H / Esc", "show / hide this help"},
         {"Ctrl+Q", "quit"},
     };

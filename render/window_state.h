@@ -70,7 +70,12 @@ struct App {
   // [SECTION] Setup
   WindowOptions opt;
   GLFWwindow* window = nullptr;
-  float ui_scale = 1.f;          ///< content scale (HiDPI)
+  float ui_scale = 1.f;          ///< effective UI scale: content x user x projector
+  float content_scale = 1.f;     ///< the monitor's content scale (HiDPI)
+  float user_scale = 1.f;        ///< settings "ui.scale", Ctrl+= / Ctrl+- / Ctrl+0
+  bool projector = false;        ///< projector mode (F2): high contrast, larger text and particles
+  bool ui_rebuild = false;       ///< rebuild fonts and style before the next frame
+  bool panels_resized = false;   ///< the panels take left_w / right_w at the next draw
   std::string gl_renderer;
   std::string config_dir, settings_path, imgui_ini_path;
   SettingsFile settings;
@@ -263,6 +268,10 @@ struct App {
 
   // Panels (window_panels.cpp).
   void setup_style();
+  /// The scale from content_scale, user_scale and projector; fonts, style and
+  /// panel widths rebuilt to it (between frames: ImGui's font atlas).
+  void rebuild_ui();
+  float effective_ui_scale() const { return content_scale * user_scale * (projector ? 1.35f : 1.f); }
   void draw_panels();
   void panel_scene();
   void panel_solver();
