@@ -18,7 +18,7 @@ FlagSpec spec_for(const std::string& cmd) {
     s.value_flags = {"steps", "frames", "backend", "threads", "set", "out", "dump-every", "format", "images", "sgf", "color", "refine"};
     s.switches = {"quiet", "verbose", "no-progress"};
   } else if (cmd == "gui") {
-    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log"};
+    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log", "lesson"};
     s.switches = {"verbose", "paused"};
   } else if (cmd == "specimen") {
     s.value_flags = {"radius-px", "test", "mask", "threshold", "tolerance", "belt", "out"};

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -22,6 +23,7 @@
 #include "app/verify_cmd.h"
 #include "render/cpu/dem_view.h"
 #include "render/cpu/heat_view.h"
+#include "render/cpu/lesson.h"
 #include "render/cpu/raster.h"
 #include "sim/core/atomic_write.h"
 #include "sim/cuda/cuda_info.h"
@@ -47,7 +49,7 @@ const char* kUsage =
     "\n"
     "usage:\n"
     "  sandbox [SCENE]            open the window (headless run when there is no display)\n"
-    "  sandbox gui [SCENE] [--backend B] [--threads K] [--set key=value]... [--verbose]\n"
+    "  sandbox gui [SCENE | --lesson NAME] [--backend B] [--threads K] [--set key=value]... [--verbose]\n"
     "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
     "                      [--screenshot-after N] [--quit-after N]\n"
     "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
@@ -64,6 +66,8 @@ const char* kUsage =
     "  sandbox info [--self-check]\n"
     "\n"
     "SCENE is a scene file or a built-in name (see `sandbox info`).\n"
+    "--lesson NAME opens a guided lesson (a file, a built-in id such as 01_pic_loses_rotation, or a\n"
+    "  unique prefix such as 01; `sandbox info` lists them): its scene, its view and its text.\n"
     "--set overrides any scene setting by its path, e.g. --set solver.transfer=pic,\n"
     "  --set solver.flip_blend=0.95, --set materials.water.bulk_modulus=800.\n"
     "--refine K runs the scene refined K times as `bench --sizes K` does (MPM grid x K, body\n"
@@ -745,6 +749,15 @@ int cmd_info(const Args& a) {
       std::printf("  %-16s (unreadable: %s)\n", name.c_str(), e.what());
     }
   }
+  std::printf("lessons (sandbox --lesson NAME):\n");
+  for (const auto& p : builtin_lesson_paths()) {
+    const std::string name = fs::path(p).stem().string();
+    try {
+      std::printf("  %-28s %s\n", name.c_str(), load_lesson(p).title.c_str());
+    } catch (const std::exception& e) {
+      std::printf("  %-28s (does not load: %s)\n", name.c_str(), e.what());
+    }
+  }
   return 0;
 }
 
@@ -785,9 +798,20 @@ int main(int argc, char** argv) {
       return cmd_run(a, false);
     }
     // Default and "gui": the window when there is one, else a headless run.
+    // --lesson NAME: the lesson's scene with its overrides (the window also
+    // shows its text and sets up its view).
+    std::string lesson_path;
+    std::optional<Lesson> lesson;
+    if (a.has("lesson")) {
+      lesson_path = resolve_lesson_path(a.get("lesson", ""));
+      lesson = load_lesson(lesson_path);  // a bad file is reported before anything opens
+      if (!a.positional.empty()) throw UsageError("give a scene or --lesson, not both");
+      a.positional = {lesson_scene_arg(*lesson)};
+    }
 #if defined(PS_HAVE_WINDOW)
     if (display_present()) {
       WindowOptions w;
+      w.lesson = lesson_path;
       w.scene = a.positional.empty() ? default_scene_name() : a.positional[0];
       w.overrides = a.sets;
       w.backend = a.get("backend", "auto");
@@ -816,9 +840,10 @@ int main(int argc, char** argv) {
 #endif
     }
     Args run = a;
+    if (lesson) run.sets.insert(run.sets.begin(), lesson->set.begin(), lesson->set.end());  // the window's open_lesson does this
     run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
     run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
-    run.opt.erase("soak"); run.opt.erase("soak-log");
+    run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("lesson");
     return cmd_run(run, true);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "sandbox: %s\n", e.what());

@@ -80,6 +80,16 @@ void App::log(const char* fmt, ...) const {
   std::fflush(stdout);
 }
 
+void App::log_run_state() {
+  if (running || !sim) {
+    log(running ? "resume" : "pause");
+    return;
+  }
+  const Diagnostics d = sim->diagnostics();
+  log("pause step=%lld t=%.9g ke=%.9g angular=%.9g", static_cast<long long>(sim->step_count()), sim->time(),
+      d.kinetic_energy, d.angular_momentum);
+}
+
 void App::set_status(const std::string& s) {
   status_line = s;
   status_time = glfwGetTime();
@@ -113,7 +123,7 @@ void App::adopt_world_params() {
   }
 }
 
-bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr) {
+bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr, bool keep_edits) {
   std::unique_ptr<Simulation> next;
   try {
     next = load_simulation(name_or_path, ovr, backend, opt.threads);
@@ -129,7 +139,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   }
   // A reset or re-grid of the same scene keeps the parameters edited in the
   // window; a different scene starts from its file.
-  bool same = sim && next->info().path == sim->info().path && next->mpm() && world() &&
+  bool same = keep_edits && sim && next->info().path == sim->info().path && next->mpm() && world() &&
               next->mpm()->materials.size() == materials.size();
   const bool same_path = sim && next->info().path == sim->info().path;
   sim = std::move(next);
@@ -205,7 +215,16 @@ void App::sync() {
     pending.open_path.clear();
     // A failed load keeps the current scene running; the error shows in the window.
     std::vector<std::string> base = opt.overrides;
-    if (load_scene(p, base)) set_status("opened " + sim->info().name);
+    if (load_scene(p, base)) {
+      set_status("opened " + sim->info().name);
+      if (lesson) log("lesson close id=%s", lesson->id.c_str());
+      lesson.reset();  // another scene: the lesson's text no longer applies
+    }
+  }
+  if (!pending.open_lesson.empty()) {
+    std::string p = pending.open_lesson;
+    pending.open_lesson.clear();
+    open_lesson(p);
   }
   if (pending.grid > 0) {
     int n = pending.grid;
@@ -629,7 +648,7 @@ void App::handle_input() {
     };
     if (pressed(GLFW_KEY_SPACE)) {
       running = !running;
-      log(running ? "resume" : "pause");
+      log_run_state();
     }
     if (pressed(GLFW_KEY_N)) {
       if (running) { running = false; log("pause"); }
@@ -659,6 +678,8 @@ void App::handle_input() {
       log("heat panel open=%d", heat_panel_request > 0 ? 1 : 0);
     }
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
+    if (pressed(GLFW_KEY_PAGE_DOWN)) step_lesson(+1);  // a presenter's remote sends Page Down / Up
+    if (pressed(GLFW_KEY_PAGE_UP)) step_lesson(-1);
     if (pressed(GLFW_KEY_F2)) {
       projector = !projector;
       ui_rebuild = true;
@@ -1176,7 +1197,9 @@ int run_window(const WindowOptions& options) {
     std::fprintf(stderr, "sandbox: %s\n", e.what());
     rc = 1;
   }
-  if (rc == 0 && !app.load_scene(options.scene, options.overrides)) {
+  if (rc == 0 && !options.lesson.empty() && app.open_lesson(options.lesson)) {
+    // The lesson's scene is open.
+  } else if (rc == 0 && !app.load_scene(options.scene, options.overrides)) {
     // The window still opens: the error shows there and another scene can be opened.
     app.open_path = options.scene;
   }

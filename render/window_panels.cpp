@@ -167,6 +167,7 @@ void App::draw_panels() {
   ImGui::SetNextWindowSize(ImVec2(left_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
   if (ImGui::Begin("Particle Sandbox", nullptr, side)) {
+    panel_lesson();
     panel_scene();
     panel_presets();
     panel_tools();
@@ -224,6 +225,7 @@ void App::panel_scene() {
       ImGui::EndTooltip();
     }
   }
+  lessons_list();
   // Built-in scenes.
   std::string current = sim ? fs::path(sim->info().path).stem().string() : "";
   ImGui::SetNextItemWidth(-FLT_MIN);
@@ -237,7 +239,7 @@ void App::panel_scene() {
   float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
   if (ImGui::Button(running ? "Pause  (Space)" : "Run  (Space)", ImVec2(bw, 0))) {
     running = !running;
-    log(running ? "resume" : "pause");
+    log_run_state();
   }
   ImGui::SameLine();
   if (ImGui::Button("Reset  (Shift+R)", ImVec2(bw, 0))) pending.reset = true;
@@ -950,6 +952,7 @@ void App::draw_help() {
         {"G / V", "grid lines / grid velocity arrows"},
         {"F12", "screenshot (PNG in the output folder)"},
         {"F9", "start / stop recording the view"},
+        {"Page Down / Up", "next / previous lesson (the first one when none is open)"},
         {"F2", "projector mode: high contrast, larger text and particles"},
         {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
         {"H / Esc", "show / hide this help"},

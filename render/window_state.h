@@ -18,6 +18,7 @@
 #include "render/cpu/camera.h"
 #include "render/cpu/colormap.h"
 #include "render/cpu/heat_view.h"
+#include "render/cpu/lesson.h"
 #include "render/cpu/settings.h"
 #include "render/cpu/tools.h"
 #include "render/cuda/particle_interop.h"
@@ -57,6 +58,7 @@ struct History {
 struct Pending {
   bool reset = false;
   std::string open_path;        ///< load this scene (name or path)
+  std::string open_lesson;      ///< open this lesson (id or path; render/panel_lesson.cpp)
   int grid = 0;                 ///< re-initialise with this grid resolution
   std::string backend;          ///< switch backend
   std::optional<Preset> preset;
@@ -212,6 +214,10 @@ struct App {
   // [SECTION] DEM (panel_dem.cpp, dem_draw.cpp)
   DemUi demui;
 
+  // [SECTION] Lessons (panel_lesson.cpp, issue #15)
+  std::optional<Lesson> lesson;       ///< the open lesson (its panel shows), if any
+  bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
+
   // [SECTION] Rigid bodies (panel_rigid.cpp, issue #14)
   RigidUi rigidui;
 
@@ -224,7 +230,11 @@ struct App {
   // Methods (window_app.cpp).
   void log(const char* fmt, ...) const;
   void set_status(const std::string& s);
-  bool load_scene(const std::string& name_or_path, const std::vector<std::string>& overrides);
+  /// "resume", or "pause step=... t=... ke=... angular=..." (the GUI tests read it).
+  void log_run_state();
+  /// keep_edits: a reset or re-grid of the same scene keeps the parameters
+  /// edited in the window (false: the file's and the overrides' values, as a lesson wants).
+  bool load_scene(const std::string& name_or_path, const std::vector<std::string>& overrides, bool keep_edits = true);
   void adopt_world_params();
   void sync();
   void step_frame();
@@ -255,6 +265,12 @@ struct App {
   void dem_draw_under();
   void dem_draw_over();
   void dem_draw_legend();
+
+  // Lessons (panel_lesson.cpp).
+  bool open_lesson(const std::string& name_or_path);  ///< false: the error is in load_error, the old scene runs on
+  void lessons_list();                 ///< the Lessons list in the Scene panel
+  void step_lesson(int delta);         ///< the next (+1) or previous (-1) built-in lesson (Page Down / Up)
+  void panel_lesson();                 ///< the open lesson's text, keys and buttons
 
   // Rigid bodies (panel_rigid.cpp).
   rigid::RigidWorld* rigid_world() { return sim ? sim->rigid() : nullptr; }

@@ -1,0 +1,176 @@
+// Guided lessons in the window (issue #15): the Lessons list in the Scene
+// panel, opening a lesson (its scene with its overrides, then its view: colour
+// mode, overlays, tool, selection, a velocity preset, paused or running), and
+// the Lesson panel at the top of the left column (what happens, what to look
+// at, which keys to press; restart, previous, next, close). The file format
+// is render/cpu/lesson.h (docs/lessons.md).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "imgui.h"
+#include "render/ui_widgets.h"
+#include "render/window_state.h"
+#include "sim/core/error.h"
+#include "sim/scene/scene.h"
+
+namespace fs = std::filesystem;
+
+namespace ps {
+
+namespace {
+using ui::kAccent;
+using ui::kMuted;
+using ui::section_label;
+}  // namespace
+
+bool App::open_lesson(const std::string& name_or_path) {
+  Lesson l;
+  try {
+    l = load_lesson(resolve_lesson_path(name_or_path));
+  } catch (const InputError& e) {
+    load_error = e.what();
+    log("lesson error %s", load_error.c_str());
+    return false;
+  } catch (const std::exception& e) {
+    load_error = name_or_path + ": " + e.what();
+    log("lesson error %s", load_error.c_str());
+    return false;
+  }
+  std::vector<std::string> ovr = l.set;
+  for (const std::string& s : opt.overrides) ovr.push_back(s);  // the command line's --set still applies
+  if (!load_scene(lesson_scene_arg(l), ovr, false)) return false;  // the error shows; the old scene keeps running
+  // The lesson's view.
+  if (l.color >= 0) {
+    color_mode = static_cast<ColorMode>(l.color);
+    range_lo = range_hi = 0.f;
+  }
+  if (l.grid) show_grid = *l.grid;
+  if (l.grid_velocity) show_grid_velocity = *l.grid_velocity;
+  if (l.particle_velocity) show_particle_velocity = *l.particle_velocity;
+  if (l.affine) show_affine = *l.affine;
+  if (l.contacts) rigidui.show_contacts = *l.contacts;
+  if (l.forces) rigidui.show_forces = *l.forces;
+  if (l.tool >= 0) tools.tool = static_cast<Tool>(l.tool);
+  running = !l.paused && !(opt.paused && frame == 0);  // --paused holds the first lesson too
+  if (l.select_id > 0) {
+    if (MpmWorld* w = world()) {
+      const auto& ids = w->particles.id;
+      const auto it = std::find(ids.begin(), ids.end(), static_cast<uint32_t>(l.select_id));
+      if (it != ids.end()) {
+        selected_id = l.select_id;
+        selected_row = it - ids.begin();
+      }
+    }
+  }
+  if (l.preset >= 0) {
+    preset_speed = l.preset_speed;
+    pending.preset = static_cast<Preset>(l.preset);
+  }
+  lesson = l;
+  lesson_panel_request = true;
+  log("lesson open id=%s scene=%s title=\"%s\"", l.id.c_str(), sim->info().path.c_str(), l.title.c_str());
+  if (MpmWorld* w = world()) log("transfer %s", transfer_name(w->solver.transfer));
+  set_status("lesson: " + l.title);
+  return true;
+}
+
+void App::step_lesson(int delta) {
+  const std::vector<std::string> paths = builtin_lesson_paths();
+  if (paths.empty()) return;
+  auto it = lesson ? std::find(paths.begin(), paths.end(), lesson->path) : paths.end();
+  if (it == paths.end()) {
+    pending.open_lesson = paths.front();  // no built-in lesson open: start with the first
+    return;
+  }
+  const long k = (it - paths.begin()) + delta;
+  if (k >= 0 && k < static_cast<long>(paths.size())) pending.open_lesson = paths[static_cast<size_t>(k)];
+}
+
+void App::lessons_list() {
+  const std::vector<std::string> paths = builtin_lesson_paths();
+  if (paths.empty()) return;
+  if (!ImGui::TreeNodeEx("Lessons", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  for (const std::string& p : paths) {
+    // The title, read when the list is drawn (a few small files).
+    std::string label = fs::path(p).stem().string();
+    try {
+      label = load_lesson(p).title;
+    } catch (const std::exception&) {
+      label += "  (does not load)";
+    }
+    const bool current = lesson && lesson->path == p;
+    if (ImGui::Selectable(label.c_str(), current)) pending.open_lesson = p;
+  }
+  ImGui::TreePop();
+}
+
+void App::panel_lesson() {
+  if (!lesson) return;
+  const Lesson& l = *lesson;
+  if (lesson_panel_request) {
+    ImGui::SetNextItemOpen(true);
+    lesson_panel_request = false;
+  }
+  const std::string header = "Lesson: " + l.title + "###lesson";
+  if (!ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (ImFont* big = ui::title_font()) ImGui::PushFont(big);
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+  ImGui::TextWrapped("%s", l.title.c_str());
+  ImGui::PopStyleColor();
+  if (ui::title_font()) ImGui::PopFont();
+  for (const std::string& para : l.text) {
+    ImGui::TextWrapped("%s", para.c_str());
+    ImGui::Spacing();
+  }
+  if (!l.look_for.empty()) {
+    section_label("look for");
+    for (const std::string& s : l.look_for) {
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s", s.c_str());
+    }
+  }
+  if (!l.keys.empty()) {
+    section_label("try");
+    if (ImGui::BeginTable("##lesson_keys", 2, ImGuiTableFlags_SizingStretchProp)) {
+      // The key column takes what its longest entry needs, at most 45 % (wrapped beyond).
+      float kw = 0.f;
+      for (const LessonKey& k : l.keys) kw = std::max(kw, ImGui::CalcTextSize(k.key.c_str()).x);
+      const float avail = ImGui::GetContentRegionAvail().x;
+      ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, std::min(kw, 0.45f * avail));
+      ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
+      for (const LessonKey& k : l.keys) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+        ImGui::TextWrapped("%s", k.key.c_str());
+        ImGui::PopStyleColor();
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextWrapped("%s", k.what.c_str());
+      }
+      ImGui::EndTable();
+    }
+  }
+  ImGui::Spacing();
+  const std::vector<std::string> paths = builtin_lesson_paths();
+  const auto it = std::find(paths.begin(), paths.end(), l.path);
+  const float bw = (ImGui::GetContentRegionAvail().x - 3 * ImGui::GetStyle().ItemSpacing.x) / 4.f;
+  if (ImGui::Button("Restart", ImVec2(bw, 0))) pending.open_lesson = l.path;
+  ImGui::SameLine();
+  ImGui::BeginDisabled(it == paths.end() || it == paths.begin());
+  if (ImGui::Button("< Prev", ImVec2(bw, 0))) step_lesson(-1);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Page Up (a presenter's remote sends it)");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(it == paths.end() || it + 1 == paths.end());
+  if (ImGui::Button("Next >", ImVec2(bw, 0))) step_lesson(+1);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Page Down (a presenter's remote sends it)");
+  ImGui::SameLine();
+  if (ImGui::Button("Close", ImVec2(bw, 0))) {
+    log("lesson close id=%s", l.id.c_str());
+    lesson.reset();
+  }
+}
+
+}  // namespace ps
