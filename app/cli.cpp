@@ -17,6 +17,7 @@ FlagSpec spec_for(const std::string& cmd) {
   if (cmd == "run" || cmd == "") {
     s.value_flags = {"steps", "frames", "backend", "threads", "set", "out", "dump-every", "format", "images", "sgf", "color", "refine"};
     s.switches = {"quiet", "verbose", "no-progress"};
+    if (cmd == "") s.value_flags.insert("lesson");  // `sandbox --lesson 01`: the window, or its scene headless
   } else if (cmd == "gui") {
     s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log", "lesson"};
     s.switches = {"verbose", "paused"};

@@ -88,10 +88,15 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
   }
 }
 
-// The kernel is a template parameter so the stencil loops unroll. The
-// constitutive update (plasticity, stress) runs here, fused with the scatter.
-// FLIP also scatters the transferred momentum w m_p v_p on its own (the old
-// grid velocity, without this substep's stress and external impulses).
+// The kernel is a template parameter so the stencil loops unroll. First a
+// per-particle pass (split evenly between the threads, in block order) runs
+// the constitutive update (plasticity, stress) and folds each particle's
+// momentum, stress and affine terms into what the scatter needs; then the
+// coloured scatter only spreads them over the stencil. The split keeps the
+// expensive part (SVDs, return maps) balanced however unevenly the
+// particles fill the blocks of a colour. FLIP also scatters the transferred
+// momentum w m_p v_p on its own (the old grid velocity, without this
+// substep's stress and external impulses).
 template <Kernel K, bool FLIP>
 void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   constexpr int N = mpm::kernel_support(K);
@@ -99,20 +104,53 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   const float dt = in.dt;
   const float inv_dx = 1.f / g.dx;
   const size_t stride = static_cast<size_t>(g.nodes_x());
+  const size_t n = order_.size();
+  if (pre_.size() < n) pre_.resize(n);
+  pool_.parallel_for(static_cast<int64_t>(n), 512, [&](int64_t o0, int64_t o1, int) {
+    for (int64_t o = o0; o < o1; ++o) {
+      const uint32_t i = order_[static_cast<size_t>(o)];
+      const MaterialParams& mat = in.materials[p_->material[i]];
+      const Mat2 tau = mpm::constitutive(mat, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i], dt);
+      const float mp = p_->mass[i];
+      const Mat2 stress = (-dt * p_->vol0[i]) * tau;
+      const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
+      Scatter& q = pre_[static_cast<size_t>(o)];
+      q.mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
+      if constexpr (K == Kernel::Linear) {
+        q.A = affine;
+        q.S = stress;
+      } else {
+        // MLS-MPM (Hu et al. 2018, eq. 29): g_ip = w D^-1 (x_i - x_p), so the
+        // stress folds into the affine matrix: Q = -dt vol0 tau D^-1 + m C.
+        q.A = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
+      }
+    }
+  });
   for (int color = 0; color < 4; ++color) {
     const std::vector<uint32_t>& blocks = color_blocks_[color];
-    pool_.parallel_for(static_cast<int64_t>(blocks.size()), 1, [&](int64_t b0, int64_t b1, int) {
-      for (int64_t bi = b0; bi < b1; ++bi) {
+    // Each thread takes a run of blocks holding about the same number of
+    // particles (static partition by count: block sizes vary a lot, and the
+    // result does not depend on the split, blocks of a colour write disjoint nodes).
+    const int parts = static_cast<int>(std::min<size_t>(static_cast<size_t>(pool_.size()), blocks.size()));
+    split_.assign(static_cast<size_t>(parts) + 1, static_cast<int64_t>(blocks.size()));
+    split_[0] = 0;
+    {
+      uint64_t total = 0;
+      for (uint32_t blk : blocks) total += block_start_[blk + 1] - block_start_[blk];
+      uint64_t acc = 0;
+      int k = 1;
+      for (size_t bi = 0; bi < blocks.size() && k < parts; ++bi) {
+        acc += block_start_[blocks[bi] + 1] - block_start_[blocks[bi]];
+        while (k < parts && acc * static_cast<uint64_t>(parts) >= total * static_cast<uint64_t>(k)) split_[static_cast<size_t>(k++)] = static_cast<int64_t>(bi) + 1;
+      }
+    }
+    pool_.parallel_for(parts, 1, [&](int64_t p0, int64_t p1, int) {
+      for (int64_t bi = split_[static_cast<size_t>(p0)]; bi < split_[static_cast<size_t>(p1)]; ++bi) {
         uint32_t blk = blocks[bi];
         for (uint32_t o = block_start_[blk]; o < block_start_[blk + 1]; ++o) {
           const uint32_t i = order_[o];
-          const MaterialParams& mat = in.materials[p_->material[i]];
-          const Mat2 tau = mpm::constitutive(mat, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i], dt);
+          const Scatter& q = pre_[o];
           const float mp = p_->mass[i];
-          const Vec2 mv0 = mp * p_->v[i];
-          const Vec2 mv = mv0 + (in.use_fext ? dt * p_->fext[i] : Vec2{});
-          const Mat2 stress = (-dt * p_->vol0[i]) * tau;
-          const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
           const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
           if constexpr (K == Kernel::Linear) {
             for (int c = 0; c < N; ++c) {
@@ -120,18 +158,16 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
               Node* row = &grid_[row0];
               for (int a = 0; a < N; ++a) {
                 const float w = s.wx[a] * s.wy[c];
-                if constexpr (FLIP) grid_v_old_[row0 + a] += w * mv0;
+                if constexpr (FLIP) grid_v_old_[row0 + a] += w * (mp * p_->v[i]);
                 const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-                const Vec2 d = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+                const Vec2 d = w * q.mv + w * (q.A * dpos) + q.S * mpm::grad_vector(K, s, a, c, inv_dx);
                 row[a].vx += d.x;
                 row[a].vy += d.y;
                 row[a].m += w * mp;
               }
             }
           } else {
-            // MLS-MPM (Hu et al. 2018, eq. 29): g_ip = w D^-1 (x_i - x_p), so the
-            // stress folds into the affine matrix: Q = -dt vol0 tau D^-1 + m C.
-            const Mat2 Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
+            const Vec2 mv0 = mp * p_->v[i];
             for (int c = 0; c < N; ++c) {
               const size_t row0 = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
               Node* row = &grid_[row0];
@@ -140,7 +176,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
                 const float w = s.wx[a] * s.wy[c];
                 if constexpr (FLIP) grid_v_old_[row0 + a] += w * mv0;
                 const Vec2 dpos{(a - s.fx) * g.dx, dy};
-                const Vec2 d = w * (mv + Q * dpos);
+                const Vec2 d = w * (q.mv + q.A * dpos);
                 row[a].vx += d.x;
                 row[a].vy += d.y;
                 row[a].m += w * mp;

@@ -80,6 +80,15 @@ class MpmCpuBackend final : public MpmBackend {
   double collide_ms_ = 0.0;                    // the rigid-body grid rule, part of "grid update"
   bool had_colliders_ = false;
   int64_t timed_substeps_ = 0;
+  std::vector<int64_t> split_;
+  /// Per particle in block order: what the scatter spreads (momentum with
+  /// external impulse; MLS: the folded affine-stress matrix; linear: the
+  /// affine and stress matrices apart). Filled by the constitutive pass.
+  struct Scatter {
+    Mat2 A, S;
+    Vec2 mv;
+  };
+  std::vector<Scatter> pre_;  // per colour: block runs of about equal particle counts, one per thread
 };
 
 }  // namespace ps

@@ -231,3 +231,30 @@ TEST_CASE("A heat run prints the heat ledger, dumps T and melt, and colours imag
   CHECK(bad2.out.find("--color: expected material, temperature or melt") != std::string::npos);
   fs::remove_all(out);
 }
+
+TEST_CASE("sandbox --lesson runs the lesson's scene with its overrides when there is no display", "[app][runner][lesson]") {
+  fs::path out = fs::temp_directory_path() / ("ps_lesson_out_" + std::to_string(getpid()));
+  fs::remove_all(out);
+  unsetenv("DISPLAY");  // headless, as on CI (this test case runs in its own process)
+  unsetenv("WAYLAND_DISPLAY");
+  // Lesson 01 sets PIC on the spun block: its angular momentum falls; lesson 02 (APIC) keeps it.
+  double L[2][2];
+  int k = 0;
+  for (const char* id : {"01", "02"}) {
+    Result r = sandbox(std::string("--lesson ") + id + " --steps 100 --images 0 --threads 2 --out " + out.string());
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    for (int q = 0; q < 2; ++q) {
+      const size_t at = r.out.find(q == 0 ? "start " : "final ");
+      REQUIRE(at != std::string::npos);
+      const size_t a = r.out.find("angular_momentum=", at);
+      L[k][q] = std::stod(r.out.substr(a + 17));
+    }
+    ++k;
+  }
+  CHECK(std::fabs(L[0][1]) < 0.5 * std::fabs(L[0][0]));             // PIC: more than half lost in 100 steps
+  CHECK(L[1][1] == Approx(L[1][0]).epsilon(1e-3));                  // APIC: kept
+  Result bad = sandbox("--lesson nope");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("01_pic_loses_rotation") != std::string::npos);
+}
