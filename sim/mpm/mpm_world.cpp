@@ -464,13 +464,13 @@ void MpmWorld::build_spring_input(SubstepInput& in, double target_time) {
   in.grab.target = Vec2{0.f, 0.f};
 }
 
-Diagnostics MpmWorld::diagnostics() {
+Diagnostics MpmWorld::diagnostics(bool with_hash) {
   sync_guarded();
   Vec2 centre{grid.origin.x + 0.5f * grid.width(), grid.origin.y + 0.5f * grid.height()};
-  return compute_diagnostics(particles, centre);
+  return compute_diagnostics(particles, centre, with_hash);
 }
 
-Diagnostics compute_diagnostics(const MpmParticles& p, Vec2 centre) {
+Diagnostics compute_diagnostics(const MpmParticles& p, Vec2 centre, bool with_hash) {
   Diagnostics d;
   d.count = p.size();
   for (size_t i = 0; i < p.size(); ++i) {
@@ -483,7 +483,7 @@ Diagnostics compute_diagnostics(const MpmParticles& p, Vec2 centre) {
     d.kinetic_energy += 0.5 * m * (vx * vx + vy * vy);
     d.max_speed = std::max(d.max_speed, length(p.v[i]));
   }
-  d.hash = state_hash(p);
+  if (with_hash) d.hash = state_hash(p);
   return d;
 }
 

@@ -123,8 +123,18 @@ StepStatus CoupledSimulation::step(int substeps) {
 }
 
 Diagnostics CoupledSimulation::diagnostics() {
-  Diagnostics d;
-  if (matter_) d = matter_->diagnostics();
+  Diagnostics d = totals_of(matter_ ? matter_->diagnostics() : Diagnostics{});
+  Fnv1a h;
+  h.add(&d.hash, sizeof d.hash);
+  const uint64_t rh = rigid_->hash();
+  h.add(&rh, sizeof rh);
+  d.hash = h.h;
+  return d;
+}
+
+Diagnostics CoupledSimulation::totals() { return totals_of(matter_ ? matter_->totals() : Diagnostics{}); }
+
+Diagnostics CoupledSimulation::totals_of(Diagnostics d) const {
   // Totals of matter plus dynamic bodies (the conserved quantities of the
   // coupled system), about the same centre as the matter's.
   const rigid::RigidTotals t = rigid_->totals(dem::Vec2d{0.5 * (lo_.x + hi_.x), 0.5 * (lo_.y + hi_.y)});
@@ -137,11 +147,6 @@ Diagnostics CoupledSimulation::diagnostics() {
     const rigid::BodyState s = rigid_->state(static_cast<int>(i));
     d.max_speed = std::max(d.max_speed, static_cast<float>(std::hypot(s.velocity.x, s.velocity.y)));
   }
-  Fnv1a h;
-  h.add(&d.hash, sizeof d.hash);
-  const uint64_t rh = rigid_->hash();
-  h.add(&rh, sizeof rh);
-  d.hash = h.h;
   return d;
 }
 

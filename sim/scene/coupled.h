@@ -34,6 +34,7 @@ class CoupledSimulation final : public Simulation {
   int64_t step_count() const override { return matter_ ? matter_->step_count() : steps_; }
   double time() const override { return matter_ ? matter_->time() : rigid_->time(); }
   Diagnostics diagnostics() override;
+  Diagnostics totals() override;
   std::string backend_name() const override { return matter_ ? matter_->backend_name() : "cpu (Box2D)"; }
   void table(ParticleTable& t) override;
   void bounds(Vec2& lo, Vec2& hi) const override { lo = lo_; hi = hi_; }
@@ -66,6 +67,8 @@ class CoupledSimulation final : public Simulation {
   StepStatus step_dem(dem::DemWorld& w);
   /// One part's impulse (x, y, angular) to its body, summed per body.
   void give_impulse(int body, const double* j);
+  /// The matter's totals plus the dynamic bodies' (the conserved quantities of the coupled system).
+  Diagnostics totals_of(Diagnostics matter) const;
   /// Box2D over dt; the coupling's cost (the parts before the matter's step,
   /// the impulses and Box2D after it) goes into the running average.
   void finish_step(double dt, std::chrono::steady_clock::duration coupling_before_box2d);
