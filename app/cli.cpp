@@ -19,7 +19,7 @@ FlagSpec spec_for(const std::string& cmd) {
     s.switches = {"quiet", "verbose", "no-progress"};
     if (cmd == "") s.value_flags.insert("lesson");  // `sandbox --lesson 01`: the window, or its scene headless
   } else if (cmd == "gui") {
-    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log", "lesson"};
+    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log", "lesson", "compare"};
     s.switches = {"verbose", "paused"};
   } else if (cmd == "specimen") {
     s.value_flags = {"radius-px", "test", "mask", "threshold", "tolerance", "belt", "out"};

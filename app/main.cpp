@@ -51,7 +51,7 @@ const char* kUsage =
     "  sandbox [SCENE]            open the window (headless run when there is no display)\n"
     "  sandbox gui [SCENE | --lesson NAME] [--backend B] [--threads K] [--set key=value]... [--verbose]\n"
     "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
-    "                      [--screenshot-after N] [--quit-after N]\n"
+    "                      [--screenshot-after N] [--quit-after N] [--compare \"path=a,b,...\"]\n"
     "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--refine K] [--out DIR] [--dump-every K]\n"
@@ -812,6 +812,7 @@ int main(int argc, char** argv) {
     if (display_present()) {
       WindowOptions w;
       w.lesson = lesson_path;
+      w.compare = a.get("compare", "");
       w.scene = a.positional.empty() ? default_scene_name() : a.positional[0];
       w.overrides = a.sets;
       w.backend = a.get("backend", "auto");
@@ -844,6 +845,7 @@ int main(int argc, char** argv) {
     run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
     run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
     run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("lesson");
+    if (run.has("compare")) throw UsageError("--compare needs the window (a display)");
     return cmd_run(run, true);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "sandbox: %s\n", e.what());

@@ -67,6 +67,9 @@ bool App::open_lesson(const std::string& name_or_path) {
     preset_speed = l.preset_speed;
     pending.preset = static_cast<Preset>(l.preset);
   }
+  // A lesson with a comparison opens it (the preset then acts on every pane); one without ends any.
+  if (!l.compare.empty()) pending.compare_vary = l.compare;
+  else pending.compare_end = true;
   lesson = l;
   lesson_panel_request = true;
   log("lesson open id=%s scene=%s title=\"%s\"", l.id.c_str(), sim->info().path.c_str(), l.title.c_str());

@@ -81,6 +81,16 @@ void App::log(const char* fmt, ...) const {
 }
 
 void App::log_run_state() {
+  if (!running && compare.cmp) {
+    std::string L;
+    for (size_t k = 0; k < compare.cmp->size(); ++k) {
+      char b[48];
+      std::snprintf(b, sizeof b, "%s%.9g", k ? "," : "", compare.cmp->pane(k).sim->totals().angular_momentum);
+      L += b;
+    }
+    log("pause compare step=%lld angular=[%s]", static_cast<long long>(compare.cmp->pane(0).sim->step_count()), L.c_str());
+    return;
+  }
   if (running || !sim) {
     log(running ? "resume" : "pause");
     return;
@@ -210,22 +220,46 @@ Vec2 App::centroid(const std::vector<uint32_t>& rows) const {
 // [SECTION] Sync point: apply everything the UI asked for ---------------------
 
 void App::sync() {
+  // A lesson first: it may ask for a comparison and a preset, handled below in this frame.
+  if (!pending.open_lesson.empty()) {
+    std::string p = pending.open_lesson;
+    pending.open_lesson.clear();
+    open_lesson(p);
+  }
+  // The comparison view: start, restart (Shift+R), end; presets act on its panes.
+  if (pending.compare_end) {
+    pending.compare_end = false;
+    end_compare();
+  }
+  if (compare.cmp && pending.reset) {
+    pending.reset = false;
+    pending.compare_vary = compare.vary;
+  }
+  if (!pending.compare_vary.empty()) {
+    const std::string v = pending.compare_vary;
+    pending.compare_vary.clear();
+    start_compare(v);
+  }
+  if (compare.cmp && pending.preset) {
+    const Preset p = *pending.preset;
+    pending.preset.reset();
+    compare.cmp->apply_preset(p, preset_speed);
+    compare.linked_fit = false;
+    log("compare preset %s", preset_name(p));
+  }
   if (!pending.open_path.empty()) {
     std::string p = pending.open_path;
     pending.open_path.clear();
     // A failed load keeps the current scene running; the error shows in the window.
     std::vector<std::string> base = opt.overrides;
     if (load_scene(p, base)) {
+      end_compare();
       set_status("opened " + sim->info().name);
       if (lesson) log("lesson close id=%s", lesson->id.c_str());
       lesson.reset();  // another scene: the lesson's text no longer applies
     }
   }
-  if (!pending.open_lesson.empty()) {
-    std::string p = pending.open_lesson;
-    pending.open_lesson.clear();
-    open_lesson(p);
-  }
+
   if (pending.grid > 0) {
     int n = pending.grid;
     pending.grid = 0;
@@ -291,6 +325,10 @@ void App::sync() {
 
 void App::step_frame() {
   substeps_last = 0;
+  if (compare.cmp) {
+    compare_step_frame();
+    return;
+  }
   if (!sim) return;
   if (sgf_seek_frame(*this)) return;  // scrubbing: fast-forward or re-simulate to a step
   MpmWorld* w = world();
@@ -509,6 +547,10 @@ void App::refresh_host_table() {
 void App::snapshot() {
   interop_frame = false;
   selected_slot = -1;
+  if (compare.cmp) {
+    compare_snapshot();
+    return;
+  }
   if (!sim) {
     table = ParticleTable{};
     particles.upload(0, nullptr, nullptr, nullptr, nullptr, nullptr);
@@ -696,7 +738,10 @@ void App::handle_input() {
     }
     if (pressed(GLFW_KEY_F9)) pending.toggle_record = true;
     if (pressed(GLFW_KEY_H)) show_help = !show_help;
-    if (pressed(GLFW_KEY_ESCAPE)) show_help = false;
+    if (pressed(GLFW_KEY_ESCAPE)) {
+      if (!show_help && compare.cmp) pending.compare_end = true;
+      show_help = false;
+    }
     if (pressed(GLFW_KEY_F)) pending.fit_view = true;
     if (pressed(GLFW_KEY_G)) show_grid = !show_grid;
     if (pressed(GLFW_KEY_V)) show_grid_velocity = !show_grid_velocity;
@@ -710,6 +755,12 @@ void App::handle_input() {
   }
 
   const bool over_scene = mouse_valid && !io.WantCaptureMouse && cam.viewport().contains(mouse);
+  if (compare.cmp) {
+    compare_input(over_scene);
+    keys.clear();
+    key_queue.swap(keys);  // keep the storage: no allocation per frame
+    return;
+  }
 
   // Wheel: zoom about the cursor.
   if (over_scene && io.MouseWheel != 0.f) {
@@ -824,6 +875,10 @@ void App::draw_scene() {
   else glClearColor(0.043f, 0.047f, 0.059f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
   if (!sim) return;
+  if (compare.cmp) {
+    compare_draw();
+    return;
+  }
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   float view[16];
@@ -1204,6 +1259,7 @@ int run_window(const WindowOptions& options) {
     app.open_path = options.scene;
   }
   if (app.open_folder.empty()) app.open_folder = scenes_dir();
+  if (!options.compare.empty() && app.sim) app.pending.compare_vary = options.compare;
   if (options.soak_seconds > 0.0) app.soak.start(options.soak_seconds, options.soak_log);
 
   // Main loop.

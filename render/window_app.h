@@ -8,6 +8,7 @@ namespace ps {
 struct WindowOptions {
   std::string scene;                    ///< built-in name or path
   std::string lesson;                   ///< open this lesson instead of the scene (id or path), if set
+  std::string compare;                  ///< start in the comparison view with these items ("solver.transfer=pic,apic")
   std::vector<std::string> overrides;   ///< --set key=value
   std::string backend = "auto";
   int threads = 0;

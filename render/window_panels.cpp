@@ -168,15 +168,18 @@ void App::draw_panels() {
   ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
   if (ImGui::Begin("Particle Sandbox", nullptr, side)) {
     panel_lesson();
+    panel_compare();
     panel_scene();
     panel_presets();
     panel_tools();
-    panel_rigid();
-    panel_solver();
-    panel_resampling();
-    panel_heat();
-    panel_materials();
-    panel_dem();
+    if (!compare.cmp) {  // these edit the single scene; the panes keep their own settings
+      panel_rigid();
+      panel_solver();
+      panel_resampling();
+      panel_heat();
+      panel_materials();
+      panel_dem();
+    }
   }
   left_w = ImGui::GetWindowWidth();
   ImGui::End();
@@ -189,8 +192,12 @@ void App::draw_panels() {
     if (ImGui::BeginTabBar("##right_tabs")) {
       if (ImGui::BeginTabItem("Particles")) {
         panel_view();
-        panel_inspector();
-        panel_stats();
+        if (compare.cmp) {
+          panel_compare_stats();
+        } else {
+          panel_inspector();
+          panel_stats();
+        }
         ImGui::EndTabItem();
       }
       sgf_right_tabs(*this);  // "SGF forces" (panel_sgf.cpp)
@@ -394,6 +401,7 @@ void App::panel_presets() {
   if (ImGui::Button("Dilation  D", ImVec2(bw, 0))) pending.preset = Preset::Dilation;
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.f);
   ImGui::SliderFloat("speed", &preset_speed, 0.05f, 10.f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  if (compare.cmp) return;  // each pane keeps its own transfer
   const char* toggle = solver.transfer == Transfer::PIC ? "Switch to APIC  (A)" : "Switch to PIC  (A)";
   if (ImGui::Button(toggle, ImVec2(-FLT_MIN, 0))) {
     solver.transfer = solver.transfer == Transfer::PIC ? Transfer::APIC : Transfer::PIC;
@@ -831,8 +839,9 @@ void App::draw_banners() {
   float y = v.y + 12.f * ui_scale;
   const float wrap = std::min(v.w - 40.f * ui_scale, 720.f * ui_scale);
 
+  if (compare.cmp) compare_labels();
   // Title: scene, transfer, state.
-  if (sim) {
+  if (sim && !compare.cmp) {
     ImGui::SetNextWindowPos(ImVec2(v.x + 12.f * ui_scale, y), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.0f);
     if (ImGui::Begin("##title", nullptr, f | ImGuiWindowFlags_NoInputs)) {

@@ -20,6 +20,7 @@
 #include "render/cpu/heat_view.h"
 #include "render/cpu/lesson.h"
 #include "render/cpu/settings.h"
+#include "render/compare_ui.h"
 #include "render/cpu/tools.h"
 #include "render/cuda/particle_interop.h"
 #include "render/dem_ui.h"
@@ -59,6 +60,8 @@ struct Pending {
   bool reset = false;
   std::string open_path;        ///< load this scene (name or path)
   std::string open_lesson;      ///< open this lesson (id or path; render/panel_lesson.cpp)
+  std::string compare_vary;     ///< start (or restart) the comparison view with these items
+  bool compare_end = false;     ///< back to the single view
   int grid = 0;                 ///< re-initialise with this grid resolution
   std::string backend;          ///< switch backend
   std::optional<Preset> preset;
@@ -214,6 +217,9 @@ struct App {
   // [SECTION] DEM (panel_dem.cpp, dem_draw.cpp)
   DemUi demui;
 
+  // [SECTION] Comparison view (panel_compare.cpp, issue #15)
+  CompareUi compare;
+
   // [SECTION] Lessons (panel_lesson.cpp, issue #15)
   std::optional<Lesson> lesson;       ///< the open lesson (its panel shows), if any
   bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
@@ -265,6 +271,21 @@ struct App {
   void dem_draw_under();
   void dem_draw_over();
   void dem_draw_legend();
+
+  // Comparison view (panel_compare.cpp).
+  bool start_compare(const std::string& vary);  ///< false: the reason is in compare.error
+  void end_compare();
+  void compare_step_frame();
+  void compare_snapshot();
+  ScreenRect compare_pane_rect(size_t k) const;
+  Camera2D compare_camera(size_t k);  ///< pane k's view of the linked camera
+  void compare_draw();
+  void compare_labels();
+  void compare_input(bool over_scene);
+  void panel_compare();
+  void panel_compare_stats();
+  void compare_plot(const char* title, int which);
+  bool begin_props_compare();
 
   // Lessons (panel_lesson.cpp).
   bool open_lesson(const std::string& name_or_path);  ///< false: the error is in load_error, the old scene runs on

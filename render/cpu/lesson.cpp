@@ -6,6 +6,7 @@
 #include "sim/core/error.h"
 #include "sim/io/json.h"
 #include "sim/io/json_read.h"
+#include "sim/scene/compare.h"
 
 namespace fs = std::filesystem;
 
@@ -84,6 +85,15 @@ Lesson load_lesson(const std::string& path) {
     l.paused = vr.boolean("paused", false);
     l.select_id = static_cast<unsigned>(vr.integer("select", 0, 0, 2000000000));
     vr.finish();
+  }
+  if (const Json* cmp = r.get("compare")) {
+    if (!cmp->is_string()) throw InputError(cmp->loc(), "compare", "expected \"path=a,b,... [path=...]\", got " + describe(*cmp));
+    try {
+      vary_product(cmp->as_string());
+    } catch (const InputError& e) {
+      throw InputError(cmp->loc(), "compare", e.message());
+    }
+    l.compare = cmp->as_string();
   }
   if (const Json* s = r.get("start")) {
     ObjReader sr(*s, "start");

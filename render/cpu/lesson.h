@@ -35,6 +35,7 @@ struct Lesson {
   int preset = -1;  ///< Preset index (translation, rotation, shear, dilation) applied at the start, -1: none
   float preset_speed = 1.f;
   unsigned select_id = 0;  ///< particle ID selected at the start (its affine field shows), 0: none
+  std::string compare;     ///< open the comparison view with these `path=a,b,...` items (sim/scene/compare.h), if set
 };
 
 /// Colour-mode names a lesson may use, in the window's ColorMode order.

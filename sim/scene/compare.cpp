@@ -23,6 +23,39 @@ std::vector<std::string> parse_vary(const std::string& vary) {
   return out;
 }
 
+std::vector<std::vector<std::string>> vary_product(const std::vector<std::string>& items) {
+  std::vector<std::vector<std::string>> out{{}};
+  for (const std::string& item : items) {
+    const std::vector<std::string> values = parse_vary(item);
+    std::vector<std::vector<std::string>> next;
+    for (const auto& prefix : out)
+      for (const std::string& v : values) {
+        next.push_back(prefix);
+        next.back().push_back(v);
+      }
+    out.swap(next);
+    if (out.size() > 4) break;
+  }
+  if (items.empty() || out.size() < 2 || out.size() > 4)
+    throw InputError({"--vary", 0, 0}, "compare",
+                     "the varied settings give " + std::to_string(items.empty() ? 0 : out.size()) +
+                         " panes; a comparison has 2 to 4");
+  return out;
+}
+
+std::vector<std::vector<std::string>> vary_product(const std::string& space_separated) {
+  std::vector<std::string> items;
+  size_t b = 0;
+  while (b < space_separated.size()) {
+    const size_t e = space_separated.find(' ', b);
+    const std::string item = space_separated.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    if (!item.empty()) items.push_back(item);
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return vary_product(items);
+}
+
 Comparison::Comparison(const std::string& scene, const std::vector<std::string>& base,
                        const std::vector<std::vector<std::string>>& variants, const std::string& backend, int threads) {
   if (variants.size() < 2 || variants.size() > 4)

@@ -25,6 +25,13 @@ struct ComparePane {
 /// Throws InputError for a malformed list (no '=', an empty value).
 std::vector<std::string> parse_vary(const std::string& vary);
 
+/// The panes of several `path=a,b,...` items: their product, the first item
+/// varying slowest ("a=1,2 b=x,y" -> a=1 b=x, a=1 b=y, a=2 b=x, a=2 b=y).
+/// Items are separated by spaces in one string (the window's field). Throws
+/// InputError for a malformed item or for fewer than 2 or more than 4 panes.
+std::vector<std::vector<std::string>> vary_product(const std::vector<std::string>& items);
+std::vector<std::vector<std::string>> vary_product(const std::string& space_separated);
+
 class Comparison {
  public:
   /// Builds one pane per entry of `variants` (each a list of path=value

@@ -65,7 +65,7 @@ TEST_CASE("The first two lessons set PIC and APIC on the same block and spin it"
 
 TEST_CASE("Lesson names resolve by id or unique prefix; unknown names list the built-ins", "[lesson]") {
   CHECK(fs::path(resolve_lesson_path("01_pic_loses_rotation")).stem() == "01_pic_loses_rotation");
-  CHECK(fs::path(resolve_lesson_path("03")).stem() == "03_flip_noise_pic_damping");
+  CHECK(fs::path(resolve_lesson_path("04")).stem() == "04_flip_noise_pic_damping");
   try {
     resolve_lesson_path("nope");
     FAIL("no error");
@@ -93,6 +93,9 @@ TEST_CASE("Bad lesson files get located errors", "[lesson]") {
   CHECK(e4.find("path=value") != std::string::npos);
   const std::string e5 = error_of(R"({"title": "t", "scene": "pic_vs_apic", "text": "x", "keys": [["R"]]})");
   CHECK(e5.find("keys[0]") != std::string::npos);
+  const std::string e7 = error_of(R"({"title": "t", "scene": "pic_vs_apic", "text": "x", "compare": "solver.transfer=pic"})");
+  CHECK(e7.find("'compare'") != std::string::npos);
+  CHECK(e7.find("2 to 4") != std::string::npos);
   const std::string e6 = error_of(R"({"title": "t", "scene": "pic_vs_apic", "text": "x", "start": {"preset": "spin"}})");
   CHECK(e6.find("start.preset") != std::string::npos);
 }

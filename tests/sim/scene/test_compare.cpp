@@ -69,6 +69,12 @@ TEST_CASE("Comparison: --vary lists and pane counts are checked", "[compare]") {
   CHECK(parse_vary("solver.transfer=pic,apic,flip") ==
         std::vector<std::string>{"solver.transfer=pic", "solver.transfer=apic", "solver.transfer=flip"});
   CHECK_THROWS_AS(parse_vary("solver.transfer"), InputError);
+  const auto four = vary_product("solver.transfer=pic,apic  solver.kernel=quadratic,cubic");
+  REQUIRE(four.size() == 4);
+  CHECK(four[1] == std::vector<std::string>{"solver.transfer=pic", "solver.kernel=cubic"});
+  CHECK(four[2] == std::vector<std::string>{"solver.transfer=apic", "solver.kernel=quadratic"});
+  CHECK_THROWS_AS(vary_product("solver.transfer=pic,apic,flip solver.kernel=quadratic,cubic"), InputError);  // 6
+  CHECK_THROWS_AS(vary_product("solver.transfer=pic"), InputError);                                          // 1
   CHECK_THROWS_AS(parse_vary("solver.transfer=pic,,flip"), InputError);
   CHECK_THROWS_AS(Comparison("pic_vs_apic", {}, {{"solver.transfer=pic"}}, "cpu", 1), InputError);
   try {

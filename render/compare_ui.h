@@ -1,0 +1,46 @@
+/// The window's comparison view (issue #15, render/panel_compare.cpp): the
+/// panes (sim/scene/compare.h), their particle renderers and tables, the
+/// linked camera, per-pane curves for the overlaid Stats plot, and what the
+/// Compare panel edits. Internal to render/.
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+#include "render/gl_draw.h"
+#include "sim/scene/compare.h"
+
+namespace ps {
+
+struct CompareUi {
+  std::unique_ptr<Comparison> cmp;  ///< null: the single view
+  /// What to vary: space-separated `path=v1,v2,...` items; the panes are
+  /// their product (2 to 4).
+  std::string vary = "solver.transfer=pic,apic,flip";
+  std::vector<std::vector<std::string>> variants;  ///< the running comparison's panes' overrides
+  std::string scene;                               ///< the scene it was built from
+  std::vector<std::string> base;                   ///< the scene's overrides under the panes'
+  std::string error;                               ///< the last failed build
+  // Drawing.
+  std::array<ParticleRenderer, 4> renderers;
+  bool renderers_ready = false;
+  std::array<ParticleTable, 4> tables;
+  std::vector<float> xy, scalar, radius;
+  std::vector<uint8_t> rgba;
+  bool linked_fit = true;           ///< refit the panes on the next draw
+  Vec2 centre{0.f, 0.f};            ///< linked camera: world point at each pane's centre
+  float scale = 1.f;                ///< and its pixels per world unit
+  // Curves (one per pane): kinetic energy, |linear momentum|, angular momentum.
+  static constexpr int kSamples = 240;
+  struct Curves {
+    std::vector<float> ke, p, L;
+  };
+  std::array<Curves, 4> curves;
+  double last_sample = -1.0;
+  // Tools.
+  bool grabbing = false;
+  std::vector<uint32_t> grab_rows;
+  std::string halted;  ///< the pane that blew up, and why
+};
+
+}  // namespace ps
