@@ -18,6 +18,7 @@
 
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "render/cpu/file_open.h"
 #include "render/cpu/picking.h"
 #include "render/ui_widgets.h"
 #include "render/window_state.h"
@@ -64,6 +65,8 @@ bool App::start_compare(const std::string& vary) {
     return false;
   }
   c.cmp = std::move(next);
+  // The SGF lists edited in the window act on every pane (the scene's own come with each pane).
+  if (!sgf.set.groups.empty()) c.cmp->set_force_list(sgf_list_for_sim(sgf.set));
   c.vary = vary;
   c.variants = variants;
   c.scene = scene_arg;

@@ -213,6 +213,7 @@ void sgf_sync(App& a) {
   s.dirty = false;
   SgfList l = sgf_list_for_sim(s.set);  // render/cpu/file_open.h
   a.sim->set_force_list(l);
+  if (a.compare.cmp) a.compare.cmp->set_force_list(l);  // every pane alike
   a.log("sgf apply files=%zu rows=%zu step=%" PRId64, s.set.groups.empty() ? size_t{0} : sgf_flatten(s.set).files.size(),
         l.row_count(), current_step(a));
 }
