@@ -779,6 +779,9 @@ class MpmCudaBackend final : public MpmBackend {
     if (count <= 0) return r;
     if (in.collider_count > 0)  // the coupling keeps rigid scenes on the CPU (sim/scene/coupled.cpp)
       throw BackendError("rigid-body parts reached the CUDA MPM stepper, which has no collider kernels", true);
+    if (in.solver.transfer == Transfer::PolyPIC)  // the world continues on the CPU backend
+      throw BackendError("the CUDA MPM stepper has no PolyPIC transfer (no device copy of the particles' "
+                         "higher velocity modes); PolyPIC runs on the CPU backend", true);
     if (n_ == 0) {
       // Nothing on the device: the clock still advances as MpmBackend::advance's does
       // (substeps of no particles, max |v| 0).
