@@ -126,7 +126,7 @@ PS_HD_CONST float dinv_factor(Kernel k) {
 // [SECTION] PolyPIC -------------------------------------------------------------------
 //
 // Fu, Guo, Wang & Jiang 2017, "A polynomial particle-in-cell method", ACM TOG
-// 36(6), 222, secs. 4-5. A particle carries the velocity field
+// 36(6), 222. A particle carries the velocity field
 //   v(x_i) = v_p + C_p (x_i - x_p) + sum_r c_r e_r(d),   d = (x_i - x_p) / dx,
 // over its stencil, with modes e_r orthogonal under the stencil weights w_ip.
 // G2P projects the grid velocities on each mode (weighted least squares, one
