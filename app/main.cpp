@@ -288,10 +288,15 @@ int cmd_run(const Args& a, bool default_headless) {
                                        : a.get_int("frames", sim->info().frames, 0, 1L << 40) * spf;
   const int64_t unit = by_steps ? 1 : spf;  // dump-every counts frames unless --steps
   if (!quiet) {
-    std::printf("scene %s (%s)%s: %zu particles, backend %s, %" PRId64 " steps (%d per frame)\n",
+    // MPM scenes name their transfer and kernel (e.g. "polypic, quadratic").
+    std::string scheme;
+    if (MpmWorld* w = sim->mpm())
+      scheme = std::string(", ") + transfer_name(w->solver.transfer) + " transfer, " + kernel_name(w->solver.kernel) +
+               " kernel";
+    std::printf("scene %s (%s)%s: %zu particles, backend %s%s, %" PRId64 " steps (%d per frame)\n",
                 sim->info().name.c_str(), sim->info().path.c_str(),
                 refine > 1 ? (" refined " + std::to_string(refine) + "x").c_str() : "", sim->diagnostics().count,
-                sim->backend_name().c_str(), total_steps, spf);
+                sim->backend_name().c_str(), scheme.c_str(), total_steps, spf);
   }
 
   // State: summary file and counters.

@@ -18,6 +18,7 @@
 #include "imgui_stdlib.h"
 #include "render/cpu/particle_fields.h"
 #include "sim/mpm/material_table.h"
+#include "sim/mpm/mpm_kernels.h"
 #include "render/window_state.h"
 #include "render/ui_widgets.h"
 #include "sim/rigid/rigid_scene.h"
@@ -341,11 +342,19 @@ void App::panel_solver() {
   if (ImGui::RadioButton("APIC", t == 1)) t = 1;
   ImGui::SameLine();
   if (ImGui::RadioButton("FLIP", t == 2)) t = 2;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("PolyPIC", t == 3)) t = 3;
   help_marker("PIC averages particle velocities onto the grid and loses rotation and shear.\n"
               "APIC also carries each particle's affine field C, so rotation survives.\n"
-              "FLIP transfers velocity changes; the blend mixes FLIP with PIC.  Key A toggles PIC / APIC.");
+              "FLIP transfers velocity changes; the blend mixes FLIP with PIC.  Key A toggles PIC / APIC.\n"
+              "PolyPIC (Fu et al. 2017) carries six more polynomial modes (quadratic kernel only, CPU backend):\n"
+              "it conserves what APIC does and dissipates less.");
   if (t != static_cast<int>(solver.transfer)) {
     solver.transfer = static_cast<Transfer>(t);
+    if (solver.transfer == Transfer::PolyPIC && solver.kernel != Kernel::Quadratic) {
+      solver.kernel = Kernel::Quadratic;
+      log("PolyPIC needs the quadratic kernel: kernel quadratic");
+    }
     log("transfer %s", transfer_name(solver.transfer));
   }
   ImGui::BeginDisabled(solver.transfer != Transfer::FLIP);
@@ -363,7 +372,13 @@ void App::panel_solver() {
 
   int k = static_cast<int>(solver.kernel) - 1;
   const char* kernels[] = {"linear", "quadratic", "cubic"};
-  if (ImGui::Combo("kernel", &k, kernels, 3)) solver.kernel = static_cast<Kernel>(k + 1);
+  if (ImGui::Combo("kernel", &k, kernels, 3)) {
+    solver.kernel = static_cast<Kernel>(k + 1);
+    if (mpm::transfer_kernel_error(solver.transfer, solver.kernel)) {
+      solver.transfer = Transfer::APIC;  // PolyPIC has quadratic modes only
+      log("PolyPIC needs the quadratic kernel: transfer apic");
+    }
+  }
   ImGui::SliderFloat("dt", &solver.dt, 1e-6f, 1e-2f, "%.2e", ImGuiSliderFlags_Logarithmic);
   ImGui::SliderInt("substeps", &solver.substeps, 1, 400, "%d / frame", ImGuiSliderFlags_Logarithmic);
   ImGui::Checkbox("adaptive dt (CFL)", &solver.adaptive_dt);
@@ -852,7 +867,8 @@ void App::draw_banners() {
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
       if (w)
       {
-        const char* tn = w->solver.transfer == Transfer::PIC ? "PIC" : w->solver.transfer == Transfer::APIC ? "APIC" : "FLIP";
+        const char* tns[] = {"PIC", "APIC", "FLIP", "PolyPIC"};
+        const char* tn = tns[static_cast<int>(w->solver.transfer) & 3];
         char blend[32] = "";
         if (w->solver.transfer == Transfer::FLIP) std::snprintf(blend, sizeof blend, " %.2f", static_cast<double>(w->solver.flip_blend));
         ImGui::Text("%s%s  |  %s particles  |  t = %.3f s", tn, blend, with_commas(table.size()).c_str(), sim->time());

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include "sim/mpm/mpm_kernels.h"
 
 namespace ps {
@@ -74,8 +75,14 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
   pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
     std::fill(grid_.begin() + b, grid_.begin() + e, Node{0.f, 0.f, 0.f, 0.f});
   });
-  const bool apic = in.solver.transfer == Transfer::APIC;
+  const bool poly = in.solver.transfer == Transfer::PolyPIC;
+  const bool apic = in.solver.transfer == Transfer::APIC || poly;  // PolyPIC = APIC + higher modes
   const bool flip = in.solver.transfer == Transfer::FLIP;
+  if (poly) {
+    if (const char* why = mpm::transfer_kernel_error(in.solver.transfer, in.solver.kernel))
+      throw std::invalid_argument(why);
+    if (p_->poly.size() != n) p_->poly.resize(n);  // arrays filled outside MpmParticles' helpers
+  }
   if (flip) {
     pool_.parallel_for(static_cast<int64_t>(grid_v_old_.size()), 16384, [&](int64_t b, int64_t e, int) {
       std::fill(grid_v_old_.begin() + b, grid_v_old_.begin() + e, Vec2{});
@@ -84,7 +91,10 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
   switch (in.solver.kernel) {
     case Kernel::Linear: flip ? scatter<Kernel::Linear, true>(in, apic) : scatter<Kernel::Linear, false>(in, apic); break;
     case Kernel::Cubic: flip ? scatter<Kernel::Cubic, true>(in, apic) : scatter<Kernel::Cubic, false>(in, apic); break;
-    default: flip ? scatter<Kernel::Quadratic, true>(in, apic) : scatter<Kernel::Quadratic, false>(in, apic); break;
+    default:
+      if (poly) scatter<Kernel::Quadratic, false, true>(in, apic);
+      else flip ? scatter<Kernel::Quadratic, true>(in, apic) : scatter<Kernel::Quadratic, false>(in, apic);
+      break;
   }
 }
 
@@ -96,9 +106,11 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
 // expensive part (SVDs, return maps) balanced however unevenly the
 // particles fill the blocks of a colour. FLIP also scatters the transferred
 // momentum w m_p v_p on its own (the old grid velocity, without this
-// substep's stress and external impulses).
-template <Kernel K, bool FLIP>
+// substep's stress and external impulses). POLY adds PolyPIC's extra
+// modes, m_p sum_r w e_r c_r (mpm_kernels.h).
+template <Kernel K, bool FLIP, bool POLY>
 void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
   constexpr int N = mpm::kernel_support(K);
   const GridSpec& g = in.grid;
   const float dt = in.dt;
@@ -168,6 +180,11 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
             }
           } else {
             const Vec2 mv0 = mp * p_->v[i];
+            mpm::PolyAxis px, py;
+            if constexpr (POLY) {
+              px = mpm::poly_axis(s.wx, s.fx);
+              py = mpm::poly_axis(s.wy, s.fy);
+            }
             for (int c = 0; c < N; ++c) {
               const size_t row0 = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
               Node* row = &grid_[row0];
@@ -176,7 +193,8 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
                 const float w = s.wx[a] * s.wy[c];
                 if constexpr (FLIP) grid_v_old_[row0 + a] += w * mv0;
                 const Vec2 dpos{(a - s.fx) * g.dx, dy};
-                const Vec2 d = w * (q.mv + q.A * dpos);
+                Vec2 d = w * (q.mv + q.A * dpos);
+                if constexpr (POLY) d += mp * mpm::poly_node_velocity(p_->poly[i], px, py, a, c);
                 row[a].vx += d.x;
                 row[a].vy += d.y;
                 row[a].m += w * mp;
@@ -251,10 +269,13 @@ void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
 
 SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
   const bool flip = in.solver.transfer == Transfer::FLIP;
+  const bool poly = in.solver.transfer == Transfer::PolyPIC;  // quadratic only (checked in p2g)
   switch (in.solver.kernel) {
     case Kernel::Linear: return flip ? gather<Kernel::Linear, true>(in) : gather<Kernel::Linear, false>(in);
     case Kernel::Cubic: return flip ? gather<Kernel::Cubic, true>(in) : gather<Kernel::Cubic, false>(in);
-    default: return flip ? gather<Kernel::Quadratic, true>(in) : gather<Kernel::Quadratic, false>(in);
+    default:
+      if (poly) return gather<Kernel::Quadratic, false, true>(in);
+      return flip ? gather<Kernel::Quadratic, true>(in) : gather<Kernel::Quadratic, false>(in);
   }
 }
 
@@ -312,8 +333,9 @@ bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_mo
   return length2(p_->v[i]) <= vlim2 && std::isfinite(p_->J[i]) && std::isfinite(F.a00 + F.a01 + F.a10 + F.a11);
 }
 
-template <Kernel K, bool FLIP>
+template <Kernel K, bool FLIP, bool POLY>
 SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
   constexpr int N = mpm::kernel_support(K);
   // The linear kernel finishes F and x in a second (MUSL) pass, see musl_linear.
   constexpr bool kMusl = K == Kernel::Linear;
@@ -328,12 +350,19 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
     const mpm::Stencil s = mpm::make_stencil(K, g, xp);
     Vec2 v_pic{}, dv{};
     Mat2 B{};
+    PolyModes modes;
+    mpm::PolyAxis px, py;
+    if constexpr (POLY) {
+      px = mpm::poly_axis(s.wx, s.fx);
+      py = mpm::poly_axis(s.wy, s.fy);
+    }
     for (int c = 0; c < N; ++c) {
       const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
       for (int a = 0; a < N; ++a) {
         const float w = s.wx[a] * s.wy[c];
         const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
         v_pic += w * vi;
+        if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
         if constexpr (FLIP) dv += w * (vi - grid_v_old_[row + a]);
         if constexpr (K == Kernel::Linear) {
           B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
@@ -346,6 +375,7 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
     const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
     p_->v[i] = v;
     p_->C[i] = B;
+    if constexpr (POLY) p_->poly[i] = modes;
     if constexpr (kMusl) return true;
     const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
     return finish_particle(i, K, B, v_adv, dt, vlim2, in);
@@ -486,7 +516,7 @@ BackendStats MpmCpuBackend::stats() const {
   BackendStats s;
   s.device = "CPU, " + std::to_string(pool_.size()) + (pool_.size() == 1 ? " thread" : " threads");
   const size_t n = p_ ? p_->size() : 0;
-  s.state_bytes = n * (sizeof(Vec2) * 3 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 2 + 4) +
+  s.state_bytes = n * (sizeof(Vec2) * 3 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 2 + 4 + sizeof(PolyModes)) +
                   grid_.size() * (sizeof(Node) + sizeof(Vec2)) + n * sizeof(uint32_t) * 2;
   static const char* names[4] = {"bucket (8x8 blocks)", "P2G + constitutive", "grid update", "G2P + advect (+ MUSL, linear)"};
   s.ms_per_substep = 0.0;

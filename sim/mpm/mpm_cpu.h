@@ -36,8 +36,9 @@ class MpmCpuBackend final : public MpmBackend {
   /// part (deterministic sums); `impulses` false for MUSL's second grid.
   void collide_grid(const SubstepInput& in, bool impulses);
   SubstepResult g2p(const SubstepInput& in);
-  template <Kernel K, bool FLIP> void scatter(const SubstepInput& in, bool apic);
-  template <Kernel K, bool FLIP> SubstepResult gather(const SubstepInput& in);
+  /// POLY: PolyPIC's extra modes (quadratic kernel, not FLIP).
+  template <Kernel K, bool FLIP, bool POLY = false> void scatter(const SubstepInput& in, bool apic);
+  template <Kernel K, bool FLIP, bool POLY = false> SubstepResult gather(const SubstepInput& in);
   template <bool FLIP> SubstepResult musl_linear(const SubstepInput& in);
   /// F, J, position, next block key and blow-up test of particle i after its
   /// velocity is set; returns false when it blew up (|v|^2 > vlim2 or not finite).

@@ -836,6 +836,9 @@ class MpmCudaBackend final : public MpmBackend {
   SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
     SubstepResult r;
     if (count <= 0) return r;
+    if (in.solver.transfer == Transfer::PolyPIC)  // the world continues on the CPU backend
+      throw BackendError("the CUDA MPM stepper has no PolyPIC transfer (no device copy of the particles' "
+                         "higher velocity modes); PolyPIC runs on the CPU backend", true);
     if (n_ == 0) {
       // Nothing on the device: the clock still advances as MpmBackend::advance's does
       // (substeps of no particles, max |v| 0).

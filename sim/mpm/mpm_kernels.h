@@ -11,6 +11,7 @@
 #include "sim/core/vec.h"
 #include "sim/mpm/materials.h"
 #include "sim/mpm/mpm_params.h"
+#include "sim/mpm/mpm_particles.h"
 
 namespace ps {
 namespace mpm {
@@ -120,6 +121,90 @@ PS_HD Vec2 grad_vector(Kernel k, const Stencil& s, int a, int b, float inv_dx) {
 /// B-splines; 0 for the linear kernel, which uses grad w instead.
 PS_HD_CONST float dinv_factor(Kernel k) {
   return k == Kernel::Quadratic ? 4.f : (k == Kernel::Cubic ? 3.f : 0.f);
+}
+
+// [SECTION] PolyPIC -------------------------------------------------------------------
+//
+// Fu, Guo, Wang & Jiang 2017, "A polynomial particle-in-cell method", ACM TOG
+// 36(6), 222. A particle carries the velocity field
+//   v(x_i) = v_p + C_p (x_i - x_p) + sum_r c_r e_r(d),   d = (x_i - x_p) / dx,
+// over its stencil, with modes e_r orthogonal under the stencil weights w_ip.
+// G2P projects the grid velocities on each mode (weighted least squares, one
+// mode at a time because they are orthogonal):
+//   c_r = sum_i w_ip e_r(d) v_i / sum_i w_ip e_r(d)^2,
+// and P2G scatters m_p w_ip v(x_i). For the quadratic B-spline (3 x 3 nodes)
+// the modes are tensor products of 1D polynomials orthogonal under the 1D
+// weights w_a: 1, d and G(d) = d^2 - (M3/M2) d - M2 (M_k = sum_a w_a d_a^k,
+// M2 = 1/4), the paper's G polynomial. 1, x, y are PIC's and APIC's modes (v_p
+// and C, left as they are: mass, momentum and angular momentum are conserved
+// as in APIC, since the other six modes are orthogonal to 1, x and y and so
+// carry neither momentum nor angular momentum). The six extra ones are
+// xy, G(x), G(y), G(x) y, x G(y), G(x) G(y): with all nine, one particle's
+// G2P then P2G reproduces its stencil's nine node velocities exactly.
+//
+// The paper's scaling factors 1 / sum_i w e_r^2 are evaluated in closed form
+// so nothing divides by a vanishing weight: on three nodes, the weighted
+// complement of {1, d} is w_a G(d_a) = k s_a with s = (1, -2, 1), and G monic
+// gives k = 2 / (1/w0 + 4/w1 + 1/w2) = 2 w0 w1 w2 / (w1 w2 + 4 w0 w2 + w0 w1)
+// (-> 0 when a weight does), sum_a w_a G_a^2 = 2k, so G2P's projection
+// weight w_a G_a / (2k) is s_a / 2: G's coefficient is half the second
+// difference of the node velocities, whatever the weights.
+//
+// F is still updated with APIC's C (the MLS-MPM gradient that the stress
+// force uses, Hu et al. 2018): the extra modes change what is transferred,
+// not the constitutive update.
+
+/// The extra modes' 1D degrees along x and y, in PolyModes order.
+PS_HD_CONST int poly_deg_x(int r) { return r == 0 ? 1 : (r == 1 || r == 3 || r == 5) ? 2 : (r == 4 ? 1 : 0); }
+PS_HD_CONST int poly_deg_y(int r) { return r == 0 ? 1 : (r == 2 || r == 4 || r == 5) ? 2 : (r == 3 ? 1 : 0); }
+constexpr int kPolyModes = 6;
+static_assert(sizeof(PolyModes) == kPolyModes * sizeof(Vec2), "PolyModes holds the six extra modes");
+
+/// One axis of a quadratic stencil in PolyPIC's 1D basis {1, d, G(d)}:
+/// scatter[deg][a] = w_a e_deg(d_a) (P2G), gather[deg][a] = that over the
+/// mode's norm sum_a w_a e_deg(d_a)^2 (G2P).
+struct PolyAxis {
+  float scatter[3][3];
+  float gather[3][3];
+};
+
+/// `w`: the axis's quadratic weights; `f`: the particle's offset from the
+/// first node (grid units), so d_a = a - f.
+PS_HD PolyAxis poly_axis(const float* w, float f) {
+  PolyAxis ax;
+  const float k = 2.f * w[0] * w[1] * w[2] / (w[1] * w[2] + 4.f * w[0] * w[2] + w[0] * w[1]);
+  const float s[3] = {1.f, -2.f, 1.f};
+  for (int a = 0; a < 3; ++a) {
+    const float d = static_cast<float>(a) - f;
+    ax.scatter[0][a] = w[a];
+    ax.scatter[1][a] = w[a] * d;
+    ax.scatter[2][a] = k * s[a];
+    ax.gather[0][a] = w[a];
+    ax.gather[1][a] = 4.f * w[a] * d;  // M2 = 1/4: APIC's D^-1 in grid units
+    ax.gather[2][a] = 0.5f * s[a];
+  }
+  return ax;
+}
+
+/// P2G: the extra modes' velocity at node (a, b) times its weight,
+/// sum_r w_ab e_r(d_ab) c_r (multiply by m_p for momentum).
+PS_HD Vec2 poly_node_velocity(const PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b) {
+  Vec2 v{};
+  for (int r = 0; r < kPolyModes; ++r) v += (X.scatter[poly_deg_x(r)][a] * Y.scatter[poly_deg_y(r)][b]) * m.c[r];
+  return v;
+}
+
+/// G2P: adds node (a, b)'s velocity `vi` to the extra modes' projections.
+PS_HD void poly_gather_node(PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b, Vec2 vi) {
+  for (int r = 0; r < kPolyModes; ++r) m.c[r] += (X.gather[poly_deg_x(r)][a] * Y.gather[poly_deg_y(r)][b]) * vi;
+}
+
+/// Why a transfer cannot run with a kernel, or nullptr when it can (the scene
+/// reader, the world and the window ask).
+inline const char* transfer_kernel_error(Transfer t, Kernel k) {
+  return t == Transfer::PolyPIC && k != Kernel::Quadratic
+             ? "PolyPIC is implemented for the quadratic kernel only (its 3 x 3 modes); use kernel \"quadratic\""
+             : nullptr;
 }
 
 /// Everything the grid update needs besides the node itself.

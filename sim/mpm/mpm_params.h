@@ -7,8 +7,10 @@
 
 namespace ps {
 
-/// Particle-grid transfer scheme (GAMES201 lecture 7).
-enum class Transfer : uint8_t { PIC = 0, APIC = 1, FLIP = 2 };
+/// Particle-grid transfer scheme (GAMES201 lecture 7). PolyPIC (Fu et al.
+/// 2017) is APIC plus the six higher polynomial modes of the quadratic
+/// stencil (sim/mpm/mpm_kernels.h, [SECTION] PolyPIC); quadratic kernel only.
+enum class Transfer : uint8_t { PIC = 0, APIC = 1, FLIP = 2, PolyPIC = 3 };
 /// What FLIP particles move with (the lecture: implementations differ).
 /// Pic: the interpolated grid velocity sum w v_i, consistent with the F
 /// update (the default). Blend: the particle's new blended velocity.

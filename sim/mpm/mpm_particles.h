@@ -7,6 +7,17 @@
 
 namespace ps {
 
+/// PolyPIC's extra velocity modes of one particle (Fu, Guo, Wang & Jiang 2017):
+/// the coefficients of the six polynomial modes of the quadratic 3x3 stencil
+/// beyond APIC's constant (v) and affine (C) ones, in the order
+/// xy, G(x), G(y), G(x) y, x G(y), G(x) G(y) (mpm::kPolyModes). x, y are the
+/// node offsets in grid units and G the quadratic orthogonal to 1 and x under
+/// the stencil weights, so each coefficient is a velocity (m/s): the mode's
+/// amplitude one cell away. 12 floats, 48 bytes per particle.
+struct PolyModes {
+  Vec2 c[6] = {};
+};
+
 struct MpmParticles {
   std::vector<Vec2> x;       ///< position
   std::vector<Vec2> v;       ///< velocity
@@ -20,6 +31,9 @@ struct MpmParticles {
   std::vector<uint16_t> group;    ///< user group (body index by default)
   std::vector<uint32_t> id;       ///< stable 1-based ID
   std::vector<Vec2> fext;         ///< external force this step (SGF, grab); zero by default
+  /// PolyPIC's higher velocity modes (48 B per particle, always sized; zero
+  /// and unused under PIC, APIC and FLIP; see PolyModes).
+  std::vector<PolyModes> poly;
   std::vector<float> temp;        ///< temperature, deg C (sim/mpm/heat.h)
   std::vector<float> melt;        ///< melt fraction of the particle's initial ice, 0..1
   std::vector<float> vwater;      ///< virtual water on the particle (mass, part of `mass`)
@@ -40,7 +54,7 @@ struct MpmParticles {
   template <class Fn>
   void for_each_array(Fn&& f) {
     f(x); f(v); f(C); f(F); f(J); f(Jp); f(mass); f(vol0); f(material); f(group); f(id); f(fext);
-    f(temp); f(melt); f(vwater);
+    f(temp); f(melt); f(vwater); f(poly);
   }
   void resize(size_t n) {
     for_each_array([n](auto& a) { a.resize(n); });
@@ -57,7 +71,7 @@ struct MpmParticles {
     x.push_back(pos); v.push_back(vel); C.push_back(Mat2{}); F.push_back(Mat2::identity());
     J.push_back(1.f); Jp.push_back(1.f); mass.push_back(m); vol0.push_back(vol);
     material.push_back(mat); group.push_back(grp); id.push_back(new_id); fext.push_back(Vec2{});
-    temp.push_back(temperature); melt.push_back(0.f); vwater.push_back(0.f);
+    temp.push_back(temperature); melt.push_back(0.f); vwater.push_back(0.f); poly.push_back(PolyModes{});
     return i;
   }
 };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include "sim/core/hash.h"
 #include "sim/mpm/mpm_cpu.h"
 #include "sim/mpm/mpm_kernels.h"
@@ -142,6 +143,17 @@ StepStatus MpmWorld::step(int n) {
   if (clock_.step - host_clock_.step >= std::max(1, checkpoint_interval)) {
     sync_guarded();
     if (fell_back()) return StepStatus{};
+  }
+  if (const char* why = mpm::transfer_kernel_error(solver.transfer, solver.kernel)) throw std::invalid_argument(why);
+  if (solver.transfer != Transfer::PolyPIC) {
+    poly_stale_ = true;
+  } else if (poly_stale_) {
+    sync_guarded();
+    if (fell_back()) return StepStatus{};
+    particles.poly.assign(particles.size(), PolyModes{});
+    host_changed();
+    if (fell_back()) return StepStatus{};
+    poly_stale_ = false;
   }
   SubstepInput in;
   in.grid = grid;
@@ -290,6 +302,7 @@ void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32
     }
     particles.v[i] = v;
     particles.C[i] = grad;
+    if (i < particles.poly.size()) particles.poly[i] = PolyModes{};  // a linear field: no higher modes
   });
   host_changed();
 }

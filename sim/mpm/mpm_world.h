@@ -299,6 +299,10 @@ class MpmWorld {
   BackendFallback fallback_;
   int fallbacks_ = 0;
   std::vector<std::string> notices_;
+  /// Substeps ran under another transfer since PolyPIC last wrote
+  /// particles.poly: those modes are stale and are zeroed before PolyPIC
+  /// steps again (the other transfers carry no higher modes).
+  bool poly_stale_ = false;
 };
 
 /// Diagnostics of a particle set (double accumulation in index order).

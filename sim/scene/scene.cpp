@@ -11,6 +11,7 @@
 
 #include "sim/core/image.h"
 #include "sim/core/limits.h"
+#include "sim/mpm/mpm_kernels.h"
 
 namespace fs = std::filesystem;
 
@@ -23,6 +24,7 @@ const char* transfer_name(Transfer t) {
     case Transfer::PIC: return "pic";
     case Transfer::APIC: return "apic";
     case Transfer::FLIP: return "flip";
+    case Transfer::PolyPIC: return "polypic";
   }
   return "?";
 }
@@ -346,10 +348,13 @@ void read_heat(ObjReader& r, HeatParams& h) {
 }
 
 void read_solver(ObjReader& r, SolverParams& s) {
-  s.transfer = static_cast<Transfer>(r.choice("transfer", static_cast<int>(s.transfer), {"pic", "apic", "flip"}));
+  s.transfer =
+      static_cast<Transfer>(r.choice("transfer", static_cast<int>(s.transfer), {"pic", "apic", "flip", "polypic"}));
   s.flip_blend = static_cast<float>(r.number("flip_blend", s.flip_blend, 0.0, 1.0));
   s.flip_advect = static_cast<FlipAdvect>(r.choice("flip_advect", static_cast<int>(s.flip_advect), {"pic", "blend"}));
   s.kernel = static_cast<Kernel>(1 + r.choice("kernel", static_cast<int>(s.kernel) - 1, {"linear", "quadratic", "cubic"}));
+  if (const char* why = mpm::transfer_kernel_error(s.transfer, s.kernel))
+    r.fail(r.has("kernel") ? "kernel" : "transfer", why);
   s.dt = static_cast<float>(r.number("dt", s.dt, 1e-8, 0.1));
   s.substeps = r.integer("substeps", s.substeps, 1, 100000);
   s.adaptive_dt = r.boolean("adaptive_dt", s.adaptive_dt);

@@ -22,4 +22,22 @@ inline MpmScene teaching_block(const char* transfer, const char* preset, const c
   return scene_from(s);
 }
 
+/// Mass and momentum on the backend's grid after its last substep.
+struct GridTotals {
+  double mass = 0, px = 0, py = 0;
+};
+inline GridTotals grid_totals(MpmWorld& w) {
+  GridSpec g;
+  std::vector<float> m;
+  std::vector<Vec2> v;
+  w.backend().read_grid(g, m, v);
+  GridTotals t;
+  for (size_t i = 0; i < m.size(); ++i) {
+    t.mass += m[i];
+    t.px += static_cast<double>(m[i]) * v[i].x;
+    t.py += static_cast<double>(m[i]) * v[i].y;
+  }
+  return t;
+}
+
 }  // namespace ps::test

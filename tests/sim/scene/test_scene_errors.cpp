@@ -59,7 +59,7 @@ TEST_CASE("Unknown fields are errors with file, line, column and field", "[scene
 TEST_CASE("Wrong types, ranges and names are located", "[scene]") {
   std::string e1 = error_of(replace(kGood, "\"apic\"", "\"apik\""));
   INFO(e1);
-  CHECK(e1.find(":3:26: field 'solver.transfer': expected one of pic, apic, flip; got string \"apik\"") != std::string::npos);
+  CHECK(e1.find(":3:26: field 'solver.transfer': expected one of pic, apic, flip, polypic; got string \"apik\"") != std::string::npos);
   std::string e2 = error_of(replace(kGood, "\"grid\": 32", "\"grid\": \"32\""));
   INFO(e2);
   CHECK(e2.find(":2:38: field 'domain.grid': expected a number, got string \"32\"") != std::string::npos);
@@ -93,7 +93,7 @@ TEST_CASE("Overrides (--set) apply by path and bad values are rejected precisely
   std::string e1 = error_of(kGood, {"solver.flip_blend=1.5"});
   CHECK(e1.find("--set solver.flip_blend=1.5: field 'solver.flip_blend': value 1.5 is out of range [0, 1]") != std::string::npos);
   std::string e2 = error_of(kGood, {"solver.transfer=pik"});
-  CHECK(e2.find("--set solver.transfer=pik: field 'solver.transfer': expected one of pic, apic, flip") != std::string::npos);
+  CHECK(e2.find("--set solver.transfer=pik: field 'solver.transfer': expected one of pic, apic, flip, polypic") != std::string::npos);
   std::string e3 = error_of(kGood, {"solver.flipblend=0.5"});
   CHECK(e3.find("field 'solver.flipblend': unknown field") != std::string::npos);
   std::string e4 = error_of(kGood, {"bodies.3.velocity=[0,0]"});
