@@ -63,7 +63,7 @@ TEST_CASE("The first two lessons set PIC and APIC on the same block and spin it"
   CHECK(apic.preset == 1);
 }
 
-TEST_CASE("Lesson names resolve by id or unique prefix; unknown names list the built-ins", "[lesson]") {
+TEST_CASE("Lesson names resolve by id or unique prefix, unknown names list the built-ins", "[lesson]") {
   CHECK(fs::path(resolve_lesson_path("01_pic_loses_rotation")).stem() == "01_pic_loses_rotation");
   CHECK(fs::path(resolve_lesson_path("04")).stem() == "04_flip_noise_pic_damping");
   try {
