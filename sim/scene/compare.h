@@ -1,0 +1,118 @@
+/// Side by side (issue #15, "The classroom"): 2 to 4 panes, each a Simulation
+/// built from the same scene document with its own settings ("--vary"
+/// overrides), stepped in lockstep, with the conserved quantities recorded per
+/// pane per frame. No GL: `sandbox compare` draws the panes into PNGs and the
+/// window will draw them side by side.
+///
+/// Independence: every pane owns a deep copy of the document, its world, its
+/// backend and its force hook; nothing mutable is shared, so a setting applied
+/// to one pane never reaches another.
+///
+/// Lockstep: the first pane is the clock. A frame steps it its substeps per
+/// frame (or the count given), then every other pane steps to the first
+/// pane's simulated time: a fixed-dt pane takes round(left / dt) substeps at
+/// once (so panes with the same dt take the same substeps), a CFL-adaptive MPM
+/// pane one substep at a time while half its next dt still fits. Panes with
+/// different dt therefore agree in time to half a substep; a pane whose world
+/// gives no dt (rigid bodies only) takes the first pane's substep count. SGF
+/// lists count substeps (1-based steps), so with different dt they act at
+/// different simulated times.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+#include "sim/core/step_status.h"
+#include "sim/mpm/mpm_world.h"
+#include "sim/scene/simulation.h"
+
+namespace ps {
+
+/// One "--vary path=a,b,c": a setting path and the values its panes take.
+struct VaryAxis {
+  std::string path;
+  std::vector<std::string> values;
+};
+
+/// Parses "path=a,b,c". Values are split at commas outside brackets and
+/// quotes (solver.gravity=[0,-9.8],[0,0] gives two values). Throws InputError
+/// located at "--vary SPEC" for a missing '=', an empty path or an empty value.
+VaryAxis parse_vary(const std::string& spec);
+
+/// What one pane is: its label ("transfer=pic") and its overrides
+/// ("solver.transfer=pic"), applied after the common --set overrides.
+struct PaneSpec {
+  std::string label;
+  std::vector<std::string> settings;
+};
+
+/// The cartesian product of the axes, the first axis varying slowest. A
+/// label names each setting by the last segment of its path ("transfer=pic"),
+/// or by the whole path when two axes end alike. No count limit here
+/// (Comparison checks it).
+std::vector<PaneSpec> vary_panes(const std::vector<VaryAxis>& axes);
+
+/// The conserved quantities of one pane at one frame.
+struct CurveSample {
+  int64_t frame = 0;
+  double time = 0.0;
+  int64_t steps = 0;                ///< the pane's substeps so far
+  double kinetic_energy = 0.0;
+  double momentum[2] = {0.0, 0.0};
+  double angular_momentum = 0.0;    ///< about the domain centre (Diagnostics)
+  uint64_t hash = 0;                ///< state hash (bit-identity of panes)
+};
+
+struct ComparePane {
+  PaneSpec spec;
+  std::unique_ptr<Simulation> sim;
+  std::vector<CurveSample> curve;   ///< one sample per recorded frame
+};
+
+class Comparison {
+ public:
+  static constexpr size_t kMinPanes = 2;
+  static constexpr size_t kMaxPanes = 4;
+
+  /// Loads `scene` (a file or a built-in name) once, applies `sets`, then
+  /// builds one world per pane from a copy with the pane's settings (errors
+  /// name "--vary path=value" as --set errors name the override). Throws
+  /// InputError for bad input, for fewer than 2 or more than 4 panes, and for
+  /// a --vary path that a --set also gives; std::runtime_error for an
+  /// unavailable backend. Records frame 0.
+  Comparison(const std::string& scene, const std::vector<std::string>& sets, const std::vector<PaneSpec>& panes,
+             const std::string& backend, int threads);
+
+  size_t size() const { return panes_.size(); }
+  ComparePane& pane(size_t i) { return panes_[i]; }
+  const ComparePane& pane(size_t i) const { return panes_[i]; }
+  /// The scene as the first pane loaded it.
+  const SceneInfo& info() const { return panes_.front().sim->info(); }
+  /// Frames stepped so far (0 after construction).
+  int64_t frame() const { return frame_; }
+
+  /// One frame: the first pane steps `substeps` (<= 0: its substeps per
+  /// frame), the others step to its time (see the file comment); then every
+  /// pane's sample is recorded. On a blow-up the message names the pane
+  /// ("pane 2 (transfer=flip): ...") and the frame counter stays.
+  StepStatus step_frame(int substeps = 0);
+  /// Records the current state as the sample of frame(); a sample for the
+  /// same frame is replaced (after a preset, say).
+  void record();
+
+  /// Body forces for every pane (each pane gets its own hook and applier).
+  void set_force_list(const SgfList& list);
+  /// A velocity preset on every MPM pane (returns how many took it).
+  size_t apply_preset(Preset preset, float speed = 1.f);
+
+  /// frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash
+  /// (one row per pane per recorded frame; pane is 1-based).
+  std::string curves_csv() const;
+
+ private:
+  StepStatus catch_up(Simulation& sim, double target, int ref_substeps);
+  std::vector<ComparePane> panes_;
+  int64_t frame_ = 0;
+};
+
+}  // namespace ps
