@@ -18,6 +18,9 @@ FlagSpec spec_for(const std::string& cmd) {
     s.value_flags = {"steps", "frames", "backend", "threads", "set", "out", "dump-every", "format", "images", "sgf", "color", "refine"};
     s.switches = {"quiet", "verbose", "no-progress"};
     if (cmd == "") s.value_flags.insert("lesson");  // `sandbox --lesson 01`: the window, or its scene headless
+  } else if (cmd == "compare") {
+    s.value_flags = {"vary", "set", "steps", "frames", "backend", "threads", "out", "images", "fps", "sgf"};
+    s.switches = {"video", "quiet", "no-progress"};
   } else if (cmd == "gui") {
     s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log", "lesson", "compare"};
     s.switches = {"verbose", "paused"};
@@ -55,7 +58,7 @@ Args parse_args(int argc, char** argv) {
   int i = 1;
   if (i < argc && argv[i][0] != '-') {
     std::string c = argv[i];
-    if (c == "run" || c == "bench" || c == "info" || c == "gui" || c == "help" || c == "specimen" ||
+    if (c == "run" || c == "compare" || c == "bench" || c == "info" || c == "gui" || c == "help" || c == "specimen" ||
         c == "verify") {
       a.command = c;
       ++i;
@@ -96,6 +99,7 @@ Args parse_args(int argc, char** argv) {
         value = argv[++i];
       }
       if (name == "set") a.sets.push_back(value);
+      else if (name == "vary") a.varies.push_back(value);
       else a.opt[name] = value;
       continue;
     }

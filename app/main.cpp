@@ -2,6 +2,7 @@
 //   sandbox                 window on the default scene (headless run without a display)
 //   sandbox gui [SCENE]     window
 //   sandbox run SCENE ...   headless run with dumps, images and a summary
+//   sandbox compare SCENE --vary path=a,b ...   2 to 4 settings side by side
 //   sandbox bench ...       particle-substeps per second of the built-in scenes
 //   sandbox info            backends and devices
 #include <unistd.h>
@@ -20,6 +21,9 @@
 #include <thread>
 
 #include "app/cli.h"
+#include "app/compare_cmd.h"
+#include "app/frame_image.h"
+#include "app/sgf_flag.h"
 #include "app/verify_cmd.h"
 #include "render/cpu/dem_view.h"
 #include "render/cpu/heat_view.h"
@@ -57,6 +61,9 @@ const char* kUsage =
     "                    [--set key=value]... [--refine K] [--out DIR] [--dump-every K]\n"
     "                    [--format csv|ply|vtk|p4] [--images K] [--color material|temperature|melt]\n"
     "                    [--sgf DIR] [--quiet]\n"
+    "  sandbox compare SCENE --vary path=a,b[,c,d] [--vary path=a,b]... [--set key=value]...\n"
+    "                    [--frames N | --steps N] [--out DIR] [--images K] [--video] [--fps F]\n"
+    "                    [--sgf DIR] [--backend cpu|cuda|auto] [--threads K] [--quiet]\n"
     "  sandbox bench [--backend all|cpu|cuda|auto] [--threads K] [--scenes a,b,...]\n"
     "                [--sizes 1,2,4] [--steps N] [--warmup N] [--phases]\n"
     "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
@@ -72,6 +79,11 @@ const char* kUsage =
     "  --set solver.flip_blend=0.95, --set materials.water.bulk_modulus=800.\n"
     "--refine K runs the scene refined K times as `bench --sizes K` does (MPM grid x K, body\n"
     "  spacing and dt / K; DEM radius / K): particles about x K^2, K times the substeps per second.\n"
+    "compare builds one pane per combination of the --vary values (2 to 4 panes) from the same\n"
+    "  scene, steps them in lockstep (the first pane's clock) and writes DIR/frame_NNNNN.png (panes\n"
+    "  side by side, labelled), curves.csv (frame, time, pane, kinetic energy, momentum, angular\n"
+    "  momentum per pane), curves.svg and with --video compare.mp4 (when ffmpeg is on PATH);\n"
+    "  default DIR out/compare_SCENE, a picture every frame (--images K: every K frames).\n"
     "--dump-every K writes the particles every K frames (every K steps with --steps);\n"
     "specimen fills a silhouette with particles and writes particles.csv (ID, x, y in pixels),\n"
     "  colors.csv (ID, R, G, B), belt.txt (IDs whose pixel is brighter than T in every channel)\n"
@@ -101,77 +113,6 @@ bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 void print_notices(Simulation& sim) {
   const std::string n = sim.take_notice();
   if (!n.empty()) std::fprintf(stderr, "sandbox: %s\n", n.c_str());
-}
-
-void make_splats(const ParticleTable& t, std::vector<Splat>& out) {
-  out.resize(t.size());
-  for (size_t i = 0; i < t.size(); ++i) {
-    Splat& s = out[i];
-    s.x = Vec2{t.x[i], t.y[i]};
-    s.radius = t.radius[i];
-    for (int c = 0; c < 3; ++c) s.rgb[c] = t.color[i][static_cast<size_t>(c)];
-  }
-}
-
-/// How headless images colour the particles (`sandbox run --color`).
-struct ImageColor {
-  bool heat = false;
-  HeatColor mode = HeatColor::Temperature;
-  float lo = 0.f, hi = 0.f;  ///< temperature range, fixed for the run
-};
-
-bool write_image(Simulation& sim, const std::string& path, ParticleTable& table, std::string* err,
-                 const ImageColor& color) {
-  sim.table(table);
-  std::vector<Splat> splats;
-  make_splats(table, splats);
-  if (color.heat) {
-    if (MpmWorld* w = sim.mpm()) {
-      std::vector<std::array<float, 3>> rgb;
-      heat_particle_rgb(w->particles, w->materials, color.mode,
-                        color.mode == HeatColor::Temperature ? Colormap::Coolwarm : Colormap::IceWater, color.lo,
-                        color.hi, rgb);
-      for (size_t i = 0; i < splats.size() && i < rgb.size(); ++i)
-        for (int c = 0; c < 3; ++c) splats[i].rgb[c] = rgb[i][static_cast<size_t>(c)];
-    }
-  }
-  Image img;
-  img.resize(960, 720);
-  Vec2 lo, hi;
-  sim.bounds(lo, hi);
-  const float bg[3] = {0.07f, 0.08f, 0.10f};
-  rasterize(img, lo, hi, splats, bg, true);
-  std::vector<FilledPolygon> polys;
-  if (const dem::DemWorld* dw = sim.dem()) {
-    // DEM walls (planes clipped to the view, segments) as thin grey bands.
-    const float half = 0.0025f * std::max(hi.x - lo.x, hi.y - lo.y);
-    for (const dem::DemWall& wall : dw->walls) {
-      Vec2 a, b;
-      if (!wall_segment(wall, lo, hi, a, b)) continue;
-      const Vec2 d = b - a;
-      const float L = length(d);
-      if (!(L > 0.f)) continue;
-      const Vec2 n = (half / L) * perp(d);
-      FilledPolygon fp;
-      fp.pts = {a - n, b - n, b + n, a + n};
-      fp.rgb[0] = fp.rgb[1] = fp.rgb[2] = 0.55f;
-      polys.push_back(std::move(fp));
-    }
-  }
-  if (const rigid::RigidWorld* rw = sim.rigid()) {
-    std::vector<std::vector<dem::Vec2d>> parts;
-    for (size_t b = 0; b < rw->body_count(); ++b) {
-      rw->outline(static_cast<int>(b), parts);
-      for (const auto& part : parts) {
-        FilledPolygon fp;
-        for (const dem::Vec2d& q : part) fp.pts.push_back(Vec2{static_cast<float>(q.x), static_cast<float>(q.y)});
-        for (int c = 0; c < 3; ++c) fp.rgb[c] = rw->def(static_cast<int>(b)).color[c];
-        polys.push_back(std::move(fp));
-      }
-    }
-  }
-  draw_polygons(img, lo, hi, polys);
-  return write_png(path, img, err);
 }
 
 std::string summary_line(const char* label, int64_t n, const Simulation& sim, const Diagnostics& d) {
@@ -233,30 +174,11 @@ int cmd_run(const Args& a, bool default_headless) {
   std::unique_ptr<Simulation> sim = refine > 1 ? load_refined(scene, a.sets, refine, backend, threads)
                                                : load_simulation(scene, a.sets, backend, threads);
   print_notices(*sim);
-  if (a.has("sgf")) {
-    // Timed body forces: malformed files or rows are reported, the rest loads.
-    std::string dir = a.get("sgf", "");
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw UsageError("--sgf: '" + dir + "' is not a folder");
-    SgfLoadResult sgf = load_sgf_folder(dir);
-    for (const auto& d : sgf.diagnostics) std::fprintf(stderr, "warning: %s\n", d.what());
-    size_t rows = sgf.list.row_count();
-    if (!quiet)
-      std::printf("sgf %s: %zu files, %zu rows%s\n", dir.c_str(), sgf.list.files.size(), rows,
-                  sgf.diagnostics.empty() ? "" : " (some rows skipped, see warnings)");
-    sim->set_force_list(sgf.list);
-  }
+  if (a.has("sgf")) sim->set_force_list(load_sgf_flag(a.get("sgf", ""), quiet));
   std::string out_dir = a.get("out", default_headless ? "out/" + fs::path(sim->info().path).stem().string() : "");
   if ((dump_every > 0 || image_every > 0) && out_dir.empty()) out_dir = "out/" + fs::path(sim->info().path).stem().string();
-  if (!out_dir.empty()) {
-    std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec) throw std::runtime_error(out_dir + ": cannot create output folder: " + ec.message());
-  }
-  if (image_every > 0 && !png_supported()) {
-    std::fprintf(stderr, "note: this build cannot write PNG images (no libstb); images skipped\n");
-    image_every = 0;
-  }
+  if (!out_dir.empty()) create_output_dir(out_dir);
+  image_every = png_interval(image_every);
 
   // Colour of the images: the materials', or temperature / melt fraction
   // (MPM scenes with heat). The temperature range is fixed for the run: the
@@ -798,6 +720,7 @@ int main(int argc, char** argv) {
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "specimen") return cmd_specimen(a);
     if (a.command == "verify") return cmd_verify(a);
+    if (a.command == "compare") return cmd_compare(a);
     if (a.command == "run") {
       if (a.positional.empty()) throw UsageError("run needs a scene (a file or a built-in name; see `sandbox info`)");
       return cmd_run(a, false);

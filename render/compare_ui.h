@@ -17,10 +17,8 @@ struct CompareUi {
   /// What to vary: space-separated `path=v1,v2,...` items; the panes are
   /// their product (2 to 4).
   std::string vary = "solver.transfer=pic,apic,flip";
-  std::vector<std::vector<std::string>> variants;  ///< the running comparison's panes' overrides
-  std::string scene;                               ///< the scene it was built from
-  std::vector<std::string> base;                   ///< the scene's overrides under the panes'
-  std::string error;                               ///< the last failed build
+  std::vector<PaneSpec> panes;  ///< the running comparison's panes (labels, settings)
+  std::string error;            ///< the last failed build
   // Drawing.
   std::array<ParticleRenderer, 4> renderers;
   bool renderers_ready = false;

@@ -33,8 +33,10 @@ using ui::kError;
 using ui::kMuted;
 using ui::section_label;
 
-// Pane colours for labels and curves (distinct on dark and black backgrounds).
-const ImVec4 kPaneColor[4] = {{1.00f, 0.55f, 0.25f, 1.f}, {0.35f, 0.80f, 1.00f, 1.f}, {0.55f, 0.95f, 0.45f, 1.f},
+// Pane colours for labels and curves (distinct on dark and black backgrounds): the hues of
+// `sandbox compare`'s images and curves.svg (verify::plot_colour: blue, orange, green, pink),
+// lighter so they read on the dark panels.
+const ImVec4 kPaneColor[4] = {{0.35f, 0.80f, 1.00f, 1.f}, {1.00f, 0.55f, 0.25f, 1.f}, {0.55f, 0.95f, 0.45f, 1.f},
                               {1.00f, 0.45f, 0.80f, 1.f}};
 
 double seconds_now() {
@@ -50,11 +52,21 @@ bool App::start_compare(const std::string& vary) {
   CompareUi& c = compare;
   c.error.clear();
   if (!sim) return false;
-  std::vector<std::vector<std::string>> variants;
+  std::vector<PaneSpec> panes;
   std::unique_ptr<Comparison> next;
   try {
-    variants = vary_product(vary);
-    next = std::make_unique<Comparison>(scene_arg, overrides, variants, "cpu", opt.threads);
+    panes = vary_panes_text(vary);
+    // The scene's own overrides (a lesson's, --set) stay common, except those the panes vary.
+    std::vector<std::string> common;
+    for (const std::string& o : overrides) {
+      const std::string path = o.substr(0, o.find('='));
+      bool varied = false;
+      for (const PaneSpec& p : panes)
+        for (const std::string& s : p.settings) varied = varied || s.substr(0, s.find('=')) == path;
+      if (!varied) common.push_back(o);
+    }
+    next = std::make_unique<Comparison>(scene_arg, common, panes, "cpu", opt.threads);
+    next->set_recording(false);  // the Stats plots sample totals() themselves
   } catch (const InputError& e) {
     c.error = e.what();
   } catch (const std::exception& e) {
@@ -68,9 +80,7 @@ bool App::start_compare(const std::string& vary) {
   // The SGF lists edited in the window act on every pane (the scene's own come with each pane).
   if (!sgf.set.groups.empty()) c.cmp->set_force_list(sgf_list_for_sim(sgf.set));
   c.vary = vary;
-  c.variants = variants;
-  c.scene = scene_arg;
-  c.base = overrides;
+  c.panes = panes;
   c.linked_fit = true;
   c.grabbing = false;
   c.halted.clear();
@@ -81,7 +91,7 @@ bool App::start_compare(const std::string& vary) {
     c.renderers_ready = true;
   }
   std::string labels;
-  for (size_t k = 0; k < c.cmp->size(); ++k) labels += (k ? " | " : "") + c.cmp->pane(k).label;
+  for (size_t k = 0; k < c.cmp->size(); ++k) labels += (k ? " | " : "") + c.cmp->pane(k).spec.label;
   log("compare start panes=%zu labels=\"%s\" hash0=%016" PRIx64, c.cmp->size(), labels.c_str(),
       c.cmp->pane(0).sim->diagnostics().hash);
   set_status("comparing " + std::to_string(c.cmp->size()) + " panes: " + labels);
@@ -113,7 +123,7 @@ void App::compare_step_frame() {
     int chunk = 1;
     if (ms_per_substep > 0.0) chunk = static_cast<int>((budget - 1e3 * (seconds_now() - t0)) / ms_per_substep);
     chunk = std::clamp(chunk, 1, want - done);
-    const StepStatus st = c.cmp->step(chunk);
+    const StepStatus st = c.cmp->step_frame(chunk);
     done += chunk;
     if (!st.ok) {
       c.halted = st.message;
@@ -273,7 +283,7 @@ void App::compare_labels() {
     const ImVec4 pc = kPaneColor[k];
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), ImGui::ColorConvertFloat4ToU32(ImVec4(pc.x, pc.y, pc.z, 0.6f)),
                 0.f, 0, 1.5f * ui_scale);
-    const std::string& label = c.cmp->pane(k).label;
+    const std::string& label = c.cmp->pane(k).spec.label;
     ImFont* f = big ? big : ImGui::GetFont();
     const float size = big ? big->FontSize : ImGui::GetFontSize();
     const ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0.f, label.c_str());
@@ -375,7 +385,7 @@ void App::panel_compare() {
   } else {
     for (size_t k = 0; k < c.cmp->size(); ++k) {
       ImGui::PushStyleColor(ImGuiCol_Text, kPaneColor[k]);
-      ImGui::TextWrapped("%zu  %s", k + 1, c.cmp->pane(k).label.c_str());
+      ImGui::TextWrapped("%zu  %s", k + 1, c.cmp->pane(k).spec.label.c_str());
       ImGui::PopStyleColor();
     }
     ImGui::TextDisabled("step %" PRId64 "  |  %.3f ms per substep, all panes", c.cmp->pane(0).sim->step_count(), ms_per_substep);

@@ -11,21 +11,6 @@ namespace ps {
 
 namespace fs = std::filesystem;
 
-bool on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (!path) return false;
-  std::string p = path;
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (!dir.empty() && access((fs::path(dir) / name).c_str(), X_OK) == 0) return true;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return false;
-}
-
 std::string timestamp() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};

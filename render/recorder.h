@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include "render/cpu/raster.h"
+#include "render/cpu/video.h"
 
 namespace ps {
 
@@ -34,8 +35,6 @@ class Recorder {
   Image img_;  // PNG path: reused frame buffer
 };
 
-/// True when an executable `name` is found on $PATH.
-bool on_path(const std::string& name);
 /// "YYYYmmdd-HHMMSS" in local time.
 std::string timestamp();
 

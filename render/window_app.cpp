@@ -243,8 +243,7 @@ void App::sync() {
   if (compare.cmp && pending.preset) {
     const Preset p = *pending.preset;
     pending.preset.reset();
-    compare.cmp->apply_preset(p, preset_speed);
-    compare.linked_fit = false;
+    compare.cmp->apply_preset(p, preset_speed);  // (a pending fit of a new comparison stays pending)
     log("compare preset %s", preset_name(p));
   }
   if (!pending.open_path.empty()) {

@@ -89,7 +89,7 @@ Lesson load_lesson(const std::string& path) {
   if (const Json* cmp = r.get("compare")) {
     if (!cmp->is_string()) throw InputError(cmp->loc(), "compare", "expected \"path=a,b,... [path=...]\", got " + describe(*cmp));
     try {
-      vary_product(cmp->as_string());
+      vary_panes_text(cmp->as_string());
     } catch (const InputError& e) {
       throw InputError(cmp->loc(), "compare", e.message());
     }

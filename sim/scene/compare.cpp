@@ -1,93 +1,197 @@
 #include "sim/scene/compare.h"
 
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <utility>
 #include "sim/core/error.h"
 #include "sim/dem/dem_world.h"
+#include "sim/scene/scene.h"
 
 namespace ps {
 
-std::vector<std::string> parse_vary(const std::string& vary) {
-  const size_t eq = vary.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw InputError({"--vary", 0, 0}, vary, "expected path=value1,value2,... (e.g. solver.transfer=pic,apic,flip)");
-  const std::string path = vary.substr(0, eq);
-  std::vector<std::string> out;
-  size_t b = eq + 1;
-  for (;;) {
-    const size_t e = vary.find(',', b);
-    const std::string v = vary.substr(b, e == std::string::npos ? std::string::npos : e - b);
-    if (v.empty()) throw InputError({"--vary", 0, 0}, path, "an empty value in '" + vary + "'");
-    out.push_back(path + "=" + v);
-    if (e == std::string::npos) break;
-    b = e + 1;
-  }
-  return out;
+namespace {
+
+SourceLoc vary_loc(const std::string& spec) { return SourceLoc{"--vary " + spec, 0, 0}; }
+
+/// The path of an assignment "path=value" (the whole text when it has no '=').
+std::string path_of(const std::string& assignment) { return assignment.substr(0, assignment.find('=')); }
+
+std::string last_segment(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
 }
 
-std::vector<std::vector<std::string>> vary_product(const std::vector<std::string>& items) {
-  std::vector<std::vector<std::string>> out{{}};
-  for (const std::string& item : items) {
-    const std::vector<std::string> values = parse_vary(item);
-    std::vector<std::vector<std::string>> next;
-    for (const auto& prefix : out)
-      for (const std::string& v : values) {
-        next.push_back(prefix);
-        next.back().push_back(v);
+/// The next substep's size of a pane and whether it stays fixed from one
+/// substep to the next (dt 0: the pane's world does not say).
+struct StepSize {
+  double dt = 0.0;
+  bool fixed = true;
+};
+
+StepSize step_size(Simulation& s) {
+  if (MpmWorld* w = s.mpm()) return {static_cast<double>(w->next_dt()), !w->solver.adaptive_dt};
+  if (dem::DemWorld* d = s.dem()) return {d->next_dt(), true};  // the stable estimate changes only with materials
+  return {};
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+}  // namespace
+
+// [SECTION] --vary -------------------------------------------------------------------
+
+VaryAxis parse_vary(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos) throw InputError(vary_loc(spec), "", "expected path=value,value,... (e.g. solver.transfer=pic,apic)");
+  VaryAxis a;
+  a.path = spec.substr(0, eq);
+  if (a.path.empty()) throw InputError(vary_loc(spec), "", "empty setting path before '='");
+  const std::string list = spec.substr(eq + 1);
+  int depth = 0;
+  bool quoted = false;
+  std::string cur;
+  auto push = [&] {
+    if (cur.empty())
+      throw InputError(vary_loc(spec), a.path, "empty value in the list '" + list + "' (values are separated by commas)");
+    a.values.push_back(cur);
+    cur.clear();
+  };
+  for (size_t i = 0; i < list.size(); ++i) {
+    const char c = list[i];
+    if (c == '"' && (i == 0 || list[i - 1] != '\\')) quoted = !quoted;
+    if (!quoted && (c == '[' || c == '{')) ++depth;
+    if (!quoted && (c == ']' || c == '}')) --depth;
+    if (c == ',' && depth == 0 && !quoted) {
+      push();
+      continue;
+    }
+    cur += c;
+  }
+  push();
+  return a;
+}
+
+std::vector<PaneSpec> vary_panes(const std::vector<VaryAxis>& axes) {
+  std::vector<std::string> names;
+  for (const VaryAxis& a : axes) {
+    bool clash = false;
+    for (const VaryAxis& b : axes)
+      if (&a != &b && last_segment(a.path) == last_segment(b.path)) clash = true;
+    names.push_back(clash ? a.path : last_segment(a.path));
+  }
+  std::vector<PaneSpec> panes(1);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    std::vector<PaneSpec> next;
+    for (const PaneSpec& p : panes)
+      for (const std::string& v : axes[k].values) {
+        PaneSpec q = p;
+        q.label += (q.label.empty() ? "" : " ") + names[k] + "=" + v;
+        q.settings.push_back(axes[k].path + "=" + v);
+        next.push_back(std::move(q));
       }
-    out.swap(next);
-    if (out.size() > 4) break;
+    panes = std::move(next);
   }
-  if (items.empty() || out.size() < 2 || out.size() > 4)
-    throw InputError({"--vary", 0, 0}, "compare",
-                     "the varied settings give " + std::to_string(items.empty() ? 0 : out.size()) +
-                         " panes; a comparison has 2 to 4");
-  return out;
+  if (axes.empty()) panes.clear();
+  return panes;
 }
 
-std::vector<std::vector<std::string>> vary_product(const std::string& space_separated) {
-  std::vector<std::string> items;
+std::vector<PaneSpec> vary_panes_text(const std::string& space_separated) {
+  std::vector<VaryAxis> axes;
   size_t b = 0;
   while (b < space_separated.size()) {
     const size_t e = space_separated.find(' ', b);
     const std::string item = space_separated.substr(b, e == std::string::npos ? std::string::npos : e - b);
-    if (!item.empty()) items.push_back(item);
+    if (!item.empty()) axes.push_back(parse_vary(item));
     if (e == std::string::npos) break;
     b = e + 1;
   }
-  return vary_product(items);
+  std::vector<PaneSpec> panes = vary_panes(axes);
+  if (panes.size() < Comparison::kMinPanes || panes.size() > Comparison::kMaxPanes)
+    throw InputError(SourceLoc{"--vary " + space_separated, 0, 0}, "",
+                     "the settings give " + std::to_string(panes.size()) + " pane" + (panes.size() == 1 ? "" : "s") +
+                         "; a comparison shows " + std::to_string(Comparison::kMinPanes) + " to " +
+                         std::to_string(Comparison::kMaxPanes));
+  return panes;
 }
 
-Comparison::Comparison(const std::string& scene, const std::vector<std::string>& base,
-                       const std::vector<std::vector<std::string>>& variants, const std::string& backend, int threads) {
-  if (variants.size() < 2 || variants.size() > 4)
-    throw InputError({scene, 0, 0}, "compare",
-                     "a comparison has 2 to 4 panes, got " + std::to_string(variants.size()));
-  for (const auto& v : variants) {
-    ComparePane p;
-    p.overrides = base;
-    for (const std::string& s : v) {
-      p.overrides.push_back(s);
-      p.label += (p.label.empty() ? "" : "  ") + s;
-    }
-    if (p.label.empty()) p.label = "as the scene file";
-    p.sim = load_simulation(scene, p.overrides, backend, threads);  // InputError names the field
-    panes_.push_back(std::move(p));
+// [SECTION] Comparison ----------------------------------------------------------------
+
+Comparison::Comparison(const std::string& scene, const std::vector<std::string>& sets,
+                       const std::vector<PaneSpec>& panes, const std::string& backend, int threads) {
+  if (panes.size() < kMinPanes || panes.size() > kMaxPanes) {
+    throw InputError(SourceLoc{"--vary", 0, 0}, "",
+                     "the settings give " + std::to_string(panes.size()) + " pane" + (panes.size() == 1 ? "" : "s") +
+                         "; a comparison shows " + std::to_string(kMinPanes) + " to " + std::to_string(kMaxPanes));
+  }
+  for (const PaneSpec& p : panes)
+    for (const std::string& s : p.settings)
+      for (const std::string& set : sets)
+        if (path_of(set) == path_of(s))
+          throw InputError(vary_loc(s), path_of(s), "also given by --set " + set + " (a setting is either common or varied)");
+  const std::string path = resolve_scene_path(scene);
+  const Json base = read_scene_document(path, sets);
+  for (const PaneSpec& p : panes) {
+    Json doc = base;  // a deep copy: the pane's own document
+    for (const std::string& s : p.settings) apply_override(doc, s, "--vary");
+    ComparePane pane;
+    pane.spec = p;
+    pane.sim = simulation_from_document(std::move(doc), path, backend, threads);
+    panes_.push_back(std::move(pane));
+  }
+  record();
+}
+
+void Comparison::record() {
+  for (ComparePane& p : panes_) {
+    const Diagnostics d = p.sim->diagnostics();
+    CurveSample s;
+    s.frame = frame_;
+    s.time = p.sim->time();
+    s.steps = p.sim->step_count();
+    s.kinetic_energy = d.kinetic_energy;
+    s.momentum[0] = d.momentum[0];
+    s.momentum[1] = d.momentum[1];
+    s.angular_momentum = d.angular_momentum;
+    s.hash = d.hash;
+    if (!p.curve.empty() && p.curve.back().frame == frame_) p.curve.back() = s;
+    else p.curve.push_back(s);
   }
 }
 
-StepStatus Comparison::step(int substeps) {
-  for (ComparePane& p : panes_) {
-    StepStatus st = p.sim->step(substeps);
+StepStatus Comparison::catch_up(Simulation& sim, double target, int ref_substeps) {
+  StepSize ss = step_size(sim);
+  if (!(ss.dt > 0.0)) return sim.step(ref_substeps);
+  StepStatus st;
+  for (;;) {
+    ss = step_size(sim);
+    const double left = target - sim.time();
+    if (!(ss.dt > 0.0) || left < 0.5 * ss.dt) return st;
+    const double n = ss.fixed ? std::floor(left / ss.dt + 0.5) : 1.0;
+    st = sim.step(static_cast<int>(std::min(n, 1e9)));
+    if (!st.ok) return st;
+  }
+}
+
+StepStatus Comparison::step_frame(int substeps) {
+  Simulation& ref = *panes_.front().sim;
+  const int n = substeps > 0 ? substeps : ref.substeps_per_frame();
+  for (size_t k = 0; k < panes_.size(); ++k) {
+    StepStatus st = k == 0 ? ref.step(n) : catch_up(*panes_[k].sim, ref.time(), n);
     if (!st.ok) {
-      st.message = p.label + ": " + st.message;
+      st.message = "pane " + std::to_string(k + 1) + " (" + panes_[k].spec.label + "): " + st.message;
       return st;
     }
   }
-  return StepStatus{};
-}
-
-void Comparison::apply_preset(Preset preset, float speed) {
-  for (ComparePane& p : panes_)
-    if (MpmWorld* w = p.sim->mpm()) w->apply_preset(preset, speed);
+  ++frame_;
+  if (recording_) record();
+  return {};
 }
 
 void Comparison::set_point_force(const PointForce& f) {
@@ -117,6 +221,34 @@ void Comparison::grab_end() {
 
 void Comparison::set_force_list(const SgfList& list) {
   for (ComparePane& p : panes_) p.sim->set_force_list(list);
+}
+
+size_t Comparison::apply_preset(Preset preset, float speed) {
+  size_t n = 0;
+  for (ComparePane& p : panes_)
+    if (MpmWorld* w = p.sim->mpm()) {
+      w->apply_preset(preset, speed);
+      ++n;
+    }
+  return n;
+}
+
+std::string Comparison::curves_csv() const {
+  std::string out = "frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash\n";
+  char buf[320];
+  const size_t frames = panes_.front().curve.size();
+  for (size_t f = 0; f < frames; ++f)
+    for (size_t k = 0; k < panes_.size(); ++k) {
+      if (f >= panes_[k].curve.size()) continue;
+      const CurveSample& s = panes_[k].curve[f];
+      std::snprintf(buf, sizeof buf, "%" PRId64 ",%.9g,%zu,", s.frame, s.time, k + 1);
+      out += buf;
+      out += csv_field(panes_[k].spec.label);
+      std::snprintf(buf, sizeof buf, ",%" PRId64 ",%.17g,%.17g,%.17g,%.17g,%016" PRIx64 "\n", s.steps,
+                    s.kinetic_energy, s.momentum[0], s.momentum[1], s.angular_momentum, s.hash);
+      out += buf;
+    }
+  return out;
 }
 
 }  // namespace ps

@@ -1,67 +1,135 @@
-/// Side-by-side comparison (issue #15): 2 to 4 panes, each its own
-/// Simulation built from the same scene with its own `--set` overrides (a
-/// transfer scheme, a FLIP blend, a kernel order, a grid resolution, any
-/// path), stepped in lockstep. What a user does applies to every pane alike:
-/// a velocity preset, a point force, a grab of the same particle rows, an SGF
-/// list. Panes share no mutable state, so a setting given to one never
-/// reaches another (tested). The window draws them side by side
-/// (render/panel_compare.cpp).
+/// Side by side (issue #15, "The classroom"): 2 to 4 panes, each a Simulation
+/// built from the same scene document with its own settings ("--vary"
+/// overrides), stepped in lockstep, with the conserved quantities recorded per
+/// pane per frame. No GL: `sandbox compare` draws the panes into PNGs and the
+/// window will draw them side by side.
+///
+/// Independence: every pane owns a deep copy of the document, its world, its
+/// backend and its force hook; nothing mutable is shared, so a setting applied
+/// to one pane never reaches another.
+///
+/// Lockstep: the first pane is the clock. A frame steps it its substeps per
+/// frame (or the count given), then every other pane steps to the first
+/// pane's simulated time: a fixed-dt pane takes round(left / dt) substeps at
+/// once (so panes with the same dt take the same substeps), a CFL-adaptive MPM
+/// pane one substep at a time while half its next dt still fits. Panes with
+/// different dt therefore agree in time to half a substep; a pane whose world
+/// gives no dt (rigid bodies only) takes the first pane's substep count. SGF
+/// lists count substeps (1-based steps), so with different dt they act at
+/// different simulated times.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/core/step_status.h"
 #include "sim/mpm/mpm_world.h"
 #include "sim/scene/simulation.h"
 
 namespace ps {
 
-struct ComparePane {
-  std::string label;                   ///< "solver.transfer=pic"
-  std::vector<std::string> overrides;  ///< the scene's base overrides, then this pane's
-  std::unique_ptr<Simulation> sim;
+/// One "--vary path=a,b,c": a setting path and the values its panes take.
+struct VaryAxis {
+  std::string path;
+  std::vector<std::string> values;
 };
 
-/// One `--vary path=a,b,c` list as panes' overrides: {"path=a", "path=b", "path=c"}.
-/// Throws InputError for a malformed list (no '=', an empty value).
-std::vector<std::string> parse_vary(const std::string& vary);
+/// Parses "path=a,b,c". Values are split at commas outside brackets and
+/// quotes (solver.gravity=[0,-9.8],[0,0] gives two values). Throws InputError
+/// located at "--vary SPEC" for a missing '=', an empty path or an empty value.
+VaryAxis parse_vary(const std::string& spec);
 
-/// The panes of several `path=a,b,...` items: their product, the first item
-/// varying slowest ("a=1,2 b=x,y" -> a=1 b=x, a=1 b=y, a=2 b=x, a=2 b=y).
-/// Items are separated by spaces in one string (the window's field). Throws
-/// InputError for a malformed item or for fewer than 2 or more than 4 panes.
-std::vector<std::vector<std::string>> vary_product(const std::vector<std::string>& items);
-std::vector<std::vector<std::string>> vary_product(const std::string& space_separated);
+/// What one pane is: its label ("transfer=pic") and its overrides
+/// ("solver.transfer=pic"), applied after the common --set overrides.
+struct PaneSpec {
+  std::string label;
+  std::vector<std::string> settings;
+};
+
+/// The cartesian product of the axes, the first axis varying slowest. A
+/// label names each setting by the last segment of its path ("transfer=pic"),
+/// or by the whole path when two axes end alike. No count limit here
+/// (Comparison checks it).
+std::vector<PaneSpec> vary_panes(const std::vector<VaryAxis>& axes);
+/// The window's and the lessons' form: "path=a,b path2=x,y" (items separated
+/// by spaces, so a value holds none) -> panes. Throws InputError for a bad
+/// item or for a product of fewer than 2 or more than 4 panes.
+std::vector<PaneSpec> vary_panes_text(const std::string& space_separated);
+
+/// The conserved quantities of one pane at one frame.
+struct CurveSample {
+  int64_t frame = 0;
+  double time = 0.0;
+  int64_t steps = 0;                ///< the pane's substeps so far
+  double kinetic_energy = 0.0;
+  double momentum[2] = {0.0, 0.0};
+  double angular_momentum = 0.0;    ///< about the domain centre (Diagnostics)
+  uint64_t hash = 0;                ///< state hash (bit-identity of panes)
+};
+
+struct ComparePane {
+  PaneSpec spec;
+  std::unique_ptr<Simulation> sim;
+  std::vector<CurveSample> curve;   ///< one sample per recorded frame
+};
 
 class Comparison {
  public:
-  /// Builds one pane per entry of `variants` (each a list of path=value
-  /// overrides applied after `base`). 2 to 4 panes; throws InputError naming
-  /// the pane's override for a bad value, and for too few or too many panes.
-  Comparison(const std::string& scene, const std::vector<std::string>& base,
-             const std::vector<std::vector<std::string>>& variants, const std::string& backend, int threads);
+  static constexpr size_t kMinPanes = 2;
+  static constexpr size_t kMaxPanes = 4;
+
+  /// Loads `scene` (a file or a built-in name) once, applies `sets`, then
+  /// builds one world per pane from a copy with the pane's settings (errors
+  /// name "--vary path=value" as --set errors name the override). Throws
+  /// InputError for bad input, for fewer than 2 or more than 4 panes, and for
+  /// a --vary path that a --set also gives; std::runtime_error for an
+  /// unavailable backend. Records frame 0.
+  Comparison(const std::string& scene, const std::vector<std::string>& sets, const std::vector<PaneSpec>& panes,
+             const std::string& backend, int threads);
 
   size_t size() const { return panes_.size(); }
-  ComparePane& pane(size_t k) { return panes_[k]; }
-  const ComparePane& pane(size_t k) const { return panes_[k]; }
+  ComparePane& pane(size_t i) { return panes_[i]; }
+  const ComparePane& pane(size_t i) const { return panes_[i]; }
+  /// The scene as the first pane loaded it.
+  const SceneInfo& info() const { return panes_.front().sim->info(); }
+  /// Frames stepped so far (0 after construction).
+  int64_t frame() const { return frame_; }
 
-  /// `substeps` substeps in every pane (lockstep by step count). Panes whose
-  /// setting changes dt (another grid, say) stay at the same step count, not
-  /// the same time; the window and the docs say so. Stops at the first pane
-  /// that blows up and returns its status (the label in the message).
-  StepStatus step(int substeps);
-  /// A velocity preset on every MPM pane.
-  void apply_preset(Preset p, float speed);
+  /// One frame: the first pane steps `substeps` (<= 0: its substeps per
+  /// frame), the others step to its time (see the file comment); then every
+  /// pane's sample is recorded (unless recording is off). On a blow-up the message names the pane
+  /// ("pane 2 (transfer=flip): ...") and the frame counter stays.
+  StepStatus step_frame(int substeps = 0);
+  /// Records the current state as the sample of frame(); a sample for the
+  /// same frame is replaced (after a preset, say).
+  void record();
+
+  /// Off: step_frame records no samples (the window plots its own totals and
+  /// skips the per-frame state hash; a session would grow the curves).
+  void set_recording(bool on) { recording_ = on; }
+
   /// The same point force (attract / repel) in every pane.
   void set_point_force(const PointForce& f);
-  /// Grab the same particle rows in every MPM pane (panes start identical,
-  /// so the rows are the same particles); move and release them together.
+  /// Grab the same particle rows in every MPM pane (panes start identical, so
+  /// the rows are the same particles); move and release them together.
   void grab_begin(const std::vector<uint32_t>& rows, Vec2 target, float stiffness);
   void grab_move(Vec2 target);
   void grab_end();
+
+  /// Body forces for every pane (each pane gets its own hook and applier).
   void set_force_list(const SgfList& list);
+  /// A velocity preset on every MPM pane (returns how many took it).
+  size_t apply_preset(Preset preset, float speed = 1.f);
+
+  /// frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash
+  /// (one row per pane per recorded frame; pane is 1-based).
+  std::string curves_csv() const;
 
  private:
+  StepStatus catch_up(Simulation& sim, double target, int ref_substeps);
   std::vector<ComparePane> panes_;
+  int64_t frame_ = 0;
+  bool recording_ = true;
 };
 
 }  // namespace ps

@@ -46,8 +46,8 @@ const char* boundary_name(Boundary b) {
 }
 // [SECTION] Overrides -----------------------------------------------------------
 
-void apply_override(Json& doc, const std::string& assignment) {
-  SourceLoc loc{"--set " + assignment, 0, 0};
+void apply_override(Json& doc, const std::string& assignment, const std::string& flag) {
+  SourceLoc loc{flag + " " + assignment, 0, 0};
   size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError(loc, "", "expected key=value (e.g. solver.transfer=pic)");
@@ -68,7 +68,7 @@ void apply_override(Json& doc, const std::string& assignment) {
   } catch (const InputError&) {
     parsed = Json::string(value);  // bare words: pic, apic, quadratic...
   }
-  // Every value gets the --set location so later errors point at the override.
+  // Every value gets the override's location so later errors point at it.
   struct Relocate {
     static void run(Json& j, const SourceLoc& l) {
       j.set_loc(l);

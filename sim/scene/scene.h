@@ -32,7 +32,9 @@ struct MpmScene {
 /// and array indices ("solver.transfer", "bodies.0.velocity"); the value is
 /// read as JSON, or as a string when it is not valid JSON. Missing object
 /// members are created (and rejected later as unknown fields when they are).
-void apply_override(Json& doc, const std::string& assignment);
+/// Errors, and later errors about the value, name "<flag> <assignment>"
+/// (`sandbox compare` passes "--vary").
+void apply_override(Json& doc, const std::string& assignment, const std::string& flag = "--set");
 
 /// Reads a scene file and applies overrides. Throws InputError.
 Json read_scene_document(const std::string& path, const std::vector<std::string>& overrides);

@@ -176,8 +176,12 @@ std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info, std::unique_ptr<
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
                                             const std::vector<std::string>& overrides,
                                             const std::string& backend, int threads) {
-  std::string path = resolve_scene_path(name_or_path);
-  Json doc = read_scene_document(path, overrides);
+  const std::string path = resolve_scene_path(name_or_path);
+  return simulation_from_document(read_scene_document(path, overrides), path, backend, threads);
+}
+
+std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string& path, const std::string& backend,
+                                                     int threads) {
   std::string kind = scene_kind(doc);
   // "sgf": a folder of SGF force lists shipped with the scene (relative to it),
   // applied in headless runs and in the window alike.

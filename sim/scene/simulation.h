@@ -106,6 +106,11 @@ class MpmSimulation final : public Simulation {
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
                                             const std::vector<std::string>& overrides,
                                             const std::string& backend, int threads);
+/// What load_simulation does once the document is read and overridden: the
+/// scene's "sgf" folder (relative to `path`) is loaded and applied, then the
+/// world is built (build_simulation). `sandbox compare` builds each pane so.
+std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string& path, const std::string& backend,
+                                                     int threads);
 /// A DEM world behind the Simulation interface (what build_simulation makes
 /// of a DEM scene; verification cases compose it with bodies in code).
 std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world);

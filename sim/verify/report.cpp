@@ -224,7 +224,7 @@ Axis log_axis(double lo, double hi) {
 
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#B8A200"};
-constexpr int kPaletteSize = 8;
+constexpr size_t kPaletteSize = 8;
 
 /// Marker outline (one subpath) centred on (x, y), shape by series index.
 void marker_path(std::string& d, int shape, double x, double y, double r) {
@@ -296,6 +296,8 @@ double text_width(const std::string& s, double font_px) {
 }  // namespace
 
 // [SECTION] plot_svg ---------------------------------------------------------------
+
+const char* plot_colour(size_t series) { return kPalette[series % kPaletteSize]; }
 
 std::string plot_svg(const Plot& plot, int width, int height) {
   const double W = std::max(200, width), H = std::max(150, height);
@@ -441,7 +443,7 @@ std::string plot_svg(const Plot& plot, int width, int height) {
     if (drawn[s] > 0 && !plot.series[s].points) order.push_back(s);
   for (size_t s : order) {
     const Series& se = plot.series[s];
-    const char* colour = kPalette[s % kPaletteSize];
+    const char* colour = plot_colour(s);
     const size_t n = std::min(se.x.size(), se.y.size());
     std::string d;
     const int shape = static_cast<int>(s);
@@ -486,7 +488,7 @@ std::string plot_svg(const Plot& plot, int width, int height) {
   const double legend_top = top + ph + 22 + (plot.xlabel.empty() ? 0 : 18);
   for (const Item& it : items) {
     const Series& se = plot.series[it.s];
-    const char* colour = kPalette[it.s % kPaletteSize];
+    const char* colour = plot_colour(it.s);
     const double y = legend_top + it.row * 17 + 5;
     if (se.points) {
       o << marker_swatch(static_cast<int>(it.s), it.x + 12, y, 4.0, colour) << "\n";

@@ -120,6 +120,8 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
 
 /// Renders one plot as an inline <svg> element (exposed for tests).
 std::string plot_svg(const Plot& plot, int width = 560, int height = 320);
+/// The colour ("#rrggbb") plot_svg draws series number `series` in.
+const char* plot_colour(size_t series);
 
 }  // namespace verify
 }  // namespace ps

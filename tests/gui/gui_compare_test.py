@@ -29,7 +29,7 @@ def main():
 
     def steps():
         wid = connect(app, args, ready_timeout=20)
-        if not any(line.startswith("compare start panes=2 labels=\"solver.transfer=pic | solver.transfer=apic\"")
+        if not any(line.startswith("compare start panes=2 labels=\"transfer=pic | transfer=apic\"")
                    for line in app.log):
             fail("the comparison did not start with the two panes")
         xdo(args, "key", "r")
