@@ -50,8 +50,7 @@ class CoupledSimulation final : public Simulation {
   /// island and broad-phase order) that a saved pose and velocity cannot
   /// restore, so a replay would not reproduce the run.
   std::string rewind_unsupported() const override {
-    return "rewind is off for scenes with rigid bodies: Box2D's contact cache cannot be saved, so a replay "
-           "would not reproduce the run";
+    return "not for scenes with rigid bodies (Box2D's contact cache cannot be saved, so a replay would differ)";
   }
   void post_notice(const std::string& s) { if (!s.empty()) notices_ += (notices_.empty() ? "" : "\n") + s; }
 
