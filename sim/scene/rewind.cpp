@@ -195,6 +195,8 @@ void Rewind::end_frame() {
 }
 
 void Rewind::take_snapshot(Simulation& sim) {
+  // A budget that cannot hold a second snapshot of the start's size keeps the start only.
+  if (snaps_.size() == 1 && total_bytes() + snaps_.front().bytes > budget_) return;
   Snap s;
   s.step = sim.step_count();
   s.state = sim.save_state();

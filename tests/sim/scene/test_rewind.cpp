@@ -227,6 +227,10 @@ TEST_CASE("The rewind ring respects its byte budget and keeps step 0", "[rewind]
   REQUIRE(rw.snapshot_steps() == std::vector<int64_t>{0});
   REQUIRE(rw.seek(*sim, 300) == 300);
   REQUIRE(hash_of(*sim) == d.hashes.at(300));
+  // Recording on with no room for a second snapshot: none is taken.
+  rw.seek(*sim, rw.head());
+  d.frame(10);
+  REQUIRE(rw.snapshot_steps() == std::vector<int64_t>{0});
 }
 
 TEST_CASE("An action behind the head starts a branch: the old future is discarded", "[rewind][mpm]") {
@@ -279,7 +283,7 @@ TEST_CASE("An action behind the head starts a branch: the old future is discarde
   }
 }
 
-TEST_CASE("Scenes with rigid bodies refuse rewind with a reason; actions still apply", "[rewind][rigid]") {
+TEST_CASE("Scenes with rigid bodies refuse rewind with a reason and actions still apply", "[rewind][rigid]") {
   std::unique_ptr<Simulation> sim = load_simulation("rigid_float", {}, "cpu", 1);
   Rewind rw;
   REQUIRE_FALSE(rw.reset(*sim));
