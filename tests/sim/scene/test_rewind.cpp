@@ -324,3 +324,37 @@ TEST_CASE("Rewind frame boundaries step between displayed frames, not every call
   REQUIRE(rw.prev_boundary(10) == 0);
   REQUIRE(rw.prev_boundary(5) == 0);
 }
+
+TEST_CASE("Rewind restores resampling and heat state exactly (toffee with resampling, ice cube with a lamp)",
+          "[rewind][mpm]") {
+  struct Case {
+    const char* scene;
+    std::vector<std::string> sets;
+  };
+  for (const Case& c : {Case{"toffee", {"resampling.enabled=true"}}, Case{"ice_cube", {}}}) {
+    INFO(c.scene);
+    std::unique_ptr<Simulation> sim = load_simulation(c.scene, c.sets, "cpu", 2);
+    MpmWorld& w = *sim->mpm();
+    REQUIRE((w.resampling.enabled || w.heat.enabled));
+    Rewind rw(size_t{128} << 20);
+    REQUIRE(rw.reset(*sim));
+    Driver d{*sim, rw, {}};
+    d.hashes[0] = hash_of(*sim);
+    const int frame = sim->substeps_per_frame();
+    for (int k = 0; k < 6; ++k) d.frame(frame);
+    if (w.heat.enabled) w.heat_tool = {HeatLamp{Vec2{0.5f, 0.2f}, 0.08f, 400.f}};  // the heat lamp held
+    for (int k = 0; k < 6; ++k) d.frame(frame);
+    w.heat_tool.clear();
+    for (int k = 0; k < 4; ++k) d.frame(frame);
+    if (w.resampling.enabled) REQUIRE(w.resample_totals().calls > 0);
+    if (w.heat.enabled) REQUIRE(w.heat_ledger().lamps > 0.0);
+    const size_t n_head = w.particles.size();
+    for (auto it = d.hashes.rbegin(); it != d.hashes.rend(); ++it) {
+      REQUIRE(rw.seek(*sim, it->first) == it->first);
+      REQUIRE(hash_of(*sim) == it->second);
+    }
+    REQUIRE(rw.seek(*sim, rw.head()) == rw.head());
+    REQUIRE(hash_of(*sim) == d.hashes.rbegin()->second);
+    REQUIRE(w.particles.size() == n_head);
+  }
+}
