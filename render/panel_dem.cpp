@@ -119,7 +119,10 @@ void App::dem_sync() {
     demui.applied_density[m] = rho;
     changed = true;
   }
-  if (changed) d->host_changed();
+  if (changed) {
+    d->host_changed();
+    rw.ring.keyframe(*sim);  // the new masses: the whole state, recorded with this step
+  }
 }
 
 // [SECTION] Tools on DEM particles ------------------------------------------------------

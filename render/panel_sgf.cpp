@@ -211,11 +211,14 @@ void sgf_sync(App& a) {
   s.was_running = a.running;
   if (!s.dirty || !a.sim) return;
   s.dirty = false;
-  SgfList l = sgf_list_for_sim(s.set);  // render/cpu/file_open.h
-  a.sim->set_force_list(l);
-  if (a.compare.cmp) a.compare.cmp->set_force_list(l);  // every pane alike
+  auto l = std::make_shared<SgfList>(sgf_list_for_sim(s.set));  // render/cpu/file_open.h
+  RewindAction act;  // recorded with its step (sim/scene/rewind.h)
+  act.kind = RewindAction::Kind::ForceList;
+  act.list = l;
+  a.rw.ring.apply(*a.sim, std::move(act));
+  if (a.compare.cmp) a.compare.cmp->set_force_list(*l);  // every pane alike
   a.log("sgf apply files=%zu rows=%zu step=%" PRId64, s.set.groups.empty() ? size_t{0} : sgf_flatten(s.set).files.size(),
-        l.row_count(), current_step(a));
+        l->row_count(), current_step(a));
 }
 
 bool sgf_seek_frame(App& a) {
@@ -238,7 +241,7 @@ bool sgf_seek_frame(App& a) {
     int64_t chunk = 1;
     if (a.ms_per_substep > 0.0) chunk = static_cast<int64_t>((kSeekBudgetMs - elapsed) / a.ms_per_substep);
     chunk = std::clamp<int64_t>(chunk, 1, std::min<int64_t>(s.seek_target - cur, 1 << 20));
-    StepStatus st = a.sim->step(static_cast<int>(chunk));
+    StepStatus st = a.rw.ring.step(*a.sim, static_cast<int>(chunk));
     done += static_cast<int>(chunk);
     cur = a.sim->step_count();
     elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -860,17 +863,10 @@ void sgf_draw_timeline(App& a) {
   const ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
   const float x = a.left_w, w = std::max(64.f, W - a.left_w - a.right_w);
-  ImGui::SetNextWindowPos(ImVec2(x, H - th), ImGuiCond_Always);
-  ImGui::SetNextWindowSize(ImVec2(w, th), ImGuiCond_Always);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoScrollWithMouse |
-                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10.f * a.ui_scale, 6.f * a.ui_scale));
-  if (!ImGui::Begin("##sgf_timeline", nullptr, flags)) {
-    ImGui::End();
-    ImGui::PopStyleVar();
+  // Above the rewind strip (panel_rewind.cpp).
+  if (!ui::begin_strip("##sgf_timeline", ImVec2(x, H - th - rewind_strip_height(a)), ImVec2(w, th),
+                       ImVec2(10.f * a.ui_scale, 6.f * a.ui_scale)))
     return;
-  }
   const int64_t step = current_step(a);
   const int64_t last = last_sgf_step(s.set);
   if (!s.view_user) s.view.fit(last, std::max(step, s.seek_target));
@@ -1143,8 +1139,7 @@ void sgf_draw_timeline(App& a) {
   }
   fg->PopClipRect();
   (void)last;
-  ImGui::End();
-  ImGui::PopStyleVar();
+  ui::end_strip();
 }
 
 }  // namespace ps

@@ -26,6 +26,26 @@ inline void help_marker(const char* text) {
   }
 }
 
+/// Begins a fixed, undecorated window (the strips under the scene) at `pos`
+/// with `size` and `padding`. When it returns false the window is already
+/// closed again; after true, end_strip() closes it.
+inline bool begin_strip(const char* id, ImVec2 pos, ImVec2 size, ImVec2 padding) {
+  ImGui::SetNextWindowPos(pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(size, ImGuiCond_Always);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoScrollWithMouse |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, padding);
+  if (ImGui::Begin(id, nullptr, flags)) return true;
+  ImGui::End();
+  ImGui::PopStyleVar();
+  return false;
+}
+inline void end_strip() {
+  ImGui::End();
+  ImGui::PopStyleVar();
+}
+
 /// A muted heading inside a panel section.
 inline void section_label(const char* text) {
   ImGui::Spacing();

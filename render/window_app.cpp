@@ -197,6 +197,7 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   diag = sim->diagnostics();
   log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(), sim->info().path.c_str(),
       diag.count, sim->backend_name().c_str());
+  rewind_check_scene(*this);  // a new recording starts at the loaded state
   return true;
 }
 
@@ -283,6 +284,7 @@ void App::sync() {
         w->set_backend(make_backend(kind, opt.threads));
         backend = b;
         log("backend %s", w->backend_name().c_str());
+        rewind_backend_changed(*this);
       } catch (const std::exception& e) {
         load_error = "backend " + b + ": " + e.what();
       }
@@ -290,17 +292,32 @@ void App::sync() {
   }
   rigid_sync();
   w = world();  // a drawn body may have wrapped the scene with a rigid world (same matter)
+  // The rewind: a new simulation starts a new recording; a requested seek
+  // restores its snapshot here, before the panels' copies are written.
+  rewind_sync(*this);
   dem_sync();
   sgf_sync(*this);
-  if (!w) return;
-  // The panels' copies become the world's parameters here, once per frame.
+  if (!w) {
+    if (sim) rw.ring.note_controls(*sim);  // DEM: parameters, grab, point force
+    return;
+  }
+  // The panels' copies become the world's parameters here, once per frame;
+  // the recording logs a change of the world's controls (parameters, grab,
+  // point force, heat lamp) with this step, and the edits below as actions.
   w->solver = solver;
   if (w->materials.size() == materials.size()) w->materials = materials;
   w->resampling = resampling;
   w->heat = heat;
+  rw.ring.note_controls(*sim);
   if (!paint_sites.empty()) {
-    float h = tools.paint_spacing > 0.f ? tools.paint_spacing : default_paint_spacing(*w);
-    add_painted_particles(*w, paint_sites, tools.paint_material, h, tools.paint_velocity, paint_group);
+    RewindAction paint;
+    paint.kind = RewindAction::Kind::Paint;
+    paint.sites.swap(paint_sites);
+    paint.material = tools.paint_material;
+    paint.spacing = tools.paint_spacing > 0.f ? tools.paint_spacing : default_paint_spacing(*w);
+    paint.velocity = tools.paint_velocity;
+    paint.group = paint_group;
+    rw.ring.apply(*sim, std::move(paint));
     paint_sites.clear();
     host_table_stale = true;
   }
@@ -308,7 +325,11 @@ void App::sync() {
     Preset p = *pending.preset;
     pending.preset.reset();
     Diagnostics before = w->diagnostics();
-    w->apply_preset(p, preset_speed);
+    RewindAction preset;
+    preset.kind = RewindAction::Kind::Preset;
+    preset.preset = p;
+    preset.speed = preset_speed;
+    rw.ring.apply(*sim, std::move(preset));
     grid_ref_speed = particle_ref_speed = 0.f;
     host_table_stale = true;
     Diagnostics after = w->diagnostics();
@@ -330,6 +351,7 @@ void App::step_frame() {
   }
   if (!sim) return;
   if (sgf_seek_frame(*this)) return;  // scrubbing: fast-forward or re-simulate to a step
+  if (rewind_step_frame(*this)) return;  // a rewind seek, or replaying the recorded future
   MpmWorld* w = world();
   if (w && w->halted()) return;
   if (dem_world() && dem_world()->halted()) return;
@@ -346,7 +368,7 @@ void App::step_frame() {
     int chunk = 1;
     if (ms_per_substep > 0.0) chunk = static_cast<int>((budget - elapsed_ms) / ms_per_substep);
     chunk = std::clamp(chunk, 1, want - done);
-    StepStatus st = sim->step(chunk);
+    StepStatus st = rw.ring.step(*sim, chunk);  // recorded: the call's size, a snapshot when due
     done += chunk;
     elapsed_ms = 1e3 * seconds_since(t0);
     if (!st.ok) {
@@ -356,6 +378,7 @@ void App::step_frame() {
     if (elapsed_ms >= budget) break;
   }
   substeps_last = done;
+  rewind_after_live(*this);
   // The first frame whose passes inserted particles since resampling was
   // switched on (tests wait for it; one line per switch).
   if (w && resampling.enabled && !resample_first_logged && w->resample_totals().inserted > resample_inserted_at_switch) {
@@ -661,7 +684,7 @@ ScreenRect App::scene_viewport() const {
   r.x = left_w;
   r.y = 0.f;
   r.w = std::max(64.f, cam.width() - left_w - right_w);
-  r.h = std::max(64.f, cam.height() - sgf_timeline_height(*this));
+  r.h = std::max(64.f, cam.height() - sgf_timeline_height(*this) - rewind_strip_height(*this));
   return r;
 }
 
@@ -718,6 +741,7 @@ void App::handle_input() {
       heat_panel_request = heat_panel_open && heat_header_visible ? -1 : 1;
       log("heat panel open=%d", heat_panel_request > 0 ? 1 : 0);
     }
+    rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
     if (pressed(GLFW_KEY_PAGE_DOWN)) step_lesson(+1);  // a presenter's remote sends Page Down / Up
     if (pressed(GLFW_KEY_PAGE_UP)) step_lesson(-1);
@@ -782,6 +806,7 @@ void App::handle_input() {
   // Left drag: the current tool.
   if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && over_scene) {
     left_down = true;
+    rw.playback = false;  // a press over the scene takes the tools back (an edit behind the head is a branch)
     // Picking, grabbing, selecting and painting read the host table: make it
     // what the last frame showed (a sync when the interop drew it).
     refresh_host_table();
@@ -857,9 +882,12 @@ void App::handle_input() {
       body_press = false;
     }
   }
-  if (w) w->point_force = tool_point_force(tools, wm, left_down);
-  if (w) heat_tool_input(wm, over_scene);
-  if (dem::DemWorld* d = dem_world()) d->point_force = tool_point_force(tools, wm, left_down);
+  // While the shown state comes from the rewind, the tools leave the world's
+  // point force and lamps as recorded until a button is pressed over the scene.
+  const bool tools_live = !rw.playback;
+  if (w && tools_live) w->point_force = tool_point_force(tools, wm, left_down);
+  if (w && tools_live) heat_tool_input(wm, over_scene);
+  if (dem::DemWorld* d = dem_world(); d && tools_live) d->point_force = tool_point_force(tools, wm, left_down);
   keys.clear();
   key_queue.swap(keys);  // keep the storage: no allocation per frame
 }
@@ -1128,6 +1156,8 @@ void App::load_settings() {
   vsync = s.get_bool("view.vsync", vsync);
   user_scale = s.get_float("ui.scale", user_scale, 0.6f, 3.f);
   projector = s.get_bool("ui.projector", projector);
+  // The rewind's memory budget in MiB (0: a quarter of the memory, at most 2 GiB).
+  rw.ring.set_budget(rewind_budget_from_settings(s.get_int("rewind.budget_mb", 0, 0, 1 << 20)));
   preset_speed = s.get_float("presets.speed", preset_speed, 0.01f, 100.f);
   out_dir = s.get("output.folder", out_dir);
   open_folder = s.get("scene.folder", open_folder);
@@ -1137,6 +1167,7 @@ void App::save_settings() {
   if (settings_path.empty()) return;
   SettingsFile& s = settings;
   s.set_int("tool", static_cast<int>(tools.tool));
+  if (!s.has("rewind.budget_mb")) s.set_int("rewind.budget_mb", 0);  // listed, so it can be found and edited
   s.set_float("tool.radius", tools.radius);
   s.set_float("tool.force", tools.force);
   s.set_float("tool.grab_stiffness", tools.grab_stiffness);

@@ -212,6 +212,7 @@ void App::draw_panels() {
   draw_legend();
   dem_draw_legend();
   sgf_draw_timeline(*this);
+  rewind_draw_strip(*this);
   sgf_draw_specimen(*this);
   draw_banners();
   if (show_help) draw_help();
@@ -962,8 +963,10 @@ void App::draw_help() {
                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
                        ImGuiWindowFlags_NoMove)) {
     static const char* rows[][2] = {
-        {"Space", "pause / resume"},
+        {"Space", "pause / resume (after a rewind: replay the recorded future, then live)"},
         {"N", "step one frame (its substeps) and pause"},
+        {"Left / Right", "rewind: back / forward one recorded frame"},
+        {"Home", "rewind: back to the start of the recording"},
         {"Shift+R", "reset the scene (keeps edited parameters)"},
         {"T  R  S  D", "preset velocity: translation, rotation, shear, dilation"},
         {"A", "toggle PIC / APIC"},

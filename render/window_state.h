@@ -26,6 +26,7 @@
 #include "render/dem_ui.h"
 #include "render/gl_draw.h"
 #include "render/recorder.h"
+#include "render/rewind_ui.h"
 #include "render/rigid_ui.h"
 #include "render/sgf_ui.h"
 #include "render/soak.h"
@@ -229,6 +230,9 @@ struct App {
 
   // [SECTION] SGF editor, selection, timeline, specimen (panel_sgf.cpp, panel_specimen.cpp)
   SgfUi sgf;
+
+  // [SECTION] Rewind (panel_rewind.cpp, issue #15): the recording, seeking, the strip
+  RewindUi rw;
 
   // [SECTION] Soak (render/soak.h): `--soak SECONDS` drives the loop unattended
   SoakDriver soak;

@@ -99,13 +99,7 @@ void paintable_region(const MpmWorld& w, Vec2& lo, Vec2& hi) {
 
 size_t add_painted_particles(MpmWorld& w, const std::vector<Vec2>& sites, int material, float h, Vec2 v,
                              uint16_t group) {
-  if (sites.empty() || material < 0 || material >= static_cast<int>(w.materials.size())) return 0;
-  w.sync();
-  const float area = h * h;
-  const float mass = w.materials[static_cast<size_t>(material)].density * area;
-  for (Vec2 s : sites) w.particles.add(s, v, mass, area, static_cast<uint8_t>(material), group);
-  w.host_changed();
-  return sites.size();
+  return w.add_particles(sites, material, h, v, group);
 }
 
 }  // namespace ps

@@ -70,6 +70,14 @@ struct DemContact {
   double xi = 0.0, mr = 0.0;    ///< history (ContactHistory)
 };
 
+/// The contact history a step hands to the next (Mindlin and rolling
+/// springs): last step's contacts with their CSR starts by particle. The
+/// rewind (sim/scene/rewind.h) saves and restores it for exact replays.
+struct DemHistory {
+  std::vector<DemContact> pairs, walls;
+  std::vector<uint32_t> pair_start, wall_start;
+};
+
 class DemBackend {
  public:
   virtual ~DemBackend() = default;
@@ -84,6 +92,11 @@ class DemBackend {
   virtual DemStepResult step(const DemStepInput& in) = 0;
   /// Unbonded particle-particle and particle-wall contacts of the last step.
   virtual void read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const = 0;
+  /// Copies the contact history; false when this backend cannot (CUDA: a
+  /// restored state then restarts its springs, as after any host edit).
+  virtual bool save_history(DemHistory&) const { return false; }
+  /// Takes a saved history for the state just given through host_changed().
+  virtual bool load_history(const DemHistory&) { return false; }
 };
 
 /// Creates a backend: "cpu" or "cuda" (no self-check). "auto" is resolved one

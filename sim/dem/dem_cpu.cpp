@@ -1,4 +1,6 @@
 #include "sim/dem/dem_cpu.h"
+
+#include <tuple>
 #include "sim/cuda/cuda_info.h"
 
 #include <algorithm>
@@ -436,6 +438,16 @@ void DemCpuBackend::wall_reaction(const DemStepInput& in) const {
 void DemCpuBackend::read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const {
   pairs = pairs_;
   walls = walls_;
+}
+
+bool DemCpuBackend::save_history(DemHistory& h) const {
+  h = DemHistory{pairs_, walls_, pair_start_, wall_start_};
+  return true;
+}
+
+bool DemCpuBackend::load_history(const DemHistory& h) {
+  std::tie(pairs_, walls_, pair_start_, wall_start_) = std::tie(h.pairs, h.walls, h.pair_start, h.wall_start);
+  return true;
 }
 
 // [SECTION] Factory ------------------------------------------------------------------

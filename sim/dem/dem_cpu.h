@@ -31,6 +31,8 @@ class DemCpuBackend final : public DemBackend {
   void sync_to_host() override {}
   DemStepResult step(const DemStepInput& in) override;
   void read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const override;
+  bool save_history(DemHistory& h) const override;
+  bool load_history(const DemHistory& h) override;
 
   int threads() const { return pool_.size(); }
 

@@ -1,11 +1,14 @@
 #include "sim/dem/dem_world.h"
 
+#include "sim/core/bytes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <ostream>
 #include <stdexcept>
+#include <tuple>
 #include "sim/core/hash.h"
 #include "sim/dem/dem_cpu.h"
 #include "sim/dem/dem_kernels.h"
@@ -445,6 +448,59 @@ void DemWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2d target) {
 }
 
 void DemWorld::grab_end() { grab_.end(); }
+
+// [SECTION] Saved states (the rewind, sim/scene/rewind.h) ---------------------------
+
+template <class Self, class F>
+void DemWorld::each_control(Self& w, F&& f) {
+  f(w.solver);
+  f(w.bond);
+  f(w.materials);
+  f(w.walls);
+  f(w.loads);
+  f(w.grab_.index);
+  f(w.grab_.offset);
+  f(w.grab_.target);
+  f(w.grab_stiffness);
+  f(w.want_wall_reaction);
+  f(w.advance_walls);
+}
+
+std::string DemWorld::controls() const { return controls_image(*this); }
+
+void DemWorld::set_controls(const std::string& image) { apply_controls_image(*this, image); }
+
+size_t DemWorld::State::bytes() const {
+  const DemParticles& p = particles;
+  const DemBonds& b = bonds;
+  size_t n = sizeof(*this) + controls.size();
+  n += vec_bytes(p.x) + vec_bytes(p.v) + vec_bytes(p.theta) + vec_bytes(p.omega) + vec_bytes(p.radius) +
+       vec_bytes(p.mass) + vec_bytes(p.inertia) + vec_bytes(p.material) + vec_bytes(p.group) + vec_bytes(p.body) +
+       vec_bytes(p.fixed) + vec_bytes(p.id) + vec_bytes(p.fext);
+  n += vec_bytes(b.i) + vec_bytes(b.j) + vec_bytes(b.length0) + vec_bytes(b.shear_disp) + vec_bytes(b.bend_angle) +
+       vec_bytes(b.broken) + vec_bytes(b.mode) + vec_bytes(b.break_step) + vec_bytes(b.sigma) + vec_bytes(b.tau) +
+       vec_bytes(b.force);
+  n += vec_bytes(history.pairs) + vec_bytes(history.walls) + vec_bytes(history.pair_start) +
+       vec_bytes(history.wall_start);
+  return n;
+}
+
+void DemWorld::save_state(State& s) {
+  sync_guarded();
+  std::tie(s.particles, s.bonds, s.failure, s.force_hook) = std::tie(particles, bonds, failure_, force_hook);
+  s.clock = clock();
+  s.controls = controls();
+  s.have_history = backend_->save_history(s.history);
+  if (!s.have_history) s.history = DemHistory{};
+}
+
+void DemWorld::load_state(const State& s) {
+  std::tie(particles, bonds, failure_, force_hook) = std::tie(s.particles, s.bonds, s.failure, s.force_hook);
+  set_clock(s.clock);
+  set_controls(s.controls);
+  host_changed();  // drops the backend's history; the saved one follows
+  if (s.have_history) backend_->load_history(s.history);
+}
 
 // [SECTION] Diagnostics and export ---------------------------------------------------
 

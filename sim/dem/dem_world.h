@@ -237,6 +237,34 @@ class DemWorld {
     intact_bonds();  // now, while the host arrays are the state
   }
   std::vector<double> dt_cache_key() const;
+
+ public:
+  /// Everything later steps depend on (the rewind, sim/scene/rewind.h): the
+  /// particles, bonds (broken flags included), clock, controls image, SGF
+  /// hook and the backend's contact history (CPU; a CUDA backend's state
+  /// restarts its springs, as after any host edit). Restoring it and stepping
+  /// on gives bit-identical states on the CPU backend.
+  struct State {
+    DemParticles particles;
+    DemBonds bonds;
+    Clock clock;
+    DemStepStatus failure;
+    std::string controls;
+    std::function<bool(int64_t step, DemParticles& p)> force_hook;
+    DemHistory history;
+    bool have_history = false;
+    size_t bytes() const;
+  };
+  /// The controls as a byte image (sim/core/bytes.h): solver, bond and
+  /// material parameters, walls, loads, the point force (an inactive one as
+  /// the default), the grab and the wall flags.
+  std::string controls() const;
+  void set_controls(const std::string& image);
+  /// The image's members in order, after the point force (sim/core/bytes.h).
+  template <class Self, class F>
+  static void each_control(Self& w, F&& f);
+  void save_state(State& s);
+  void load_state(const State& s);
 };
 
 /// Why a wall cannot be used (empty when it can): a non-finite motion (c,

@@ -101,6 +101,7 @@ struct HeatLamp {
   float power = 100.f;
 };
 
+/// (A new field also goes into heat_fields in mpm_world.cpp: the rewind's controls image.)
 struct HeatParams {
   bool enabled = false;
   /// Heat-only mode: the material stays where it is (no motion); only the
@@ -231,6 +232,8 @@ class HeatSolver {
   void quantize(MpmParticles& p, const std::vector<MaterialParams>& materials);
   /// Forget the quantum (a new scene).
   void reset() { quantum_ = 0.f; }
+  /// The mass quantum of a saved state (the rewind; 0: not yet quantized).
+  void set_quantum(float q) { quantum_ = q; }
   /// The heat capacity of particle i (J/K per unit depth).
   static double capacity(const MpmParticles& p, const std::vector<MaterialParams>& materials, size_t i);
 

@@ -52,10 +52,9 @@ struct MpmParticles {
   /// Calls f on every per-particle array (one place lists them: resize,
   /// reserve, the resampler's compaction and insertion go through it).
   template <class Fn>
-  void for_each_array(Fn&& f) {
-    f(x); f(v); f(C); f(F); f(J); f(Jp); f(mass); f(vol0); f(material); f(group); f(id); f(fext);
-    f(temp); f(melt); f(vwater); f(poly);
-  }
+  void for_each_array(Fn&& f) { each_array(*this, f); }
+  template <class Fn>
+  void for_each_array(Fn&& f) const { each_array(*this, f); }
   void resize(size_t n) {
     for_each_array([n](auto& a) { a.resize(n); });
   }
@@ -73,6 +72,13 @@ struct MpmParticles {
     material.push_back(mat); group.push_back(grp); id.push_back(new_id); fext.push_back(Vec2{});
     temp.push_back(temperature); melt.push_back(0.f); vwater.push_back(0.f); poly.push_back(PolyModes{});
     return i;
+  }
+
+ private:
+  template <class Self, class Fn>
+  static void each_array(Self& s, Fn& f) {
+    f(s.x); f(s.v); f(s.C); f(s.F); f(s.J); f(s.Jp); f(s.mass); f(s.vol0); f(s.material); f(s.group); f(s.id);
+    f(s.fext); f(s.temp); f(s.melt); f(s.vwater); f(s.poly);
   }
 };
 

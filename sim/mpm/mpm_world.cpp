@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include "sim/core/bytes.h"
 #include "sim/core/hash.h"
 #include "sim/mpm/mpm_cpu.h"
 #include "sim/mpm/mpm_kernels.h"
@@ -307,6 +308,16 @@ void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32
   host_changed();
 }
 
+size_t MpmWorld::add_particles(const std::vector<Vec2>& sites, int material, float h, Vec2 v, uint16_t group) {
+  if (sites.empty() || material < 0 || material >= static_cast<int>(materials.size())) return 0;
+  sync_guarded();
+  const float area = h * h;
+  const float mass = materials[static_cast<size_t>(material)].density * area;
+  for (Vec2 s : sites) particles.add(s, v, mass, area, static_cast<uint8_t>(material), group);
+  host_changed();
+  return sites.size();
+}
+
 void MpmWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2 target) {
   sync_guarded();
   grab_.begin(indices, particles.x, target);
@@ -475,6 +486,80 @@ void MpmWorld::build_spring_input(SubstepInput& in, double target_time) {
   in.grab.stiffness_each = spring_ks_.data();
   in.grab.count = static_cast<int>(spring_index_.size());
   in.grab.target = Vec2{0.f, 0.f};
+}
+
+// [SECTION] Saved states (the rewind, sim/scene/rewind.h) ---------------------------
+
+namespace {
+
+/// HeatParams field by field (it holds lists): one list for the controls
+/// image's writer and reader. A new HeatParams field goes here too.
+template <class H, class F>
+void heat_fields(H& h, F&& f) {
+  f(h.enabled); f(h.only); f(h.interval); f(h.time_scale); f(h.flip); f(h.tolerance); f(h.max_iterations);
+  f(h.preconditioner); f(h.walls); f(h.plates); f(h.lamps); f(h.air); f(h.air_temperature); f(h.emissivity);
+  f(h.photons); f(h.convection_h); f(h.water_flow); f(h.flow_down_rate); f(h.flow_level_rate); f(h.emit_volume);
+  f(h.gamma);
+}
+
+}  // namespace
+
+template <class Self, class F>
+void MpmWorld::each_control(Self& w, F&& f) {
+  f(w.solver);
+  f(w.materials);
+  f(w.resampling);
+  heat_fields(w.heat, f);
+  f(w.heat_tool);
+  f(w.grab_.index);
+  f(w.grab_.offset);
+  f(w.grab_.target);
+  f(w.grab_ids_);
+  f(w.grab_stiffness);
+}
+
+std::string MpmWorld::controls() const { return controls_image(*this); }
+
+void MpmWorld::set_controls(const std::string& image) { apply_controls_image(*this, image); }
+
+size_t MpmWorldState::bytes() const {
+  size_t n = sizeof(*this) + controls.size() + vec_bytes(resample_marks) + vec_bytes(retired_ids);
+  particles.for_each_array([&n](const auto& a) { n += vec_bytes(a); });
+  for (const MpmHandle& h : handles) n += vec_bytes(h.ids) + vec_bytes(h.anchor);
+  n += vec_bytes(resample_last.new_ids) + vec_bytes(resample_last.merged_ids) + vec_bytes(resample_last.retired_ids);
+  return n;
+}
+
+template <class S, class F>
+void MpmWorld::each_saved(S& s, F&& f) {
+  f(particles, s.particles);
+  f(clock_, s.clock);
+  f(failure_, s.failure);
+  f(handles, s.handles);
+  f(force_hook, s.force_hook);
+  f(resampler_last_, s.resample_last);
+  f(last_resample_step_, s.last_resample_step);
+  f(resample_totals_, s.resample_totals);
+  f(resample_marks_, s.resample_marks);
+  f(retired_ids_, s.retired_ids);
+  f(heat_ledger_, s.heat_ledger);
+  f(last_heat_time_, s.last_heat_time);
+}
+
+void MpmWorld::save_state(MpmWorldState& s) {
+  sync_guarded();
+  each_saved(s, [](const auto& mine, auto& saved) { saved = mine; });
+  s.controls = controls();
+  s.heat_quantum = heat_solver_.quantum();
+}
+
+void MpmWorld::load_state(const MpmWorldState& s) {
+  each_saved(s, [](auto& mine, const auto& saved) { mine = saved; });
+  set_controls(s.controls);
+  heat_solver_.set_quantum(s.heat_quantum);
+  handles_dirty_ = true;
+  backend_->bind(&particles);
+  host_changed();  // the clock above is the host copy's; a device backend uploads it
 }
 
 Diagnostics MpmWorld::diagnostics(bool with_hash) {

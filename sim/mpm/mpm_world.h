@@ -99,6 +99,30 @@ struct MpmHandle {
   }
 };
 
+/// Everything later steps of an MpmWorld depend on (the rewind,
+/// sim/scene/rewind.h): the particles, the clock, the controls image
+/// (MpmWorld::controls), the handles and SGF hook, and the runtime state of
+/// resampling and heat. Restoring it and stepping on gives bit-identical
+/// states on the CPU backend.
+struct MpmWorldState {
+  MpmParticles particles;
+  StepClock clock;
+  StepStatus failure;
+  std::string controls;
+  std::vector<MpmHandle> handles;
+  std::function<bool(int64_t step, MpmParticles& p)> force_hook;
+  ResampleReport resample_last;
+  int64_t last_resample_step = -1;
+  ResampleTotals resample_totals;
+  std::vector<ResampleMark> resample_marks;
+  std::vector<uint32_t> retired_ids;
+  float heat_quantum = 0.f;
+  HeatLedger heat_ledger;
+  double last_heat_time = 0.0;
+  /// Bytes the state holds (particle columns and lists).
+  size_t bytes() const;
+};
+
 class MpmWorld {
  public:
   MpmWorld();
@@ -176,6 +200,11 @@ class MpmWorld {
   /// s v = s (0, x - cx); d v = s (0, y - cy).
   void apply_preset(Preset preset, float speed = 1.f, const std::vector<uint32_t>* selection = nullptr);
 
+  /// Appends particles at `sites` (the paint tool) with material `material`,
+  /// spacing h (mass = density h^2, rest area h^2), velocity `v` and group
+  /// `group`, then host_changed(). Returns the number added (0 for an unknown material).
+  size_t add_particles(const std::vector<Vec2>& sites, int material, float h, Vec2 v, uint16_t group);
+
   /// Grab tool: particles follow a moving target keeping their offsets.
   void grab_begin(const std::vector<uint32_t>& indices, Vec2 target);
   void grab_move(Vec2 target) { grab_.target = target; }
@@ -232,6 +261,23 @@ class MpmWorld {
   /// Syncs and sums ice, water and heat content.
   HeatTotals heat_totals();
 
+  /// The controls as a byte image (sim/core/bytes.h): solver, materials,
+  /// resampling and heat parameters, the point force (an inactive one as the
+  /// default: the cursor's position does not matter then), the heat tool's
+  /// lamps and the grab (indices, offsets, target, IDs, stiffness). Equal
+  /// images are equal controls; the rewind records a change of image.
+  std::string controls() const;
+  /// Applies an image from controls() (of this world, at the same particle order).
+  void set_controls(const std::string& image);
+  /// The image's members in order, after the point force (sim/core/bytes.h's
+  /// controls_image writes them, apply_controls_image reads them).
+  template <class Self, class F>
+  static void each_control(Self& w, F&& f);
+  /// Copies the whole state (a device backend is synced first).
+  void save_state(MpmWorldState& s);
+  /// Restores a saved state (a device backend takes it through host_changed).
+  void load_state(const MpmWorldState& s);
+
   /// Host particle arrays were edited (presets, painting, loading): push them.
   void host_changed();
   /// Makes `particles` current (CUDA backends copy back; CPU is a no-op).
@@ -266,6 +312,11 @@ class MpmWorld {
   /// backend_->advance, guarded; false after a fallback.
   bool advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r);
   bool on_cpu() const;
+
+  /// (member, saved copy) pairs of a saved state: save_state copies one way,
+  /// load_state the other.
+  template <class S, class F>
+  void each_saved(S& s, F&& f);
 
   std::unique_ptr<MpmBackend> backend_;
   StepClock clock_;

@@ -47,6 +47,12 @@ class CoupledSimulation final : public Simulation {
   P4ParticleFrame p4_particles() override;
   P4ContactFrame p4_contacts() override;
   std::string take_notice() override;
+  /// Rewind is refused: Box2D keeps a contact cache (warm-starting impulses,
+  /// island and broad-phase order) that a saved pose and velocity cannot
+  /// restore, so a replay would not reproduce the run.
+  std::string rewind_unsupported() const override {
+    return "not for scenes with rigid bodies (Box2D's contact cache cannot be saved, so a replay would differ)";
+  }
   void post_notice(const std::string& s) { if (!s.empty()) notices_ += (notices_.empty() ? "" : "\n") + s; }
 
   /// The matter's own simulation (MpmSimulation or the DEM one), or null.

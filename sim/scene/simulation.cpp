@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
 #include "sim/dem/dem_scene.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json_read.h"
@@ -70,6 +71,36 @@ P4ContactFrame MpmSimulation::p4_contacts() {
   f.time = scene_.world->time();
   return f;
 }
+
+namespace {
+
+struct MpmSimState final : SimState {
+  MpmWorldState w;
+  size_t bytes() const override { return w.bytes(); }
+};
+
+struct DemSimState final : SimState {
+  dem::DemWorld::State w;
+  size_t bytes() const override { return w.bytes(); }
+};
+
+template <class T>
+const T& state_cast(const SimState& s) {
+  const T* t = dynamic_cast<const T*>(&s);
+  if (!t) throw std::invalid_argument("load_state: a state saved by another kind of simulation");
+  return *t;
+}
+
+}  // namespace
+
+std::unique_ptr<SimState> MpmSimulation::save_state() {
+  auto s = std::make_unique<MpmSimState>();
+  scene_.world->save_state(s->w);
+  s->step = scene_.world->step_count();
+  return s;
+}
+
+void MpmSimulation::load_state(const SimState& s) { scene_.world->load_state(state_cast<MpmSimState>(s).w); }
 
 void MpmSimulation::bounds(Vec2& lo, Vec2& hi) const {
   const GridSpec& g = scene_.world->grid;
@@ -155,6 +186,16 @@ class DemSimulation final : public Simulation {
     return dem::p4_from_dem(w_->particles, w_->time());
   }
   std::string take_notice() override { return w_->take_notice(); }
+  std::string rewind_unsupported() const override { return ""; }
+  std::unique_ptr<SimState> save_state() override {
+    auto s = std::make_unique<DemSimState>();
+    w_->save_state(s->w);
+    s->step = w_->step_count();
+    return s;
+  }
+  void load_state(const SimState& s) override { w_->load_state(state_cast<DemSimState>(s).w); }
+  std::string controls() const override { return w_->controls(); }
+  void set_controls(const std::string& image) override { w_->set_controls(image); }
   P4ContactFrame p4_contacts() override {
     // Particle pairs only: the original format has no wall contacts.
     std::vector<dem::ContactRecord> rec;

@@ -31,6 +31,15 @@ struct ParticleTable {
   size_t size() const { return id.size(); }
 };
 
+/// A saved state of a Simulation (save_state / load_state; the rewind,
+/// sim/scene/rewind.h). Opaque to callers.
+struct SimState {
+  virtual ~SimState() = default;
+  /// Bytes the state holds (the rewind's budget counts these).
+  virtual size_t bytes() const = 0;
+  int64_t step = 0;  ///< the step count it was saved at
+};
+
 class Simulation {
  public:
   virtual ~Simulation() = default;
@@ -71,6 +80,19 @@ class Simulation {
   /// world then continues from its last preserved state; docs/reliability.md).
   /// The runner prints them to stderr, the window shows them in its status line.
   virtual std::string take_notice() { return ""; }
+  // Saved states (sim/scene/rewind.h).
+  /// "" when save_state / load_state restore this scene exactly on the CPU
+  /// backend (the steps after a restore are bit-identical), else why not.
+  virtual std::string rewind_unsupported() const { return "this kind of scene keeps no saved states"; }
+  /// The whole state: particles, clock, parameters, tools, SGF hook and
+  /// runtime counters (null when unsupported).
+  virtual std::unique_ptr<SimState> save_state() { return nullptr; }
+  /// Restores a state from save_state() of this simulation.
+  virtual void load_state(const SimState&) {}
+  /// The controls image (MpmWorld::controls, DemWorld::controls): what the
+  /// user changes between steps that is not particle data ("" when none).
+  virtual std::string controls() const { return ""; }
+  virtual void set_controls(const std::string&) {}
 };
 
 class MpmSimulation final : public Simulation {
@@ -93,6 +115,11 @@ class MpmSimulation final : public Simulation {
   P4ContactFrame p4_contacts() override;
   std::string take_notice() override { return scene_.world->take_notice(); }
   MpmScene& scene() { return scene_; }
+  std::string rewind_unsupported() const override { return ""; }
+  std::unique_ptr<SimState> save_state() override;
+  void load_state(const SimState& s) override;
+  std::string controls() const override { return scene_.world->controls(); }
+  void set_controls(const std::string& image) override { scene_.world->set_controls(image); }
 
  private:
   MpmScene scene_;
