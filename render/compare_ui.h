@@ -39,6 +39,9 @@ struct CompareUi {
   bool grabbing = false;
   std::vector<uint32_t> grab_rows;
   std::string halted;  ///< the pane that blew up, and why
+  // Rewind (the strip and Left / Right / Home while comparing; applied at the sync point).
+  int64_t pending_seek = -1;  ///< a frame to restore every pane to
+  bool dragging = false;
 };
 
 }  // namespace ps

@@ -77,6 +77,11 @@ bool App::start_compare(const std::string& vary) {
     return false;
   }
   c.cmp = std::move(next);
+  // Every pane recorded (Left / Right / Home and the strip); half the rewind budget, the single
+  // scene's recording keeps the rest.
+  if (!c.cmp->enable_rewind(rw.ring.budget() / 2)) log("compare rewind off: %s", c.cmp->rewind_off().c_str());
+  c.pending_seek = -1;
+  c.dragging = false;
   // The SGF lists edited in the window act on every pane (the scene's own come with each pane).
   if (!sgf.set.groups.empty()) c.cmp->set_force_list(sgf_list_for_sim(sgf.set));
   c.vary = vary;
@@ -115,6 +120,20 @@ void App::compare_step_frame() {
   const bool single = !running && pending.single_frames > 0;
   if (!running && !single) return;
   if (single) --pending.single_frames;
+  if (c.cmp->rewinding() && c.cmp->frame() < c.cmp->head_frame()) {
+    // After a seek: the recorded future, one recorded frame per displayed frame, edits included.
+    const int64_t s0 = c.cmp->pane(0).sim->step_count();
+    const StepStatus st = c.cmp->step_frame();
+    if (!st.ok) {
+      c.halted = st.message;
+      log("compare halt step=%" PRId64 " message=\"%s\"", st.step, st.message.c_str());
+    }
+    substeps_last = static_cast<int>(c.cmp->pane(0).sim->step_count() - s0);
+    if (opt.verbose)  // the hashes cost a pass over every pane: only for the logs the tests read
+      log("compare replay frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64, c.cmp->frame(),
+          c.cmp->pane(0).sim->diagnostics().hash, c.cmp->pane(1).sim->diagnostics().hash);
+    return;
+  }
   const int want = std::max(1, c.cmp->pane(0).sim->substeps_per_frame());
   const double budget = single ? 1e30 : kCompareBudgetMs;
   const double t0 = seconds_now();
@@ -226,6 +245,7 @@ Camera2D App::compare_camera(size_t k) {
     c.centre = f.centre();
     c.scale = f.scale();
     c.linked_fit = false;
+    log("compare fit scale=%.6g", static_cast<double>(c.scale));  // pixels per world unit
   }
   pc.set(c.centre, c.scale);
   return pc;
@@ -355,7 +375,8 @@ void App::compare_input(bool over_scene) {
       }
     }
   }
-  c.cmp->set_point_force(tool_point_force(tools, wm, left_down && in_pane));
+  // After a seek the recorded attract / repel force stays until a button is pressed over a pane.
+  if (!c.cmp->playing_back() || (left_down && in_pane)) c.cmp->set_point_force(tool_point_force(tools, wm, left_down && in_pane));
 }
 
 // [SECTION] Panels ------------------------------------------------------------------------

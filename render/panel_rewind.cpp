@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
 #include "imgui.h"
@@ -115,8 +116,14 @@ void rewind_request_seek(App& a, int64_t step) {
 
 void rewind_keys(App& a, bool left, bool right, bool home) {
   if (!(left || right || home) || !a.sim) return;
-  if (a.compare.cmp) {  // the panes are not recorded; the single scene underneath is
-    a.set_status("rewind works on one scene: end the comparison (Esc) to rewind it");
+  if (Comparison* c = a.compare.cmp.get()) {  // every pane to the same frame
+    if (!c->rewinding()) {
+      a.set_status("rewind is off: " + c->rewind_off());
+      return;
+    }
+    const int64_t cur = a.compare.pending_seek >= 0 ? a.compare.pending_seek : c->frame();
+    const int64_t to = home ? c->first_frame() : left ? cur - 1 : cur + 1;
+    compare_request_seek(a, to);
     return;
   }
   RewindUi& r = a.rw;
@@ -207,8 +214,72 @@ void rewind_after_live(App& a) {
 
 // [SECTION] The strip -------------------------------------------------------------
 
-/// Hidden while comparing: the panes are not recorded (docs/window.md).
-float rewind_strip_height(const App& a) { return a.sim && !a.compare.cmp ? 30.f * a.ui_scale : 0.f; }
+float rewind_strip_height(const App& a) { return a.sim ? 30.f * a.ui_scale : 0.f; }
+
+void compare_request_seek(App& a, int64_t frame) {
+  Comparison* c = a.compare.cmp.get();
+  if (!c || !c->rewinding()) return;
+  a.compare.pending_seek = std::clamp(frame, c->first_frame(), c->head_frame());
+  if (a.running) {
+    a.running = false;  // scrubbing pauses; Space replays the recorded frames, then runs live
+    a.log("pause");
+  }
+}
+
+namespace {
+
+/// The comparison's strip: one bar over its recorded frames (every pane is
+/// recorded by its own ring; a frame is the same moment in every pane).
+void compare_draw_strip(App& a, float rh) {
+  Comparison& c = *a.compare.cmp;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!c.rewinding()) {
+    ImGui::TextDisabled("Rewind off: %s", c.rewind_off().c_str());
+    return;
+  }
+  const int64_t first = c.first_frame(), head = std::max(c.head_frame(), first + 1);
+  const int64_t shown = a.compare.pending_seek >= 0 ? a.compare.pending_seek : c.frame();
+  char label[96];
+  std::snprintf(label, sizeof label, "Rewind frame %6" PRId64 " / %" PRId64, shown, c.head_frame());
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(label);
+  ImGui::SameLine();
+  char mem[64];
+  std::snprintf(mem, sizeof mem, "%.0f MB, %zu panes", static_cast<double>(c.rewind_bytes()) / (1 << 20), c.size());
+  const float mem_w = ImGui::CalcTextSize(mem).x + 12.f * a.ui_scale;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float bw = std::max(40.f, ImGui::GetContentRegionAvail().x - mem_w);
+  const float bh = std::max(8.f, rh - 8.f * a.ui_scale);
+  ImGui::InvisibleButton("##compare_rewind_bar", ImVec2(bw, bh));
+  ui_mark(a, "compare_rewind_bar");
+  auto to_x = [&](int64_t f) {
+    return p0.x + bw * static_cast<float>(static_cast<double>(f - first) / static_cast<double>(head - first));
+  };
+  if (ImGui::IsItemActive()) {
+    const double u = std::clamp((io.MousePos.x - p0.x) / bw, 0.f, 1.f);
+    const int64_t f = first + static_cast<int64_t>(std::floor(u * static_cast<double>(head - first) + 0.5));
+    if (!a.compare.dragging || f != shown) compare_request_seek(a, f);
+    a.compare.dragging = true;
+  } else if (a.compare.dragging) {
+    a.compare.dragging = false;
+    a.log("compare scrub end frame=%" PRId64, shown);
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p1(p0.x + bw, p0.y + bh);
+  dl->AddRectFilled(p0, p1, IM_COL32(38, 42, 54, 255), 3.f);
+  const float xs = to_x(shown);
+  dl->AddRectFilled(p0, ImVec2(xs, p1.y), IM_COL32(64, 92, 130, 255), 3.f);
+  dl->AddLine(ImVec2(xs, p0.y - 1.f), ImVec2(xs, p1.y + 1.f), IM_COL32(255, 255, 255, 255), 2.f * a.ui_scale);
+  dl->AddRect(p0, p1, IM_COL32(90, 98, 120, 255), 3.f);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Every pane at the same frame (drag to scrub; Left / Right: one frame, Home: the start,\n"
+                      "Space: replay the recorded frames, then live). An edit behind the head discards the\n"
+                      "recorded frames after it in every pane.");
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", mem);
+}
+
+}  // namespace
 
 void rewind_draw_strip(App& a) {
   const float rh = rewind_strip_height(a);
@@ -219,6 +290,11 @@ void rewind_draw_strip(App& a) {
   const float x = a.left_w, w = std::max(64.f, W - a.left_w - a.right_w);
   if (!ui::begin_strip("##rewind_strip", ImVec2(x, H - rh), ImVec2(w, rh), ImVec2(8.f * a.ui_scale, 4.f * a.ui_scale)))
     return;
+  if (a.compare.cmp) {
+    compare_draw_strip(a, rh);
+    ui::end_strip();
+    return;
+  }
   if (!r.ring.active()) {
     ImGui::TextDisabled("Rewind off: %s", r.ring.why_off().c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.ring.why_off().c_str());

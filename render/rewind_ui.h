@@ -46,6 +46,8 @@ void rewind_request_seek(App& app, int64_t step);
 bool rewind_step_frame(App& app);
 void rewind_after_live(App& app);    ///< App::step_frame after live steps (verbose: the frame's hash)
 void rewind_keys(App& app, bool left, bool right, bool home);
+/// While comparing: every pane to `frame` at the next sync point (pauses).
+void compare_request_seek(App& app, int64_t frame);
 float rewind_strip_height(const App& app);  ///< logical px the strip takes (0: hidden)
 void rewind_draw_strip(App& app);
 /// Budget from the settings (key rewind.budget_mb; 0 or missing: the default).

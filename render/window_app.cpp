@@ -247,6 +247,18 @@ void App::sync() {
     compare.cmp->apply_preset(p, preset_speed);  // (a pending fit of a new comparison stays pending)
     log("compare preset %s", preset_name(p));
   }
+  if (compare.cmp && compare.pending_seek >= 0) {
+    const int64_t f = compare.pending_seek;
+    compare.pending_seek = -1;
+    const StepStatus st = compare.cmp->seek_frame(f);
+    if (!st.ok) compare.halted = st.message;
+    else compare.halted.clear();
+    for (auto& cv : compare.curves) cv = CompareUi::Curves{};  // the plots refill as the replay runs
+    compare.last_sample = -1.0;
+    if (opt.verbose)
+      log("compare seek frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64, compare.cmp->frame(),
+          compare.cmp->pane(0).sim->diagnostics().hash, compare.cmp->pane(1).sim->diagnostics().hash);
+  }
   if (!pending.open_path.empty()) {
     std::string p = pending.open_path;
     pending.open_path.clear();

@@ -165,31 +165,44 @@ void Comparison::record() {
   }
 }
 
-StepStatus Comparison::catch_up(Simulation& sim, double target, int ref_substeps) {
+StepStatus Comparison::catch_up(ComparePane& pane, double target, int ref_substeps) {
+  Simulation& sim = *pane.sim;
   StepSize ss = step_size(sim);
-  if (!(ss.dt > 0.0)) return sim.step(ref_substeps);
+  if (!(ss.dt > 0.0)) return pane_step(pane, ref_substeps);
   StepStatus st;
   for (;;) {
     ss = step_size(sim);
     const double left = target - sim.time();
     if (!(ss.dt > 0.0) || left < 0.5 * ss.dt) return st;
     const double n = ss.fixed ? std::floor(left / ss.dt + 0.5) : 1.0;
-    st = sim.step(static_cast<int>(std::min(n, 1e9)));
+    st = pane_step(pane, static_cast<int>(std::min(n, 1e9)));
     if (!st.ok) return st;
   }
 }
 
+StepStatus Comparison::pane_step(ComparePane& pane, int n) {
+  return pane.rewind ? pane.rewind->step(*pane.sim, n) : pane.sim->step(n);
+}
+
 StepStatus Comparison::step_frame(int substeps) {
+  if (rewinding_ && frame_ < head_frame()) {  // the recorded future: replay its next frame
+    const int64_t at = frame_;
+    StepStatus st = seek_frame(at + 1);
+    if (st.ok && recording_) record();
+    return st;
+  }
+  playback_ = false;
   Simulation& ref = *panes_.front().sim;
   const int n = substeps > 0 ? substeps : ref.substeps_per_frame();
   for (size_t k = 0; k < panes_.size(); ++k) {
-    StepStatus st = k == 0 ? ref.step(n) : catch_up(*panes_[k].sim, ref.time(), n);
+    StepStatus st = k == 0 ? pane_step(panes_[0], n) : catch_up(panes_[k], ref.time(), n);
     if (!st.ok) {
       st.message = "pane " + std::to_string(k + 1) + " (" + panes_[k].spec.label + "): " + st.message;
       return st;
     }
   }
   ++frame_;
+  end_frame_recording();
   if (recording_) record();
   return {};
 }
@@ -199,6 +212,7 @@ void Comparison::set_point_force(const PointForce& f) {
     if (MpmWorld* w = p.sim->mpm()) w->point_force = f;
     if (dem::DemWorld* d = p.sim->dem()) d->point_force = f;
   }
+  note_controls();
 }
 
 void Comparison::grab_begin(const std::vector<uint32_t>& rows, Vec2 target, float stiffness) {
@@ -207,28 +221,137 @@ void Comparison::grab_begin(const std::vector<uint32_t>& rows, Vec2 target, floa
       w->grab_stiffness = stiffness;
       w->grab_begin(rows, target);
     }
+  note_controls();
 }
 
 void Comparison::grab_move(Vec2 target) {
   for (ComparePane& p : panes_)
     if (MpmWorld* w = p.sim->mpm()) w->grab_move(target);
+  note_controls();
 }
 
 void Comparison::grab_end() {
   for (ComparePane& p : panes_)
     if (MpmWorld* w = p.sim->mpm()) w->grab_end();
+  note_controls();
+}
+
+void Comparison::note_controls() {
+  bool changed = false;
+  for (ComparePane& p : panes_)
+    if (p.rewind) changed = p.rewind->note_controls(*p.sim) || changed;
+  if (changed) branch_frames();
 }
 
 void Comparison::set_force_list(const SgfList& list) {
-  for (ComparePane& p : panes_) p.sim->set_force_list(list);
+  auto shared = std::make_shared<const SgfList>(list);
+  for (ComparePane& p : panes_) {
+    if (!p.rewind) {
+      p.sim->set_force_list(list);
+      continue;
+    }
+    RewindAction a;  // recorded with its step; perform_action sets the list
+    a.kind = RewindAction::Kind::ForceList;
+    a.list = shared;
+    p.rewind->apply(*p.sim, std::move(a));
+  }
+  branch_frames();
 }
 
 size_t Comparison::apply_preset(Preset preset, float speed) {
   size_t n = 0;
   for (ComparePane& p : panes_)
-    if (MpmWorld* w = p.sim->mpm()) {
-      w->apply_preset(preset, speed);
+    if (p.sim->mpm()) {
+      RewindAction a;
+      a.kind = RewindAction::Kind::Preset;
+      a.preset = preset;
+      a.speed = speed;
+      if (p.rewind) p.rewind->apply(*p.sim, std::move(a));
+      else perform_action(*p.sim, a);
       ++n;
+    }
+  branch_frames();
+  return n;
+}
+
+// [SECTION] Rewind --------------------------------------------------------------------
+
+bool Comparison::enable_rewind(size_t budget_bytes) {
+  rewinding_ = false;
+  playback_ = false;
+  frame_steps_.clear();
+  for (ComparePane& p : panes_) {
+    const std::string why = p.sim->rewind_unsupported();
+    if (!why.empty()) {
+      rewind_off_ = "pane " + p.spec.label + ": " + why;
+      for (ComparePane& q : panes_) q.rewind.reset();
+      return false;
+    }
+  }
+  const size_t each = budget_bytes / panes_.size();
+  for (ComparePane& p : panes_) {
+    p.rewind = std::make_unique<Rewind>(each);
+    if (!p.rewind->reset(*p.sim)) {
+      rewind_off_ = "pane " + p.spec.label + ": " + p.rewind->why_off();
+      for (ComparePane& q : panes_) q.rewind.reset();
+      return false;
+    }
+  }
+  rewinding_ = true;
+  rewind_off_.clear();
+  first_frame_ = frame_;
+  std::vector<int64_t> steps;
+  for (const ComparePane& p : panes_) steps.push_back(p.sim->step_count());
+  frame_steps_.push_back(std::move(steps));
+  return true;
+}
+
+void Comparison::end_frame_recording() {
+  if (!rewinding_) return;
+  std::vector<int64_t> steps;
+  for (ComparePane& p : panes_) {
+    p.rewind->end_frame();
+    steps.push_back(p.sim->step_count());
+  }
+  frame_steps_.resize(static_cast<size_t>(frame_ - first_frame_));  // (a branch already cut the rest)
+  frame_steps_.push_back(std::move(steps));
+}
+
+void Comparison::branch_frames() {
+  playback_ = false;
+  if (!rewinding_ || frame_ >= head_frame()) return;
+  frame_steps_.resize(static_cast<size_t>(frame_ - first_frame_ + 1));
+}
+
+StepStatus Comparison::seek_frame(int64_t f) {
+  if (!rewinding_) return {};
+  f = std::clamp(f, first_frame_, head_frame());
+  const std::vector<int64_t>& steps = frame_steps_[static_cast<size_t>(f - first_frame_)];
+  for (size_t k = 0; k < panes_.size(); ++k) {
+    ComparePane& p = panes_[k];
+    const int64_t reached = p.rewind->seek(*p.sim, steps[k]);
+    if (reached != steps[k]) {
+      StepStatus st;
+      st.ok = false;
+      st.step = reached;
+      st.message = "pane " + std::to_string(k + 1) + " (" + p.spec.label + "): the replay stopped at step " +
+                   std::to_string(reached) + " of " + std::to_string(steps[k]);
+      return st;
+    }
+  }
+  frame_ = f;
+  playback_ = true;
+  for (ComparePane& p : panes_)  // samples after f are re-recorded as the replay passes them
+    while (!p.curve.empty() && p.curve.back().frame > f) p.curve.pop_back();
+  return {};
+}
+
+size_t Comparison::rewind_bytes() const {
+  size_t n = 0;
+  for (const ComparePane& p : panes_)
+    if (p.rewind) {
+      const RewindStats st = p.rewind->stats();
+      n += st.snapshot_bytes + st.log_bytes;
     }
   return n;
 }

@@ -24,6 +24,7 @@
 #include <vector>
 #include "sim/core/step_status.h"
 #include "sim/mpm/mpm_world.h"
+#include "sim/scene/rewind.h"
 #include "sim/scene/simulation.h"
 
 namespace ps {
@@ -71,6 +72,7 @@ struct ComparePane {
   PaneSpec spec;
   std::unique_ptr<Simulation> sim;
   std::vector<CurveSample> curve;   ///< one sample per recorded frame
+  std::unique_ptr<Rewind> rewind;   ///< its recording (enable_rewind), else null
 };
 
 class Comparison {
@@ -116,6 +118,32 @@ class Comparison {
   void grab_move(Vec2 target);
   void grab_end();
 
+  // Rewind (sim/scene/rewind.h): each pane is recorded by its own ring, and
+  // the comparison keeps each pane's step count at every frame, so a seek to
+  // frame f puts every pane where it was at f (restored from its ring and
+  // re-simulated with its recorded calls and actions: bit-identical on the
+  // CPU). Stepping a frame while behind the recorded head replays the next
+  // recorded frame; an action there (preset, force list, grab, point force)
+  // discards the recorded future in every pane (a branch).
+
+  /// Starts recording every pane from its current state, `budget_bytes`
+  /// shared equally. False (rewind_off() says why) when a pane cannot be
+  /// rewound (rigid bodies); the comparison then runs unrecorded.
+  bool enable_rewind(size_t budget_bytes);
+  bool rewinding() const { return rewinding_; }
+  const std::string& rewind_off() const { return rewind_off_; }
+  /// The last recorded frame (frame() when live).
+  int64_t head_frame() const { return static_cast<int64_t>(frame_steps_.size()) - 1 + first_frame_; }
+  int64_t first_frame() const { return first_frame_; }
+  /// Every pane to its state at frame `f` (clamped to the recording). Returns
+  /// the status of the re-simulation; the frame counter follows.
+  StepStatus seek_frame(int64_t f);
+  /// True after a seek until a live step or an action: the shown state is
+  /// the recording's (the window then leaves the tools' state alone).
+  bool playing_back() const { return playback_; }
+  /// Memory the panes' recordings hold, and their budget.
+  size_t rewind_bytes() const;
+
   /// Body forces for every pane (each pane gets its own hook and applier).
   void set_force_list(const SgfList& list);
   /// A velocity preset on every MPM pane (returns how many took it).
@@ -126,10 +154,24 @@ class Comparison {
   std::string curves_csv() const;
 
  private:
-  StepStatus catch_up(Simulation& sim, double target, int ref_substeps);
+  StepStatus catch_up(ComparePane& pane, double target, int ref_substeps);
+  /// One pane's step(n), through its recording when there is one.
+  StepStatus pane_step(ComparePane& pane, int n);
+  /// Records changed controls (grab, point force) in every pane's ring.
+  void note_controls();
   std::vector<ComparePane> panes_;
+  /// The panes' recordings take an action: the recorded future after this
+  /// frame is gone (their rings branch themselves).
+  void branch_frames();
+  /// Ends a stepped frame: the rings mark it, the pane steps are kept.
+  void end_frame_recording();
+
   int64_t frame_ = 0;
   bool recording_ = true;
+  bool rewinding_ = false, playback_ = false;
+  std::string rewind_off_ = "not started";
+  int64_t first_frame_ = 0;                        ///< the frame the recording starts at
+  std::vector<std::vector<int64_t>> frame_steps_;  ///< [frame - first_frame_][pane]: the pane's step count
 };
 
 }  // namespace ps

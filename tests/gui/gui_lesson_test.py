@@ -7,7 +7,12 @@ against the app's one-line action log:
      rotation preset gives it angular momentum);
   2. running it, PIC loses angular momentum (the Stats sample logged on pause);
   3. Page Down opens the next lesson (APIC) on the same block, spun again;
-  4. a screenshot with the lesson panel shows (kept in the work folder).
+  4. a screenshot with the lesson panel shows (kept in the work folder);
+  5. Page Down opens lesson 03: four panes (PIC, APIC, FLIP, PolyPIC) from one
+     state, fitted to the pane (not drawn at a pixel per metre); they run,
+     PIC loses the rotation the others keep; Home restores every pane to the
+     start (the start's hash), Right steps one recorded frame, Space replays
+     and runs on; a screenshot of the four panes.
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
 
@@ -24,7 +29,7 @@ from guilib import App, colour_bins, connect, drive, fail, parse_args, work_dirs
 def main():
     args = parse_args()
     cfg, out = work_dirs(args, "config", "captures")
-    guilib.DEADLINE[0] = time.monotonic() + 40.0
+    guilib.DEADLINE[0] = time.monotonic() + 70.0
     app = App(args, cfg, out, "--lesson 01")
 
     def steps():
@@ -60,6 +65,37 @@ def main():
         if bins < 8:
             fail("screenshot looks blank")
         print("screenshot ok: %s" % shot.group(1))
+        xdo(args, "key", "Next")  # lesson 03: the comparison
+        app.expect(r"^lesson open id=03_side_by_side ")
+        start = app.expect(r'^compare start panes=4 labels="transfer=pic \| transfer=apic \| transfer=flip \| '
+                           r'transfer=polypic" hash0=([0-9a-f]+)')
+        fit = app.expect(r"^compare fit scale=(\S+)")
+        if float(fit.group(1)) < 100.0:
+            fail("the panes were fitted at %s pixels per metre (the block is a dot)" % fit.group(1))
+        time.sleep(2.5)
+        xdo(args, "key", "space")
+        pc = app.expect(r"^pause compare step=(\d+) angular=\[(\S+)\]")
+        L = [float(v) for v in pc.group(2).split(",")]
+        if not (abs(L[0]) < 0.8 * abs(l0) and min(abs(v) for v in L[1:]) > 0.9 * abs(l0)):
+            fail("after %s steps the panes keep L=%s (PIC should lose it, the others keep it)" % (pc.group(1), L))
+        print("compare ok: after %s steps L = %s" % (pc.group(1), L))
+        xdo(args, "key", "Home")
+        home = app.expect(r"^compare seek frame=0 hash0=([0-9a-f]+)")
+        if home.group(1) != start.group(1):
+            fail("Home gave hash %s, the comparison started at %s" % (home.group(1), start.group(1)))
+        xdo(args, "key", "Right")
+        app.expect(r"^compare seek frame=1 ")
+        xdo(args, "key", "space")
+        app.expect(r"^resume")
+        app.expect(r"^compare replay frame=2 ")
+        print("rewind ok: Home gives the start hash %s, Right frame 1, Space replays" % start.group(1))
+        time.sleep(0.5)
+        xdo(args, "key", "F12")
+        shot = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
+        w, h, bins = colour_bins(shot.group(1))
+        if bins < 8:
+            fail("comparison screenshot looks blank")
+        print("comparison screenshot ok: %s" % shot.group(1))
 
     return drive(app, args, "lesson gui test", steps)
 

@@ -266,3 +266,60 @@ TEST_CASE("Comparison: with recording off a frame adds no curve sample", "[compa
   REQUIRE(c.step_frame(5).ok);
   CHECK(c.pane(1).curve.size() == 2);
 }
+
+TEST_CASE("Comparison rewind: seek to the start and replay reproduce every pane's hashes, an action branches",
+          "[compare][rewind]") {
+  Comparison c("pic_vs_apic", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 2);
+  c.set_recording(false);
+  REQUIRE(c.enable_rewind(size_t{256} << 20));
+  auto hashes = [&] {
+    std::vector<uint64_t> h;
+    for (size_t k = 0; k < c.size(); ++k) h.push_back(c.pane(k).sim->diagnostics().hash);
+    return h;
+  };
+  std::vector<std::vector<uint64_t>> recorded{hashes()};
+  PointForce f;
+  f.pos = Vec2{0.3f, 0.3f};
+  f.radius = 0.2f;
+  f.strength = 50.f;
+  for (int frame = 1; frame <= 8; ++frame) {
+    if (frame == 2) c.apply_preset(Preset::Rotation, 1.f);
+    if (frame == 3) c.grab_begin({10, 11, 12}, Vec2{0.5f, 0.9f}, 4000.f);
+    if (frame == 4) c.grab_move(Vec2{0.6f, 0.8f});
+    if (frame == 5) c.grab_end();
+    f.active = frame == 6;
+    c.set_point_force(f);
+    REQUIRE(c.step_frame(20).ok);
+    recorded.push_back(hashes());
+  }
+  REQUIRE(c.head_frame() == 8);
+  REQUIRE(recorded[8] != recorded[1]);
+  REQUIRE(c.seek_frame(0).ok);
+  CHECK(c.frame() == 0);
+  CHECK(hashes() == recorded[0]);
+  CHECK(c.playing_back());
+  for (int frame = 1; frame <= 8; ++frame) {  // the recorded future, edits included
+    REQUIRE(c.step_frame().ok);
+    CHECK(c.frame() == frame);
+    CHECK(hashes() == recorded[static_cast<size_t>(frame)]);
+  }
+  REQUIRE(c.seek_frame(5).ok);
+  CHECK(hashes() == recorded[5]);
+  c.apply_preset(Preset::Shear, 1.f);  // a branch: frames 6-8 are gone
+  CHECK(c.head_frame() == 5);
+  CHECK_FALSE(c.playing_back());
+  REQUIRE(c.step_frame(20).ok);
+  CHECK(c.head_frame() == 6);
+  CHECK(hashes() != recorded[6]);
+  CHECK(c.rewind_bytes() > 0);
+}
+
+TEST_CASE("Comparison rewind is refused with a reason for rigid-body scenes", "[compare][rewind][rigid]") {
+  Comparison c("rigid_float", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
+  CHECK_FALSE(c.enable_rewind(size_t{64} << 20));
+  CHECK_FALSE(c.rewinding());
+  CHECK(c.rewind_off().find("rigid") != std::string::npos);
+  REQUIRE(c.step_frame(2).ok);  // it still runs, unrecorded
+  CHECK(c.seek_frame(0).ok);
+  CHECK(c.frame() == 1);
+}
