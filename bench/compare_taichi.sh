@@ -19,9 +19,9 @@ echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -
 for t in "${threads[@]}"; do
   best_ours=1e9; best_ti=1e9
   for ((r = 0; r < REPEAT; ++r)); do
-    # Columns after the backend name "cpu (N threads)": particles, steps, ms/step.
+    # ms/step is the first decimal number of the scene's row (after "cpu (N threads)", size, particles, steps).
     ours=$(build/sandbox bench --threads "$t" --scenes mpm99 --steps "$STEPS" --warmup 100 |
-           sed -n '2s/.*) *[0-9]* *[0-9]* *\([0-9.]*\).*/\1/p')
+           awk 'NR==2{for(i=1;i<=NF;i++) if($i ~ /^[0-9]+\.[0-9]+$/){print $i; exit}}')
     ti=$("$PY" bench/peers/taichi_mpm.py --threads "$t" --steps "$STEPS" --warmup 100 --repeat 1 2>/dev/null |
          sed -n 's/.*ms\/substep=\([0-9.]*\).*/\1/p')
     best_ours=$(python3 -c "print(min($best_ours, $ours))")

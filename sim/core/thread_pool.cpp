@@ -47,6 +47,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
   job_ = &fn;
   job_n_ = n;
   job_chunks_ = chunks;
+  job_grain_ = 0;
   // Every worker acknowledges every job (even without a chunk), so none can
   // still be reading this job's fields when the next one is written.
   pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
@@ -68,6 +69,44 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
   job_ = nullptr;
 }
 
+void ThreadPool::parallel_for_dynamic(int64_t n, int64_t grain,
+                                      const std::function<void(int64_t, int64_t, int)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(1, grain);
+  if (size() <= 1 || n <= grain) {
+    fn(0, n, 0);
+    return;
+  }
+  job_ = &fn;
+  job_n_ = n;
+  job_chunks_ = size();
+  job_grain_ = grain;
+  next_.store(0, std::memory_order_relaxed);
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    generation_.fetch_add(1, std::memory_order_release);
+    wake = sleepers_ > 0;
+  }
+  if (wake) start_cv_.notify_all();
+  run_chunks(0);
+  auto t0 = std::chrono::steady_clock::now();
+  for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+    if ((spins & 63) == 63 && std::chrono::steady_clock::now() - t0 > kSpin) std::this_thread::yield();
+    else PS_PAUSE();
+  }
+  job_ = nullptr;
+}
+
+void ThreadPool::run_chunks(int index) {
+  for (;;) {
+    const int64_t b = next_.fetch_add(job_grain_, std::memory_order_relaxed);
+    if (b >= job_n_) return;
+    (*job_)(b, std::min(job_n_, b + job_grain_), index);
+  }
+}
+
 void ThreadPool::worker_loop(int index) {
   uint64_t seen = 0;
   for (;;) {
@@ -86,7 +125,9 @@ void ThreadPool::worker_loop(int index) {
     }
     if (stop_.load()) return;
     seen = g;
-    if (index < job_chunks_) {
+    if (job_grain_ > 0) {
+      run_chunks(index);
+    } else if (index < job_chunks_) {
       int64_t b, e;
       chunk_range(job_n_, job_chunks_, index, b, e);
       (*job_)(b, e, index);

@@ -18,13 +18,6 @@ std::string MpmCpuBackend::name() const {
 // [SECTION] Bucketing ---------------------------------------------------------------
 // Block key of a particle: the 8x8-cell block holding its stencil's base node.
 
-uint32_t MpmCpuBackend::block_key(Kernel k, const GridSpec& g, Vec2 x) const {
-  const float inv_dx = 1.f / g.dx;
-  int bx = std::min(std::max(mpm::stencil_base(k, (x.x - g.origin.x) * inv_dx), 0) / kBlock, blocks_x_ - 1);
-  int by = std::min(std::max(mpm::stencil_base(k, (x.y - g.origin.y) * inv_dx), 0) / kBlock, blocks_y_ - 1);
-  return static_cast<uint32_t>(by * blocks_x_ + bx);
-}
-
 void MpmCpuBackend::bucket(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   const size_t n = p_->size();
@@ -118,7 +111,9 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   const size_t stride = static_cast<size_t>(g.nodes_x());
   const size_t n = order_.size();
   if (pre_.size() < n) pre_.resize(n);
-  pool_.parallel_for(static_cast<int64_t>(n), 512, [&](int64_t o0, int64_t o1, int) {
+  // Dynamic chunks: the materials cluster in block order, and a snow particle's
+  // return map costs several times a water particle's pressure.
+  pool_.parallel_for_dynamic(static_cast<int64_t>(n), 256, [&](int64_t o0, int64_t o1, int) {
     for (int64_t o = o0; o < o1; ++o) {
       const uint32_t i = order_[static_cast<size_t>(o)];
       const MaterialParams& mat = in.materials[p_->material[i]];
@@ -292,7 +287,7 @@ SubstepResult MpmCpuBackend::for_particles(const SubstepInput& in, Body body) {
   std::vector<float>& vmax2 = worker_vmax2_;
   bad.assign(static_cast<size_t>(pool_.size()), std::numeric_limits<int64_t>::max());
   vmax2.assign(static_cast<size_t>(pool_.size()), 0.f);
-  pool_.parallel_for(static_cast<int64_t>(n), 2048, [&](int64_t b, int64_t e, int worker) {
+  pool_.parallel_for_dynamic(static_cast<int64_t>(n), 512, [&](int64_t b, int64_t e, int worker) {
     int64_t my_bad = std::numeric_limits<int64_t>::max();
     float my_vmax2 = 0.f;
     for (int64_t i = b; i < e; ++i) {

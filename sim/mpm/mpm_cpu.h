@@ -8,10 +8,12 @@
 /// without atomics and every node receives its contributions in one fixed
 /// order: colour by colour, particle index within a block.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <vector>
 #include "sim/core/thread_pool.h"
 #include "sim/mpm/mpm_backend.h"
+#include "sim/mpm/mpm_kernels.h"
 
 namespace ps {
 
@@ -47,7 +49,15 @@ class MpmCpuBackend final : public MpmBackend {
   /// when kFinal, reduces the lowest blown-up index and the max speed and
   /// marks the block keys valid (body wrote them).
   template <bool kFinal, class Body> SubstepResult for_particles(const SubstepInput& in, Body body);
-  uint32_t block_key(Kernel k, const GridSpec& g, Vec2 x) const;
+  /// The block a particle's stencil starts in (inline: it runs per particle per substep).
+  uint32_t block_key(Kernel k, const GridSpec& g, Vec2 x) const {
+    const float inv_dx = 1.f / g.dx;  // hoisted out of the particle loops by the compiler once inlined
+    const int ix = mpm::stencil_base(k, (x.x - g.origin.x) * inv_dx);
+    const int iy = mpm::stencil_base(k, (x.y - g.origin.y) * inv_dx);
+    const int bx = std::min(static_cast<int>(static_cast<unsigned>(std::max(ix, 0)) / kBlock), blocks_x_ - 1);
+    const int by = std::min(static_cast<int>(static_cast<unsigned>(std::max(iy, 0)) / kBlock), blocks_y_ - 1);
+    return static_cast<uint32_t>(by * blocks_x_ + bx);
+  }
 
   static constexpr int kBlock = 8;
   ThreadPool pool_;
