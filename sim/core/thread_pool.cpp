@@ -44,29 +44,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     fn(0, n, 0);
     return;
   }
-  job_ = &fn;
-  job_n_ = n;
-  job_chunks_ = chunks;
-  job_grain_ = 0;
-  // Every worker acknowledges every job (even without a chunk), so none can
-  // still be reading this job's fields when the next one is written.
-  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  bool wake;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
-    wake = sleepers_ > 0;
-  }
-  if (wake) start_cv_.notify_all();
-  int64_t b, e;
-  chunk_range(n, chunks, 0, b, e);
-  fn(b, e, 0);
-  auto t0 = std::chrono::steady_clock::now();
-  for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-    if ((spins & 63) == 63 && std::chrono::steady_clock::now() - t0 > kSpin) std::this_thread::yield();
-    else PS_PAUSE();
-  }
-  job_ = nullptr;
+  run_job(fn, n, chunks, 0);
 }
 
 void ThreadPool::parallel_for_dynamic(int64_t n, int64_t grain,
@@ -77,11 +55,18 @@ void ThreadPool::parallel_for_dynamic(int64_t n, int64_t grain,
     fn(0, n, 0);
     return;
   }
+  run_job(fn, n, size(), grain);
+}
+
+void ThreadPool::run_job(const std::function<void(int64_t, int64_t, int)>& fn, int64_t n, int chunks,
+                         int64_t grain) {
   job_ = &fn;
   job_n_ = n;
-  job_chunks_ = size();
+  job_chunks_ = chunks;
   job_grain_ = grain;
   next_.store(0, std::memory_order_relaxed);
+  // Every worker acknowledges every job (even without a chunk), so none can
+  // still be reading this job's fields when the next one is written.
   pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   bool wake;
   {
@@ -90,7 +75,13 @@ void ThreadPool::parallel_for_dynamic(int64_t n, int64_t grain,
     wake = sleepers_ > 0;
   }
   if (wake) start_cv_.notify_all();
-  run_chunks(0);
+  if (grain > 0) {
+    run_chunks(0);
+  } else {
+    int64_t b, e;
+    chunk_range(n, chunks, 0, b, e);
+    fn(b, e, 0);
+  }
   auto t0 = std::chrono::steady_clock::now();
   for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
     if ((spins & 63) == 63 && std::chrono::steady_clock::now() - t0 > kSpin) std::this_thread::yield();

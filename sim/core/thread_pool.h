@@ -39,6 +39,8 @@ class ThreadPool {
                             const std::function<void(int64_t, int64_t, int)>& fn);
 
  private:
+  /// Publishes a job, runs the caller's share, waits for every worker's acknowledgement.
+  void run_job(const std::function<void(int64_t, int64_t, int)>& fn, int64_t n, int chunks, int64_t grain);
   void run_chunks(int index);
   void worker_loop(int index);
 
