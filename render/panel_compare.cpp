@@ -77,13 +77,14 @@ bool App::start_compare(const std::string& vary) {
     return false;
   }
   c.cmp = std::move(next);
-  // Every pane recorded (Left / Right / Home and the strip); half the rewind budget, the single
-  // scene's recording keeps the rest.
+  // The SGF lists edited in the window act on every pane (the scene's own come with each pane);
+  // set before the recording starts, so its first snapshot holds them.
+  if (!sgf.set.groups.empty()) c.cmp->set_force_list(sgf_list_for_sim(sgf.set));
+  // Every pane recorded (Left / Right / Home and the strip): half the rewind budget on top of
+  // the single scene's recording, which stays for when the comparison ends.
   if (!c.cmp->enable_rewind(rw.ring.budget() / 2)) log("compare rewind off: %s", c.cmp->rewind_off().c_str());
   c.pending_seek = -1;
   c.dragging = false;
-  // The SGF lists edited in the window act on every pane (the scene's own come with each pane).
-  if (!sgf.set.groups.empty()) c.cmp->set_force_list(sgf_list_for_sim(sgf.set));
   c.vary = vary;
   c.panes = panes;
   c.linked_fit = true;

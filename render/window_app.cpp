@@ -245,11 +245,15 @@ void App::sync() {
     const Preset p = *pending.preset;
     pending.preset.reset();
     compare.cmp->apply_preset(p, preset_speed);  // (a pending fit of a new comparison stays pending)
-    log("compare preset %s", preset_name(p));
+    if (opt.verbose)
+      log("compare preset %s hash0=%016" PRIx64, preset_name(p), compare.cmp->pane(0).sim->diagnostics().hash);
+    else
+      log("compare preset %s", preset_name(p));
   }
   if (compare.cmp && compare.pending_seek >= 0) {
     const int64_t f = compare.pending_seek;
     compare.pending_seek = -1;
+    compare.grabbing = false;  // the restored controls say what is grabbed; a held drag ends here
     const StepStatus st = compare.cmp->seek_frame(f);
     if (!st.ok) compare.halted = st.message;
     else compare.halted.clear();

@@ -31,8 +31,9 @@ struct MpmParticles {
   std::vector<uint16_t> group;    ///< user group (body index by default)
   std::vector<uint32_t> id;       ///< stable 1-based ID
   std::vector<Vec2> fext;         ///< external force this step (SGF, grab); zero by default
-  /// PolyPIC's higher velocity modes (48 B per particle, always sized; zero
-  /// and unused under PIC, APIC and FLIP; see PolyModes).
+  /// PolyPIC's higher velocity modes (48 B per particle; see PolyModes):
+  /// empty unless the world steps with PolyPIC, then as long as x (MpmWorld
+  /// allocates them zeroed when PolyPIC starts and frees them when it stops).
   std::vector<PolyModes> poly;
   std::vector<float> temp;        ///< temperature, deg C (sim/mpm/heat.h)
   std::vector<float> melt;        ///< melt fraction of the particle's initial ice, 0..1
@@ -51,6 +52,8 @@ struct MpmParticles {
   }
   /// Calls f on every per-particle array (one place lists them: resize,
   /// reserve, the resampler's compaction and insertion go through it).
+  /// PolyPIC's modes count only while they are allocated (48 bytes a
+  /// particle the other transfers do not carry, nor copy into snapshots).
   template <class Fn>
   void for_each_array(Fn&& f) { each_array(*this, f); }
   template <class Fn>
@@ -70,7 +73,8 @@ struct MpmParticles {
     x.push_back(pos); v.push_back(vel); C.push_back(Mat2{}); F.push_back(Mat2::identity());
     J.push_back(1.f); Jp.push_back(1.f); mass.push_back(m); vol0.push_back(vol);
     material.push_back(mat); group.push_back(grp); id.push_back(new_id); fext.push_back(Vec2{});
-    temp.push_back(temperature); melt.push_back(0.f); vwater.push_back(0.f); poly.push_back(PolyModes{});
+    temp.push_back(temperature); melt.push_back(0.f); vwater.push_back(0.f);
+    if (!poly.empty()) poly.push_back(PolyModes{});
     return i;
   }
 
@@ -78,7 +82,8 @@ struct MpmParticles {
   template <class Self, class Fn>
   static void each_array(Self& s, Fn& f) {
     f(s.x); f(s.v); f(s.C); f(s.F); f(s.J); f(s.Jp); f(s.mass); f(s.vol0); f(s.material); f(s.group); f(s.id);
-    f(s.fext); f(s.temp); f(s.melt); f(s.vwater); f(s.poly);
+    f(s.fext); f(s.temp); f(s.melt); f(s.vwater);
+    if (!s.poly.empty()) f(s.poly);
   }
 };
 

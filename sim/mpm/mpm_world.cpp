@@ -148,7 +148,8 @@ StepStatus MpmWorld::step(int n) {
   if (const char* why = mpm::transfer_kernel_error(solver.transfer, solver.kernel)) throw std::invalid_argument(why);
   if (solver.transfer != Transfer::PolyPIC) {
     poly_stale_ = true;
-  } else if (poly_stale_) {
+    if (particles.poly.capacity() != 0) std::vector<PolyModes>().swap(particles.poly);  // host only: no device copy
+  } else if (poly_stale_ || particles.poly.size() != particles.size()) {
     sync_guarded();
     if (fell_back()) return StepStatus{};
     particles.poly.assign(particles.size(), PolyModes{});

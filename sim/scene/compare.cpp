@@ -240,7 +240,7 @@ void Comparison::note_controls() {
   bool changed = false;
   for (ComparePane& p : panes_)
     if (p.rewind) changed = p.rewind->note_controls(*p.sim) || changed;
-  if (changed) branch_frames();
+  if (changed) after_action();
 }
 
 void Comparison::set_force_list(const SgfList& list) {
@@ -255,7 +255,7 @@ void Comparison::set_force_list(const SgfList& list) {
     a.list = shared;
     p.rewind->apply(*p.sim, std::move(a));
   }
-  branch_frames();
+  after_action();
 }
 
 size_t Comparison::apply_preset(Preset preset, float speed) {
@@ -270,7 +270,7 @@ size_t Comparison::apply_preset(Preset preset, float speed) {
       else perform_action(*p.sim, a);
       ++n;
     }
-  branch_frames();
+  if (n > 0) after_action();
   return n;
 }
 
@@ -279,7 +279,7 @@ size_t Comparison::apply_preset(Preset preset, float speed) {
 bool Comparison::enable_rewind(size_t budget_bytes) {
   rewinding_ = false;
   playback_ = false;
-  frame_steps_.clear();
+  marks_.clear();
   for (ComparePane& p : panes_) {
     const std::string why = p.sim->rewind_unsupported();
     if (!why.empty()) {
@@ -300,42 +300,42 @@ bool Comparison::enable_rewind(size_t budget_bytes) {
   rewinding_ = true;
   rewind_off_.clear();
   first_frame_ = frame_;
-  std::vector<int64_t> steps;
-  for (const ComparePane& p : panes_) steps.push_back(p.sim->step_count());
-  frame_steps_.push_back(std::move(steps));
+  mark_frame();
   return true;
+}
+
+void Comparison::mark_frame() {
+  const size_t base = static_cast<size_t>(frame_ - first_frame_) * panes_.size();
+  marks_.resize(base + panes_.size());  // (a branch already cut the rest)
+  for (size_t k = 0; k < panes_.size(); ++k)
+    marks_[base + k] = FrameMark{panes_[k].sim->step_count(), panes_[k].rewind->applied()};
 }
 
 void Comparison::end_frame_recording() {
   if (!rewinding_) return;
-  std::vector<int64_t> steps;
-  for (ComparePane& p : panes_) {
-    p.rewind->end_frame();
-    steps.push_back(p.sim->step_count());
-  }
-  frame_steps_.resize(static_cast<size_t>(frame_ - first_frame_));  // (a branch already cut the rest)
-  frame_steps_.push_back(std::move(steps));
+  for (ComparePane& p : panes_) p.rewind->end_frame();
+  mark_frame();
 }
 
-void Comparison::branch_frames() {
+void Comparison::after_action() {
   playback_ = false;
-  if (!rewinding_ || frame_ >= head_frame()) return;
-  frame_steps_.resize(static_cast<size_t>(frame_ - first_frame_ + 1));
+  if (rewinding_) mark_frame();  // drops the later frames, and frame_ now holds the action
 }
 
 StepStatus Comparison::seek_frame(int64_t f) {
   if (!rewinding_) return {};
   f = std::clamp(f, first_frame_, head_frame());
-  const std::vector<int64_t>& steps = frame_steps_[static_cast<size_t>(f - first_frame_)];
+  const size_t base = static_cast<size_t>(f - first_frame_) * panes_.size();
   for (size_t k = 0; k < panes_.size(); ++k) {
     ComparePane& p = panes_[k];
-    const int64_t reached = p.rewind->seek(*p.sim, steps[k]);
-    if (reached != steps[k]) {
+    const FrameMark m = marks_[base + k];
+    const int64_t reached = p.rewind->seek_applied(*p.sim, m.step, m.applied);
+    if (reached != m.step) {
       StepStatus st;
       st.ok = false;
       st.step = reached;
       st.message = "pane " + std::to_string(k + 1) + " (" + p.spec.label + "): the replay stopped at step " +
-                   std::to_string(reached) + " of " + std::to_string(steps[k]);
+                   std::to_string(reached) + " of " + std::to_string(m.step);
       return st;
     }
   }
@@ -347,7 +347,7 @@ StepStatus Comparison::seek_frame(int64_t f) {
 }
 
 size_t Comparison::rewind_bytes() const {
-  size_t n = 0;
+  size_t n = marks_.capacity() * sizeof(FrameMark);
   for (const ComparePane& p : panes_)
     if (p.rewind) {
       const RewindStats st = p.rewind->stats();

@@ -119,12 +119,16 @@ class Comparison {
   void grab_end();
 
   // Rewind (sim/scene/rewind.h): each pane is recorded by its own ring, and
-  // the comparison keeps each pane's step count at every frame, so a seek to
-  // frame f puts every pane where it was at f (restored from its ring and
+  // the comparison keeps, for every frame, each pane's step count and how
+  // many of its ring's actions its state holds (Rewind::applied), so a seek
+  // to frame f puts every pane exactly where it was at f, also a pane that
+  // took no substep between two frames (restored from its ring and
   // re-simulated with its recorded calls and actions: bit-identical on the
-  // CPU). Stepping a frame while behind the recorded head replays the next
-  // recorded frame; an action there (preset, force list, grab, point force)
-  // discards the recorded future in every pane (a branch).
+  // CPU). A frame's state is the last one shown at it: edits made while
+  // frame f is shown belong to f. Stepping a frame while behind the recorded
+  // head replays the next recorded frame; an action there (preset, force
+  // list, grab, point force) discards the recorded future in every pane (a
+  // branch).
 
   /// Starts recording every pane from its current state, `budget_bytes`
   /// shared equally. False (rewind_off() says why) when a pane cannot be
@@ -133,7 +137,9 @@ class Comparison {
   bool rewinding() const { return rewinding_; }
   const std::string& rewind_off() const { return rewind_off_; }
   /// The last recorded frame (frame() when live).
-  int64_t head_frame() const { return static_cast<int64_t>(frame_steps_.size()) - 1 + first_frame_; }
+  int64_t head_frame() const {
+    return panes_.empty() ? first_frame_ : static_cast<int64_t>(marks_.size() / panes_.size()) - 1 + first_frame_;
+  }
   int64_t first_frame() const { return first_frame_; }
   /// Every pane to its state at frame `f` (clamped to the recording). Returns
   /// the status of the re-simulation; the frame counter follows.
@@ -141,7 +147,7 @@ class Comparison {
   /// True after a seek until a live step or an action: the shown state is
   /// the recording's (the window then leaves the tools' state alone).
   bool playing_back() const { return playback_; }
-  /// Memory the panes' recordings hold, and their budget.
+  /// Memory the panes' recordings and the frame marks hold.
   size_t rewind_bytes() const;
 
   /// Body forces for every pane (each pane gets its own hook and applier).
@@ -160,18 +166,25 @@ class Comparison {
   /// Records changed controls (grab, point force) in every pane's ring.
   void note_controls();
   std::vector<ComparePane> panes_;
-  /// The panes' recordings take an action: the recorded future after this
-  /// frame is gone (their rings branch themselves).
-  void branch_frames();
-  /// Ends a stepped frame: the rings mark it, the pane steps are kept.
+  /// After an action that reached the panes: the recorded future after this
+  /// frame is gone (their rings branch themselves) and this frame's marks
+  /// take the action in.
+  void after_action();
+  /// Ends a stepped frame: the rings mark it, the panes' marks are kept.
   void end_frame_recording();
+  /// Writes every pane's mark (step count, actions held) for frame_.
+  void mark_frame();
 
   int64_t frame_ = 0;
   bool recording_ = true;
   bool rewinding_ = false, playback_ = false;
   std::string rewind_off_ = "not started";
   int64_t first_frame_ = 0;                        ///< the frame the recording starts at
-  std::vector<std::vector<int64_t>> frame_steps_;  ///< [frame - first_frame_][pane]: the pane's step count
+  struct FrameMark {
+    int64_t step = 0;    ///< the pane's step count
+    size_t applied = 0;  ///< Rewind::applied() of its ring
+  };
+  std::vector<FrameMark> marks_;  ///< [(frame - first_frame_) * panes + pane]
 };
 
 }  // namespace ps

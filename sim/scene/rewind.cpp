@@ -241,11 +241,36 @@ int64_t Rewind::restore_for(Simulation& sim, int64_t step) {
   const Snap& snap = *(it == snaps_.begin() ? it : it - 1);
   const int64_t c = sim.step_count();
   if (c <= step && c >= snap.step) return c;  // stepping on is no longer than restoring
-  sim.load_state(*snap.state);
+  restore_snapshot(sim, step);
+  return sim.step_count();
+}
+
+void Rewind::restore_snapshot(Simulation& sim, int64_t step) {
+  auto it = std::upper_bound(snaps_.begin(), snaps_.end(), step, [](int64_t s, const Snap& x) { return s < x.step; });
+  const Snap& snap = *(it == snaps_.begin() ? it : it - 1);
+  sim.load_state(*snap.state);  // a snapshot is the state before its step's actions
   cursor_ = first_action_at(snap.step);
   controls_ = sim.controls();
   ++generation_;
-  return sim.step_count();
+}
+
+int64_t Rewind::seek_applied(Simulation& sim, int64_t step, size_t applied) {
+  if (!active_ || snaps_.empty()) return sim.step_count();
+  step = std::clamp(step, start_, head_);
+  if (sim.step_count() == step && cursor_ > applied) restore_snapshot(sim, step);  // holds edits it should not
+  const int64_t reached = seek(sim, step);
+  if (reached != step) return reached;
+  bool changed = false;
+  while (cursor_ < applied && cursor_ < actions_.size() && actions_[cursor_].step <= step) {
+    if (actions_[cursor_].step == step) {
+      perform_action(sim, actions_[cursor_]);
+      changed = true;
+    }
+    ++cursor_;
+  }
+  if (changed) ++generation_;
+  controls_ = sim.controls();
+  return reached;
 }
 
 StepStatus Rewind::replay_call(Simulation& sim, int64_t target, int& steps) {

@@ -123,6 +123,15 @@ class Rewind {
   /// restore_for + replay_call until the simulation is at `step` (clamped to
   /// [start, head]). Returns the step reached (less on a blow-up).
   int64_t seek(Simulation& sim, int64_t step);
+  /// How many of the log's actions the current state holds. With
+  /// seek_applied a caller that noted it gets that exact state back, also
+  /// when several states share one step (edits made between two frames in
+  /// which a comparison pane took no substep).
+  size_t applied() const { return cursor_; }
+  /// seek(step), then the recorded actions at `step` among the first
+  /// `applied` of the log (a state holding more of them than that is
+  /// restored from a snapshot first). Returns the step reached.
+  int64_t seek_applied(Simulation& sim, int64_t step, size_t applied);
   /// The recorded frame ends (end_frame) before and after `step`; the start
   /// and the head when there is none.
   int64_t prev_boundary(int64_t step) const;
@@ -147,6 +156,8 @@ class Rewind {
     bool frame_end = false;  ///< the window showed the state after this call
   };
   void branch(Simulation& sim);
+  /// Restores the nearest snapshot at or before `step` (no shortcut).
+  void restore_snapshot(Simulation& sim, int64_t step);
   /// Applies the recorded actions at the current step not yet in the state.
   void apply_pending(Simulation& sim);
   void record(Simulation& sim, RewindAction a);

@@ -11,7 +11,7 @@ against the app's one-line action log:
   5. Page Down opens lesson 03: four panes (PIC, APIC, FLIP, PolyPIC) from one
      state, fitted to the pane (not drawn at a pixel per metre); they run,
      PIC loses the rotation the others keep; Home restores every pane to the
-     start (the start's hash), Right steps one recorded frame, Space replays
+     start (the first frame's hash, after the lesson's preset), Right steps one recorded frame, Space replays
      and runs on; a screenshot of the four panes.
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
@@ -69,6 +69,9 @@ def main():
         app.expect(r"^lesson open id=03_side_by_side ")
         start = app.expect(r'^compare start panes=4 labels="transfer=pic \| transfer=apic \| transfer=flip \| '
                            r'transfer=polypic" hash0=([0-9a-f]+)')
+        # Frame 0 as last shown: after the lesson's rotation preset (the scene's bodies start spun
+        # already, so the state is the same; the check is that Home holds the edits made at frame 0).
+        spun0 = app.expect(r"^compare preset rotation hash0=([0-9a-f]+)")
         fit = app.expect(r"^compare fit scale=(\S+)")
         if float(fit.group(1)) < 100.0:
             fail("the panes were fitted at %s pixels per metre (the block is a dot)" % fit.group(1))
@@ -76,19 +79,21 @@ def main():
         xdo(args, "key", "space")
         pc = app.expect(r"^pause compare step=(\d+) angular=\[(\S+)\]")
         L = [float(v) for v in pc.group(2).split(",")]
-        if not (abs(L[0]) < 0.8 * abs(l0) and min(abs(v) for v in L[1:]) > 0.9 * abs(l0)):
-            fail("after %s steps the panes keep L=%s (PIC should lose it, the others keep it)" % (pc.group(1), L))
+        # PIC loses it, APIC and PolyPIC keep it, FLIP lies between (it loses some every substep).
+        if not (abs(L[0]) < 0.8 * abs(l0) and min(abs(L[1]), abs(L[3])) > 0.97 * abs(l0)
+                and abs(L[0]) < abs(L[2]) < abs(L[1])):
+            fail("after %s steps the panes keep L=%s (PIC should lose it, APIC and PolyPIC keep it, FLIP between)" % (pc.group(1), L))
         print("compare ok: after %s steps L = %s" % (pc.group(1), L))
         xdo(args, "key", "Home")
         home = app.expect(r"^compare seek frame=0 hash0=([0-9a-f]+)")
-        if home.group(1) != start.group(1):
-            fail("Home gave hash %s, the comparison started at %s" % (home.group(1), start.group(1)))
+        if home.group(1) != spun0.group(1):
+            fail("Home gave hash %s, the comparison's first frame (spun) was %s" % (home.group(1), spun0.group(1)))
         xdo(args, "key", "Right")
         app.expect(r"^compare seek frame=1 ")
         xdo(args, "key", "space")
         app.expect(r"^resume")
         app.expect(r"^compare replay frame=2 ")
-        print("rewind ok: Home gives the start hash %s, Right frame 1, Space replays" % start.group(1))
+        print("rewind ok: Home gives the first frame's hash %s, Right frame 1, Space replays" % spun0.group(1))
         time.sleep(0.5)
         xdo(args, "key", "F12")
         shot = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")

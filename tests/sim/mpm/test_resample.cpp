@@ -62,7 +62,7 @@ void remove_if(MpmParticles& p, const GridSpec& g, Drop drop) {
     q.J.push_back(p.J[i]); q.Jp.push_back(p.Jp[i]); q.mass.push_back(p.mass[i]); q.vol0.push_back(p.vol0[i]);
     q.material.push_back(p.material[i]); q.group.push_back(p.group[i]); q.id.push_back(p.id[i]);
     q.fext.push_back(p.fext[i]); q.temp.push_back(p.temp[i]); q.melt.push_back(p.melt[i]); q.vwater.push_back(p.vwater[i]);
-    q.poly.push_back(p.poly[i]);
+    if (!p.poly.empty()) q.poly.push_back(p.poly[i]);
   }
   p = q;
 }

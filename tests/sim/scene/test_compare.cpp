@@ -267,51 +267,98 @@ TEST_CASE("Comparison: with recording off a frame adds no curve sample", "[compa
   CHECK(c.pane(1).curve.size() == 2);
 }
 
+namespace {
+
+std::vector<uint64_t> pane_hashes(Comparison& c) {
+  std::vector<uint64_t> h;
+  for (size_t k = 0; k < c.size(); ++k) h.push_back(c.pane(k).sim->diagnostics().hash);
+  return h;
+}
+
+}  // namespace
+
 TEST_CASE("Comparison rewind: seek to the start and replay reproduce every pane's hashes, an action branches",
           "[compare][rewind]") {
   Comparison c("pic_vs_apic", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 2);
   c.set_recording(false);
   REQUIRE(c.enable_rewind(size_t{256} << 20));
-  auto hashes = [&] {
-    std::vector<uint64_t> h;
-    for (size_t k = 0; k < c.size(); ++k) h.push_back(c.pane(k).sim->diagnostics().hash);
-    return h;
-  };
-  std::vector<std::vector<uint64_t>> recorded{hashes()};
+  // recorded[f]: the panes as last shown at frame f (after the edits made there).
+  std::vector<std::vector<uint64_t>> recorded;
   PointForce f;
   f.pos = Vec2{0.3f, 0.3f};
   f.radius = 0.2f;
   f.strength = 50.f;
-  for (int frame = 1; frame <= 8; ++frame) {
-    if (frame == 2) c.apply_preset(Preset::Rotation, 1.f);
-    if (frame == 3) c.grab_begin({10, 11, 12}, Vec2{0.5f, 0.9f}, 4000.f);
-    if (frame == 4) c.grab_move(Vec2{0.6f, 0.8f});
-    if (frame == 5) c.grab_end();
-    f.active = frame == 6;
+  for (int frame = 0; frame < 8; ++frame) {
+    if (frame == 1) c.apply_preset(Preset::Rotation, 1.f);
+    if (frame == 2) c.grab_begin({10, 11, 12}, Vec2{0.5f, 0.9f}, 4000.f);
+    if (frame == 3) c.grab_move(Vec2{0.6f, 0.8f});
+    if (frame == 4) c.grab_end();
+    f.active = frame == 5;
     c.set_point_force(f);
+    recorded.push_back(pane_hashes(c));
     REQUIRE(c.step_frame(20).ok);
-    recorded.push_back(hashes());
   }
+  recorded.push_back(pane_hashes(c));
   REQUIRE(c.head_frame() == 8);
   REQUIRE(recorded[8] != recorded[1]);
   REQUIRE(c.seek_frame(0).ok);
   CHECK(c.frame() == 0);
-  CHECK(hashes() == recorded[0]);
+  CHECK(pane_hashes(c) == recorded[0]);
   CHECK(c.playing_back());
+  REQUIRE(c.seek_frame(1).ok);  // frame 1 as shown last: with its preset
+  CHECK(pane_hashes(c) == recorded[1]);
+  REQUIRE(c.seek_frame(0).ok);
   for (int frame = 1; frame <= 8; ++frame) {  // the recorded future, edits included
     REQUIRE(c.step_frame().ok);
     CHECK(c.frame() == frame);
-    CHECK(hashes() == recorded[static_cast<size_t>(frame)]);
+    CHECK(pane_hashes(c) == recorded[static_cast<size_t>(frame)]);
   }
   REQUIRE(c.seek_frame(5).ok);
-  CHECK(hashes() == recorded[5]);
-  c.apply_preset(Preset::Shear, 1.f);  // a branch: frames 6-8 are gone
+  CHECK(pane_hashes(c) == recorded[5]);
+  CHECK(c.apply_preset(Preset::Shear, 1.f) == 2);  // a branch: frames 6-8 are gone
   CHECK(c.head_frame() == 5);
   CHECK_FALSE(c.playing_back());
   REQUIRE(c.step_frame(20).ok);
   CHECK(c.head_frame() == 6);
-  CHECK(hashes() != recorded[6]);
+  CHECK(pane_hashes(c) != recorded[6]);
   CHECK(c.rewind_bytes() > 0);
+}
+
+TEST_CASE("Comparison rewind: an edit between frames in which a pane took no substep is kept and replayed",
+          "[compare][rewind]") {
+  // Pane 2's dt is 4 times pane 1's: stepping one substep a frame, pane 2 steps
+  // every fourth frame only, so several frames share its step count.
+  Comparison c("pic_vs_apic", {"solver.transfer=apic"}, panes({"solver.dt=0.0005", "solver.dt=0.002"}), "cpu", 1);
+  c.set_recording(false);
+  REQUIRE(c.enable_rewind(size_t{128} << 20));
+  std::vector<std::vector<uint64_t>> recorded;
+  std::vector<int64_t> steps2;
+  for (int frame = 0; frame < 12; ++frame) {
+    if (frame == 3) c.apply_preset(Preset::Shear, 1.f);
+    if (frame == 4) c.apply_preset(Preset::Dilation, 0.5f);
+    recorded.push_back(pane_hashes(c));
+    steps2.push_back(c.pane(1).sim->step_count());
+    REQUIRE(c.step_frame(1).ok);
+  }
+  recorded.push_back(pane_hashes(c));
+  steps2.push_back(c.pane(1).sim->step_count());
+  REQUIRE(steps2[3] == steps2[4]);  // the two presets hit pane 2 at one step (frames 2-5 share it)
+  REQUIRE(steps2[3] == steps2[2]);
+  REQUIRE(recorded[3][1] != recorded[4][1]);
+  REQUIRE(recorded[2][1] != recorded[3][1]);
+  for (int64_t frame : {4, 3, 2, 4, 12, 0, 3, 5}) {
+    REQUIRE(c.seek_frame(frame).ok);
+    CHECK(pane_hashes(c) == recorded[static_cast<size_t>(frame)]);
+  }
+  // From frame 3 (after its preset, before frame 4's), an edit branches: frame 4's preset is gone.
+  REQUIRE(c.seek_frame(3).ok);
+  c.apply_preset(Preset::Translation, 0.1f);
+  CHECK(c.head_frame() == 3);
+  REQUIRE(c.step_frame(1).ok);
+  REQUIRE(c.seek_frame(3).ok);
+  CHECK(pane_hashes(c) != recorded[3]);  // now with the translation
+  REQUIRE(c.seek_frame(0).ok);
+  CHECK(pane_hashes(c) == recorded[0]);
 }
 
 TEST_CASE("Comparison rewind is refused with a reason for rigid-body scenes", "[compare][rewind][rigid]") {
