@@ -139,19 +139,22 @@ void App::compare_step_frame() {
   const double budget = single ? 1e30 : kCompareBudgetMs;
   const double t0 = seconds_now();
   int done = 0;
+  bool ok = true;
   while (done < want) {
     int chunk = 1;
     if (ms_per_substep > 0.0) chunk = static_cast<int>((budget - 1e3 * (seconds_now() - t0)) / ms_per_substep);
     chunk = std::clamp(chunk, 1, want - done);
-    const StepStatus st = c.cmp->step_frame(chunk);
+    const StepStatus st = c.cmp->step_part(chunk);  // the displayed frame ends below: one rewind frame
     done += chunk;
     if (!st.ok) {
+      ok = false;
       c.halted = st.message;
       log("compare halt step=%" PRId64 " message=\"%s\"", st.step, st.message.c_str());
       break;
     }
     if (1e3 * (seconds_now() - t0) >= budget) break;
   }
+  if (ok) c.cmp->finish_frame();
   substeps_last = done;
   const double per = 1e3 * (seconds_now() - t0) / std::max(1, done);
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;

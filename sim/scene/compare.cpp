@@ -191,6 +191,12 @@ StepStatus Comparison::step_frame(int substeps) {
     if (st.ok && recording_) record();
     return st;
   }
+  StepStatus st = step_part(substeps);
+  if (st.ok) finish_frame();
+  return st;
+}
+
+StepStatus Comparison::step_part(int substeps) {
   playback_ = false;
   Simulation& ref = *panes_.front().sim;
   const int n = substeps > 0 ? substeps : ref.substeps_per_frame();
@@ -201,10 +207,13 @@ StepStatus Comparison::step_frame(int substeps) {
       return st;
     }
   }
+  return {};
+}
+
+void Comparison::finish_frame() {
   ++frame_;
   end_frame_recording();
   if (recording_) record();
-  return {};
 }
 
 void Comparison::set_point_force(const PointForce& f) {

@@ -102,6 +102,11 @@ class Comparison {
   /// pane's sample is recorded (unless recording is off). On a blow-up the message names the pane
   /// ("pane 2 (transfer=flip): ...") and the frame counter stays.
   StepStatus step_frame(int substeps = 0);
+  /// step_frame in parts: the window steps a displayed frame in chunks under
+  /// its time budget (step_part each), then ends it once (finish_frame), so
+  /// a frame, a curve sample and a rewind mark are one displayed frame.
+  StepStatus step_part(int substeps);
+  void finish_frame();
   /// Records the current state as the sample of frame(); a sample for the
   /// same frame is replaced (after a preset, say).
   void record();
