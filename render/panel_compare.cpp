@@ -462,7 +462,7 @@ void App::compare_plot(const char* title, int which) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%s  [%.3g, %.3g]", title, static_cast<double>(lo), static_cast<double>(hi));
   dl->AddText(ImVec2(p0.x + 4.f, p0.y + 2.f), ImGui::GetColorU32(ImGuiCol_Text), buf);
-  ImGui::Dummy(ImVec2(w, h));
+  ImGui::Dummy(ImVec2(w, h));  // the plot was drawn with the draw list: reserve its place in the layout
 }
 
 void App::panel_compare_stats() {

@@ -228,6 +228,34 @@ void compare_request_seek(App& a, int64_t frame) {
 
 namespace {
 
+/// The strip's common layout: its label, the bar (an invisible button named
+/// `id`, marked for the GUI tests) and the memory text after it. Returns the
+/// bar's corners.
+void strip_bar(App& a, float rh, const char* label, const char* mem, const char* id, ImVec2& p0, ImVec2& p1) {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(label);
+  ImGui::SameLine();
+  const float mem_w = ImGui::CalcTextSize(mem).x + 12.f * a.ui_scale;
+  p0 = ImGui::GetCursorScreenPos();
+  const float bw = std::max(40.f, ImGui::GetContentRegionAvail().x - mem_w);
+  const float bh = std::max(8.f, rh - 8.f * a.ui_scale);
+  ImGui::InvisibleButton(id, ImVec2(bw, bh));
+  ui_mark(a, id + 2);  // without the "##"
+  p1 = ImVec2(p0.x + bw, p0.y + bh);
+}
+
+/// The bar's background and the recorded part up to the shown state at `xs`.
+void bar_base(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float xs) {
+  dl->AddRectFilled(p0, p1, IM_COL32(38, 42, 54, 255), 3.f);
+  dl->AddRectFilled(p0, ImVec2(xs, p1.y), IM_COL32(64, 92, 130, 255), 3.f);
+}
+
+/// The playhead at `xs` and the bar's frame.
+void bar_top(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float xs, float ui_scale) {
+  dl->AddLine(ImVec2(xs, p0.y - 1.f), ImVec2(xs, p1.y + 1.f), IM_COL32(255, 255, 255, 255), 2.f * ui_scale);
+  dl->AddRect(p0, p1, IM_COL32(90, 98, 120, 255), 3.f);
+}
+
 /// The comparison's strip: one bar over its recorded frames (every pane is
 /// recorded by its own ring; a frame is the same moment in every pane).
 void compare_draw_strip(App& a, float rh) {
@@ -241,17 +269,11 @@ void compare_draw_strip(App& a, float rh) {
   const int64_t shown = a.compare.pending_seek >= 0 ? a.compare.pending_seek : c.frame();
   char label[96];
   std::snprintf(label, sizeof label, "Rewind frame %6" PRId64 " / %" PRId64, shown, c.head_frame());
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted(label);
-  ImGui::SameLine();
   char mem[64];
   std::snprintf(mem, sizeof mem, "%.0f MB, %zu panes", static_cast<double>(c.rewind_bytes()) / (1 << 20), c.size());
-  const float mem_w = ImGui::CalcTextSize(mem).x + 12.f * a.ui_scale;
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float bw = std::max(40.f, ImGui::GetContentRegionAvail().x - mem_w);
-  const float bh = std::max(8.f, rh - 8.f * a.ui_scale);
-  ImGui::InvisibleButton("##compare_rewind_bar", ImVec2(bw, bh));
-  ui_mark(a, "compare_rewind_bar");
+  ImVec2 p0, p1;
+  strip_bar(a, rh, label, mem, "##compare_rewind_bar", p0, p1);
+  const float bw = p1.x - p0.x;
   auto to_x = [&](int64_t f) {
     return p0.x + bw * static_cast<float>(static_cast<double>(f - first) / static_cast<double>(head - first));
   };
@@ -265,12 +287,9 @@ void compare_draw_strip(App& a, float rh) {
     a.log("compare scrub end frame=%" PRId64, shown);
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 p1(p0.x + bw, p0.y + bh);
-  dl->AddRectFilled(p0, p1, IM_COL32(38, 42, 54, 255), 3.f);
   const float xs = to_x(shown);
-  dl->AddRectFilled(p0, ImVec2(xs, p1.y), IM_COL32(64, 92, 130, 255), 3.f);
-  dl->AddLine(ImVec2(xs, p0.y - 1.f), ImVec2(xs, p1.y + 1.f), IM_COL32(255, 255, 255, 255), 2.f * a.ui_scale);
-  dl->AddRect(p0, p1, IM_COL32(90, 98, 120, 255), 3.f);
+  bar_base(dl, p0, p1, xs);
+  bar_top(dl, p0, p1, xs, a.ui_scale);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Every pane at the same frame (drag to scrub; Left / Right: one frame, Home: the start,\n"
                       "Space: replay the recorded frames, then live). An edit behind the head discards the\n"
@@ -306,18 +325,12 @@ void rewind_draw_strip(App& a) {
   const RewindStats st = r.ring.stats();
   char label[96];
   std::snprintf(label, sizeof label, "Rewind %7" PRId64 " / %" PRId64, step, r.ring.head());
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted(label);
-  ImGui::SameLine();
   char mem[64];
   std::snprintf(mem, sizeof mem, "%.0f / %.0f MB", static_cast<double>(st.snapshot_bytes + st.log_bytes) / (1 << 20),
                 static_cast<double>(st.budget) / (1 << 20));
-  const float mem_w = ImGui::CalcTextSize(mem).x + 12.f * a.ui_scale;
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float bw = std::max(40.f, ImGui::GetContentRegionAvail().x - mem_w);
-  const float bh = std::max(8.f, rh - 8.f * a.ui_scale);
-  ImGui::InvisibleButton("##rewind_bar", ImVec2(bw, bh));
-  ui_mark(a, "rewind_bar");
+  ImVec2 p0, p1;
+  strip_bar(a, rh, label, mem, "##rewind_bar", p0, p1);
+  const float bw = p1.x - p0.x, bh = p1.y - p0.y;
   r.view.step0 = static_cast<double>(start);
   r.view.step1 = static_cast<double>(head);
   r.view.x0 = p0.x;
@@ -336,11 +349,9 @@ void rewind_draw_strip(App& a) {
   }
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 p1(p0.x + bw, p0.y + bh);
-  dl->AddRectFilled(p0, p1, IM_COL32(38, 42, 54, 255), 3.f);
   // The recorded future ahead of the shown state (replayed by Space).
   const float xs = r.view.step_to_x(static_cast<double>(step));
-  dl->AddRectFilled(ImVec2(p0.x, p0.y), ImVec2(xs, p1.y), IM_COL32(64, 92, 130, 255), 3.f);
+  bar_base(dl, p0, p1, xs);
   // Snapshots in the ring: ticks along the bottom.
   for (int64_t s : r.ring.snapshot_steps()) {
     const float sx = r.view.step_to_x(static_cast<double>(s));
@@ -356,8 +367,7 @@ void rewind_draw_strip(App& a) {
     const float tx = r.view.step_to_x(static_cast<double>(r.target));
     dl->AddLine(ImVec2(tx, p0.y), ImVec2(tx, p1.y), IM_COL32(255, 200, 80, 200), 1.5f);
   }
-  dl->AddLine(ImVec2(xs, p0.y - 1.f), ImVec2(xs, p1.y + 1.f), IM_COL32(255, 255, 255, 255), 2.f * a.ui_scale);
-  dl->AddRect(p0, p1, IM_COL32(90, 98, 120, 255), 3.f);
+  bar_top(dl, p0, p1, xs, a.ui_scale);
   if (hovered) {
     const int64_t hs = std::clamp(r.view.step_at(io.MousePos.x), start, r.ring.head());
     ImGui::SetTooltip(

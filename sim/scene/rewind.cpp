@@ -159,10 +159,11 @@ void Rewind::keyframe(Simulation& sim) {
   record(sim, std::move(a));
 }
 
-void Rewind::apply_pending(Simulation& sim) {
+void Rewind::apply_pending(Simulation& sim, size_t limit) {
   const int64_t c = sim.step_count();
+  const size_t end = std::min(limit, actions_.size());
   bool changed = false;
-  while (cursor_ < actions_.size() && actions_[cursor_].step <= c) {
+  while (cursor_ < end && actions_[cursor_].step <= c) {
     if (actions_[cursor_].step == c) {
       perform_action(sim, actions_[cursor_]);
       changed = true;
@@ -259,17 +260,7 @@ int64_t Rewind::seek_applied(Simulation& sim, int64_t step, size_t applied) {
   step = std::clamp(step, start_, head_);
   if (sim.step_count() == step && cursor_ > applied) restore_snapshot(sim, step);  // holds edits it should not
   const int64_t reached = seek(sim, step);
-  if (reached != step) return reached;
-  bool changed = false;
-  while (cursor_ < applied && cursor_ < actions_.size() && actions_[cursor_].step <= step) {
-    if (actions_[cursor_].step == step) {
-      perform_action(sim, actions_[cursor_]);
-      changed = true;
-    }
-    ++cursor_;
-  }
-  if (changed) ++generation_;
-  controls_ = sim.controls();
+  if (reached == step) apply_pending(sim, applied);  // this step's actions, up to the count
   return reached;
 }
 

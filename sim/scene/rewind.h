@@ -158,8 +158,9 @@ class Rewind {
   void branch(Simulation& sim);
   /// Restores the nearest snapshot at or before `step` (no shortcut).
   void restore_snapshot(Simulation& sim, int64_t step);
-  /// Applies the recorded actions at the current step not yet in the state.
-  void apply_pending(Simulation& sim);
+  /// Applies the recorded actions at the current step not yet in the state
+  /// (only those among the log's first `limit`).
+  void apply_pending(Simulation& sim, size_t limit = SIZE_MAX);
   void record(Simulation& sim, RewindAction a);
   void take_snapshot(Simulation& sim);
   void trim();
