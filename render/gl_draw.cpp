@@ -123,6 +123,10 @@ void ParticleRenderer::init() {
   GLuint* bufs[5] = {&buf_.pos, &buf_.vel, &buf_.scalar, &buf_.color, &buf_.radius};
   for (GLuint* b : bufs) glGenBuffers(1, b);
   glBindVertexArray(0);
+  glGenVertexArrays(1, &points_vao_);
+  GLfloat range[2] = {1.f, 1.f};
+  glGetFloatv(GL_POINT_SIZE_RANGE, range);
+  max_point_px_ = range[1];
   glGenTextures(1, &cmap_tex_);
   reserve(4096);
   set_colormap(Colormap::Viridis);
@@ -132,8 +136,9 @@ void ParticleRenderer::destroy() {
   GLuint bufs[6] = {quad_, buf_.pos, buf_.vel, buf_.scalar, buf_.color, buf_.radius};
   glDeleteBuffers(6, bufs);
   glDeleteVertexArrays(1, &vao_);
+  glDeleteVertexArrays(1, &points_vao_);
   glDeleteTextures(1, &cmap_tex_);
-  vao_ = quad_ = cmap_tex_ = 0;
+  vao_ = points_vao_ = quad_ = cmap_tex_ = 0;
   prog_.release();
   buf_ = ParticleGpuBuffers{};
 }
@@ -142,13 +147,16 @@ void ParticleRenderer::reserve(size_t n) {
   if (n <= buf_.capacity) return;
   size_t cap = std::max<size_t>(buf_.capacity, 4096);
   while (cap < n) cap *= 2;
-  glBindVertexArray(vao_);
+  // The same columns feed two vertex arrays: per instance (quads) and per vertex (points).
   auto alloc = [&](GLuint b, GLuint loc, int comps, size_t elem, GLenum type, GLboolean norm) {
     glBindBuffer(GL_ARRAY_BUFFER, b);
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(cap * elem), nullptr, GL_DYNAMIC_DRAW);
-    glEnableVertexAttribArray(loc);
-    glVertexAttribPointer(loc, comps, type, norm, 0, nullptr);
-    glVertexAttribDivisor(loc, 1);
+    for (GLuint vao : {vao_, points_vao_}) {
+      glBindVertexArray(vao);
+      glEnableVertexAttribArray(loc);
+      glVertexAttribPointer(loc, comps, type, norm, 0, nullptr);
+      glVertexAttribDivisor(loc, vao == vao_ ? 1 : 0);
+    }
   };
   alloc(buf_.pos, 1, 2, 2 * sizeof(float), GL_FLOAT, GL_FALSE);
   alloc(buf_.vel, 2, 2, 2 * sizeof(float), GL_FLOAT, GL_FALSE);
@@ -174,6 +182,7 @@ void ParticleRenderer::upload(size_t n, const float* xy, const float* vxy, const
   sub(buf_.scalar, scalar, n * sizeof(float));
   sub(buf_.color, rgba, n * 4);
   sub(buf_.radius, radius, n * sizeof(float));
+  if (radius) max_radius_ = *std::max_element(radius, radius + n);
 }
 
 void ParticleRenderer::set_colormap(Colormap c) {
@@ -205,8 +214,20 @@ void ParticleRenderer::draw(const float view[16], float px_per_world, float size
   glUniform1i(prog_.uniform("u_selected"), -1);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_1D, cmap_tex_);
+  // The largest sprite's radius in pixels decides the path (see SpritePath).
+  const float r_px_max = std::max(max_radius_ * size_scale * px_per_world, 1.f);
+  const bool points = path_ == SpritePath::Points ||
+                      (path_ == SpritePath::Auto && r_px_max <= kPointSpriteMaxRadiusPx);
+  used_points_ = points && 2.f * r_px_max <= max_point_px_;
+  glUniform1i(prog_.uniform("u_points"), used_points_ ? 1 : 0);
+  if (used_points_) {
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glBindVertexArray(points_vao_);
+    glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count_));
+    glUniform1i(prog_.uniform("u_points"), 0);
+  }
   glBindVertexArray(vao_);
-  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(count_));
+  if (!used_points_) glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(count_));
   if (selected >= 0 && static_cast<size_t>(selected) < count_) {
     // Drawn again on top so neighbours never hide it; gl_InstanceID is 0 here.
     glUniform1i(prog_.uniform("u_selected"), 0);

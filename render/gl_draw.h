@@ -45,6 +45,19 @@ struct ParticleGpuBuffers {
 
 enum class ParticleShade : int { Base = 0, Scalar = 1, Direction = 2 };
 
+/// How sprites reach the rasteriser. Points: one GL_POINTS vertex a particle,
+/// sized in the vertex shader. Quads: one instanced quad (4 vertices) a
+/// particle. Both shade the same disc; they differ at the viewport's edge
+/// (a quad is cut pixel by pixel, a point vanishes when its centre leaves) and
+/// in cost: software OpenGL (Mesa's llvmpipe, the renderer of a machine
+/// without a GPU driver) pays per instance, so at 100 k particles on 2 cores
+/// points draw about 3x faster (docs/benchmarks.md). Auto takes points while
+/// every sprite is small (radius <= kPointSpriteMaxRadiusPx, where the edge
+/// difference is at most a few pixels) and quads when zoomed in.
+/// Settings key view.sprites = auto | points | quads.
+enum class SpritePath : int { Auto = 0, Points = 1, Quads = 2 };
+constexpr float kPointSpriteMaxRadiusPx = 4.f;
+
 class ParticleRenderer {
  public:
   void init();
@@ -55,7 +68,14 @@ class ParticleRenderer {
   const ParticleGpuBuffers& buffers() const { return buf_; }
   /// Draws the first n rows from now on, written by someone else (the
   /// interop kernel); n must not exceed the capacity.
-  void set_count(size_t n) { count_ = n <= buf_.capacity ? n : buf_.capacity; }
+  /// `max_radius` (world units) is the largest row's radius (see SpritePath).
+  void set_count(size_t n, float max_radius) {
+    count_ = n <= buf_.capacity ? n : buf_.capacity;
+    max_radius_ = max_radius;
+  }
+  void set_sprite_path(SpritePath p) { path_ = p; }
+  /// Whether the last draw() took GL_POINTS (the fps log reports it).
+  bool drew_points() const { return used_points_; }
 
   /// Uploads n particles' columns (each may be null to keep the old contents).
   void upload(size_t n, const float* xy, const float* vxy, const float* scalar, const uint8_t* rgba,
@@ -67,7 +87,11 @@ class ParticleRenderer {
 
  private:
   ShaderProgram prog_;
-  GLuint vao_ = 0, quad_ = 0, cmap_tex_ = 0;
+  GLuint vao_ = 0, points_vao_ = 0, quad_ = 0, cmap_tex_ = 0;
+  float max_point_px_ = 1.f;  ///< GL_POINT_SIZE_RANGE's upper end
+  float max_radius_ = 0.f;    ///< world units, over the rows drawn
+  SpritePath path_ = SpritePath::Auto;
+  bool used_points_ = false;
   int cmap_ = -1;
   size_t count_ = 0;
   ParticleGpuBuffers buf_;

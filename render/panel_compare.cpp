@@ -280,6 +280,7 @@ void App::compare_draw() {
     under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
     under.draw(view);
     c.renderers[k].set_colormap(cmap[static_cast<size_t>(ColorMode::Speed)]);
+    c.renderers[k].set_sprite_path(sprite_path);
     c.renderers[k].draw(view, pc.framebuffer_scale(), projector ? 1.3f * sprite_scale : sprite_scale, shade, range_lo,
                         range_hi, -1);
     // The brush under the cursor, in the pane it is over (the same place acts in all).

@@ -10,7 +10,8 @@
 // locks or copies of the particle state, the CPU backend already spreads each
 // substep over its own worker threads, and a CUDA backend steps
 // asynchronously anyway; the UI stays responsive because one frame never
-// steps longer than the budget (plus one substep).
+// steps longer than the budget, or one substep where a substep exceeds it
+// (a frame stops when the next substep is predicted to end past the budget).
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -383,6 +384,7 @@ void App::step_frame() {
   while (done < want) {
     int chunk = 1;
     if (ms_per_substep > 0.0) chunk = static_cast<int>((budget - elapsed_ms) / ms_per_substep);
+    if (done > 0 && chunk < 1) break;  // the next substep would end past the budget
     chunk = std::clamp(chunk, 1, want - done);
     StepStatus st = rw.ring.step(*sim, chunk);  // recorded: the call's size, a snapshot when due
     done += chunk;
@@ -530,7 +532,9 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress, double now, bool& diag_d
     }
     return false;
   }
-  a.particles.set_count(n);
+  float vol0_max = 0.f;  // radius = 0.5 sqrt(vol0), as the fill kernel writes it
+  for (float v : p.vol0) vol0_max = std::max(vol0_max, v);
+  a.particles.set_count(n, 0.5f * std::sqrt(vol0_max));
   a.interop_frame = true;
   a.interop_note = a.interop.note();
 
@@ -972,6 +976,7 @@ void App::draw_scene() {
   if (shade == ParticleShade::Scalar && table.extra.empty() && color_mode != ColorMode::Speed) shade = ParticleShade::Base;
   particles.set_colormap(cmap[static_cast<size_t>(color_mode)]);
   // The interop writes rows in the backend's slot order: the ring goes on the selected particle's slot.
+  particles.set_sprite_path(sprite_path);
   particles.draw(view, cam.framebuffer_scale(), projector ? 1.3f * sprite_scale : sprite_scale, shade, range_lo, range_hi,
                  interop_frame ? selected_slot : selected_row);
 
@@ -1090,7 +1095,8 @@ void App::take_screenshot(const std::string& path) {
   std::string err;
   if (write_png(path, img, &err)) {
     set_status("screenshot saved: " + path);
-    log("screenshot path=%s width=%d height=%d", path.c_str(), fbw, fbh);
+    const bool points = compare.cmp ? compare.renderers[0].drew_points() : particles.drew_points();
+    log("screenshot path=%s width=%d height=%d sprites=%s", path.c_str(), fbw, fbh, points ? "points" : "quads");
   } else {
     load_error = "screenshot: " + err;
     log("screenshot error %s", err.c_str());
@@ -1170,6 +1176,12 @@ void App::load_settings() {
   show_heat_sources = s.get_bool("view.heat_sources", show_heat_sources);
   show_heat_grid = s.get_bool("view.heat_grid", show_heat_grid);
   vsync = s.get_bool("view.vsync", vsync);
+  {
+    const std::string v = s.get("view.sprites", "auto");
+    sprite_path = v == "points" ? SpritePath::Points : v == "quads" ? SpritePath::Quads : SpritePath::Auto;
+    if (v != "auto" && v != "points" && v != "quads")
+      log("settings %s: view.sprites=\"%s\" is not one of auto, points, quads; using auto", settings_path.c_str(), v.c_str());
+  }
   user_scale = s.get_float("ui.scale", user_scale, 0.6f, 3.f);
   projector = s.get_bool("ui.projector", projector);
   // The rewind's memory budget in MiB (0: a quarter of the memory, at most 2 GiB).
@@ -1204,6 +1216,7 @@ void App::save_settings() {
   s.set_bool("view.heat_sources", show_heat_sources);
   s.set_bool("view.heat_grid", show_heat_grid);
   s.set_bool("view.vsync", vsync);
+  s.set("view.sprites", sprite_path == SpritePath::Points ? "points" : sprite_path == SpritePath::Quads ? "quads" : "auto");
   s.set_float("ui.scale", user_scale);
   s.set_bool("ui.projector", projector);
   s.set_float("presets.speed", preset_speed);
@@ -1410,9 +1423,12 @@ int run_window(const WindowOptions& options) {
     app.fps = app.frame_ms > 0 ? 1e3 / app.frame_ms : 0.0;
     if (const double span = seconds_since(rate_t0); span >= 2.0) {
       const double rate = static_cast<double>(app.frame - rate_f0) / span;
-      app.log("fps frames=%lld fps=%.1f frame_ms=%.2f running=%d particles=%zu vsync=%d renderer=\"%s\" interop=\"%s\"",
+      const bool points = app.compare.cmp ? app.compare.renderers[0].drew_points() : app.particles.drew_points();
+      app.log("fps frames=%lld fps=%.1f frame_ms=%.2f running=%d particles=%zu vsync=%d sprites=%s renderer=\"%s\" "
+              "interop=\"%s\"",
               static_cast<long long>(app.frame - rate_f0), rate, rate > 0 ? 1e3 / rate : 0.0, app.running ? 1 : 0,
-              app.table.size(), app.vsync ? 1 : 0, app.gl_renderer.c_str(), app.interop_note.c_str());
+              app.table.size(), app.vsync ? 1 : 0, points ? "points" : "quads", app.gl_renderer.c_str(),
+              app.interop_note.c_str());
       rate_t0 = Clock::now();
       rate_f0 = app.frame;
     }

@@ -130,6 +130,7 @@ struct App {
   /// load or preset, so decay (PIC losing rotation) shows as shrinking arrows.
   float grid_ref_speed = 0.f, particle_ref_speed = 0.f;
   bool vsync = true;
+  SpritePath sprite_path = SpritePath::Auto;  ///< settings view.sprites (render/gl_draw.h)
   float left_w = 340.f, right_w = 330.f;  ///< panel widths (logical px, scaled)
 
   // [SECTION] Particles (reused every frame)
@@ -224,6 +225,11 @@ struct App {
   // [SECTION] Lessons (panel_lesson.cpp, issue #15)
   std::optional<Lesson> lesson;       ///< the open lesson (its panel shows), if any
   bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
+  /// The Lessons list's titles, re-read from the files every 2 s (not every frame).
+  struct LessonTitles {
+    std::vector<std::string> paths, labels;
+    double time = -1.0;
+  } lesson_titles;
 
   // [SECTION] Rigid bodies (panel_rigid.cpp, issue #14)
   RigidUi rigidui;

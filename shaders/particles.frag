@@ -5,10 +5,11 @@ in vec2 v_uv;
 in vec3 v_color;
 in float v_radius_px;
 flat in int v_selected;
+uniform int u_points;
 out vec4 o_color;
 
 void main() {
-  float d = length(v_uv);                       // 1 at the particle's radius
+  float d = length(u_points == 1 ? gl_PointCoord * 2.0 - 1.0 : v_uv);                       // 1 at the particle's radius
   float aa = 1.0 / max(v_radius_px, 1.0);       // one pixel, in radius units
   if (v_selected == 1) {
     // Core, a dark gap, then a white ring from 3 to 5.5 pixels out: visible

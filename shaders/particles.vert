@@ -15,6 +15,7 @@ uniform int u_mode;            // 0 base colour, 1 scalar + colour map, 2 veloci
 uniform vec2 u_range;          // scalar range mapped to [0, 1]
 uniform sampler1D u_cmap;
 uniform int u_selected;        // instance index of the selected particle, or -1
+uniform int u_points;          // 1: drawn as GL_POINTS (one vertex a particle), 0: instanced quads
 
 out vec2 v_uv;
 out vec3 v_color;
@@ -44,5 +45,10 @@ void main() {
   } else {
     v_color = a_color.rgb;
   }
-  gl_Position = u_view * vec4(a_pos + a_corner * r_world, 0.0, 1.0);
+  if (u_points == 1) {
+    gl_PointSize = 2.0 * r_px;
+    gl_Position = u_view * vec4(a_pos, 0.0, 1.0);
+  } else {
+    gl_Position = u_view * vec4(a_pos + a_corner * r_world, 0.0, 1.0);
+  }
 }
