@@ -389,6 +389,13 @@ void App::panel_solver() {
   int b = static_cast<int>(solver.boundary);
   const char* bounds[] = {"sticky", "slip", "separate"};
   if (ImGui::Combo("boundary", &b, bounds, 3)) solver.boundary = static_cast<Boundary>(b);
+  bool rough = solver.wall_friction >= 0.f;
+  if (ImGui::Checkbox("wall friction", &rough)) solver.wall_friction = rough ? 0.5f : -1.f;
+  ImGui::SameLine();
+  help_marker("Coulomb friction on the walls' surface (solver.wall_friction): matter pressed against a wall "
+              "slides only against friction mu times the pressing force; a film thinner than a cell then "
+              "stops at mu g instead of sliding on. Off: the surface nodes move freely.");
+  if (rough) ImGui::SliderFloat("mu (walls)", &solver.wall_friction, 0.f, 2.f, "%.2f");
   ImGui::DragFloat2("gravity", &solver.gravity.x, 0.05f, -100.f, 100.f, "%.2f");
 
   ImGui::InputInt("grid", &grid_edit, 8, 32);

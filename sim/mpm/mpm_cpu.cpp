@@ -207,7 +207,8 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
 
 void MpmCpuBackend::grid_update(const SubstepInput& in) {
   const GridSpec& g = in.grid;
-  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point};
+  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point,
+                           in.solver.wall_friction};
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const bool keep_old = in.solver.transfer == Transfer::FLIP;
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
@@ -427,7 +428,8 @@ SubstepResult MpmCpuBackend::musl_linear(const SubstepInput& in) {
       }
     });
   }
-  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point};
+  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point,
+                           in.solver.wall_friction};
   const int sx = g.nodes_x(), sy = g.nodes_y();
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
     for (int64_t j = j0; j < j1; ++j)

@@ -706,6 +706,7 @@ struct LaunchKey {
   uint8_t use_fext;
   FlipAdvect flip_advect;
   int boundary_nodes;
+  float wall_friction;
   Vec2 gravity;
   float flip_blend;
   float velocity_limit;
@@ -1070,6 +1071,7 @@ class MpmCudaBackend final : public MpmBackend {
     k.deterministic = in.solver.deterministic ? 1 : 0;
     k.use_fext = in.use_fext ? 1 : 0;
     k.boundary_nodes = in.solver.boundary_nodes;
+    k.wall_friction = in.solver.wall_friction;
     k.gravity = in.solver.gravity;
     k.flip_blend = in.solver.flip_blend;
     k.flip_advect = in.solver.flip_advect;
@@ -1136,7 +1138,7 @@ class MpmCudaBackend final : public MpmBackend {
 #undef PS_P2G_F
 #undef PS_P2G
     if (timed) cudaEventRecord(ev_[kEvK2], st);
-    mpm::GridUpdateParams gp{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point};
+    mpm::GridUpdateParams gp{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point, k.wall_friction};
     grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi, k.fs, k.ctrl);
     if (k.cols.n > 0) collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true, k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK3], st);

@@ -215,6 +215,7 @@ struct GridUpdateParams {
   Boundary boundary;
   int boundary_nodes;
   PointForce point;
+  float wall_friction = -1.f;  ///< SolverParams::wall_friction
 };
 
 /// FLIP's "old" grid velocity of a node: the momentum the particles brought,
@@ -249,6 +250,39 @@ PS_HD Vec2 apply_boundary(int i, int j, Vec2 v, const GridUpdateParams& p) {
   return v;
 }
 
+/// Coulomb contact of one component pair with a wall whose inward normal is
+/// +n (sign = +1) or -n (sign = -1) along the normal component `vn`: a node
+/// moving into the wall loses that motion, and its tangential speed falls by
+/// mu times the normal speed removed, not past zero (Coulomb's law for an
+/// impulse: |dv_t| <= mu |dv_n|; Stomakhin et al. 2013, section 8, the
+/// collision-object rule of MPM codes). Moving away, nothing changes.
+PS_HD void coulomb_wall(float& vn, float& vt, float sign, float mu) {
+  const float into = sign * vn;  // < 0: towards the wall
+  if (into >= 0.f) return;
+  vn = 0.f;
+  const float speed = vt < 0.f ? -vt : vt;
+  const float left = speed + mu * into;  // into < 0
+  vt = left > 0.f ? (vt < 0.f ? -left : left) : 0.f;
+}
+
+/// The wall's surface (the first nodes inside the boundary layer, which sit on
+/// the wall: x = b dx, ...) with Coulomb friction, when wall_friction >= 0.
+/// Without it a particle layer thinner than a cell above a floor feels the
+/// boundary layer only through the small stencil weight of the nodes below
+/// the wall, so a spreading granular film slides on without basal friction
+/// (the verify case mpm.granular_collapse). With it, the wall holds such a
+/// film with friction mu: its deceleration is mu g.
+PS_HD Vec2 wall_contact(int i, int j, Vec2 v, const GridUpdateParams& p) {
+  if (!(p.wall_friction >= 0.f)) return v;
+  const int b = p.boundary_nodes;
+  const float mu = p.wall_friction;
+  if (j == b) coulomb_wall(v.y, v.x, 1.f, mu);
+  if (j == p.grid.ny - b) coulomb_wall(v.y, v.x, -1.f, mu);
+  if (i == b) coulomb_wall(v.x, v.y, 1.f, mu);
+  if (i == p.grid.nx - b) coulomb_wall(v.x, v.y, -1.f, mu);
+  return v;
+}
+
 /// Normalises one node and applies gravity, the point force and the
 /// boundary condition. `mv` holds momentum in, velocity out.
 PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, const GridUpdateParams& p) {
@@ -264,7 +298,7 @@ PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, const GridUpdatePar
       v += (p.dt * p.point.strength * fall / r) * d;
     }
   }
-  v = apply_boundary(i, j, v, p);
+  v = wall_contact(i, j, apply_boundary(i, j, v, p), p);
   mv = v;
 }
 
@@ -272,7 +306,7 @@ PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, const GridUpdatePar
 /// over the node mass, with the boundary condition (see MpmCpuBackend::musl_linear).
 PS_HD Vec2 musl_node_velocity(int i, int j, float m, Vec2 momentum, const GridUpdateParams& p) {
   if (m <= 0.f) return Vec2{};
-  return apply_boundary(i, j, momentum / m, p);
+  return wall_contact(i, j, apply_boundary(i, j, momentum / m, p), p);
 }
 
 /// G2P's update of a particle's deformation from its velocity gradient B.

@@ -46,6 +46,10 @@ struct SolverParams {
   float dt_min = 1e-7f;       ///< adaptive lower bound
   Boundary boundary = Boundary::Separate;
   int boundary_nodes = 3;     ///< thickness of the boundary layer, in nodes
+  /// Coulomb friction coefficient of the walls' surface (the nodes on the
+  /// wall, just inside the boundary layer; mpm_kernels.h, wall_contact), or
+  /// negative: off, the surface nodes are free like the interior.
+  float wall_friction = -1.f;
   Vec2 gravity{0.f, -9.8f};
   float velocity_limit = 1e4f;  ///< |v| beyond this is a blow-up
   /// CUDA: order-independent (fixed-point integer) P2G scatter, so repeated

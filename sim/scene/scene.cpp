@@ -362,6 +362,7 @@ void read_solver(ObjReader& r, SolverParams& s) {
   s.dt_min = static_cast<float>(r.number("dt_min", s.dt_min, 1e-9, 0.1));
   s.boundary = static_cast<Boundary>(r.choice("boundary", static_cast<int>(s.boundary), {"sticky", "slip", "separate"}));
   s.boundary_nodes = r.integer("boundary_nodes", s.boundary_nodes, 2, 16);
+  if (r.has("wall_friction")) s.wall_friction = static_cast<float>(r.number("wall_friction", 0.0, 0.0, 100.0));
   s.gravity = r.vec2("gravity", s.gravity);
   s.velocity_limit = static_cast<float>(r.number("velocity_limit", s.velocity_limit, 1e-3, 1e12));
   s.deterministic = r.boolean("deterministic", s.deterministic);
@@ -631,6 +632,8 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   solver.set("adaptive_dt", Json::boolean(s.adaptive_dt));
   solver.set("cfl", Json::number(f2d(s.cfl)));
   solver.set("boundary", Json::string(boundary_name(s.boundary)));
+  if (s.wall_friction >= 0.f) solver.set("wall_friction", Json::number(f2d(s.wall_friction)));
+  else solver.erase("wall_friction");  // switched off in the window
   if (s.deterministic || solver.find("deterministic")) solver.set("deterministic", Json::boolean(s.deterministic));
   Json g = vec_json(s.gravity);
   g.at(0) = Json::number(f2d(s.gravity.x));

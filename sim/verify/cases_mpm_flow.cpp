@@ -233,16 +233,19 @@ double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, int threads
 /// One column against the left wall (x0 = 3 cells), released at t = 0:
 /// returns the world (the caller steps it).
 std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt, const char* boundary,
-                                       double width, double height, int threads, double* x0_out, double* spacing_out) {
+                                       double width, double height, int threads, double* x0_out, double* spacing_out,
+                                       double wall_friction = -1.0) {
   const double dx = 1.0 / grid, x0 = 3 * dx, y0 = 3 * dx, spacing = 0.5 * dx;
   char doc[2048];
   std::snprintf(doc, sizeof doc, R"({
     "domain": {"size": [1, 0.5], "grid": %d},
-    "solver": {"transfer": "apic", "dt": %.9g, "boundary": "%s", "gravity": [0, -9.8]},
+    "solver": {"transfer": "apic", "dt": %.9g, "boundary": "%s", "gravity": [0, -9.8]%s},
     "materials": {"m": %s},
     "bodies": [{"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "m", "spacing": %.9g}]
   })",
-                grid, dt, boundary, material_json.c_str(), x0, y0, x0 + width, y0 + height, spacing);
+                grid, dt, boundary,
+                wall_friction >= 0.0 ? (", \"wall_friction\": " + fmt("%.9g", wall_friction)).c_str() : "",
+                material_json.c_str(), x0, y0, x0 + width, y0 + height, spacing);
   MpmScene scene = build_mpm_scene(Json::parse(doc, "column.json"), "column.json");
   scene.world->set_backend(std::make_unique<MpmCpuBackend>(threads));
   if (x0_out) *x0_out = x0;
@@ -431,8 +434,13 @@ CaseResult granular_collapse(const Options& opt) {
              "thinning (dv_y/dy), so each step's horizontal extension exceeds the elastic compression from the "
              "layer's weight, the trial strain has tr > 0 and the return map sends it to the apex (stress free): the "
              "layer loses its internal and basal friction and slides on. The sticky floor only acts on particles within "
-             "half a cell of it (the boundary nodes' stencil weight). A Coulomb-friction floor condition in the grid "
-             "update is a candidate remedy (not yet tried). Tried and not adopted: Klar et al. (2016)'s volume "
+             "half a cell of it (the boundary nodes' stencil weight). Tried and not adopted: a Coulomb-friction floor "
+             "(solver.wall_friction = tan phi = 0.625 on the floor's surface nodes, checked by "
+             "mpm.wall_friction_slide) gives 0.43, 1.20, 2.73 and 5.83 for a = 0.5, 1, 2, 4 at this grid (a = 4 "
+             "within tolerance, a = 0.5 then 29 % short), but at grid 256 0.57, 1.44, 3.47 and 7.06 (without it 0.59, "
+             "1.54, 3.96 and 8.18): the run-out still grows with resolution and the tail (deposit thinner than 1.5 dx: "
+             "5.83 against 4.86 without it) stays, so basal friction is not what the tail lacks. Also tried and not "
+             "adopted: Klar et al. (2016)'s volume "
              "correction shortens the tail (a = 4: 5.76, within tolerance) but lowers the poured piles to 25.8, 26.4 "
              "and 31.7 deg for 25, 30 and 35 deg (misses of mpm.angle_of_repose), so the release keeps the model "
              "without it and reports this miss.";
@@ -543,6 +551,101 @@ CaseResult angle_of_repose(const Options& opt) {
   return r;
 }
 
+// ---------------------------------------------------------------------------
+// 4. A block sliding on a floor with Coulomb friction (solver.wall_friction).
+
+CaseResult wall_friction_slide(const Options& opt) {
+  CaseResult r;
+  r.id = "mpm.wall_friction_slide";
+  r.title = "Block sliding on a floor with Coulomb friction mu: deceleration mu g, stopping distance v0^2 / (2 mu g)";
+  r.model = "MLS-MPM, quadratic, APIC, fixed-corotated jelly; the walls' surface nodes with Coulomb friction "
+            "(solver.wall_friction, mpm_kernels.h wall_contact), CPU backend";
+  r.reference = "Coulomb's law of sliding friction: a rigid block sliding on a horizontal floor decelerates at mu g "
+                "and stops after v0^2 / (2 mu g) (any mechanics text, e.g. Meriam & Kraige, Engineering Mechanics: "
+                "Dynamics, ch. 3). With mu = 0 the floor holds the block without slowing it.";
+  const double t0 = flow::now_seconds();
+  const int grid = 128;
+  const double dx = 1.0 / grid, g = 9.8, v0 = 1.0, E = 2e5, rho = 1000.0;
+  const double dt = 2e-5;
+  r.setup = "Jelly block 0.1 x 0.05 (E = 2e5, nu = 0.2, density 1000) resting on the floor of a 1 x 0.5 box "
+            "(grid " + std::to_string(grid) + ", 4 particles per cell, separate walls), given v0 = 1 m/s along the "
+            "floor at t = 0; dt = 2e-5 s. Deceleration: least-squares slope of the centre-of-mass velocity while it "
+            "is between 0.9 v0 and 0.2 v0; distance: centre-of-mass travel until it is below 1 mm/s (at most 1 s).";
+  Series sim{"MPM, centre-of-mass velocity", {}, {}, false, false};
+  Plot p;
+  p.title = "Sliding block: centre-of-mass velocity";
+  p.xlabel = "t (s)";
+  p.ylabel = "v_x (m/s)";
+  for (double mu : {0.0, 0.2, 0.5}) {
+    char doc[1024];
+    std::snprintf(doc, sizeof doc, R"({
+      "domain": {"size": [1, 0.5], "grid": %d},
+      "solver": {"transfer": "apic", "dt": %.9g, "boundary": "separate", "wall_friction": %.9g, "gravity": [0, -9.8]},
+      "materials": {"m": {"type": "jelly", "density": %g, "E": %g, "nu": 0.2}},
+      "bodies": [{"shape": "box", "min": [0.1, %.9g], "max": [0.2, %.9g], "material": "m", "spacing": %.9g,
+                  "velocity": [%.9g, 0]}]
+    })",
+                  grid, dt, mu, rho, E, 3 * dx, 3 * dx + 0.05, 0.5 * dx, v0);
+    MpmScene scene = build_mpm_scene(Json::parse(doc, "slide.json"), "slide.json");
+    MpmWorld& w = *scene.world;
+    w.set_backend(std::make_unique<MpmCpuBackend>(opt.threads));
+    Series curve{"mu = " + fmt("%.1f", mu), {}, {}, false, false};
+    std::vector<double> ts, vs;
+    double x_start = 0, x_now = 0;
+    const int per = 100;  // samples every 2 ms
+    auto com = [&](double& x, double& v) {
+      Diagnostics d = w.diagnostics();
+      v = d.momentum[0] / d.mass;
+      double sx = 0, sm = 0;
+      for (size_t k = 0; k < w.particles.size(); ++k) { sx += w.particles.mass[k] * w.particles.x[k].x; sm += w.particles.mass[k]; }
+      x = sx / sm;
+    };
+    double v = v0;
+    com(x_start, v);
+    const double t_end = mu > 0 ? std::min(1.0, 1.5 * v0 / (mu * g)) : 0.3;
+    while (w.time() < t_end) {
+      StepStatus st = w.step(per);
+      if (!st.ok) { r.error = st.message; break; }
+      com(x_now, v);
+      ts.push_back(w.time());
+      vs.push_back(v);
+      curve.x.push_back(w.time());
+      curve.y.push_back(v);
+      if (mu > 0 && std::fabs(v) < 1e-3 && w.time() > 0.5 * v0 / (mu * g)) break;
+    }
+    if (!r.error.empty()) break;
+    // Least-squares slope over 0.9 v0 >= v >= 0.2 v0 (mu = 0: the whole run).
+    double st = 0, sv = 0, stt = 0, stv = 0;
+    int n = 0;
+    for (size_t k = 0; k < ts.size(); ++k) {
+      if (mu > 0 && (vs[k] > 0.9 * v0 || vs[k] < 0.2 * v0)) continue;
+      st += ts[k]; sv += vs[k]; stt += ts[k] * ts[k]; stv += ts[k] * vs[k]; ++n;
+    }
+    const double slope = n > 2 ? (n * stv - st * sv) / (n * stt - st * st) : NAN;
+    const double decel = -slope;
+    if (mu == 0.0) {
+      r.checks.push_back(make_check("mu = 0: deceleration / g (frictionless floor)", decel / g, 0.0, 0.01, Compare::Near));
+      r.notes += "mu = 0: deceleration " + fmt("%.4f", decel) + " m/s^2 over " + fmt("%.2f", w.time()) + " s, v = " +
+                 fmt("%.4f", v) + " m/s at the end. ";
+    } else {
+      const double dist = x_now - x_start, ref = v0 * v0 / (2 * mu * g);
+      r.checks.push_back(make_check("mu = " + fmt("%.1f", mu) + ": deceleration vs mu g", decel, mu * g, 0.05, Compare::NearRel));
+      r.checks.push_back(make_check("mu = " + fmt("%.1f", mu) + ": stopping distance vs v0^2 / (2 mu g)", dist, ref, 0.05,
+                                    Compare::NearRel));
+      r.notes += "mu = " + fmt("%.1f", mu) + ": deceleration " + fmt("%.3f", decel) + " m/s^2 (mu g = " +
+                 fmt("%.3f", mu * g) + "), distance " + fmt("%.4f", dist) + " m (" + fmt("%.4f", ref) + "), stopped at t = " +
+                 fmt("%.3f", w.time()) + " s. ";
+    }
+    p.series.push_back(curve);
+  }
+  (void)sim;
+  r.plots.push_back(p);
+  r.notes += "Tolerance 5 %: the block is elastic, so it settles onto the floor and rocks a little while it slides; "
+             "the normal force it presses with is its weight only on average.";
+  r.seconds = flow::now_seconds() - t0;
+  return r;
+}
+
 }  // namespace
 
 std::vector<CaseSpec> mpm_flow_cases() {
@@ -550,6 +653,7 @@ std::vector<CaseSpec> mpm_flow_cases() {
       {"mpm.dam_break", "MPM flows", true, dam_break},
       {"mpm.granular_collapse", "MPM flows", false, granular_collapse},
       {"mpm.angle_of_repose", "MPM flows", false, angle_of_repose},
+      {"mpm.wall_friction_slide", "MPM flows", true, wall_friction_slide},
   };
 }
 
