@@ -53,7 +53,7 @@ const char* kUsage =
     "\n"
     "usage:\n"
     "  sandbox [SCENE]            open the window (headless run when there is no display)\n"
-    "  sandbox gui [SCENE | --lesson NAME] [--backend B] [--threads K] [--set key=value]... [--verbose]\n"
+    "  sandbox gui [SCENE | --lesson NAME] [--backend B] [--threads K] [--set key=value]... [--verbose [--log-hashes]]\n"
     "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
     "                      [--screenshot-after N] [--quit-after N] [--compare \"path=a,b,...\"]\n"
     "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
@@ -746,6 +746,7 @@ int main(int argc, char** argv) {
       w.backend = a.get("backend", "auto");
       w.threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
       w.verbose = a.has("verbose");
+      w.log_hashes = a.has("log-hashes");
       w.paused = a.has("paused");
       w.screenshot_path = a.get("screenshot", "");
       w.screenshot_after_frames = static_cast<int>(a.get_int("screenshot-after", w.screenshot_path.empty() ? -1 : 60, -1, 1 << 30));

@@ -1,6 +1,7 @@
 #include "render/gl_draw.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -103,6 +104,15 @@ void ShaderProgram::load(const std::string& vert_file, const std::string& frag_f
   prog_ = p;
 }
 
+const char* sprite_path_name(SpritePath p) {
+  switch (p) {
+    case SpritePath::Points: return "points";
+    case SpritePath::Quads: return "quads";
+    case SpritePath::Software: return "software";
+    default: return "auto";
+  }
+}
+
 uint32_t pack_rgba(float r, float g, float b, float a) {
   auto q = [](float v) { return static_cast<uint32_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
   return q(r) | (q(g) << 8) | (q(b) << 16) | (q(a) << 24);
@@ -127,6 +137,20 @@ void ParticleRenderer::init() {
   GLfloat range[2] = {1.f, 1.f};
   glGetFloatv(GL_POINT_SIZE_RANGE, range);
   max_point_px_ = range[1];
+  // Software OpenGL: small sprites go through the CPU layer (SpritePath).
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  std::string lower = renderer ? renderer : "";
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  software_gl_ = lower.find("llvmpipe") != std::string::npos || lower.find("softpipe") != std::string::npos ||
+                 lower.find("swiftshader") != std::string::npos;
+  layer_prog_.load("layer.vert", "layer.frag");
+  glGenVertexArrays(1, &layer_vao_);
+  glBindVertexArray(layer_vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, quad_);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glBindVertexArray(0);
+  glGenTextures(1, &layer_tex_);
   glGenTextures(1, &cmap_tex_);
   reserve(4096);
   set_colormap(Colormap::Viridis);
@@ -137,9 +161,13 @@ void ParticleRenderer::destroy() {
   glDeleteBuffers(6, bufs);
   glDeleteVertexArrays(1, &vao_);
   glDeleteVertexArrays(1, &points_vao_);
+  glDeleteVertexArrays(1, &layer_vao_);
   glDeleteTextures(1, &cmap_tex_);
-  vao_ = points_vao_ = quad_ = cmap_tex_ = 0;
+  glDeleteTextures(1, &layer_tex_);
+  vao_ = points_vao_ = layer_vao_ = quad_ = cmap_tex_ = layer_tex_ = 0;
+  layer_w_ = layer_h_ = 0;
   prog_.release();
+  layer_prog_.release();
   buf_ = ParticleGpuBuffers{};
 }
 
@@ -183,6 +211,19 @@ void ParticleRenderer::upload(size_t n, const float* xy, const float* vxy, const
   sub(buf_.color, rgba, n * 4);
   sub(buf_.radius, radius, n * sizeof(float));
   if (radius) max_radius_ = *std::max_element(radius, radius + n);
+  // Host copies for the software layer (only where it can be used).
+  host_count_ = 0;
+  if (software_gl_ || path_ == SpritePath::Software) {
+    auto keep = [n](auto& dst, const auto* src, size_t per) {
+      if (src) dst.assign(src, src + n * per);
+    };
+    keep(host_.xy, xy, 2);
+    keep(host_.vxy, vxy, 2);
+    keep(host_.scalar, scalar, 1);
+    keep(host_.rgba, rgba, 4);
+    keep(host_.radius, radius, 1);
+    if (host_.xy.size() >= 2 * n && host_.radius.size() >= n) host_count_ = n;
+  }
 }
 
 void ParticleRenderer::set_colormap(Colormap c) {
@@ -194,6 +235,7 @@ void ParticleRenderer::set_colormap(Colormap c) {
     for (int k = 0; k < 3; ++k) texels[4 * i + k] = static_cast<uint8_t>(std::lround(rgb[static_cast<size_t>(k)] * 255.f));
     texels[4 * i + 3] = 255;
   }
+  std::copy(texels, texels + 256 * 4, cmap_texels_.begin());
   glBindTexture(GL_TEXTURE_1D, cmap_tex_);
   glTexImage1D(GL_TEXTURE_1D, 0, GL_RGBA8, 256, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
   glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -216,24 +258,113 @@ void ParticleRenderer::draw(const float view[16], float px_per_world, float size
   glBindTexture(GL_TEXTURE_1D, cmap_tex_);
   // The largest sprite's radius in pixels decides the path (see SpritePath).
   const float r_px_max = std::max(max_radius_ * size_scale * px_per_world, 1.f);
-  const bool points = path_ == SpritePath::Points ||
-                      (path_ == SpritePath::Auto && r_px_max <= kPointSpriteMaxRadiusPx);
-  used_points_ = points && 2.f * r_px_max <= max_point_px_;
-  glUniform1i(prog_.uniform("u_points"), used_points_ ? 1 : 0);
-  if (used_points_) {
+  const bool small = r_px_max <= kPointSpriteMaxRadiusPx;
+  const bool host = host_count_ == count_;
+  if ((path_ == SpritePath::Software || (path_ == SpritePath::Auto && software_gl_ && small)) && host) {
+    used_ = SpritePath::Software;
+  } else if ((path_ == SpritePath::Points || (path_ == SpritePath::Auto && small)) && 2.f * r_px_max <= max_point_px_) {
+    used_ = SpritePath::Points;
+  } else {
+    used_ = SpritePath::Quads;
+  }
+  if (used_ == SpritePath::Software) {
+    draw_layer(view, px_per_world, size_scale, shade, lo, hi);
+    glUseProgram(prog_.id());
+  } else if (used_ == SpritePath::Points) {
+    glUniform1i(prog_.uniform("u_points"), 1);
     glEnable(GL_PROGRAM_POINT_SIZE);
     glBindVertexArray(points_vao_);
     glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count_));
-    glUniform1i(prog_.uniform("u_points"), 0);
   }
+  glUniform1i(prog_.uniform("u_points"), 0);
   glBindVertexArray(vao_);
-  if (!used_points_) glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(count_));
+  if (used_ == SpritePath::Quads) glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(count_));
   if (selected >= 0 && static_cast<size_t>(selected) < count_) {
     // Drawn again on top so neighbours never hide it; gl_InstanceID is 0 here.
     glUniform1i(prog_.uniform("u_selected"), 0);
     glDrawArraysInstancedBaseInstance(GL_TRIANGLE_STRIP, 0, 4, 1, static_cast<GLuint>(selected));
   }
   glBindVertexArray(0);
+}
+
+void ParticleRenderer::draw_layer(const float view[16], float px_per_world, float size_scale, ParticleShade shade,
+                                  float lo, float hi) {
+  // The region: the scissor box where one is set (comparison panes), else the viewport.
+  GLint vp[4] = {0, 0, 0, 0};
+  glGetIntegerv(GL_VIEWPORT, vp);
+  GLint r[4] = {vp[0], vp[1], vp[2], vp[3]};
+  if (glIsEnabled(GL_SCISSOR_TEST)) {
+    GLint sc[4];
+    glGetIntegerv(GL_SCISSOR_BOX, sc);
+    const GLint x0 = std::max(vp[0], sc[0]), y0 = std::max(vp[1], sc[1]);
+    const GLint x1 = std::min(vp[0] + vp[2], sc[0] + sc[2]), y1 = std::min(vp[1] + vp[3], sc[1] + sc[3]);
+    r[0] = x0;
+    r[1] = y0;
+    r[2] = std::max(0, x1 - x0);
+    r[3] = std::max(0, y1 - y0);
+  }
+  if (r[2] <= 0 || r[3] <= 0) return;
+  // World -> NDC (column-major view matrix) -> framebuffer pixels.
+  const float sx = 0.5f * static_cast<float>(vp[2]), sy = 0.5f * static_cast<float>(vp[3]);
+  SpriteLayerView v;
+  v.a00 = view[0] * sx;
+  v.a01 = view[4] * sx;
+  v.b0 = (view[12] + 1.f) * sx + static_cast<float>(vp[0]);
+  v.a10 = view[1] * sy;
+  v.a11 = view[5] * sy;
+  v.b1 = (view[13] + 1.f) * sy + static_cast<float>(vp[1]);
+  v.x0 = r[0];
+  v.y0 = r[1];
+  v.w = r[2];
+  v.h = r[3];
+  SpriteLayerInput in;
+  in.n = count_;
+  in.xy = host_.xy.data();
+  in.vxy = host_.vxy.size() >= 2 * count_ ? host_.vxy.data() : nullptr;
+  in.scalar = host_.scalar.size() >= count_ ? host_.scalar.data() : nullptr;
+  in.rgba = host_.rgba.size() >= 4 * count_ ? host_.rgba.data() : nullptr;
+  in.radius = host_.radius.data();
+  in.px_per_world = px_per_world;
+  in.size_scale = size_scale;
+  in.mode = static_cast<int>(shade);
+  in.lo = lo;
+  in.hi = hi;
+  in.cmap = cmap_texels_.data();
+  layer_.draw(v, in);
+
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, layer_tex_);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  if (layer_w_ != v.w || layer_h_ != v.h) {
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, v.w, v.h, 0, GL_RGBA, GL_UNSIGNED_BYTE, layer_.pixels().data());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    layer_w_ = v.w;
+    layer_h_ = v.h;
+  } else {
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, v.w, v.h, GL_RGBA, GL_UNSIGNED_BYTE, layer_.pixels().data());
+  }
+  glUseProgram(layer_prog_.id());
+  const auto ndc_x = [&](GLint x) { return 2.f * static_cast<float>(x - vp[0]) / static_cast<float>(vp[2]) - 1.f; };
+  const auto ndc_y = [&](GLint y) { return 2.f * static_cast<float>(y - vp[1]) / static_cast<float>(vp[3]) - 1.f; };
+  glUniform4f(layer_prog_.uniform("u_rect"), ndc_x(r[0]), ndc_y(r[1]), ndc_x(r[0] + r[2]), ndc_y(r[1] + r[3]));
+  glUniform1i(layer_prog_.uniform("u_layer"), 0);
+  // Premultiplied "over"; the blend state is restored for what follows.
+  GLint src_rgb = GL_SRC_ALPHA, dst_rgb = GL_ONE_MINUS_SRC_ALPHA, src_a = GL_SRC_ALPHA, dst_a = GL_ONE_MINUS_SRC_ALPHA;
+  glGetIntegerv(GL_BLEND_SRC_RGB, &src_rgb);
+  glGetIntegerv(GL_BLEND_DST_RGB, &dst_rgb);
+  glGetIntegerv(GL_BLEND_SRC_ALPHA, &src_a);
+  glGetIntegerv(GL_BLEND_DST_ALPHA, &dst_a);
+  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glBindVertexArray(layer_vao_);
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glBlendFuncSeparate(static_cast<GLenum>(src_rgb), static_cast<GLenum>(dst_rgb), static_cast<GLenum>(src_a),
+                      static_cast<GLenum>(dst_a));
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_1D, cmap_tex_);  // the sprite program's colour map, for the selection drawn next
 }
 
 // [SECTION] Overlay shapes -----------------------------------------------------

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 #include "render/cpu/colormap.h"
+#include "render/cpu/sprite_layer.h"
 #include "sim/core/vec.h"
 
 namespace ps {
@@ -45,17 +46,21 @@ struct ParticleGpuBuffers {
 
 enum class ParticleShade : int { Base = 0, Scalar = 1, Direction = 2 };
 
-/// How sprites reach the rasteriser. Points: one GL_POINTS vertex a particle,
+/// How sprites reach the pixels. Points: one GL_POINTS vertex a particle,
 /// sized in the vertex shader. Quads: one instanced quad (4 vertices) a
-/// particle. Both shade the same disc; they differ at the viewport's edge
-/// (a quad is cut pixel by pixel, a point vanishes when its centre leaves) and
-/// in cost: software OpenGL (Mesa's llvmpipe, the renderer of a machine
-/// without a GPU driver) pays per instance, so at 100 k particles on 2 cores
-/// points draw about 3x faster (docs/benchmarks.md). Auto takes points while
-/// every sprite is small (radius <= kPointSpriteMaxRadiusPx, where the edge
-/// difference is at most a few pixels) and quads when zoomed in.
-/// Settings key view.sprites = auto | points | quads.
-enum class SpritePath : int { Auto = 0, Points = 1, Quads = 2 };
+/// particle. Software: the discs drawn on the CPU into one layer
+/// (render/cpu/sprite_layer.h), put over the scene as one textured quad. All
+/// three shade the same disc; points and quads differ at the viewport's edge
+/// (a quad is cut pixel by pixel, a point vanishes when its centre leaves),
+/// and in cost: software OpenGL (Mesa's llvmpipe, the renderer of a machine
+/// without a GPU driver) pays per instance and then per primitive, so at
+/// 100 k particles on 2 cores points draw about 2.5x faster than quads and
+/// the CPU layer faster again (docs/benchmarks.md). Auto takes, while every
+/// sprite is small (radius <= kPointSpriteMaxRadiusPx), the CPU layer under
+/// software OpenGL and points on a GPU; quads when zoomed in.
+/// Settings key view.sprites = auto | points | quads | software.
+enum class SpritePath : int { Auto = 0, Points = 1, Quads = 2, Software = 3 };
+const char* sprite_path_name(SpritePath p);
 constexpr float kPointSpriteMaxRadiusPx = 4.f;
 
 class ParticleRenderer {
@@ -72,10 +77,13 @@ class ParticleRenderer {
   void set_count(size_t n, float max_radius) {
     count_ = n <= buf_.capacity ? n : buf_.capacity;
     max_radius_ = max_radius;
+    host_count_ = 0;  // the columns are on the device only
   }
   void set_sprite_path(SpritePath p) { path_ = p; }
-  /// Whether the last draw() took GL_POINTS (the fps log reports it).
-  bool drew_points() const { return used_points_; }
+  /// The path the last draw() took (the fps and screenshot log lines name it).
+  SpritePath drew() const { return used_; }
+  /// Whether the OpenGL renderer is a software one (llvmpipe, softpipe, SwiftShader).
+  bool software_gl() const { return software_gl_; }
 
   /// Uploads n particles' columns (each may be null to keep the old contents).
   void upload(size_t n, const float* xy, const float* vxy, const float* scalar, const uint8_t* rgba,
@@ -91,7 +99,21 @@ class ParticleRenderer {
   float max_point_px_ = 1.f;  ///< GL_POINT_SIZE_RANGE's upper end
   float max_radius_ = 0.f;    ///< world units, over the rows drawn
   SpritePath path_ = SpritePath::Auto;
-  bool used_points_ = false;
+  SpritePath used_ = SpritePath::Quads;
+  // The software path: host copies of the uploaded columns (kept only under
+  // software OpenGL or when asked for), the colour map's texels, the layer.
+  void draw_layer(const float view[16], float px_per_world, float size_scale, ParticleShade shade, float lo, float hi);
+  bool software_gl_ = false;
+  struct HostColumns {
+    std::vector<float> xy, vxy, scalar, radius;
+    std::vector<uint8_t> rgba;
+  } host_;
+  size_t host_count_ = 0;  ///< rows the host copies hold (0: none; the interop writes on the device)
+  std::array<uint8_t, 256 * 4> cmap_texels_{};
+  SpriteLayer layer_;
+  ShaderProgram layer_prog_;
+  GLuint layer_vao_ = 0, layer_tex_ = 0;
+  int layer_w_ = 0, layer_h_ = 0;
   int cmap_ = -1;
   size_t count_ = 0;
   ParticleGpuBuffers buf_;

@@ -1095,8 +1095,8 @@ void App::take_screenshot(const std::string& path) {
   std::string err;
   if (write_png(path, img, &err)) {
     set_status("screenshot saved: " + path);
-    const bool points = compare.cmp ? compare.renderers[0].drew_points() : particles.drew_points();
-    log("screenshot path=%s width=%d height=%d sprites=%s", path.c_str(), fbw, fbh, points ? "points" : "quads");
+    const SpritePath drew = compare.cmp ? compare.renderers[0].drew() : particles.drew();
+    log("screenshot path=%s width=%d height=%d sprites=%s", path.c_str(), fbw, fbh, sprite_path_name(drew));
   } else {
     load_error = "screenshot: " + err;
     log("screenshot error %s", err.c_str());
@@ -1178,9 +1178,12 @@ void App::load_settings() {
   vsync = s.get_bool("view.vsync", vsync);
   {
     const std::string v = s.get("view.sprites", "auto");
-    sprite_path = v == "points" ? SpritePath::Points : v == "quads" ? SpritePath::Quads : SpritePath::Auto;
-    if (v != "auto" && v != "points" && v != "quads")
-      log("settings %s: view.sprites=\"%s\" is not one of auto, points, quads; using auto", settings_path.c_str(), v.c_str());
+    sprite_path = SpritePath::Auto;
+    for (SpritePath p : {SpritePath::Points, SpritePath::Quads, SpritePath::Software})
+      if (v == sprite_path_name(p)) sprite_path = p;
+    if (sprite_path == SpritePath::Auto && v != "auto")
+      log("settings %s: view.sprites=\"%s\" is not one of auto, points, quads, software; using auto",
+          settings_path.c_str(), v.c_str());
   }
   user_scale = s.get_float("ui.scale", user_scale, 0.6f, 3.f);
   projector = s.get_bool("ui.projector", projector);
@@ -1216,7 +1219,7 @@ void App::save_settings() {
   s.set_bool("view.heat_sources", show_heat_sources);
   s.set_bool("view.heat_grid", show_heat_grid);
   s.set_bool("view.vsync", vsync);
-  s.set("view.sprites", sprite_path == SpritePath::Points ? "points" : sprite_path == SpritePath::Quads ? "quads" : "auto");
+  s.set("view.sprites", sprite_path_name(sprite_path));
   s.set_float("ui.scale", user_scale);
   s.set_bool("ui.projector", projector);
   s.set_float("presets.speed", preset_speed);
@@ -1326,6 +1329,9 @@ int run_window(const WindowOptions& options) {
   auto last = Clock::now();
   auto rate_t0 = last;  // --verbose frame-rate log: frames counted over ~2 s of wall time
   int64_t rate_f0 = 0;
+  double phase_sum[5] = {0, 0, 0, 0, 0};  // step, snapshot, scene, UI, swap: ms summed over the fps line's frames
+  int phase_frames = 0;
+  int64_t phase_substeps = 0;
   while (rc == 0 && !glfwWindowShouldClose(window)) {
     auto frame_start = Clock::now();
     // Poll events.
@@ -1360,8 +1366,11 @@ int run_window(const WindowOptions& options) {
     app.handle_input();
     if (!app.soak.tick(app)) glfwSetWindowShouldClose(window, GLFW_TRUE);
     app.sync();
+    auto ph0 = Clock::now();
     app.step_frame();
+    auto ph1 = Clock::now();
     app.snapshot();
+    auto ph2 = Clock::now();
     // Notices from the simulation: the auto backend's choice, or a CUDA
     // failure after which the world goes on on the CPU from its last
     // preserved state (docs/reliability.md).
@@ -1380,7 +1389,9 @@ int run_window(const WindowOptions& options) {
     }
 
     // Render the scene; record it before the panels are drawn over it.
+    auto ph3 = Clock::now();
     app.draw_scene();
+    auto ph4 = Clock::now();
     app.record_frame();
 
     // UI.
@@ -1398,7 +1409,16 @@ int run_window(const WindowOptions& options) {
         !options.screenshot_path.empty())
       app.take_screenshot(options.screenshot_path);
 
+    auto ph5 = Clock::now();
     glfwSwapBuffers(window);
+    {
+      // Where a frame's time goes (the fps line): step, snapshot, scene, UI, swap (software GL rasterises here).
+      auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      const double now_ph[5] = {ms(ph0, ph1), ms(ph1, ph2), ms(ph3, ph4), ms(ph4, ph5), ms(ph5, Clock::now())};
+      for (int k = 0; k < 5; ++k) phase_sum[k] += now_ph[k];
+      phase_substeps += app.substeps_last;
+      ++phase_frames;
+    }
     if (app.vsync != applied_vsync) {
       glfwSwapInterval(app.vsync ? 1 : 0);
       applied_vsync = app.vsync;
@@ -1423,12 +1443,18 @@ int run_window(const WindowOptions& options) {
     app.fps = app.frame_ms > 0 ? 1e3 / app.frame_ms : 0.0;
     if (const double span = seconds_since(rate_t0); span >= 2.0) {
       const double rate = static_cast<double>(app.frame - rate_f0) / span;
-      const bool points = app.compare.cmp ? app.compare.renderers[0].drew_points() : app.particles.drew_points();
-      app.log("fps frames=%lld fps=%.1f frame_ms=%.2f running=%d particles=%zu vsync=%d sprites=%s renderer=\"%s\" "
+      const SpritePath drew = app.compare.cmp ? app.compare.renderers[0].drew() : app.particles.drew();
+      const double pf = std::max(1, phase_frames);
+      app.log("fps frames=%lld fps=%.1f frame_ms=%.2f running=%d particles=%zu vsync=%d sprites=%s "
+              "substeps=%.2f ms_step=%.2f ms_snapshot=%.2f ms_scene=%.2f ms_ui=%.2f ms_swap=%.2f renderer=\"%s\" "
               "interop=\"%s\"",
               static_cast<long long>(app.frame - rate_f0), rate, rate > 0 ? 1e3 / rate : 0.0, app.running ? 1 : 0,
-              app.table.size(), app.vsync ? 1 : 0, points ? "points" : "quads", app.gl_renderer.c_str(),
-              app.interop_note.c_str());
+              app.table.size(), app.vsync ? 1 : 0, sprite_path_name(drew), phase_substeps / pf, phase_sum[0] / pf,
+              phase_sum[1] / pf,
+              phase_sum[2] / pf, phase_sum[3] / pf, phase_sum[4] / pf, app.gl_renderer.c_str(), app.interop_note.c_str());
+      for (double& v : phase_sum) v = 0.0;
+      phase_frames = 0;
+      phase_substeps = 0;
       rate_t0 = Clock::now();
       rate_f0 = app.frame;
     }

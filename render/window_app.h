@@ -13,6 +13,9 @@ struct WindowOptions {
   std::string backend = "auto";
   int threads = 0;
   bool verbose = false;                 ///< log every user action to stdout (GUI tests read it)
+  /// With verbose: the state hash on every recorded frame's log line (the
+  /// rewind tests compare them). A full hash costs ~6 ms a frame at 100 k particles.
+  bool log_hashes = false;
   std::string screenshot_path;          ///< save a PNG after `screenshot_after_frames`
   int screenshot_after_frames = -1;
   int quit_after_frames = -1;           ///< close after this many frames (tests)

@@ -71,7 +71,7 @@ class App:
         env = dict(os.environ, XDG_CONFIG_HOME=cfg)  # settings of this run only
         env.pop("WAYLAND_DISPLAY", None)
         extra = " ".join("--set '%s'" % s for s in sets)
-        inner = ('echo "DISPLAY=$DISPLAY XAUTHORITY=${XAUTHORITY:-}"; exec "$0" gui ' + scene + ' --verbose --paused '
+        inner = ('echo "DISPLAY=$DISPLAY XAUTHORITY=${XAUTHORITY:-}"; exec "$0" gui ' + scene + ' --verbose --log-hashes --paused '
                  '--size 1280x720 --threads 2 --out "$1" ' + extra)
         cmd = [args.xvfb_run, "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", inner, args.sandbox, out]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
