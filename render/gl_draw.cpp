@@ -275,6 +275,7 @@ void ParticleRenderer::draw(const float view[16], float px_per_world, float size
     glEnable(GL_PROGRAM_POINT_SIZE);
     glBindVertexArray(points_vao_);
     glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count_));
+    glDisable(GL_PROGRAM_POINT_SIZE);
   }
   glUniform1i(prog_.uniform("u_points"), 0);
   glBindVertexArray(vao_);

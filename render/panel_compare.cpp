@@ -99,7 +99,7 @@ bool App::start_compare(const std::string& vary) {
   std::string labels;
   for (size_t k = 0; k < c.cmp->size(); ++k) labels += (k ? " | " : "") + c.cmp->pane(k).spec.label;
   log("compare start panes=%zu labels=\"%s\" hash0=%016" PRIx64, c.cmp->size(), labels.c_str(),
-      c.cmp->pane(0).sim->diagnostics().hash);
+      log_hash(*c.cmp->pane(0).sim));
   set_status("comparing " + std::to_string(c.cmp->size()) + " panes: " + labels);
   return true;
 }
@@ -130,9 +130,8 @@ void App::compare_step_frame() {
       log("compare halt step=%" PRId64 " message=\"%s\"", st.step, st.message.c_str());
     }
     substeps_last = static_cast<int>(c.cmp->pane(0).sim->step_count() - s0);
-    if (opt.verbose)  // the hashes cost a pass over every pane: only for the logs the tests read
-      log("compare replay frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64, c.cmp->frame(),
-          c.cmp->pane(0).sim->diagnostics().hash, c.cmp->pane(1).sim->diagnostics().hash);
+    log("compare replay frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64, c.cmp->frame(),
+        log_hash(*c.cmp->pane(0).sim), log_hash(*c.cmp->pane(1).sim));
     return;
   }
   const int want = std::max(1, c.cmp->pane(0).sim->substeps_per_frame());
@@ -141,9 +140,9 @@ void App::compare_step_frame() {
   int done = 0;
   bool ok = true;
   while (done < want) {
-    int chunk = 1;
-    if (ms_per_substep > 0.0) chunk = static_cast<int>((budget - 1e3 * (seconds_now() - t0)) / ms_per_substep);
-    chunk = std::clamp(chunk, 1, want - done);
+    // In double: a single frame's budget is 1e30, past int's range.
+    const double fit = ms_per_substep > 0.0 ? (budget - 1e3 * (seconds_now() - t0)) / ms_per_substep : 1.0;
+    const int chunk = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(want - done)));
     const StepStatus st = c.cmp->step_part(chunk);  // the displayed frame ends below: one rewind frame
     done += chunk;
     if (!st.ok) {
@@ -159,7 +158,7 @@ void App::compare_step_frame() {
   const double per = 1e3 * (seconds_now() - t0) / std::max(1, done);
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
   speed_ratio = single ? 1.0 : 0.85 * speed_ratio + 0.15 * static_cast<double>(done) / want;
-  if (single) log("step frame substeps=%d step=%" PRId64, done, c.cmp->pane(0).sim->step_count());
+  if (single) log("step frame substeps=%d want=%d step=%" PRId64, done, want, c.cmp->pane(0).sim->step_count());
 }
 
 /// Each pane's particles into its renderer; the curves sampled at the plots' rate.

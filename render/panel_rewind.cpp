@@ -29,7 +29,7 @@ constexpr double kReplayBudgetMs = 12.0;  // ... while replaying at normal speed
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 /// The state hash for the verbose log (0 when not verbose: it costs a pass).
-uint64_t logged_hash(App& a) { return a.opt.verbose && a.opt.log_hashes && a.sim ? a.sim->diagnostics().hash : 0; }
+uint64_t logged_hash(App& a) { return a.sim ? a.log_hash(*a.sim) : 0; }
 
 /// The panels' copies of the world's parameters are taken again after the
 /// recording changed the world (a restore, a replayed edit), so the next sync

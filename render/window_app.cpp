@@ -246,10 +246,7 @@ void App::sync() {
     const Preset p = *pending.preset;
     pending.preset.reset();
     compare.cmp->apply_preset(p, preset_speed);  // (a pending fit of a new comparison stays pending)
-    if (opt.verbose)
-      log("compare preset %s hash0=%016" PRIx64, preset_name(p), compare.cmp->pane(0).sim->diagnostics().hash);
-    else
-      log("compare preset %s", preset_name(p));
+    log("compare preset %s hash0=%016" PRIx64, preset_name(p), log_hash(*compare.cmp->pane(0).sim));
   }
   if (compare.cmp && compare.pending_seek >= 0) {
     const int64_t f = compare.pending_seek;
@@ -260,9 +257,8 @@ void App::sync() {
     else compare.halted.clear();
     for (auto& cv : compare.curves) cv = CompareUi::Curves{};  // the plots refill as the replay runs
     compare.last_sample = -1.0;
-    if (opt.verbose)
-      log("compare seek frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64, compare.cmp->frame(),
-          compare.cmp->pane(0).sim->diagnostics().hash, compare.cmp->pane(1).sim->diagnostics().hash);
+    log("compare seek frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64, compare.cmp->frame(),
+        log_hash(*compare.cmp->pane(0).sim), log_hash(*compare.cmp->pane(1).sim));
   }
   if (!pending.open_path.empty()) {
     std::string p = pending.open_path;
@@ -382,10 +378,10 @@ void App::step_frame() {
   int done = 0;
   double elapsed_ms = 0.0;
   while (done < want) {
-    int chunk = 1;
-    if (ms_per_substep > 0.0) chunk = static_cast<int>((budget - elapsed_ms) / ms_per_substep);
-    if (done > 0 && chunk < 1) break;  // the next substep would end past the budget
-    chunk = std::clamp(chunk, 1, want - done);
+    // Substeps that fit the rest of the budget (in double: N's budget is 1e30).
+    const double fit = ms_per_substep > 0.0 ? (budget - elapsed_ms) / ms_per_substep : 1.0;
+    if (done > 0 && fit < 1.0) break;  // the next substep would end past the budget
+    const int chunk = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(want - done)));
     StepStatus st = rw.ring.step(*sim, chunk);  // recorded: the call's size, a snapshot when due
     done += chunk;
     elapsed_ms = 1e3 * seconds_since(t0);
@@ -408,7 +404,7 @@ void App::step_frame() {
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
   double ratio = static_cast<double>(done) / want;
   speed_ratio = single ? 1.0 : 0.85 * speed_ratio + 0.15 * ratio;
-  if (single) log("step frame substeps=%d step=%" PRId64, done, sim->step_count());
+  if (single) log("step frame substeps=%d want=%d step=%" PRId64, done, want, sim->step_count());
 }
 
 // [SECTION] Particle snapshot and upload ------------------------------------------
@@ -1391,8 +1387,8 @@ int run_window(const WindowOptions& options) {
     // Render the scene; record it before the panels are drawn over it.
     auto ph3 = Clock::now();
     app.draw_scene();
-    auto ph4 = Clock::now();
     app.record_frame();
+    auto ph4 = Clock::now();
 
     // UI.
     app.draw_panels();

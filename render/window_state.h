@@ -245,6 +245,9 @@ struct App {
 
   // Methods (window_app.cpp).
   void log(const char* fmt, ...) const;
+  /// A simulation's state hash for a log line: only with --verbose --log-hashes
+  /// (it is a pass over every particle), else 0.
+  uint64_t log_hash(Simulation& s) const { return opt.verbose && opt.log_hashes ? s.diagnostics().hash : 0; }
   void set_status(const std::string& s);
   /// "resume", or "pause step=... t=... ke=... angular=..." (the GUI tests read it).
   void log_run_state();

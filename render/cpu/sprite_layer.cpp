@@ -17,7 +17,8 @@ float smoothstep(float e0, float e1, float x) {
 /// The vertex shader's colour of particle i, 0..1.
 void sprite_colour(const SpriteLayerInput& in, size_t i, float c[3]) {
   if (in.mode == 1 && in.scalar && in.cmap) {
-    const float t = std::clamp((in.scalar[i] - in.lo) / std::max(in.hi - in.lo, 1e-20f), 0.f, 1.f);
+    float t = std::clamp((in.scalar[i] - in.lo) / std::max(in.hi - in.lo, 1e-20f), 0.f, 1.f);
+    if (!(t >= 0.f)) t = 0.f;  // NaN (a blow-up's J or stress) takes the map's low end, not an undefined index
     // The 1D texture's linear filter at t (255/256) + 0.5/256: texel t * 255, interpolated.
     const float u = t * 255.f;
     const int k0 = std::min(static_cast<int>(u), 254);

@@ -571,7 +571,6 @@ CaseResult wall_friction_slide(const Options& opt) {
             "(grid " + std::to_string(grid) + ", 4 particles per cell, separate walls), given v0 = 1 m/s along the "
             "floor at t = 0; dt = 2e-5 s. Deceleration: least-squares slope of the centre-of-mass velocity while it "
             "is between 0.9 v0 and 0.2 v0; distance: centre-of-mass travel until it is below 1 mm/s (at most 1 s).";
-  Series sim{"MPM, centre-of-mass velocity", {}, {}, false, false};
   Plot p;
   p.title = "Sliding block: centre-of-mass velocity";
   p.xlabel = "t (s)";
@@ -638,7 +637,6 @@ CaseResult wall_friction_slide(const Options& opt) {
     }
     p.series.push_back(curve);
   }
-  (void)sim;
   r.plots.push_back(p);
   r.notes += "Tolerance 5 %: the block is elastic, so it settles onto the floor and rocks a little while it slides; "
              "the normal force it presses with is its weight only on average.";

@@ -62,9 +62,18 @@ def main():
             fail("grabbed particles moved %.4f in x, the cursor %.4f" % (dx, want))
         print("grab ok: %d particles moved %.4f (cursor %.4f)" % (n, dx, want))
 
-        # 3. Preset t: translation replaces the rotation field (momentum changes).
+        # 3. Pause, then N: one whole frame, every substep of it, even though the
+        #    frames before ran under the time budget (a regression: a budget of
+        #    1e30 ms once overflowed an int and N ran one substep).
         xdo(args, "key", "space")
         app.expect(r"^pause")
+        xdo(args, "key", "n")
+        f = app.expect(r"^step frame substeps=(\d+) want=(\d+)")
+        if int(f.group(1)) != int(f.group(2)) or int(f.group(2)) < 2:
+            fail("N stepped %s substeps of a %s-substep frame" % (f.group(1), f.group(2)))
+        print("single frame ok: %s of %s substeps" % (f.group(1), f.group(2)))
+
+        # 4. Preset t: translation replaces the rotation field (momentum changes).
         xdo(args, "key", "t")
         p = app.expect(r"^preset translation .*momentum_before=\(([^,]+),([^)]+)\) momentum_after=\(([^,]+),([^)]+)\)")
         before = (float(p.group(1)), float(p.group(2)))
@@ -73,7 +82,7 @@ def main():
             fail("preset t did not change the velocity field: momentum %s -> %s" % (before, after))
         print("preset ok: momentum %s -> %s" % (before, after))
 
-        # 4. Screenshot: a PNG with real content.
+        # 5. Screenshot: a PNG with real content.
         xdo(args, "key", "F12")
         s = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
         path = s.group(1)
