@@ -1,9 +1,11 @@
 #include "render/cpu/sprite_layer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include "render/cpu/colormap.h"
 
 namespace ps {
 
@@ -26,11 +28,10 @@ void sprite_colour(const SpriteLayerInput& in, size_t i, float c[3]) {
     for (int k = 0; k < 3; ++k)
       c[k] = ((1.f - f) * in.cmap[4 * k0 + k] + f * in.cmap[4 * (k0 + 1) + k]) / 255.f;
   } else if (in.mode == 2 && in.vxy) {
-    float h = std::atan2(in.vxy[2 * i + 1], in.vxy[2 * i]) / 6.2831853f;
-    if (h < 0.f) h += 1.f;
-    c[0] = std::clamp(std::fabs(h * 6.f - 3.f) - 1.f, 0.f, 1.f);
-    c[1] = std::clamp(2.f - std::fabs(h * 6.f - 2.f), 0.f, 1.f);
-    c[2] = std::clamp(2.f - std::fabs(h * 6.f - 4.f), 0.f, 1.f);
+    const std::array<float, 3> h = direction_rgb(in.vxy[2 * i], in.vxy[2 * i + 1]);  // the shader's hue
+    c[0] = h[0];
+    c[1] = h[1];
+    c[2] = h[2];
   } else if (in.rgba) {
     constexpr float kInv255 = 1.f / 255.f;
     for (int k = 0; k < 3; ++k) c[k] = static_cast<float>(in.rgba[4 * i + k]) * kInv255;
