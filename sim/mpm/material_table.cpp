@@ -32,6 +32,12 @@ const MaterialField kSand[] = {
      "Internal friction angle phi of the plane-strain Mohr-Coulomb cone (degrees)."},
     {"cohesion", &M::cohesion, 0.0, 1e12, 0.f, 1e5f, true, "%.4g",
      "Mohr-Coulomb cohesion c, a stress in the scene's units (0: dry, cohesionless sand)."},
+    {"dilatancy", &M::dilatancy, 0.0, 89.0, 0.f, 60.f, false, "%.1f deg",
+     "Dilatancy angle psi (degrees, at most phi): dense sand expands as it shears, which lets a slope stand at phi; "
+     "0: plastic flow at constant volume (a sheared layer then holds only atan(sin phi))."},
+    {"dilation_limit", &M::dilation_limit, 0.0, 10.0, 0.f, 0.5f, false, "%.3f",
+     "Plastic volume strain ln Jp at which dilatancy has died out (the critical state): psi falls linearly to 0 "
+     "as the grains loosen."},
 };
 const MaterialField kViscoplastic[] = {
     {"kappa", &M::kappa, 1e-6, 1e12, 1.f, 1e7f, true, "%.4g",

@@ -46,6 +46,8 @@ struct MaterialParams {
   float hardening = 10.f;   ///< snow: xi in exp(xi (1 - Jp))
   float friction_angle = 30.f;  ///< sand: degrees
   float cohesion = 0.f;         ///< sand: Mohr-Coulomb cohesion c (a stress, scene units); 0 = cohesionless
+  float dilatancy = 0.f;        ///< sand: dilatancy angle psi, degrees (0: no volume change in plastic flow)
+  float dilation_limit = 0.15f; ///< sand: plastic volume strain ln Jp at which dilatancy has died out (critical state)
   float kappa = 1e4f;           ///< viscoplastic: bulk modulus
   float mu = 2e3f;              ///< viscoplastic: shear modulus
   float yield_stress = 50.f;    ///< viscoplastic: von Mises yield stress tau_Y
@@ -119,6 +121,80 @@ PS_HD Mat2 snow_update(const MaterialParams& m, Mat2& F, float& Jp) {
 
 // [SECTION] Sand -----------------------------------------------------------------------
 
+/// The trace t of the cone's apex in Hencky strain: the hydrostatic state whose
+/// Cauchy stress is the apex c cot(phi), (mu + lambda) t = exp(t) c cot(phi)
+/// (t = 0 without cohesion: stress-free; with cohesion a few Newton steps from
+/// t = c cot(phi) / (mu + lambda)).
+PS_HD float sand_apex_trace(float mu, float la, float sin_phi, float cos_phi, float cohesion) {
+  float t = 0.f;
+  if (cohesion > 0.f && sin_phi > 0.f) {
+    const float a = cohesion * cos_phi / sin_phi;  // apex Cauchy stress c cot(phi)
+    const float k = mu + la;
+    t = a / k;
+    for (int it = 0; it < 4; ++it) {
+      const float e = a * expf(t);
+      const float g = k * t - e, dg = k - e;
+      if (!(dg > 0.f)) break;
+      t -= g / dg;
+    }
+  }
+  return t;
+}
+
+/// Sand with dilatancy (a non-associated flow rule, dilatancy angle psi): the
+/// return of a trial state outside the cone (see sand_return_map below for the
+/// cone in Hencky strain). The flow potential is Mohr-Coulomb's with psi in
+/// place of phi, g = |tau1 - tau2| / 2 + (tau1 + tau2) / 2 sin(psi), so with
+/// e1 >= e2 the plastic strain increment is
+///   d eps_p = dgamma (1/2 (1 + sin psi), 1/2 (-1 + sin psi)):
+/// the principal strain difference falls by dgamma and the trace by
+/// dgamma sin(psi) (the material expands while it shears; psi = phi is the
+/// associated rule, psi = 0 the deviatoric return). On the cone afterwards,
+///   mu (d - dgamma) + (mu + lambda) (tr - dgamma sin psi) sin phi
+///     = c cos phi exp(tr - dgamma sin psi),      d = |e1 - e2|,
+/// linear in dgamma without cohesion, a few Newton steps with it. Davis
+/// (1968, "Theories of plasticity and the failure of soil masses", in Lee
+/// (ed.), Soil Mechanics: Selected Topics) shows what psi does in plane
+/// strain: a layer shearing along a plane (an infinite slope, a shear box)
+/// holds a stress ratio tau / sigma_n = sin phi cos psi / (1 - sin phi sin psi),
+/// sin phi for psi = 0 and tan phi for psi = phi. Dilatancy is what lets a
+/// confined layer build the lateral stress that holds a slope at phi.
+/// A trial state in tension returns the same way: the flow direction reaches
+/// the cone (in compression) when tr <= d sin(psi) without cohesion, so a
+/// dilatant layer stretched in one direction and pressed in the other keeps
+/// its friction where the constant-volume rule (psi = 0) leaves it stress-free.
+/// When the return would pass the cone's axis (d - dgamma < 0) the state goes
+/// to the apex.
+PS_HD void sand_dilatant_return(float mu, float la, float sin_phi, float cos_phi, float cohesion, float sin_psi,
+                                Vec2& eps) {
+  const float tr = eps.x + eps.y;
+  const float d = fabsf(eps.x - eps.y);
+  const float k = mu + la;
+  const float slope = mu + k * sin_phi * sin_psi;  // -d f / d dgamma without cohesion
+  const float c_cos = cohesion * cos_phi;
+  float dg = (mu * d + k * tr * sin_phi - c_cos * expf(tr)) / slope;
+  if (c_cos > 0.f) {
+    for (int it = 0; it < 3; ++it) {
+      const float ej = c_cos * expf(tr - dg * sin_psi);
+      const float f = mu * (d - dg) + k * (tr - dg * sin_psi) * sin_phi - ej;
+      const float df = -slope + ej * sin_psi;
+      if (!(df < 0.f)) break;
+      dg -= f / df;
+    }
+  }
+  if (!(dg < d)) {
+    // Past the axis: the apex (stress-free without cohesion; with it the
+    // hydrostatic state c cot(phi)).
+    const float t = sand_apex_trace(mu, la, sin_phi, cos_phi, cohesion);
+    eps = Vec2{0.5f * t, 0.5f * t};
+    return;
+  }
+  if (dg < 0.f) dg = 0.f;
+  const float s = eps.x >= eps.y ? 1.f : -1.f;
+  eps.x -= dg * 0.5f * (s + sin_psi);
+  eps.y -= dg * 0.5f * (-s + sin_psi);
+}
+
 /// Sand: projects the principal Hencky strains eps = (e1, e2) of the elastic
 /// F onto the plane-strain Mohr-Coulomb cone (friction angle phi, cohesion c),
 /// returning along the deviatoric direction at fixed trace (no dilatancy,
@@ -153,27 +229,25 @@ PS_HD Mat2 snow_update(const MaterialParams& m, Mat2& F, float& Jp) {
 /// exp(t) c cot(phi) for the new trace t (t = 0 without cohesion: stress-free;
 /// with cohesion a few Newton steps from t = c cot(phi) / (mu + lambda)).
 /// Hydrostatic compression and every state inside the cone is untouched.
-PS_HD void sand_return_map(float mu, float la, float sin_phi, float cos_phi, float cohesion, Vec2& eps) {
+PS_HD void sand_return_map(float mu, float la, float sin_phi, float cos_phi, float cohesion, Vec2& eps,
+                           float sin_psi = 0.f) {
   const float tr = eps.x + eps.y;
   const Vec2 dev{0.5f * (eps.x - eps.y), 0.5f * (eps.y - eps.x)};
   const float dev_norm = length(dev);
   const float J = expf(tr);
   const float p = (mu + la) * tr;        // mean (2D) Kirchhoff stress
   const float cj = cohesion * J * cos_phi;
+  if (sin_psi > 0.f) {
+    // Dilatant flow: any state outside the cone returns along the flow
+    // direction, which reaches the cone from a tensile trial too when the
+    // shear is large enough (tr <= |e1 - e2| sin psi without cohesion); the
+    // apex only when it would pass the axis.
+    if (1.41421356f * mu * dev_norm + p * sin_phi > cj) sand_dilatant_return(mu, la, sin_phi, cos_phi, cohesion, sin_psi, eps);
+    return;
+  }
   if (p >= 0.f && p * sin_phi >= cj) {
     // Beyond the apex (pure tension without cohesion): project to it.
-    float t = 0.f;
-    if (cohesion > 0.f && sin_phi > 0.f) {
-      const float a = cohesion * cos_phi / sin_phi;  // apex Cauchy stress c cot(phi)
-      const float k = mu + la;
-      t = a / k;
-      for (int it = 0; it < 4; ++it) {
-        const float e = a * expf(t);
-        const float g = k * t - e, dg = k - e;
-        if (!(dg > 0.f)) break;
-        t -= g / dg;
-      }
-    }
+    const float t = sand_apex_trace(mu, la, sin_phi, cos_phi, cohesion);
     eps = Vec2{0.5f * t, 0.5f * t};
     return;
   }
@@ -195,7 +269,17 @@ PS_HD Mat2 sand_update(const MaterialParams& m, Mat2& F, float& Jp) {
   const float old_j = sig.x * sig.y;
   Vec2 eps{logf(fmaxf(fabsf(sig.x), 1e-6f)), logf(fmaxf(fabsf(sig.y), 1e-6f))};
   const float phi = m.friction_angle * 3.14159265f / 180.f;
-  sand_return_map(mu, la, sinf(phi), cosf(phi), m.cohesion, eps);
+  // Dilatancy dies out as the grains loosen: psi falls linearly with the
+  // plastic volume strain ln Jp and is 0 from dilation_limit on (the critical
+  // state, where sand shears at constant volume; the stress-dilatancy picture
+  // of Rowe 1962 and Bolton 1986, "The strength and dilatancy of sands",
+  // Geotechnique 36(1)).
+  float sin_psi = 0.f;
+  if (m.dilatancy > 0.f) {
+    const float left = m.dilation_limit > 0.f ? 1.f - logf(fmaxf(Jp, 1e-6f)) / m.dilation_limit : 0.f;
+    if (left > 0.f) sin_psi = sinf(fminf(m.dilatancy * 3.14159265f / 180.f, phi) * fminf(left, 1.f));
+  }
+  sand_return_map(mu, la, sinf(phi), cosf(phi), m.cohesion, eps, sin_psi);
   sig = Vec2{expf(eps.x), expf(eps.y)};
   F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
   Jp = clampf(Jp * (old_j / (sig.x * sig.y)), 1e-2f, 1e2f);

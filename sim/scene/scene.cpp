@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "sim/io/json_read.h"
 #include "sim/core/atomic_write.h"
+#include "sim/core/format.h"
 
 #include "sim/core/image.h"
 #include "sim/core/limits.h"
@@ -267,6 +268,9 @@ void read_material(ObjReader& r, MaterialParams& m, std::string& melts_into) {
     const MaterialField& fd = thermal_fields()[f];
     m.*fd.member = static_cast<float>(r.number(fd.key, m.*fd.member, fd.min, fd.max));
   }
+  if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle)
+    r.fail("dilatancy", "the dilatancy angle psi (" + fmt("%g", m.dilatancy) + " deg) cannot exceed friction_angle (" +
+                            fmt("%g", m.friction_angle) + " deg): psi = phi is the associated flow rule, the most a sand dilates");
   melts_into = r.string("melts_into", "");
   if (!melts_into.empty() && !(m.latent_heat > 0.f))
     r.fail("melts_into", "a melting material needs latent_heat > 0");

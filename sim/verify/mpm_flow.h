@@ -59,6 +59,7 @@ struct PileOptions {
   double triangle_slope = 0.0;  ///< > 0: start from a triangular pile of this slope (deg) instead of the column
   double E = 5e4;               ///< Young's modulus (density 1500, nu 0.3)
   std::string boundary = "sticky";
+  double dilatancy = 0.0;       ///< the sand's dilatancy angle psi (degrees; 0: constant-volume flow)
   /// > 0: pour instead of collapsing a column: a stream of this width
   /// (scene units) released `pour_gap` above the heap's top at `pour_rate`
   /// (area per second) until `pour_area` has been added.
@@ -74,9 +75,10 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt);
 /// from the floor normal in a tilting-table protocol (settle 0.3 s under
 /// vertical gravity, tilt in 20 increments over 0.5 s, hold `time`). Returns
 /// the mean speed of the particles in the middle 40 % of the box at the end
-/// (about 0 when the layer stands).
+/// (about 0 when the layer stands). `dilatancy_deg` is the sand's dilatancy
+/// angle psi (0: the default flow rule at constant volume).
 double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, int threads, double thickness = 0.03,
-                          double time = 1.0, std::string* error = nullptr);
+                          double time = 1.0, std::string* error = nullptr, double dilatancy_deg = 0.0);
 
 }  // namespace flow
 }  // namespace verify

@@ -3,7 +3,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include "sim/core/error.h"
+#include "sim/io/json.h"
 #include "sim/mpm/mpm_kernels.h"
+#include "sim/scene/scene.h"
 #include "sim/verify/mpm_flow.h"
 
 using namespace ps;
@@ -174,4 +178,152 @@ TEST_CASE("A sand layer on a tilting table stands below the friction angle and f
               phi - 3.0, moving, phi + 1.0);
   CHECK(still < 0.01);
   CHECK(moving > 0.05);
+}
+
+namespace {
+
+/// Runs constitutive() with a dilatancy angle psi from a given plastic volume
+/// ln Jp; returns the result and the new ln Jp.
+Result apply_dilatant(const MaterialParams& m, double e1, double e2, double ln_jp0, double* ln_jp) {
+  Result r;
+  r.F = rot(0.3f) * Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) * transpose(rot(-1.1f));
+  float Jp = std::exp(static_cast<float>(ln_jp0));
+  r.tau = mpm::constitutive(m, r.F, 1.f, Jp, Mat2{}, 1e-4f);
+  r.J = det(r.F);
+  principal(r.tau, r.J, r.s1, r.s2);
+  *ln_jp = std::log(static_cast<double>(Jp));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Sand with dilatancy: the return reaches the cone and expands by sin(psi) per unit of shear", "[sand][mpm]") {
+  // The non-associated flow rule (materials.h, sand_dilatant_return): the
+  // plastic strain increment is dgamma (1/2 (1 + sin psi), 1/2 (-1 + sin psi))
+  // in the principal frame, so the elastic trace falls by sin(psi) times the
+  // fall of the principal strain difference, and Jp records that volume.
+  for (float phi : {25.f, 35.f}) {
+    for (float psi_frac : {0.5f, 1.f}) {
+      for (float c : {0.f, 500.f}) {
+        MaterialParams m = sand(phi, c);
+        m.dilatancy = phi * psi_frac;
+        const double sin_psi = std::sin(m.dilatancy * kPi / 180.0);
+        for (double tr : {-0.02, -0.005}) {
+          for (double shear : {0.02, 0.05}) {
+            const double e1 = 0.5 * tr + shear, e2 = 0.5 * tr - shear;
+            double ln_jp = 0;
+            Result r = apply_dilatant(m, e1, e2, 0.0, &ln_jp);
+            // The elastic trace after the return, and the principal strain
+            // difference from the principal Kirchhoff stresses (tau1 - tau2 = 2 mu d).
+            const double tr_new = std::log(static_cast<double>(r.J));
+            double u1, u2;
+            principal(r.tau, 1.f, u1, u2);
+            float mu, la;
+            lame(m, mu, la);
+            const double d_new = (u1 - u2) / (2 * mu);
+            const double d_tr = 2 * shear;
+            const double scale = std::fabs(r.s1) + std::fabs(r.s2) + c;
+            INFO("phi " << phi << " psi " << m.dilatancy << " c " << c << " tr " << tr << " shear " << shear << ": s1 "
+                        << r.s1 << " s2 " << r.s2 << " tr_new " << tr_new << " d_new " << d_new);
+            CHECK(std::fabs(mc(m, r.s1, r.s2)) <= 3e-5 * scale);  // on the cone
+            CHECK(d_new < d_tr);
+            // Volume: the elastic trace fell by sin(psi) (d_trial - d_new) ...
+            CHECK(tr - tr_new == Approx(sin_psi * (d_tr - d_new)).epsilon(2e-3));
+            // ... and the plastic volume ln Jp rose by the same amount (total J kept).
+            CHECK(ln_jp == Approx(tr - tr_new).epsilon(2e-3));
+            CHECK(ln_jp > 0.0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Sand with dilatancy: psi dies out at the dilation limit (the critical state)", "[sand][mpm]") {
+  MaterialParams m = sand(30.f, 0.f);
+  m.dilatancy = 30.f;
+  m.dilation_limit = 0.1f;
+  const double e1 = -0.01 + 0.03, e2 = -0.01 - 0.03;
+  double ln_jp = 0;
+  // Loosened to the limit: the return is deviatoric again (the volume is kept).
+  Result r = apply_dilatant(m, e1, e2, 0.1, &ln_jp);
+  CHECK(r.J == Approx(std::exp(-0.02)).epsilon(1e-5));
+  CHECK(ln_jp == Approx(0.1).epsilon(1e-5));
+  // Half-way there: half the angle, so less expansion than from a dense state.
+  double ln_half = 0, ln_dense = 0;
+  apply_dilatant(m, e1, e2, 0.05, &ln_half);
+  apply_dilatant(m, e1, e2, 0.0, &ln_dense);
+  CHECK(ln_half - 0.05 > 0.0);
+  CHECK(ln_half - 0.05 < ln_dense);
+  // psi = 0 is the constant-volume return, whatever the limit.
+  m.dilatancy = 0.f;
+  Result z = apply_dilatant(m, e1, e2, 0.0, &ln_jp);
+  CHECK(z.J == Approx(std::exp(-0.02)).epsilon(1e-5));
+  CHECK(ln_jp == Approx(0.0).margin(1e-6));
+}
+
+TEST_CASE("Sand with dilatancy = phi holds a tilted layer up to phi, without it the layer creeps (Davis 1968)",
+          "[sand][mpm][pile]") {
+  // Tilting table at phi = 35 deg, 3 deg below phi. Without dilatancy the
+  // constant-volume flow rule shears at tan(beta) = sin(phi) (29.8 deg) once
+  // the elastic state has relaxed, so the layer creeps; with psi = phi the
+  // layer builds the lateral stress that holds phi.
+  const double phi = 35.0;
+  std::string err;
+  const double plain = verify::flow::tilted_layer_speed(phi, phi - 3.0, 128, 2, 0.03, 1.0, &err, 0.0);
+  REQUIRE(err.empty());
+  const double dilatant = verify::flow::tilted_layer_speed(phi, phi - 3.0, 128, 2, 0.03, 1.0, &err, phi);
+  REQUIRE(err.empty());
+  const double dilatant_above = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, 2, 0.03, 1.0, &err, phi);
+  REQUIRE(err.empty());
+  std::printf("[sand] tilted layer phi 35 at 32 deg: %.3g m/s without dilatancy, %.3g m/s with psi = phi; at 36 deg "
+              "with psi = phi %.3g m/s\n", plain, dilatant, dilatant_above);
+  CHECK(plain > 0.01);
+  CHECK(dilatant < 0.01);
+  CHECK(dilatant_above > 0.05);
+}
+
+TEST_CASE("Sand: a dilatancy angle above the friction angle is a located input error", "[sand][mpm][scene]") {
+  auto doc = [](const char* psi) {
+    return std::string(R"({"domain": {"size": [1, 0.5], "grid": 32},
+      "materials": {"s": {"type": "sand", "friction_angle": 30, "dilatancy": )") + psi + R"(}},
+      "bodies": [{"shape": "box", "min": [0.4, 0.1], "max": [0.6, 0.2], "material": "s"}]})";
+  };
+  try {
+    build_mpm_scene(Json::parse(doc("31"), "sand.json"), "sand.json");
+    FAIL("psi > phi was accepted");
+  } catch (const InputError& e) {
+    INFO(e.what());
+    CHECK(e.field() == "materials.s.dilatancy");
+  }
+  MpmScene s = build_mpm_scene(Json::parse(doc("30"), "sand.json"), "sand.json");
+  CHECK(s.world->materials[0].dilatancy == 30.f);
+  CHECK(s.world->materials[0].dilation_limit == 0.15f);
+  const Json* saved = mpm_scene_to_json(s).find("materials")->find("s");
+  CHECK(saved->find("dilatancy")->as_number() == Approx(30.0));
+}
+
+TEST_CASE("Sand with dilatancy: a stretched but sheared trial keeps its friction, without dilatancy it goes stress-free",
+          "[sand][mpm]") {
+  // e1 = +0.012 (stretched), e2 = -0.004 (pressed): tr = 0.008 > 0 but
+  // tr <= |e1 - e2| sin(psi) = 0.016 sin 35 = 0.0092, so the dilatant return
+  // reaches the cone in compression; the constant-volume rule sends any
+  // tensile trace to the apex.
+  MaterialParams m = sand(35.f, 0.f);
+  m.dilatancy = 35.f;
+  double ln_jp = 0;
+  Result r = apply_dilatant(m, 0.012, -0.004, 0.0, &ln_jp);
+  INFO("s1 " << r.s1 << " s2 " << r.s2);
+  CHECK(r.s2 < -1.0);  // compressed: a real stress, not the apex
+  CHECK(std::fabs(mc(m, r.s1, r.s2)) <= 3e-5 * (std::fabs(r.s1) + std::fabs(r.s2)));
+  CHECK(ln_jp > 0.0);
+  // Beyond tr = d sin(psi): the apex.
+  Result a = apply_dilatant(m, 0.02, 0.0, 0.0, &ln_jp);
+  CHECK(a.s1 == 0.0);
+  CHECK(a.s2 == 0.0);
+  // psi = 0: the apex for the first trial too.
+  m.dilatancy = 0.f;
+  Result z = apply_dilatant(m, 0.012, -0.004, 0.0, &ln_jp);
+  CHECK(z.s1 == 0.0);
+  CHECK(z.s2 == 0.0);
 }
