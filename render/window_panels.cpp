@@ -348,7 +348,7 @@ void App::panel_solver() {
   help_marker("PIC averages particle velocities onto the grid and loses rotation and shear.\n"
               "APIC also carries each particle's affine field C, so rotation survives.\n"
               "FLIP transfers velocity changes; the blend mixes FLIP with PIC.  Key A toggles PIC / APIC.\n"
-              "PolyPIC (Fu et al. 2017) carries six more polynomial modes (quadratic kernel only, CPU backend):\n"
+              "PolyPIC (Fu et al. 2017) carries six more polynomial modes (quadratic kernel only):\n"
               "it conserves what APIC does and dissipates less.");
   if (t != static_cast<int>(solver.transfer)) {
     solver.transfer = static_cast<Transfer>(t);

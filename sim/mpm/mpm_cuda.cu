@@ -72,6 +72,7 @@ struct DevParticles {
   float* vol0 = nullptr;
   uint8_t* material = nullptr;
   uint32_t* perm = nullptr;  // slot -> host index
+  PolyModes* poly = nullptr;  // PolyPIC's extra modes; allocated only while the world steps with PolyPIC
 };
 
 /// Lives on the device; advance() uploads it at the start of a call and reads
@@ -175,10 +176,14 @@ struct TileStore {
   typename std::conditional<DET, unsigned long long, float>::type c[kChannels][kNodes];
 };
 
-template <Kernel K, bool DET, bool FLIP>
+/// POLY (quadratic kernel, no FLIP): PolyPIC's extra modes add
+/// m_p sum_r w e_r c_r to each node's momentum (mpm::poly_node_velocity, as
+/// MpmCpuBackend::scatter does).
+template <Kernel K, bool DET, bool FLIP, bool POLY = false>
 __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
                                                        bool apic, const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old,
                                                        FixedNode* gi, FixedScale fs, const DevControl* ctrl) {
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
   if (ctrl->halted) return;  // uniform over the block
   constexpr int N = mpm::kernel_support(K);
   constexpr int CH = TileStore<DET, FLIP>::kChannels;
@@ -197,6 +202,8 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   Vec2 mv{}, mv0{};
   Mat2 Q{}, stress{}, affine{};
   float mp = 0.f;
+  PolyModes modes;
+  mpm::PolyAxis px, py;
   if (active) {
     const MaterialParams& mat = mats[p.material[i]];
     Mat2 F = p.F[i];
@@ -212,6 +219,11 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
     affine = apic ? mp * C : Mat2{};
     if (K != Kernel::Linear) Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
     s = mpm::make_stencil(K, g, p.x[i]);
+    if constexpr (POLY) {
+      modes = p.poly[i];
+      px = mpm::poly_axis(s.wx, s.fx);
+      py = mpm::poly_axis(s.wy, s.fy);
+    }
   }
   __syncthreads();
   if (active) {
@@ -261,6 +273,7 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
             const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
             if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
             else dmv = w * (mv + Q * dpos);
+            if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
             dm = w * mp;
             if constexpr (FLIP) dmv0 = w * mv0;
           }
@@ -306,6 +319,7 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
         Vec2 dmv;
         if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
         else dmv = w * (mv + Q * dpos);
+        if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
         const float dm = w * mp;
         const Vec2 dmv0 = w * mv0;  // FLIP only
         if (tiled) {
@@ -491,10 +505,13 @@ __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const Ma
   if (lanes.thread_rank() == 0 && bits) atomicMax(&ctrl->vmax2_bits, bits);
 }
 
-template <Kernel K, bool FLIP>
+/// POLY (quadratic kernel, no FLIP): also projects the node velocities on
+/// PolyPIC's extra modes (mpm::poly_gather_node, as MpmCpuBackend::gather does).
+template <Kernel K, bool FLIP, bool POLY = false>
 __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
                                                        float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
                                                        const Vec2* gv_old, DevColliders cols, DevControl* ctrl) {
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -506,6 +523,12 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
   const mpm::Stencil s = mpm::make_stencil(K, g, xp);
   Vec2 v_pic{}, dv{};
   Mat2 B{};
+  PolyModes modes;
+  mpm::PolyAxis px, py;
+  if constexpr (POLY) {
+    px = mpm::poly_axis(s.wx, s.fx);
+    py = mpm::poly_axis(s.wy, s.fy);
+  }
 #pragma unroll
   for (int c = 0; c < N; ++c)
 #pragma unroll
@@ -514,6 +537,7 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
       const int node = (s.base_y + c) * stride + s.base_x + a;
       const Vec2 vi = gv[node];
       v_pic += w * vi;
+      if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
       if (FLIP) dv += w * (vi - gv_old[node]);
       if (K == Kernel::Linear) B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
       else B += outer(w * vi, Vec2{a - s.fx, c - s.fy});
@@ -523,6 +547,7 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
   p.v[i] = v;
   if (K == Kernel::Linear) return;  // F, J, x and the checks: musl_g2p_kernel
   p.C[i] = B;
+  if constexpr (POLY) p.poly[i] = modes;
   finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
                   cols, ctrl);
 }
@@ -639,6 +664,7 @@ __global__ void gather_kernel(DevParticles dst, DevParticles src, const uint32_t
   dst.vol0[k] = src.vol0[j];
   dst.material[k] = src.material[j];
   dst.perm[k] = src.perm[j];
+  if (src.poly) dst.poly[k] = src.poly[j];
 }
 
 __global__ void iota_kernel(uint32_t* a, uint32_t* b, int n) {
@@ -665,6 +691,7 @@ __global__ void unpermute_kernel(DevParticles out, DevParticles in, int n) {
   out.F[h] = in.F[k];
   out.J[h] = in.J[k];
   out.Jp[h] = in.Jp[k];
+  if (in.poly) out.poly[h] = in.poly[k];
 }
 
 /// fext in slot order from the host-order upload.
@@ -789,6 +816,14 @@ class MpmCudaBackend final : public MpmBackend {
     upload(d_.F, host_->F, n, stream_); upload(d_.J, host_->J, n, stream_); upload(d_.Jp, host_->Jp, n, stream_);
     upload(d_.mass, host_->mass, n, stream_); upload(d_.vol0, host_->vol0, n, stream_);
     upload(d_.material, host_->material, n, stream_);
+    // PolyPIC's modes are on the device only while the host has them (the
+    // world allocates them when PolyPIC starts, then calls host_changed).
+    if (n && host_->poly.size() == n) {
+      if (!d_.poly) alloc_poly();
+      upload(d_.poly, host_->poly, n, stream_);
+    } else {
+      free_poly();
+    }
     if (n) {
       iota_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(d_.perm, inv_perm_, static_cast<int>(n));
       check(cudaGetLastError(), "iota");
@@ -816,6 +851,11 @@ class MpmCudaBackend final : public MpmBackend {
     download(stage_x_, alt_.x, n_, stream_); download(stage_v_, alt_.v, n_, stream_);
     download(stage_C_, alt_.C, n_, stream_); download(stage_F_, alt_.F, n_, stream_);
     download(stage_J_, alt_.J, n_, stream_); download(stage_Jp_, alt_.Jp, n_, stream_);
+    const bool poly = d_.poly && host_->poly.size() == n_;
+    if (poly) {
+      stage_poly_.resize(n_);
+      download(stage_poly_, alt_.poly, n_, stream_);
+    }
     check(cudaStreamSynchronize(stream_), "sync_to_host");
     std::copy(stage_x_.begin(), stage_x_.end(), host_->x.begin());
     std::copy(stage_v_.begin(), stage_v_.end(), host_->v.begin());
@@ -823,6 +863,7 @@ class MpmCudaBackend final : public MpmBackend {
     std::copy(stage_F_.begin(), stage_F_.end(), host_->F.begin());
     std::copy(stage_J_.begin(), stage_J_.end(), host_->J.begin());
     std::copy(stage_Jp_.begin(), stage_Jp_.end(), host_->Jp.begin());
+    if (poly) std::copy(stage_poly_.begin(), stage_poly_.end(), host_->poly.begin());
     host_current_ = true;
   }
 
@@ -837,9 +878,22 @@ class MpmCudaBackend final : public MpmBackend {
   SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
     SubstepResult r;
     if (count <= 0) return r;
-    if (in.solver.transfer == Transfer::PolyPIC)  // the world continues on the CPU backend
-      throw BackendError("the CUDA MPM stepper has no PolyPIC transfer (no device copy of the particles' "
-                         "higher velocity modes); PolyPIC runs on the CPU backend", true);
+    if (in.solver.transfer == Transfer::PolyPIC) {
+      if (const char* why = mpm::transfer_kernel_error(in.solver.transfer, in.solver.kernel))
+        throw std::invalid_argument(why);
+      if (!d_.poly && n_ > 0) {
+        // Not uploaded (the world uploads them when PolyPIC starts): the
+        // modes start at zero, as the world's do.
+        try {
+          alloc_poly();
+          check(cudaMemsetAsync(d_.poly, 0, n_ * sizeof(PolyModes), stream_), "poly");
+        } catch (const std::exception& e) {
+          throw BackendError(e.what(), true);
+        }
+      }
+    } else if (d_.poly) {
+      free_poly();  // 96 bytes a particle back to the device
+    }
     if (n_ == 0) {
       // Nothing on the device: the clock still advances as MpmBackend::advance's does
       // (substeps of no particles, max |v| 0).
@@ -947,7 +1001,7 @@ class MpmCudaBackend final : public MpmBackend {
       s.memory_used = total_b - free_b;
     }
     const size_t per_particle = 2 * (sizeof(Vec2) * 2 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 4) +
-                                sizeof(Vec2) * 2 + 4 * 5;
+                                sizeof(Vec2) * 2 + 4 * 5 + (d_.poly ? 2 * sizeof(PolyModes) : 0);
     s.state_bytes = capacity_ * per_particle + nodes_ * (sizeof(float) + 2 * sizeof(Vec2)) +
                     (gi_ ? nodes_ * sizeof(FixedNode) : 0) + sort_temp_bytes_;
     static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)", "grid update",
@@ -1122,7 +1176,8 @@ class MpmCudaBackend final : public MpmBackend {
       grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
           k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_ks, k.grab_count, k.grab_target, k.grab_stiffness, k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK1], st);
-    const bool apic = k.transfer == Transfer::APIC;
+    const bool poly = k.transfer == Transfer::PolyPIC;  // quadratic only (checked in advance)
+    const bool apic = k.transfer == Transfer::APIC || poly;  // PolyPIC = APIC + higher modes
     const int pb = blocks_for(static_cast<size_t>(n));
 #define PS_P2G(KK, DD, FF)                                                                              \
   p2g_kernel<KK, DD, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, \
@@ -1133,7 +1188,18 @@ class MpmCudaBackend final : public MpmBackend {
     switch (k.kernel) {
       case Kernel::Linear: if (det) PS_P2G_F(Kernel::Linear, true); else PS_P2G_F(Kernel::Linear, false); break;
       case Kernel::Cubic: if (det) PS_P2G_F(Kernel::Cubic, true); else PS_P2G_F(Kernel::Cubic, false); break;
-      default: if (det) PS_P2G_F(Kernel::Quadratic, true); else PS_P2G_F(Kernel::Quadratic, false); break;
+      default:
+        if (poly) {
+          if (det) p2g_kernel<Kernel::Quadratic, true, false, true><<<pb, kThreads, 0, st>>>(
+                       k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
+          else p2g_kernel<Kernel::Quadratic, false, false, true><<<pb, kThreads, 0, st>>>(
+                   k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
+        } else if (det) {
+          PS_P2G_F(Kernel::Quadratic, true);
+        } else {
+          PS_P2G_F(Kernel::Quadratic, false);
+        }
+        break;
     }
 #undef PS_P2G_F
 #undef PS_P2G
@@ -1149,7 +1215,12 @@ class MpmCudaBackend final : public MpmBackend {
     switch (k.kernel) {
       case Kernel::Linear: if (flip) PS_G2P(Kernel::Linear, true); else PS_G2P(Kernel::Linear, false); break;
       case Kernel::Cubic: if (flip) PS_G2P(Kernel::Cubic, true); else PS_G2P(Kernel::Cubic, false); break;
-      default: if (flip) PS_G2P(Kernel::Quadratic, true); else PS_G2P(Kernel::Quadratic, false); break;
+      default:
+        if (poly) g2p_kernel<Kernel::Quadratic, false, true><<<pb, kThreads, 0, st>>>(
+                      k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, vlim2, k.gv, k.gv_old, k.cols, k.ctrl);
+        else if (flip) PS_G2P(Kernel::Quadratic, true);
+        else PS_G2P(Kernel::Quadratic, false);
+        break;
     }
 #undef PS_G2P
     if (k.kernel == Kernel::Linear) {
@@ -1241,6 +1312,23 @@ class MpmCudaBackend final : public MpmBackend {
     std::swap(d_, alt_);
   }
 
+  /// PolyPIC's modes in both buffer sets (the reorder gathers them too).
+  void alloc_poly() {
+    check(cudaStreamSynchronize(stream_), "sync");
+    drop_graphs();
+    dev_alloc(d_.poly, capacity_);
+    dev_alloc(alt_.poly, capacity_);
+  }
+
+  void free_poly() {
+    if (!d_.poly && !alt_.poly) return;
+    cudaStreamSynchronize(stream_);
+    drop_graphs();
+    cudaFree(d_.poly);
+    cudaFree(alt_.poly);
+    d_.poly = alt_.poly = nullptr;
+  }
+
   void record_timings(int count, bool sorted) {
     float ms[4] = {0.f, 0.f, 0.f, 0.f};
     for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], ev_[kEvK0 + k], ev_[kEvK0 + k + 1]);
@@ -1260,7 +1348,7 @@ class MpmCudaBackend final : public MpmBackend {
   void free_particles() {
     for (DevParticles* d : {&d_, &alt_}) {
       cudaFree(d->x); cudaFree(d->v); cudaFree(d->C); cudaFree(d->F); cudaFree(d->J); cudaFree(d->Jp);
-      cudaFree(d->mass); cudaFree(d->vol0); cudaFree(d->material); cudaFree(d->perm);
+      cudaFree(d->mass); cudaFree(d->vol0); cudaFree(d->material); cudaFree(d->perm); cudaFree(d->poly);
       *d = DevParticles{};
     }
     cudaFree(fext_); cudaFree(fext_staging_); cudaFree(inv_perm_);
@@ -1326,6 +1414,7 @@ class MpmCudaBackend final : public MpmBackend {
   std::vector<Vec2> stage_x_, stage_v_;
   std::vector<Mat2> stage_C_, stage_F_;
   std::vector<float> stage_J_, stage_Jp_;
+  std::vector<PolyModes> stage_poly_;
 };
 
 std::unique_ptr<MpmBackend> make_cuda_backend() { return std::make_unique<MpmCudaBackend>(); }

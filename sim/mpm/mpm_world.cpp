@@ -148,7 +148,7 @@ StepStatus MpmWorld::step(int n) {
   if (const char* why = mpm::transfer_kernel_error(solver.transfer, solver.kernel)) throw std::invalid_argument(why);
   if (solver.transfer != Transfer::PolyPIC) {
     poly_stale_ = true;
-    if (particles.poly.capacity() != 0) std::vector<PolyModes>().swap(particles.poly);  // host only: no device copy
+    if (particles.poly.capacity() != 0) std::vector<PolyModes>().swap(particles.poly);  // (a device backend frees its copy)
   } else if (poly_stale_ || particles.poly.size() != particles.size()) {
     sync_guarded();
     if (fell_back()) return StepStatus{};

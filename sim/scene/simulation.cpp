@@ -281,13 +281,6 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   };
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);
-    if (scene.world->solver.transfer == Transfer::PolyPIC && backend != "cpu") {
-      // The CUDA stepper refuses PolyPIC (no device copy of the higher modes).
-      if (backend == "cuda")
-        notice = "PolyPIC runs on the CPU backend (the CUDA MPM stepper has no PolyPIC transfer); backend 'cuda' "
-                 "was not used";
-      backend = "cpu";
-    }
     resolve();
     scene.world->fallback_threads = threads;
     scene.world->set_backend(make_backend(backend, threads));
