@@ -437,7 +437,9 @@ void App::panel_presets() {
 void App::panel_materials() {
   MpmWorld* w = world();
   if (!w) return;
-  if (!ImGui::CollapsingHeader("Materials")) return;
+  const bool materials_open = ImGui::CollapsingHeader("Materials");
+  ui_mark(*this, "materials_header");
+  if (!materials_open) return;
   const float label_w = ImGui::GetFontSize() * 6.f;
   for (size_t i = 0; i < materials.size(); ++i) {
     MaterialParams& m = materials[i];
