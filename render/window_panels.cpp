@@ -348,7 +348,7 @@ void App::panel_solver() {
   help_marker("PIC averages particle velocities onto the grid and loses rotation and shear.\n"
               "APIC also carries each particle's affine field C, so rotation survives.\n"
               "FLIP transfers velocity changes; the blend mixes FLIP with PIC.  Key A toggles PIC / APIC.\n"
-              "PolyPIC (Fu et al. 2017) carries six more polynomial modes (quadratic kernel only):\n"
+              "PolyPIC (Fu et al. 2017) carries six more polynomial modes (quadratic kernel only, CPU backend):\n"
               "it conserves what APIC does and dissipates less.");
   if (t != static_cast<int>(solver.transfer)) {
     solver.transfer = static_cast<Transfer>(t);
@@ -462,6 +462,8 @@ void App::panel_materials() {
           value = static_cast<float>(std::min(std::max(static_cast<double>(value), fd.min), fd.max));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fd.help);
       }
+      // psi <= phi (the scene reader refuses more, so a saved scene reloads).
+      if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle) m.dilatancy = m.friction_angle;
       panel_heat_materials(m);  // conductivity, heat capacity, melting point, latent heat
       ImGui::PopItemWidth();
       ImGui::TreePop();

@@ -35,9 +35,9 @@ const MaterialField kSand[] = {
     {"dilatancy", &M::dilatancy, 0.0, 89.0, 0.f, 60.f, false, "%.1f deg",
      "Dilatancy angle psi (degrees, at most phi): dense sand expands as it shears, which lets a slope stand at phi; "
      "0: plastic flow at constant volume (a sheared layer then holds only atan(sin phi))."},
-    {"dilation_limit", &M::dilation_limit, 0.0, 10.0, 0.f, 0.5f, false, "%.3f",
+    {"dilation_limit", &M::dilation_limit, 0.0, 4.6, 0.f, 0.5f, false, "%.3f",
      "Plastic volume strain ln Jp at which dilatancy has died out (the critical state): psi falls linearly to 0 "
-     "as the grains loosen."},
+     "as the grains loosen (0: no dilatancy; at most 4.6, ln of Jp's clamp 100)."},
 };
 const MaterialField kViscoplastic[] = {
     {"kappa", &M::kappa, 1e-6, 1e12, 1.f, 1e7f, true, "%.4g",

@@ -266,8 +266,11 @@ PS_HD Mat2 sand_update(const MaterialParams& m, Mat2& F, float& Jp) {
   Mat2 U, V;
   Vec2 sig;
   svd2(F, U, sig, V);
-  const float old_j = sig.x * sig.y;
   Vec2 eps{logf(fmaxf(fabsf(sig.x), 1e-6f)), logf(fmaxf(fabsf(sig.y), 1e-6f))};
+  // With dilatancy the old volume comes from the strains the return map sees
+  // (positive even for an inverted F, whose det would clamp Jp and bring full
+  // psi back); without it, the previous bits exactly.
+  const float old_j = m.dilatancy > 0.f ? expf(eps.x + eps.y) : sig.x * sig.y;
   const float phi = m.friction_angle * 3.14159265f / 180.f;
   // Dilatancy dies out as the grains loosen: psi falls linearly with the
   // plastic volume strain ln Jp and is 0 from dilation_limit on (the critical

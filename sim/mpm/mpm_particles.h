@@ -24,7 +24,7 @@ struct MpmParticles {
   std::vector<Mat2> C;       ///< affine velocity field (APIC) / velocity gradient
   std::vector<Mat2> F;       ///< deformation gradient (elastic part)
   std::vector<float> J;      ///< volume ratio, integrated for fluids only (solids: det F)
-  std::vector<float> Jp;     ///< plastic volume ratio (snow), log-volume correction (sand)
+  std::vector<float> Jp;     ///< plastic volume ratio (snow; sand: the volume its plastic flow and tension cut-off added)
   std::vector<float> mass;
   std::vector<float> vol0;   ///< rest volume (area)
   std::vector<uint8_t> material;  ///< index into the material table

@@ -281,6 +281,13 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   };
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);
+    if (scene.world->solver.transfer == Transfer::PolyPIC && backend != "cpu" && !cuda_polypic_opted_in()) {
+      // The CUDA stepper's PolyPIC has not run on a device yet (mpm_backend.h).
+      if (backend == "cuda")
+        notice = "PolyPIC runs on the CPU backend (the CUDA PolyPIC transfer has not run on a device yet; "
+                 "PS_CUDA_POLYPIC=1 uses it); backend 'cuda' was not used";
+      backend = "cpu";
+    }
     resolve();
     scene.world->fallback_threads = threads;
     scene.world->set_backend(make_backend(backend, threads));

@@ -4,6 +4,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,21 @@ TEST_CASE("CUDA matches the CPU reference after N steps", "[cuda]") {
 TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands its modes back", "[cuda][polypic]") {
   // The extra modes on the device (p2g_kernel / g2p_kernel with POLY, the
   // reorder's gather): every material, quadratic kernel (PolyPIC's only one).
+  // Opted in here: until this test has passed on a device, users get PolyPIC
+  // on the CPU (mpm_backend.h, cuda_polypic_opted_in).
+  setenv("PS_CUDA_POLYPIC", "1", 1);
+  // Total momentum (x, y) and the scale sum m |v| it is compared on.
+  auto momentum = [](const MpmWorld& w, double* scale) {
+    double px = 0, py = 0, s = 0;
+    for (size_t i = 0; i < w.particles.size(); ++i) {
+      const double m = w.particles.mass[i];
+      px += m * w.particles.v[i].x;
+      py += m * w.particles.v[i].y;
+      s += m * length(w.particles.v[i]);
+    }
+    if (scale) *scale = s;
+    return std::array<double, 2>{px, py};
+  };
   for (const CheckMaterial& m : check_materials()) {
     MpmScene cpu = make(m.json, "polypic", "quadratic");
     MpmScene gpu = make(m.json, "polypic", "quadratic");
@@ -77,6 +93,11 @@ TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands
     CHECK(d.kinetic_rel < 1e-4);
     // The modes came back to the host (sync) and match the CPU's.
     gpu.world->sync();
+    // The modes carry no momentum: the device keeps the CPU's total.
+    double p_scale = 0;
+    const std::array<double, 2> pc_ = momentum(*cpu.world, &p_scale), pg_ = momentum(*gpu.world, nullptr);
+    INFO("momentum CPU (" << pc_[0] << ", " << pc_[1] << ") CUDA (" << pg_[0] << ", " << pg_[1] << "), scale " << p_scale);
+    CHECK(std::hypot(pg_[0] - pc_[0], pg_[1] - pc_[1]) <= 1e-5 * p_scale);
     const auto& pc = cpu.world->particles.poly;
     const auto& pg = gpu.world->particles.poly;
     REQUIRE(pg.size() == pc.size());
@@ -89,7 +110,8 @@ TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands
     INFO("max mode difference " << worst << " of " << scale);
     CHECK(worst < 1e-2 * scale);
   }
-  // Switching back to APIC frees the device copy and steps on.
+  // Switching to APIC and back steps on on the device (the world frees the
+  // host modes, the stepper its copy; PolyPIC starts again from zero modes).
   MpmScene s = make(check_materials()[2].json, "polypic", "quadratic");
   s.world->set_backend(make_backend("cuda", 0));
   REQUIRE(s.world->step(20).ok);
@@ -99,6 +121,12 @@ TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands
   s.world->solver.transfer = Transfer::PolyPIC;
   REQUIRE(s.world->step(20).ok);
   CHECK(s.world->backend_name().rfind("cuda", 0) == 0);
+  unsetenv("PS_CUDA_POLYPIC");
+  // Without the opt-in the stepper refuses PolyPIC and the world goes on on the CPU.
+  MpmScene off = make(check_materials()[2].json, "polypic", "quadratic");
+  off.world->set_backend(make_backend("cuda", 0));
+  REQUIRE(off.world->step(10).ok);
+  CHECK(off.world->backend_name().rfind("cpu", 0) == 0);
 }
 
 TEST_CASE("CUDA reports blow-ups like the CPU", "[cuda]") {

@@ -327,3 +327,24 @@ TEST_CASE("Sand with dilatancy: a stretched but sheared trial keeps its friction
   CHECK(z.s1 == 0.0);
   CHECK(z.s2 == 0.0);
 }
+
+TEST_CASE("Sand with dilatancy: the return does not depend on the principal order, and a cohesive state past the "
+          "axis goes to the apex", "[sand][mpm]") {
+  MaterialParams m = sand(30.f, 500.f);
+  float mu, la;
+  lame(m, mu, la);
+  const float phi = 30.f * static_cast<float>(kPi) / 180.f, sin_psi = std::sin(phi);
+  // e1 < e2 (constitutive's SVD sorts them, so only a direct call reaches it).
+  Vec2 a{0.012f, -0.02f}, b{-0.02f, 0.012f};
+  mpm::sand_return_map(mu, la, std::sin(phi), std::cos(phi), 500.f, a, sin_psi);
+  mpm::sand_return_map(mu, la, std::sin(phi), std::cos(phi), 500.f, b, sin_psi);
+  CHECK(a.x == b.y);
+  CHECK(a.y == b.x);
+  CHECK(a.x + a.y < 0.012f - 0.02f);  // the volume grew (dilatant), so the elastic trace fell
+  // Past the axis with cohesion: the hydrostatic apex, (mu + lambda) t = exp(t) c cot(phi).
+  Vec2 t{0.05f, 0.03f};
+  mpm::sand_return_map(mu, la, std::sin(phi), std::cos(phi), 500.f, t, sin_psi);
+  CHECK(t.x == t.y);
+  const double tr = static_cast<double>(t.x) + t.y;
+  CHECK((mu + la) * tr == Approx(std::exp(tr) * 500.0 / std::tan(static_cast<double>(phi))).epsilon(1e-4));
+}
