@@ -50,17 +50,9 @@ void App::rigid_sync() {
   rigid::BodyDef def = *rigidui.add;
   rigidui.add.reset();
   if (!rw) {
-    // The scene had no bodies: the matter moves to the CPU backend (the
-    // coupling runs there) and is wrapped with an empty rigid world.
+    // The scene had no bodies: the matter (on whichever backend it runs) is
+    // wrapped with an empty rigid world.
     try {
-      if (MpmWorld* w = world(); w && w->backend_name().rfind("cpu", 0) != 0) {
-        w->set_backend(make_backend("cpu", opt.threads));
-        set_status("bodies couple on the CPU backend: switched to it");
-      }
-      if (dem::DemWorld* d = dem_world(); d && d->backend_name().rfind("cpu", 0) != 0) {
-        d->set_backend(dem::make_dem_backend("cpu", opt.threads));
-        set_status("bodies couple on the CPU backend: switched to it");
-      }
       sim = with_bodies(std::move(sim));
       host_table_stale = true;
       log("rigid world added (scene had no bodies)");
@@ -164,7 +156,7 @@ void App::panel_rigid_tool() {
   help_marker("Water is 1000 kg/m3: lighter bodies float, heavier ones sink. Wood ~500, ice 917, steel 7850.");
   ImGui::SliderFloat("friction", &tools.body_friction, 0.f, 2.f, "%.2f");
   ImGui::SliderFloat("restitution", &tools.body_restitution, 0.f, 1.f, "%.2f");
-  if (!rigid_world() && sim) ImGui::TextDisabled("the first body gives this scene a rigid world\n(coupled on the CPU backend)");
+  if (!rigid_world() && sim) ImGui::TextDisabled("the first body gives this scene a rigid world");
 }
 
 void App::panel_rigid() {

@@ -325,16 +325,11 @@ void App::panel_solver() {
   ImGui::PushItemWidth(-label_w);
 
   std::string bname = w->backend_name();
-  // Bodies couple on the CPU backend (the CUDA coupling is not yet verified on a device).
-  ImGui::BeginDisabled(rigid_world() != nullptr);
   if (ImGui::BeginCombo("backend", bname.c_str())) {
     for (const auto& b : available_backends())
       if (ImGui::Selectable(b.c_str(), bname.rfind(b, 0) == 0)) pending.backend = b;
     ImGui::EndCombo();
   }
-  ImGui::EndDisabled();
-  if (rigid_world()) help_marker("This scene has rigid bodies: they couple with the matter on the CPU backend only\n"
-                                 "(the CUDA coupling has not yet been verified on a device).");
 
   int t = static_cast<int>(solver.transfer);
   section_label("transfer");

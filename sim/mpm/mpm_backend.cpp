@@ -1,17 +1,10 @@
 #include "sim/mpm/mpm_backend.h"
 
-#include <cstdlib>
 #include <stdexcept>
-#include <string>
 #include "sim/cuda/cuda_info.h"
 #include "sim/mpm/mpm_cpu.h"
 
 namespace ps {
-
-bool cuda_polypic_opted_in() {
-  const char* v = std::getenv("PS_CUDA_POLYPIC");
-  return v && std::string(v) == "1";
-}
 
 #if defined(PS_HAVE_CUDA_MPM)
 // Defined in mpm_cuda.cu.

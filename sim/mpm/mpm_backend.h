@@ -156,10 +156,4 @@ std::vector<std::string> available_backends();
 /// threads applies to the CPU backend (<= 0: all cores). Throws on failure.
 std::unique_ptr<MpmBackend> make_backend(const std::string& kind, int threads);
 
-/// The CUDA stepper's PolyPIC transfer has been written and compiled but not
-/// yet run on a device, so it is off unless PS_CUDA_POLYPIC=1 (tests/cuda sets
-/// it): without it the stepper refuses PolyPIC (the world continues on the
-/// CPU) and PolyPIC scenes are built on the CPU backend, as coupled scenes are.
-bool cuda_polypic_opted_in();
-
 }  // namespace ps

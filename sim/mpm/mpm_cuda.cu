@@ -879,9 +879,6 @@ class MpmCudaBackend final : public MpmBackend {
     SubstepResult r;
     if (count <= 0) return r;
     if (in.solver.transfer == Transfer::PolyPIC) {
-      if (!cuda_polypic_opted_in())  // the world continues on the CPU backend
-        throw BackendError("the CUDA PolyPIC transfer has not run on a device yet (PS_CUDA_POLYPIC=1 uses it "
-                           "anyway); PolyPIC runs on the CPU backend", true);
       if (const char* why = mpm::transfer_kernel_error(in.solver.transfer, in.solver.kernel))
         throw std::invalid_argument(why);
       if (!d_.poly && n_ > 0) {

@@ -102,8 +102,8 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid, co
                                           const std::string& kind, std::unique_ptr<Simulation> matter);
 
 /// Gives a scene without bodies an empty rigid world (walls at the domain's
-/// edges), so bodies can be added while it runs (the window's Body tool). The
-/// matter must be on the CPU backend. Its notices carry over.
+/// edges), so bodies can be added while it runs (the window's Body tool). Its
+/// notices carry over.
 std::unique_ptr<CoupledSimulation> with_bodies(std::unique_ptr<Simulation> matter);
 
 }  // namespace ps

@@ -245,29 +245,21 @@ std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string
 
 std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
                                              const std::string& backend_arg, int threads) {
-  // Rigid bodies: the matter is built from the document without them, then
-  // composed with the bodies (sim/scene/coupled.h). The coupling runs on the
-  // CPU backend: the CUDA MPM stepper's collider kernels (mpm_cuda.cu) and
-  // the CUDA DEM stepper's moving walls have not run on a device yet (their
-  // CUDA-versus-CPU tests skip without one); coupled scenes stay on the CPU
-  // until they have.
+  // Rigid bodies: the matter is built from the document without them, on
+  // the backend asked for, then composed with the bodies (sim/scene/coupled.h):
+  // Box2D steps on the host; the CUDA MPM stepper's collider kernels and the
+  // CUDA DEM stepper's moving walls take the parts in and give the impulses
+  // back once per substep (tests/cuda, "CUDA coupled scenes").
   if (const Json* rigid = doc.find("rigid"); rigid || kind == "rigid") {
     if (!rigid) throw InputError(doc.loc(), "rigid", "a scene of kind rigid needs a \"rigid\" section");
     const Json rigid_doc = *rigid;
     std::unique_ptr<Simulation> matter;
-    std::string note;
     if (kind != "rigid") {
       Json rest = doc;
       rest.erase("rigid");
-      const bool device = backend_arg == "cuda";
-      matter = build_simulation(rest, path, kind, "cpu", threads);
-      if (device)
-        note = "rigid bodies are coupled on the CPU backend (the CUDA coupling is not yet verified on a device); "
-               "backend '" + backend_arg + "' was not used";
+      matter = build_simulation(rest, path, kind, backend_arg, threads);
     }
-    std::unique_ptr<Simulation> sim = build_coupled(doc, rigid_doc, path, kind, std::move(matter));
-    static_cast<CoupledSimulation*>(sim.get())->post_notice(note);
-    return sim;
+    return build_coupled(doc, rigid_doc, path, kind, std::move(matter));
   }
   // "auto": CUDA only on a device that passed its self-check (run once per
   // device and build, after the scene has loaded); the reason for the CPU,
@@ -281,13 +273,6 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   };
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);
-    if (scene.world->solver.transfer == Transfer::PolyPIC && backend != "cpu" && !cuda_polypic_opted_in()) {
-      // The CUDA stepper's PolyPIC has not run on a device yet (mpm_backend.h).
-      if (backend == "cuda")
-        notice = "PolyPIC runs on the CPU backend (the CUDA PolyPIC transfer has not run on a device yet; "
-                 "PS_CUDA_POLYPIC=1 uses it); backend 'cuda' was not used";
-      backend = "cpu";
-    }
     resolve();
     scene.world->fallback_threads = threads;
     scene.world->set_backend(make_backend(backend, threads));

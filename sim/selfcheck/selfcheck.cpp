@@ -163,6 +163,9 @@ std::vector<MpmCaseSpec> mpm_cases() {
   // The other kernels once each: linear (MUSL pass) and cubic (wider stencil).
   out.push_back(MpmCaseSpec{&mats[2], "apic", "linear"});
   out.push_back(MpmCaseSpec{&mats[3], "flip", "cubic"});
+  // PolyPIC (quadratic only) on an elastic and a plastic material.
+  out.push_back(MpmCaseSpec{&mats[2], "polypic", "quadratic"});
+  out.push_back(MpmCaseSpec{&mats[3], "polypic", "quadratic"});
   return out;
 }
 

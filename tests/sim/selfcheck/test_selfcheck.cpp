@@ -80,10 +80,12 @@ void spit(const std::string& path, const std::string& bytes) {
 
 TEST_CASE("Self-check: every material and transfer, plus DEM, are cases", "[selfcheck]") {
   const std::vector<std::string> names = self_check_case_names();
-  CHECK(names.size() == static_cast<size_t>(3 * kMaterialTypeCount + 3));  // + linear, cubic, DEM
+  CHECK(names.size() == static_cast<size_t>(3 * kMaterialTypeCount + 5));  // + linear, cubic, 2 PolyPIC, DEM
   for (const CheckMaterial& m : check_materials())
     for (const char* t : {"pic", "apic", "flip"})
       CHECK(std::find(names.begin(), names.end(), std::string("mpm ") + m.name + " " + t + " quadratic") != names.end());
+  for (const char* m : {"jelly", "snow"})
+    CHECK(std::find(names.begin(), names.end(), std::string("mpm ") + m + " polypic quadratic") != names.end());
   CHECK(check_materials().size() == static_cast<size_t>(kMaterialTypeCount));
   CHECK(names.back().rfind("dem", 0) == 0);
 }
