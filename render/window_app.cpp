@@ -600,9 +600,24 @@ void App::snapshot() {
   const double now = glfwGetTime();
   bool diag_due = last_diag_time < 0.0 || now - last_diag_time >= kDiagPeriod;
   if (!w) interop_note = "CUDA-GL interop: off: not an MPM scene";
-  if (!w || !snapshot_interop(*this, *w, stress, now, diag_due)) {
+  // DEM grains beside the MPM matter: drawn from the host table, after the matter's rows.
+  auto* coupled = dynamic_cast<CoupledSimulation*>(sim.get());
+  Simulation* grains = coupled ? coupled->grains() : nullptr;
+  if (w && grains) interop_note = "CUDA-GL interop: off: the scene has DEM grains beside the MPM matter";
+  if (!w || grains || !snapshot_interop(*this, *w, stress, now, diag_due)) {
     if (w) mpm_snapshot(*w, table, stress);
     else sim->table(table);
+    if (w && grains) {
+      const size_t n0 = table.size();
+      grains->table(grain_table);
+      append_table_rows(table, grain_table, static_cast<uint16_t>(w->materials.size()));
+      for (auto& col : table.extra)  // the MPM's columns do not apply to grains: 0 for the colour maps
+        for (size_t i = n0; i < col.size(); ++i)
+          if (std::isnan(col[i])) col[i] = 0.f;
+      for (auto& col : table.extra)
+        for (size_t i = 0; i < n0 && i < col.size(); ++i)
+          if (std::isnan(col[i])) col[i] = 0.f;
+    }
     host_table_time = now;
     host_table_stale = false;
     const size_t n = table.size();

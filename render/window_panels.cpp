@@ -295,8 +295,10 @@ void App::panel_scene() {
           std::error_code ec;
           if (fs::path(save_path).has_parent_path()) fs::create_directories(fs::path(save_path).parent_path(), ec);
           Json doc = mpm_scene_to_json(*sc);
-          if (auto* c = dynamic_cast<CoupledSimulation*>(sim.get()))
+          if (auto* c = dynamic_cast<CoupledSimulation*>(sim.get())) {
             doc.set("rigid", rigid::rigid_section_json(*c->rigid(), c->rigid_doc()));
+            if (c->grains()) doc.set("dem", c->grains_doc());  // the grains as loaded
+          }
           save_json_file(save_path, doc);
           set_status("scene saved: " + save_path);
           log("save path=%s", save_path.c_str());
@@ -778,6 +780,12 @@ void App::draw_legend() {
       for (size_t i = 0; i < names.size(); ++i) {
         if (w && i < w->materials.size()) {
           colors.push_back({w->materials[i].color[0], w->materials[i].color[1], w->materials[i].color[2]});
+          continue;
+        }
+        // DEM materials (after the MPM's when the scene has both).
+        const size_t k = i - (w ? w->materials.size() : 0);
+        if (dem::DemWorld* d = dem_world(); d && k < d->materials.size()) {
+          colors.push_back({d->materials[k].color[0], d->materials[k].color[1], d->materials[k].color[2]});
           continue;
         }
         // Other simulations: the colour the table gives this material's particles.

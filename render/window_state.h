@@ -135,6 +135,7 @@ struct App {
 
   // [SECTION] Particles (reused every frame)
   ParticleTable table;
+  ParticleTable grain_table;  ///< DEM grains beside MPM matter, appended to `table` (reused)
   std::vector<float> xy, vxy, scalar, range_scratch;
   std::vector<uint8_t> rgba;
   std::vector<float> grid_mass;

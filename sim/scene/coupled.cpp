@@ -1,5 +1,6 @@
 #include "sim/scene/coupled.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -20,12 +21,22 @@ CoupledSimulation::CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation>
   if (dem::DemWorld* w = matter_ ? matter_->dem() : nullptr) dem_scene_walls_ = w->walls.size();
 }
 
-StepStatus CoupledSimulation::step_dem(dem::DemWorld& w) {
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point t0 = Clock::now();
-  // 1. Every part as a moving wall (the body's rigid velocity field about its
-  //    centre of mass), after the scene's walls.
-  rigid_->world_parts(parts_);
+void CoupledSimulation::add_grains(std::unique_ptr<Simulation> grains, Json doc) {
+  grains_ = std::move(grains);
+  grains_doc_ = std::move(doc);
+  grain_scale_ = 1.0;
+  dem_scene_walls_ = 0;
+  if (dem::DemWorld* w = grains_ ? grains_->dem() : nullptr) {
+    dem_scene_walls_ = w->walls.size();
+    double sum = 0.0;
+    for (double r : w->particles.radius) sum += 2.0 * r;
+    if (sum > 0.0) grain_scale_ = static_cast<double>(w->particles.size()) / sum;
+  }
+}
+
+void CoupledSimulation::place_dem_walls(dem::DemWorld& w) {
+  // Every part as a moving wall (the body's rigid velocity field about its
+  // centre of mass), after the scene's walls.
   w.walls.resize(dem_scene_walls_ + parts_.size());
   for (size_t k = 0; k < parts_.size(); ++k) {
     const rigid::WorldPart& p = parts_[k];
@@ -47,6 +58,14 @@ StepStatus CoupledSimulation::step_dem(dem::DemWorld& w) {
     dw.material = rigid_->def(p.body).dem_material;
   }
   w.want_wall_reaction = true;
+}
+
+StepStatus CoupledSimulation::step_dem(dem::DemWorld& w) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
+  // 1. Every part as a moving wall, after the scene's walls.
+  rigid_->world_parts(parts_);
+  place_dem_walls(w);
   const Clock::time_point t1 = Clock::now();
   // 2. One DEM step: the reactions are the forces the grains put on each wall.
   StepStatus st = w.step(1);
@@ -75,19 +94,48 @@ void CoupledSimulation::finish_step(double dt, std::chrono::steady_clock::durati
   coupling_ms_ += (coupling_ms_ == 0.0 ? 1.0 : 0.05) * (ms - coupling_ms_);
 }
 
-StepStatus CoupledSimulation::step_mpm(MpmWorld& w) {
+StepStatus CoupledSimulation::step_mpm(MpmWorld& w, dem::DemWorld* grains) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
-  // 1. The bodies' parts at the substep's start.
+  // 1. The bodies' parts at the substep's start (and as the grains' walls).
   rigid_->mpm_colliders(w.colliders);
   w.collider_impulse.assign(3 * w.colliders.size(), 0.0);
+  if (grains) {
+    rigid_->world_parts(parts_);
+    place_dem_walls(*grains);
+    grain_impulse_.assign(3 * parts_.size(), 0.0);
+  }
   const Clock::time_point t1 = Clock::now();
   // 2. One MPM substep; the grid rule adds each part's impulse.
   StepStatus st = w.step(1);
-  const Clock::time_point t2 = Clock::now();
   if (!st.ok) return st;
+  // 2b. The grains catch up with the MPM clock in steps of their own dt,
+  //     the parts held where they were (as in the MPM substep).
+  if (grains) {
+    const double until = w.time() - 1e-6 * w.last_dt();
+    for (int n = 0; grains->time() < until; ++n) {
+      if (n >= kMaxGrainSteps) {
+        st.ok = false;
+        st.step = w.step_count();
+        st.message = "DEM grains: more than " + std::to_string(kMaxGrainSteps) +
+                     " DEM steps in one MPM substep (the DEM time step is too small against the MPM one)";
+        return st;
+      }
+      StepStatus g = grains->step(1);
+      if (!g.ok) return g;
+      const std::vector<double>& J = grains->wall_impulse();
+      for (size_t q = 0; q < grain_impulse_.size() && 3 * dem_scene_walls_ + q < J.size(); ++q)
+        grain_impulse_[q] += J[3 * dem_scene_walls_ + q];
+    }
+  }
+  const Clock::time_point t2 = Clock::now();
   // 3. The matter's impulses to the bodies, then Box2D over the same dt.
   for (size_t k = 0; k < w.colliders.size(); ++k) give_impulse(w.colliders[k].body, &w.collider_impulse[3 * k]);
+  for (size_t k = 0; k < parts_.size() && grains; ++k) {
+    const double j[3] = {grain_scale_ * grain_impulse_[3 * k], grain_scale_ * grain_impulse_[3 * k + 1],
+                         grain_scale_ * grain_impulse_[3 * k + 2]};
+    give_impulse(parts_[k].body, j);
+  }
   finish_step(w.last_dt(), (t1 - t0) + (Clock::now() - t2));
   return st;
 }
@@ -101,8 +149,9 @@ StepStatus CoupledSimulation::step(int substeps) {
     ~Span() { c.last_step_seconds_ = c.time() - t0; }
   } span{*this, t_start};
   if (MpmWorld* w = matter_ ? matter_->mpm() : nullptr) {
+    dem::DemWorld* grains = grains_ ? grains_->dem() : nullptr;
     for (int s = 0; s < substeps; ++s) {
-      StepStatus st = step_mpm(*w);
+      StepStatus st = step_mpm(*w, grains);
       if (!st.ok) return st;
     }
     return StepStatus{};
@@ -122,17 +171,51 @@ StepStatus CoupledSimulation::step(int substeps) {
   return StepStatus{};
 }
 
+namespace {
+
+/// d += g: counts, mass, momentum, angular momentum, energy; the larger speed.
+void add_totals(Diagnostics& d, const Diagnostics& g) {
+  d.count += g.count;
+  d.mass += g.mass;
+  d.momentum[0] += g.momentum[0];
+  d.momentum[1] += g.momentum[1];
+  d.angular_momentum += g.angular_momentum;
+  d.kinetic_energy += g.kinetic_energy;
+  d.max_speed = std::max(d.max_speed, g.max_speed);
+}
+
+}  // namespace
+
+Diagnostics CoupledSimulation::grain_totals(bool with_hash) {
+  Diagnostics g = with_hash ? grains_->diagnostics() : grains_->totals();
+  g.mass *= grain_scale_;
+  g.momentum[0] *= grain_scale_;
+  g.momentum[1] *= grain_scale_;
+  g.angular_momentum *= grain_scale_;
+  g.kinetic_energy *= grain_scale_;
+  return g;
+}
+
 Diagnostics CoupledSimulation::diagnostics() {
   Diagnostics d = totals_of(matter_ ? matter_->diagnostics() : Diagnostics{});
   Fnv1a h;
   h.add(&d.hash, sizeof d.hash);
+  if (grains_) {
+    const Diagnostics g = grain_totals(true);
+    add_totals(d, g);
+    h.add(&g.hash, sizeof g.hash);
+  }
   const uint64_t rh = rigid_->hash();
   h.add(&rh, sizeof rh);
   d.hash = h.h;
   return d;
 }
 
-Diagnostics CoupledSimulation::totals() { return totals_of(matter_ ? matter_->totals() : Diagnostics{}); }
+Diagnostics CoupledSimulation::totals() {
+  Diagnostics d = totals_of(matter_ ? matter_->totals() : Diagnostics{});
+  if (grains_) add_totals(d, grain_totals(false));
+  return d;
+}
 
 Diagnostics CoupledSimulation::totals_of(Diagnostics d) const {
   // Totals of matter plus dynamic bodies (the conserved quantities of the
@@ -151,18 +234,29 @@ Diagnostics CoupledSimulation::totals_of(Diagnostics d) const {
 }
 
 void CoupledSimulation::table(ParticleTable& t) {
-  if (matter_) {
-    matter_->table(t);
+  if (!matter_) {
+    t = ParticleTable{};
     return;
   }
-  t = ParticleTable{};
+  matter_->table(t);
+  if (!grains_) return;
+  // The grains' rows after the matter's, their materials after the matter's;
+  // the columns are the union (NaN where a column does not apply).
+  ParticleTable g;
+  grains_->table(g);
+  append_table_rows(t, g, static_cast<uint16_t>(matter_->material_names().size()));
 }
 
 std::vector<std::string> CoupledSimulation::material_names() const {
-  return matter_ ? matter_->material_names() : std::vector<std::string>{};
+  std::vector<std::string> n = matter_ ? matter_->material_names() : std::vector<std::string>{};
+  if (grains_)
+    for (const std::string& s : grains_->material_names()) n.push_back(s);
+  return n;
 }
 
 P4ParticleFrame CoupledSimulation::p4_particles() {
+  // P4P is the DEM tool's format: with MPM and DEM together it holds the grains.
+  if (grains_) return grains_->p4_particles();
   if (matter_) return matter_->p4_particles();
   P4ParticleFrame f;
   f.time = time();
@@ -170,6 +264,7 @@ P4ParticleFrame CoupledSimulation::p4_particles() {
 }
 
 P4ContactFrame CoupledSimulation::p4_contacts() {
+  if (grains_) return grains_->p4_contacts();
   if (matter_) return matter_->p4_contacts();
   P4ContactFrame f;
   f.time = time();
@@ -179,15 +274,17 @@ P4ContactFrame CoupledSimulation::p4_contacts() {
 std::string CoupledSimulation::take_notice() {
   std::string out = notices_;
   notices_.clear();
-  if (matter_) {
-    const std::string m = matter_->take_notice();
+  for (Simulation* s : {matter_.get(), grains_.get()}) {
+    if (!s) continue;
+    const std::string m = s->take_notice();
     if (!m.empty()) out += (out.empty() ? "" : "\n") + m;
   }
   return out;
 }
 
 std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc, const std::string& path,
-                                          const std::string& kind, std::unique_ptr<Simulation> matter) {
+                                          const std::string& kind, std::unique_ptr<Simulation> matter,
+                                          std::unique_ptr<Simulation> grains, const Json& grains_doc) {
   rigid::RigidSceneContext ctx;
   SceneInfo info;
   Vec2 lo, hi;
@@ -199,6 +296,7 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
     if (MpmWorld* w = matter->mpm()) {
       ctx.gravity = dem::Vec2d{w->solver.gravity.x, w->solver.gravity.y};
       ctx.default_depth = 1.0;  // MPM matter is per metre of depth
+      if (dem::DemWorld* g = grains ? grains->dem() : nullptr) ctx.dem_materials = g->material_names;
     } else if (dem::DemWorld* w = matter->dem()) {
       ctx.gravity = w->solver.gravity;
       double sum = 0.0;
@@ -241,6 +339,7 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
   std::unique_ptr<rigid::RigidWorld> rw = rigid::read_rigid_section(rigid_doc, ctx);
   auto sim = std::make_unique<CoupledSimulation>(info, std::move(matter), std::move(rw), lo, hi, dt, substeps);
   sim->set_rigid_doc(rigid_doc);
+  if (grains) sim->add_grains(std::move(grains), grains_doc);
   return sim;
 }
 

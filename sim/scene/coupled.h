@@ -1,5 +1,7 @@
-/// A scene as a composition (issue #14): a matter world (MPM or DEM, or
-/// none) plus rigid bodies, stepped in one order with two-way coupling.
+/// A scene as a composition (issue #14): matter (an MPM world, a DEM world,
+/// both, or none) plus rigid bodies, stepped in one order with two-way
+/// coupling. MPM matter and DEM grains do not touch each other directly (the
+/// issue leaves MPM-DEM coupling out); both touch the bodies.
 ///
 /// One coupling step (docs/architecture.md, "Rigid bodies"):
 ///   1. the bodies' parts at their current pose and velocity go to the matter
@@ -10,6 +12,15 @@
 ///   3. the impulses are applied to the bodies, and Box2D advances by the
 ///      same dt (gravity, joints, body-body contacts).
 /// Momentum that leaves the matter at a body enters the body in the same step.
+///
+/// MPM and DEM together: the MPM substep sets the clock. Each coupling step
+/// places the parts in both worlds, takes one MPM substep, then DEM steps (of
+/// the DEM's own dt) until the DEM clock has caught up with the MPM clock,
+/// summing their wall impulses; the bodies get both sums and Box2D advances
+/// by the MPM substep's dt. The bodies are then per metre of depth (as with
+/// MPM matter) and the grains, one layer deep, stand for a slab of one grain
+/// per diameter per metre: their impulses on the bodies, and their mass,
+/// momentum and energy in the totals, count 1 / (mean grain diameter) times.
 #pragma once
 #include <chrono>
 #include <memory>
@@ -27,11 +38,14 @@ class CoupledSimulation final : public Simulation {
   /// `substeps` set the clock).
   CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation> matter, std::unique_ptr<rigid::RigidWorld> rigid,
                     Vec2 lo, Vec2 hi, double dt, int substeps);
+  /// Adds DEM grains beside MPM matter (the scene's "dem" section; `doc` is
+  /// kept for saving). Before the first step; matter must be MPM.
+  void add_grains(std::unique_ptr<Simulation> grains, Json doc);
 
   const SceneInfo& info() const override { return info_; }
   StepStatus step(int substeps) override;
   int substeps_per_frame() const override { return matter_ ? matter_->substeps_per_frame() : substeps_; }
-  int64_t step_count() const override { return matter_ ? matter_->step_count() : steps_; }
+  int64_t step_count() const override { return matter_ ? matter_->step_count() : steps_; }  // MPM's when both
   double time() const override { return matter_ ? matter_->time() : rigid_->time(); }
   Diagnostics diagnostics() override;
   Diagnostics totals() override;
@@ -41,9 +55,11 @@ class CoupledSimulation final : public Simulation {
   std::vector<std::string> material_names() const override;
   void set_force_list(const SgfList& list) override { if (matter_) matter_->set_force_list(list); }
   MpmWorld* mpm() override { return matter_ ? matter_->mpm() : nullptr; }
-  dem::DemWorld* dem() override { return matter_ ? matter_->dem() : nullptr; }
+  dem::DemWorld* dem() override { return grains_ ? grains_->dem() : matter_ ? matter_->dem() : nullptr; }
   rigid::RigidWorld* rigid() override { return rigid_.get(); }
-  size_t last_interactions() const override { return matter_ ? matter_->last_interactions() : 0; }
+  size_t last_interactions() const override {
+    return (matter_ ? matter_->last_interactions() : 0) + (grains_ ? grains_->last_interactions() : 0);
+  }
   P4ParticleFrame p4_particles() override;
   P4ContactFrame p4_contacts() override;
   std::string take_notice() override;
@@ -57,6 +73,12 @@ class CoupledSimulation final : public Simulation {
 
   /// The matter's own simulation (MpmSimulation or the DEM one), or null.
   Simulation* matter() { return matter_.get(); }
+  /// The DEM grains' own simulation beside MPM matter, or null.
+  Simulation* grains() { return grains_.get(); }
+  /// The scene file's "dem" section as loaded (null Json when none).
+  const Json& grains_doc() const { return grains_doc_; }
+  /// 1 / (mean grain diameter) with MPM and DEM together (see above), else 1.
+  double grain_depth_scale() const { return grain_scale_; }
   /// Impulse the matter gave each body over the last step() (N s, N m s).
   const std::vector<double>& last_body_impulse() const { return body_impulse_; }
   /// Simulated seconds the last step() covered (last_body_impulse / this = mean force).
@@ -69,8 +91,14 @@ class CoupledSimulation final : public Simulation {
   double coupling_ms() const { return coupling_ms_; }
 
  private:
-  StepStatus step_mpm(MpmWorld& w);
+  static constexpr int kMaxGrainSteps = 10000;  ///< DEM steps in one MPM substep, at most
+  StepStatus step_mpm(MpmWorld& w, dem::DemWorld* grains);
   StepStatus step_dem(dem::DemWorld& w);
+  /// Every part as a moving wall of w after its scene walls (its velocity
+  /// field about the body's centre of mass); wall reactions on.
+  void place_dem_walls(dem::DemWorld& w);
+  /// The DEM's own totals, times grain_scale_.
+  Diagnostics grain_totals(bool with_hash);
   /// One part's impulse (x, y, angular) to its body, summed per body.
   void give_impulse(int body, const double* j);
   /// The matter's totals plus the dynamic bodies' (the conserved quantities of the coupled system).
@@ -92,14 +120,20 @@ class CoupledSimulation final : public Simulation {
   Json rigid_doc_ = Json::object();
   std::vector<rigid::WorldPart> parts_;
   size_t dem_scene_walls_ = 0;  // the DEM scene's own walls come first; the bodies' parts follow
+  std::unique_ptr<Simulation> grains_;  // DEM beside MPM matter_ (null otherwise)
+  Json grains_doc_;
+  double grain_scale_ = 1.0;
+  std::vector<double> grain_impulse_;  // 3 per part: the DEM steps of one coupling step
 };
 
 /// Builds a coupled scene: `doc` is the whole scene document and `rigid` its
 /// "rigid" object, already removed from `doc`; kind is "mpm", "dem" or
 /// "rigid". The matter is built by `build_matter` (build_simulation's own
-/// builders). Throws InputError.
+/// builders); `grains` (with its "dem" section `grains_doc`), DEM grains
+/// beside MPM matter, or null. Throws InputError.
 std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid, const std::string& path,
-                                          const std::string& kind, std::unique_ptr<Simulation> matter);
+                                          const std::string& kind, std::unique_ptr<Simulation> matter,
+                                          std::unique_ptr<Simulation> grains = nullptr, const Json& grains_doc = Json());
 
 /// Gives a scene without bodies an empty rigid world (walls at the domain's
 /// edges), so bodies can be added while it runs (the window's Body tool). Its

@@ -1,6 +1,8 @@
 #include "sim/scene/simulation.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <stdexcept>
 #include "sim/dem/dem_scene.h"
@@ -45,6 +47,39 @@ void MpmSimulation::table(ParticleTable& t) {
       t.extra[2][i] = p.temp[i];
       t.extra[3][i] = p.melt[i];
       t.extra[4][i] = p.vwater[i];
+    }
+  }
+}
+
+void append_table_rows(ParticleTable& t, const ParticleTable& more, uint16_t material_offset) {
+  const size_t n0 = t.size(), n1 = more.size();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  t.extra.resize(t.extra_names.size());
+  for (auto& col : t.extra) col.resize(n0, nan);
+  for (const std::string& name : more.extra_names)
+    if (std::find(t.extra_names.begin(), t.extra_names.end(), name) == t.extra_names.end()) {
+      t.extra_names.push_back(name);
+      t.extra.emplace_back(n0, nan);
+    }
+  t.id.insert(t.id.end(), more.id.begin(), more.id.end());
+  t.group.insert(t.group.end(), more.group.begin(), more.group.end());
+  for (size_t i = 0; i < n1; ++i) t.material.push_back(static_cast<uint16_t>(more.material[i] + material_offset));
+  t.x.insert(t.x.end(), more.x.begin(), more.x.end());
+  t.y.insert(t.y.end(), more.y.begin(), more.y.end());
+  t.vx.insert(t.vx.end(), more.vx.begin(), more.vx.end());
+  t.vy.insert(t.vy.end(), more.vy.begin(), more.vy.end());
+  t.mass.insert(t.mass.end(), more.mass.begin(), more.mass.end());
+  t.radius.insert(t.radius.end(), more.radius.begin(), more.radius.end());
+  t.color.insert(t.color.end(), more.color.begin(), more.color.end());
+  for (size_t c = 0; c < t.extra_names.size(); ++c) {
+    const auto it = std::find(more.extra_names.begin(), more.extra_names.end(), t.extra_names[c]);
+    std::vector<float>& col = t.extra[c];
+    if (it == more.extra_names.end() || static_cast<size_t>(it - more.extra_names.begin()) >= more.extra.size()) {
+      col.resize(n0 + n1, nan);
+    } else {
+      const std::vector<float>& src = more.extra[static_cast<size_t>(it - more.extra_names.begin())];
+      col.insert(col.end(), src.begin(), src.end());
+      col.resize(n0 + n1, nan);
     }
   }
 }
@@ -243,6 +278,50 @@ std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string
   return sim;
 }
 
+namespace {
+
+/// DEM grains beside MPM matter: the scene's "dem" section is a DEM scene
+/// document without "kind" and without the domain's corners (the MPM
+/// domain's; its "domain" may say "walls" and "wall_material", all four sides
+/// by default). Errors are located at "dem.<field>".
+std::unique_ptr<Simulation> build_grains(const Json& section, Vec2 lo, Vec2 hi, const std::string& path,
+                                         const std::string& backend, int threads) {
+  if (!section.is_object()) throw InputError(section.loc(), "dem", "expected an object {...}, got " + describe(section));
+  if (const Json* k = section.find("kind"))
+    throw InputError(k->loc(), "dem.kind", "not allowed: the \"dem\" section is always DEM grains");
+  Json g = section;
+  g.set("kind", Json::string("dem")).set_loc(section.loc());
+  Json dom = Json::object();
+  dom.set_loc(section.loc());
+  if (const Json* d = section.find("domain")) {
+    if (!d->is_object()) throw InputError(d->loc(), "dem.domain", "expected an object {...}, got " + describe(*d));
+    for (const char* corner : {"min", "max"})
+      if (const Json* c = d->find(corner))
+        throw InputError(c->loc(), std::string("dem.domain.") + corner,
+                         "not allowed: the grains share the MPM domain (set its \"domain\" instead)");
+    dom = *d;
+  } else {
+    dom.set("walls", Json::boolean(true));
+  }
+  auto corner = [&](Vec2 v) {
+    Json a = Json::array();
+    a.push_back(Json::number(v.x));
+    a.push_back(Json::number(v.y));
+    a.set_loc(dom.loc());
+    return a;
+  };
+  dom.set("min", corner(lo));
+  dom.set("max", corner(hi));
+  g.set("domain", dom);
+  try {
+    return build_simulation(g, path, "dem", backend, threads);
+  } catch (const InputError& e) {
+    throw InputError(e.loc(), e.field().empty() ? "dem" : "dem." + e.field(), e.message());
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
                                              const std::string& backend_arg, int threads) {
   // Rigid bodies: the matter is built from the document without them, on
@@ -250,16 +329,28 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   // Box2D steps on the host; the CUDA MPM stepper's collider kernels and the
   // CUDA DEM stepper's moving walls take the parts in and give the impulses
   // back once per substep (tests/cuda, "CUDA coupled scenes").
-  if (const Json* rigid = doc.find("rigid"); rigid || kind == "rigid") {
-    if (!rigid) throw InputError(doc.loc(), "rigid", "a scene of kind rigid needs a \"rigid\" section");
-    const Json rigid_doc = *rigid;
-    std::unique_ptr<Simulation> matter;
+  const Json* grains_section = doc.find("dem");
+  if (grains_section && kind != "mpm")
+    throw InputError(grains_section->loc(), "dem",
+                     "a \"dem\" section adds DEM grains to an MPM scene (this scene is of kind " + kind + ")");
+  if (const Json* rigid = doc.find("rigid"); rigid || kind == "rigid" || grains_section) {
+    if (!rigid && kind == "rigid") throw InputError(doc.loc(), "rigid", "a scene of kind rigid needs a \"rigid\" section");
+    const Json rigid_doc = rigid ? *rigid : Json::object();
+    std::unique_ptr<Simulation> matter, grains;
+    Json grains_doc;
     if (kind != "rigid") {
       Json rest = doc;
       rest.erase("rigid");
+      rest.erase("dem");
       matter = build_simulation(rest, path, kind, backend_arg, threads);
     }
-    return build_coupled(doc, rigid_doc, path, kind, std::move(matter));
+    if (grains_section) {
+      grains_doc = *grains_section;
+      Vec2 lo, hi;
+      matter->bounds(lo, hi);
+      grains = build_grains(grains_doc, lo, hi, path, backend_arg, threads);
+    }
+    return build_coupled(doc, rigid_doc, path, kind, std::move(matter), std::move(grains), grains_doc);
   }
   // "auto": CUDA only on a device that passed its self-check (run once per
   // device and build, after the scene has loaded); the reason for the CPU,

@@ -31,6 +31,11 @@ struct ParticleTable {
   size_t size() const { return id.size(); }
 };
 
+/// Appends `more`'s rows to `t` (a scene's second kind of matter): materials
+/// shifted by `material_offset`, the extra columns the union of both (NaN
+/// where a column does not apply to a row).
+void append_table_rows(ParticleTable& t, const ParticleTable& more, uint16_t material_offset);
+
 /// A saved state of a Simulation (save_state / load_state; the rewind,
 /// sim/scene/rewind.h). Opaque to callers.
 struct SimState {

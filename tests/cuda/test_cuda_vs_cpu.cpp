@@ -457,17 +457,20 @@ TEST_CASE("CUDA coupled scenes: every rigid-body scene loaded on the device foll
   // What `--backend cuda` (or a passed self-check under auto) gives a scene
   // with a "rigid" section: the matter on the device, Box2D on the host,
   // parts in and impulses out every substep. MPM (floating boxes, paddle
-  // wheel, ball into sand) and DEM (hopper gate, drum).
-  for (const char* scene : {"rigid_float", "rigid_paddle_wheel", "rigid_ball_sand", "rigid_hopper_gate", "rigid_drum"}) {
+  // wheel, ball into sand), DEM (hopper gate, drum) and both in one scene
+  // (the balance: MPM and DEM each on the device).
+  for (const char* scene : {"rigid_float", "rigid_paddle_wheel", "rigid_ball_sand", "rigid_hopper_gate", "rigid_drum",
+                             "rigid_balance"}) {
     auto cpu = load_simulation(scene, {}, "cpu", 1);
     auto gpu = load_simulation(scene, {}, "cuda", 0);
     REQUIRE(gpu->rigid());
     INFO(scene << " on " << gpu->backend_name());
     REQUIRE(gpu->backend_name().rfind("cuda", 0) == 0);
-    const int steps = 300;
+    const int steps = std::string(scene) == "rigid_balance" ? 2000 : 300;  // the balance's loads land at 0.17 s
     REQUIRE(cpu->step(steps).ok);
     REQUIRE(gpu->step(steps).ok);
     CHECK(gpu->backend_name().rfind("cuda", 0) == 0);  // no fallback on the way
+    if (gpu->mpm() && gpu->dem()) CHECK(gpu->dem()->backend_name().rfind("cuda", 0) == 0);
     double moved = 0.0;
     for (int b = 0; b < static_cast<int>(cpu->rigid()->body_count()); ++b) {
       const rigid::BodyState a = cpu->rigid()->state(b), g = gpu->rigid()->state(b);

@@ -344,3 +344,146 @@ TEST_CASE("Bodies can be given to a running scene that had none, and they float"
   CHECK(sim->last_step_seconds() > 0.0);
   CHECK(sim->last_body_impulse().size() == 3);
 }
+
+// [SECTION] MPM matter, DEM grains and bodies in one scene ---------------------------
+
+namespace {
+
+// A jelly block resting on a static box (left) and a block of DEM grains
+// resting in a static tray (right); the two never touch.
+const char* kTwoPlates = R"({
+  "kind": "mpm", "name": "two plates",
+  "domain": {"size": [1, 1], "grid": 64},
+  "solver": {"transfer": "apic", "dt": 2e-4, "substeps": 10, "boundary": "slip", "gravity": [0, -9.81]},
+  "materials": {"jelly": {"type": "jelly", "density": 1000, "E": 3e4, "nu": 0.3}},
+  "bodies": [{"shape": "box", "min": [0.15, 0.32], "max": [0.35, 0.42], "material": "jelly"}],
+  "dem": {
+    "solver": {"dt": "auto", "dt_safety": 0.2, "gravity": [0, -9.81], "expected_speed": 2},
+    "materials": {"grain": {"density": 2000, "E": 1e7, "nu": 0.25, "restitution": 0.2, "friction": 0.5,
+                            "rolling_friction": 0.1}},
+    "bond": {"enabled": false},
+    "bodies": [{"shape": "box", "center": [0.75, 0.37], "size": [0.16, 0.08], "radius": 0.005, "packing": "hex",
+                "material": "grain"}]
+  },
+  "rigid": {"bodies": [
+    {"name": "left plate", "type": "static", "shape": "box", "size": [0.3, 0.04], "position": [0.25, 0.29]},
+    {"name": "right tray", "type": "static", "position": [0.75, 0.31], "parts": [
+      {"shape": "box", "size": [0.3, 0.04]},
+      {"shape": "box", "size": [0.02, 0.12], "offset": [-0.14, 0.06]},
+      {"shape": "box", "size": [0.02, 0.12], "offset": [0.14, 0.06]}]}
+  ]}
+})";
+
+}  // namespace
+
+TEST_CASE("MPM jelly and DEM grains resting on plates push them with their weight per metre of depth",
+          "[rigid][dem][mixed]") {
+  auto sim = build(kTwoPlates);
+  auto* c = dynamic_cast<CoupledSimulation*>(sim.get());
+  REQUIRE(c);
+  REQUIRE(c->grains());
+  REQUIRE(c->mpm());
+  REQUIRE(c->dem());
+  // The grains' mean diameter is 10 mm: they stand for 100 layers per metre.
+  CHECK(c->grain_depth_scale() == Approx(100.0).epsilon(1e-12));
+  const double g = 9.81;
+  const double m_jelly = c->matter()->diagnostics().mass;
+  const double m_grains = c->grains()->diagnostics().mass * c->grain_depth_scale();
+  // Settle (0.8 s), then average the impulses over 0.4 s.
+  REQUIRE(sim->step(4000).ok);
+  double J[2] = {0.0, 0.0}, T = 0.0;
+  for (int k = 0; k < 200; ++k) {
+    REQUIRE(sim->step(10).ok);
+    J[0] += c->last_body_impulse()[1];
+    J[1] += c->last_body_impulse()[4];
+    T += c->last_step_seconds();
+  }
+  INFO("jelly " << m_jelly << " kg/m, grains " << m_grains << " kg/m; plates feel " << -J[0] / T << " and " << -J[1] / T
+                << " N/m against weights " << m_jelly * g << " and " << m_grains * g);
+  CHECK(-J[0] / T == Approx(m_jelly * g).epsilon(0.02));
+  CHECK(-J[1] / T == Approx(m_grains * g).epsilon(0.02));
+  // Grains at rest on the right plate, above it; none fell past it.
+  const dem::DemParticles& p = sim->dem()->particles;
+  for (size_t i = 0; i < p.size(); ++i) REQUIRE(p.x[i].y > 0.33);
+}
+
+TEST_CASE("MPM, DEM and bodies in one scene conserve the total linear momentum (verify case)", "[rigid][dem][mixed]") {
+  verify::Options opt;
+  opt.quick = true;
+  opt.threads = 2;
+  for (const verify::CaseSpec& cs : verify::rigid_cases()) {
+    if (cs.id != "rigid.momentum_mixed") continue;
+    const verify::CaseResult r = cs.run(opt);
+    INFO(r.error);
+    REQUIRE(r.error.empty());
+    REQUIRE(r.checks.size() == 4);
+    for (const verify::Check& k : r.checks) {
+      INFO(k.quantity << ": measured " << k.measured << " reference " << k.reference);
+      CHECK(k.pass);
+    }
+  }
+}
+
+TEST_CASE("MPM, DEM and bodies in one scene are bit-identical for 1 and 3 threads", "[rigid][dem][mixed][determinism]") {
+  uint64_t h[2];
+  for (int k = 0; k < 2; ++k) {
+    auto sim = load_simulation("rigid_balance", {}, "cpu", k == 0 ? 1 : 3);
+    REQUIRE(sim->step(2400).ok);  // the loads have landed in the pans
+    h[k] = sim->diagnostics().hash;
+  }
+  CHECK(h[0] == h[1]);
+}
+
+TEST_CASE("MPM, DEM and bodies in one scene: one particle table, materials and columns of both", "[rigid][dem][mixed]") {
+  auto sim = build(kTwoPlates);
+  auto* c = dynamic_cast<CoupledSimulation*>(sim.get());
+  REQUIRE(c);
+  ParticleTable t;
+  sim->table(t);
+  const size_t nm = c->mpm()->particles.size(), nd = c->dem()->particles.size();
+  REQUIRE(t.size() == nm + nd);
+  const std::vector<std::string> names = sim->material_names();
+  REQUIRE(names == std::vector<std::string>{"jelly", "grain"});
+  CHECK(t.material[0] == 0);
+  CHECK(t.material[nm] == 1);
+  CHECK(t.x[nm] == static_cast<float>(c->dem()->particles.x[0].x));
+  CHECK(t.radius[nm] == static_cast<float>(c->dem()->particles.radius[0]));
+  // Columns: the MPM's (J, Jp), then the grains' (omega, theta); NaN where one does not apply.
+  REQUIRE(t.extra_names == std::vector<std::string>{"J", "Jp", "omega", "theta"});
+  for (const auto& col : t.extra) REQUIRE(col.size() == nm + nd);
+  CHECK(std::isnan(t.extra[0][nm]));
+  CHECK(std::isnan(t.extra[2][0]));
+  CHECK(t.extra[2][nm] == 0.f);
+  // Totals: both kinds of matter (grains per metre of depth) and the bodies.
+  const Diagnostics d = sim->diagnostics();
+  CHECK(d.count == nm + nd);
+  CHECK(d.mass == Approx(c->matter()->diagnostics().mass + c->grains()->diagnostics().mass * c->grain_depth_scale()));
+  // The table is refilled in place (the window and the runner reuse it).
+  sim->table(t);
+  CHECK(t.size() == nm + nd);
+  CHECK(t.extra_names.size() == 4);
+}
+
+TEST_CASE("A \"dem\" section gets located errors", "[rigid][dem][mixed][scene]") {
+  std::string s = kTwoPlates;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = s;
+    const size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  // A bad field inside the section is named with its "dem." path and line.
+  const std::string bad_radius = error_of(with(R"("radius": 0.005)", R"("radius": -1)"));
+  CHECK(bad_radius.find("scene.json:12:") != std::string::npos);
+  CHECK(bad_radius.find("field 'dem.bodies[0].radius'") != std::string::npos);
+  CHECK(error_of(with(R"("bond": {"enabled": false},)", R"("bond": {"enabled": false}, "domain": {"min": [0, 0]},)"))
+            .find("field 'dem.domain.min': not allowed: the grains share the MPM domain") != std::string::npos);
+  CHECK(error_of(with(R"("bond": {"enabled": false},)", R"("bond": {"enabled": false}, "kind": "dem",)"))
+            .find("field 'dem.kind'") != std::string::npos);
+  CHECK(error_of(R"({"kind": "mpm", "domain": {"size": [1, 1], "grid": 32}, "materials": {"w": {"type": "fluid"}},
+                     "bodies": [{"shape": "box", "min": [0.4, 0.4], "max": [0.6, 0.6], "material": "w"}], "dem": 3})")
+            .find("field 'dem': expected an object") != std::string::npos);
+  // Only an MPM scene takes grains beside it.
+  CHECK(error_of(R"({"kind": "dem", "dem": {}, "domain": {"min": [0, 0], "max": [1, 1]}, "materials": {}})")
+            .find("field 'dem': a \"dem\" section adds DEM grains to an MPM scene") != std::string::npos);
+}
