@@ -144,9 +144,9 @@ void App::dem_draw_over() {
     }
   }
   // The selected particle's bonds, highlighted (the inspector lists them).
-  if (selected_row >= 0 && static_cast<size_t>(selected_row) < n && b.size() > 0 &&
-      p.id[static_cast<size_t>(selected_row)] == selected_id) {
-    const uint32_t s = static_cast<uint32_t>(selected_row);
+  const int64_t srow = selected_row - static_cast<int64_t>(dem_row0);  // the grain's index
+  if (srow >= 0 && static_cast<size_t>(srow) < n && b.size() > 0 && p.id[static_cast<size_t>(srow)] == selected_id) {
+    const uint32_t s = static_cast<uint32_t>(srow);
     bonds_of(b, s, demui.sel_bonds);
     for (uint32_t k : demui.sel_bonds) {
       const uint32_t i = b.i[k], j = b.j[k];

@@ -132,6 +132,9 @@ void App::dem_tool_begin(Vec2 wm) {
   if (!d) return;
   if (tools.tool == Tool::Grab) {
     particles_within(table, wm, tools.radius, grab_rows);
+    // Beside MPM matter the grains' rows come after the matter's: only those.
+    grab_rows.erase(std::remove_if(grab_rows.begin(), grab_rows.end(), [&](uint32_t r) { return r < dem_row0; }),
+                    grab_rows.end());
     dem_rows_to_indices(table, *d, grab_rows, demui.grab_index);
     if (!demui.grab_index.empty()) {
       d->grab_stiffness = tools.grab_stiffness;

@@ -300,21 +300,21 @@ void sgf_select_end(App& a) {
   if (std::max(s.drag_far, length(end - s.drag_start)) < 4.f) {
     float slack = 3.f / a.cam.scale();
     int64_t row = pick_particle(a.table, a.cam.screen_to_world(end), slack);
-    if (row >= 0) {
+    if (row >= 0 && static_cast<size_t>(row) < a.sgf_rows) {
       hits.push_back(a.table.id[static_cast<size_t>(row)]);
       a.selected_id = hits[0];
       a.selected_row = row;
     }
   } else if (s.select_mode == 0) {
     kind = "box";
-    hits = select_box(a.table, a.cam.screen_to_world(s.drag_start), a.cam.screen_to_world(end));
+    hits = select_box(a.table, a.cam.screen_to_world(s.drag_start), a.cam.screen_to_world(end), a.sgf_rows);
   } else {
     kind = "lasso";
     s.lasso.push_back(end);
     std::vector<Vec2> poly;
     poly.reserve(s.lasso.size());
     for (const Vec2& p : s.lasso) poly.push_back(a.cam.screen_to_world(p));
-    hits = select_lasso(a.table, poly);
+    hits = select_lasso(a.table, poly, a.sgf_rows);
   }
   apply_selection(s.selection, hits, s.drag_op);
   s.lasso.clear();

@@ -607,8 +607,11 @@ void App::snapshot() {
   if (!w || grains || !snapshot_interop(*this, *w, stress, now, diag_due)) {
     if (w) mpm_snapshot(*w, table, stress);
     else sim->table(table);
+    dem_row0 = 0;
+    sgf_rows = SIZE_MAX;
     if (w && grains) {
       const size_t n0 = table.size();
+      dem_row0 = sgf_rows = n0;
       grains->table(grain_table);
       append_table_rows(table, grain_table, static_cast<uint16_t>(w->materials.size()));
       for (auto& col : table.extra)  // the MPM's columns do not apply to grains: 0 for the colour maps

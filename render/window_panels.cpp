@@ -635,7 +635,7 @@ void App::panel_inspector() {
     return;
   }
   const size_t r = static_cast<size_t>(selected_row);
-  if (dem_world()) {
+  if (dem_world() && r >= dem_row0) {  // a grain (every row of a DEM scene)
     panel_dem_inspector(r);
     return;
   }

@@ -136,6 +136,11 @@ struct App {
   // [SECTION] Particles (reused every frame)
   ParticleTable table;
   ParticleTable grain_table;  ///< DEM grains beside MPM matter, appended to `table` (reused)
+  /// With MPM matter and DEM grains in one scene `table` holds the MPM rows,
+  /// then the grains': the first DEM row (0 in a DEM scene), and how many
+  /// rows the SGF selection may take (the MPM's; all rows otherwise).
+  size_t dem_row0 = 0;
+  size_t sgf_rows = SIZE_MAX;
   std::vector<float> xy, vxy, scalar, range_scratch;
   std::vector<uint8_t> rgba;
   std::vector<float> grid_mass;

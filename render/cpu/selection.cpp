@@ -27,11 +27,11 @@ void normalize_ids(std::vector<uint32_t>& ids) {
   if (!ids.empty() && ids.front() == 0) ids.erase(ids.begin());
 }
 
-std::vector<uint32_t> select_box(const ParticleTable& t, Vec2 a, Vec2 b) {
+std::vector<uint32_t> select_box(const ParticleTable& t, Vec2 a, Vec2 b, size_t rows) {
   const float x0 = std::min(a.x, b.x), x1 = std::max(a.x, b.x);
   const float y0 = std::min(a.y, b.y), y1 = std::max(a.y, b.y);
   std::vector<uint32_t> out;
-  for (size_t i = 0; i < t.size(); ++i)
+  for (size_t i = 0; i < std::min(t.size(), rows); ++i)
     if (t.x[i] >= x0 && t.x[i] <= x1 && t.y[i] >= y0 && t.y[i] <= y1) out.push_back(t.id[i]);
   normalize_ids(out);
   return out;
@@ -53,7 +53,7 @@ bool point_in_polygon(const std::vector<Vec2>& poly, Vec2 p) {
   return inside;
 }
 
-std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly) {
+std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly, size_t rows) {
   std::vector<uint32_t> out;
   if (poly.size() < 3) return out;
   // Bounding box first: most particles of a large scene are far from a small lasso.
@@ -62,7 +62,7 @@ std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec
     lo = Vec2{std::min(lo.x, q.x), std::min(lo.y, q.y)};
     hi = Vec2{std::max(hi.x, q.x), std::max(hi.y, q.y)};
   }
-  for (size_t i = 0; i < t.size(); ++i) {
+  for (size_t i = 0; i < std::min(t.size(), rows); ++i) {
     const Vec2 p{t.x[i], t.y[i]};
     if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y) continue;
     if (point_in_polygon(poly, p)) out.push_back(t.id[i]);

@@ -21,7 +21,9 @@ SelectOp select_op_from_mods(bool shift, bool ctrl);
 
 /// IDs of particles whose centres lie in the rectangle spanned by corners a
 /// and b (any order, edges included), sorted and unique.
-std::vector<uint32_t> select_box(const ParticleTable& t, Vec2 a, Vec2 b);
+/// Only the first `rows` rows count (a scene's MPM rows, before its grains'; the SGF
+/// lists act on MPM particles).
+std::vector<uint32_t> select_box(const ParticleTable& t, Vec2 a, Vec2 b, size_t rows = SIZE_MAX);
 
 /// True when p is inside the closed polygon (crossing test, even-odd rule:
 /// each loop of a lasso that crosses itself is inside). Edges are half-open
@@ -30,7 +32,7 @@ bool point_in_polygon(const std::vector<Vec2>& poly, Vec2 p);
 
 /// IDs of particles whose centres lie inside the lasso polygon (fewer than 3
 /// points: none), sorted and unique.
-std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly);
+std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly, size_t rows = SIZE_MAX);
 
 /// Combines: Replace -> hits; Add -> union; Remove -> selection minus hits.
 /// Both inputs sorted and unique; so is the result.

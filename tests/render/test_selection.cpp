@@ -165,3 +165,16 @@ TEST_CASE("rows of IDs and mean velocity inside / outside a group", "[render]") 
   CHECK(vin.x == Approx(-2.f));
   CHECK(vout.x == 0.f);
 }
+
+TEST_CASE("box and lasso selection take only the first rows when told (MPM rows before a scene's grains)", "[render]") {
+  // Rows are stored top row first: the first 50 rows are j = 9..5.
+  ParticleTable t = lattice();
+  const std::vector<uint32_t> all = select_box(t, Vec2{-1.f, -1.f}, Vec2{10.f, 10.f});
+  CHECK(all.size() == 100);
+  const std::vector<uint32_t> top = select_box(t, Vec2{-1.f, -1.f}, Vec2{10.f, 10.f}, 50);
+  REQUIRE(top.size() == 50);
+  for (uint32_t id : top) CHECK((id - 1) / 10 >= 5);
+  const std::vector<Vec2> lasso{{-1.f, -1.f}, {10.f, -1.f}, {10.f, 10.f}, {-1.f, 10.f}};
+  CHECK(select_lasso(t, lasso, 50) == top);
+  CHECK(select_lasso(t, lasso, 0).empty());
+}
