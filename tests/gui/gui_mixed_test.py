@@ -6,10 +6,11 @@ Starts `sandbox gui rigid_balance --verbose --paused --size 1280x720` and
 checks against the app's one-line action log:
   1. pick: a click on the jelly block and one on the pebbles both pick a
      particle, the pebble in a row after all of the jelly's (one table, MPM
-     rows first, then the grains);
+     rows first, then the grains); grab on the jelly takes jelly particles
+     and no grains;
   2. run: the loads fall into the pans and the balance stays within its
      +-20 degree stops (screenshot of the running scene);
-  3. grab: the grab tool on the beam drags the balance (Box2D's mouse joint);
+  3. grab: the grab tool on the balance's stand drags it (Box2D's mouse joint);
   4. screenshot: F12 logs the body drawn and writes a PNG that is not blank.
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
@@ -56,21 +57,42 @@ def main():
         if rows[1] <= rows[0]:
             fail("the pebble's row %d is not after the jelly's %d" % (rows[1], rows[0]))
 
+        # 1b. Grab the jelly (paused): the MPM grab takes it, the grains' grab nothing
+        #     (their rows come after the jelly's; IDs alone would mix them up).
+        xdo(args, "key", "2")
+        app.expect(r"^tool grab")
+        jx, jy = to_screen(0.25, 0.67)
+        move(jx, jy)
+        xdo(args, "mousedown", "1")
+        g = app.expect(r"^grab begin n=(\d+) target=\S+ centroid=\(([^,]+),([^)]+)\)")
+        cx, cy = float(g.group(2)), float(g.group(3))
+        if abs(cx - 0.25) > 0.06 or abs(cy - 0.67) > 0.06:
+            fail("grab took particles centred at (%.3f, %.3f), the jelly is at (0.25, 0.67)" % (cx, cy))
+        move(jx + 5, jy)
+        xdo(args, "mouseup", "1")
+        nxt = app.expect(r"^grab (begin|end)")
+        if nxt.group(1) != "end":
+            fail("a second grab began with the jelly's: %s" % nxt.string.strip())
+        print("grab ok: %s jelly particles, no grains" % g.group(1))
+        xdo(args, "key", "1")
+        app.expect(r"^tool pick")
+
         # 2. Run: the loads land in the pans.
         xdo(args, "key", "space")
         app.expect(r"^resume")
         time.sleep(4.0)
 
-        # 3. Grab the beam's left end and pull it down.
+        # 3. Grab the balance by its stand, near the pin (where the beam's tilt
+        #    moves it least), and pull it sideways.
         xdo(args, "key", "2")
         app.expect(r"^tool grab")
-        gx, gy = to_screen(0.15, 0.45)
+        gx, gy = to_screen(0.5, 0.36)
         move(gx, gy)
         time.sleep(0.2)
         xdo(args, "mousedown", "1")
         app.expect(r"^grab body=1 ")
         for k in range(1, 9):
-            move(gx, gy + 60 * k // 8)
+            move(gx + 60 * k // 8, gy)
         time.sleep(1.5)
         xdo(args, "mouseup", "1")
         e = app.expect(r"^grab body end=1 x=(\S+) y=(\S+)")
