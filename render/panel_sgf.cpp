@@ -339,10 +339,10 @@ void sgf_draw_over(App& a) {
   SgfUi& s = a.sgf;
   if (!a.sim) return;
   const ParticleTable& t = a.table;
-  const size_t n = t.size();
+  const size_t n = std::min(t.size(), a.sgf_rows);  // the rows the lists act on (not a scene's grains)
   // ID -> row for this frame.
   uint32_t max_id = 0;
-  for (uint32_t id : t.id) max_id = std::max(max_id, id);
+  for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, t.id[i]);
   s.row_of_id.assign(static_cast<size_t>(max_id) + 1, 0);
   for (size_t i = 0; i < n; ++i) s.row_of_id[t.id[i]] = static_cast<uint32_t>(i + 1);
   auto row_of = [&](uint32_t id) -> int64_t {

@@ -417,13 +417,16 @@ bool wants_stress(const App& a) {
          (a.color_mode == ColorMode::Scalar && (a.scalar_column == kColPressure || a.scalar_column == kColVonMises));
 }
 
-/// Row of the particle with this ID in host order, or -1 (rows are stable for
-/// MPM: painting appends, so the guess id - 1 nearly always hits).
-int64_t row_of_id(const std::vector<uint32_t>& id, uint32_t want) {
+/// Row of the particle with this ID in host order among rows [lo, hi), or -1
+/// (rows are stable for MPM: painting appends, so the guess lo + id - 1
+/// nearly always hits). A scene with MPM matter and DEM grains numbers each
+/// kind from 1: the range says which kind is meant.
+int64_t row_of_id(const std::vector<uint32_t>& id, uint32_t want, size_t lo = 0, size_t hi = SIZE_MAX) {
   if (want == 0) return -1;
-  const size_t guess = want - 1;
-  if (guess < id.size() && id[guess] == want) return static_cast<int64_t>(guess);
-  for (size_t i = 0; i < id.size(); ++i)
+  hi = std::min(hi, id.size());
+  const size_t guess = lo + want - 1;
+  if (guess < hi && id[guess] == want) return static_cast<int64_t>(guess);
+  for (size_t i = lo; i < hi; ++i)
     if (id[i] == want) return static_cast<int64_t>(i);
   return -1;
 }
@@ -607,6 +610,8 @@ void App::snapshot() {
   if (!w || grains || !snapshot_interop(*this, *w, stress, now, diag_due)) {
     if (w) mpm_snapshot(*w, table, stress);
     else sim->table(table);
+    // A selected grain stays a grain (the two kinds' IDs overlap).
+    const bool grain_selected = dem_row0 > 0 && selected_row >= static_cast<int64_t>(dem_row0);
     dem_row0 = 0;
     sgf_rows = SIZE_MAX;
     if (w && grains) {
@@ -684,7 +689,9 @@ void App::snapshot() {
     particles.upload(n, xy.data(), vel, sc, col, table.radius.data());
 
     // The selection follows its ID (rows are stable for MPM: painting appends).
-    selected_row = row_of_id(table.id, selected_id);
+    selected_row = dem_row0 == 0       ? row_of_id(table.id, selected_id)
+                   : grain_selected    ? row_of_id(table.id, selected_id, dem_row0)
+                                       : row_of_id(table.id, selected_id, 0, dem_row0);
   }
 
   if (w && (show_grid_velocity || show_grid)) w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
