@@ -12,6 +12,18 @@
 
 namespace ps {
 
+namespace {
+
+/// The grains' mean diameter (0 without grains): a DEM body's default depth,
+/// and the layer a DEM world beside MPM matter stands for.
+double mean_grain_diameter(const dem::DemWorld& w) {
+  double sum = 0.0;
+  for (double r : w.particles.radius) sum += 2.0 * r;
+  return w.particles.size() ? sum / static_cast<double>(w.particles.size()) : 0.0;
+}
+
+}  // namespace
+
 CoupledSimulation::CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation> matter,
                                      std::unique_ptr<rigid::RigidWorld> rigid, Vec2 lo, Vec2 hi, double dt,
                                      int substeps)
@@ -28,9 +40,8 @@ void CoupledSimulation::add_grains(std::unique_ptr<Simulation> grains, Json doc)
   dem_scene_walls_ = 0;
   if (dem::DemWorld* w = grains_ ? grains_->dem() : nullptr) {
     dem_scene_walls_ = w->walls.size();
-    double sum = 0.0;
-    for (double r : w->particles.radius) sum += 2.0 * r;
-    if (sum > 0.0) grain_scale_ = static_cast<double>(w->particles.size()) / sum;
+    const double d = mean_grain_diameter(*w);
+    if (d > 0.0) grain_scale_ = 1.0 / d;
   }
 }
 
@@ -299,9 +310,8 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
       if (dem::DemWorld* g = grains ? grains->dem() : nullptr) ctx.dem_materials = g->material_names;
     } else if (dem::DemWorld* w = matter->dem()) {
       ctx.gravity = w->solver.gravity;
-      double sum = 0.0;
-      for (double r : w->particles.radius) sum += 2.0 * r;
-      ctx.default_depth = w->particles.size() ? sum / static_cast<double>(w->particles.size()) : 0.01;
+      const double d = mean_grain_diameter(*w);
+      ctx.default_depth = d > 0.0 ? d : 0.01;
       ctx.dem_materials = w->material_names;
     }
   } else {
