@@ -332,7 +332,10 @@ void ParticleRenderer::draw_layer(const float view[16], float px_per_world, floa
   in.hi = hi;
   in.cmap = cmap_texels_.data();
   layer_.draw(v, in);
+  const LayerRect d = layer_.drawn();
+  if (d.empty()) return;  // nothing on screen
 
+  // Upload and composite the sprites' bounding box only (the rest is transparent).
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, layer_tex_);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -345,12 +348,22 @@ void ParticleRenderer::draw_layer(const float view[16], float px_per_world, floa
     layer_w_ = v.w;
     layer_h_ = v.h;
   } else {
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, v.w, v.h, GL_RGBA, GL_UNSIGNED_BYTE, layer_.pixels().data());
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, v.w);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, d.x);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, d.y);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, d.x, d.y, d.w, d.h, GL_RGBA, GL_UNSIGNED_BYTE, layer_.pixels().data());
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
   }
   glUseProgram(layer_prog_.id());
   const auto ndc_x = [&](GLint x) { return 2.f * static_cast<float>(x - vp[0]) / static_cast<float>(vp[2]) - 1.f; };
   const auto ndc_y = [&](GLint y) { return 2.f * static_cast<float>(y - vp[1]) / static_cast<float>(vp[3]) - 1.f; };
-  glUniform4f(layer_prog_.uniform("u_rect"), ndc_x(r[0]), ndc_y(r[1]), ndc_x(r[0] + r[2]), ndc_y(r[1] + r[3]));
+  const GLint fx0 = r[0] + d.x, fy0 = r[1] + d.y;  // the box in framebuffer pixels
+  glUniform4f(layer_prog_.uniform("u_rect"), ndc_x(fx0), ndc_y(fy0), ndc_x(fx0 + d.w), ndc_y(fy0 + d.h));
+  const float iw = 1.f / static_cast<float>(v.w), ih = 1.f / static_cast<float>(v.h);
+  glUniform4f(layer_prog_.uniform("u_uv"), static_cast<float>(d.x) * iw, static_cast<float>(d.y) * ih,
+              static_cast<float>(d.x + d.w) * iw, static_cast<float>(d.y + d.h) * ih);
   glUniform1i(layer_prog_.uniform("u_layer"), 0);
   // Premultiplied "over"; the blend state is restored for what follows.
   GLint src_rgb = GL_SRC_ALPHA, dst_rgb = GL_ONE_MINUS_SRC_ALPHA, src_a = GL_SRC_ALPHA, dst_a = GL_ONE_MINUS_SRC_ALPHA;

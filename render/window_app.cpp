@@ -673,6 +673,9 @@ void App::snapshot() {
       const bool melt = color_mode == ColorMode::MeltFraction && w && w->particles.melt.size() == n;
       if (melt) melt_roles(w->materials, melt_role);
       const Colormap melt_map = cmap[static_cast<size_t>(ColorMode::MeltFraction)];
+      // Neighbouring rows mostly share a colour (a material's or a group's): bytes packed once per run.
+      std::array<float, 3> last{-1.f, -1.f, -1.f};
+      uint8_t packed[3] = {0, 0, 0};
       for (size_t i = 0; i < n; ++i) {
         std::array<float, 3> c = color_mode == ColorMode::Group ? group_rgb(table.group[i]) : table.color[i];
         if (melt) {
@@ -680,7 +683,13 @@ void App::snapshot() {
           c = melt_rgb(melt_map, melt_display_value(m < melt_role.size() ? melt_role[m] : MeltRole::Inert,
                                                     w->particles.melt[i]));
         }
-        for (int k = 0; k < 3; ++k) rgba[4 * i + k] = static_cast<uint8_t>(std::lround(std::clamp(c[static_cast<size_t>(k)], 0.f, 1.f) * 255.f));
+        if (c != last) {
+          for (size_t k = 0; k < 3; ++k) packed[k] = static_cast<uint8_t>(std::lround(std::clamp(c[k], 0.f, 1.f) * 255.f));
+          last = c;
+        }
+        rgba[4 * i] = packed[0];
+        rgba[4 * i + 1] = packed[1];
+        rgba[4 * i + 2] = packed[2];
         rgba[4 * i + 3] = 255;
       }
       col = rgba.data();
@@ -1418,6 +1427,7 @@ int run_window(const WindowOptions& options) {
     // UI.
     app.draw_panels();
     ImGui::Render();
+    app.clear_panel_backgrounds();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     if (app.pending.screenshot) {

@@ -162,12 +162,26 @@ void App::draw_panels() {
   const ImGuiIO& io = ImGui::GetIO();
   const float H = io.DisplaySize.y, W = io.DisplaySize.x;
   const ImGuiWindowFlags side = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse;
+  // The side panels' background: a scissored clear before the UI is drawn
+  // (clear_panel_backgrounds), the colour ImGui would blend over the scene's.
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  const float clear_rgb[3] = {projector ? 0.f : 0.043f, projector ? 0.f : 0.047f, projector ? 0.f : 0.059f};
+  panel_bg = {bg.x * bg.w + clear_rgb[0] * (1.f - bg.w), bg.y * bg.w + clear_rgb[1] * (1.f - bg.w),
+              bg.z * bg.w + clear_rgb[2] * (1.f - bg.w)};
+  const auto begin_side = [&](const char* name, size_t k) {
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.f, 0.f, 0.f, 0.f));
+    const bool open = ImGui::Begin(name, nullptr, side);
+    ImGui::PopStyleColor();
+    const ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+    panel_rects[k] = {p.x, p.y, sz.x, sz.y};
+    return open;
+  };
 
   // Left column: docked to the left edge, full height, width resizable (kept in imgui.ini).
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(left_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
-  if (ImGui::Begin("Particle Sandbox", nullptr, side)) {
+  if (begin_side("Particle Sandbox", 0)) {
     panel_lesson();
     panel_compare();
     panel_scene();
@@ -189,7 +203,7 @@ void App::draw_panels() {
   ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
   ImGui::SetNextWindowSize(ImVec2(right_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowPos(ImVec2(W, 0), ImGuiCond_Always, ImVec2(1.f, 0.f));
-  if (ImGui::Begin("Inspect", nullptr, side)) {
+  if (begin_side("Inspect", 1)) {
     if (ImGui::BeginTabBar("##right_tabs")) {
       if (ImGui::BeginTabItem("Particles")) {
         panel_view();
@@ -216,6 +230,22 @@ void App::draw_panels() {
   sgf_draw_specimen(*this);
   draw_banners();
   if (show_help) draw_help();
+}
+
+void App::clear_panel_backgrounds() const {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
+  const float H = io.DisplaySize.y;
+  glEnable(GL_SCISSOR_TEST);
+  glClearColor(panel_bg[0], panel_bg[1], panel_bg[2], 1.f);
+  for (const auto& r : panel_rects) {
+    if (!(r[2] > 0.f && r[3] > 0.f)) continue;
+    const auto x0 = static_cast<GLint>(std::lround(r[0] * sx)), x1 = static_cast<GLint>(std::lround((r[0] + r[2]) * sx));
+    const auto y0 = static_cast<GLint>(std::lround((H - r[1] - r[3]) * sy)), y1 = static_cast<GLint>(std::lround((H - r[1]) * sy));
+    glScissor(x0, y0, std::max(0, x1 - x0), std::max(0, y1 - y0));
+    glClear(GL_COLOR_BUFFER_BIT);
+  }
+  glDisable(GL_SCISSOR_TEST);
 }
 
 // [SECTION] Scene ------------------------------------------------------------------

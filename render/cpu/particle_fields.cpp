@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include "render/cpu/particle_scalars.h"
 
 namespace ps {
@@ -17,25 +18,36 @@ void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress) {
     t.extra_names = {"J", "Jp", "pressure", "von Mises", "plastic strain", "temperature"};
   t.extra.resize(kMpmColumnCount);
   for (auto& c : t.extra) c.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const MaterialParams& m = w.materials[p.material[i]];
-    t.id[i] = p.id[i];
-    t.material[i] = p.material[i];
-    t.group[i] = p.group[i];
-    t.x[i] = p.x[i].x; t.y[i] = p.x[i].y;
-    t.vx[i] = p.v[i].x; t.vy[i] = p.v[i].y;
-    t.mass[i] = p.mass[i];
-    t.radius[i] = 0.5f * std::sqrt(p.vol0[i]);
-    t.color[i] = {m.color[0], m.color[1], m.color[2]};
-    // The formulas the CUDA-GL interop kernel evaluates too (particle_scalars.h).
-    t.extra[kColJ][i] = display_volume_ratio(m, p.F[i], p.J[i]);
-    t.extra[kColJp][i] = p.Jp[i];
-    t.extra[kColPlastic][i] = display_plastic_strain(m, p.Jp[i]);
-    t.extra[kColTemperature][i] = i < p.temp.size() ? p.temp[i] : 0.f;
-    float pressure = 0.f, mises = 0.f;
-    if (with_stress) display_pressure_mises(particle_cauchy_stress(w, i), pressure, mises);
-    t.extra[kColPressure][i] = pressure;
-    t.extra[kColVonMises][i] = mises;
+  const auto rows = [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const MaterialParams& m = w.materials[p.material[i]];
+      t.id[i] = p.id[i];
+      t.material[i] = p.material[i];
+      t.group[i] = p.group[i];
+      t.x[i] = p.x[i].x; t.y[i] = p.x[i].y;
+      t.vx[i] = p.v[i].x; t.vy[i] = p.v[i].y;
+      t.mass[i] = p.mass[i];
+      t.radius[i] = 0.5f * std::sqrt(p.vol0[i]);
+      t.color[i] = {m.color[0], m.color[1], m.color[2]};
+      // The formulas the CUDA-GL interop kernel evaluates too (particle_scalars.h).
+      t.extra[kColJ][i] = display_volume_ratio(m, p.F[i], p.J[i]);
+      t.extra[kColJp][i] = p.Jp[i];
+      t.extra[kColPlastic][i] = display_plastic_strain(m, p.Jp[i]);
+      t.extra[kColTemperature][i] = i < p.temp.size() ? p.temp[i] : 0.f;
+      float pressure = 0.f, mises = 0.f;
+      if (with_stress) display_pressure_mises(particle_cauchy_stress(w, i), pressure, mises);
+      t.extra[kColPressure][i] = pressure;
+      t.extra[kColVonMises][i] = mises;
+    }
+  };
+  // Two halves on two threads for large worlds: the window copies the table
+  // every frame while the simulation's threads wait (rows are independent).
+  if (n >= 20000 && std::thread::hardware_concurrency() > 1) {
+    std::thread second([&] { rows(n / 2, n); });
+    rows(0, n / 2);
+    second.join();
+  } else {
+    rows(0, n);
   }
 }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstring>
+#include <cstdlib>
 #include <thread>
 #include "render/cpu/colormap.h"
 
@@ -44,9 +46,16 @@ void sprite_colour(const SpriteLayerInput& in, size_t i, float c[3]) {
 
 namespace {
 
+/// What a band drew: the pixels' bounding box and, per row, how many sprites start there.
+struct BandStats {
+  int x0 = INT_MAX, y0 = INT_MAX, x1 = -1, y1 = -1;
+  uint32_t* starts = nullptr;  ///< the layer's rows, this band's written only
+};
+
 /// Draws the sprites' rows [row_lo, row_hi) of the layer (a band: bands
 /// write disjoint pixels, each in sprite order, so any split gives the same image).
-void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerInput& in, int row_lo, int row_hi) {
+void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerInput& in, int row_lo, int row_hi,
+               BandStats& st) {
   const float fw = static_cast<float>(w);
   // ceil(t) for |t| < 2^23 without the library call: the first integer >= t.
   const auto iceil = [](float t) {
@@ -69,6 +78,11 @@ void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerI
     const int j0 = std::max(row_lo, iceil(cy - r - 0.5f));
     const int j1 = std::min(row_hi - 1, iceil(cy + r - 0.5f) - 1);
     if (i0 > i1 || j0 > j1) continue;
+    st.x0 = std::min(st.x0, i0);
+    st.x1 = std::max(st.x1, i1);
+    st.y0 = std::min(st.y0, j0);
+    st.y1 = std::max(st.y1, j1);
+    ++st.starts[j0];
     if (r != last_r) {  // most scenes have one radius: the constants once
       last_r = r;
       inv_r = 1.f / r;  // also the anti-aliasing width aa (r >= 1: one pixel in radius units)
@@ -113,21 +127,52 @@ void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerI
 }  // namespace
 
 void SpriteLayer::draw(const SpriteLayerView& v, const SpriteLayerInput& in, int bands) {
-  w_ = std::max(v.w, 0);
-  h_ = std::max(v.h, 0);
-  px_.assign(static_cast<size_t>(w_) * h_ * 4, 0);
+  const int w = std::max(v.w, 0), h = std::max(v.h, 0);
+  if (w != w_ || h != h_ || px_.size() != static_cast<size_t>(w) * h * 4) {
+    w_ = w;
+    h_ = h;
+    px_.assign(static_cast<size_t>(w_) * h_ * 4, 0);
+    starts_.clear();
+  } else {
+    // Only the last drawn rectangle holds anything.
+    for (int j = drawn_.y; j < drawn_.y + drawn_.h; ++j)
+      std::memset(&px_[(static_cast<size_t>(j) * w_ + drawn_.x) * 4], 0, static_cast<size_t>(drawn_.w) * 4);
+  }
+  drawn_ = LayerRect{};
   if (w_ == 0 || h_ == 0 || !in.xy || !in.radius) return;
+
   // Two bands of rows on two threads when there is enough to draw (the
   // window draws the layer while the simulation's threads wait for the next frame).
   if (bands <= 0) bands = in.n >= 20000 && h_ >= 64 && std::thread::hardware_concurrency() > 1 ? 2 : 1;
-  if (bands == 1 || h_ < 2) {
-    draw_band(px_.data(), w_, v, in, 0, h_);
-    return;
+  // The split: where half of the last draw's sprites had started (the water
+  // of a dam break lies in the bottom rows: halving the rows would leave one
+  // thread idle). The image does not depend on it.
+  int mid = h_ / 2;
+  if (starts_.size() == static_cast<size_t>(h_)) {
+    uint64_t total = 0, seen = 0;
+    for (uint32_t c : starts_) total += c;
+    for (int j = 0; j < h_ && total > 0; ++j) {
+      seen += starts_[static_cast<size_t>(j)];
+      if (2 * seen >= total) {
+        mid = j + 1;
+        break;
+      }
+    }
   }
-  const int mid = h_ / 2;
-  std::thread top([&] { draw_band(px_.data(), w_, v, in, mid, h_); });
-  draw_band(px_.data(), w_, v, in, 0, mid);
-  top.join();
+  mid = std::clamp(mid, 1, std::max(1, h_ - 1));
+  starts_.assign(static_cast<size_t>(h_), 0);
+  BandStats lo, hi;
+  lo.starts = hi.starts = starts_.data();
+  if (bands == 1 || h_ < 2) {
+    draw_band(px_.data(), w_, v, in, 0, h_, lo);
+  } else {
+    std::thread top([&] { draw_band(px_.data(), w_, v, in, mid, h_, hi); });
+    draw_band(px_.data(), w_, v, in, 0, mid, lo);
+    top.join();
+  }
+  const int x0 = std::min(lo.x0, hi.x0), y0 = std::min(lo.y0, hi.y0);
+  const int x1 = std::max(lo.x1, hi.x1), y1 = std::max(lo.y1, hi.y1);
+  if (x0 <= x1 && y0 <= y1) drawn_ = LayerRect{x0, y0, x1 - x0 + 1, y1 - y0 + 1};
 }
 
 }  // namespace ps

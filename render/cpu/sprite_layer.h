@@ -42,20 +42,36 @@ struct SpriteLayerInput {
   const uint8_t* cmap = nullptr;   ///< 256 RGBA8 texels (mode 1), sampled linearly as the 1D texture is
 };
 
+/// A rectangle of layer pixels: columns [x, x + w), rows [y, y + h).
+struct LayerRect {
+  int x = 0, y = 0, w = 0, h = 0;
+  bool empty() const { return w <= 0 || h <= 0; }
+};
+
 class SpriteLayer {
  public:
   /// Clears the layer to transparent and draws the sprites in order. Rows are
   /// bottom-up (row 0 = framebuffer row view.y0), 4 bytes a pixel, premultiplied.
   /// `bands`: threads, each drawing a band of rows (the image does not depend
   /// on it); 0 picks 2 for 20 000 sprites or more on a multi-core machine, else 1.
+  /// The bands split the rows where the last draw's sprites were halved.
+  ///
+  /// `drawn()` is the drawn pixels' bounding box; only it is cleared on the
+  /// next draw, and the rest of the layer stays transparent, so a caller may
+  /// upload and composite that box alone. (A dam break fills a sixth of the window:
+  /// clearing, uploading and blending the whole layer cost more than the discs.)
   void draw(const SpriteLayerView& view, const SpriteLayerInput& in, int bands = 0);
   const std::vector<uint8_t>& pixels() const { return px_; }
   int width() const { return w_; }
   int height() const { return h_; }
+  /// The rectangle the last draw() touched; every pixel outside it is 0.
+  LayerRect drawn() const { return drawn_; }
 
  private:
   std::vector<uint8_t> px_;
+  std::vector<uint32_t> starts_;  ///< sprites per first row in the last draw, for the band split
   int w_ = 0, h_ = 0;
+  LayerRect drawn_;
 };
 
 }  // namespace ps

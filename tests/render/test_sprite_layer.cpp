@@ -133,3 +133,49 @@ TEST_CASE("Sprite layer: two bands of rows draw the same image as one", "[render
   for (size_t k = 3; k < one.pixels().size(); k += 4) lit += one.pixels()[k] > 0;
   CHECK(lit > one.pixels().size() / 8);  // the test draws something
 }
+
+TEST_CASE("Sprite layer: only the sprites' box is drawn, and the next draw clears it", "[render][sprites]") {
+  // The window uploads and composites drawn() alone: every lit pixel must lie
+  // in it, and a layer reused frame after frame must equal a fresh one (no
+  // trails where the sprites were), whatever the bands.
+  std::mt19937 g(11);
+  std::uniform_real_distribution<float> u(-3.f, 43.f), r(0.3f, 4.f);
+  SpriteLayer reused;
+  for (int frame = 0; frame < 6; ++frame) {
+    const size_t n = frame == 4 ? 0 : 50 + 40 * static_cast<size_t>(frame);  // frame 4: nothing to draw
+    std::vector<float> xy(2 * n), radius(n);
+    std::vector<uint8_t> rgba(4 * n, 180);
+    // Each frame a cluster somewhere else: the last frame's box must be cleared.
+    const float cx = 8.f + 5.f * static_cast<float>(frame), cy = 6.f + 3.f * static_cast<float>(frame % 3);
+    for (size_t i = 0; i < n; ++i) {
+      xy[2 * i] = cx + 0.15f * (u(g) - 20.f);
+      xy[2 * i + 1] = cy + 0.1f * (u(g) - 20.f);
+      radius[i] = r(g);
+    }
+    SpriteLayerInput in;
+    in.n = n;
+    in.xy = xy.data();
+    in.radius = radius.data();
+    in.rgba = rgba.data();
+    reused.draw(unit_view(), in, 1 + frame % 2);
+    SpriteLayer fresh;
+    fresh.draw(unit_view(), in, 1);
+    REQUIRE(reused.pixels() == fresh.pixels());
+    const LayerRect d = reused.drawn();
+    size_t lit = 0, outside = 0;
+    for (int y = 0; y < 30; ++y)
+      for (int x = 0; x < 40; ++x) {
+        if (px(reused, x, y)[3] == 0) continue;
+        ++lit;
+        if (x < d.x || x >= d.x + d.w || y < d.y || y >= d.y + d.h) ++outside;
+      }
+    CHECK(outside == 0);
+    if (n == 0) {
+      CHECK(d.empty());
+      CHECK(lit == 0);
+    } else {
+      CHECK(lit > 20);
+      CHECK(d.w < 40);  // a box, not the whole layer
+    }
+  }
+}
