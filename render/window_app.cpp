@@ -1427,7 +1427,7 @@ int run_window(const WindowOptions& options) {
     // UI.
     app.draw_panels();
     ImGui::Render();
-    app.clear_panel_backgrounds();
+    app.clear_panel_backgrounds();  // the panels' background, first in their draw lists
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     if (app.pending.screenshot) {

@@ -162,18 +162,20 @@ void App::draw_panels() {
   const ImGuiIO& io = ImGui::GetIO();
   const float H = io.DisplaySize.y, W = io.DisplaySize.x;
   const ImGuiWindowFlags side = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse;
-  // The side panels' background: a scissored clear before the UI is drawn
-  // (clear_panel_backgrounds), the colour ImGui would blend over the scene's.
+  // The side panels' background: a scissored clear at the start of each
+  // panel's draw list (clear_panel_backgrounds), the colour ImGui would blend over the scene's.
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   const float clear_rgb[3] = {projector ? 0.f : 0.043f, projector ? 0.f : 0.047f, projector ? 0.f : 0.059f};
-  panel_bg = {bg.x * bg.w + clear_rgb[0] * (1.f - bg.w), bg.y * bg.w + clear_rgb[1] * (1.f - bg.w),
-              bg.z * bg.w + clear_rgb[2] * (1.f - bg.w)};
   const auto begin_side = [&](const char* name, size_t k) {
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.f, 0.f, 0.f, 0.f));
     const bool open = ImGui::Begin(name, nullptr, side);
     ImGui::PopStyleColor();
+    PanelBackground& b = panel_backgrounds[k];
     const ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
-    panel_rects[k] = {p.x, p.y, sz.x, sz.y};
+    b.rect = {p.x, p.y, sz.x, sz.y};
+    b.rgb = {bg.x * bg.w + clear_rgb[0] * (1.f - bg.w), bg.y * bg.w + clear_rgb[1] * (1.f - bg.w),
+             bg.z * bg.w + clear_rgb[2] * (1.f - bg.w)};
+    b.draw_list = ImGui::GetWindowDrawList();
     return open;
   };
 
@@ -232,20 +234,43 @@ void App::draw_panels() {
   if (show_help) draw_help();
 }
 
-void App::clear_panel_backgrounds() const {
-  const ImGuiIO& io = ImGui::GetIO();
-  const float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
-  const float H = io.DisplaySize.y;
-  glEnable(GL_SCISSOR_TEST);
-  glClearColor(panel_bg[0], panel_bg[1], panel_bg[2], 1.f);
-  for (const auto& r : panel_rects) {
-    if (!(r[2] > 0.f && r[3] > 0.f)) continue;
-    const auto x0 = static_cast<GLint>(std::lround(r[0] * sx)), x1 = static_cast<GLint>(std::lround((r[0] + r[2]) * sx));
-    const auto y0 = static_cast<GLint>(std::lround((H - r[1] - r[3]) * sy)), y1 = static_cast<GLint>(std::lround((H - r[1]) * sy));
-    glScissor(x0, y0, std::max(0, x1 - x0), std::max(0, y1 - y0));
-    glClear(GL_COLOR_BUFFER_BIT);
+namespace {
+
+/// ImDrawCallback: a side panel's background, where ImGui would have drawn it
+/// (first in the panel's draw list). The backend's scissor test is on; every
+/// later command sets its own scissor box.
+void clear_panel_background(const ImDrawList*, const ImDrawCmd* cmd) {
+  const auto* b = static_cast<const App::PanelBackground*>(cmd->UserCallbackData);
+  const ImDrawData* dd = ImGui::GetDrawData();
+  if (!b || !dd) return;
+  // The backend's mapping of a clip rectangle to framebuffer pixels.
+  const ImVec2 s = dd->FramebufferScale;
+  const float x0 = (b->rect[0] - dd->DisplayPos.x) * s.x, x1 = (b->rect[0] + b->rect[2] - dd->DisplayPos.x) * s.x;
+  const float y0 = (b->rect[1] - dd->DisplayPos.y) * s.y, y1 = (b->rect[1] + b->rect[3] - dd->DisplayPos.y) * s.y;
+  const float fb_h = dd->DisplaySize.y * s.y;
+  if (!(x1 > x0 && y1 > y0)) return;
+  GLfloat previous[4];
+  glGetFloatv(GL_COLOR_CLEAR_VALUE, previous);
+  glScissor(static_cast<GLint>(x0), static_cast<GLint>(fb_h - y1), static_cast<GLsizei>(x1 - x0),
+            static_cast<GLsizei>(y1 - y0));
+  glClearColor(b->rgb[0], b->rgb[1], b->rgb[2], 1.f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  glClearColor(previous[0], previous[1], previous[2], previous[3]);
+}
+
+}  // namespace
+
+void App::clear_panel_backgrounds() {
+  for (PanelBackground& b : panel_backgrounds) {
+    auto* dl = static_cast<ImDrawList*>(b.draw_list);
+    b.draw_list = nullptr;
+    if (!dl || dl->CmdBuffer.Size == 0) continue;
+    ImDrawCmd cmd = dl->CmdBuffer[0];  // its offsets, clip and texture: nothing is drawn by it
+    cmd.ElemCount = 0;
+    cmd.UserCallback = clear_panel_background;
+    cmd.UserCallbackData = &b;
+    dl->CmdBuffer.push_front(cmd);
   }
-  glDisable(GL_SCISSOR_TEST);
 }
 
 // [SECTION] Scene ------------------------------------------------------------------

@@ -132,12 +132,17 @@ struct App {
   bool vsync = true;
   SpritePath sprite_path = SpritePath::Auto;  ///< settings view.sprites (render/gl_draw.h)
   float left_w = 340.f, right_w = 330.f;  ///< panel widths (logical px, scaled)
-  /// The side panels' rectangles (logical px: x, y, w, h) and their background
-  /// colour over the scene's clear colour: filled with a scissored clear before
-  /// the UI is drawn, in place of ImGui's blended, textured window background
-  /// (with software OpenGL that background cost about 1.5 ms a frame).
-  std::array<std::array<float, 4>, 2> panel_rects{};
-  std::array<float, 3> panel_bg{};
+  /// The side panels' background: their ImGui window background is left
+  /// transparent and a scissored clear in the colour ImGui would have blended
+  /// over the scene is put first in each panel's draw list (a callback), so it
+  /// keeps the window's place in ImGui's drawing order. With software OpenGL
+  /// the blended, textured background quad cost about 1.5 ms a frame.
+  struct PanelBackground {
+    std::array<float, 4> rect{};  ///< display coordinates: x, y, w, h
+    std::array<float, 3> rgb{};
+    void* draw_list = nullptr;    ///< this frame's ImDrawList of the panel, until the callback is put in
+  };
+  std::array<PanelBackground, 2> panel_backgrounds{};
 
   // [SECTION] Particles (reused every frame)
   ParticleTable table;
@@ -335,7 +340,7 @@ struct App {
   void rebuild_ui();
   float effective_ui_scale() const { return content_scale * user_scale * (projector ? 1.35f : 1.f); }
   void draw_panels();
-  void clear_panel_backgrounds() const;
+  void clear_panel_backgrounds();  ///< after ImGui::Render(): the panels' background callbacks
   void panel_scene();
   void panel_solver();
   void panel_presets();

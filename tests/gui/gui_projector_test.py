@@ -37,6 +37,11 @@ def main():
     def steps():
         connect(app, args, ready_timeout=20)
         normal, _ = panel_pixel(app, args)
+        # The panel's background (a scissored clear in its draw list, render/window_panels.cpp):
+        # the theme's WindowBg (0.085, 0.092, 0.113) at alpha 0.97 over the scene's clear colour.
+        want = tuple(round(255 * (b * 0.97 + c * 0.03)) for b, c in ((0.085, 0.043), (0.092, 0.047), (0.113, 0.059)))
+        if any(abs(a - b) > 2 for a, b in zip(normal, want)):
+            fail("panel background is %s, expected %s" % (normal, want))
         xdo(args, "key", "F2")
         m = app.expect(r"^ui scale=(\S+) user=(\S+) projector=(\d)")
         if m.group(3) != "1" or abs(float(m.group(1)) - 1.35) > 1e-3:

@@ -402,7 +402,7 @@ TEST_CASE("Sand collapse: APIC's run-out shrinks with the time step, FLIP's does
   // What mpm.granular_collapse's notes explain: APIC loses the sub-grid part
   // of the velocity at every transfer, so a smaller dt damps the flow more
   // (measured at grid 64, a = 2: 2.22 at dt, 1.80 at dt/4); FLIP carries the
-  // particles' own velocity and the same columns run out alike (2.40, 2.49).
+  // particles' own velocity and the same columns run out alike (2.38, 2.48).
   const double apic = collapse_runout("\"transfer\": \"apic\"", 1.0);
   const double apic4 = collapse_runout("\"transfer\": \"apic\"", 0.25);
   const double flip = collapse_runout("\"transfer\": \"flip\", \"flip_blend\": 1", 1.0);
