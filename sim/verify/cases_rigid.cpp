@@ -31,6 +31,41 @@ std::unique_ptr<Simulation> build(const std::string& text, const std::string& na
   return build_simulation(doc, "<verify:" + name + ">", scene_kind(doc), "cpu", threads);
 }
 
+/// What the momentum cases track while a scene runs: the largest drift of the
+/// total linear momentum (relative to `pscale`) and of the angular momentum
+/// (relative to |L0|), and p_x, p_y for the plot.
+struct MomentumTrace {
+  double worst = 0.0, worst_L = 0.0;
+  Series px, py;
+  std::string error;  ///< the step's message if one failed (the trace stops there)
+};
+
+/// Steps `sim` `steps` steps in chunks of `chunk`, sampling after each chunk;
+/// the plot's x is the simulated time (`x_time`) or the step count. `each`
+/// runs after every chunk (a case's own premise checks).
+template <class Each>
+MomentumTrace trace_momentum(Simulation& sim, int steps, int chunk, double pscale, bool x_time, Each each) {
+  MomentumTrace t;
+  const Diagnostics d0 = sim.diagnostics();
+  for (int s = 0; s < steps; s += chunk) {
+    const StepStatus st = sim.step(chunk);
+    if (!st.ok) {
+      t.error = st.message;
+      break;
+    }
+    each();
+    const Diagnostics d = sim.diagnostics();
+    t.worst = std::max(t.worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1]) / pscale);
+    t.worst_L = std::max(t.worst_L, std::fabs(d.angular_momentum - d0.angular_momentum) / std::fabs(d0.angular_momentum));
+    const double x = x_time ? sim.time() : static_cast<double>(s + chunk);
+    t.px.x.push_back(x);
+    t.px.y.push_back(d.momentum[0]);
+    t.py.x.push_back(x);
+    t.py.y.push_back(d.momentum[1]);
+  }
+  return t;
+}
+
 }  // namespace
 
 ArchimedesRun archimedes_run(double density_ratio, bool quick, int threads) {
@@ -198,7 +233,6 @@ CaseResult momentum(const Options& opt) {
     std::unique_ptr<Simulation> sim = build(text, "rigid.momentum_mpm", opt.threads);
     const Diagnostics d0 = sim->diagnostics();
     const double pscale = std::hypot(d0.momentum[0], d0.momentum[1]);
-    double worst = 0.0, worst_L = 0.0, exchanged = 0.0;
     // The premise: no wall acts. The matter's closest approach to the nodes on
     // the walls, in cells: a particle's quadratic stencil reaches the walls'
     // (constrained) layer only within half a cell of them.
@@ -208,30 +242,24 @@ CaseResult momentum(const Options& opt) {
     const double b_hi_x = mw.grid.origin.x + mw.grid.dx * (mw.grid.nx - mw.solver.boundary_nodes);
     const double b_hi_y = mw.grid.origin.y + mw.grid.dx * (mw.grid.ny - mw.solver.boundary_nodes);
     double clearance = 1e30;
-    Series px, py;
-    px.label = std::string(names[k]) + ": p_x";
-    py.label = std::string(names[k]) + ": p_y";
     const rigid::BodyState b0 = sim->rigid()->state(0);
-    for (int s = 0; s < steps; s += 10) {
-      StepStatus st = sim->step(10);
-      if (!st.ok) {
-        r.error = std::string(names[k]) + ": " + st.message;
-        return r;
-      }
-      const Diagnostics d = sim->diagnostics();
+    MomentumTrace tr = trace_momentum(*sim, steps, 10, pscale, false, [&] {
       for (size_t q = 0; q < mw.particles.size(); ++q) {
         const Vec2 x = mw.particles.x[q];
         clearance = std::min({clearance, x.x - b_lo_x, b_hi_x - x.x, x.y - b_lo_y, b_hi_y - x.y});
       }
-      worst = std::max(worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1]) / pscale);
-      worst_L = std::max(worst_L, std::fabs(d.angular_momentum - d0.angular_momentum) / std::fabs(d0.angular_momentum));
-      px.x.push_back(s + 10);
-      px.y.push_back(d.momentum[0]);
-      py.x.push_back(s + 10);
-      py.y.push_back(d.momentum[1]);
+    });
+    if (!tr.error.empty()) {
+      r.error = std::string(names[k]) + ": " + tr.error;
+      return r;
     }
+    const double worst = tr.worst, worst_L = tr.worst_L;
+    Series& px = tr.px;
+    Series& py = tr.py;
+    px.label = std::string(names[k]) + ": p_x";
+    py.label = std::string(names[k]) + ": p_y";
     const rigid::BodyState b1 = sim->rigid()->state(0);
-    exchanged = std::hypot(b1.velocity.x - b0.velocity.x, b1.velocity.y - b0.velocity.y) * b0.mass / pscale;
+    const double exchanged = std::hypot(b1.velocity.x - b0.velocity.x, b1.velocity.y - b0.velocity.y) * b0.mass / pscale;
     r.checks.push_back(make_check(std::string(names[k]) + ": momentum the body gave the matter / |p0| (the test has teeth)",
                                   exchanged, 0.2, 0.0, Compare::Above));
     r.checks.push_back(make_check(std::string(names[k]) + ": closest approach of the matter to the walls (cells from "
@@ -443,25 +471,17 @@ CaseResult dem_momentum(const Options& opt) {
     const double p0 = std::hypot(d0.momentum[0], d0.momentum[1]);
     const rigid::BodyState b0 = sim.rigid()->state(0);
     const int steps = static_cast<int>(0.25 / dt);
-    double worst = 0.0, worst_L = 0.0;
     Plot p;
     p.title = "Total momentum (grains + disk)";
     p.xlabel = "t (s)";
     p.ylabel = "p_x, p_y (N s)";
-    Series px, py;
+    MomentumTrace tr = trace_momentum(sim, steps, 50, p0, true, [] {});
+    if (!tr.error.empty()) throw std::runtime_error(tr.error);
+    const double worst = tr.worst, worst_L = tr.worst_L;
+    Series& px = tr.px;
+    Series& py = tr.py;
     px.label = "p_x";
     py.label = "p_y";
-    for (int s = 0; s < steps; s += 50) {
-      StepStatus st = sim.step(50);
-      if (!st.ok) throw std::runtime_error(st.message);
-      const Diagnostics dd = sim.diagnostics();
-      worst = std::max(worst, std::hypot(dd.momentum[0] - d0.momentum[0], dd.momentum[1] - d0.momentum[1]) / p0);
-      worst_L = std::max(worst_L, std::fabs(dd.angular_momentum - d0.angular_momentum) / std::fabs(d0.angular_momentum));
-      px.x.push_back(sim.time());
-      px.y.push_back(dd.momentum[0]);
-      py.x.push_back(sim.time());
-      py.y.push_back(dd.momentum[1]);
-    }
     const rigid::BodyState b1 = sim.rigid()->state(0);
     r.checks.push_back(make_check("momentum the disk gave the grains / |p0| (the test has teeth)",
                                   std::hypot(b1.velocity.x - b0.velocity.x, b1.velocity.y - b0.velocity.y) * b0.mass / p0,
@@ -528,25 +548,17 @@ CaseResult mixed_momentum(const Options& opt) {
     const Diagnostics d0 = sim->diagnostics();
     const double p0 = std::hypot(d0.momentum[0], d0.momentum[1]);
     const rigid::BodyState a0 = sim->rigid()->state(0), b0 = sim->rigid()->state(1);
-    double worst = 0.0, worst_L = 0.0;
     Plot p;
     p.title = "Total momentum (jelly + grains + bodies)";
     p.xlabel = "step";
     p.ylabel = "p_x, p_y (N s per metre of depth)";
-    Series px, py;
+    MomentumTrace tr = trace_momentum(*sim, steps, 10, p0, false, [] {});
+    if (!tr.error.empty()) throw std::runtime_error(tr.error);
+    const double worst = tr.worst, worst_L = tr.worst_L;
+    Series& px = tr.px;
+    Series& py = tr.py;
     px.label = "p_x";
     py.label = "p_y";
-    for (int s = 0; s < steps; s += 10) {
-      StepStatus st = sim->step(10);
-      if (!st.ok) throw std::runtime_error(st.message);
-      const Diagnostics d = sim->diagnostics();
-      worst = std::max(worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1]) / p0);
-      worst_L = std::max(worst_L, std::fabs(d.angular_momentum - d0.angular_momentum) / std::fabs(d0.angular_momentum));
-      px.x.push_back(s + 10);
-      px.y.push_back(d.momentum[0]);
-      py.x.push_back(s + 10);
-      py.y.push_back(d.momentum[1]);
-    }
     const rigid::BodyState a1 = sim->rigid()->state(0), b1 = sim->rigid()->state(1);
     const double pa = std::hypot(a0.velocity.x, a0.velocity.y) * a0.mass, pb = std::hypot(b0.velocity.x, b0.velocity.y) * b0.mass;
     r.checks.push_back(make_check("momentum the box gave the jelly / its own (the test has teeth)",
