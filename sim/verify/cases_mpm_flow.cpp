@@ -234,7 +234,7 @@ double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, int threads
 /// returns the world (the caller steps it).
 std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt, const char* boundary,
                                        double width, double height, int threads, double* x0_out, double* spacing_out,
-                                       double wall_friction = -1.0, const char* transfer = "\"transfer\": \"apic\"") {
+                                       double wall_friction, const char* transfer) {
   const double dx = 1.0 / grid, x0 = 3 * dx, y0 = 3 * dx, spacing = 0.5 * dx;
   char doc[2048];
   std::snprintf(doc, sizeof doc, R"({

@@ -3,9 +3,11 @@
 /// free-surface profiles, the flank angle of a sand pile, run-out lengths and
 /// the runs that produce them.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 #include "sim/mpm/mpm_particles.h"
+#include "sim/mpm/mpm_world.h"
 
 namespace ps {
 namespace verify {
@@ -79,6 +81,16 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt);
 /// angle psi (0: the default flow rule at constant volume).
 double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, int threads, double thickness = 0.03,
                           double time = 1.0, std::string* error = nullptr, double dilatancy_deg = 0.0);
+
+/// One column of `material_json` (a material object) `width` x `height`
+/// against the left wall of a 1 x 0.5 box (x0 = y0 = 3 cells), 4 particles per
+/// cell, released at t = 0 on the CPU backend; the caller steps it. `transfer`
+/// is the solver's transfer fields as JSON text. x0_out / spacing_out may be null.
+std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt, const char* boundary,
+                                       double width, double height, int threads, double* x0_out, double* spacing_out,
+                                       double wall_friction = -1.0, const char* transfer = "\"transfer\": \"apic\"");
+/// The largest particle x (the front of a collapse or a surge).
+double front_x(const MpmParticles& p);
 
 }  // namespace flow
 }  // namespace verify

@@ -3,12 +3,10 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <cstdio>
 #include <string>
 #include "sim/core/error.h"
 #include "sim/io/json.h"
-#include "sim/mpm/mpm_cpu.h"
 #include "sim/mpm/mpm_kernels.h"
 #include "sim/scene/scene.h"
 #include "sim/verify/mpm_flow.h"
@@ -360,39 +358,28 @@ namespace {
 /// a little noise, so it stops when the front has not moved 0.01 dx for 0.5 s.
 double collapse_runout(const char* transfer, double dt_factor) {
   const int grid = 64;
-  const double L0 = 0.1, a = 2.0, dx = 1.0 / grid, x0 = 3 * dx, spacing = 0.5 * dx;
+  const double L0 = 0.1, a = 2.0, dx = 1.0 / grid;
   const double dt = 1e-4 * std::sqrt(2e5 / 5e4) * (128.0 / grid) * dt_factor;
-  char doc[2048];
-  std::snprintf(doc, sizeof doc, R"({
-    "domain": {"size": [1, 0.5], "grid": %d},
-    "solver": {%s, "dt": %.9g, "boundary": "sticky", "gravity": [0, -9.8]},
-    "materials": {"m": {"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32}},
-    "bodies": [{"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "m", "spacing": %.9g}]
-  })",
-                grid, transfer, dt, x0, x0, x0 + L0, x0 + a * L0, spacing);
-  MpmScene scene = build_mpm_scene(Json::parse(doc, "column.json"), "column.json");
-  MpmWorld& w = *scene.world;
-  w.set_backend(std::make_unique<MpmCpuBackend>(2));
+  double x0 = 0, spacing = 0;
+  auto w = verify::flow::column_world(R"({"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32})",
+                                      grid, dt, "sticky", L0, a * L0, 2, &x0, &spacing, -1.0, transfer);
   const bool flip = std::string(transfer).find("flip") != std::string::npos;
   const int chunk = static_cast<int>(std::lround(0.05 / dt));
   double last = -1e30;
   int still = 0;
-  while (w.time() < 3.0) {
-    REQUIRE(w.step(chunk).ok);
-    double front = -1e30;
-    for (size_t k = 0; k < w.particles.size(); ++k) front = std::max<double>(front, w.particles.x[k].x);
+  while (w->time() < 3.0) {
+    REQUIRE(w->step(chunk).ok);
     if (flip) {
-      still = w.time() > 0.3 && std::fabs(front - last) < 0.01 * dx ? still + 1 : 0;
+      const double front = verify::flow::front_x(w->particles);
+      still = w->time() > 0.3 && std::fabs(front - last) < 0.01 * dx ? still + 1 : 0;
       last = front;
       if (still >= 10) break;
     } else {
-      const Diagnostics d = w.diagnostics();
-      if (w.time() > 0.3 && d.kinetic_energy / d.mass < 1e-6) break;
+      const Diagnostics d = w->diagnostics();
+      if (w->time() > 0.3 && d.kinetic_energy / d.mass < 1e-6) break;
     }
   }
-  double front = -1e30;
-  for (size_t k = 0; k < w.particles.size(); ++k) front = std::max<double>(front, w.particles.x[k].x);
-  return (front + 0.5 * spacing - x0 - L0) / L0;
+  return (verify::flow::front_x(w->particles) + 0.5 * spacing - x0 - L0) / L0;
 }
 
 }  // namespace
