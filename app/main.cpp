@@ -385,13 +385,14 @@ int cmd_run(const Args& a, bool default_headless) {
   }
   if (MpmWorld* w = sim->mpm(); w && w->heat_ledger().passes > 0) {
     const HeatLedger& L = w->heat_ledger();
-    char line[320];
+    char line[448];
     std::snprintf(line, sizeof line,
                   "heat %" PRId64 " passes (every %d substeps): %.3g PCG iterations per pass, %" PRId64
                   " unconverged, %" PRId64 " water particles emitted, %" PRId64 " converted, %.3f ms per pass "
-                  "(%.2f%% of the run)",
+                  "(%.2f%% of the run; the solve %.3f ms, %d unknowns at the last, %" PRId64 " solved on the device)",
                   L.passes, w->heat.interval, double(L.iterations) / double(L.passes), L.unconverged, L.emitted,
-                  L.converted, L.ms / double(L.passes), secs > 0 ? 100.0 * L.ms * 1e-3 / secs : 0.0);
+                  L.converted, L.ms / double(L.passes), secs > 0 ? 100.0 * L.ms * 1e-3 / secs : 0.0,
+                  L.solve_ms / double(L.passes), w->last_heat().unknowns, L.device_passes);
     emit(line);
   }
   if (!out_dir.empty() && !quiet) std::printf("output written to %s/\n", out_dir.c_str());

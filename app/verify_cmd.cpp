@@ -59,7 +59,8 @@ int cmd_verify(const Args& a) {
   opt.threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
   opt.dem_backend = a.get("backend", "cpu");
   if (opt.dem_backend != "cpu" && opt.dem_backend != "cuda")
-    throw UsageError("--backend: expected cpu or cuda (the backend of the DEM cases), got '" + opt.dem_backend + "'");
+    throw UsageError("--backend: expected cpu or cuda (the backend of the DEM cases and of heat.pcg_poisson's "
+                     "device solve), got '" + opt.dem_backend + "'");
   const std::string out = a.get("out", "out/verify");
   if (out.empty()) throw UsageError("--out: expected a folder, got an empty string");
 
@@ -107,7 +108,9 @@ int cmd_verify(const Args& a) {
 
   std::printf("verify: %zu case%s (%s), results in %s/\n", selected.size(), selected.size() == 1 ? "" : "s",
               opt.quick ? "quick" : "full", out.c_str());
-  if (opt.dem_backend != "cpu") std::printf("verify: the DEM cases run on the %s backend\n", opt.dem_backend.c_str());
+  if (opt.dem_backend != "cpu")
+    std::printf("verify: the DEM cases run on the %s backend (heat.pcg_poisson solves there too)\n",
+                opt.dem_backend.c_str());
   std::fflush(stdout);
 
   std::vector<verify::CaseResult> results;

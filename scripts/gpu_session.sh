@@ -9,6 +9,8 @@
 #   bench     sandbox bench: MPM and DEM scenes at growing sizes, both backends
 #   selfcheck `sandbox info --self-check` (the gate --backend auto uses), timed
 #   verify    `sandbox verify --only <the DEM cases> --backend cuda`
+#   heat      the heat pass's solve on the host and on the device (ice_cube at growing grids),
+#             and `sandbox verify --only heat.pcg_poisson --backend cuda`
 #   taichi    Taichi's own MPM examples on the same GPU (wheels from scripts/gpu_bundle.sh)
 # Carry .deps (scripts/gpu_bundle.sh: Catch2) and, for taichi, .whl.
 # Logs go to $OUT (or out/gpu): summary.txt plus logs.tar.gz.
@@ -135,6 +137,22 @@ for part in "$@"; do
     else
       log "taichi: no wheels carried (.whl)"
     fi
+    ;;
+  heat)
+    # The heat pass's linear solve on the host (IC(0)) against the device (Jacobi PCG), same
+    # scene and state: ice_cube refined, every pass solves (the plate heats the block).
+    log "heat: ice_cube, CUDA backend, solve on the host (device_solve=off) and on the device (on)"
+    for G in ${HEAT_GRIDS:-128 256 512 1024}; do
+      dt=$(python3 -c "print(1e-4*128/$G)")
+      for where in off on; do
+        line=$(timeout 120 $S run ice_cube --backend cuda --steps 400 --set domain.grid=$G --set solver.dt=$dt \
+          --set heat.device_solve=$where 2>&1 | grep -E "^heat [0-9]+ passes|rror")
+        log "grid $G solve $where: $line"
+      done
+    done
+    $S verify --only heat.pcg_poisson --backend cuda --out "$out/logs/verify_heat" 2>&1 | tail -6 |
+      tee -a "$out/summary.txt"
+    grep -o "Jacobi[^;]*;\|IC(0)[^;]*;" "$out/logs/verify_heat/summary.md" 2>/dev/null | tee -a "$out/summary.txt"
     ;;
   *) log "unknown part $part" ;;
   esac

@@ -787,7 +787,26 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
   classify(g, s, hp);
   deposit_sources(p, g, s, hp, dt, seed, extra_lamps);
   assemble(g, hp, dt);
-  const PcgResult r = solve_pcg(A_, b_, x_, hp.tolerance, hp.max_iterations, hp.preconditioner, work_);
+  const auto ts = std::chrono::steady_clock::now();
+  PcgResult r;
+  const bool device = linear_ && A_.n > 0 &&
+                      (hp.device_solve == HeatDeviceSolve::On ||
+                       (hp.device_solve == HeatDeviceSolve::Auto && A_.n >= kDeviceSolveFrom));
+  if (device) {
+    // The same guess for the host if the device fails part way (x_ is then
+    // half written): the pass goes on, the world hears of the failure.
+    guess_ = x_;
+    try {
+      r = linear_->solve(A_, b_, x_, hp.tolerance, hp.max_iterations);
+      report_.on_device = true;
+    } catch (const std::exception& e) {
+      report_.device_error = e.what();
+      x_ = guess_;
+    }
+  }
+  if (!report_.on_device)
+    r = solve_pcg(A_, b_, x_, hp.tolerance, hp.max_iterations, hp.preconditioner, work_);
+  report_.solve_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
   report_.iterations = r.iterations;
   report_.residual = r.relative_residual;
   report_.converged = r.converged;

@@ -67,6 +67,7 @@
 /// and lamps are measured separately (HeatReport).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 #include "sim/core/vec.h"
 #include "sim/mpm/materials.h"
@@ -77,6 +78,10 @@ namespace ps {
 
 enum class HeatPreconditioner : uint8_t { Jacobi = 0, IC0 = 1 };
 enum class AirModel : uint8_t { None = 0, Photons = 1, Convection = 2 };
+/// Where a device backend's heat pass solves its linear system: on the host
+/// (the preconditioner chosen), on the device (HeatLinearSolver: Jacobi PCG),
+/// or on the device from kDeviceSolveFrom unknowns on (auto).
+enum class HeatDeviceSolve : uint8_t { Off = 0, Auto = 1, On = 2 };
 
 /// One side of the domain for heat: insulated (no flux) or held at a
 /// temperature over its boundary layer of nodes (the grid's wall band).
@@ -119,6 +124,8 @@ struct HeatParams {
   double tolerance = 1e-8;        ///< PCG relative residual
   int max_iterations = 500;
   HeatPreconditioner preconditioner = HeatPreconditioner::IC0;
+  /// With a device backend (CUDA): where the system is solved (HeatDeviceSolve).
+  HeatDeviceSolve device_solve = HeatDeviceSolve::Auto;
   HeatWall walls[4];              ///< left, right, bottom, top
   std::vector<HeatPlate> plates;
   std::vector<HeatLamp> lamps;
@@ -172,6 +179,25 @@ struct PcgWork {
 PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
                     int max_iterations, HeatPreconditioner pre, PcgWork& work);
 
+/// A PCG that runs elsewhere: the CUDA backend's device (sim/mpm/heat_cuda.cu).
+/// The same iteration as solve_pcg with the Jacobi preconditioner (IC(0)'s
+/// triangular solves are sequential), its sums in a fixed order: the same
+/// result on every run on one device. x holds the initial guess. The relative
+/// residual it reports is recomputed on the host from the returned x.
+/// Device failures throw BackendError.
+class HeatLinearSolver {
+ public:
+  virtual ~HeatLinearSolver() = default;
+  virtual const char* name() const = 0;
+  virtual PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
+                          int max_iterations) = 0;
+};
+
+/// Unknowns from which HeatDeviceSolve::Auto solves on the device (below it
+/// the upload and the per-iteration launches cost more than the host's IC(0);
+/// measured in docs/benchmarks.md).
+constexpr int kDeviceSolveFrom = 20000;
+
 /// What one pass did.
 struct HeatReport {
   int iterations = 0;
@@ -188,6 +214,10 @@ struct HeatReport {
   double energy_solver = 0.0;
   /// Rounding the stored (float) temperatures made: sum cap (T_float - T_exact).
   double energy_rounding = 0.0;
+  bool on_device = false;      ///< the system was solved by the HeatLinearSolver
+  double solve_ms = 0.0;       ///< the solve (with its transfers to and from the device)
+  /// A device solve that failed (then the host solved this pass): the reason.
+  std::string device_error;
   int limited = 0;             ///< particles whose blended temperature the range limiter moved
   double energy_limited = 0.0; ///< |heat| it moved to the neighbours (not lost: redistributed)
   double melted = 0.0;         ///< ice mass melted this pass
@@ -216,6 +246,9 @@ class HeatSolver {
                         const std::vector<MaterialParams>& materials, const HeatParams& hp, double dt,
                         uint64_t seed, const std::vector<HeatLamp>& extra_lamps = {});
   const HeatReport& last() const { return report_; }
+  /// The device solver run() may use (HeatParams::device_solve), or null; not
+  /// owned: MpmWorld sets it from its backend around each pass.
+  void set_linear_solver(HeatLinearSolver* s) { linear_ = s; }
   /// Heat content and ice / water masses (reference temperature: T_ref below).
   static HeatTotals totals(const MpmParticles& p, const std::vector<MaterialParams>& materials);
   /// The reference temperature of the heat content: the lowest melting point
@@ -260,7 +293,7 @@ class HeatSolver {
   std::vector<int> unknown_of_;      ///< node -> unknown or -1
   std::vector<int> node_of_;         ///< unknown -> node
   HeatSystem A_;
-  std::vector<double> b_, x_;
+  std::vector<double> b_, x_, guess_;
   PcgWork work_;
   std::vector<int> robin_faces_;     ///< per unknown: empty faces (convection)
   // Virtual water.
@@ -269,6 +302,7 @@ class HeatSolver {
   std::vector<double> Tlim_, D_;  ///< the limiter's temperatures and redistributed heat
   std::vector<int> level_, fill_;
   float quantum_ = 0.f;
+  HeatLinearSolver* linear_ = nullptr;
   double flip_ = 1.0;
   double air_T4_ = 0.0;  ///< T_air^4 (K^4) of this pass's photons (0: none)
 };

@@ -11,6 +11,8 @@
 
 namespace ps {
 
+class HeatLinearSolver;
+
 /// Grab tool: particles `index[k]` are pulled towards `target + offset[k]`
 /// by a critically damped spring of stiffness `stiffness` (1/s^2), or
 /// stiffness_each[k] when given.
@@ -141,6 +143,9 @@ class MpmBackend {
   virtual BackendStats stats() const = 0;
   /// Device arrays for interop, or null (CPU backend).
   virtual const DeviceParticleView* device_view() { return nullptr; }
+  /// A solver for the heat pass's linear system on this backend's device
+  /// (sim/mpm/heat.h), owned by the backend, or null (CPU backend).
+  virtual HeatLinearSolver* heat_linear_solver() { return nullptr; }
   /// Grid after the last substep's update (node mass and velocity), for the
   /// teaching overlays. Empty before the first substep.
   virtual void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const = 0;

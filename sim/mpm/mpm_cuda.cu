@@ -41,6 +41,7 @@
 #include "sim/core/backend_error.h"
 #include "sim/cuda/cuda_check.h"
 #include "sim/cuda/cuda_info.h"
+#include "sim/mpm/heat_cuda.h"
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_fixed.h"
 #include "sim/mpm/mpm_kernels.h"
@@ -774,6 +775,7 @@ class MpmCudaBackend final : public MpmBackend {
   }
   ~MpmCudaBackend() override {
     cudaStreamSynchronize(stream_);
+    heat_.reset();
     drop_graphs();
     free_particles();
     cudaFree(gm_); cudaFree(gv_); cudaFree(gv_old_); cudaFree(gi_);
@@ -1012,6 +1014,11 @@ class MpmCudaBackend final : public MpmBackend {
               (use_graphs_ ? "one CUDA graph per run of substeps between reorders" : "direct launches (PS_CUDA_GRAPHS=0)") +
               (last_det_ ? "; deterministic fixed-point scatter" : "; float atomics");
     return s;
+  }
+
+  HeatLinearSolver* heat_linear_solver() override {
+    if (!heat_) heat_ = make_cuda_heat_solver(stream_);
+    return heat_.get();
   }
 
   const DeviceParticleView* device_view() override {
@@ -1415,6 +1422,7 @@ class MpmCudaBackend final : public MpmBackend {
   std::vector<Mat2> stage_C_, stage_F_;
   std::vector<float> stage_J_, stage_Jp_;
   std::vector<PolyModes> stage_poly_;
+  std::unique_ptr<HeatLinearSolver> heat_;  ///< the heat pass's solve on this device (made on first use)
 };
 
 std::unique_ptr<MpmBackend> make_cuda_backend() { return std::make_unique<MpmCudaBackend>(); }

@@ -383,8 +383,16 @@ void MpmWorld::heat_now() {
   last_heat_time_ = clock_.time;
   const size_t n0 = particles.size();
   const uint64_t seed = 0x4EA7ull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
+  HeatLinearSolver* device = nullptr;
+  if (heat.device_solve != HeatDeviceSolve::Off)
+    guarded("preparing the heat solve", AtFailure::DeviceAtClock, [&] { device = backend_->heat_linear_solver(); });
+  if (fallbacks_ != fallbacks_before) return;
+  heat_solver_.set_linear_solver(device);
   const HeatReport& rep = heat_solver_.run(particles, grid, solver, materials, heat, dt, seed, heat_tool);
+  heat_solver_.set_linear_solver(nullptr);
   HeatLedger& L = heat_ledger_;
+  if (rep.on_device) ++L.device_passes;
+  L.solve_ms += rep.solve_ms;
   ++L.passes;
   L.iterations += rep.iterations;
   if (!rep.converged) ++L.unconverged;
@@ -400,6 +408,10 @@ void MpmWorld::heat_now() {
   L.emitted += rep.emitted;
   L.converted += rep.converted;
   L.heat_time += dt;
+  // The device failed in the solve: the host solved the pass, and its result
+  // (in the host arrays) goes on on the CPU.
+  if (!rep.device_error.empty())
+    fall_back(rep.device_error, "solving the heat equation", AtFailure::HostAuthoritative);
   // Melting and water flow change mass, volume, velocity and material: the
   // device needs them (on the CPU backend this only re-buckets).
   host_changed();
@@ -498,7 +510,7 @@ namespace {
 template <class H, class F>
 void heat_fields(H& h, F&& f) {
   f(h.enabled); f(h.only); f(h.interval); f(h.time_scale); f(h.flip); f(h.tolerance); f(h.max_iterations);
-  f(h.preconditioner); f(h.walls); f(h.plates); f(h.lamps); f(h.air); f(h.air_temperature); f(h.emissivity);
+  f(h.preconditioner); f(h.device_solve); f(h.walls); f(h.plates); f(h.lamps); f(h.air); f(h.air_temperature); f(h.emissivity);
   f(h.photons); f(h.convection_h); f(h.water_flow); f(h.flow_down_rate); f(h.flow_level_rate); f(h.emit_volume);
   f(h.gamma);
 }

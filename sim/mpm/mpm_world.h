@@ -59,6 +59,8 @@ struct HeatLedger {
   double melted = 0.0;          ///< ice mass melted
   int64_t emitted = 0, converted = 0;
   double ms = 0.0, last_ms = 0.0;
+  double solve_ms = 0.0;        ///< the linear solves' part of ms
+  int64_t device_passes = 0;    ///< passes whose system the device solved
   double initial_heat = 0.0;    ///< heat content before the first pass
   bool have_initial = false;
   double heat_time = 0.0;       ///< heat time simulated (time_scale included)

@@ -78,7 +78,8 @@ struct Options {
   bool quick = false;      ///< the subset (and smaller sizes) that ctest runs
   int threads = 0;         ///< CPU backend threads (0: hardware concurrency)
   /// Backend of the DEM cases: "cpu" (the reference) or "cuda" (the same
-  /// cases on the device: `sandbox verify --backend cuda`, tests/cuda).
+  /// cases on the device: `sandbox verify --backend cuda`, tests/cuda); with
+  /// "cuda", heat.pcg_poisson also runs the device's heat solve.
   std::string dem_backend = "cpu";
 };
 

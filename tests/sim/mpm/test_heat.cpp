@@ -209,3 +209,107 @@ TEST_CASE("Moving particles stay within the temperatures around them (range limi
   CHECK(t.min_T >= -2.0 - 1e-4);  // nothing is colder than the ice was (air 25 C)
   CHECK(b->world->heat_ledger().melted > 1.0);
 }
+
+namespace {
+
+/// A stand-in for the CUDA backend's device solve (sim/mpm/heat_cuda.cu): the
+/// host's Jacobi PCG, counting its calls, or failing like a lost device.
+class CountingSolver final : public HeatLinearSolver {
+ public:
+  bool fail = false;
+  int calls = 0;
+  int last_n = 0;
+  const char* name() const override { return "test"; }
+  PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
+                  int max_iterations) override {
+    ++calls;
+    last_n = A.n;
+    if (fail) {
+      std::fill(x.begin(), x.end(), 1e30);  // half-written, as a device failing mid-copy could leave it
+      throw BackendError("CUDA error in heat solve: an illegal memory access was encountered", true);
+    }
+    return solve_pcg(A, b, x, tol, max_iterations, HeatPreconditioner::Jacobi, work_);
+  }
+
+ private:
+  PcgWork work_;
+};
+
+/// The CPU backend with a device solve attached: what the world sees of the CUDA backend.
+class CpuWithSolver final : public MpmBackend {
+ public:
+  explicit CpuWithSolver(HeatLinearSolver* s) : solver_(s) {}
+  std::string name() const override { return "cpu with a test heat solve"; }
+  void bind(MpmParticles* host) override { cpu_.bind(host); }
+  void host_changed() override { cpu_.host_changed(); }
+  void sync_to_host() override { cpu_.sync_to_host(); }
+  SubstepResult substep(const SubstepInput& in) override { return cpu_.substep(in); }
+  BackendStats stats() const override { return cpu_.stats(); }
+  void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override {
+    cpu_.read_grid(spec, mass, velocity);
+  }
+  HeatLinearSolver* heat_linear_solver() override { return solver_; }
+
+ private:
+  MpmCpuBackend cpu_{1};
+  HeatLinearSolver* solver_;
+};
+
+}  // namespace
+
+TEST_CASE("A device backend's heat solve gets the pass's system when the setting asks, and its answer is used",
+          "[heat]") {
+  // Reference: the host's own Jacobi PCG (what the stand-in runs), so the
+  // states must be bit-identical when the device path is taken.
+  auto host = ice_scene("ice_cube", 1, {"heat.preconditioner=jacobi"});
+  host->world->step(200);
+  for (const char* where : {"off", "auto", "on"}) {
+    CountingSolver solver;
+    auto s = ice_scene("ice_cube", 1, {"heat.preconditioner=jacobi", std::string("heat.device_solve=") + where});
+    s->world->set_backend(std::make_unique<CpuWithSolver>(&solver));
+    s->world->step(200);
+    const HeatLedger& L = s->world->heat_ledger();
+    INFO("device_solve=" << where << ": " << solver.calls << " device solves of " << L.passes << " passes");
+    REQUIRE(L.passes == 20);
+    const int unknowns = s->world->last_heat().unknowns;
+    REQUIRE(unknowns > 0);
+    REQUIRE(unknowns < kDeviceSolveFrom);  // ice_cube is small: auto keeps it on the host
+    if (std::string(where) == "on") {
+      CHECK(solver.calls == 20);
+      CHECK(L.device_passes == 20);
+      CHECK(s->world->last_heat().on_device);
+      CHECK(solver.last_n == unknowns);
+    } else {
+      CHECK(solver.calls == 0);
+      CHECK(L.device_passes == 0);
+    }
+    CHECK(state_hash(s->world->particles) == state_hash(host->world->particles));
+    CHECK(s->world->particles.temp == host->world->particles.temp);
+  }
+}
+
+TEST_CASE("A device heat solve that fails falls back to the host for that pass and to the CPU backend after it",
+          "[heat]") {
+  auto host = ice_scene("ice_cube", 1);
+  host->world->step(200);
+  CountingSolver solver;
+  solver.fail = true;
+  auto s = ice_scene("ice_cube", 1, {"heat.device_solve=on"});
+  s->world->set_backend(std::make_unique<CpuWithSolver>(&solver));
+  s->world->step(200);  // returns after the fallback (the caller steps on from there)
+  CHECK(s->world->step_count() == 10);
+  s->world->step(190);
+  REQUIRE(s->world->step_count() == 200);
+  CHECK(solver.calls == 1);  // the first pass failed; the world went on on the CPU backend
+  CHECK(s->world->fallback().happened);
+  CHECK(s->world->fallback().during == "solving the heat equation");
+  CHECK(s->world->fallback().resumed_step == s->world->fallback().failed_step);  // nothing rolled back
+  CHECK(s->world->backend_name().rfind("cpu", 0) == 0);
+  CHECK(s->world->take_notice().find("illegal memory access") != std::string::npos);
+  // The pass was solved on the host (IC(0), the scene's preconditioner) from
+  // the guess, not from what the failed solve left: the same state as a CPU run.
+  CHECK(s->world->heat_ledger().passes == 20);
+  CHECK(s->world->heat_ledger().device_passes == 0);
+  CHECK(state_hash(s->world->particles) == state_hash(host->world->particles));
+  CHECK(s->world->particles.temp == host->world->particles.temp);
+}
