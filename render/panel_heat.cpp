@@ -195,6 +195,18 @@ void App::panel_heat() {
     }
     help_marker("The conjugate gradient's preconditioner: IC(0) needs several times fewer iterations\n"
                 "than Jacobi on the same system (compare the iteration count below).");
+    if (w->backend_name().rfind("cuda", 0) == 0) {  // only a device backend can solve elsewhere
+      int where = static_cast<int>(heat.device_solve);
+      const char* wheres[3] = {"host (CPU)", "auto (device from 4000 unknowns)", "device (GPU)"};
+      if (ImGui::Combo("solve on", &where, wheres, 3)) {
+        heat.device_solve = static_cast<HeatDeviceSolve>(where);
+        const char* names[3] = {"off", "auto", "on"};
+        log("heat device_solve %s", names[where]);
+      }
+      help_marker("Where the heat equation's linear system is solved. The GPU runs a Jacobi PCG (IC(0)\n"
+                  "is sequential), so it needs more iterations but wins on large grids; the rest of the\n"
+                  "heat pass runs on the CPU either way. Compare 'cost' and 'solve' below.");
+    }
     float tol = static_cast<float>(heat.tolerance);
     if (ImGui::SliderFloat("tolerance", &tol, 1e-12f, 1e-2f, "%.0e", ImGuiSliderFlags_Logarithmic))
       heat.tolerance = std::clamp(static_cast<double>(tol), 1e-14, 0.1);
@@ -229,10 +241,10 @@ void App::panel_heat() {
       ImGui::PushStyleColor(ImGuiCol_Text, r.converged ? kGood : kWarn);
       ImGui::Text("%s", r.converged ? "converged" : "NOT converged");
       ImGui::PopStyleColor();
-      prop("PCG", "%d it., residual %.1e", r.iterations, r.residual);
+      prop("PCG", "%d it., residual %.1e%s", r.iterations, r.residual, r.on_device ? " (GPU)" : "");
       prop("unknowns", "%d nodes", r.unknowns);
       prop("heat step", "%s", duration_text(r.dt).c_str());
-      prop("cost", "%.2f ms a pass", L.last_ms);
+      prop("cost", "%.2f ms a pass (solve %.2f)", L.last_ms, r.solve_ms);
       prop("passes", "%" PRId64 " (%" PRId64 " unconv.)", L.passes, L.unconverged);
       prop("heat time", "%s", duration_text(L.heat_time).c_str());
       if (L.emitted > 0 || L.converted > 0)

@@ -141,10 +141,10 @@ for part in "$@"; do
   heat)
     # The heat pass's linear solve on the host (IC(0)) against the device (Jacobi PCG), same
     # scene and state: ice_cube refined, every pass solves (the plate heats the block).
-    log "heat: ice_cube, CUDA backend, solve on the host (device_solve=off) and on the device (on)"
+    log "heat: ice_cube, CUDA backend, heat.device_solve in ${HEAT_WHERE:-off on} (off: host IC(0), on: device)"
     for G in ${HEAT_GRIDS:-128 256 512 1024}; do
       dt=$(python3 -c "print(1e-4*128/$G)")
-      for where in off on; do
+      for where in ${HEAT_WHERE:-off on}; do
         line=$(timeout 120 $S run ice_cube --backend cuda --steps 400 --set domain.grid=$G --set solver.dt=$dt \
           --set heat.device_solve=$where 2>&1 | grep -E "^heat [0-9]+ passes|rror")
         log "grid $G solve $where: $line"
