@@ -1008,7 +1008,12 @@ void App::draw_banners() {
   } else if (!status_line.empty() && glfwGetTime() - status_time < 4.0) {
     ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h - 16.f * ui_scale), ImGuiCond_Always, ImVec2(0.5f, 1.f));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 6.f * ui_scale);
-    if (ImGui::Begin("##status", nullptr, f | ImGuiWindowFlags_NoInputs)) ImGui::TextUnformatted(status_line.c_str());
+    if (ImGui::Begin("##status", nullptr, f | ImGuiWindowFlags_NoInputs)) {
+      // Wrapped to the view (a long path would reach under the side panels).
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+      ImGui::TextUnformatted(status_line.c_str());
+      ImGui::PopTextWrapPos();
+    }
     ImGui::End();
     ImGui::PopStyleVar();
   }
