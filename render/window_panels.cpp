@@ -1030,7 +1030,7 @@ void App::draw_banners() {
 void App::draw_help() {
   const ScreenRect v = cam.viewport();
   ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowBgAlpha(0.96f);
+  ImGui::SetNextWindowBgAlpha(1.f);  // opaque: at 0.96 the side panels' widgets showed through where it overlaps them
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 8.f * ui_scale);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(20.f * ui_scale, 16.f * ui_scale));
   if (ImGui::Begin("Keys and mouse", &show_help,
@@ -1070,7 +1070,7 @@ void App::draw_help() {
         ImGui::TextUnformatted(r[0]);
         ImGui::PopStyleColor();
         ImGui::TableSetColumnIndex(1);
-        ImGui::TextUnformatted(r[1]);
+        ImGui::TextWrapped("%s", r[1]);  // long entries take a second line instead of being cut at the column
       }
       ImGui::EndTable();
     }
