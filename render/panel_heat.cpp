@@ -197,7 +197,8 @@ void App::panel_heat() {
                 "than Jacobi on the same system (compare the iteration count below).");
     if (w->backend_name().rfind("cuda", 0) == 0) {  // only a device backend can solve elsewhere
       int where = static_cast<int>(heat.device_solve);
-      const char* wheres[3] = {"host (CPU)", "auto (device from 4000 unknowns)", "device (GPU)"};
+      const std::string auto_label = "auto (device from " + std::to_string(kDeviceSolveFrom) + " unknowns)";
+      const char* wheres[3] = {"host (CPU)", auto_label.c_str(), "device (GPU)"};
       if (ImGui::Combo("solve on", &where, wheres, 3)) {
         heat.device_solve = static_cast<HeatDeviceSolve>(where);
         const char* names[3] = {"off", "auto", "on"};
@@ -241,7 +242,8 @@ void App::panel_heat() {
       ImGui::PushStyleColor(ImGuiCol_Text, r.converged ? kGood : kWarn);
       ImGui::Text("%s", r.converged ? "converged" : "NOT converged");
       ImGui::PopStyleColor();
-      prop("PCG", "%d it., residual %.1e%s", r.iterations, r.residual, r.on_device ? " (GPU)" : "");
+      prop("PCG", "%d it., residual %.1e%s", r.iterations, r.residual,
+           r.on_device ? (r.host_finish ? " (GPU, CPU finished)" : " (GPU)") : "");
       prop("unknowns", "%d nodes", r.unknowns);
       prop("heat step", "%s", duration_text(r.dt).c_str());
       prop("cost", "%.2f ms a pass (solve %.2f)", L.last_ms, r.solve_ms);

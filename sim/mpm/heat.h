@@ -217,6 +217,9 @@ struct HeatReport {
   /// Rounding the stored (float) temperatures made: sum cap (T_float - T_exact).
   double energy_rounding = 0.0;
   bool on_device = false;      ///< the system was solved by the HeatLinearSolver
+  /// The device's solve stopped unconverged and the host finished it from its x
+  /// (iterations count both).
+  bool host_finish = false;
   double solve_ms = 0.0;       ///< the solve (with its transfers to and from the device)
   /// A device solve that failed (then the host solved this pass): the reason.
   std::string device_error;

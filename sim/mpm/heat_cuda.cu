@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <vector>
 #include "sim/cuda/cuda_check.h"
 
@@ -41,7 +42,7 @@ struct DevSystem {
 };
 
 /// The scalars of the iteration, kept on the device. `rr` and `breakdown`
-/// come back to the host each iteration.
+/// (the first 16 bytes) come back to the host each iteration.
 struct DevScalars {
   double rr;         ///< r.r
   int breakdown;     ///< p.q <= 0: stop (the host's `break` before the update)
@@ -120,7 +121,11 @@ __global__ void update_kernel(DevSystem A, const DevScalars* s, const double* p,
                               double* r, double* z, double* part) {
   const double alpha = s->alpha;
   double v[2] = {0.0, 0.0};
-  for (int i = blockIdx.x * kThreads + threadIdx.x; i < A.n; i += gridDim.x * kThreads) {
+  // After a breakdown the host stops before the update: x and r stay as they
+  // are (0 * p would be NaN where p is not finite). Every thread still reaches
+  // the barrier in write_partials.
+  const int n = s->breakdown ? 0 : A.n;
+  for (int i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     x[i] += alpha * p[i];
     const double ri = r[i] - alpha * q[i];
     const double zi = ri / A.diag[i];
@@ -183,16 +188,19 @@ void grow(T*& p, size_t& cap, size_t n) {
 class CudaHeatSolver final : public HeatLinearSolver {
  public:
   explicit CudaHeatSolver(cudaStream_t stream) : stream_(stream) {
-    cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_s_), sizeof(DevScalars)), "cudaMallocHost (heat solve)");
-    cuda_check(cudaMalloc(reinterpret_cast<void**>(&s_), sizeof(DevScalars)), "cudaMalloc (heat solve)");
-    cuda_check(cudaMalloc(reinterpret_cast<void**>(&part_), kMaxBlocks * 3 * sizeof(double)), "cudaMalloc (heat solve)");
+    try {
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_s_), sizeof(DevScalars)), "cudaMallocHost (heat solve)");
+      cuda_check(cudaMalloc(reinterpret_cast<void**>(&s_), sizeof(DevScalars)), "cudaMalloc (heat solve)");
+      cuda_check(cudaMalloc(reinterpret_cast<void**>(&part_), kMaxBlocks * 3 * sizeof(double)),
+                 "cudaMalloc (heat solve)");
+    } catch (...) {
+      release();
+      throw;
+    }
   }
-  ~CudaHeatSolver() override {
-    for (double* p : {diag_, east_, north_, b_, x_, r_, z_, p_, q_, part_}) cudaFree(p);
-    for (int* p : {east_of_, north_of_, west_of_, south_of_}) cudaFree(p);
-    cudaFree(s_);
-    cudaFreeHost(host_s_);
-  }
+  ~CudaHeatSolver() override { release(); }
+  CudaHeatSolver(const CudaHeatSolver&) = delete;
+  CudaHeatSolver& operator=(const CudaHeatSolver&) = delete;
   const char* name() const override { return "CUDA, Jacobi"; }
 
   PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
@@ -223,7 +231,7 @@ class CudaHeatSolver final : public HeatLinearSolver {
 
     start_kernel<<<blocks, kThreads, 0, stream_>>>(D, b_, x_, r_, z_, p_, part_);
     reduce_kernel<3><<<1, kThreads, 0, stream_>>>(part_, blocks, s_, kStart);
-    read_scalars();
+    read_scalars(sizeof(DevScalars));
     const double bnorm = std::sqrt(host_s_->bb);
     if (!(bnorm > 0.0)) {
       std::fill(x.begin(), x.end(), 0.0);
@@ -240,7 +248,7 @@ class CudaHeatSolver final : public HeatLinearSolver {
         reduce_kernel<2><<<1, kThreads, 0, stream_>>>(part_, blocks, s_, kBeta);
         // The next direction goes ahead of the check (unused if this was the last).
         direction_kernel<<<blocks, kThreads, 0, stream_>>>(n, s_, z_, p_);
-        read_scalars();
+        read_scalars(kIterationBytes);
         if (host_s_->breakdown) break;
         rnorm = std::sqrt(host_s_->rr);
         if (rnorm <= tol * bnorm) break;
@@ -263,23 +271,39 @@ class CudaHeatSolver final : public HeatLinearSolver {
   }
 
  private:
-  void read_scalars() {
+  /// rr and breakdown: what the host needs after each iteration.
+  static constexpr size_t kIterationBytes = offsetof(DevScalars, rz);
+
+  void read_scalars(size_t bytes) {
     cuda_check(cudaGetLastError(), "heat solve kernels");
-    cuda_check(cudaMemcpyAsync(host_s_, s_, sizeof(DevScalars), cudaMemcpyDeviceToHost, stream_), "heat solve scalars");
+    cuda_check(cudaMemcpyAsync(host_s_, s_, bytes, cudaMemcpyDeviceToHost, stream_), "heat solve scalars");
     cuda_check(cudaStreamSynchronize(stream_), "heat solve");
   }
+  /// Vectors for n unknowns, grown by a quarter beyond the need (melting adds
+  /// unknowns pass by pass; cudaMalloc and cudaFree stall the device). The
+  /// capacity counts only once every buffer has it: a failed allocation
+  /// leaves cap_ at 0 and the next solve allocates again.
   void reserve(size_t n) {
     if (n <= cap_) return;
+    const size_t want = n + n / 4;
+    const size_t had = cap_;
+    cap_ = 0;
     size_t c = 0;
     for (double** p : {&diag_, &east_, &north_, &b_, &x_, &r_, &z_, &p_, &q_}) {
-      c = cap_;
-      grow(*p, c, n);
+      c = had;
+      grow(*p, c, want);
     }
     for (int** p : {&east_of_, &north_of_, &west_of_, &south_of_}) {
-      c = cap_;
-      grow(*p, c, n);
+      c = had;
+      grow(*p, c, want);
     }
-    cap_ = n;
+    cap_ = want;
+  }
+  void release() {
+    for (double* p : {diag_, east_, north_, b_, x_, r_, z_, p_, q_, part_}) cudaFree(p);
+    for (int* p : {east_of_, north_of_, west_of_, south_of_}) cudaFree(p);
+    cudaFree(s_);
+    cudaFreeHost(host_s_);
   }
 
   cudaStream_t stream_;

@@ -383,13 +383,18 @@ void MpmWorld::heat_now() {
   last_heat_time_ = clock_.time;
   const size_t n0 = particles.size();
   const uint64_t seed = 0x4EA7ull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
+  // The backend's device solve, lent for this pass only. If making it fails
+  // the world falls back (the host state is current) and the pass goes on
+  // with the host's solve: no heat time is lost.
   HeatLinearSolver* device = nullptr;
   if (heat.device_solve != HeatDeviceSolve::Off)
     guarded("preparing the heat solve", AtFailure::DeviceAtClock, [&] { device = backend_->heat_linear_solver(); });
-  if (fallbacks_ != fallbacks_before) return;
+  struct Lend {
+    HeatSolver& h;
+    ~Lend() { h.set_linear_solver(nullptr); }
+  } lend{heat_solver_};
   heat_solver_.set_linear_solver(device);
   const HeatReport& rep = heat_solver_.run(particles, grid, solver, materials, heat, dt, seed, heat_tool);
-  heat_solver_.set_linear_solver(nullptr);
   HeatLedger& L = heat_ledger_;
   if (rep.on_device) ++L.device_passes;
   L.solve_ms += rep.solve_ms;

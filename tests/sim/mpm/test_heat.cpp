@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include "sim/core/backend_error.h"
 #include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_cpu.h"
 #include "sim/scene/scene.h"
@@ -219,6 +220,7 @@ class CountingSolver final : public HeatLinearSolver {
   bool fail = false;
   int calls = 0;
   int last_n = 0;
+  int cap = 0;  ///< > 0: stop after this many iterations (a device Jacobi that runs out)
   const char* name() const override { return "test"; }
   PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
                   int max_iterations) override {
@@ -228,7 +230,7 @@ class CountingSolver final : public HeatLinearSolver {
       std::fill(x.begin(), x.end(), 1e30);  // half-written, as a device failing mid-copy could leave it
       throw BackendError("CUDA error in heat solve: an illegal memory access was encountered", true);
     }
-    return solve_pcg(A, b, x, tol, max_iterations, HeatPreconditioner::Jacobi, work_);
+    return solve_pcg(A, b, x, tol, cap > 0 ? cap : max_iterations, HeatPreconditioner::Jacobi, work_);
   }
 
  private:
@@ -288,8 +290,50 @@ TEST_CASE("A device backend's heat solve gets the pass's system when the setting
   }
 }
 
+TEST_CASE("Auto solves on the device from kDeviceSolveFrom unknowns; an unconverged device solve is finished on the host",
+          "[heat]") {
+  // ice_cube refined to 512 (dt scaled with dx): about 11 000 unknowns.
+  const std::vector<std::string> fine{"domain.grid=512", "solver.dt=2.5e-5"};
+  CountingSolver solver;
+  auto s = ice_scene("ice_cube", 1, fine);
+  s->world->set_backend(std::make_unique<CpuWithSolver>(&solver));
+  s->world->step(20);
+  REQUIRE(s->world->heat_ledger().passes == 2);
+  CHECK(s->world->last_heat().unknowns >= kDeviceSolveFrom);
+  CHECK(solver.calls == 2);
+  CHECK(s->world->heat_ledger().device_passes == 2);
+  CHECK_FALSE(s->world->last_heat().host_finish);
+  // A device solve that runs out of iterations: the host finishes it with
+  // the scene's preconditioner, so the pass converges like a host pass.
+  std::vector<std::string> capped = fine;
+  capped.push_back("heat.device_solve=on");
+  CountingSolver short_solver;
+  short_solver.cap = 2;
+  auto c = ice_scene("ice_cube", 1, capped);
+  c->world->set_backend(std::make_unique<CpuWithSolver>(&short_solver));
+  c->world->step(20);
+  auto h = ice_scene("ice_cube", 1, fine);  // the host's own solve (CPU backend)
+  h->world->step(20);
+  const HeatReport& r = c->world->last_heat();
+  CHECK(short_solver.calls == 2);
+  CHECK(r.on_device);
+  CHECK(r.host_finish);
+  CHECK(r.converged);
+  CHECK(r.residual <= 1e-8 * 1.0001);
+  CHECK(c->world->heat_ledger().unconverged == 0);
+  CHECK(r.iterations > 2);  // the device's two and the host's
+  // The same temperatures as the host's solve, to the solver tolerance.
+  const std::vector<float>& Tc = c->world->particles.temp;
+  const std::vector<float>& Th = h->world->particles.temp;
+  REQUIRE(Tc.size() == Th.size());
+  float worst = 0.f;
+  for (size_t i = 0; i < Tc.size(); ++i) worst = std::max(worst, std::fabs(Tc[i] - Th[i]));
+  CHECK(worst < 1e-3f);
+}
+
 TEST_CASE("A device heat solve that fails falls back to the host for that pass and to the CPU backend after it",
           "[heat]") {
+  reset_backend_failures_for_tests();
   auto host = ice_scene("ice_cube", 1);
   host->world->step(200);
   CountingSolver solver;
@@ -312,4 +356,5 @@ TEST_CASE("A device heat solve that fails falls back to the host for that pass a
   CHECK(s->world->heat_ledger().device_passes == 0);
   CHECK(state_hash(s->world->particles) == state_hash(host->world->particles));
   CHECK(s->world->particles.temp == host->world->particles.temp);
+  reset_backend_failures_for_tests();  // the failure above is process-wide (--backend auto's memory)
 }
