@@ -290,7 +290,7 @@ TEST_CASE("A device backend's heat solve gets the pass's system when the setting
   }
 }
 
-TEST_CASE("Auto solves on the device from kDeviceSolveFrom unknowns; an unconverged device solve is finished on the host",
+TEST_CASE("Auto solves on the device from kDeviceSolveFrom unknowns, and an unconverged device solve is finished on the host",
           "[heat]") {
   // ice_cube refined to 512 (dt scaled with dx): about 11 000 unknowns.
   const std::vector<std::string> fine{"domain.grid=512", "solver.dt=2.5e-5"};
