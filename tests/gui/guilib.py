@@ -60,8 +60,17 @@ def xenv():
 
 
 def xdo(args, *cmd):
-    subprocess.run([args.xdotool] + [str(c) for c in cmd], env=xenv(), check=True, timeout=10,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """Runs xdotool. On a loaded CI machine it once failed with status 1 on a plain key press
+    (a fresh-clone CI run, 2026-11-26: gui_mixed's ctrl+q, the app still up), so it is retried
+    twice, and a last failure reports xdotool's own message."""
+    argv = [args.xdotool] + [str(c) for c in cmd]
+    for attempt in range(3):
+        r = subprocess.run(argv, env=xenv(), timeout=10, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if r.returncode == 0:
+            return
+        time.sleep(0.3)
+    raise RuntimeError("%s exited with status %d: %s" % (" ".join(argv), r.returncode,
+                                                        r.stderr.decode(errors="replace").strip()))
 
 
 class App:
