@@ -389,7 +389,8 @@ int cmd_run(const Args& a, bool default_headless) {
     std::snprintf(line, sizeof line,
                   "heat %" PRId64 " passes (every %d substeps): %.3g PCG iterations per pass, %" PRId64
                   " unconverged, %" PRId64 " water particles emitted, %" PRId64 " converted, %.3f ms per pass "
-                  "(%.2f%% of the run; the solve %.3f ms, %d unknowns at the last, %" PRId64 " solved on the device)",
+                  "(%.2f%% of the run; the solve %.3f ms, %d unknowns at the last, %" PRId64
+                  " solved on the device)",
                   L.passes, w->heat.interval, double(L.iterations) / double(L.passes), L.unconverged, L.emitted,
                   L.converted, L.ms / double(L.passes), secs > 0 ? 100.0 * L.ms * 1e-3 / secs : 0.0,
                   L.solve_ms / double(L.passes), w->last_heat().unknowns, L.device_passes);

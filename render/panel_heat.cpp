@@ -201,8 +201,7 @@ void App::panel_heat() {
       const char* wheres[3] = {"host (CPU)", auto_label.c_str(), "device (GPU)"};
       if (ImGui::Combo("solve on", &where, wheres, 3)) {
         heat.device_solve = static_cast<HeatDeviceSolve>(where);
-        const char* names[3] = {"off", "auto", "on"};
-        log("heat device_solve %s", names[where]);
+        log("heat device_solve %s", kHeatDeviceSolveNames[where]);
       }
       help_marker("Where the heat equation's linear system is solved. The GPU runs a Jacobi PCG (IC(0)\n"
                   "is sequential), so it needs more iterations but wins on large grids; the rest of the\n"

@@ -118,6 +118,7 @@ PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vect
   const double bnorm = std::sqrt(dot(b, b, n));
   if (!(bnorm > 0.0)) {
     std::fill(x.begin(), x.end(), 0.0);
+    std::fill(w.q.begin(), w.q.end(), 0.0);  // A x
     res.converged = true;
     return res;
   }
@@ -156,11 +157,16 @@ PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vect
     }
     if (it > max_iterations) it = max_iterations;
   }
-  // The true residual (the recurrence drifts slightly).
-  A.apply(x, w.q);
+  return pcg_finish(A, b, x, it, bnorm, rnorm, tol, w.q);
+}
+
+PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b, const std::vector<double>& x, int iterations,
+                     double bnorm, double rnorm, double tol, std::vector<double>& q) {
+  A.apply(x, q);
   double rr = 0.0;
-  for (int i = 0; i < n; ++i) { const double e = b[i] - w.q[i]; rr += e * e; }
-  res.iterations = it;
+  for (int i = 0; i < A.n; ++i) { const double e = b[i] - q[i]; rr += e * e; }
+  PcgResult res;
+  res.iterations = iterations;
   res.relative_residual = std::sqrt(rr) / bnorm;
   res.converged = res.relative_residual <= tol * 1.0001 || rnorm <= tol * bnorm;
   return res;
@@ -797,7 +803,7 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
     // half written): the pass goes on, the world hears of the failure.
     guess_ = x_;
     try {
-      r = linear_->solve(A_, b_, x_, hp.tolerance, hp.max_iterations);
+      r = linear_->solve(A_, b_, x_, hp.tolerance, hp.max_iterations, work_);
       report_.on_device = true;
     } catch (const std::exception& e) {
       report_.device_error = e.what();
@@ -824,8 +830,7 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
   report_.unknowns = A_.n;
   // Row u of A x = b - r summed over u: sum C (T' - T) = (fluxes, which cancel
   // between free nodes) - dt sum r. The defect the tolerance leaves is -dt sum r.
-  if (A_.n > 0) {
-    A_.apply(x_, work_.q);
+  if (A_.n > 0) {  // work_.q holds A x_: every solve path above ends with pcg_finish
     for (int u = 0; u < A_.n; ++u) report_.energy_solver += (work_.q[static_cast<size_t>(u)] - b_[static_cast<size_t>(u)]) * dt;
   }
   // New grid temperatures and the energy ledger.

@@ -82,6 +82,8 @@ enum class AirModel : uint8_t { None = 0, Photons = 1, Convection = 2 };
 /// (the preconditioner chosen), on the device (HeatLinearSolver: Jacobi PCG),
 /// or on the device from kDeviceSolveFrom unknowns on (auto).
 enum class HeatDeviceSolve : uint8_t { Off = 0, Auto = 1, On = 2 };
+/// Their names in scene files, `--set` and the window's log, by value.
+inline constexpr const char* kHeatDeviceSolveNames[3] = {"off", "auto", "on"};
 
 /// One side of the domain for heat: insulated (no flux) or held at a
 /// temperature over its boundary layer of nodes (the grid's wall band).
@@ -172,25 +174,30 @@ struct PcgResult {
 };
 
 /// Preconditioned conjugate gradient for a HeatSystem; x holds the initial
-/// guess and receives the solution. Scratch vectors live in `work`.
+/// guess and receives the solution. Scratch vectors live in `work`; on
+/// return work.q holds A x (the pass's energy defect uses it again).
 struct PcgWork {
   std::vector<double> r, z, p, q, ic_d, ic_q;
 };
 PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
                     int max_iterations, HeatPreconditioner pre, PcgWork& work);
+/// The end every PCG shares: q = A x, the true relative residual against
+/// ||b|| = bnorm (the recurrence drifts slightly) and the verdict (rnorm: the
+/// recurrence's last ||r||).
+PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b, const std::vector<double>& x, int iterations,
+                     double bnorm, double rnorm, double tol, std::vector<double>& q);
 
 /// A PCG that runs elsewhere: the CUDA backend's device (sim/mpm/heat_cuda.cu).
 /// The same iteration as solve_pcg with the Jacobi preconditioner (IC(0)'s
 /// triangular solves are sequential), its sums in a fixed order: the same
-/// result on every run on one device. x holds the initial guess. The relative
-/// residual it reports is recomputed on the host from the returned x.
+/// result on every run on one device. x holds the initial guess; the result
+/// ends with pcg_finish on the host, so work.q holds A x as after solve_pcg.
 /// Device failures throw BackendError.
 class HeatLinearSolver {
  public:
   virtual ~HeatLinearSolver() = default;
-  virtual const char* name() const = 0;
   virtual PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                          int max_iterations) = 0;
+                          int max_iterations, PcgWork& work) = 0;
 };
 
 /// Unknowns from which HeatDeviceSolve::Auto solves on the device. Measured

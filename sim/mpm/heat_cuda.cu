@@ -201,10 +201,8 @@ class CudaHeatSolver final : public HeatLinearSolver {
   ~CudaHeatSolver() override { release(); }
   CudaHeatSolver(const CudaHeatSolver&) = delete;
   CudaHeatSolver& operator=(const CudaHeatSolver&) = delete;
-  const char* name() const override { return "CUDA, Jacobi"; }
-
   PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                  int max_iterations) override {
+                  int max_iterations, PcgWork& work) override {
     PcgResult res;
     const int n = A.n;
     if (n == 0) {
@@ -235,6 +233,7 @@ class CudaHeatSolver final : public HeatLinearSolver {
     const double bnorm = std::sqrt(host_s_->bb);
     if (!(bnorm > 0.0)) {
       std::fill(x.begin(), x.end(), 0.0);
+      work.q.assign(x.size(), 0.0);  // A x
       res.converged = true;
       return res;
     }
@@ -257,17 +256,7 @@ class CudaHeatSolver final : public HeatLinearSolver {
     }
     cuda_check(cudaMemcpyAsync(x.data(), x_, bytes, cudaMemcpyDeviceToHost, stream_), "heat solve download");
     cuda_check(cudaStreamSynchronize(stream_), "heat solve");
-    // The true residual on the host (as solve_pcg reports it).
-    A.apply(x, q_host_);
-    double rr = 0.0;
-    for (int i = 0; i < n; ++i) {
-      const double e = b[static_cast<size_t>(i)] - q_host_[static_cast<size_t>(i)];
-      rr += e * e;
-    }
-    res.iterations = it;
-    res.relative_residual = std::sqrt(rr) / bnorm;
-    res.converged = res.relative_residual <= tol * 1.0001 || rnorm <= tol * bnorm;
-    return res;
+    return pcg_finish(A, b, x, it, bnorm, rnorm, tol, work.q);  // the true residual, as solve_pcg reports it
   }
 
  private:
@@ -313,7 +302,6 @@ class CudaHeatSolver final : public HeatLinearSolver {
   int *east_of_ = nullptr, *north_of_ = nullptr, *west_of_ = nullptr, *south_of_ = nullptr;
   DevScalars* s_ = nullptr;
   DevScalars* host_s_ = nullptr;
-  std::vector<double> q_host_;
 };
 
 }  // namespace

@@ -515,9 +515,9 @@ namespace {
 template <class H, class F>
 void heat_fields(H& h, F&& f) {
   f(h.enabled); f(h.only); f(h.interval); f(h.time_scale); f(h.flip); f(h.tolerance); f(h.max_iterations);
-  f(h.preconditioner); f(h.device_solve); f(h.walls); f(h.plates); f(h.lamps); f(h.air); f(h.air_temperature); f(h.emissivity);
-  f(h.photons); f(h.convection_h); f(h.water_flow); f(h.flow_down_rate); f(h.flow_level_rate); f(h.emit_volume);
-  f(h.gamma);
+  f(h.preconditioner); f(h.device_solve); f(h.walls); f(h.plates); f(h.lamps); f(h.air); f(h.air_temperature);
+  f(h.emissivity); f(h.photons); f(h.convection_h); f(h.water_flow); f(h.flow_down_rate); f(h.flow_level_rate);
+  f(h.emit_volume); f(h.gamma);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <unistd.h>
 #include "sim/io/json_read.h"
 #include "sim/core/atomic_write.h"
@@ -288,7 +289,8 @@ void read_heat(ObjReader& r, HeatParams& h) {
   h.preconditioner = static_cast<HeatPreconditioner>(
       r.choice("preconditioner", static_cast<int>(h.preconditioner), {"jacobi", "ic0"}));
   h.device_solve = static_cast<HeatDeviceSolve>(
-      r.choice("device_solve", static_cast<int>(h.device_solve), {"off", "auto", "on"}));
+      r.choice("device_solve", static_cast<int>(h.device_solve),
+               std::vector<const char*>(std::begin(kHeatDeviceSolveNames), std::end(kHeatDeviceSolveNames))));
   if (const Json* ws = r.get("walls")) {
     ObjReader wr(*ws, r.field("walls"));
     const char* sides[4] = {"left", "right", "bottom", "top"};
@@ -670,10 +672,8 @@ Json mpm_scene_to_json(const MpmScene& scene) {
     hj.set("time_scale", Json::number(f2d(h.time_scale)));
     hj.set("flip", Json::number(f2d(h.flip)));
     hj.set("preconditioner", Json::string(h.preconditioner == HeatPreconditioner::IC0 ? "ic0" : "jacobi"));
-    if (h.device_solve != HeatDeviceSolve::Auto || hj.find("device_solve")) {
-      const char* where[3] = {"off", "auto", "on"};
-      hj.set("device_solve", Json::string(where[static_cast<int>(h.device_solve)]));
-    }
+    if (h.device_solve != HeatDeviceSolve::Auto || hj.find("device_solve"))
+      hj.set("device_solve", Json::string(kHeatDeviceSolveNames[static_cast<int>(h.device_solve)]));
     Json air = Json::object();
     if (const Json* old = hj.find("air")) air = *old;
     const char* models[3] = {"none", "photons", "convection"};

@@ -65,7 +65,7 @@ CaseResult pcg_poisson(const Options& opt) {
     const HeatPreconditioner pre = k == 1 ? HeatPreconditioner::IC0 : HeatPreconditioner::Jacobi;
     std::vector<double> x(u.size(), 0.0);
     const auto t0 = std::chrono::steady_clock::now();
-    PcgResult res = k == 2 ? device->heat_linear_solver()->solve(A, b, x, 1e-10, 2000)
+    PcgResult res = k == 2 ? device->heat_linear_solver()->solve(A, b, x, 1e-10, 2000, work)
                            : solve_pcg(A, b, x, 1e-10, 2000, pre, work);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     double err = 0.0;

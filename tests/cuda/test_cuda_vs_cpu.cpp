@@ -654,8 +654,8 @@ TEST_CASE("CUDA heat solve: the device's Jacobi PCG follows the host's on the sa
     const HeatSystem A = rough_system(nx, ny, z.capacity, x_ref, b);
     std::vector<double> x_host(x_ref.size(), 20.0), x_dev(x_ref.size(), 20.0), x_dev2(x_ref.size(), 20.0);
     const PcgResult h = solve_pcg(A, b, x_host, 1e-10, 5000, HeatPreconditioner::Jacobi, work);
-    const PcgResult d = dev->solve(A, b, x_dev, 1e-10, 5000);
-    const PcgResult d2 = dev->solve(A, b, x_dev2, 1e-10, 5000);
+    const PcgResult d = dev->solve(A, b, x_dev, 1e-10, 5000, work);
+    const PcgResult d2 = dev->solve(A, b, x_dev2, 1e-10, 5000, work);
     INFO(nx << " x " << ny << ": host " << h.iterations << " it. (" << h.relative_residual << "), device "
             << d.iterations << " it. (" << d.relative_residual << ")");
     CHECK(h.converged);
@@ -672,14 +672,14 @@ TEST_CASE("CUDA heat solve: the device's Jacobi PCG follows the host's on the sa
   const HeatSystem A = rough_system(16, 16, 1.0, x_ref, b);
   std::fill(b.begin(), b.end(), 0.0);
   std::vector<double> x(b.size(), 5.0);
-  const PcgResult z = dev->solve(A, b, x, 1e-10, 100);
+  const PcgResult z = dev->solve(A, b, x, 1e-10, 100, work);
   CHECK(z.converged);
   CHECK(z.iterations == 0);
   CHECK(std::all_of(x.begin(), x.end(), [](double v) { return v == 0.0; }));
   // The iteration cap is honoured and reported as not converged.
   std::vector<double> xc(b.size(), 0.0), bc;
   const HeatSystem Ac = rough_system(200, 200, 0.01, x_ref, bc);
-  const PcgResult c = dev->solve(Ac, bc, xc, 1e-12, 3);
+  const PcgResult c = dev->solve(Ac, bc, xc, 1e-12, 3, work);
   CHECK(c.iterations == 3);
   CHECK_FALSE(c.converged);
 }

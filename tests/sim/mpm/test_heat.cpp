@@ -221,20 +221,16 @@ class CountingSolver final : public HeatLinearSolver {
   int calls = 0;
   int last_n = 0;
   int cap = 0;  ///< > 0: stop after this many iterations (a device Jacobi that runs out)
-  const char* name() const override { return "test"; }
   PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                  int max_iterations) override {
+                  int max_iterations, PcgWork& work) override {
     ++calls;
     last_n = A.n;
     if (fail) {
       std::fill(x.begin(), x.end(), 1e30);  // half-written, as a device failing mid-copy could leave it
       throw BackendError("CUDA error in heat solve: an illegal memory access was encountered", true);
     }
-    return solve_pcg(A, b, x, tol, cap > 0 ? cap : max_iterations, HeatPreconditioner::Jacobi, work_);
+    return solve_pcg(A, b, x, tol, cap > 0 ? cap : max_iterations, HeatPreconditioner::Jacobi, work);
   }
-
- private:
-  PcgWork work_;
 };
 
 /// The CPU backend with a device solve attached: what the world sees of the CUDA backend.
