@@ -28,13 +28,14 @@ const MaterialField kSnow[] = {
 };
 const MaterialField kSand[] = {
     PS_ELASTIC_FIELDS,
-    {"friction_angle", &M::friction_angle, 0.0, 89.0, 0.f, 60.f, false, "%.1f deg",
-     "Internal friction angle phi of the plane-strain Mohr-Coulomb cone (degrees)."},
+    {"friction_angle", &M::friction_angle, 0.0, 44.0, 0.f, 44.f, false, "%.1f deg",
+     "Friction angle phi = the angle of repose (degrees, at most 44): a poured pile stands and a sheared layer "
+     "slides at phi. The plane-strain Mohr-Coulomb cone behind it is wider, sin(phi_mc) = tan(phi) (Davis 1968)."},
     {"cohesion", &M::cohesion, 0.0, 1e12, 0.f, 1e5f, true, "%.4g",
      "Mohr-Coulomb cohesion c, a stress in the scene's units (0: dry, cohesionless sand)."},
     {"dilatancy", &M::dilatancy, 0.0, 89.0, 0.f, 60.f, false, "%.1f deg",
-     "Dilatancy angle psi (degrees, at most phi): dense sand expands as it shears, which lets a slope stand at phi; "
-     "0: plastic flow at constant volume (a sheared layer then holds only atan(sin phi))."},
+     "Dilatancy angle psi (degrees, at most phi): dense sand expands as it shears, which lets it hold slopes "
+     "steeper than phi until it has loosened to the critical state; 0: plastic flow at constant volume."},
     {"dilation_limit", &M::dilation_limit, 0.0, 4.6, 0.f, 0.5f, false, "%.3f",
      "Plastic volume strain ln Jp at which dilatancy has died out (the critical state): psi falls linearly to 0 "
      "as the grains loosen (0: no dilatancy; at most 4.6, ln of Jp's clamp 100)."},

@@ -258,8 +258,26 @@ PS_HD void sand_return_map(float mu, float la, float sin_phi, float cos_phi, flo
   }
 }
 
+/// The largest friction_angle a sand takes (degrees): the cone below needs
+/// tan(phi) < 1 (at 44 deg its own angle is 75 deg).
+constexpr float kSandMaxFrictionAngle = 44.f;
+
+/// sin of the Mohr-Coulomb cone's angle for a sand whose friction_angle phi
+/// is its angle of repose. A layer sheared at constant volume (psi = 0) in
+/// plane strain drives its stress to sigma_xx = sigma_yy and then slides at
+/// tan(slope) = sin(phi_mc) (Davis 1968, see sand_dilatant_return), so the
+/// slope a user sees flowing is phi when sin(phi_mc) = tan(phi): the cone is
+/// wider than phi (25 -> 27.8, 30 -> 35.3, 35 -> 44.4 deg), and a sand set to phi
+/// keeps a poured pile and a tilted layer at phi (mpm.angle_of_repose).
+/// Cohesion c is the cone's: the apex lies at c cot(phi_mc).
+PS_HD float sand_cone_sin(float friction_angle_deg) {
+  const float a = fminf(friction_angle_deg, kSandMaxFrictionAngle) * 3.14159265f / 180.f;
+  return tanf(fmaxf(a, 0.f));
+}
+
 /// Sand: Mohr-Coulomb return mapping in Hencky strain (Klar et al. 2016,
-/// with the plane-strain cone of sand_return_map above), optional cohesion.
+/// with the plane-strain cone of sand_return_map above, its angle set from
+/// the angle of repose by sand_cone_sin), optional cohesion.
 PS_HD Mat2 sand_update(const MaterialParams& m, Mat2& F, float& Jp) {
   float mu, la;
   lame(m, mu, la);
@@ -282,7 +300,8 @@ PS_HD Mat2 sand_update(const MaterialParams& m, Mat2& F, float& Jp) {
     const float left = m.dilation_limit > 0.f ? 1.f - logf(fmaxf(Jp, 1e-6f)) / m.dilation_limit : 0.f;
     if (left > 0.f) sin_psi = sinf(fminf(m.dilatancy * 3.14159265f / 180.f, phi) * fminf(left, 1.f));
   }
-  sand_return_map(mu, la, sinf(phi), cosf(phi), m.cohesion, eps, sin_psi);
+  const float sin_mc = sand_cone_sin(m.friction_angle);
+  sand_return_map(mu, la, sin_mc, sqrtf(1.f - sin_mc * sin_mc), m.cohesion, eps, sin_psi);
   sig = Vec2{expf(eps.x), expf(eps.y)};
   F = U * Mat2::diag(sig.x, sig.y) * transpose(V);
   Jp = clampf(Jp * (old_j / (sig.x * sig.y)), 1e-2f, 1e2f);
