@@ -143,7 +143,9 @@ PS_HD float sand_apex_trace(float mu, float la, float sin_phi, float cos_phi, fl
 
 /// Sand with dilatancy (a non-associated flow rule, dilatancy angle psi): the
 /// return of a trial state outside the cone (see sand_return_map below for the
-/// cone in Hencky strain). The flow potential is Mohr-Coulomb's with psi in
+/// cone in Hencky strain; phi in this function and in sand_return_map is the
+/// cone's own angle phi_mc, which sand_update sets from the scene's angle of
+/// repose by sand_cone_sin). The flow potential is Mohr-Coulomb's with psi in
 /// place of phi, g = |tau1 - tau2| / 2 + (tau1 + tau2) / 2 sin(psi), so with
 /// e1 >= e2 the plastic strain increment is
 ///   d eps_p = dgamma (1/2 (1 + sin psi), 1/2 (-1 + sin psi)):
@@ -158,7 +160,10 @@ PS_HD float sand_apex_trace(float mu, float la, float sin_phi, float cos_phi, fl
 /// strain: a layer shearing along a plane (an infinite slope, a shear box)
 /// holds a stress ratio tau / sigma_n = sin phi cos psi / (1 - sin phi sin psi),
 /// sin phi for psi = 0 and tan phi for psi = phi. Dilatancy is what lets a
-/// confined layer build the lateral stress that holds a slope at phi.
+/// confined layer build the lateral stress that holds a slope steeper than
+/// its constant-volume angle atan(sin phi). The same layer's cohesion is
+/// c cos phi (at psi = 0): a sheared cohesive layer holds
+/// tau = c cos phi_mc + sigma_n tan(angle of repose).
 /// A trial state in tension returns the same way: the flow direction reaches
 /// the cone (in compression) when tr <= d sin(psi) without cohesion, so a
 /// dilatant layer stretched in one direction and pressed in the other keeps
@@ -271,8 +276,11 @@ constexpr float kSandMaxFrictionAngle = 44.f;
 /// keeps a poured pile and a tilted layer at phi (mpm.angle_of_repose).
 /// Cohesion c is the cone's: the apex lies at c cot(phi_mc).
 PS_HD float sand_cone_sin(float friction_angle_deg) {
-  const float a = fminf(friction_angle_deg, kSandMaxFrictionAngle) * 3.14159265f / 180.f;
-  return tanf(fmaxf(a, 0.f));
+  // Clamped to [0, 44] by comparisons, so a NaN angle stays NaN (and the
+  // blow-up check reports it) instead of becoming a cone.
+  float a = friction_angle_deg > kSandMaxFrictionAngle ? kSandMaxFrictionAngle : friction_angle_deg;
+  a = a < 0.f ? 0.f : a;
+  return tanf(a * 3.14159265f / 180.f);
 }
 
 /// Sand: Mohr-Coulomb return mapping in Hencky strain (Klar et al. 2016,

@@ -271,7 +271,7 @@ void read_material(ObjReader& r, MaterialParams& m, std::string& melts_into) {
   }
   if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle)
     r.fail("dilatancy", "the dilatancy angle psi (" + fmt("%g", m.dilatancy) + " deg) cannot exceed friction_angle (" +
-                            fmt("%g", m.friction_angle) + " deg): psi = phi is the associated flow rule, the most a sand dilates");
+                            fmt("%g", m.friction_angle) + " deg, the angle of repose): psi = phi is the most a sand dilates here");
   melts_into = r.string("melts_into", "");
   if (!melts_into.empty() && !(m.latent_heat > 0.f))
     r.fail("melts_into", "a melting material needs latent_heat > 0");

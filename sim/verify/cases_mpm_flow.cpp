@@ -468,8 +468,10 @@ CaseResult granular_collapse(const Options& opt) {
       "several materials. Why FLIP is the checked transfer (since 2026-11-26; APIC before): APIC's run-out depends on "
       "the time step without a limit, because each transfer damps the sub-grid shear once per step (with the earlier "
       "cone, sin(phi_mc) = sin(phi), at a = 4: 6.46, 6.13, 5.49, 4.80, 4.18 and 3.62 for dt, dt/2, dt/4, dt/8, dt/16 "
-      "and dt/32, and tests/sim/mpm/test_sand.cpp asserts the trend at grid 64), so no APIC value is the model's "
-      "prediction; FLIP (flip_blend 1) damps nothing in the transfer and its run-out does not depend on dt (this "
+      "and dt/32; with this cone a = 0.5 gives 0.42, 0.39 and 0.36 and a = 4 4.75, 4.15 and 3.38 at dt, dt/4 and "
+      "dt/16; tests/sim/mpm/test_sand.cpp asserts the trend at grid 64), so no APIC value is the model's prediction. "
+      "The APIC series above would miss a = 0.5 (-30 %) at this dt and pass the others; checked at dt/16 it would "
+      "miss a = 0.5 and a = 4. FLIP (flip_blend 1) damps nothing in the transfer and its run-out does not depend on dt (this "
       "cone, measured 2026-11-26: a = 0.5 0.50 and 0.47, a = 4 4.60 and 4.70 at dt and dt/4; the earlier cone: "
       "a = 4 6.89, 6.80 and 7.28 at dt, dt/4 and dt/16). Resolution (FLIP, grid 256, dt scaled with dx, measured "
       "2026-11-26): a = 0.5 0.58, a = 1 1.26, a = 2 2.86 and a = 4 4.85, against 0.50, 1.13, 2.54 and 4.60 at grid 128 (14 % apart at most). The sand's friction angle is its angle of repose "
@@ -481,7 +483,7 @@ CaseResult granular_collapse(const Options& opt) {
       "(stress free), so the layer loses its friction and slides on. With this cone the tail is a quarter as long: at "
       "a = 4 it adds 0.52 L0 to FLIP's run-out (4.60 against 4.08 without it; the 'without the tail' values above), "
       "against 2.23 L0 with APIC and the earlier cone (6.46 against 4.23); at small a the deposit's own wedge tip is "
-      "thinner than 1.5 dx and counts as tail too. Rousseau et al. (2023), \"Revisiting "
+      "thinner than 1.5 dx and counts as tail too (a flank of 32 deg is thinner than 1.5 dx over its last 0.19 L0). Rousseau et al. (2023), \"Revisiting "
       "the role of friction coefficients in granular collapses\", J. Fluid Mech., report that a constant-friction "
       "(Drucker-Prager) continuum recovers the a^(2/3) law when its friction is set to the avalanche angle rather "
       "than the stop angle, and that side-wall friction in a channel matters; the plane-strain model here has no "
@@ -508,7 +510,7 @@ CaseResult angle_of_repose(const Options& opt) {
       "phi_mc cos psi / (1 - sin phi_mc sin psi): E. H. Davis (1968), \"Theories of plasticity and the failure of "
       "soil masses\", in I. K. Lee (ed.), Soil Mechanics: Selected Topics, Butterworths. At constant volume (psi = "
       "0) that is sin phi_mc, so the sand's cone is set to sin phi_mc = tan phi and its flowing slope is phi; a dense "
-      "dilatant sand (psi = phi) holds steeper slopes, up to Davis's peak, until it has loosened.";
+      "dilatant sand (psi = phi) holds steeper slopes than phi until it has loosened.";
   const double t0 = flow::now_seconds();
   flow::PileOptions po;
   const double dx = 1.0 / po.grid;
@@ -522,7 +524,7 @@ CaseResult angle_of_repose(const Options& opt) {
             "layer 0.03 thick (3.8 cells) filling a 6 x 0.5 box from wall to wall on the sticky floor, gravity tilted "
             "(tilting table: settle 0.3 s under vertical gravity, tilt in 20 steps over 0.5 s, hold 1 s), mean "
             "particle speed in the middle 40 % at the end; the default sand (psi = 0) at phi - 3 and phi + 1 deg, the "
-            "dilatant sand (psi = phi, dilation_limit 0.15) at phi + 1 deg and 1 deg past Davis's peak.";
+            "dilatant sand (psi = phi, dilation_limit 0.15) at phi + 1 deg.";
   Series meas{"MPM pile angle", {}, {}, true, false};
   Series ref{"angle = phi", {20, 40}, {20, 40}, false, true};
   // The three piles are independent: run them side by side, one backend
@@ -541,20 +543,15 @@ CaseResult angle_of_repose(const Options& opt) {
   // The slope directly: an infinite slope (a long layer between walls under
   // tilted gravity). The default sand (psi = 0, constant volume) must stand at
   // phi - 3 deg and flow at phi + 1 deg; the dense dilatant one (psi = phi,
-  // dying out at the default dilation_limit) holds at phi + 1 deg and flows
-  // past Davis's peak, tan(beta) = s cos psi / (1 - s sin psi), s = tan phi.
-  auto davis_peak = [](double phi) {
-    const double deg = 3.14159265358979323846 / 180.0, s = std::tan(phi * deg), psi = phi * deg;
-    return std::atan(s * std::cos(psi) / (1.0 - s * std::sin(psi))) / deg;
-  };
-  double still[3] = {0, 0, 0}, moving[3] = {0, 0, 0}, still_d[3] = {0, 0, 0}, moving_d[3] = {0, 0, 0};
-  std::string terr[12];
+  // dying out at the default dilation_limit) must hold at phi + 1 deg, above
+  // its angle of repose (it has to dilate to shear).
+  double still[3] = {0, 0, 0}, moving[3] = {0, 0, 0}, still_d[3] = {0, 0, 0};
+  std::string terr[9];
   {
     auto tilt_run = [&](int k) {
       still[k] = flow::tilted_layer_speed(phis[k], phis[k] - 3.0, po.grid, 1, 0.03, 1.0, &terr[k]);
       moving[k] = flow::tilted_layer_speed(phis[k], phis[k] + 1.0, po.grid, 1, 0.03, 1.0, &terr[3 + k]);
       still_d[k] = flow::tilted_layer_speed(phis[k], phis[k] + 1.0, po.grid, 1, 0.03, 1.0, &terr[6 + k], phis[k]);
-      moving_d[k] = flow::tilted_layer_speed(phis[k], davis_peak(phis[k]) + 1.0, po.grid, 1, 0.03, 1.0, &terr[9 + k], phis[k]);
     };
     if (opt.threads == 1) {
       for (int k = 0; k < 3; ++k) tilt_run(k);
@@ -579,10 +576,7 @@ CaseResult angle_of_repose(const Options& opt) {
                                   moving[k], 0.05, 0, Compare::Above, "m/s"));
     r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg, dilatancy psi = phi: dense layer tilted phi + 1 deg stands",
                                   still_d[k], 0.01, 0, Compare::Below, "m/s"));
-    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg, dilatancy psi = phi: layer tilted " +
-                                      fmt("%.1f", davis_peak(phi) + 1.0) + " deg (Davis's peak + 1) flows",
-                                  moving_d[k], 0.05, 0, Compare::Above, "m/s"));
-    for (const std::string& e : {terr[k], terr[3 + k], terr[6 + k], terr[9 + k]})
+    for (const std::string& e : {terr[k], terr[3 + k], terr[6 + k]})
       if (!e.empty()) r.error = e;
     r.notes += "phi " + fmt("%.0f", phi) + ": " + fmt("%.2f", run.fit.angle) + " deg (flanks " + fmt("%.2f", run.fit.angle_left) +
                " / " + fmt("%.2f", run.fit.angle_right) + ", height " + fmt("%.4f", run.fit.height) + ", " +
@@ -602,14 +596,19 @@ CaseResult angle_of_repose(const Options& opt) {
       "this box the 30 deg sand tilted to 27 deg slid at 0.105 m/s after 1 s; Davis gives 0.083 m/s^2). The box: "
       "the end walls hold a layer back (the downhill one takes a passive wedge). In the 1-long box of the earlier "
       "protocol that layer crept at 0.0005 m/s, in a 3-long box at 0.017 m/s, which hid that miss at 30 deg; in this "
-      "6-long box the middle slides as a block on a Coulomb base would (the speeds above, within 20 %). Dilatancy: a dense sand with psi = phi holds steeper slopes "
-      "than its angle of repose, up to Davis's peak tan(beta) = sin phi_mc cos psi / (1 - sin phi_mc sin psi) (27.8, "
-      "35.1 and 43.8 deg), until it has dilated by ln Jp = dilation_limit (0.15, the critical state), and then flows "
-      "at phi, as real sand's angle of maximum stability exceeds its angle of repose. Below the peak the onset comes "
-      "earlier (the 35 deg dense layer already flows at 40.8 deg, 1.0 m/s after 1 s: the stress state the tilt left "
-      "reaches the cone before the peak, and the dilation then runs out), so the dilatant check is above the peak. "
-      "The angle of repose is the quasi-static limit, so the pile is poured at 0.0025 area/s; a pile's angle "
-      "scatters by about 1.5 deg at this resolution (flank to flank, and between builds differing in float rounding).";
+      "6-long box the middle slides as a block on a Coulomb base would (the speeds above, within 20 %; a 12-long box gives 0.247 m/s against 0.233 at 30 + 1 deg, and the same stand at 30 - 3). "
+      "Dilatancy: a dense sand with psi = phi must dilate to shear, so it holds slopes steeper than its angle of "
+      "repose until it has dilated by ln Jp = dilation_limit (0.15, the critical state), and then flows at phi, as "
+      "real sand's angle of maximum stability exceeds its angle of repose; the check is that it holds at phi + 1 deg, "
+      "where the same sand without dilatancy slides. Davis's peak for steady dilatant shear, tan(beta) = sin phi_mc "
+      "cos psi / (1 - sin phi_mc sin psi) (27.8, 35.1 and 43.8 deg), is not where it starts: the 35 deg dense layer "
+      "already flows at 40.8 deg (1.0 m/s after 1 s; measured 2026-11-26), as the stress state the tilt leaves reaches "
+      "the cone before the peak. No slope above phi_mc can stand with any flow rule, so the onset is not checked. "
+      "The angle of repose is the quasi-static limit, so the pile is poured at 0.0025 area/s; at twice that rate the "
+      "piles stand at 24.3, 32.7 and 34.9 deg (measured 2026-11-26; a first trial of this cone on 2026-11-25, in "
+      "an earlier build, had given 24.3, 32.7 and 40.3, whose 35 deg value this build does not reproduce). A pile's "
+      "angle scatters by about 1.5 deg at this resolution (flank to flank, and between builds differing in float "
+      "rounding).";
   Plot p;
   p.title = "Angle of repose vs friction angle";
   p.xlabel = "friction angle phi (deg)";

@@ -72,7 +72,7 @@ struct PileOptions {
 };
 PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt);
 
-/// Infinite-slope test: a sand layer `thickness` thick filling a `length` x
+/// Infinite-slope test: a sand layer `thickness` thick filling a `layer_length` x
 /// 0.5 box from wall to wall on a sticky floor (grid cells per unit length),
 /// gravity (9.8) tilted by `tilt_deg` from the floor normal in a tilting-table
 /// protocol (settle 0.3 s under vertical gravity, tilt in 20 increments over
@@ -86,7 +86,7 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt);
 /// block on a Coulomb base within 20 % (measured 2026-11-26).
 double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, int threads, double thickness = 0.03,
                           double time = 1.0, std::string* error = nullptr, double dilatancy_deg = 0.0,
-                          double length = 6.0);
+                          double layer_length = 6.0);
 
 /// One column of `material_json` (a material object) `width` x `height`
 /// against the left wall of a 1 x 0.5 box (x0 = y0 = 3 cells), 4 particles per

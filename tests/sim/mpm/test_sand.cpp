@@ -222,7 +222,10 @@ TEST_CASE("Sand with dilatancy: the return reaches the cone and expands by sin(p
         m.dilatancy = phi * psi_frac;
         const double sin_psi = std::sin(m.dilatancy * kPi / 180.0);
         for (double tr : {-0.02, -0.005}) {
-          for (double shear : {0.02, 0.05}) {
+          // Shears well outside the cone (sin(phi_mc) = tan(phi) is wide: at
+          // 35 deg with c = 500 a shear of 0.02 is only just outside it, and
+          // the float round-off of ln det F is then 0.3 % of the change).
+          for (double shear : {0.03, 0.05}) {
             const double e1 = 0.5 * tr + shear, e2 = 0.5 * tr - shear;
             double ln_jp = 0;
             Result r = apply_dilatant(m, e1, e2, 0.0, &ln_jp);
@@ -241,11 +244,9 @@ TEST_CASE("Sand with dilatancy: the return reaches the cone and expands by sin(p
             CHECK(std::fabs(mc(m, r.s1, r.s2)) <= 3e-5 * scale);  // on the cone
             CHECK(d_new < d_tr);
             // Volume: the elastic trace fell by sin(psi) (d_trial - d_new) ...
-            // (to 2e-3 relative, or 1e-6 absolute: the float round-off of ln
-            // det F when the trial is just outside the cone and the change small)
-            CHECK(tr - tr_new == Approx(sin_psi * (d_tr - d_new)).epsilon(2e-3).margin(1e-6));
+            CHECK(tr - tr_new == Approx(sin_psi * (d_tr - d_new)).epsilon(2e-3));
             // ... and the plastic volume ln Jp rose by the same amount (total J kept).
-            CHECK(ln_jp == Approx(tr - tr_new).epsilon(2e-3).margin(1e-6));
+            CHECK(ln_jp == Approx(tr - tr_new).epsilon(2e-3));
             CHECK(ln_jp > 0.0);
           }
         }
@@ -277,30 +278,22 @@ TEST_CASE("Sand with dilatancy: psi dies out at the dilation limit (the critical
   CHECK(ln_jp == Approx(0.0).margin(1e-6));
 }
 
-TEST_CASE("Dense sand with dilatancy psi = phi holds a tilted layer above its angle of repose, up to Davis's peak",
-          "[sand][mpm][pile]") {
-  // Tilting table at phi = 35 deg. Without dilatancy the layer slides from
-  // phi on (the case above); a dense dilatant layer must dilate to shear, which
-  // holds it at phi + 1 deg, and flows once past Davis's peak (1968),
-  // tan(beta) = sin phi_mc cos psi / (1 - sin phi_mc sin psi) = 43.8 deg with
-  // sin(phi_mc) = tan(phi) (measured 2026-11-26: 0.0001 m/s at 36 deg, 1.8 m/s
-  // at 44.8 deg; without dilatancy 0.20 m/s at 36 deg).
+TEST_CASE("Dense sand with dilatancy psi = phi holds a tilted layer above its angle of repose", "[sand][mpm][pile]") {
+  // Tilting table at phi = 35 deg, 1 deg above phi. Without dilatancy the
+  // layer slides (the friction angle is the angle of repose); a dense
+  // dilatant layer must dilate to shear, which holds it (measured 2026-11-26:
+  // 0.20 m/s without, 0.0001 m/s with psi = phi; with the cone phi_mc = phi
+  // before 2026-11-26 the dilatant layer slid at 0.53 m/s, in a 1-long box).
   const double phi = 35.0;
-  const double s = std::tan(phi * kPi / 180.0), psi = phi * kPi / 180.0;
-  const double peak = std::atan(s * std::cos(psi) / (1.0 - s * std::sin(psi))) * 180.0 / kPi;
-  REQUIRE(peak == Approx(43.79).margin(0.01));
   std::string err;
   const double plain = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, 2, 0.03, 1.0, &err, 0.0);
   REQUIRE(err.empty());
   const double dilatant = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, 2, 0.03, 1.0, &err, phi);
   REQUIRE(err.empty());
-  const double dilatant_past = verify::flow::tilted_layer_speed(phi, peak + 1.0, 128, 2, 0.03, 1.0, &err, phi);
-  REQUIRE(err.empty());
-  std::printf("[sand] tilted layer phi 35 at 36 deg: %.3g m/s without dilatancy, %.3g m/s with psi = phi; at %.1f deg "
-              "with psi = phi %.3g m/s\n", plain, dilatant, peak + 1.0, dilatant_past);
+  std::printf("[sand] tilted layer phi 35 at 36 deg: %.3g m/s without dilatancy, %.3g m/s with psi = phi\n", plain,
+              dilatant);
   CHECK(plain > 0.05);
   CHECK(dilatant < 0.01);
-  CHECK(dilatant_past > 0.05);
 }
 
 TEST_CASE("Sand: a dilatancy angle above the friction angle is a located input error", "[sand][mpm][scene]") {
