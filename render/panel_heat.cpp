@@ -388,7 +388,7 @@ void App::panel_heat_materials(MaterialParams& m) {
     if (ImGui::SliderFloat(fd.key, &value, fd.ui_min, fd.ui_max, fd.format,
                            fd.log_slider ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None))
       value = static_cast<float>(std::min(std::max(static_cast<double>(value), fd.min), fd.max));
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fd.help);
+    if (ImGui::IsItemHovered()) ui::wrapped_tooltip(fd.help);
   }
   if (m.melts_into >= 0 && w && static_cast<size_t>(m.melts_into) < w->material_names.size())
     ImGui::TextDisabled(m.latent_heat > 0.f ? "melts into %s" : "melts into %s (once latent_heat > 0)",

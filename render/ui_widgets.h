@@ -13,17 +13,21 @@ inline const ImVec4 kWarn{1.00f, 0.66f, 0.30f, 1.f};
 inline const ImVec4 kError{1.00f, 0.42f, 0.40f, 1.f};
 inline const ImVec4 kGood{0.45f, 0.85f, 0.55f, 1.f};
 
+/// A tooltip with `text` wrapped at about 28 characters' width of the font
+/// (SetTooltip draws one line, which runs off a 1280-wide window).
+inline void wrapped_tooltip(const char* text) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
 /// A "(?)" after the last item that shows `text` as a tooltip.
 inline void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
+  if (ImGui::IsItemHovered()) wrapped_tooltip(text);
 }
 
 /// Begins a fixed, undecorated window (the strips under the scene) at `pos`

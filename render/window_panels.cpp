@@ -512,7 +512,7 @@ void App::panel_materials() {
         if (ImGui::SliderFloat(fd.key, &value, fd.ui_min, fd.ui_max, fd.format,
                                fd.log_slider ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None))
           value = static_cast<float>(std::min(std::max(static_cast<double>(value), fd.min), fd.max));
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fd.help);
+        if (ImGui::IsItemHovered()) ui::wrapped_tooltip(fd.help);
       }
       // psi <= phi (the scene reader refuses more, so a saved scene reloads).
       if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle) m.dilatancy = m.friction_angle;
