@@ -262,6 +262,39 @@ double front_x(const MpmParticles& p) {
   return f;
 }
 
+ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a, int threads,
+                     bool flip) {
+  ColumnRun c;
+  const double dx = 1.0 / grid;
+  double x0 = 0, sp = 0;
+  auto w = column_world(material_json, grid, dt, "sticky", width, a * width, threads, &x0, &sp, -1.0,
+                        flip ? "\"transfer\": \"flip\", \"flip_blend\": 1" : "\"transfer\": \"apic\"");
+  const int chunk = static_cast<int>(std::lround(0.05 / dt));
+  double last = -1e30;
+  int still = 0;
+  while (w->time() < 3.0) {
+    StepStatus st = w->step(chunk);
+    if (!st.ok) { c.error = st.message; return c; }
+    if (flip) {
+      const double front = front_x(w->particles);
+      still = w->time() > 0.3 && std::fabs(front - last) < 0.01 * dx ? still + 1 : 0;
+      last = front;
+      if (still >= 10) break;
+    } else {
+      Diagnostics d = w->diagnostics();
+      if (w->time() > 0.3 && d.kinetic_energy / d.mass < 1e-6) break;
+    }
+  }
+  c.ro = (front_x(w->particles) + 0.5 * sp - x0 - width) / width;
+  Profile prof = surface_profile(w->particles, 0.0, 1.0, dx, 3 * dx, sp);
+  double body = 0;
+  for (size_t i = 0; i < prof.h.size(); ++i)
+    if (prof.h[i] >= 1.5 * dx) body = prof.x[i] + 0.5 * dx - x0;
+  c.body = (body - width) / width;
+  c.t = w->time();
+  return c;
+}
+
 }  // namespace flow
 
 namespace {
@@ -388,52 +421,16 @@ CaseResult granular_collapse(const Options& opt) {
   Series law_hi{"Lube 2005: 1.9 a^(2/3) (a > 2.8)", {}, {}, false, true};
   for (double a = 0.3; a <= 2.01; a += 0.1) { law_lo.x.push_back(a); law_lo.y.push_back(1.2 * a); }
   for (double a = 2.8; a <= 4.51; a += 0.1) { law_hi.x.push_back(a); law_hi.y.push_back(1.9 * std::pow(a, 2.0 / 3.0)); }
-  // One column with one transfer: the run-out, the run-out without the thin
-  // front tail (the farthest column of the deposit at least 1.5 cells = 3
-  // particle layers thick) and the time it settled. FLIP's deposit keeps a
-  // little FLIP noise (its kinetic energy never falls to 1e-6), so FLIP stops
-  // when the front has not moved 0.01 dx for 0.5 s; APIC when it is at rest.
-  struct Column { double ro = NAN, body = NAN, t = 0; std::string error; };
-  auto run_column = [&](double a, bool use_flip) {
-    Column c;
-    double x0 = 0, sp = 0;
-    auto w = flow::column_world(mat, grid, dt, "sticky", L0, a * L0, opt.threads, &x0, &sp, -1.0,
-                                use_flip ? "\"transfer\": \"flip\", \"flip_blend\": 1" : "\"transfer\": \"apic\"");
-    const int chunk = static_cast<int>(std::lround(0.05 / dt));
-    double last = -1e30;
-    int still = 0;
-    while (w->time() < 3.0) {
-      StepStatus st = w->step(chunk);
-      if (!st.ok) { c.error = st.message; return c; }
-      if (use_flip) {
-        const double front = flow::front_x(w->particles);
-        still = w->time() > 0.3 && std::fabs(front - last) < 0.01 * dx ? still + 1 : 0;
-        last = front;
-        if (still >= 10) break;
-      } else {
-        Diagnostics d = w->diagnostics();
-        if (w->time() > 0.3 && d.kinetic_energy / d.mass < 1e-6) break;
-      }
-    }
-    c.ro = (flow::front_x(w->particles) + 0.5 * sp - x0 - L0) / L0;
-    flow::Profile prof = flow::surface_profile(w->particles, 0.0, 1.0, dx, 3 * dx, sp);
-    double body = 0;
-    for (size_t i = 0; i < prof.h.size(); ++i)
-      if (prof.h[i] >= 1.5 * dx) body = prof.x[i] + 0.5 * dx - x0;
-    c.body = (body - L0) / L0;
-    c.t = w->time();
-    return c;
-  };
   std::string apic_notes;
   for (double a : {0.5, 1.0, 2.0, 4.0}) {
-    const Column f = run_column(a, true);
+    const flow::ColumnRun f = flow::run_column(mat, grid, dt, L0, a, opt.threads, true);
     if (!f.error.empty()) { r.error = f.error; break; }
     flip.x.push_back(a);
     flip.y.push_back(f.ro);
     r.notes += "a = " + fmt("%.1f", a) + ": (L - L0)/L0 = " + fmt("%.2f", f.ro) + ", without the tail thinner than 1.5 dx " +
                fmt("%.2f", f.body) + " (front still at t = " + fmt("%.2f", f.t) + " s). ";
     // APIC beside it: a failed comparison run is noted, the checked run stands.
-    const Column p = run_column(a, false);
+    const flow::ColumnRun p = flow::run_column(mat, grid, dt, L0, a, opt.threads, false);
     if (p.error.empty()) {
       apic.x.push_back(a);
       apic.y.push_back(p.ro);

@@ -3,6 +3,7 @@
 /// free-surface profiles, the flank angle of a sand pile, run-out lengths and
 /// the runs that produce them.
 #pragma once
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,6 +98,20 @@ std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int gri
                                        double wall_friction = -1.0, const char* transfer = "\"transfer\": \"apic\"");
 /// The largest particle x (the front of a collapse or a surge).
 double front_x(const MpmParticles& p);
+
+/// One collapsed column (column_world with a sticky floor, `width` L0 wide,
+/// a L0 high) run to rest: `ro` = (L - L0) / L0 with L the farthest particle +
+/// half a spacing from the wall, `body` the same without the thin front tail
+/// (the farthest column of the deposit at least 1.5 cells thick), `t` the time
+/// it stopped. FLIP keeps a little noise (its kinetic energy never falls to
+/// 1e-6), so with `flip` it stops when the front has not moved 0.01 dx for
+/// 0.5 s; otherwise when the kinetic energy per mass < 1e-6; at most 3 s.
+struct ColumnRun {
+  double ro = NAN, body = NAN, t = 0;
+  std::string error;
+};
+ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a, int threads,
+                     bool flip);
 
 }  // namespace flow
 }  // namespace verify

@@ -383,33 +383,15 @@ TEST_CASE("Sand with dilatancy: the return does not depend on the principal orde
 namespace {
 
 /// A sand column (a = 2, grid 64, the verify case's geometry and material)
-/// collapsed with `transfer` at dt * dt_factor: the run-out (L - L0) / L0.
-/// APIC stops when the kinetic energy per mass falls below 1e-6; FLIP keeps
-/// a little noise, so it stops when the front has not moved 0.01 dx for 0.5 s.
-double collapse_runout(const char* transfer, double dt_factor) {
+/// collapsed with FLIP (flip_blend 1) or APIC at dt * dt_factor: the run-out
+/// (L - L0) / L0, run by the verify case's own runner (flow::run_column).
+double collapse_runout(bool flip, double dt_factor) {
   const int grid = 64;
-  const double L0 = 0.1, a = 2.0, dx = 1.0 / grid;
   const double dt = 1e-4 * std::sqrt(2e5 / 5e4) * (128.0 / grid) * dt_factor;
-  double x0 = 0, spacing = 0;
-  auto w = verify::flow::column_world(R"({"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32})",
-                                      grid, dt, "sticky", L0, a * L0, 2, &x0, &spacing, -1.0, transfer);
-  const bool flip = std::string(transfer).find("flip") != std::string::npos;
-  const int chunk = static_cast<int>(std::lround(0.05 / dt));
-  double last = -1e30;
-  int still = 0;
-  while (w->time() < 3.0) {
-    REQUIRE(w->step(chunk).ok);
-    if (flip) {
-      const double front = verify::flow::front_x(w->particles);
-      still = w->time() > 0.3 && std::fabs(front - last) < 0.01 * dx ? still + 1 : 0;
-      last = front;
-      if (still >= 10) break;
-    } else {
-      const Diagnostics d = w->diagnostics();
-      if (w->time() > 0.3 && d.kinetic_energy / d.mass < 1e-6) break;
-    }
-  }
-  return (verify::flow::front_x(w->particles) + 0.5 * spacing - x0 - L0) / L0;
+  const verify::flow::ColumnRun c = verify::flow::run_column(
+      R"({"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32})", grid, dt, 0.1, 2.0, 2, flip);
+  REQUIRE(c.error.empty());
+  return c.ro;
 }
 
 }  // namespace
@@ -421,10 +403,10 @@ TEST_CASE("Sand collapse: APIC's run-out shrinks with the time step, FLIP's does
   // (measured at grid 64, a = 2: 1.81 at dt, 1.56 at dt/4; 2.22 and 1.80 with
   // the cone phi_mc = phi before 2026-11-26); FLIP carries the particles' own
   // velocity and the same columns run out alike (1.99, 2.07; before 2.38, 2.48).
-  const double apic = collapse_runout("\"transfer\": \"apic\"", 1.0);
-  const double apic4 = collapse_runout("\"transfer\": \"apic\"", 0.25);
-  const double flip = collapse_runout("\"transfer\": \"flip\", \"flip_blend\": 1", 1.0);
-  const double flip4 = collapse_runout("\"transfer\": \"flip\", \"flip_blend\": 1", 0.25);
+  const double apic = collapse_runout(false, 1.0);
+  const double apic4 = collapse_runout(false, 0.25);
+  const double flip = collapse_runout(true, 1.0);
+  const double flip4 = collapse_runout(true, 0.25);
   std::printf("[collapse] grid 64, a = 2: APIC %.3f (dt) %.3f (dt/4), FLIP %.3f %.3f\n", apic, apic4, flip, flip4);
   CHECK(apic4 < 0.9 * apic);                       // damped by the extra transfers
   CHECK(std::fabs(flip4 - flip) < 0.08 * flip);    // independent of dt
