@@ -6,10 +6,11 @@
 #include <limits>
 #include <stdexcept>
 #include "sim/mpm/mpm_kernels.h"
+#include "sim/mpm/mpm_simd.h"
 
 namespace ps {
 
-MpmCpuBackend::MpmCpuBackend(int threads) : pool_(threads) {}
+MpmCpuBackend::MpmCpuBackend(int threads, bool lanes) : pool_(threads), lanes_(lanes) {}
 
 std::string MpmCpuBackend::name() const {
   return "cpu (" + std::to_string(pool_.size()) + (pool_.size() == 1 ? " thread)" : " threads)");
@@ -154,7 +155,22 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
     pool_.parallel_for(parts, 1, [&](int64_t p0, int64_t p1, int) {
       for (int64_t bi = split_[static_cast<size_t>(p0)]; bi < split_[static_cast<size_t>(p1)]; ++bi) {
         uint32_t blk = blocks[bi];
-        for (uint32_t o = block_start_[blk]; o < block_start_[blk + 1]; ++o) {
+        uint32_t o = block_start_[blk];
+        if (K == Kernel::Quadratic && !POLY && lanes_) {
+          // Four particles at a time (mpm_simd.h: the scalar loop's arithmetic
+          // per lane, each node's terms added in particle order), the rest below.
+          for (; o + 4 <= block_start_[blk + 1]; o += 4) {
+            simd::ScatterLane lane[4];
+            for (int l = 0; l < 4; ++l) {
+              const uint32_t i = order_[o + static_cast<uint32_t>(l)];
+              const Scatter& q = pre_[o + static_cast<uint32_t>(l)];
+              const float mp = p_->mass[i];
+              lane[l] = simd::ScatterLane{p_->x[i], q.mv, q.A, mp, FLIP ? mp * p_->v[i] : Vec2{}};
+            }
+            simd::quad_scatter4<FLIP>(grid_.data(), grid_v_old_.data(), stride, g, lane);
+          }
+        }
+        for (; o < block_start_[blk + 1]; ++o) {
           const uint32_t i = order_[o];
           const Scatter& q = pre_[o];
           const float mp = p_->mass[i];
@@ -277,9 +293,16 @@ SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
 
 template <bool kFinal, class Body>
 SubstepResult MpmCpuBackend::for_particles(const SubstepInput& in, Body body) {
+  return for_particle_runs<kFinal>(in, [&](int64_t b, int64_t e, auto&& report) {
+    for (int64_t i = b; i < e; ++i) report(static_cast<size_t>(i), body(static_cast<size_t>(i)));
+  });
+}
+
+template <bool kFinal, class Run>
+SubstepResult MpmCpuBackend::for_particle_runs(const SubstepInput& in, Run run) {
   if constexpr (!kFinal) {  // a first pass (MUSL follows): no checks, keys not yet written
     pool_.parallel_for(static_cast<int64_t>(p_->size()), 2048, [&](int64_t b, int64_t e, int) {
-      for (int64_t i = b; i < e; ++i) body(static_cast<size_t>(i));
+      run(b, e, [](size_t, bool) {});
     });
     return SubstepResult{};
   }
@@ -291,10 +314,10 @@ SubstepResult MpmCpuBackend::for_particles(const SubstepInput& in, Body body) {
   pool_.parallel_for_dynamic(static_cast<int64_t>(n), 512, [&](int64_t b, int64_t e, int worker) {
     int64_t my_bad = std::numeric_limits<int64_t>::max();
     float my_vmax2 = 0.f;
-    for (int64_t i = b; i < e; ++i) {
-      if (!body(static_cast<size_t>(i))) my_bad = std::min<int64_t>(my_bad, i);
+    run(b, e, [&](size_t i, bool ok) {
+      if (!ok) my_bad = std::min<int64_t>(my_bad, static_cast<int64_t>(i));
       else my_vmax2 = std::max(my_vmax2, length2(p_->v[i]));
-    }
+    });
     bad[static_cast<size_t>(worker)] = std::min(bad[static_cast<size_t>(worker)], my_bad);
     vmax2[static_cast<size_t>(worker)] = std::max(vmax2[static_cast<size_t>(worker)], my_vmax2);
   });
@@ -341,7 +364,16 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
   const float inv_dx = 1.f / g.dx;
   const size_t stride = static_cast<size_t>(g.nodes_x());
   const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
-  SubstepResult r = for_particles<!kMusl>(in, [&](size_t i) {
+  // After the sums: the new velocity, C, and F, x and the key (finish_particle).
+  auto finish = [&](size_t i, Vec2 v_pic, Vec2 dv, const Mat2& B) {
+    const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
+    p_->v[i] = v;
+    p_->C[i] = B;
+    if constexpr (kMusl) return true;
+    const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
+    return finish_particle(i, K, B, v_adv, dt, vlim2, in);
+  };
+  auto body = [&](size_t i) {
     const Vec2 xp = p_->x[i];
     const mpm::Stencil s = mpm::make_stencil(K, g, xp);
     Vec2 v_pic{}, dv{};
@@ -368,14 +400,54 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
       }
     }
     if constexpr (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
-    const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
-    p_->v[i] = v;
-    p_->C[i] = B;
     if constexpr (POLY) p_->poly[i] = modes;
-    if constexpr (kMusl) return true;
-    const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
-    return finish_particle(i, K, B, v_adv, dt, vlim2, in);
-  });
+    return finish(i, v_pic, dv, B);
+  };
+  SubstepResult r;
+  if (K == Kernel::Quadratic && !POLY && lanes_) {
+    const simd::Finish4 fin{&g, dt, blocks_x_, blocks_y_, kBlock};
+    // Four particles at a time (mpm_simd.h: the same arithmetic per lane),
+    // the rest of a run one by one.
+    r = for_particle_runs<true>(in, [&](int64_t b, int64_t e, auto&& report) {
+      int64_t i = b;
+      for (; i + 4 <= e; i += 4) {
+        const size_t i0 = static_cast<size_t>(i);
+        simd::f4 px, py;
+        simd::load_positions(&p_->x[i0], px, py);
+        const simd::Gather4 q = simd::quad_gather4<FLIP>(grid_.data(), grid_v_old_.data(), stride, g, px, py);
+        if (in.collider_count > 0) {  // finish_particle pushes them out of the bodies
+          for (int l = 0; l < 4; ++l) report(i0 + l, finish(i0 + l, q.v_pic(l), q.dv(l), q.B(l)));
+          continue;
+        }
+        simd::f4 ax, ay;  // the advection velocity
+        simd::i4 fluid;
+        for (int l = 0; l < 4; ++l) {
+          const size_t k = i0 + static_cast<size_t>(l);
+          const Vec2 v_pic = q.v_pic(l);
+          const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[k], v_pic, q.dv(l)) : v_pic;
+          const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
+          p_->v[k] = v;
+          ax[l] = v_adv.x;
+          ay[l] = v_adv.y;
+          fluid[l] = in.materials[p_->material[k]].type == MaterialType::Fluid ? -1 : 0;
+        }
+        simd::f4 c[4];
+        simd::transpose4(q.b00, q.b01, q.b10, q.b11, c);
+        static_assert(sizeof(Mat2) == sizeof(simd::f4), "Mat2 is four floats");
+        __builtin_memcpy(static_cast<void*>(&p_->C[i0]), c, sizeof c);
+        simd::quad_finish4(fin, fluid, q, ax, ay, &p_->F[i0], &p_->J[i0], &p_->x[i0], &block_of_[i0]);
+        for (int l = 0; l < 4; ++l) {
+          const size_t k = i0 + static_cast<size_t>(l);
+          const Mat2& F = p_->F[k];
+          report(k, length2(p_->v[k]) <= vlim2 && std::isfinite(p_->J[k]) &&
+                        std::isfinite(F.a00 + F.a01 + F.a10 + F.a11));
+        }
+      }
+      for (; i < e; ++i) report(static_cast<size_t>(i), body(static_cast<size_t>(i)));
+    });
+  } else {
+    r = for_particles<!kMusl>(in, body);
+  }
   if constexpr (kMusl) return musl_linear<FLIP>(in);
   return r;
 }

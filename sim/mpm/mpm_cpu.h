@@ -19,7 +19,10 @@ namespace ps {
 
 class MpmCpuBackend final : public MpmBackend {
  public:
-  explicit MpmCpuBackend(int threads);
+  /// `lanes` false: the quadratic transfers one particle at a time instead
+  /// of four (mpm_simd.h); the results are the same bit for bit (the tests
+  /// compare the two).
+  explicit MpmCpuBackend(int threads, bool lanes = true);
   std::string name() const override;
   void bind(MpmParticles* host) override { p_ = host; }
   void host_changed() override { keys_valid_ = false; }
@@ -49,6 +52,10 @@ class MpmCpuBackend final : public MpmBackend {
   /// when kFinal, reduces the lowest blown-up index and the max speed and
   /// marks the block keys valid (body wrote them).
   template <bool kFinal, class Body> SubstepResult for_particles(const SubstepInput& in, Body body);
+  /// As for_particles, for loops that take particles in runs (four at a
+  /// time): `run(b, e, report)` handles particles [b, e) and calls
+  /// report(i, ok) once for each, in any order.
+  template <bool kFinal, class Run> SubstepResult for_particle_runs(const SubstepInput& in, Run run);
   /// The block a particle's stencil starts in (inline: it runs per particle per substep).
   uint32_t block_key(Kernel k, const GridSpec& g, Vec2 x) const {
     const float inv_dx = 1.f / g.dx;  // hoisted out of the particle loops by the compiler once inlined
@@ -61,6 +68,7 @@ class MpmCpuBackend final : public MpmBackend {
 
   static constexpr int kBlock = 8;
   ThreadPool pool_;
+  bool lanes_ = true;
   MpmParticles* p_ = nullptr;
   // Grid (node arrays, (nx+1) x (ny+1), row-major in y).
   /// One grid node: momentum (velocity after the grid update) and mass,

@@ -18,6 +18,7 @@
 #include "sim/scene/coupled.h"
 #include "sim/scene/simulation.h"
 #include "sim/dem/dem_world.h"
+#include "../sim/mpm/mpm_test_util.h"
 #include "sim/selfcheck/selfcheck.h"
 #include "sim/selfcheck/verdict.h"
 #include "sim/verify/verify.h"
@@ -374,24 +375,8 @@ TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CP
   // A jelly block spinning into a static box and a moving, spinning disk
   // with friction, every kernel and transfer (the linear kernel also runs the
   // rule on MUSL's second grid); 30 substeps in one call and 10 one at a time.
-  RigidCollider box;
-  box.shape = ColliderShape::Polygon;
-  box.count = 4;
-  box.v[0] = {0.20f, 0.20f}; box.v[1] = {0.80f, 0.20f}; box.v[2] = {0.80f, 0.30f}; box.v[3] = {0.20f, 0.30f};
-  box.lo = {0.20f, 0.20f}; box.hi = {0.80f, 0.30f};
-  box.c = {0.5f, 0.25f};
-  box.friction = 0.4f;
-  box.body = 0;
-  RigidCollider disk;
-  disk.shape = ColliderShape::Disk;
-  disk.v[0] = {0.62f, 0.42f};  // over the block's top right corner (block: 0.3..0.6 x 0.1..0.4)
-  disk.radius = 0.07f;
-  disk.lo = {0.55f, 0.35f}; disk.hi = {0.69f, 0.49f};
-  disk.c = {0.62f, 0.42f};
-  disk.vel = {-0.8f, 0.2f};
-  disk.omega = 5.f;
-  disk.friction = 0.2f;
-  disk.body = 1;
+  RigidCollider box, disk;
+  test::box_and_disk(box, disk);
   for (const char* transfer : {"pic", "apic", "flip"})
     for (const char* kernel : {"linear", "quadratic", "cubic"}) {
       MpmScene cpu = make(R"({"type": "jelly", "E": 3000, "nu": 0.2})", transfer, kernel);

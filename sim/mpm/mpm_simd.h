@@ -1,0 +1,260 @@
+/// Four particles at a time: the CPU backend's quadratic-kernel transfers
+/// across SIMD lanes (GCC / Clang vector extensions, so any target: SSE2 on
+/// the x86-64 baseline, NEON on arm64).
+///
+/// Each lane does the scalar arithmetic of mpm_kernels.h (make_stencil's
+/// quadratic weights, the gather's sums, the scatter's node terms) operation
+/// for operation, in the same order, and the build has -ffp-contract=off, so
+/// a lane's results are bit for bit the scalar ones: the state hashes do not
+/// change (tests/sim/mpm/test_simd.cpp compares them particle by particle).
+/// Only the arithmetic is shared across lanes; the grid reads and the
+/// scatter's node updates stay per particle and in particle order, which
+/// keeps the coloured scatter's fixed summation order.
+///
+/// CPU only (sim/cuda never includes it). The node type is a template
+/// parameter: anything with float members vx, vy, m, pad (MpmCpuBackend::Node).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include "sim/core/vec.h"
+#include "sim/mpm/mpm_params.h"
+
+namespace ps {
+namespace simd {
+
+typedef float f4 __attribute__((vector_size(16)));
+typedef int32_t i4 __attribute__((vector_size(16)));
+
+/// Lanes of one quadratic stencil per particle (mpm::Stencil, four wide).
+struct QuadStencil4 {
+  i4 base_x, base_y;
+  f4 fx, fy;
+  f4 wx[3], wy[3];
+};
+
+/// mpm::axis_weights for the quadratic kernel, per lane: base = floor(X - 0.5)
+/// (mpm::fast_floor: truncate, then step down where that rounded up), f = X - base.
+inline i4 quad_base4(f4 X) {
+  const f4 Y = X - 0.5f;
+  const i4 t = __builtin_convertvector(Y, i4);
+  return t + (Y < __builtin_convertvector(t, f4));  // a true comparison is -1
+}
+inline void quad_axis4(f4 X, i4& base, f4& f, f4* w) {
+  base = quad_base4(X);
+  f = X - __builtin_convertvector(base, f4);
+  const f4 a = 1.5f - f, b = f - 1.f, c = f - 0.5f;
+  w[0] = 0.5f * a * a;
+  w[1] = 0.75f - b * b;
+  w[2] = 0.5f * c * c;
+}
+
+/// mpm::make_stencil(Kernel::Quadratic, g, x[k]) for k = 0..3 at once.
+inline QuadStencil4 quad_stencil4(const GridSpec& g, f4 px, f4 py) {
+  QuadStencil4 s;
+  const float inv_dx = 1.f / g.dx;
+  quad_axis4((px - g.origin.x) * inv_dx, s.base_x, s.fx, s.wx);
+  quad_axis4((py - g.origin.y) * inv_dx, s.base_y, s.fy, s.wy);
+  return s;
+}
+
+/// Positions of particles idx[0..3] as lanes.
+inline void load_positions(const Vec2* x, const uint32_t* idx, f4& px, f4& py) {
+  px = f4{x[idx[0]].x, x[idx[1]].x, x[idx[2]].x, x[idx[3]].x};
+  py = f4{x[idx[0]].y, x[idx[1]].y, x[idx[2]].y, x[idx[3]].y};
+}
+inline void load_positions(const Vec2* x, f4& px, f4& py) {
+  px = f4{x[0].x, x[1].x, x[2].x, x[3].x};
+  py = f4{x[0].y, x[1].y, x[2].y, x[3].y};
+}
+
+/// What the gather of four particles yields, per lane: the PIC velocity
+/// sum w v_i, FLIP's increment sum w (v_i - v_i_old) (FLIP only), and the
+/// velocity gradient B = 4/dx sum w v_i (x_i - x_p)^T / dx (APIC's C).
+struct Gather4 {
+  f4 vx, vy, dvx, dvy;
+  f4 b00, b01, b10, b11;
+  Vec2 v_pic(int l) const { return {vx[l], vy[l]}; }
+  Vec2 dv(int l) const { return {dvx[l], dvy[l]}; }
+  Mat2 B(int l) const { return {b00[l], b01[l], b10[l], b11[l]}; }
+};
+
+/// The quadratic G2P sums of MpmCpuBackend::gather for four particles at
+/// positions (px, py): node (a, c) of lane l is grid[(base_y + c) stride +
+/// base_x + a]; `old` is FLIP's old grid velocity (FLIP only).
+template <bool FLIP, class NodeT>
+inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, const GridSpec& g, f4 px, f4 py) {
+  const QuadStencil4 s = quad_stencil4(g, px, py);
+  Gather4 r{};
+  size_t row[4];
+  for (int l = 0; l < 4; ++l)
+    row[l] = static_cast<size_t>(s.base_y[l]) * stride + static_cast<size_t>(s.base_x[l]);
+  for (int c = 0; c < 3; ++c) {
+    const f4 dy = static_cast<float>(c) - s.fy;
+    for (int a = 0; a < 3; ++a) {
+      const size_t k0 = row[0] + a, k1 = row[1] + a, k2 = row[2] + a, k3 = row[3] + a;
+      const f4 vx{grid[k0].vx, grid[k1].vx, grid[k2].vx, grid[k3].vx};
+      const f4 vy{grid[k0].vy, grid[k1].vy, grid[k2].vy, grid[k3].vy};
+      const f4 w = s.wx[a] * s.wy[c];
+      r.vx += w * vx;
+      r.vy += w * vy;
+      if constexpr (FLIP) {
+        const f4 ox{old[k0].x, old[k1].x, old[k2].x, old[k3].x};
+        const f4 oy{old[k0].y, old[k1].y, old[k2].y, old[k3].y};
+        r.dvx += w * (vx - ox);
+        r.dvy += w * (vy - oy);
+      }
+      const f4 ux = w * vx, uy = w * vy;
+      const f4 dx = static_cast<float>(a) - s.fx;
+      r.b00 += ux * dx;
+      r.b01 += ux * dy;
+      r.b10 += uy * dx;
+      r.b11 += uy * dy;
+    }
+    for (int l = 0; l < 4; ++l) row[l] += stride;
+  }
+  const float scale = 4.f * (1.f / g.dx);  // mpm::dinv_factor(Quadratic) * inv_dx
+  r.b00 = scale * r.b00;
+  r.b01 = scale * r.b01;
+  r.b10 = scale * r.b10;
+  r.b11 = scale * r.b11;
+  return r;
+}
+
+/// Columns of the 4 x 4 matrix with rows r0..r3: out[l] = {r0[l], r1[l], r2[l], r3[l]}.
+inline void transpose4(f4 r0, f4 r1, f4 r2, f4 r3, f4* out) {
+  const f4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+  const f4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+  const f4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+  const f4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+  out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  out[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  out[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/// One particle's P2G terms, as MpmCpuBackend::scatter reads them.
+struct ScatterLane {
+  Vec2 x;     ///< position
+  Vec2 mv;    ///< momentum with the external impulse
+  Mat2 A;     ///< the folded affine-stress matrix
+  float mp;   ///< mass
+  Vec2 mv0;   ///< FLIP: transferred momentum m_p v_p
+};
+
+/// The quadratic P2G of MpmCpuBackend::scatter for four particles of one
+/// block, in order: lane l adds w (mv + A (x_i - x_p)) and w m_p to its nine
+/// nodes (and FLIP's w m_p v_p to `old`), lane 0's nine first, then lane 1's,
+/// so every node sums its terms in particle order as the scalar loop does.
+template <bool FLIP, class NodeT>
+inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec& g, const ScatterLane* p) {
+  const f4 px{p[0].x.x, p[1].x.x, p[2].x.x, p[3].x.x};
+  const f4 py{p[0].x.y, p[1].x.y, p[2].x.y, p[3].x.y};
+  const QuadStencil4 s = quad_stencil4(g, px, py);
+  const f4 mvx{p[0].mv.x, p[1].mv.x, p[2].mv.x, p[3].mv.x};
+  const f4 mvy{p[0].mv.y, p[1].mv.y, p[2].mv.y, p[3].mv.y};
+  const f4 a00{p[0].A.a00, p[1].A.a00, p[2].A.a00, p[3].A.a00};
+  const f4 a01{p[0].A.a01, p[1].A.a01, p[2].A.a01, p[3].A.a01};
+  const f4 a10{p[0].A.a10, p[1].A.a10, p[2].A.a10, p[3].A.a10};
+  const f4 a11{p[0].A.a11, p[1].A.a11, p[2].A.a11, p[3].A.a11};
+  const f4 mp{p[0].mp, p[1].mp, p[2].mp, p[3].mp};
+  f4 rec[9][4];  // [node][lane]: {vx, vy, m, 0} to add
+  f4 ox[9], oy[9];
+  for (int c = 0; c < 3; ++c) {
+    const f4 dy = (static_cast<float>(c) - s.fy) * g.dx;
+    for (int a = 0; a < 3; ++a) {
+      const f4 w = s.wx[a] * s.wy[c];
+      const f4 dx = (static_cast<float>(a) - s.fx) * g.dx;
+      const f4 dvx = w * (mvx + (a00 * dx + a01 * dy));
+      const f4 dvy = w * (mvy + (a10 * dx + a11 * dy));
+      transpose4(dvx, dvy, w * mp, f4{}, rec[c * 3 + a]);
+      if constexpr (FLIP) {
+        const f4 m0x{p[0].mv0.x, p[1].mv0.x, p[2].mv0.x, p[3].mv0.x};
+        const f4 m0y{p[0].mv0.y, p[1].mv0.y, p[2].mv0.y, p[3].mv0.y};
+        ox[c * 3 + a] = w * m0x;
+        oy[c * 3 + a] = w * m0y;
+      }
+    }
+  }
+  for (int l = 0; l < 4; ++l) {
+    const size_t row0 = static_cast<size_t>(s.base_y[l]) * stride + static_cast<size_t>(s.base_x[l]);
+    for (int c = 0; c < 3; ++c)
+      for (int a = 0; a < 3; ++a) {
+        const size_t k = row0 + static_cast<size_t>(c) * stride + static_cast<size_t>(a);
+        static_assert(sizeof(NodeT) == sizeof(f4), "a node is four floats");
+        f4 node;
+        __builtin_memcpy(&node, &grid[k], sizeof node);
+        node += rec[c * 3 + a][l];
+        __builtin_memcpy(&grid[k], &node, sizeof node);
+        if constexpr (FLIP) {
+          old[k].x += ox[c * 3 + a][l];
+          old[k].y += oy[c * 3 + a][l];
+        }
+      }
+  }
+}
+
+/// mpm::clampf per lane: x < lo ? lo : (x > hi ? hi : x) (a NaN stays NaN).
+inline f4 clamp4(f4 x, float lo, float hi) {
+  const f4 lo4 = f4{} + lo, hi4 = f4{} + hi;
+  const f4 upper = x > hi4 ? hi4 : x;
+  return x < lo4 ? lo4 : upper;
+}
+
+/// The end of G2P for four consecutive particles x[0..3] with no rigid
+/// bodies in the scene (MpmCpuBackend::finish_particle): mpm::update_deformation
+/// (fluid lanes: J *= 1 + dt tr B, F = I; the others F = (I + dt B) F),
+/// x += dt v_move, mpm::clamp_to_grid, and the quadratic stencil's 8 x 8
+/// block key for the next bucketing (MpmCpuBackend::block_key).
+struct Finish4 {
+  const GridSpec* grid;
+  float dt;
+  int blocks_x, blocks_y, block;  ///< block counts and size (cells)
+};
+inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f4 mvy, Mat2* F, float* J, Vec2* x,
+                         uint32_t* key) {
+  const float dt = f.dt;
+  f4 r[4];
+  __builtin_memcpy(r, F, sizeof r);  // Mat2 is four floats, row-major
+  f4 F00, F01, F10, F11;
+  {
+    f4 col[4];
+    transpose4(r[0], r[1], r[2], r[3], col);
+    F00 = col[0];
+    F01 = col[1];
+    F10 = col[2];
+    F11 = col[3];
+  }
+  // (I + dt B) F, as Mat2::identity() + dt * B, then Mat2 * Mat2.
+  const f4 m00 = 1.f + dt * q.b00, m01 = 0.f + dt * q.b01, m10 = 0.f + dt * q.b10, m11 = 1.f + dt * q.b11;
+  const f4 n00 = m00 * F00 + m01 * F10, n01 = m00 * F01 + m01 * F11;
+  const f4 n10 = m10 * F00 + m11 * F10, n11 = m10 * F01 + m11 * F11;
+  f4 Jv;
+  __builtin_memcpy(&Jv, J, sizeof Jv);
+  const f4 Jf = Jv * (1.f + dt * (q.b00 + q.b11));
+  const f4 one = f4{} + 1.f, zero = f4{};
+  Jv = fluid ? Jf : Jv;
+  transpose4(fluid ? one : n00, fluid ? zero : n01, fluid ? zero : n10, fluid ? one : n11, r);
+  __builtin_memcpy(static_cast<void*>(F), r, sizeof r);
+  __builtin_memcpy(J, &Jv, sizeof Jv);
+  // Advect and clamp (mpm::clamp_to_grid).
+  const GridSpec& g = *f.grid;
+  f4 px, py;
+  load_positions(x, px, py);
+  px = clamp4(px + dt * mvx, g.origin.x + g.dx, g.origin.x + (g.nx - 1.001f) * g.dx);
+  py = clamp4(py + dt * mvy, g.origin.y + g.dx, g.origin.y + (g.ny - 1.001f) * g.dx);
+  const f4 xy0 = __builtin_shufflevector(px, py, 0, 4, 1, 5), xy1 = __builtin_shufflevector(px, py, 2, 6, 3, 7);
+  __builtin_memcpy(static_cast<void*>(x), &xy0, sizeof xy0);
+  __builtin_memcpy(static_cast<void*>(x + 2), &xy1, sizeof xy1);
+  // Block key: the stencil's base node (mpm::stencil_base) over the block size, clamped.
+  const float inv_dx = 1.f / g.dx;
+  const i4 bx = quad_base4((px - g.origin.x) * inv_dx), by = quad_base4((py - g.origin.y) * inv_dx);
+  for (int l = 0; l < 4; ++l) {
+    const int kx = static_cast<int>(static_cast<unsigned>(bx[l] > 0 ? bx[l] : 0) / static_cast<unsigned>(f.block));
+    const int ky = static_cast<int>(static_cast<unsigned>(by[l] > 0 ? by[l] : 0) / static_cast<unsigned>(f.block));
+    key[l] = static_cast<uint32_t>((ky < f.blocks_y - 1 ? ky : f.blocks_y - 1) * f.blocks_x +
+                                   (kx < f.blocks_x - 1 ? kx : f.blocks_x - 1));
+  }
+}
+
+}  // namespace simd
+}  // namespace ps
