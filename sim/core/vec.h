@@ -72,6 +72,8 @@ PS_HD Mat2 inverse(const Mat2& a) {
 }
 PS_HD Mat2 rotation(float c, float s) { return {c, -s, s, c}; }
 
+/// polar2 and svd2 have four-lane twins in sim/mpm/mpm_simd.h (polar4, svd4),
+/// compared bit for bit by tests/sim/mpm/test_simd.cpp: change both.
 /// Polar decomposition F = R S with R a rotation (det +1), S symmetric.
 /// Closed form in 2D (Shoemake & Duff; as in Taichi's polar_decompose2d).
 PS_HD void polar2(const Mat2& F, Mat2& R, Mat2& S) {

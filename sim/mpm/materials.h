@@ -71,6 +71,10 @@ PS_HD void lame(const MaterialParams& m, float& mu, float& lambda) {
 namespace mpm {
 
 // [SECTION] Fluid ------------------------------------------------------------------
+//
+// fluid_stress, jelly_stress and snow_update (and svd2 / polar2 in vec.h) have
+// a four-lane twin in sim/mpm/mpm_simd.h that the CPU backend runs; change
+// both: tests/sim/mpm/test_simd.cpp compares them bit for bit.
 
 /// Weakly compressible fluid (mpm88/mpm99): tau = K J (J - 1) I, plus a
 /// Newtonian viscous term tau_v = J mu (C + C^T). Its state is J alone.

@@ -114,24 +114,81 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   if (pre_.size() < n) pre_.resize(n);
   // Dynamic chunks: the materials cluster in block order, and a snow particle's
   // return map costs several times a water particle's pressure.
-  pool_.parallel_for_dynamic(static_cast<int64_t>(n), 256, [&](int64_t o0, int64_t o1, int) {
+  // What the scatter needs from particle i (at o in block order) and its stress tau.
+  auto fold = [&](size_t o, uint32_t i, const Mat2& tau) {
+    const float mp = p_->mass[i];
+    const Mat2 stress = (-dt * p_->vol0[i]) * tau;
+    const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
+    Scatter& q = pre_[o];
+    q.mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
+    if constexpr (K == Kernel::Linear) {
+      q.A = affine;
+      q.S = stress;
+    } else {
+      // MLS-MPM (Hu et al. 2018, eq. 29): g_ip = w D^-1 (x_i - x_p), so the
+      // stress folds into the affine matrix: Q = -dt vol0 tau D^-1 + m C.
+      q.A = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
+    }
+  };
+  auto one = [&](size_t o) {
+    const uint32_t i = order_[o];
+    fold(o, i, mpm::constitutive(in.materials[p_->material[i]], p_->F[i], p_->J[i], p_->Jp[i], p_->C[i], dt));
+  };
+  // Fluid, jelly and snow four at a time (mpm_simd.h: the same arithmetic
+  // per lane), each type apart; the other materials and the rest one by one.
+  auto lanes = [&](int64_t o0, int64_t o1) {  // o1 - o0 <= kPrePassChunk
+    uint32_t list[3][kPrePassChunk];
+    int count[3] = {0, 0, 0};
     for (int64_t o = o0; o < o1; ++o) {
-      const uint32_t i = order_[static_cast<size_t>(o)];
-      const MaterialParams& mat = in.materials[p_->material[i]];
-      const Mat2 tau = mpm::constitutive(mat, p_->F[i], p_->J[i], p_->Jp[i], p_->C[i], dt);
-      const float mp = p_->mass[i];
-      const Mat2 stress = (-dt * p_->vol0[i]) * tau;
-      const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
-      Scatter& q = pre_[static_cast<size_t>(o)];
-      q.mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
-      if constexpr (K == Kernel::Linear) {
-        q.A = affine;
-        q.S = stress;
-      } else {
-        // MLS-MPM (Hu et al. 2018, eq. 29): g_ip = w D^-1 (x_i - x_p), so the
-        // stress folds into the affine matrix: Q = -dt vol0 tau D^-1 + m C.
-        q.A = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
+      const MaterialType t = in.materials[p_->material[order_[static_cast<size_t>(o)]]].type;
+      const int k = t == MaterialType::Fluid ? 0 : t == MaterialType::Jelly ? 1 : t == MaterialType::Snow ? 2 : -1;
+      if (k < 0) one(static_cast<size_t>(o));
+      else list[k][count[k]++] = static_cast<uint32_t>(o);
+    }
+    for (int k = 0; k < 3; ++k) {
+      int g = 0;
+      for (; g + 4 <= count[k]; g += 4) {
+        uint32_t idx[4];
+        for (int l = 0; l < 4; ++l) idx[l] = order_[list[k][g + l]];
+        simd::MaterialLanes m{};
+        simd::M4 F = simd::load_mats(p_->F.data(), idx), C = simd::load_mats(p_->C.data(), idx);
+        simd::f4 J{}, Jp{};
+        for (int l = 0; l < 4; ++l) {
+          const uint32_t i = idx[l];
+          const MaterialParams& mat = in.materials[p_->material[i]];
+          float mu, la;
+          lame(mat, mu, la);
+          m.mu[l] = mu;
+          m.la[l] = la;
+          m.bulk[l] = mat.bulk_modulus;
+          m.visc[l] = mat.viscosity;
+          m.theta_c[l] = mat.theta_c;
+          m.theta_s[l] = mat.theta_s;
+          m.hardening[l] = mat.hardening;
+          J[l] = p_->J[i];
+          Jp[l] = p_->Jp[i];
+        }
+        simd::M4 tau;
+        if (k == 0) tau = simd::fluid_stress4(m, J, C);
+        else if (k == 1) tau = simd::jelly_stress4(m, F);
+        else tau = simd::snow_update4(m, F, Jp);
+        if (k == 2) {
+          simd::store_mats(F, p_->F.data(), idx);
+          for (int l = 0; l < 4; ++l) p_->Jp[idx[l]] = Jp[l];
+        }
+        for (int l = 0; l < 4; ++l)
+          fold(list[k][g + l], idx[l], Mat2{tau.a00[l], tau.a01[l], tau.a10[l], tau.a11[l]});
       }
+      for (; g < count[k]; ++g) one(list[k][g]);
+    }
+  };
+  // Dynamic chunks: the materials cluster in block order, and a snow particle's
+  // return map costs several times a water particle's pressure.
+  pool_.parallel_for_dynamic(static_cast<int64_t>(n), kPrePassChunk, [&](int64_t o0, int64_t o1, int) {
+    for (int64_t b = o0; b < o1; b += kPrePassChunk) {
+      const int64_t e = std::min<int64_t>(o1, b + kPrePassChunk);
+      if (lanes_) lanes(b, e);
+      else for (int64_t o = b; o < e; ++o) one(static_cast<size_t>(o));
     }
   });
   for (int color = 0; color < 4; ++color) {
@@ -419,8 +476,8 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
           for (int l = 0; l < 4; ++l) report(i0 + l, finish(i0 + l, q.v_pic(l), q.dv(l), q.B(l)));
           continue;
         }
-        simd::f4 ax, ay;  // the advection velocity
-        simd::i4 fluid;
+        simd::f4 ax{}, ay{};  // the advection velocity
+        simd::i4 fluid{};
         for (int l = 0; l < 4; ++l) {
           const size_t k = i0 + static_cast<size_t>(l);
           const Vec2 v_pic = q.v_pic(l);

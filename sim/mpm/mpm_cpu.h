@@ -67,6 +67,7 @@ class MpmCpuBackend final : public MpmBackend {
   }
 
   static constexpr int kBlock = 8;
+  static constexpr int kPrePassChunk = 256;  ///< particles per chunk of the constitutive pass
   ThreadPool pool_;
   bool lanes_ = true;
   MpmParticles* p_ = nullptr;

@@ -92,8 +92,17 @@ inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, c
     const f4 dy = static_cast<float>(c) - s.fy;
     for (int a = 0; a < 3; ++a) {
       const size_t k0 = row[0] + a, k1 = row[1] + a, k2 = row[2] + a, k3 = row[3] + a;
-      const f4 vx{grid[k0].vx, grid[k1].vx, grid[k2].vx, grid[k3].vx};
-      const f4 vy{grid[k0].vy, grid[k1].vy, grid[k2].vy, grid[k3].vy};
+      // Each lane's node as one 16-byte load, then (vx, vy) of the four gathered.
+      static_assert(sizeof(NodeT) == sizeof(f4), "a node is four floats");
+      f4 n0, n1, n2, n3;
+      __builtin_memcpy(&n0, &grid[k0], sizeof n0);
+      __builtin_memcpy(&n1, &grid[k1], sizeof n1);
+      __builtin_memcpy(&n2, &grid[k2], sizeof n2);
+      __builtin_memcpy(&n3, &grid[k3], sizeof n3);
+      const f4 lo = __builtin_shufflevector(n0, n1, 0, 1, 4, 5);  // vx0 vy0 vx1 vy1
+      const f4 hi = __builtin_shufflevector(n2, n3, 0, 1, 4, 5);
+      const f4 vx = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);
+      const f4 vy = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
       const f4 w = s.wx[a] * s.wy[c];
       r.vx += w * vx;
       r.vy += w * vy;
@@ -254,6 +263,144 @@ inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f
     key[l] = static_cast<uint32_t>((ky < f.blocks_y - 1 ? ky : f.blocks_y - 1) * f.blocks_x +
                                    (kx < f.blocks_x - 1 ? kx : f.blocks_x - 1));
   }
+}
+
+// [SECTION] Constitutive update in lanes ---------------------------------------------
+//
+// mpm::fluid_stress, mpm::jelly_stress and mpm::snow_update (materials.h)
+// and the polar2 / svd2 they use (vec.h), four particles of one material
+// type at a time. Branches become selects: both sides are computed and each
+// lane keeps the side its scalar code would have taken (an unused side may
+// divide by zero; nothing traps). Every expression keeps the scalar code's
+// operands and order, including Mat2's products with the zeros of a
+// diagonal matrix, so the lanes match it bit for bit
+// (tests/sim/mpm/test_simd.cpp also checks degenerate and inverted F).
+
+/// Mat2 in lanes, with vec.h's operations written out the same way.
+struct M4 {
+  f4 a00, a01, a10, a11;
+};
+inline M4 operator+(const M4& a, const M4& b) { return {a.a00 + b.a00, a.a01 + b.a01, a.a10 + b.a10, a.a11 + b.a11}; }
+inline M4 operator-(const M4& a, const M4& b) { return {a.a00 - b.a00, a.a01 - b.a01, a.a10 - b.a10, a.a11 - b.a11}; }
+inline M4 operator*(f4 s, const M4& a) { return {s * a.a00, s * a.a01, s * a.a10, s * a.a11}; }
+inline M4 operator*(const M4& a, const M4& b) {
+  return {a.a00 * b.a00 + a.a01 * b.a10, a.a00 * b.a01 + a.a01 * b.a11, a.a10 * b.a00 + a.a11 * b.a10,
+          a.a10 * b.a01 + a.a11 * b.a11};
+}
+inline M4 transpose(const M4& a) { return {a.a00, a.a10, a.a01, a.a11}; }
+inline f4 det(const M4& a) { return a.a00 * a.a11 - a.a01 * a.a10; }
+inline M4 diag4(f4 d0, f4 d1) { return {d0, f4{}, f4{}, d1}; }
+inline M4 identity4() { return diag4(f4{} + 1.f, f4{} + 1.f); }
+/// Rows base[idx[l]] (Mat2: four floats, row-major) as lanes, and back.
+inline M4 load_mats(const Mat2* base, const uint32_t* idx) {
+  f4 r[4], c[4];
+  for (int l = 0; l < 4; ++l) __builtin_memcpy(&r[l], &base[idx[l]], sizeof r[l]);
+  transpose4(r[0], r[1], r[2], r[3], c);
+  return {c[0], c[1], c[2], c[3]};
+}
+inline void store_mats(const M4& m, Mat2* base, const uint32_t* idx) {
+  f4 r[4];
+  transpose4(m.a00, m.a01, m.a10, m.a11, r);
+  for (int l = 0; l < 4; ++l) __builtin_memcpy(static_cast<void*>(&base[idx[l]]), &r[l], sizeof r[l]);
+}
+/// Lane-wise m ? a : b (m: a comparison's -1 / 0).
+inline f4 sel(i4 m, f4 a, f4 b) { return m ? a : b; }
+inline M4 sel(i4 m, const M4& a, const M4& b) {
+  return {sel(m, a.a00, b.a00), sel(m, a.a01, b.a01), sel(m, a.a10, b.a10), sel(m, a.a11, b.a11)};
+}
+inline f4 abs4(f4 x) {
+  i4 bits;
+  __builtin_memcpy(&bits, &x, sizeof bits);
+  bits &= 0x7fffffff;
+  __builtin_memcpy(&x, &bits, sizeof x);
+  return x;
+}
+/// sqrtf per lane (IEEE, correctly rounded either way).
+inline f4 sqrt4(f4 x) {
+  f4 r{};
+  for (int l = 0; l < 4; ++l) r[l] = __builtin_sqrtf(x[l]);
+  return r;
+}
+inline f4 clamp4(f4 x, f4 lo, f4 hi) {
+  const f4 upper = x > hi ? hi : x;
+  return x < lo ? lo : upper;
+}
+
+/// ps::polar2: F = R S, R = rotation(c, s); F itself where F is degenerate.
+inline void polar4(const M4& F, M4& R, M4& S) {
+  const f4 x = F.a00 + F.a11, y = F.a10 - F.a01;
+  const f4 scale = 1.f / sqrt4(x * x + y * y);
+  const i4 ok = scale < 1e30f;
+  const f4 c = x * scale, s = y * scale;
+  const M4 Rr{c, -s, s, c};
+  R = sel(ok, Rr, identity4());
+  S = sel(ok, transpose(Rr) * F, F);
+}
+
+/// ps::svd2: F = U diag(sx, sy) V^T, sx >= sy.
+inline void svd4(const M4& F, M4& U, f4& sx, f4& sy, M4& V) {
+  M4 R, S;
+  polar4(F, R, S);
+  const i4 diagonal = abs4(S.a01) < 1e-12f;
+  const f4 tao = 0.5f * (S.a00 - S.a11);
+  const f4 w = sqrt4(tao * tao + S.a01 * S.a01);
+  const f4 t = tao > 0.f ? S.a01 / (tao + w) : S.a01 / (tao - w);
+  const f4 cr = 1.f / sqrt4(t * t + 1.f);
+  const f4 sr = -t * cr;
+  const f4 gx = cr * cr * S.a00 - 2.f * cr * sr * S.a01 + sr * sr * S.a11;
+  const f4 gy = sr * sr * S.a00 + 2.f * cr * sr * S.a01 + cr * cr * S.a11;
+  const f4 c = sel(diagonal, f4{} + 1.f, cr), s = sel(diagonal, f4{}, sr);
+  const f4 x = sel(diagonal, S.a00, gx), y = sel(diagonal, S.a11, gy);
+  const i4 swap = x < y;
+  sx = sel(swap, y, x);
+  sy = sel(swap, x, y);
+  V = sel(swap, M4{-s, c, -c, -s}, M4{c, s, -s, c});
+  U = R * V;
+}
+
+/// One material's parameters per lane (each lane's own material, of one type).
+struct MaterialLanes {
+  f4 mu, la;                             ///< Lame parameters (mpm::lame)
+  f4 bulk, visc;                         ///< fluid
+  f4 theta_c, theta_s, hardening;        ///< snow
+};
+
+/// mpm::fluid_stress.
+inline M4 fluid_stress4(const MaterialLanes& m, f4 J, const M4& C) {
+  const f4 p = m.bulk * J * (J - 1.f);
+  const M4 tau = diag4(p, p);
+  return sel(m.visc > 0.f, tau + (J * m.visc) * (C + transpose(C)), tau);
+}
+
+/// mpm::jelly_stress (fixed corotated).
+inline M4 jelly_stress4(const MaterialLanes& m, const M4& F) {
+  M4 R, S;
+  polar4(F, R, S);
+  const f4 Jf = det(F);
+  return (2.f * m.mu) * ((F - R) * transpose(F)) + diag4(m.la * Jf * (Jf - 1.f), m.la * Jf * (Jf - 1.f));
+}
+
+/// mpm::snow_update: clamps F's singular values, moves the rest into Jp,
+/// hardens (expf per lane, the same libm call) and returns the stress.
+inline M4 snow_update4(const MaterialLanes& m, M4& F, f4& Jp) {
+  M4 U, V;
+  f4 sx, sy;
+  svd4(F, U, sx, sy, V);
+  const f4 old_j = sx * sy;
+  const f4 lo = 1.f - m.theta_c, hi = 1.f + m.theta_s;
+  sx = clamp4(sx, lo, hi);
+  sy = clamp4(sy, lo, hi);
+  const f4 new_j = sx * sy;
+  Jp = clamp4(Jp * (old_j / new_j), f4{} + 1e-2f, f4{} + 1e2f);
+  F = U * diag4(sx, sy) * transpose(V);
+  f4 h;
+  for (int l = 0; l < 4; ++l) {
+    const float e = __builtin_expf(m.hardening[l] * (1.f - Jp[l]));
+    h[l] = e < 0.1f ? 0.1f : (e > 5.f ? 5.f : e);  // mpm::clampf
+  }
+  const f4 mu = m.mu * h, la = m.la * h;
+  const M4 R = U * transpose(V);
+  return (2.f * mu) * ((F - R) * transpose(F)) + diag4(la * new_j * (new_j - 1.f), la * new_j * (new_j - 1.f));
 }
 
 }  // namespace simd

@@ -10,6 +10,7 @@
 #include <vector>
 #include "mpm_test_util.h"
 #include "sim/mpm/mpm_cpu.h"
+#include "sim/mpm/mpm_simd.h"
 
 using namespace ps;
 
@@ -110,4 +111,76 @@ TEST_CASE("Four-lane transfers report the same blown-up particle", "[mpm][simd][
   CHECK(st[0].step == st[1].step);
   CHECK(st[0].index == st[1].index);
   CHECK(st[0].particle_id == st[1].particle_id);
+}
+
+TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F included", "[mpm][simd][materials]") {
+  // Fluid (inviscid and viscous), jelly and snow; deformation gradients at
+  // rest, diagonal, sheared, inverted (det < 0), rank-deficient, zero, huge
+  // and not finite, so every select of polar4 / svd4 takes both sides.
+  MaterialParams water, syrup, jelly, snow;
+  water.type = MaterialType::Fluid;
+  syrup.type = MaterialType::Fluid;
+  syrup.viscosity = 0.7f;
+  jelly.type = MaterialType::Jelly;
+  jelly.E = 3e4f;
+  jelly.nu = 0.3f;
+  snow.type = MaterialType::Snow;
+  snow.E = 1.4e5f;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<Mat2> Fs = {Mat2::identity(), Mat2::diag(1.02f, 0.97f), Mat2::diag(0.9f, 1.2f), {1.f, 0.3f, -0.2f, 0.95f},
+                          {0.f, 1.f, 1.f, 0.f}, {-1.f, 0.f, 0.f, 1.f}, {1.f, 2.f, 2.f, 4.f}, Mat2{},
+                          {1e-13f, 0.f, 0.f, 1e-13f}, {1e20f, -3e19f, 2e19f, 1e20f}, {nan, 0.f, 0.f, 1.f},
+                          {1.f, 5e-13f, 0.f, 1.f}};
+  uint32_t rng = 12345u;
+  auto uni = [&rng]() {
+    rng = rng * 1664525u + 1013904223u;
+    return static_cast<float>(rng >> 8) / 16777216.f;
+  };
+  for (int k = 0; k < 40; ++k) Fs.push_back({0.6f + 0.8f * uni(), uni() - 0.5f, uni() - 0.5f, 0.6f + 0.8f * uni()});
+  const Mat2 Cgrad{0.3f, -1.2f, 0.8f, -0.1f};
+  int compared = 0;
+  for (const MaterialParams* mat : {&water, &syrup, &jelly, &snow})
+    for (size_t q = 0; q + 4 <= Fs.size(); ++q) {
+      // Lanes q..q+3, with J and Jp varied per lane.
+      simd::MaterialLanes m{};
+      Mat2 F[4], Fref[4];
+      float J[4], Jp[4], Jpref[4];
+      Mat2 tau_ref[4];
+      for (int l = 0; l < 4; ++l) {
+        F[l] = Fref[l] = Fs[q + static_cast<size_t>(l)];
+        J[l] = 0.9f + 0.05f * static_cast<float>(l + static_cast<int>(q % 3));
+        Jp[l] = Jpref[l] = 0.95f + 0.03f * static_cast<float>(l);
+        tau_ref[l] = mpm::constitutive(*mat, Fref[l], J[l], Jpref[l], Cgrad, 1e-4f);
+        float mu, la;
+        lame(*mat, mu, la);
+        m.mu[l] = mu;
+        m.la[l] = la;
+        m.bulk[l] = mat->bulk_modulus;
+        m.visc[l] = mat->viscosity;
+        m.theta_c[l] = mat->theta_c;
+        m.theta_s[l] = mat->theta_s;
+        m.hardening[l] = mat->hardening;
+      }
+      const uint32_t idx[4] = {0, 1, 2, 3};
+      const Mat2 Cs[4] = {Cgrad, Cgrad, Cgrad, Cgrad};
+      simd::M4 F4 = simd::load_mats(F, idx);
+      const simd::M4 C4 = simd::load_mats(Cs, idx);
+      simd::f4 J4{J[0], J[1], J[2], J[3]}, Jp4{Jp[0], Jp[1], Jp[2], Jp[3]};
+      simd::M4 tau;
+      if (mat->type == MaterialType::Fluid) tau = simd::fluid_stress4(m, J4, C4);
+      else if (mat->type == MaterialType::Jelly) tau = simd::jelly_stress4(m, F4);
+      else tau = simd::snow_update4(m, F4, Jp4);
+      simd::store_mats(F4, F, idx);
+      Mat2 tau_l[4];
+      simd::store_mats(tau, tau_l, idx);
+      for (int l = 0; l < 4; ++l) {
+        INFO("material type " << static_cast<int>(mat->type) << ", F #" << q + static_cast<size_t>(l));
+        CHECK(std::memcmp(&tau_l[l], &tau_ref[l], sizeof(Mat2)) == 0);
+        CHECK(std::memcmp(&F[l], &Fref[l], sizeof(Mat2)) == 0);
+        const float jp = Jp4[l];
+        CHECK(std::memcmp(&jp, &Jpref[l], sizeof(float)) == 0);
+        ++compared;
+      }
+    }
+  CHECK(compared == 4 * 4 * (static_cast<int>(Fs.size()) - 3));
 }
