@@ -25,6 +25,14 @@ namespace simd {
 typedef float f4 __attribute__((vector_size(16)));
 typedef int32_t i4 __attribute__((vector_size(16)));
 
+// Lane shuffle: Clang's builtin, which GCC has from version 12 (Debian 12's);
+// older GCC spells it __builtin_shuffle with a mask vector.
+#if defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 12
+#define PS_SHUFFLE4(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define PS_SHUFFLE4(a, b, i, j, k, l) __builtin_shuffle(a, b, i4{i, j, k, l})
+#endif
+
 /// Lanes of one quadratic stencil per particle (mpm::Stencil, four wide).
 struct QuadStencil4 {
   i4 base_x, base_y;
@@ -99,10 +107,10 @@ inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, c
       __builtin_memcpy(&n1, &grid[k1], sizeof n1);
       __builtin_memcpy(&n2, &grid[k2], sizeof n2);
       __builtin_memcpy(&n3, &grid[k3], sizeof n3);
-      const f4 lo = __builtin_shufflevector(n0, n1, 0, 1, 4, 5);  // vx0 vy0 vx1 vy1
-      const f4 hi = __builtin_shufflevector(n2, n3, 0, 1, 4, 5);
-      const f4 vx = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);
-      const f4 vy = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
+      const f4 lo = PS_SHUFFLE4(n0, n1, 0, 1, 4, 5);  // vx0 vy0 vx1 vy1
+      const f4 hi = PS_SHUFFLE4(n2, n3, 0, 1, 4, 5);
+      const f4 vx = PS_SHUFFLE4(lo, hi, 0, 2, 4, 6);
+      const f4 vy = PS_SHUFFLE4(lo, hi, 1, 3, 5, 7);
       const f4 w = s.wx[a] * s.wy[c];
       r.vx += w * vx;
       r.vy += w * vy;
@@ -131,14 +139,14 @@ inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, c
 
 /// Columns of the 4 x 4 matrix with rows r0..r3: out[l] = {r0[l], r1[l], r2[l], r3[l]}.
 inline void transpose4(f4 r0, f4 r1, f4 r2, f4 r3, f4* out) {
-  const f4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
-  const f4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-  const f4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
-  const f4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-  out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-  out[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-  out[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-  out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  const f4 t0 = PS_SHUFFLE4(r0, r1, 0, 4, 1, 5);
+  const f4 t1 = PS_SHUFFLE4(r0, r1, 2, 6, 3, 7);
+  const f4 t2 = PS_SHUFFLE4(r2, r3, 0, 4, 1, 5);
+  const f4 t3 = PS_SHUFFLE4(r2, r3, 2, 6, 3, 7);
+  out[0] = PS_SHUFFLE4(t0, t2, 0, 1, 4, 5);
+  out[1] = PS_SHUFFLE4(t0, t2, 2, 3, 6, 7);
+  out[2] = PS_SHUFFLE4(t1, t3, 0, 1, 4, 5);
+  out[3] = PS_SHUFFLE4(t1, t3, 2, 3, 6, 7);
 }
 
 /// One particle's P2G terms, as MpmCpuBackend::scatter reads them.
@@ -251,7 +259,7 @@ inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f
   load_positions(x, px, py);
   px = clamp4(px + dt * mvx, g.origin.x + g.dx, g.origin.x + (g.nx - 1.001f) * g.dx);
   py = clamp4(py + dt * mvy, g.origin.y + g.dx, g.origin.y + (g.ny - 1.001f) * g.dx);
-  const f4 xy0 = __builtin_shufflevector(px, py, 0, 4, 1, 5), xy1 = __builtin_shufflevector(px, py, 2, 6, 3, 7);
+  const f4 xy0 = PS_SHUFFLE4(px, py, 0, 4, 1, 5), xy1 = PS_SHUFFLE4(px, py, 2, 6, 3, 7);
   __builtin_memcpy(static_cast<void*>(x), &xy0, sizeof xy0);
   __builtin_memcpy(static_cast<void*>(x + 2), &xy1, sizeof xy1);
   // Block key: the stencil's base node (mpm::stencil_base) over the block size, clamped.
