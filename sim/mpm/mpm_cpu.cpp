@@ -112,8 +112,6 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   const size_t stride = static_cast<size_t>(g.nodes_x());
   const size_t n = order_.size();
   if (pre_.size() < n) pre_.resize(n);
-  // Dynamic chunks: the materials cluster in block order, and a snow particle's
-  // return map costs several times a water particle's pressure.
   // What the scatter needs from particle i (at o in block order) and its stress tau.
   auto fold = [&](size_t o, uint32_t i, const Mat2& tau) {
     const float mp = p_->mass[i];

@@ -19,9 +19,10 @@ namespace ps {
 
 class MpmCpuBackend final : public MpmBackend {
  public:
-  /// `lanes` false: the quadratic transfers one particle at a time instead
-  /// of four (mpm_simd.h); the results are the same bit for bit (the tests
-  /// compare the two).
+  /// `lanes` false: the quadratic transfers and the fluid, jelly and snow
+  /// constitutive updates one particle at a time instead of four
+  /// (mpm_simd.h); the results are the same bit for bit (tests/sim/mpm/test_simd.cpp
+  /// compares the two).
   explicit MpmCpuBackend(int threads, bool lanes = true);
   std::string name() const override;
   void bind(MpmParticles* host) override { p_ = host; }
