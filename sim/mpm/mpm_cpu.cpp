@@ -153,16 +153,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
         simd::f4 J{}, Jp{};
         for (int l = 0; l < 4; ++l) {
           const uint32_t i = idx[l];
-          const MaterialParams& mat = in.materials[p_->material[i]];
-          float mu, la;
-          lame(mat, mu, la);
-          m.mu[l] = mu;
-          m.la[l] = la;
-          m.bulk[l] = mat.bulk_modulus;
-          m.visc[l] = mat.viscosity;
-          m.theta_c[l] = mat.theta_c;
-          m.theta_s[l] = mat.theta_s;
-          m.hardening[l] = mat.hardening;
+          m.set(l, in.materials[p_->material[i]]);
           J[l] = p_->J[i];
           Jp[l] = p_->Jp[i];
         }

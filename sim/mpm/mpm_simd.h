@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include "sim/core/vec.h"
+#include "sim/mpm/materials.h"
 #include "sim/mpm/mpm_params.h"
 
 namespace ps {
@@ -371,6 +372,18 @@ struct MaterialLanes {
   f4 mu, la;                             ///< Lame parameters (mpm::lame)
   f4 bulk, visc;                         ///< fluid
   f4 theta_c, theta_s, hardening;        ///< snow
+  /// Lane l takes material m's parameters (its Lame pair through ps::lame, as the scalar code).
+  void set(int l, const MaterialParams& m) {
+    float mu_l, la_l;
+    lame(m, mu_l, la_l);
+    mu[l] = mu_l;
+    la[l] = la_l;
+    bulk[l] = m.bulk_modulus;
+    visc[l] = m.viscosity;
+    theta_c[l] = m.theta_c;
+    theta_s[l] = m.theta_s;
+    hardening[l] = m.hardening;
+  }
 };
 
 /// mpm::fluid_stress.

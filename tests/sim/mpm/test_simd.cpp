@@ -120,33 +120,29 @@ TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F 
   // velocity gradient C of its own per lane, and deformation gradients at
   // rest, diagonal, sheared, inverted (det < 0), rank-deficient, zero, huge
   // and not finite, so every select of polar4 / svd4 takes both sides.
-  auto fluid = [](float bulk, float visc) {
+  // type, then (fluid) bulk modulus, viscosity; (jelly) E, nu; (snow) E, theta_c, theta_s, hardening.
+  auto make = [](MaterialType t, float a, float b, float c = 0.f, float d = 0.f) {
     MaterialParams m;
-    m.type = MaterialType::Fluid;
-    m.bulk_modulus = bulk;
-    m.viscosity = visc;
+    m.type = t;
+    if (t == MaterialType::Fluid) {
+      m.bulk_modulus = a;
+      m.viscosity = b;
+    } else if (t == MaterialType::Jelly) {
+      m.E = a;
+      m.nu = b;
+    } else {
+      m.E = a;
+      m.theta_c = b;
+      m.theta_s = c;
+      m.hardening = d;
+    }
     return m;
   };
-  auto jelly = [](float E, float nu) {
-    MaterialParams m;
-    m.type = MaterialType::Jelly;
-    m.E = E;
-    m.nu = nu;
-    return m;
-  };
-  auto snow = [](float E, float theta_c, float theta_s, float xi) {
-    MaterialParams m;
-    m.type = MaterialType::Snow;
-    m.E = E;
-    m.theta_c = theta_c;
-    m.theta_s = theta_s;
-    m.hardening = xi;
-    return m;
-  };
+  constexpr MaterialType kF = MaterialType::Fluid, kJ = MaterialType::Jelly, kS = MaterialType::Snow;
   const std::vector<std::vector<MaterialParams>> types = {
-      {fluid(4e3f, 0.f), fluid(2e3f, 0.7f), fluid(9e3f, 0.05f)},
-      {jelly(3e4f, 0.3f), jelly(5e3f, 0.2f), jelly(1e5f, 0.45f)},
-      {snow(1.4e5f, 2.5e-2f, 4.5e-3f, 10.f), snow(5e4f, 2e-2f, 6e-3f, 8.f), snow(2e5f, 3e-2f, 3e-3f, 12.f)}};
+      {make(kF, 4e3f, 0.f), make(kF, 2e3f, 0.7f), make(kF, 9e3f, 0.05f)},
+      {make(kJ, 3e4f, 0.3f), make(kJ, 5e3f, 0.2f), make(kJ, 1e5f, 0.45f)},
+      {make(kS, 1.4e5f, 2.5e-2f, 4.5e-3f, 10.f), make(kS, 5e4f, 2e-2f, 6e-3f, 8.f), make(kS, 2e5f, 3e-2f, 3e-3f, 12.f)}};
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<Mat2> Fs = {Mat2::identity(), Mat2::diag(1.02f, 0.97f), Mat2::diag(0.9f, 1.2f), {1.f, 0.3f, -0.2f, 0.95f},
                           {0.f, 1.f, 1.f, 0.f}, {-1.f, 0.f, 0.f, 1.f}, {1.f, 2.f, 2.f, 4.f}, Mat2{},
@@ -174,15 +170,7 @@ TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F 
         J[l] = 0.9f + 0.05f * (fl + static_cast<float>(q % 3));
         Jp[l] = Jpref[l] = 0.95f + 0.03f * fl;
         tau_ref[l] = mpm::constitutive(mat, Fref[l], J[l], Jpref[l], C[l], 1e-4f);
-        float mu, la;
-        lame(mat, mu, la);
-        m.mu[l] = mu;
-        m.la[l] = la;
-        m.bulk[l] = mat.bulk_modulus;
-        m.visc[l] = mat.viscosity;
-        m.theta_c[l] = mat.theta_c;
-        m.theta_s[l] = mat.theta_s;
-        m.hardening[l] = mat.hardening;
+        m.set(l, mat);
       }
       const uint32_t idx[4] = {0, 1, 2, 3};
       simd::M4 F4 = simd::load_mats(F, idx);
