@@ -12,6 +12,10 @@
 /// vertex shader picks them. Sprites are blended in order ("over"), so the
 /// layer composited with (ONE, ONE_MINUS_SRC_ALPHA) gives what drawing them one
 /// by one with (SRC_ALPHA, ONE_MINUS_SRC_ALPHA) gives, up to 8-bit rounding.
+/// Pixels are shaded and blended four at a time (SSE2 lanes: a row's four, or
+/// the 2 x 2 block of a one-pixel sprite), each lane the one-pixel arithmetic,
+/// so the image equals the formula evaluated pixel by pixel, byte for byte
+/// (tests/render/test_sprite_layer.cpp holds that reference).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -2,6 +2,7 @@
 // particle shader draws, premultiplied "over" in sprite order, the colour
 // modes, and bands of rows that do not change the image.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -21,6 +22,36 @@ SpriteLayerView unit_view() {
 }
 
 const uint8_t* px(const SpriteLayer& l, int x, int y) { return &l.pixels()[(static_cast<size_t>(y) * l.width() + x) * 4]; }
+
+/// n sprites of random colours at random places in [x_lo, x_hi) x [y_lo, y_hi),
+/// radii from `radius(g)`.
+struct RandomSprites {
+  std::vector<float> xy, radius;
+  std::vector<uint8_t> rgba;
+  template <class RadiusFn>
+  RandomSprites(size_t n, unsigned seed, float x_lo, float x_hi, float y_lo, float y_hi, RadiusFn radius_of) {
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<float> ux(x_lo, x_hi), uy(y_lo, y_hi);
+    std::uniform_int_distribution<int> c(0, 255);
+    xy.resize(2 * n);
+    radius.resize(n);
+    rgba.resize(4 * n);
+    for (size_t i = 0; i < n; ++i) {
+      xy[2 * i] = ux(g);
+      xy[2 * i + 1] = uy(g);
+      radius[i] = radius_of(g);
+      for (int k = 0; k < 4; ++k) rgba[4 * i + k] = static_cast<uint8_t>(c(g));
+    }
+  }
+  SpriteLayerInput input() const {
+    SpriteLayerInput in;
+    in.n = radius.size();
+    in.xy = xy.data();
+    in.radius = radius.data();
+    in.rgba = rgba.data();
+    return in;
+  }
+};
 
 }  // namespace
 
@@ -108,23 +139,9 @@ TEST_CASE("Sprite layer: later sprites go over earlier ones, and the colour mode
 }
 
 TEST_CASE("Sprite layer: two bands of rows draw the same image as one", "[render][sprites]") {
-  const size_t n = 3000;
-  std::vector<float> xy(2 * n), radius(n);
-  std::vector<uint8_t> rgba(4 * n);
-  std::mt19937 g(7);
-  std::uniform_real_distribution<float> u(-5.f, 45.f), r(0.5f, 5.f);
-  std::uniform_int_distribution<int> c(0, 255);
-  for (size_t i = 0; i < n; ++i) {
-    xy[2 * i] = u(g);
-    xy[2 * i + 1] = u(g);
-    radius[i] = r(g);
-    for (int k = 0; k < 4; ++k) rgba[4 * i + k] = static_cast<uint8_t>(c(g));
-  }
-  SpriteLayerInput in;
-  in.n = n;
-  in.xy = xy.data();
-  in.radius = radius.data();
-  in.rgba = rgba.data();
+  const RandomSprites sprites(3000, 7, -5.f, 45.f, -5.f, 45.f,
+                              [](std::mt19937& g) { return std::uniform_real_distribution<float>(0.5f, 5.f)(g); });
+  const SpriteLayerInput in = sprites.input();
   SpriteLayer one, two;
   one.draw(unit_view(), in, 1);
   two.draw(unit_view(), in, 2);
@@ -176,6 +193,87 @@ TEST_CASE("Sprite layer: only the sprites' box is drawn, and the next draw clear
     } else {
       CHECK(lit > 20);
       CHECK(d.w < 40);  // a box, not the whole layer
+    }
+  }
+}
+
+namespace {
+
+/// The layer's formula one pixel at a time, as the header states it (base
+/// colour mode): the reference the lanes of sprite_layer.cpp must equal byte
+/// for byte. For each pixel centre p in the sprite's square [c - r, c + r)^2
+/// (half-open), d = |p - c| / r; alpha = 1 - smoothstep(1 - 1/r, 1 + 1/(2r), d)
+/// (0: untouched); a darker rim 1 - 0.35 smoothstep(0.55, 1, d) when r > 3;
+/// each channel min(255, src + (1 - alpha) dst) rounded.
+std::vector<uint8_t> reference_layer(const SpriteLayerView& v, const SpriteLayerInput& in) {
+  std::vector<uint8_t> img(static_cast<size_t>(v.w) * v.h * 4, 0);
+  const auto sstep = [](float e0, float e1, float x) {
+    const float t = std::clamp((x - e0) / (e1 - e0), 0.f, 1.f);
+    return t * t * (3.f - 2.f * t);
+  };
+  for (size_t i = 0; i < in.n; ++i) {
+    const float x = in.xy[2 * i], y = in.xy[2 * i + 1];
+    const float cx = v.a00 * x + v.a01 * y + v.b0 - static_cast<float>(v.x0);
+    const float cy = v.a10 * x + v.a11 * y + v.b1 - static_cast<float>(v.y0);
+    const float r = std::max(in.radius[i] * in.size_scale * in.px_per_world, 1.f);
+    const float inv_r = 1.f / r, e0 = 1.f - inv_r, e1 = 1.f + 0.5f * inv_r;
+    for (int j = 0; j < v.h; ++j)
+      for (int k = 0; k < v.w; ++k) {
+        const float px = static_cast<float>(k) + 0.5f, py = static_cast<float>(j) + 0.5f;
+        if (!(px >= cx - r && px < cx + r && py >= cy - r && py < cy + r)) continue;
+        const float dx = (px - cx) * inv_r, dy = (py - cy) * inv_r;
+        const float d2 = dx * dx + dy * dy;
+        if (d2 >= e1 * e1) continue;
+        const float d = std::sqrt(d2);
+        const float a = d > e0 ? 1.f - std::min((d - e0) * (r * (2.f / 3.f)), 1.f) * std::min((d - e0) * (r * (2.f / 3.f)), 1.f) *
+                                           (3.f - 2.f * std::min((d - e0) * (r * (2.f / 3.f)), 1.f))
+                               : 1.f;
+        if (a <= 0.f) continue;
+        const float shade = r > 3.f ? 1.f - sstep(0.55f, 1.f, d) * 0.35f : 1.f;
+        uint8_t* p = &img[(static_cast<size_t>(j) * v.w + k) * 4];
+        const float src[4] = {a * shade * (in.rgba[4 * i] / 255.f * 255.f), a * shade * (in.rgba[4 * i + 1] / 255.f * 255.f),
+                              a * shade * (in.rgba[4 * i + 2] / 255.f * 255.f), a * 255.f};
+        for (int ch = 0; ch < 4; ++ch)
+          p[ch] = static_cast<uint8_t>(std::min(255.f, src[ch] + (1.f - a) * static_cast<float>(p[ch])) + 0.5f);
+      }
+  }
+  return img;
+}
+
+}  // namespace
+
+TEST_CASE("Sprite layer: four pixels at a time draw what the formula draws one pixel at a time", "[render][sprites]") {
+  // Sprites of every size the lanes treat apart: radius 1 pixel (the 2 x 2
+  // block of a window of 100 000 particles), below 1 (drawn at 1), up to 3,
+  // and over 3 (the rim), at any sub-pixel position, overlapping, and on
+  // every edge of the layer (the right edge, where four pixels do not fit in the row).
+  for (int w : {37, 40, 3}) {
+    SpriteLayerView v;
+    v.w = w;
+    v.h = 29;
+    const RandomSprites sprites(2500, 11 + static_cast<unsigned>(w), -3.f, static_cast<float>(w) + 3.f, -3.f, 32.f,
+                                [](std::mt19937& g) {
+                                  std::uniform_real_distribution<float> r01(0.f, 1.f);
+                                  const float t = r01(g);
+                                  return t < 0.4f    ? 1.f
+                                         : t < 0.55f ? 0.3f + r01(g) * 0.7f
+                                         : t < 0.8f  ? 1.f + 2.f * r01(g)
+                                                     : 3.f + 5.f * r01(g);
+                                });
+    const SpriteLayerInput in = sprites.input();
+    const std::vector<uint8_t> ref = reference_layer(v, in);
+    for (int bands : {1, 2}) {
+      SpriteLayer l;
+      l.draw(v, in, bands);
+      REQUIRE(l.pixels().size() == ref.size());
+      size_t differ = 0, lit = 0;
+      for (size_t k = 0; k < ref.size(); ++k) {
+        differ += l.pixels()[k] != ref[k];
+        lit += k % 4 == 3 && ref[k] > 0;
+      }
+      INFO("width " << w << ", bands " << bands << ": " << differ << " bytes differ");
+      CHECK(differ == 0);
+      CHECK(lit > ref.size() / 4 / 2);  // most of the layer is drawn on
     }
   }
 }
