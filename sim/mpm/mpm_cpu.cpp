@@ -202,7 +202,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
       for (int64_t bi = split_[static_cast<size_t>(p0)]; bi < split_[static_cast<size_t>(p1)]; ++bi) {
         uint32_t blk = blocks[bi];
         uint32_t o = block_start_[blk];
-        if (K == Kernel::Quadratic && !POLY && lanes_) {
+        if (K == Kernel::Quadratic && lanes_) {
           // Four particles at a time (mpm_simd.h: the scalar loop's arithmetic
           // per lane, each node's terms added in particle order), the rest below.
           for (; o + 4 <= block_start_[blk + 1]; o += 4) {
@@ -211,9 +211,10 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
               const uint32_t i = order_[o + static_cast<uint32_t>(l)];
               const Scatter& q = pre_[o + static_cast<uint32_t>(l)];
               const float mp = p_->mass[i];
-              lane[l] = simd::ScatterLane{p_->x[i], q.mv, q.A, mp, FLIP ? mp * p_->v[i] : Vec2{}};
+              lane[l] = simd::ScatterLane{p_->x[i], q.mv, q.A, mp, FLIP ? mp * p_->v[i] : Vec2{},
+                                          POLY ? &p_->poly[i] : nullptr};
             }
-            simd::quad_scatter4<FLIP>(grid_.data(), grid_v_old_.data(), stride, g, lane);
+            simd::quad_scatter4<FLIP, POLY>(grid_.data(), grid_v_old_.data(), stride, g, lane);
           }
         }
         for (; o < block_start_[blk + 1]; ++o) {
@@ -450,7 +451,7 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
     return finish(i, v_pic, dv, B);
   };
   SubstepResult r;
-  if (K == Kernel::Quadratic && !POLY && lanes_) {
+  if (K == Kernel::Quadratic && lanes_) {
     const simd::Finish4 fin{&g, dt, blocks_x_, blocks_y_, kBlock};
     // Four particles at a time (mpm_simd.h: the same arithmetic per lane),
     // the rest of a run one by one.
@@ -460,7 +461,10 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         const size_t i0 = static_cast<size_t>(i);
         simd::f4 px, py;
         simd::load_positions(&p_->x[i0], px, py);
-        const simd::Gather4 q = simd::quad_gather4<FLIP>(grid_.data(), grid_v_old_.data(), stride, g, px, py);
+        simd::PolyModes4 modes;
+        const simd::Gather4 q = simd::quad_gather4<FLIP, POLY>(grid_.data(), grid_v_old_.data(), stride, g, px, py, &modes);
+        if constexpr (POLY)
+          for (int l = 0; l < 4; ++l) p_->poly[i0 + static_cast<size_t>(l)] = modes.lane(l);
         if (in.collider_count > 0) {  // finish_particle pushes them out of the bodies
           for (int l = 0; l < 4; ++l) report(i0 + l, finish(i0 + l, q.v_pic(l), q.dv(l), q.B(l)));
           continue;

@@ -162,32 +162,38 @@ static_assert(sizeof(PolyModes) == kPolyModes * sizeof(Vec2), "PolyModes holds t
 
 /// One axis of a quadratic stencil in PolyPIC's 1D basis {1, d, G(d)}:
 /// scatter[deg][a] = w_a e_deg(d_a) (P2G), gather[deg][a] = that over the
-/// mode's norm sum_a w_a e_deg(d_a)^2 (G2P).
-struct PolyAxis {
-  float scatter[3][3];
-  float gather[3][3];
+/// mode's norm sum_a w_a e_deg(d_a)^2 (G2P). T is float, or four lanes of
+/// floats (the CPU's mpm_simd.h, one particle per lane, the same arithmetic).
+template <class T>
+struct PolyAxisT {
+  T scatter[3][3];
+  T gather[3][3];
 };
+using PolyAxis = PolyAxisT<float>;
 
 /// `w`: the axis's quadratic weights; `f`: the particle's offset from the
 /// first node (grid units), so d_a = a - f.
-PS_HD PolyAxis poly_axis(const float* w, float f) {
-  PolyAxis ax;
-  const float k = 2.f * w[0] * w[1] * w[2] / (w[1] * w[2] + 4.f * w[0] * w[2] + w[0] * w[1]);
+template <class T>
+PS_HD PolyAxisT<T> poly_axis(const T* w, T f) {
+  PolyAxisT<T> ax;
+  const T k = 2.f * w[0] * w[1] * w[2] / (w[1] * w[2] + 4.f * w[0] * w[2] + w[0] * w[1]);
   const float s[3] = {1.f, -2.f, 1.f};
   for (int a = 0; a < 3; ++a) {
-    const float d = static_cast<float>(a) - f;
+    const T d = static_cast<float>(a) - f;
     ax.scatter[0][a] = w[a];
     ax.scatter[1][a] = w[a] * d;
     ax.scatter[2][a] = k * s[a];
     ax.gather[0][a] = w[a];
     ax.gather[1][a] = 4.f * w[a] * d;  // M2 = 1/4: APIC's D^-1 in grid units
-    ax.gather[2][a] = 0.5f * s[a];
+    ax.gather[2][a] = T{} + 0.5f * s[a];
   }
   return ax;
 }
 
 /// P2G: the extra modes' velocity at node (a, b) times its weight,
-/// sum_r w_ab e_r(d_ab) c_r (multiply by m_p for momentum).
+/// sum_r w_ab e_r(d_ab) c_r (multiply by m_p for momentum). This and
+/// poly_gather_node have lane twins in mpm_simd.h (quad_scatter4 and
+/// quad_gather4 with POLY): a change here goes there too.
 PS_HD Vec2 poly_node_velocity(const PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b) {
   Vec2 v{};
   for (int r = 0; r < kPolyModes; ++r) v += (X.scatter[poly_deg_x(r)][a] * Y.scatter[poly_deg_y(r)][b]) * m.c[r];

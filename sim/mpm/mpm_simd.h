@@ -18,6 +18,7 @@
 #include <cstdint>
 #include "sim/core/vec.h"
 #include "sim/mpm/materials.h"
+#include "sim/mpm/mpm_kernels.h"
 #include "sim/mpm/mpm_params.h"
 
 namespace ps {
@@ -76,6 +77,19 @@ inline void load_positions(const Vec2* x, f4& px, f4& py) {
   py = f4{x[0].y, x[1].y, x[2].y, x[3].y};
 }
 
+using PolyAxis4 = mpm::PolyAxisT<f4>;  ///< mpm::poly_axis per lane
+
+/// PolyPIC's six extra modes of four particles: mode r of lane l is (cx[r][l], cy[r][l]).
+struct PolyModes4 {
+  f4 cx[mpm::kPolyModes] = {};
+  f4 cy[mpm::kPolyModes] = {};
+  PolyModes lane(int l) const {
+    PolyModes m;
+    for (int r = 0; r < mpm::kPolyModes; ++r) m.c[r] = Vec2{cx[r][l], cy[r][l]};
+    return m;
+  }
+};
+
 /// What the gather of four particles yields, per lane: the PIC velocity
 /// sum w v_i, FLIP's increment sum w (v_i - v_i_old) (FLIP only), and the
 /// velocity gradient B = 4/dx sum w v_i (x_i - x_p)^T / dx (APIC's C).
@@ -89,10 +103,20 @@ struct Gather4 {
 
 /// The quadratic G2P sums of MpmCpuBackend::gather for four particles at
 /// positions (px, py): node (a, c) of lane l is grid[(base_y + c) stride +
-/// base_x + a]; `old` is FLIP's old grid velocity (FLIP only).
-template <bool FLIP, class NodeT>
-inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, const GridSpec& g, f4 px, f4 py) {
+/// base_x + a]; `old` is FLIP's old grid velocity (FLIP only). POLY also
+/// projects the node velocities on PolyPIC's extra modes into `*modes`
+/// (mpm::poly_gather_node per lane).
+template <bool FLIP, bool POLY = false, class NodeT>
+inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, const GridSpec& g, f4 px, f4 py,
+                            PolyModes4* modes = nullptr) {
+  static_assert(!(FLIP && POLY), "PolyPIC: no FLIP");
   const QuadStencil4 s = quad_stencil4(g, px, py);
+  PolyAxis4 pax, pay;
+  if constexpr (POLY) {
+    pax = mpm::poly_axis(s.wx, s.fx);
+    pay = mpm::poly_axis(s.wy, s.fy);
+    *modes = PolyModes4{};
+  }
   Gather4 r{};
   size_t row[4];
   for (int l = 0; l < 4; ++l)
@@ -120,6 +144,13 @@ inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, c
         const f4 oy{old[k0].y, old[k1].y, old[k2].y, old[k3].y};
         r.dvx += w * (vx - ox);
         r.dvy += w * (vy - oy);
+      }
+      if constexpr (POLY) {
+        for (int m = 0; m < mpm::kPolyModes; ++m) {
+          const f4 e = pax.gather[mpm::poly_deg_x(m)][a] * pay.gather[mpm::poly_deg_y(m)][c];
+          modes->cx[m] += e * vx;
+          modes->cy[m] += e * vy;
+        }
       }
       const f4 ux = w * vx, uy = w * vy;
       const f4 dx = static_cast<float>(a) - s.fx;
@@ -157,17 +188,30 @@ struct ScatterLane {
   Mat2 A;     ///< the folded affine-stress matrix
   float mp;   ///< mass
   Vec2 mv0;   ///< FLIP: transferred momentum m_p v_p
+  const PolyModes* poly = nullptr;  ///< PolyPIC: the particle's extra modes
 };
 
 /// The quadratic P2G of MpmCpuBackend::scatter for four particles of one
 /// block, in order: lane l adds w (mv + A (x_i - x_p)) and w m_p to its nine
 /// nodes (and FLIP's w m_p v_p to `old`), lane 0's nine first, then lane 1's,
 /// so every node sums its terms in particle order as the scalar loop does.
-template <bool FLIP, class NodeT>
+/// POLY adds PolyPIC's extra modes, m_p sum_r w e_r c_r (mpm::poly_node_velocity per lane).
+template <bool FLIP, bool POLY = false, class NodeT>
 inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec& g, const ScatterLane* p) {
+  static_assert(!(FLIP && POLY), "PolyPIC: no FLIP");
   const f4 px{p[0].x.x, p[1].x.x, p[2].x.x, p[3].x.x};
   const f4 py{p[0].x.y, p[1].x.y, p[2].x.y, p[3].x.y};
   const QuadStencil4 s = quad_stencil4(g, px, py);
+  PolyAxis4 pax, pay;
+  PolyModes4 modes;
+  if constexpr (POLY) {
+    pax = mpm::poly_axis(s.wx, s.fx);
+    pay = mpm::poly_axis(s.wy, s.fy);
+    for (int m = 0; m < mpm::kPolyModes; ++m) {
+      modes.cx[m] = f4{p[0].poly->c[m].x, p[1].poly->c[m].x, p[2].poly->c[m].x, p[3].poly->c[m].x};
+      modes.cy[m] = f4{p[0].poly->c[m].y, p[1].poly->c[m].y, p[2].poly->c[m].y, p[3].poly->c[m].y};
+    }
+  }
   const f4 mvx{p[0].mv.x, p[1].mv.x, p[2].mv.x, p[3].mv.x};
   const f4 mvy{p[0].mv.y, p[1].mv.y, p[2].mv.y, p[3].mv.y};
   const f4 a00{p[0].A.a00, p[1].A.a00, p[2].A.a00, p[3].A.a00};
@@ -182,8 +226,18 @@ inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec&
     for (int a = 0; a < 3; ++a) {
       const f4 w = s.wx[a] * s.wy[c];
       const f4 dx = (static_cast<float>(a) - s.fx) * g.dx;
-      const f4 dvx = w * (mvx + (a00 * dx + a01 * dy));
-      const f4 dvy = w * (mvy + (a10 * dx + a11 * dy));
+      f4 dvx = w * (mvx + (a00 * dx + a01 * dy));
+      f4 dvy = w * (mvy + (a10 * dx + a11 * dy));
+      if constexpr (POLY) {
+        f4 vx{}, vy{};
+        for (int m = 0; m < mpm::kPolyModes; ++m) {
+          const f4 e = pax.scatter[mpm::poly_deg_x(m)][a] * pay.scatter[mpm::poly_deg_y(m)][c];
+          vx += e * modes.cx[m];
+          vy += e * modes.cy[m];
+        }
+        dvx += mp * vx;
+        dvy += mp * vy;
+      }
       transpose4(dvx, dvy, w * mp, f4{}, rec[c * 3 + a]);
       if constexpr (FLIP) {
         const f4 m0x{p[0].mv0.x, p[1].mv0.x, p[2].mv0.x, p[3].mv0.x};

@@ -26,6 +26,9 @@ int64_t first_difference(const MpmParticles& a, const MpmParticles& b) {
         std::memcmp(&a.J[i], &b.J[i], sizeof(float)) || std::memcmp(&a.Jp[i], &b.Jp[i], sizeof(float)))
       return static_cast<int64_t>(i);
   }
+  if (a.poly.size() != b.poly.size()) return 0;  // PolyPIC's extra modes
+  for (size_t i = 0; i < a.poly.size(); ++i)
+    if (std::memcmp(&a.poly[i], &b.poly[i], sizeof(PolyModes))) return static_cast<int64_t>(i);
   return -1;
 }
 
@@ -42,6 +45,12 @@ void compare_lanes(const std::string& scene, const std::vector<std::string>& ove
   REQUIRE(a.ok == b.ok);
   CHECK(first_difference(on.world->particles, off.world->particles) == -1);
   CHECK(state_hash(on.world->particles) == state_hash(off.world->particles));
+  if (on.world->solver.transfer == Transfer::PolyPIC) {  // the extra modes were carried, not all zero
+    double sum = 0.0;
+    for (const PolyModes& m : on.world->particles.poly)
+      for (const Vec2& c : m.c) sum += std::fabs(c.x) + std::fabs(c.y);
+    CHECK(sum > 0.0);
+  }
 }
 
 }  // namespace
@@ -60,6 +69,10 @@ TEST_CASE("Four-lane quadratic transfers equal one particle at a time, bit for b
   SECTION("ice_in_water") { compare_lanes("ice_in_water", {}, 100); }
   SECTION("notched_plate") { compare_lanes("notched_plate", {}, 150); }
   SECTION("one thread") { compare_lanes("mpm99", {}, 100, 1); }
+  SECTION("mpm99, PolyPIC") { compare_lanes("mpm99", {"solver.transfer=polypic"}, 200); }
+  SECTION("pic_vs_apic, PolyPIC, one thread") {
+    compare_lanes("pic_vs_apic", {"solver.transfer=polypic"}, 200, 1);
+  }
 }
 
 TEST_CASE("Four-lane transfers with rigid bodies: same particles and same impulses", "[mpm][simd][rigid]") {
@@ -67,7 +80,7 @@ TEST_CASE("Four-lane transfers with rigid bodies: same particles and same impuls
   // friction (the CUDA test's set-up): the push-out runs per particle.
   RigidCollider box, disk;
   test::box_and_disk(box, disk);
-  for (const char* transfer : {"apic", "flip"}) {
+  for (const char* transfer : {"apic", "flip", "polypic"}) {
     std::vector<double> impulse[2];
     std::unique_ptr<MpmWorld> worlds[2];
     for (int k = 0; k < 2; ++k) {
@@ -200,9 +213,9 @@ TEST_CASE("Four-lane transfers with mixed materials, an offset grid and a ragged
   // Two jellies, two snows and a viscous beside an inviscid water, in strips
   // narrower than a block so the runs of four mix them; the domain does not
   // start at 0; the particle count is not a multiple of four, so runs end in
-  // a scalar tail. 1 and 3 threads.
-  const std::string doc = R"({"domain": {"size": [1, 1], "origin": [-0.37, 0.21], "grid": 64},
-    "solver": {"transfer": "apic", "dt": 0.0002, "gravity": [0, -9.81]},
+  // a scalar tail. 1 and 3 threads; APIC and PolyPIC.
+  const std::string doc0 = R"({"domain": {"size": [1, 1], "origin": [-0.37, 0.21], "grid": 64},
+    "solver": {"transfer": "TRANSFER", "dt": 0.0002, "gravity": [0, -9.81]},
     "materials": {"j1": {"type": "jelly", "E": 4000, "nu": 0.2, "density": 1000},
                   "j2": {"type": "jelly", "E": 9000, "nu": 0.35, "density": 1000},
                   "s1": {"type": "snow", "E": 2e4, "density": 1000},
@@ -217,7 +230,10 @@ TEST_CASE("Four-lane transfers with mixed materials, an offset grid and a ragged
       {"shape": "box", "min": [-0.11, 0.35], "max": [-0.075, 0.6], "material": "w1", "spacing": 0.0061},
       {"shape": "box", "min": [-0.075, 0.35], "max": [-0.04, 0.603], "material": "w2", "spacing": 0.0061,
        "velocity": [0.5, -0.2]}]})";
+  for (const char* transfer : {"apic", "polypic"})
   for (int threads : {1, 3}) {
+    std::string doc = doc0;
+    doc.replace(doc.find("TRANSFER"), 8, transfer);
     MpmScene on = test::scene_from(doc), off = test::scene_from(doc);
     const size_t n = on.world->particles.size();
     REQUIRE(n % 4 != 0);
@@ -225,7 +241,7 @@ TEST_CASE("Four-lane transfers with mixed materials, an offset grid and a ragged
     off.world->set_backend(std::make_unique<MpmCpuBackend>(threads, false));
     REQUIRE(on.world->step(500).ok);
     REQUIRE(off.world->step(500).ok);
-    INFO(threads << " threads, " << n << " particles");
+    INFO(transfer << ", " << threads << " threads, " << n << " particles");
     CHECK(first_difference(on.world->particles, off.world->particles) == -1);
     // The strips moved (the comparison has teeth): the water fell.
     double ymin = 1e9;
