@@ -80,9 +80,11 @@ inline void load_positions(const Vec2* x, f4& px, f4& py) {
 using PolyAxis4 = mpm::PolyAxisT<f4>;  ///< mpm::poly_axis per lane
 
 /// PolyPIC's six extra modes of four particles: mode r of lane l is (cx[r][l], cy[r][l]).
+/// Not zeroed on construction (the transfers without PolyPIC never touch it):
+/// quad_gather4 clears it, quad_scatter4 loads it.
 struct PolyModes4 {
-  f4 cx[mpm::kPolyModes] = {};
-  f4 cy[mpm::kPolyModes] = {};
+  f4 cx[mpm::kPolyModes];
+  f4 cy[mpm::kPolyModes];
   PolyModes lane(int l) const {
     PolyModes m;
     for (int r = 0; r < mpm::kPolyModes; ++r) m.c[r] = Vec2{cx[r][l], cy[r][l]};
@@ -115,7 +117,7 @@ inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, c
   if constexpr (POLY) {
     pax = mpm::poly_axis(s.wx, s.fx);
     pay = mpm::poly_axis(s.wy, s.fy);
-    *modes = PolyModes4{};
+    for (int m = 0; m < mpm::kPolyModes; ++m) modes->cx[m] = modes->cy[m] = f4{};
   }
   Gather4 r{};
   size_t row[4];

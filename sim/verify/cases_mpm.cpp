@@ -32,6 +32,17 @@ std::string solver_json(const char* transfer, const char* kernel, double dt, dou
   return buf;
 }
 
+/// The lecture's spinning block ([0.2, 0.8]^2, grid 32^2, 4 particles per cell,
+/// rotation preset, no gravity, separate walls) of material `material_json`
+/// (a JSON object, named "m" in the scene), with `transfer` at `dt`.
+MpmScene lecture_block(const char* transfer, double dt, const std::string& material_json, const Options& opt) {
+  return make_scene(std::string(R"({"domain": {"size": [1, 1], "grid": 32}, )") +
+                        solver_json(transfer, "quadratic", dt) + R"(, "materials": {"m": )" + material_json +
+                        R"(}, "bodies": [{"shape": "box", "min": [0.2, 0.2], "max": [0.8, 0.8], "material": "m",
+                                          "spacing": 0.0078125, "preset": "rotation"}]})",
+                    opt);
+}
+
 const char* kTransfers[3] = {"pic", "apic", "flip"};
 const char* kTransferLabels[3] = {"PIC", "APIC", "FLIP (α = 1)"};
 
@@ -398,12 +409,7 @@ CaseResult polypic_case(const Options& opt) {
   Plot pbar{"Vibrating bar: total energy (kinetic + elastic) / E(0)", "t / T", "E / E0", {}, false};
   double block_half[3] = {0, 0, 0}, block_at[3] = {0, 0, 0}, block_end[3] = {0, 0, 0}, bar_end[3] = {0, 0, 0};
   for (int t = 0; t < 3; ++t) {
-    MpmScene s = make_scene(std::string(R"({"domain": {"size": [1, 1], "grid": 32}, )") +
-                                solver_json(transfers[t], "quadratic", dt) +
-                                R"(, "materials": {"t": {"type": "tracer"}},
-               "bodies": [{"shape": "box", "min": [0.2, 0.2], "max": [0.8, 0.8], "material": "t",
-                           "spacing": 0.0078125, "preset": "rotation"}]})",
-                            opt);
+    MpmScene s = lecture_block(transfers[t], dt, R"({"type": "tracer"})", opt);
     MpmWorld& w = *s.world;
     const double e0 = w.diagnostics().kinetic_energy;
     Series ser{labels[t], {}, {}, false, false};
@@ -470,12 +476,7 @@ CaseResult polypic_elastic_case(const Options& opt) {
   Plot plot{"Spinning elastic block: total energy / E(0)", "t (s)", "E / E0", {}, false};
   double peak[3] = {0, 0, 0}, at1[3] = {0, 0, 0}, end[3] = {0, 0, 0};
   for (int t = 0; t < 3; ++t) {
-    MpmScene s = make_scene(std::string(R"({"domain": {"size": [1, 1], "grid": 32}, )") +
-                                solver_json(transfers[t], "quadratic", dt) +
-                                R"(, "materials": {"j": {"type": "jelly", "E": 5000, "nu": 0.2, "density": 1000}},
-               "bodies": [{"shape": "box", "min": [0.2, 0.2], "max": [0.8, 0.8], "material": "j",
-                           "spacing": 0.0078125, "preset": "rotation"}]})",
-                            opt);
+    MpmScene s = lecture_block(transfers[t], dt, R"({"type": "jelly", "E": 5000, "nu": 0.2, "density": 1000})", opt);
     MpmWorld& w = *s.world;
     const auto energy = [&] { return w.diagnostics().kinetic_energy + elastic_energy(w.particles, w.materials); };
     const double e0 = energy();
