@@ -142,13 +142,27 @@ PS_HD_CONST float dinv_factor(Kernel k) {
 // xy, G(x), G(y), G(x) y, x G(y), G(x) G(y): with all nine, one particle's
 // G2P then P2G reproduces its stencil's nine node velocities exactly.
 //
-// The paper's scaling factors 1 / sum_i w e_r^2 are evaluated in closed form
-// so nothing divides by a vanishing weight: on three nodes, the weighted
-// complement of {1, d} is w_a G(d_a) = k s_a with s = (1, -2, 1), and G monic
-// gives k = 2 / (1/w0 + 4/w1 + 1/w2) = 2 w0 w1 w2 / (w1 w2 + 4 w0 w2 + w0 w1)
-// (-> 0 when a weight does), sum_a w_a G_a^2 = 2k, so G2P's projection
-// weight w_a G_a / (2k) is s_a / 2: G's coefficient is half the second
-// difference of the node velocities, whatever the weights.
+// Closed form, nothing divides by a vanishing weight: on three nodes, the
+// weighted complement of {1, d} is w_a G(d_a) = k s_a with s = (1, -2, 1),
+// and G monic gives k = 2 / (1/w0 + 4/w1 + 1/w2) = 2 w0 w1 w2 / (w1 w2 +
+// 4 w0 w2 + w0 w1) = 8 w0 w1 w2 (the quadratic B-spline's weights make that
+// denominator 1/4 wherever the particle is), so sum_a w_a G_a^2 = 2k.
+//
+// The stored coefficients are those of the modes scaled to unit norm,
+// e_r / sqrt(sum_i w_ip e_r^2), not of the paper's monic ones. Why: a
+// particle's share of the transfer energy is (1/2) m_p sum_i w_ip |v(x_i)|^2,
+// which P2G (Jensen) and G2P (a projection) never raise; but the particle
+// moves between its G2P and the next P2G, and the weights move with it. With
+// unit-norm modes that energy is (1/2) m_p sum_r |c_r|^2 wherever the
+// particle is. With the monic G it is 2k(f) |c_r|^2, and k runs from 0 (a
+// weight vanishes, f = 1/2) to 3/32 (on a node, f = 1): G2P fitted a
+// curvature where it cost no energy, the particle carried it to where it
+// did, and a spinning elastic block gained 16 times its energy in 3 s
+// (verify case mpm.polypic_elastic_rotation; tests/sim/mpm/test_polypic.cpp).
+// Per axis: d / sqrt(M2) = 2 d, and G / sqrt(2k), whose scatter weight
+// w_a G_a / sqrt(2k) and gather weight w_a G_a / sqrt(2k) are both
+// sqrt(k / 2) s_a = 2 sqrt(w0 w1 w2) s_a. Each coefficient is a velocity:
+// the mode's weighted RMS over the stencil.
 //
 // F is still updated with APIC's C (the MLS-MPM gradient that the stress
 // force uses, Hu et al. 2018): the extra modes change what is transferred,
@@ -160,10 +174,12 @@ PS_HD_CONST int poly_deg_y(int r) { return r == 0 ? 1 : (r == 2 || r == 4 || r =
 constexpr int kPolyModes = 6;
 static_assert(sizeof(PolyModes) == kPolyModes * sizeof(Vec2), "PolyModes holds the six extra modes");
 
-/// One axis of a quadratic stencil in PolyPIC's 1D basis {1, d, G(d)}:
-/// scatter[deg][a] = w_a e_deg(d_a) (P2G), gather[deg][a] = that over the
-/// mode's norm sum_a w_a e_deg(d_a)^2 (G2P). T is float, or four lanes of
-/// floats (the CPU's mpm_simd.h, one particle per lane, the same arithmetic).
+/// One axis of a quadratic stencil in PolyPIC's unit-norm 1D basis {1, 2d,
+/// G(d) / sqrt(2k)}: scatter[deg][a] = w_a e_deg(d_a) (P2G), gather[deg][a] =
+/// that over the mode's norm sum_a w_a e_deg(d_a)^2 (G2P), which is 1 except
+/// for degree 0 (the d mode is APIC's, in grid units). T is float, or four
+/// lanes of floats (the CPU's mpm_simd.h, one particle per lane, the same
+/// arithmetic).
 template <class T>
 struct PolyAxisT {
   T scatter[3][3];
@@ -171,21 +187,30 @@ struct PolyAxisT {
 };
 using PolyAxis = PolyAxisT<float>;
 
+/// sqrtf for poly_axis; mpm_simd.h adds the four-lane twin (correctly rounded
+/// both, so the lanes agree with the scalar code bit for bit).
+template <class T>
+struct PolySqrt;
+template <>
+struct PolySqrt<float> {
+  PS_HD static float of(float x) { return sqrtf(x); }
+};
+
 /// `w`: the axis's quadratic weights; `f`: the particle's offset from the
 /// first node (grid units), so d_a = a - f.
 template <class T>
 PS_HD PolyAxisT<T> poly_axis(const T* w, T f) {
   PolyAxisT<T> ax;
-  const T k = 2.f * w[0] * w[1] * w[2] / (w[1] * w[2] + 4.f * w[0] * w[2] + w[0] * w[1]);
+  const T q = 2.f * PolySqrt<T>::of(w[0] * w[1] * w[2]);  // sqrt(k / 2), k = 8 w0 w1 w2
   const float s[3] = {1.f, -2.f, 1.f};
   for (int a = 0; a < 3; ++a) {
     const T d = static_cast<float>(a) - f;
     ax.scatter[0][a] = w[a];
-    ax.scatter[1][a] = w[a] * d;
-    ax.scatter[2][a] = k * s[a];
+    ax.scatter[1][a] = 2.f * w[a] * d;
+    ax.scatter[2][a] = q * s[a];
     ax.gather[0][a] = w[a];
-    ax.gather[1][a] = 4.f * w[a] * d;  // M2 = 1/4: APIC's D^-1 in grid units
-    ax.gather[2][a] = T{} + 0.5f * s[a];
+    ax.gather[1][a] = 2.f * w[a] * d;
+    ax.gather[2][a] = q * s[a];
   }
   return ax;
 }

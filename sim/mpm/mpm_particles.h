@@ -12,8 +12,11 @@ namespace ps {
 /// beyond APIC's constant (v) and affine (C) ones, in the order
 /// xy, G(x), G(y), G(x) y, x G(y), G(x) G(y) (mpm::kPolyModes). x, y are the
 /// node offsets in grid units and G the quadratic orthogonal to 1 and x under
-/// the stencil weights, so each coefficient is a velocity (m/s): the mode's
-/// amplitude one cell away. 12 floats, 48 bytes per particle.
+/// the stencil weights; each mode is scaled to unit norm under the weights of
+/// the particle's current stencil, so each coefficient is a velocity (m/s),
+/// the mode's weighted RMS over the stencil, and the modes hold kinetic energy
+/// (1/2) m sum_r |c_r|^2 wherever the particle is (mpm_kernels.h, [SECTION]
+/// PolyPIC, says why). 12 floats, 48 bytes per particle.
 struct PolyModes {
   Vec2 c[6] = {};
 };

@@ -77,7 +77,21 @@ inline void load_positions(const Vec2* x, f4& px, f4& py) {
   py = f4{x[0].y, x[1].y, x[2].y, x[3].y};
 }
 
+/// sqrtf per lane (IEEE, correctly rounded either way).
+inline f4 sqrt4(f4 x) {
+  f4 r{};
+  for (int l = 0; l < 4; ++l) r[l] = __builtin_sqrtf(x[l]);
+  return r;
+}
+
 using PolyAxis4 = mpm::PolyAxisT<f4>;  ///< mpm::poly_axis per lane
+}  // namespace simd
+/// mpm::poly_axis's square root, per lane.
+template <>
+struct mpm::PolySqrt<simd::f4> {
+  static simd::f4 of(simd::f4 x) { return simd::sqrt4(x); }
+};
+namespace simd {
 
 /// PolyPIC's six extra modes of four particles: mode r of lane l is (cx[r][l], cy[r][l]).
 /// Not zeroed on construction (the transfers without PolyPIC never touch it):
@@ -379,12 +393,6 @@ inline f4 abs4(f4 x) {
   bits &= 0x7fffffff;
   __builtin_memcpy(&x, &bits, sizeof x);
   return x;
-}
-/// sqrtf per lane (IEEE, correctly rounded either way).
-inline f4 sqrt4(f4 x) {
-  f4 r{};
-  for (int l = 0; l < 4; ++l) r[l] = __builtin_sqrtf(x[l]);
-  return r;
 }
 inline f4 clamp4(f4 x, f4 lo, f4 hi) {
   const f4 upper = x > hi ? hi : x;

@@ -424,7 +424,7 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const ResampleParams& 
     p.x[s] = mix2(p.x[s], p.x[o]);
     p.v[s] = mix2(p.v[s], p.v[o]);
     p.C[s] = mixm(p.C[s], p.C[o]);
-    if (!p.poly.empty())  // PolyPIC's modes, like C
+    if (!p.poly.empty())  // PolyPIC's modes, like C (unit-norm modes: their energy m/2 sum |c_r|^2 cannot rise)
       for (int r = 0; r < 6; ++r) p.poly[s].c[r] = mix2(p.poly[s].c[r], p.poly[o].c[r]);
     p.F[s] = mixm(p.F[s], p.F[o]);
     p.J[s] = mix(p.J[s], p.J[o]);
