@@ -40,7 +40,8 @@ bool App::open_lesson(const std::string& name_or_path) {
   std::vector<std::string> ovr = l.set;
   for (const std::string& s : opt.overrides) ovr.push_back(s);  // the command line's --set still applies
   if (!load_scene(lesson_scene_arg(l), ovr, false)) return false;  // the error shows; the old scene keeps running
-  // The lesson's view.
+  // The lesson's view (the one before the first lesson is kept, to give back).
+  if (!view_before_lesson) view_before_lesson = current_view();
   if (l.color >= 0) {
     color_mode = static_cast<ColorMode>(l.color);
     range_lo = range_hi = 0.f;
@@ -76,6 +77,46 @@ bool App::open_lesson(const std::string& name_or_path) {
   if (MpmWorld* w = world()) log("transfer %s", transfer_name(w->solver.transfer));
   set_status("lesson: " + l.title);
   return true;
+}
+
+App::LessonView App::current_view() const {
+  LessonView v;
+  v.color_mode = color_mode;
+  v.range_lo = range_lo;
+  v.range_hi = range_hi;
+  v.grid = show_grid;
+  v.grid_velocity = show_grid_velocity;
+  v.particle_velocity = show_particle_velocity;
+  v.affine = show_affine;
+  v.contacts = rigidui.show_contacts;
+  v.forces = rigidui.show_forces;
+  v.tool = tools.tool;
+  v.preset_speed = preset_speed;
+  return v;
+}
+
+void App::set_view(const LessonView& v) {
+  color_mode = v.color_mode;
+  range_lo = v.range_lo;
+  range_hi = v.range_hi;
+  show_grid = v.grid;
+  show_grid_velocity = v.grid_velocity;
+  show_particle_velocity = v.particle_velocity;
+  show_affine = v.affine;
+  rigidui.show_contacts = v.contacts;
+  rigidui.show_forces = v.forces;
+  tools.tool = v.tool;
+  preset_speed = v.preset_speed;
+}
+
+void App::close_lesson() {
+  if (lesson) log("lesson close id=%s", lesson->id.c_str());
+  lesson.reset();
+  if (view_before_lesson) {
+    set_view(*view_before_lesson);
+    view_before_lesson.reset();
+    log("color %s", color_mode_name(color_mode));
+  }
 }
 
 void App::step_lesson(int delta) {
@@ -178,10 +219,7 @@ void App::panel_lesson() {
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Page Down (a presenter's remote sends it)");
   ImGui::SameLine();
-  if (ImGui::Button("Close", ImVec2(bw, 0))) {
-    log("lesson close id=%s", l.id.c_str());
-    lesson.reset();
-  }
+  if (ImGui::Button("Close", ImVec2(bw, 0))) close_lesson();
 }
 
 }  // namespace ps

@@ -268,8 +268,7 @@ void App::sync() {
     if (load_scene(p, base)) {
       end_compare();
       set_status("opened " + sim->info().name);
-      if (lesson) log("lesson close id=%s", lesson->id.c_str());
-      lesson.reset();  // another scene: the lesson's text no longer applies
+      close_lesson();  // another scene: the lesson's text no longer applies
     }
   }
 
@@ -1227,20 +1226,22 @@ void App::load_settings() {
 void App::save_settings() {
   if (settings_path.empty()) return;
   SettingsFile& s = settings;
-  s.set_int("tool", static_cast<int>(tools.tool));
+  // A lesson's view is the lesson's: while one is open, the view before it is what is kept.
+  const LessonView view = view_before_lesson ? *view_before_lesson : current_view();
+  s.set_int("tool", static_cast<int>(view.tool));
   if (!s.has("rewind.budget_mb")) s.set_int("rewind.budget_mb", 0);  // listed, so it can be found and edited
   s.set_float("tool.radius", tools.radius);
   s.set_float("tool.force", tools.force);
   s.set_float("tool.grab_stiffness", tools.grab_stiffness);
   s.set_float("tool.heat_power", tools.heat_power);
-  s.set_int("view.color_mode", static_cast<int>(color_mode));
+  s.set_int("view.color_mode", static_cast<int>(view.color_mode));
   for (int m = 0; m < kColorModeCount; ++m) s.set_int("view.colormap." + std::to_string(m), static_cast<int>(cmap[static_cast<size_t>(m)]));
   s.set_bool("view.auto_range", auto_range);
   s.set_float("view.sprite_scale", sprite_scale);
-  s.set_bool("view.grid", show_grid);
-  s.set_bool("view.grid_velocity", show_grid_velocity);
-  s.set_bool("view.particle_velocity", show_particle_velocity);
-  s.set_bool("view.affine", show_affine);
+  s.set_bool("view.grid", view.grid);
+  s.set_bool("view.grid_velocity", view.grid_velocity);
+  s.set_bool("view.particle_velocity", view.particle_velocity);
+  s.set_bool("view.affine", view.affine);
   s.set_bool("view.sdf_band", show_sdf_band);
   s.set_bool("view.resample_marks", show_resample_marks);
   s.set_bool("view.temperature.auto", temp_auto);
@@ -1252,7 +1253,7 @@ void App::save_settings() {
   s.set("view.sprites", sprite_path_name(sprite_path));
   s.set_float("ui.scale", user_scale);
   s.set_bool("ui.projector", projector);
-  s.set_float("presets.speed", preset_speed);
+  s.set_float("presets.speed", view.preset_speed);
   s.set("output.folder", out_dir);
   s.set("scene.folder", open_folder);
   // Best effort (on exit, nothing to show it in): the reason goes to stderr.

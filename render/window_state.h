@@ -242,6 +242,19 @@ struct App {
   // [SECTION] Lessons (panel_lesson.cpp, issue #15)
   std::optional<Lesson> lesson;       ///< the open lesson (its panel shows), if any
   bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
+  /// What a lesson's view sets (colour, overlays, tool, preset speed).
+  struct LessonView {
+    ColorMode color_mode = ColorMode::Material;
+    float range_lo = 0.f, range_hi = 1.f;
+    bool grid = false, grid_velocity = false, particle_velocity = false, affine = true;
+    bool contacts = true, forces = true;
+    Tool tool = Tool::Grab;
+    float preset_speed = 1.f;
+  };
+  /// The view as it was before the first lesson changed it: closing the lesson
+  /// (or opening another scene) gives it back, and settings.ini keeps it, not
+  /// the lesson's.
+  std::optional<LessonView> view_before_lesson;
   /// The Lessons list's titles, re-read from the files every 2 s (not every frame).
   struct LessonTitles {
     std::vector<std::string> paths, labels;
@@ -322,6 +335,9 @@ struct App {
   void lessons_list();                 ///< the Lessons list in the Scene panel
   void step_lesson(int delta);         ///< the next (+1) or previous (-1) built-in lesson (Page Down / Up)
   void panel_lesson();                 ///< the open lesson's text, keys and buttons
+  void close_lesson();                 ///< ends the open lesson and gives the view back
+  LessonView current_view() const;
+  void set_view(const LessonView& v);
 
   // Rigid bodies (panel_rigid.cpp).
   rigid::RigidWorld* rigid_world() { return sim ? sim->rigid() : nullptr; }

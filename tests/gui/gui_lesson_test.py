@@ -13,6 +13,9 @@ against the app's one-line action log:
      PIC loses the rotation the others keep; Home restores every pane to the
      start (the first frame's hash, after the lesson's preset), Right steps one recorded frame, Space replays
      and runs on; a screenshot of the four panes.
+  6. the lessons' view (speed colours, the affine overlay, the grab tool) is
+     theirs: quitting with a lesson open saves the view from before the first
+     lesson in settings.ini (direction colours, no affine overlay, attract).
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
 
@@ -29,6 +32,11 @@ from guilib import App, colour_bins, connect, drive, fail, parse_args, work_dirs
 def main():
     args = parse_args()
     cfg, out = work_dirs(args, "config", "captures")
+    settings = os.path.join(cfg, "particle-sandbox", "settings.ini")
+    os.makedirs(os.path.dirname(settings))
+    before = {"view.color_mode": "2", "view.affine": "0", "tool": "2"}  # direction, no affine overlay, attract
+    with open(settings, "w") as f:
+        f.write("".join("%s = %s\n" % kv for kv in before.items()))
     guilib.DEADLINE[0] = time.monotonic() + 70.0
     app = App(args, cfg, out, "--lesson 01")
 
@@ -102,7 +110,19 @@ def main():
             fail("comparison screenshot looks blank")
         print("comparison screenshot ok: %s" % shot.group(1))
 
-    return drive(app, args, "lesson gui test", steps)
+    rc = drive(app, args, "lesson gui test", steps)
+    if rc != 0:
+        return rc
+    with open(settings) as f:
+        saved = dict(line.split("=", 1) for line in f if "=" in line)
+    saved = {k.strip(): v.strip() for k, v in saved.items()}
+    kept = {k: saved.get(k) for k in before}
+    if kept != before:
+        print("FAIL: settings.ini after quitting inside lesson 03 holds %s, the view before the lessons was %s"
+              % (kept, before))
+        return 1
+    print("settings ok: the view from before the lessons was saved (%s), not the lessons'" % kept)
+    return 0
 
 
 if __name__ == "__main__":
