@@ -175,15 +175,13 @@ constexpr int kPolyModes = 6;
 static_assert(sizeof(PolyModes) == kPolyModes * sizeof(Vec2), "PolyModes holds the six extra modes");
 
 /// One axis of a quadratic stencil in PolyPIC's unit-norm 1D basis {1, 2d,
-/// G(d) / sqrt(2k)}: scatter[deg][a] = w_a e_deg(d_a) (P2G), gather[deg][a] =
-/// that over the mode's norm sum_a w_a e_deg(d_a)^2 (G2P), which is 1 except
-/// for degree 0 (the d mode is APIC's, in grid units). T is float, or four
-/// lanes of floats (the CPU's mpm_simd.h, one particle per lane, the same
-/// arithmetic).
+/// G(d) / sqrt(2k)}: we[deg][a] = w_a e_deg(d_a). P2G scatters with it, and
+/// G2P projects with it too: the projection weight w_a e / sum_a w_a e^2 is
+/// the same number, every mode having unit norm. T is float, or four lanes of
+/// floats (the CPU's mpm_simd.h, one particle per lane, the same arithmetic).
 template <class T>
 struct PolyAxisT {
-  T scatter[3][3];
-  T gather[3][3];
+  T we[3][3];
 };
 using PolyAxis = PolyAxisT<float>;
 
@@ -205,12 +203,9 @@ PS_HD PolyAxisT<T> poly_axis(const T* w, T f) {
   const float s[3] = {1.f, -2.f, 1.f};
   for (int a = 0; a < 3; ++a) {
     const T d = static_cast<float>(a) - f;
-    ax.scatter[0][a] = w[a];
-    ax.scatter[1][a] = 2.f * w[a] * d;
-    ax.scatter[2][a] = q * s[a];
-    ax.gather[0][a] = w[a];
-    ax.gather[1][a] = 2.f * w[a] * d;
-    ax.gather[2][a] = q * s[a];
+    ax.we[0][a] = w[a];
+    ax.we[1][a] = 2.f * w[a] * d;
+    ax.we[2][a] = q * s[a];
   }
   return ax;
 }
@@ -221,13 +216,13 @@ PS_HD PolyAxisT<T> poly_axis(const T* w, T f) {
 /// quad_gather4 with POLY): a change here goes there too.
 PS_HD Vec2 poly_node_velocity(const PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b) {
   Vec2 v{};
-  for (int r = 0; r < kPolyModes; ++r) v += (X.scatter[poly_deg_x(r)][a] * Y.scatter[poly_deg_y(r)][b]) * m.c[r];
+  for (int r = 0; r < kPolyModes; ++r) v += (X.we[poly_deg_x(r)][a] * Y.we[poly_deg_y(r)][b]) * m.c[r];
   return v;
 }
 
 /// G2P: adds node (a, b)'s velocity `vi` to the extra modes' projections.
 PS_HD void poly_gather_node(PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b, Vec2 vi) {
-  for (int r = 0; r < kPolyModes; ++r) m.c[r] += (X.gather[poly_deg_x(r)][a] * Y.gather[poly_deg_y(r)][b]) * vi;
+  for (int r = 0; r < kPolyModes; ++r) m.c[r] += (X.we[poly_deg_x(r)][a] * Y.we[poly_deg_y(r)][b]) * vi;
 }
 
 /// Why a transfer cannot run with a kernel, or nullptr when it can (the scene

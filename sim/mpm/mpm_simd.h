@@ -163,7 +163,7 @@ inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, c
       }
       if constexpr (POLY) {
         for (int m = 0; m < mpm::kPolyModes; ++m) {
-          const f4 e = pax.gather[mpm::poly_deg_x(m)][a] * pay.gather[mpm::poly_deg_y(m)][c];
+          const f4 e = pax.we[mpm::poly_deg_x(m)][a] * pay.we[mpm::poly_deg_y(m)][c];
           modes->cx[m] += e * vx;
           modes->cy[m] += e * vy;
         }
@@ -247,7 +247,7 @@ inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec&
       if constexpr (POLY) {
         f4 vx{}, vy{};
         for (int m = 0; m < mpm::kPolyModes; ++m) {
-          const f4 e = pax.scatter[mpm::poly_deg_x(m)][a] * pay.scatter[mpm::poly_deg_y(m)][c];
+          const f4 e = pax.we[mpm::poly_deg_x(m)][a] * pay.we[mpm::poly_deg_y(m)][c];
           vx += e * modes.cx[m];
           vy += e * modes.cy[m];
         }

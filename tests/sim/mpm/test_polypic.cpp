@@ -77,21 +77,21 @@ TEST_CASE("PolyPIC basis: one particle's G2P then P2G reproduces its nine node v
     Vec2 vi[3][3];
     for (auto& row : vi)
       for (Vec2& v : row) v = Vec2{range(-1.f, 1.f), range(-1.f, 1.f)};
-    // G2P: constant and affine modes as in APIC (grid units), extra modes.
+    // G2P: the constant mode, the affine ones (unit norm: 2d, APIC's C times dx / 2), the extra modes.
     Vec2 v0{}, cx{}, cy{};
     PolyModes m;
     for (int b = 0; b < 3; ++b)
       for (int a = 0; a < 3; ++a) {
         v0 += (wx[a] * wy[b]) * vi[a][b];
-        cx += (ax.gather[1][a] * wy[b]) * vi[a][b];
-        cy += (wx[a] * ay.gather[1][b]) * vi[a][b];
+        cx += (ax.we[1][a] * wy[b]) * vi[a][b];
+        cy += (wx[a] * ay.we[1][b]) * vi[a][b];
         mpm::poly_gather_node(m, ax, ay, a, b, vi[a][b]);
       }
     // P2G of this one particle: w v(x_i) must equal w v_i at every node.
     for (int b = 0; b < 3; ++b)
       for (int a = 0; a < 3; ++a) {
         const float w = wx[a] * wy[b];
-        const Vec2 back = w * v0 + ax.scatter[1][a] * wy[b] * cx + wx[a] * ay.scatter[1][b] * cy +
+        const Vec2 back = w * v0 + ax.we[1][a] * wy[b] * cx + wx[a] * ay.we[1][b] * cy +
                           mpm::poly_node_velocity(m, ax, ay, a, b);
         INFO("trial " << trial << " f = (" << fx << ", " << fy << ") node " << a << "," << b);
         CHECK(back.x == Approx(w * vi[a][b].x).margin(2e-6));
