@@ -22,13 +22,14 @@ FlagSpec spec_for(const std::string& cmd) {
     s.value_flags = {"vary", "set", "steps", "frames", "backend", "threads", "out", "images", "fps", "sgf"};
     s.switches = {"video", "quiet", "no-progress"};
   } else if (cmd == "gui") {
-    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log", "lesson", "compare"};
+    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log",
+                     "lesson", "compare", "refine", "interop", "vsync", "seconds"};
     s.switches = {"verbose", "log-hashes", "paused"};
   } else if (cmd == "specimen") {
     s.value_flags = {"radius-px", "test", "mask", "threshold", "tolerance", "belt", "out"};
     s.switches = {"invert"};
   } else if (cmd == "bench") {
-    s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup", "sizes"};
+    s.value_flags = {"backend", "threads", "steps", "scenes", "set", "warmup", "sizes", "csv"};
     s.switches = {"phases"};
   } else if (cmd == "verify") {
     s.value_flags = {"out", "threads", "only", "backend"};

@@ -55,7 +55,8 @@ const char* kUsage =
     "  sandbox [SCENE]            open the window (headless run when there is no display)\n"
     "  sandbox gui [SCENE | --lesson NAME] [--backend B] [--threads K] [--set key=value]... [--verbose [--log-hashes]]\n"
     "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
-    "                      [--screenshot-after N] [--quit-after N] [--compare \"path=a,b,...\"]\n"
+    "                      [--screenshot-after N] [--quit-after N] [--seconds S] [--compare \"path=a,b,...\"]\n"
+    "                      [--refine K] [--interop on|off] [--vsync on|off]\n"
     "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--refine K] [--out DIR] [--dump-every K]\n"
@@ -65,7 +66,7 @@ const char* kUsage =
     "                    [--frames N | --steps N] [--out DIR] [--images K] [--video] [--fps F]\n"
     "                    [--sgf DIR] [--backend cpu|cuda|auto] [--threads K] [--quiet]\n"
     "  sandbox bench [--backend all|cpu|cuda|auto] [--threads K] [--scenes a,b,...]\n"
-    "                [--sizes 1,2,4] [--steps N] [--warmup N] [--phases]\n"
+    "                [--sizes 1,2,4] [--steps N] [--warmup N] [--phases] [--csv FILE]\n"
     "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
     "                  [--mask dark|not_background] [--threshold T] [--tolerance T] [--invert]\n"
     "                  [--belt T] [--out DIR]\n"
@@ -89,7 +90,12 @@ const char* kUsage =
     "  colors.csv (ID, R, G, B), belt.txt (IDs whose pixel is brighter than T in every channel)\n"
     "  and inside_tests.png (red: only the nearest-contour test keeps a point; blue: only winding).\n"
     "bench runs each scene at each size on each backend (--backend all, the default: every\n"
-    "  backend this machine has); --phases adds where an MPM substep's time goes.\n"
+    "  backend this machine has); --phases adds where an MPM substep's time goes; --csv FILE also\n"
+    "  writes the table as CSV (scene, kind, backend, size, particles, steps, ms/step, rate, hash).\n"
+    "gui --refine K opens the scene refined as run --refine does; --interop off draws the CUDA\n"
+    "  backend's particles from a host copy (on: straight from the device); --vsync on|off overrides\n"
+    "  the saved setting; --seconds S closes the window after S seconds (with --screenshot and no\n"
+    "  --screenshot-after, the last frame is saved).\n"
     "verify runs the verification cases (each model against a cited reference) and writes\n"
     "  DIR/report.html and DIR/summary.md (default out/verify/); --quick runs the ctest subset;\n"
     "  exit status 1 when a must-pass case misses; --backend cuda runs the DEM cases on the CUDA\n"
@@ -108,6 +114,15 @@ const char* kUsage =
 // [SECTION] Helpers ----------------------------------------------------------------
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+/// A flag that takes on or off (--interop, --vsync).
+bool on_off(const Args& a, const std::string& k, bool def) {
+  if (!a.has(k)) return def;
+  const std::string v = a.get(k, "");
+  if (v == "on") return true;
+  if (v == "off") return false;
+  throw UsageError("--" + k + ": expected on or off, got '" + v + "'");
+}
 
 /// The simulation's notices (auto backend choice, CUDA fallback) on stderr.
 void print_notices(Simulation& sim) {
@@ -150,9 +165,6 @@ class Progress {
 };
 
 // [SECTION] run ----------------------------------------------------------------------
-
-std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
-                                         const std::string& backend, int threads);  // bench section
 
 int cmd_run(const Args& a, bool default_headless) {
   // Setup: the scene and its settings.
@@ -402,35 +414,6 @@ int cmd_run(const Args& a, bool default_headless) {
 
 // [SECTION] bench ----------------------------------------------------------------------
 
-// A scene refined k times: MPM grid x k, particle spacing and dt / k (same
-// particles per cell, same CFL number); DEM particle radius / k (dt follows
-// the stable estimate, or / k when fixed). Particles grow about k^2. Shipped
-// SGF lists name the unrefined IDs and are dropped.
-std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
-                                         const std::string& backend, int threads) {
-  std::string path = resolve_scene_path(name);
-  Json doc = read_scene_document(path, sets);
-  doc.erase("sgf");
-  auto scale = [&](Json* j, double f) {
-    if (j && j->is_number()) *j = Json::number(j->as_number() * f);
-  };
-  const std::string kind = scene_kind(doc);
-  if (Json* solver = doc.find("solver"); solver && solver->is_object()) scale(solver->find("dt"), 1.0 / k);
-  if (Json* bodies = doc.find("bodies"); bodies && bodies->is_array())
-    for (size_t i = 0; i < bodies->size(); ++i) {
-      if (!bodies->at(i).is_object()) continue;
-      scale(bodies->at(i).find(kind == "dem" ? "radius" : "spacing"), 1.0 / k);
-    }
-  if (kind == "mpm") {
-    Json* domain = doc.find("domain");
-    if (domain && domain->is_object()) {
-      if (Json* g = domain->find("grid")) scale(g, k);
-      else domain->set("grid", Json::number(128.0 * k));
-    }
-  }
-  return build_simulation(doc, path, kind, backend, threads);
-}
-
 int cmd_bench(const Args& a) {
   const std::string backend_arg = a.get("backend", "all");
   std::vector<std::string> backends;
@@ -469,6 +452,16 @@ int cmd_bench(const Args& a) {
     start = comma + 1;
   }
   int failed = 0;
+  // --csv FILE: the table as CSV (bench/results keeps them), rewritten after
+  // every row so a run cut short keeps what it measured.
+  const std::string csv_path = a.get("csv", "");
+  std::string csv = "scene,kind,backend,size,particles,steps,ms_per_step,rate,contact_rate,hash\n";
+  auto csv_row = [&](const std::string& row) {
+    if (csv_path.empty()) return;
+    csv += row;
+    write_file_atomic(csv_path, csv);
+  };
+  csv_row("");  // a header even when every scene fails
   std::printf("%-14s %-4s %-18s %4s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend", "size", "particles",
               "steps", "ms/step", "particle-steps/s", "contact-steps/s", "hash");
   for (const auto& name : scenes)
@@ -498,6 +491,8 @@ int cmd_bench(const Args& a) {
       // A benchmark of a scene that blew up measures nothing: say so loudly and fail the run.
       std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), sim->info().kind.c_str(),
                   sim->backend_name().c_str(), k, st.message.c_str());
+      csv_row(name + "," + sim->info().kind + ",\"" + sim->backend_name() + "\"," + std::to_string(k) + "," +
+              std::to_string(n) + "," + std::to_string(steps) + ",FAILED,,,\n");
       std::fprintf(stderr, "bench: %s at size %dx on %s failed: %s\n", name.c_str(), k, sim->backend_name().c_str(),
                    st.message.c_str());
       std::fflush(stdout);
@@ -509,6 +504,14 @@ int cmd_bench(const Args& a) {
     std::printf("%-14s %-4s %-18s %3dx %9zu %7ld %11.4f %16.4g %15s  %016" PRIx64 "\n", name.c_str(),
                 sim->info().kind.c_str(), sim->backend_name().c_str(), k, n, steps,
                 1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs, contact_rate, d.hash);
+    {
+      char row[512];
+      std::snprintf(row, sizeof row, "%s,%s,\"%s\",%d,%zu,%ld,%.6g,%.6g,%s,%016" PRIx64 "\n", name.c_str(),
+                    sim->info().kind.c_str(), sim->backend_name().c_str(), k, n, steps,
+                    1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs,
+                    per_step ? contact_rate : "", d.hash);
+      csv_row(row);
+    }
     if (phases && sim->mpm()) {
       const BackendStats bs = sim->mpm()->backend().stats();
       std::printf("    %s:", bs.device.c_str());
@@ -753,6 +756,12 @@ int main(int argc, char** argv) {
       w.screenshot_path = a.get("screenshot", "");
       w.screenshot_after_frames = static_cast<int>(a.get_int("screenshot-after", w.screenshot_path.empty() ? -1 : 60, -1, 1 << 30));
       w.quit_after_frames = static_cast<int>(a.get_int("quit-after", -1, -1, 1 << 30));
+      w.refine = static_cast<int>(a.get_int("refine", 1, 1, 64));
+      w.interop = on_off(a, "interop", true);
+      if (a.has("vsync")) w.vsync = on_off(a, "vsync", true) ? 1 : 0;
+      w.seconds = static_cast<double>(a.get_int("seconds", 0, 0, 1000000));
+      // A timed run with a screenshot and no frame for it: the last frame's.
+      if (w.seconds > 0 && !w.screenshot_path.empty() && !a.has("screenshot-after")) w.screenshot_after_frames = -2;
       w.out_dir = a.get("out", "");
       w.soak_seconds = static_cast<double>(a.get_int("soak", 0, 0, 10000000));
       w.soak_log = a.get("soak-log", "");
@@ -776,6 +785,7 @@ int main(int argc, char** argv) {
     run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
     run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
     run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("lesson");
+    run.opt.erase("interop"); run.opt.erase("vsync"); run.opt.erase("seconds");
     if (run.has("compare")) throw UsageError("--compare needs the window (a display)");
     return cmd_run(run, true);
   } catch (const UsageError& e) {

@@ -137,7 +137,9 @@ void App::adopt_world_params() {
 bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr, bool keep_edits) {
   std::unique_ptr<Simulation> next;
   try {
-    next = load_simulation(name_or_path, ovr, backend, opt.threads);
+    // The command line's scene keeps its refinement through reloads and resets.
+    next = opt.refine > 1 && name_or_path == opt.scene ? load_refined(name_or_path, ovr, opt.refine, backend, opt.threads)
+                                                       : load_simulation(name_or_path, ovr, backend, opt.threads);
   } catch (const InputError& e) {
     load_error = e.what();
   } catch (const std::exception& e) {
@@ -485,6 +487,10 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress, double now, bool& diag_d
   const DeviceParticleView* view = w.backend().device_view();
   if (!view) {
     a.interop_note = "CUDA-GL interop: off: CPU backend";
+    return false;
+  }
+  if (!a.interop_wanted) {
+    a.interop_note = "CUDA-GL interop: off: turned off (Stats panel or --interop off)";
     return false;
   }
   if (!a.interop.usable()) {
@@ -1300,6 +1306,8 @@ int run_window(const WindowOptions& options) {
   if (!options.out_dir.empty()) app.out_dir = options.out_dir;
   app.load_settings();
   if (!options.out_dir.empty()) app.out_dir = options.out_dir;
+  if (options.vsync >= 0) app.vsync = options.vsync == 1;
+  app.interop_wanted = options.interop;
   {
     float sx = 1.f, sy = 1.f;
     glfwGetWindowContentScale(window, &sx, &sy);
@@ -1363,8 +1371,10 @@ int run_window(const WindowOptions& options) {
   double phase_sum[5] = {0, 0, 0, 0, 0};  // step, snapshot, scene, UI, swap: ms summed over the fps line's frames
   int phase_frames = 0;
   int64_t phase_substeps = 0;
+  const auto run_start = last;  // --seconds: the last frame is the first to start after it
   while (rc == 0 && !glfwWindowShouldClose(window)) {
     auto frame_start = Clock::now();
+    const bool last_frame = options.seconds > 0.0 && seconds_since(run_start) >= options.seconds;
     // Poll events.
     glfwPollEvents();
     int ww = 0, wh = 0, fbw = 0, fbh = 0;
@@ -1437,8 +1447,9 @@ int run_window(const WindowOptions& options) {
       std::snprintf(name, sizeof name, "screenshot-%s-%02d.png", timestamp().c_str(), ++app.screenshots);
       app.take_screenshot((fs::path(app.out_dir) / name).string());
     }
-    if (options.screenshot_after_frames >= 0 && app.frame == options.screenshot_after_frames &&
-        !options.screenshot_path.empty())
+    if (!options.screenshot_path.empty() &&
+        ((options.screenshot_after_frames >= 0 && app.frame == options.screenshot_after_frames) ||
+         (options.screenshot_after_frames == -2 && last_frame)))
       app.take_screenshot(options.screenshot_path);
 
     auto ph5 = Clock::now();
@@ -1462,6 +1473,7 @@ int run_window(const WindowOptions& options) {
       app.log_view();
     }
     if (options.quit_after_frames >= 0 && app.frame >= options.quit_after_frames) break;
+    if (last_frame) break;
 
     // With vsync on, never exceed ~60 frames per second even where swapping
     // does not block (virtual displays): leaves the cores to the simulation.

@@ -12,12 +12,16 @@ struct WindowOptions {
   std::vector<std::string> overrides;   ///< --set key=value
   std::string backend = "auto";
   int threads = 0;
+  int refine = 1;                       ///< the command line's scene refined K times (load_refined)
+  bool interop = true;                  ///< false: draw the CUDA backend's particles from the host copy
+  int vsync = -1;                       ///< 0 / 1 override the saved setting; -1 keeps it
+  double seconds = 0.0;                 ///< > 0: close after this much wall time (measurements)
   bool verbose = false;                 ///< log every user action to stdout (GUI tests read it)
   /// With verbose: the state hash on every recorded frame's log line (the
   /// rewind tests compare them). A full hash costs ~6 ms a frame at 100 k particles.
   bool log_hashes = false;
   std::string screenshot_path;          ///< save a PNG after `screenshot_after_frames`
-  int screenshot_after_frames = -1;
+  int screenshot_after_frames = -1;     ///< -2: on the last frame (with `seconds`)
   int quit_after_frames = -1;           ///< close after this many frames (tests)
   int width = 1280, height = 720;
   bool paused = false;                  ///< start paused

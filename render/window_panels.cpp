@@ -802,6 +802,13 @@ void App::panel_backend_stats() {
     ImGui::ProgressBar(total > 0.0 ? static_cast<float>(p.ms / total) : 0.f, ImVec2(-1.f, 0.f), overlay);
   }
   if (!bs.notes.empty()) ImGui::TextDisabled("%s", bs.notes.c_str());
+  if (sim && sim->mpm() && sim->mpm()->backend().device_view()) {
+    // Interop off draws through the host copy (a device -> host copy of every particle each frame).
+    if (ImGui::Checkbox("CUDA-GL interop", &interop_wanted)) {
+      host_table_stale = true;
+      log("interop %s", interop_wanted ? "on" : "off");
+    }
+  }
   if (!interop_note.empty()) ImGui::TextDisabled("%s", interop_note.c_str());
   ImGui::TreePop();
 }

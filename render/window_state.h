@@ -166,6 +166,7 @@ struct App {
   // every kHostRefreshPeriod and on demand (refresh_host_table: clicks,
   // pause); the selected particle's row is patched every frame.
   ParticleInterop interop;
+  bool interop_wanted = true;   ///< the Stats panel's switch (--interop off): draw from the host copy
   InteropResult interop_result;
   /// "CUDA-GL interop: on", or "CUDA-GL interop: off: <reason>" (for the Stats panel).
   std::string interop_note = "CUDA-GL interop: off: not started";

@@ -6,36 +6,130 @@
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck and synccheck over every
 #             CUDA test case, one process per (tool, case), 8 at a time
 #   ncu       Nsight Compute on the hot MPM and DEM kernels at large sizes
-#   bench     sandbox bench: MPM and DEM scenes at growing sizes, both backends
+#   bench     sandbox bench: MPM and DEM scenes at growing sizes, both backends (CSV in results/)
+#   classroom sandbox bench of the classroom scenes at 1x and 2x, long runs (CSV in results/)
 #   selfcheck `sandbox info --self-check` (the gate --backend auto uses), timed
 #   verify    `sandbox verify --only <the DEM cases> --backend cuda`
+#   verifyall `sandbox verify --backend cuda`: every case (report in results/verify_cuda)
+#   window    the window on the GPU (needs .deps/window.tar.xz, scripts/gpu_bundle.sh --window):
+#             Xvfb with GLX handed to the NVIDIA driver, `sandbox gui --backend cuda --verbose`
+#             for WIN_SECONDS (8) per case, WIN_CASES (below); the fps lines go to
+#             results/window_fps.txt, a screenshot of each case to shots/
 #   heat      the heat pass's solve on the host and on the device (ice_cube at growing grids),
 #             and `sandbox verify --only heat.pcg_poisson --backend cuda`
 #   taichi    Taichi's own MPM examples on the same GPU (wheels from scripts/gpu_bundle.sh)
-# Carry .deps (scripts/gpu_bundle.sh: Catch2) and, for taichi, .whl.
-# Logs go to $OUT (or out/gpu): summary.txt plus logs.tar.gz.
+# Carry .deps (scripts/gpu_bundle.sh: Catch2, Box2D; --window adds window.tar.xz) and, for taichi, .whl.
+# With .deps/window.tar.xz the build has the window (its packages unpacked into .deps/win, not
+# into /); WINDOW=0 builds without it.
+# Output in $OUT (or out/gpu), at most 8 files: summary.txt, logs.tar.gz (every log),
+# results.tar.gz (bench CSVs, fps lines, verify report: bench/results/<gpu>-<date>-<commit>/),
+# shots*.tar (the window's screenshots, split under 16 MB).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu}
-mkdir -p "$out/logs"
+mkdir -p "$out/logs" "$out/results" "$out/shots"
 export PATH=/usr/local/cuda/bin:$PATH
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
-finish() { tar -czf "$out/logs.tar.gz" -C "$out" logs 2>/dev/null; rm -rf "$out/logs"; }
+finish() {
+  [[ -n "${XVFB_PID:-}" ]] && kill "$XVFB_PID" 2>/dev/null
+  tar -czf "$out/logs.tar.gz" -C "$out" logs 2>/dev/null
+  tar -czf "$out/results.tar.gz" -C "$out" results 2>/dev/null
+  # Screenshots: tars of at most ~15 MB each (a returned file may hold 16 MB).
+  local k=0 size=0 f
+  for f in "$out"/shots/*.png; do
+    [[ -e $f ]] || break
+    local b; b=$(stat -c %s "$f")
+    if (( size > 0 && size + b > 15000000 )); then k=$((k + 1)); size=0; fi
+    tar -rf "$out/shots$k.tar" -C "$out/shots" "$(basename "$f")"
+    size=$((size + b))
+  done
+  rm -rf "$out/logs" "$out/results" "$out/shots"
+}
 trap finish EXIT
 log "date $(date -u +%FT%TZ); $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1)"
 log "cpu $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; commit $(cat .commit 2>/dev/null || echo '?')"
-args=(-DCMAKE_BUILD_TYPE=Release -DPS_WINDOW=OFF -DPS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${ARCHS:-90}")
-[[ -d .deps/usr ]] && args+=(-DCMAKE_PREFIX_PATH="$PWD/.deps/usr")
+
+# The window's packages (Debian 12, scripts/gpu_bundle.sh --window), unpacked beside the tree.
+W=$PWD/.deps/win
+WL=$W/usr/lib/x86_64-linux-gnu
+have_window=0
+if [[ "${WINDOW:-1}" != 0 && ( -f .deps/window.tar.xz || -d $W/usr ) ]]; then
+  if [[ ! -d $W/usr ]]; then
+    mkdir -p "$W" && tar -xJf .deps/window.tar.xz -C "$W" || { log "window bundle: unpacking failed"; rm -rf "$W"; }
+  fi
+  if [[ -d $W/usr ]]; then
+    have_window=1
+    # Base libraries this machine lacks (a minimal image): from the bundle's fallback folder.
+    mkdir -p "$W/missing"
+    for f in "$W"/fallback/*.so.*; do
+      n=$(basename "$f")
+      ldconfig -p | grep -q "^[[:space:]]*$n " || ln -sf "$f" "$W/missing/$n"
+    done
+    # glad, the loader generator, runs on this machine's python3 (it has jinja2).
+    mkdir -p "$W/bin"
+    printf '#!/bin/sh\nPYTHONPATH=%s exec python3 -c "import sys; from glad.__main__ import main; sys.exit(main())" "$@"\n' \
+      "$W/usr/lib/python3/dist-packages" >"$W/bin/glad"
+    chmod +x "$W/bin/glad"
+    export PATH=$W/bin:$W/usr/bin:$PATH
+    export PKG_CONFIG=$W/usr/bin/pkgconf PKG_CONFIG_SYSROOT_DIR=$W PKG_CONFIG_LIBDIR=$WL/pkgconfig:$W/usr/share/pkgconfig
+    # The NVIDIA driver's libraries first, then the bundle's (and the fallbacks last).
+    nv=""
+    for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu/nvidia; do [[ -d $d ]] && nv="$nv$d:"; done
+    export LD_LIBRARY_PATH=$nv$WL:$W/missing${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    log "window bundle: $(du -sh "$W" | cut -f1) unpacked; missing base libraries linked: $(ls "$W/missing" | tr '\n' ' ')"
+  fi
+fi
+
+args=(-DCMAKE_BUILD_TYPE=Release -DPS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${ARCHS:-90}")
+prefix="$PWD/.deps/usr"
+if ((have_window)); then
+  args+=(-DPS_WINDOW=ON -DPKG_CONFIG_EXECUTABLE="$W/usr/bin/pkgconf" "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$WL")
+  prefix="$prefix;$W/usr"
+else
+  args+=(-DPS_WINDOW=OFF)
+fi
+args+=(-DCMAKE_PREFIX_PATH="$prefix")
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 t0=$(date +%s)
-B=${BUILD:-build-gpu}  # BUILD=DIR SKIP_BUILD=1: use a build made by another script (gpu_window.sh)
+B=${BUILD:-build-gpu}  # BUILD=DIR SKIP_BUILD=1: use a build made by an earlier call
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   cmake -S . -B "$B" "${gen[@]}" "${args[@]}" >"$out/logs/configure.log" 2>&1 || { log "configure failed"; tail -30 "$out/logs/configure.log"; exit 1; }
+  grep -E "Particle Sandbox:" "$out/logs/configure.log" | tee -a "$out/summary.txt"
   cmake --build "$B" -j "$(nproc)" >"$out/logs/build.log" 2>&1 || { log "build failed"; grep -E "error" "$out/logs/build.log" | head -40; exit 1; }
   log "built in $(( $(date +%s) - t0 )) s"
 fi
 T=./$B/tests/cuda_tests
 S=./$B/sandbox
+R=$out/results
+
+# The X server for the window part: Xvfb with its GLX extension (Mesa's swrast from the bundle);
+# clients get the NVIDIA GLX library through glvnd, so their OpenGL runs on the GPU.
+start_xvfb() {
+  [[ -n "${XVFB_PID:-}" ]] && return 0
+  # Xvfb runs xkbcomp from /usr/bin (compiled in); a link there when the machine has none.
+  [[ -e /usr/bin/xkbcomp ]] || ln -s "$W/usr/bin/xkbcomp" /usr/bin/xkbcomp
+  LIBGL_DRIVERS_PATH=$WL/dri Xvfb :99 -screen 0 1280x720x24 -ac -nolisten tcp +extension GLX \
+    -xkbdir "$W/usr/share/X11/xkb" >"$out/logs/xvfb.log" 2>&1 &
+  XVFB_PID=$!
+  for _ in $(seq 50); do [[ -e /tmp/.X11-unix/X99 ]] && break; sleep 0.1; done
+  export DISPLAY=:99 __GLX_VENDOR_LIBRARY_NAME=nvidia
+  kill -0 "$XVFB_PID" 2>/dev/null || { log "Xvfb did not start"; tail -20 "$out/logs/xvfb.log"; XVFB_PID=; return 1; }
+}
+
+# One window case: label scene refine [gui flags...]; the fps lines (after the first 2 s) go to
+# results/window_fps.txt prefixed by the label, the last frame to shots/LABEL.png.
+window_case() {
+  local label=$1 scene=$2 k=$3
+  shift 3
+  local secs=${WIN_SECONDS:-8}
+  XDG_CONFIG_HOME="$out/logs/config" timeout $((secs + 60)) $S gui "$scene" --refine "$k" --backend cuda --verbose \
+    --vsync off --size 1280x720 --seconds "$secs" --screenshot "$out/shots/$label.png" "$@" \
+    >"$out/logs/win_$label.log" 2>&1
+  local rc=$?
+  grep -E "^fps |ready |scene name" "$out/logs/win_$label.log" | sed "s/^/$label /" >>"$R/window_fps.txt"
+  local last; last=$(grep -E "^fps " "$out/logs/win_$label.log" | tail -1)
+  log "window $label (exit $rc): ${last:-no fps line: $(grep -iE "error|cannot|sandbox:" "$out/logs/win_$label.log" | head -3 | tr '\n' ' ')}"
+}
 
 for part in "$@"; do
   t1=$(date +%s)
@@ -80,34 +174,98 @@ for part in "$@"; do
     xargs -d '\n' -P "${SAN_JOBS:-8}" -n 1 bash -c 'run_one "$0"' <"$out/logs/jobs.txt" | sort | tee -a "$out/summary.txt"
     ;;
   ncu)
-    log "ncu: MPM 2D APIC fluid (mpm99 x23) and DEM hopper (x8)"
-    timeout 240 ncu --set basic --kernel-name regex:'p2g|g2p|grid_kernel|clear' --launch-skip 40 --launch-count 8 \
-      $S bench --backend cuda --scenes mpm99 --sizes 23 --steps 40 --warmup 20 >"$out/logs/ncu_mpm.log" 2>&1
-    grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Compute \(SM\)" \
-      "$out/logs/ncu_mpm.log" | head -80 | tee -a "$out/summary.txt"
-    timeout 240 ncu --set basic --kernel-name regex:'contact|integrate|bond|gather|cell' --launch-skip 30 --launch-count 10 \
-      $S bench --backend cuda --scenes dem_hopper --sizes 8 --steps 10 --warmup 5 >"$out/logs/ncu_dem.log" 2>&1
-    grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Compute \(SM\)" \
-      "$out/logs/ncu_dem.log" | head -80 | tee -a "$out/summary.txt"
+    # The hot MPM kernels in full (memory, scheduler and warp-state sections), the DEM ones basic.
+    log "ncu: MPM 2D APIC fluid (mpm99 x23), p2g and g2p, --set full"
+    timeout ${NCU_TIMEOUT:-150} ncu --set full --kernel-name regex:'p2g|g2p' --launch-skip 20 --launch-count 4 \
+      $S bench --backend cuda --scenes mpm99 --sizes 23 --steps 30 --warmup 10 >"$out/logs/ncu_mpm.log" 2>&1
+    grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|L2 Hit Rate|L1/TEX Hit Rate|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\)|Warp Cycles Per Issued|No Eligible|Block Limit|Stall" \
+      "$out/logs/ncu_mpm.log" | head -120 | tee -a "$out/summary.txt"
+    if [[ "${NCU_DEM:-1}" != 0 ]]; then
+      log "ncu: DEM hopper (x8)"
+      timeout ${NCU_TIMEOUT:-150} ncu --set basic --kernel-name regex:'contact|integrate|bond|gather|cell|force' --launch-skip 30 --launch-count 10 \
+        $S bench --backend cuda --scenes dem_hopper --sizes 8 --steps 10 --warmup 5 >"$out/logs/ncu_dem.log" 2>&1
+      grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Compute \(SM\)" \
+        "$out/logs/ncu_dem.log" | head -80 | tee -a "$out/summary.txt"
+    fi
     ;;
   bench)
     log "bench: CUDA MPM at growing sizes (phases)"
     $S bench --backend cuda --scenes mpm88,mpm99,dam_break --sizes ${MPM_SIZES:-1,4,16,23} --steps 400 --warmup 40 \
-      --phases 2>&1 | tee -a "$out/summary.txt"
+      --phases --csv "$R/bench_mpm_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
     log "bench: CUDA MPM, classroom sizes, long runs"
-    $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic --sizes 1,2 --steps 4000 --warmup 400 2>&1 |
-      tee -a "$out/summary.txt"
+    $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic --sizes 1,2 --steps 4000 --warmup 400 \
+      --csv "$R/bench_classroom_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
     log "bench: CUDA deterministic mode"
-    $S bench --backend cuda --scenes mpm99 --sizes 1,23 --steps 400 --set solver.deterministic=true 2>&1 |
-      tee -a "$out/summary.txt"
+    $S bench --backend cuda --scenes mpm99 --sizes 1,23 --steps 400 --set solver.deterministic=true \
+      --csv "$R/bench_deterministic_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
     log "bench: CPU ($(nproc) threads) MPM"
-    $S bench --backend cpu --scenes mpm88,mpm99 --sizes 1,4 --steps 200 2>&1 | tee -a "$out/summary.txt"
+    $S bench --backend cpu --scenes mpm88,mpm99 --sizes 1,4 --steps 200 --csv "$R/bench_mpm_cpu.csv" 2>&1 |
+      tee -a "$out/summary.txt"
     log "bench: DEM, both backends (x10: >= 100 k particles)"
-    $S bench --backend all --scenes dem_hopper,dem_smash,dem_soft_body --sizes 1,10 --steps 100 --warmup 20 2>&1 |
-      tee -a "$out/summary.txt"
+    $S bench --backend all --scenes dem_hopper,dem_smash,dem_soft_body --sizes 1,10 --steps 100 --warmup 20 \
+      --csv "$R/bench_dem_both.csv" 2>&1 | tee -a "$out/summary.txt"
     log "bench: DEM, CUDA at about 1 M particles"
-    $S bench --backend cuda --scenes dem_hopper,dem_smash --sizes ${DEM_BIG:-30} --steps 200 --warmup 20 2>&1 |
-      tee -a "$out/summary.txt"
+    $S bench --backend cuda --scenes dem_hopper --sizes ${DEM_BIG:-30} --steps 200 --warmup 20 \
+      --csv "$R/bench_dem_big_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
+    log "bench: DEM bonded, CUDA at about 1 M particles (dem_soft_body 45x)"
+    $S bench --backend cuda --scenes dem_soft_body --sizes 45 --steps 200 --warmup 20 \
+      --csv "$R/bench_dem_bonded_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
+    ;;
+  classroom)
+    # Classroom sizes, long runs: substeps per second (1 / ms per step). CLASSROOM_ENV: e.g.
+    # "PS_CUDA_FUSED=0" for the launch-per-kernel path beside the default.
+    for envs in ${CLASSROOM_ENV:-default}; do
+      log "classroom: CUDA, $envs"
+      tag=${envs//[^A-Za-z0-9_]/_}
+      env $([[ $envs == default ]] || echo "$envs") $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic \
+        --sizes 1,2 --steps ${CLASSROOM_STEPS:-4000} --warmup 400 --phases --csv "$R/classroom_$tag.csv" 2>&1 |
+        tee -a "$out/summary.txt"
+    done
+    ;;
+  verifyall)
+    $S verify --backend cuda --out "$R/verify_cuda" >"$out/logs/verifyall.log" 2>&1
+    log "verify --backend cuda exit $?"
+    tail -40 "$out/logs/verifyall.log" | tee -a "$out/summary.txt"
+    ;;
+  window)
+    if ((!have_window)); then log "window: no bundle (scripts/gpu_bundle.sh --window) or WINDOW=0"; continue; fi
+    start_xvfb || continue
+    # label scene refine [flags]: mpm88 refined 4 / 12 / 23 (130 k / 1.17 M / 4.28 M particles),
+    # dem_soft_body refined 14 / 45 (101 k / 1.06 M bonded particles); running and paused;
+    # interop on and off (DEM: as the build draws it).
+    cases=${WIN_CASES:-"mpm_130k_run_on mpm_130k_run_off mpm_130k_pause_on mpm_130k_pause_off
+      mpm_1m_run_on mpm_1m_run_off mpm_1m_pause_on mpm_1m_pause_off
+      mpm_4m_run_on mpm_4m_run_off mpm_4m_pause_on mpm_4m_pause_off
+      dem_100k_run_on dem_100k_run_off dem_100k_pause_on dem_1m_run_on dem_1m_run_off dem_1m_pause_on"}
+    for c in $cases; do
+      IFS=_ read -r kind size state io <<<"$c"
+      case $kind$size in
+        mpm130k) sc=mpm88 k=4 ;; mpm1m) sc=mpm88 k=12 ;; mpm4m) sc=mpm88 k=23 ;;
+        dem100k) sc=dem_soft_body k=14 ;; dem1m) sc=dem_soft_body k=45 ;;
+        *) log "window: unknown case $c"; continue ;;
+      esac
+      flags=(--interop "$io")
+      [[ $state == pause ]] && flags+=(--paused)
+      window_case "$c" "$sc" "$k" "${flags[@]}"
+    done
+    # Interop on and off draw the same picture: the paused cases show the loaded state.
+    python3 - "$out/shots" <<'PY' 2>&1 | tee -a "$out/summary.txt"
+import sys, glob, os
+try:
+    from PIL import Image, ImageChops
+except ImportError:
+    print("compare: no PIL"); sys.exit()
+d = sys.argv[1]
+for on in sorted(glob.glob(os.path.join(d, "*_on.png"))):
+    off = on[:-7] + "_off.png"
+    if not os.path.exists(off): continue
+    a, b = Image.open(on).convert("RGB"), Image.open(off).convert("RGB")
+    if a.size != b.size: print("compare", os.path.basename(on), "sizes differ"); continue
+    diff = ImageChops.difference(a, b)
+    px = sum(1 for p in diff.getdata() if p != (0, 0, 0))
+    print("compare %s vs %s: %d of %d pixels differ, largest channel difference %d" %
+          (os.path.basename(on), os.path.basename(off), px, a.size[0] * a.size[1], max(m for _, m in diff.getextrema())))
+PY
     ;;
   selfcheck)
     t2=$(date +%s.%N)

@@ -256,6 +256,32 @@ std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
   return simulation_from_document(read_scene_document(path, overrides), path, backend, threads);
 }
 
+std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
+                                         const std::string& backend, int threads) {
+  if (k <= 1) return load_simulation(name, sets, backend, threads);
+  std::string path = resolve_scene_path(name);
+  Json doc = read_scene_document(path, sets);
+  doc.erase("sgf");
+  auto scale = [&](Json* j, double f) {
+    if (j && j->is_number()) *j = Json::number(j->as_number() * f);
+  };
+  const std::string kind = scene_kind(doc);
+  if (Json* solver = doc.find("solver"); solver && solver->is_object()) scale(solver->find("dt"), 1.0 / k);
+  if (Json* bodies = doc.find("bodies"); bodies && bodies->is_array())
+    for (size_t i = 0; i < bodies->size(); ++i) {
+      if (!bodies->at(i).is_object()) continue;
+      scale(bodies->at(i).find(kind == "dem" ? "radius" : "spacing"), 1.0 / k);
+    }
+  if (kind == "mpm") {
+    Json* domain = doc.find("domain");
+    if (domain && domain->is_object()) {
+      if (Json* g = domain->find("grid")) scale(g, k);
+      else domain->set("grid", Json::number(128.0 * k));
+    }
+  }
+  return build_simulation(doc, path, kind, backend, threads);
+}
+
 std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string& path, const std::string& backend,
                                                      int threads) {
   std::string kind = scene_kind(doc);

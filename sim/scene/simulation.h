@@ -138,6 +138,13 @@ class MpmSimulation final : public Simulation {
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
                                             const std::vector<std::string>& overrides,
                                             const std::string& backend, int threads);
+/// The scene refined k times (`sandbox bench --sizes k`, `run --refine k`,
+/// `gui --refine k`): MPM grid x k, particle spacing and dt / k (same particles
+/// per cell, same CFL number); DEM particle radius / k (dt follows the stable
+/// estimate, or / k when fixed). Particles grow about k^2. Shipped SGF lists
+/// name the unrefined IDs and are dropped. k = 1 is load_simulation.
+std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
+                                         const std::string& backend, int threads);
 /// What load_simulation does once the document is read and overridden: the
 /// scene's "sgf" folder (relative to `path`) is loaded and applied, then the
 /// world is built (build_simulation). `sandbox compare` builds each pane so.
