@@ -62,7 +62,9 @@ if [[ "${WINDOW:-1}" != 0 && ( -f .deps/window.tar.xz || -d $W/usr ) ]]; then
     # Base libraries this machine lacks (a minimal image): from the bundle's fallback folder.
     mkdir -p "$W/missing"
     for f in "$W"/fallback/*.so.*; do
-      n=$(basename "$f")
+      [[ -L $f ]] && continue
+      n=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+      [[ -n $n ]] || continue
       ldconfig -p | grep -q "^[[:space:]]*$n " || ln -sf "$f" "$W/missing/$n"
     done
     # glad, the loader generator, runs on this machine's python3 (it has jinja2).
@@ -95,11 +97,14 @@ B=${BUILD:-build-gpu}  # BUILD=DIR SKIP_BUILD=1: use a build made by an earlier 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   cmake -S . -B "$B" "${gen[@]}" "${args[@]}" >"$out/logs/configure.log" 2>&1 || { log "configure failed"; tail -30 "$out/logs/configure.log"; exit 1; }
   grep -E "Particle Sandbox:" "$out/logs/configure.log" | tee -a "$out/summary.txt"
-  cmake --build "$B" -j "$(nproc)" >"$out/logs/build.log" 2>&1 || { log "build failed"; grep -E "error" "$out/logs/build.log" | head -40; exit 1; }
+  # The device needs the programs, not the CPU test suite (BUILD_TARGETS=all builds everything).
+  targets=(); for t in ${BUILD_TARGETS:-sandbox cuda_tests}; do targets+=(--target "$t"); done
+  cmake --build "$B" -j "$(nproc)" "${targets[@]}" >"$out/logs/build.log" 2>&1 ||
+    { log "build failed"; grep -E "error" "$out/logs/build.log" | head -40; exit 1; }
   log "built in $(( $(date +%s) - t0 )) s"
 fi
-T=./$B/tests/cuda_tests
-S=./$B/sandbox
+T=$B/tests/cuda_tests
+S=$B/sandbox
 R=$out/results
 
 # The X server for the window part: Xvfb with its GLX extension (Mesa's swrast from the bundle);
@@ -112,8 +117,9 @@ start_xvfb() {
     -xkbdir "$W/usr/share/X11/xkb" >"$out/logs/xvfb.log" 2>&1 &
   XVFB_PID=$!
   for _ in $(seq 50); do [[ -e /tmp/.X11-unix/X99 ]] && break; sleep 0.1; done
-  export DISPLAY=:99 __GLX_VENDOR_LIBRARY_NAME=nvidia
+  export DISPLAY=:99 __GLX_VENDOR_LIBRARY_NAME=${GLX_VENDOR:-nvidia}  # GLX_VENDOR=mesa: a dry run without a GPU
   kill -0 "$XVFB_PID" 2>/dev/null || { log "Xvfb did not start"; tail -20 "$out/logs/xvfb.log"; XVFB_PID=; return 1; }
+  log "Xvfb up; GLX vendor $__GLX_VENDOR_LIBRARY_NAME: $(ldconfig -p | grep -c libGLX_nvidia) in the cache, $(ls ${LD_LIBRARY_PATH//:/ } 2>/dev/null | grep -c libGLX_nvidia) on the path"
 }
 
 # One window case: label scene refine [gui flags...]; the fps lines (after the first 2 s) go to
@@ -122,7 +128,7 @@ window_case() {
   local label=$1 scene=$2 k=$3
   shift 3
   local secs=${WIN_SECONDS:-8}
-  XDG_CONFIG_HOME="$out/logs/config" timeout $((secs + 60)) $S gui "$scene" --refine "$k" --backend cuda --verbose \
+  XDG_CONFIG_HOME="$out/logs/config" timeout $((secs + 60)) $S gui "$scene" --refine "$k" --backend "${WIN_BACKEND:-cuda}" --verbose \
     --vsync off --size 1280x720 --seconds "$secs" --screenshot "$out/shots/$label.png" "$@" \
     >"$out/logs/win_$label.log" 2>&1
   local rc=$?
