@@ -68,11 +68,11 @@ if [[ "${WINDOW:-1}" != 0 && ( -f .deps/window.tar.xz || -d $W/usr ) ]]; then
       ldconfig -p | grep -q "^[[:space:]]*$n " || ln -sf "$f" "$W/missing/$n"
     done
     # glad, the loader generator, runs on this machine's python3 (it has jinja2).
-    mkdir -p "$W/bin"
+    # (In place of the package's script, whose #! names /usr/bin/python3: CMake finds it first.)
     printf '#!/bin/sh\nPYTHONPATH=%s exec python3 -c "import sys; from glad.__main__ import main; sys.exit(main())" "$@"\n' \
-      "$W/usr/lib/python3/dist-packages" >"$W/bin/glad"
-    chmod +x "$W/bin/glad"
-    export PATH=$W/bin:$W/usr/bin:$PATH
+      "$W/usr/lib/python3/dist-packages" >"$W/usr/bin/glad"
+    chmod +x "$W/usr/bin/glad"
+    export PATH=$W/usr/bin:$PATH
     export PKG_CONFIG=$W/usr/bin/pkgconf PKG_CONFIG_SYSROOT_DIR=$W PKG_CONFIG_LIBDIR=$WL/pkgconfig:$W/usr/share/pkgconfig
     # The NVIDIA driver's libraries first, then the bundle's (and the fallbacks last).
     nv=""
