@@ -56,7 +56,7 @@ const char* kUsage =
     "  sandbox gui [SCENE | --lesson NAME] [--backend B] [--threads K] [--set key=value]... [--verbose [--log-hashes]]\n"
     "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
     "                      [--screenshot-after N] [--quit-after N] [--seconds S] [--compare \"path=a,b,...\"]\n"
-    "                      [--refine K] [--interop on|off] [--vsync on|off]\n"
+    "                      [--refine K] [--interop on|off] [--vsync on|off] [--gl glx|egl]\n"
     "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--refine K] [--out DIR] [--dump-every K]\n"
@@ -95,7 +95,8 @@ const char* kUsage =
     "gui --refine K opens the scene refined as run --refine does; --interop off draws the CUDA\n"
     "  backend's particles from a host copy (on: straight from the device); --vsync on|off overrides\n"
     "  the saved setting; --seconds S closes the window after S seconds (with --screenshot and no\n"
-    "  --screenshot-after, the last frame is saved).\n"
+    "  --screenshot-after, the last frame is saved); --gl egl renders with EGL on a GPU that has no\n"
+    "  display of its own (a headless server with Xvfb or VNC) and copies each frame into the window.\n"
     "verify runs the verification cases (each model against a cited reference) and writes\n"
     "  DIR/report.html and DIR/summary.md (default out/verify/); --quick runs the ctest subset;\n"
     "  exit status 1 when a must-pass case misses; --backend cuda runs the DEM cases on the CUDA\n"
@@ -760,6 +761,8 @@ int main(int argc, char** argv) {
       w.interop = on_off(a, "interop", true);
       if (a.has("vsync")) w.vsync = on_off(a, "vsync", true) ? 1 : 0;
       w.seconds = static_cast<double>(a.get_int("seconds", 0, 0, 1000000));
+      if (a.has("gl") && !parse_gl_backend(a.get("gl", ""), w.gl))
+        throw UsageError("--gl: expected glx or egl, got '" + a.get("gl", "") + "'");
       // A timed run with a screenshot and no frame for it: the last frame's.
       if (w.seconds > 0 && !w.screenshot_path.empty() && !a.has("screenshot-after")) w.screenshot_after_frames = -2;
       w.out_dir = a.get("out", "");
@@ -785,7 +788,7 @@ int main(int argc, char** argv) {
     run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
     run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
     run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("lesson");
-    run.opt.erase("interop"); run.opt.erase("vsync"); run.opt.erase("seconds");
+    run.opt.erase("interop"); run.opt.erase("vsync"); run.opt.erase("seconds"); run.opt.erase("gl");
     if (run.has("compare")) throw UsageError("--compare needs the window (a display)");
     return cmd_run(run, true);
   } catch (const UsageError& e) {

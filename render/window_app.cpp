@@ -32,6 +32,7 @@
 #include "render/cpu/particle_fields.h"
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
+#include "render/gl_context.h"
 #include "render/window_state.h"
 #include "sim/scene/coupled.h"
 #include "sim/selfcheck/verdict.h"
@@ -43,10 +44,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr double kStepBudgetMs = 12.0;   // simulation time per frame, at most
+constexpr double kFrameTargetMs = 15.5;  // the step's budget shrinks so that a frame fits this (~64 fps)
+constexpr double kMinStepBudgetMs = 4.0; // ... but never below this: a heavy scene still moves
 constexpr double kDiagPeriod = 1.0 / 20;  // diagnostics sampling (seconds)
-// With the CUDA-GL interop, the host table and the diagnostics (each a full
-// device -> host copy) are refreshed this often instead of every frame.
-constexpr double kHostRefreshPeriod = 0.25;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -373,8 +373,14 @@ void App::step_frame() {
   if (!running && !single) return;
   if (single) --pending.single_frames;
   const int want = std::max(1, sim->substeps_per_frame());
-  // N steps exactly one frame's substeps, whatever the cost.
-  const double budget = single ? 1e30 : kStepBudgetMs;
+  // N steps exactly one frame's substeps, whatever the cost. Running, the
+  // step gets what the rest of the frame leaves of kFrameTargetMs, so a large
+  // scene keeps ~60 frames per second; where the rest alone is too slow for
+  // that (software OpenGL), the full kStepBudgetMs keeps the simulation moving.
+  const bool can_reach = frame_rest_ms < kFrameTargetMs - kMinStepBudgetMs;
+  const double budget = single ? 1e30
+                        : can_reach ? std::clamp(kFrameTargetMs - frame_rest_ms, kMinStepBudgetMs, kStepBudgetMs)
+                                    : kStepBudgetMs;
   auto t0 = Clock::now();
   int done = 0;
   double elapsed_ms = 0.0;
@@ -479,11 +485,12 @@ const char* device_fill(App& a, InteropFrame& f) {
 }
 
 /// Draws this frame's particles through the CUDA-GL interop when it can:
-/// buffers written on the device in slot order, the host table refreshed only
-/// every kHostRefreshPeriod (then `diag_due`: the world is synced anyway), the
-/// selected particle's host row patched from the device every frame. False:
-/// the caller takes the host path (interop_note says why).
-bool snapshot_interop(App& a, MpmWorld& w, bool stress, double now, bool& diag_due) {
+/// buffers written on the device in slot order, the selected particle's host
+/// row patched from the device every frame. The host table is rebuilt only
+/// when it is stale (an edit, a load) or a tool asks (refresh_host_table):
+/// nothing per particle comes back per frame. False: the caller takes the host
+/// path (interop_note says why).
+bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
   const DeviceParticleView* view = w.backend().device_view();
   if (!view) {
     a.interop_note = "CUDA-GL interop: off: CPU backend";
@@ -524,7 +531,6 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress, double now, bool& diag_d
   f.materials = w.materials.data();
   f.material_count = static_cast<int>(w.materials.size());
   f.count = n;
-  f.vol0 = p.vol0.data();
   f.max_samples = f.fill == InteropFill::Scalar && a.auto_range ? kMaxInteropSamples : 0;
   f.selected = a.selected_row;
   if (!a.interop.fill(*view, t, f, a.interop_result)) {
@@ -536,21 +542,16 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress, double now, bool& diag_d
     }
     return false;
   }
-  float vol0_max = 0.f;  // radius = 0.5 sqrt(vol0), as the fill kernel writes it
-  for (float v : p.vol0) vol0_max = std::max(vol0_max, v);
-  a.particles.set_count(n, 0.5f * std::sqrt(vol0_max));
+  a.particles.set_count(n, a.interop_result.radius_max);
   a.interop_frame = true;
   a.interop_note = a.interop.note();
 
-  // The host table: a full device -> host copy, so only now and then (and on
-  // demand, App::refresh_host_table). The plots sample the same copy.
-  diag_due = false;
-  if (a.host_table_stale || a.table.size() != n || a.host_table_time < 0.0 ||
-      now - a.host_table_time >= kHostRefreshPeriod) {
+  // The host table (IDs, materials, groups for the panels): a full device ->
+  // host copy, only when stale (and on demand, App::refresh_host_table).
+  if (a.host_table_stale || a.table.size() != n || a.host_table_time < 0.0) {
     mpm_snapshot(w, a.table, stress);
-    a.host_table_time = now;
+    a.host_table_time = glfwGetTime();
     a.host_table_stale = false;
-    diag_due = true;
   }
 
   // The selected particle, current every frame for the inspector and the
@@ -612,7 +613,7 @@ void App::snapshot() {
   auto* coupled = dynamic_cast<CoupledSimulation*>(sim.get());
   Simulation* grains = coupled ? coupled->grains() : nullptr;
   if (w && grains) interop_note = "CUDA-GL interop: off: the scene has DEM grains beside the MPM matter";
-  if (!w || grains || !snapshot_interop(*this, *w, stress, now, diag_due)) {
+  if (!w || grains || !snapshot_interop(*this, *w, stress)) {
     if (w) mpm_snapshot(*w, table, stress);
     else sim->table(table);
     // A selected grain stays a grain (the two kinds' IDs overlap).
@@ -717,8 +718,8 @@ void App::snapshot() {
     if (running || holes_history.count == 0) holes_history.push(static_cast<float>(interior_holes));
   }
 
-  // Diagnostics for the plots, sampled at a fixed rate (with the interop, at
-  // the host table's refreshes: both need the host copy).
+  // Diagnostics for the plots, sampled at a fixed rate (a CUDA world sums on
+  // the device: MpmWorld::totals).
   if (diag_due) {
     last_diag_time = now;
     diag = sim->totals();  // no state hash: the plots need the totals only
@@ -1276,10 +1277,7 @@ int run_window(const WindowOptions& options) {
     std::fprintf(stderr, "sandbox: cannot initialise GLFW (no display?)\n");
     return 1;
   }
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  GlContext::window_hints(options.gl);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
   GLFWwindow* window = glfwCreateWindow(options.width, options.height, "Particle Sandbox", nullptr, nullptr);
@@ -1288,13 +1286,16 @@ int run_window(const WindowOptions& options) {
     glfwTerminate();
     return 1;
   }
-  glfwMakeContextCurrent(window);
-  int glv = gladLoadGL(glfwGetProcAddress);
-  if (glv == 0 || GLAD_VERSION_MAJOR(glv) < 4 || (GLAD_VERSION_MAJOR(glv) == 4 && GLAD_VERSION_MINOR(glv) < 3)) {
-    std::fprintf(stderr, "sandbox: OpenGL 4.3 core is required (got %d.%d)\n", GLAD_VERSION_MAJOR(glv), GLAD_VERSION_MINOR(glv));
-    glfwDestroyWindow(window);
-    glfwTerminate();
-    return 1;
+  GlContext gl;
+  {
+    std::string error;
+    if (!gl.create(options.gl, window, error)) {
+      std::fprintf(stderr, "sandbox: %s\n", error.c_str());
+      gl.destroy();
+      glfwDestroyWindow(window);
+      glfwTerminate();
+      return 1;
+    }
   }
 
   // State.
@@ -1323,6 +1324,7 @@ int run_window(const WindowOptions& options) {
     app.right_w = std::min(app.right_w * app.ui_scale, std::max(app.right_w * app.content_scale, cap));
   }
   if (const GLubyte* r = glGetString(GL_RENDERER)) app.gl_renderer = reinterpret_cast<const char*>(r);
+  if (options.gl == GlBackend::Egl) app.gl_renderer += " (" + gl.describe() + ")";
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -1340,9 +1342,10 @@ int run_window(const WindowOptions& options) {
     auto* a = static_cast<App*>(glfwGetWindowUserPointer(win));
     if (a && action == GLFW_PRESS && a->key_queue.size() < 64) a->key_queue.push_back(App::KeyPress{key, mods});
   });
-  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  if (options.gl == GlBackend::Egl) ImGui_ImplGlfw_InitForOther(window, true);
+  else ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 430 core");
-  glfwSwapInterval(app.vsync ? 1 : 0);
+  gl.swap_interval(app.vsync ? 1 : 0);
 
   int rc = 0;
   try {
@@ -1384,6 +1387,7 @@ int run_window(const WindowOptions& options) {
       glfwWaitEventsTimeout(0.1);
       continue;
     }
+    gl.resize(fbw, fbh);  // EGL: the off-screen surface follows the window
     app.cam.set_window(static_cast<float>(ww), static_cast<float>(wh), static_cast<float>(fbw) / ww);
     app.cam.set_viewport(app.scene_viewport());
     ScreenRect vp = app.cam.viewport();
@@ -1453,17 +1457,21 @@ int run_window(const WindowOptions& options) {
       app.take_screenshot(options.screenshot_path);
 
     auto ph5 = Clock::now();
-    glfwSwapBuffers(window);
+    gl.swap();
     {
       // Where a frame's time goes (the fps line): step, snapshot, scene, UI, swap (software GL rasterises here).
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-      const double now_ph[5] = {ms(ph0, ph1), ms(ph1, ph2), ms(ph3, ph4), ms(ph4, ph5), ms(ph5, Clock::now())};
+      const auto frame_end = Clock::now();
+      const double now_ph[5] = {ms(ph0, ph1), ms(ph1, ph2), ms(ph3, ph4), ms(ph4, ph5), ms(ph5, frame_end)};
+      // What the frame costs besides stepping (input, snapshot, drawing, swap): the step budget's complement.
+      const double rest = std::max(0.0, ms(frame_start, frame_end) - now_ph[0]);
+      app.frame_rest_ms = app.frame_rest_ms > 0.0 ? 0.9 * app.frame_rest_ms + 0.1 * rest : rest;
       for (int k = 0; k < 5; ++k) phase_sum[k] += now_ph[k];
       phase_substeps += app.substeps_last;
       ++phase_frames;
     }
     if (app.vsync != applied_vsync) {
-      glfwSwapInterval(app.vsync ? 1 : 0);
+      gl.swap_interval(app.vsync ? 1 : 0);
       applied_vsync = app.vsync;
     }
     ++app.frame;
@@ -1516,6 +1524,7 @@ int run_window(const WindowOptions& options) {
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
+  gl.destroy();
   glfwDestroyWindow(window);
   glfwTerminate();
   app.log("quit");

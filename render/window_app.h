@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 #include <vector>
+#include "render/gl_context.h"
 
 namespace ps {
 
@@ -16,6 +17,7 @@ struct WindowOptions {
   bool interop = true;                  ///< false: draw the CUDA backend's particles from the host copy
   int vsync = -1;                       ///< 0 / 1 override the saved setting; -1 keeps it
   double seconds = 0.0;                 ///< > 0: close after this much wall time (measurements)
+  GlBackend gl = GlBackend::Glx;        ///< --gl egl: OpenGL on a GPU with no display (render/gl_context.h)
   bool verbose = false;                 ///< log every user action to stdout (GUI tests read it)
   /// With verbose: the state hash on every recorded frame's log line (the
   /// rewind tests compare them). A full hash costs ~6 ms a frame at 100 k particles.

@@ -130,6 +130,7 @@ struct App {
   /// load or preset, so decay (PIC losing rotation) shows as shrinking arrows.
   float grid_ref_speed = 0.f, particle_ref_speed = 0.f;
   bool vsync = true;
+  double frame_rest_ms = 0.0;  ///< a frame's time besides stepping (moving average): the step budget's complement
   SpritePath sprite_path = SpritePath::Auto;  ///< settings view.sprites (render/gl_draw.h)
   float left_w = 340.f, right_w = 330.f;  ///< panel widths (logical px, scaled)
   /// The side panels' background: their ImGui window background is left
@@ -162,9 +163,10 @@ struct App {
 
   // [SECTION] CUDA-GL interop (render/cuda/particle_interop.h)
   // With the CUDA backend the particle buffers are filled on the device, in
-  // slot order, and `table` is no longer rebuilt every frame: it is refreshed
-  // every kHostRefreshPeriod and on demand (refresh_host_table: clicks,
-  // pause); the selected particle's row is patched every frame.
+  // slot order, and `table` is no longer rebuilt every frame: only when stale
+  // (loads, edits) and on demand (refresh_host_table: clicks, tools); the
+  // selected particle's row is patched every frame and the plots' totals are
+  // summed on the device.
   ParticleInterop interop;
   bool interop_wanted = true;   ///< the Stats panel's switch (--interop off): draw from the host copy
   InteropResult interop_result;

@@ -4,7 +4,7 @@
 #   --gui-test adds Xvfb and xdotool; --fuzz adds clang 14 and libFuzzer (scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
-      libglfw3-dev libimgui-dev libglm-dev python3-glad libstb-dev catch2 libgl-dev zlib1g-dev
+      libglfw3-dev libimgui-dev libglm-dev python3-glad libstb-dev catch2 libgl-dev libegl-dev libx11-dev zlib1g-dev
       libbox2d-dev)
 for arg in "$@"; do
   case "$arg" in

@@ -3,7 +3,7 @@
 #   .deps/usr          Catch2 2.13 (headers, CMake package, libCatch2WithMain.a) and Box2D 2.4 from this machine
 #   .whl/              Taichi and dill wheels for Python 3.12 (the peer benchmark)
 #   .deps/window.tar.xz  (--window) the Debian 12 packages the window needs there, unpacked and trimmed:
-#                      GLFW, Dear ImGui, GLM, glad, stb and the GL headers to build it; Xvfb, xkbcomp,
+#                      GLFW, Dear ImGui, GLM, glad, stb, the GL, EGL and Xlib headers to build it; Xvfb, xkbcomp,
 #                      the keymaps, glvnd and Mesa's swrast driver (Xvfb's GLX extension needs one) to run
 #                      it. gpu_session.sh unpacks it into .deps/win, never into /.
 # Both folders are git-ignored; name them in the device call's `carry`.
@@ -38,6 +38,7 @@ if ((window)); then
   # and glvnd, whose libGLX hands the window's context to the NVIDIA driver there
   # (__GLX_VENDOR_LIBRARY_NAME=nvidia), so OpenGL runs on the GPU.
   pkgs=(libglfw3 libglfw3-dev libimgui-dev libglm-dev python3-glad libstb-dev libstb0 libgl-dev libglx-dev
+        libegl-dev libx11-dev x11proto-dev
         libgl1 libglx0 libglvnd0 libopengl0 libegl1 pkgconf pkgconf-bin libpkgconf3
         xvfb x11-xkb-utils xkb-data libxkbfile1 libxfont2 libfontenc1 libfreetype6 libpng16-16 libbrotli1
         libpixman-1-0 libunwind8 libx11-6 libx11-data libxcb1 libxau6 libxdmcp6 libbsd0 libmd0

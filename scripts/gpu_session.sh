@@ -12,7 +12,9 @@
 #   verify    `sandbox verify --only <the DEM cases> --backend cuda`
 #   verifyall `sandbox verify --backend cuda`: every case (report in results/verify_cuda)
 #   window    the window on the GPU (needs .deps/window.tar.xz, scripts/gpu_bundle.sh --window):
-#             Xvfb with GLX handed to the NVIDIA driver, `sandbox gui --backend cuda --verbose`
+#             Xvfb, `sandbox gui --backend cuda --verbose --gl egl` (WIN_GL: OpenGL through EGL
+#             on the GPU, frames put into the Xvfb window; glx: GLX handed to the NVIDIA driver,
+#             which returned no framebuffer configurations on Xvfb on 2026-11-27)
 #             for WIN_SECONDS (8) per case, WIN_CASES (below); the fps lines go to
 #             results/window_fps.txt, a screenshot of each case to shots/
 #   heat      the heat pass's solve on the host and on the device (ice_cube at growing grids),
@@ -118,6 +120,10 @@ start_xvfb() {
   XVFB_PID=$!
   for _ in $(seq 50); do [[ -e /tmp/.X11-unix/X99 ]] && break; sleep 0.1; done
   export DISPLAY=:99 __GLX_VENDOR_LIBRARY_NAME=${GLX_VENDOR:-nvidia}  # GLX_VENDOR=mesa: a dry run without a GPU
+  # EGL (gui --gl egl): glvnd finds the NVIDIA vendor through its JSON file.
+  for j in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
+    [[ -f $j ]] && { export __EGL_VENDOR_LIBRARY_FILENAMES=$j; break; }
+  done
   kill -0 "$XVFB_PID" 2>/dev/null || { log "Xvfb did not start"; tail -20 "$out/logs/xvfb.log"; XVFB_PID=; return 1; }
   log "Xvfb up; GLX vendor $__GLX_VENDOR_LIBRARY_NAME: $(ldconfig -p | grep -c libGLX_nvidia) in the cache, $(ls ${LD_LIBRARY_PATH//:/ } 2>/dev/null | grep -c libGLX_nvidia) on the path"
 }
@@ -129,7 +135,7 @@ window_case() {
   shift 3
   local secs=${WIN_SECONDS:-8}
   XDG_CONFIG_HOME="$out/logs/config" timeout $((secs + 60)) $S gui "$scene" --refine "$k" --backend "${WIN_BACKEND:-cuda}" --verbose \
-    --vsync off --size 1280x720 --seconds "$secs" --screenshot "$out/shots/$label.png" "$@" \
+    --vsync off --size 1280x720 --seconds "$secs" --screenshot "$out/shots/$label.png" --gl "${WIN_GL:-egl}" "$@" \
     >"$out/logs/win_$label.log" 2>&1
   local rc=$?
   grep -E "^fps |ready |scene name" "$out/logs/win_$label.log" | sed "s/^/$label /" >>"$R/window_fps.txt"

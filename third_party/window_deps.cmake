@@ -14,7 +14,8 @@ else()
 endif()
 find_path(PS_GLM_INCLUDE glm/glm.hpp)
 find_program(PS_GLAD glad)
-find_package(OpenGL QUIET)
+find_package(OpenGL QUIET OPTIONAL_COMPONENTS EGL)
+find_package(X11 QUIET)
 if(NOT PS_GLM_INCLUDE OR NOT PS_GLAD OR NOT OpenGL_FOUND)
   set(_ps_window_ok OFF)
 endif()
@@ -45,6 +46,13 @@ add_library(render_gl STATIC ${PS_RENDER_GL_SOURCES})
 target_include_directories(render_gl PUBLIC ${PS_GLM_INCLUDE})
 target_link_libraries(render_gl PUBLIC sim render_cpu glad PkgConfig::IMGUI PkgConfig::GLFW3 OpenGL::GL)
 target_compile_definitions(render_gl PUBLIC PS_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders")
+# `gui --gl egl` (render/gl_context.h): OpenGL through EGL on a GPU with no display, frames put
+# into the X window; needs EGL (libegl-dev) and Xlib (libx11-dev).
+if(TARGET OpenGL::EGL AND X11_FOUND)
+  target_compile_definitions(render_gl PRIVATE PS_HAVE_EGL=1)
+  target_include_directories(render_gl PRIVATE ${X11_INCLUDE_DIR})
+  target_link_libraries(render_gl PUBLIC OpenGL::EGL ${X11_LIBRARIES})
+endif()
 # CUDA-GL interop for the MPM particle buffers (render/cuda/particle_interop.h):
 # compiled with CUDA, else a no-CUDA build of it that always leaves drawing to the host path.
 if(PS_HAVE_CUDA)

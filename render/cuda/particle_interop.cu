@@ -10,12 +10,12 @@
 // every CUDA error of this file surface here, where it disables the interop,
 // rather than in the next substep.
 //
-// The kernel reads the backend's slot-ordered arrays (DeviceParticleView) and
-// two small tables of its own: the material table mirrored from the host
-// world (the backend refreshes its copy only when it steps, so colour edits
-// would not show while paused) and the radii in host order, 0.5 sqrt(vol0)
-// computed on the host exactly as mpm_snapshot does (vol0 never changes on
-// the device), gathered through perm.
+// The kernel reads the backend's slot-ordered arrays (DeviceParticleView),
+// radii included (0.5 sqrt(vol0), mpm_snapshot's formula, from the device's
+// vol0), and one small table of its own: the material table mirrored from the
+// host world (the backend refreshes its copy only when it steps, so colour
+// edits would not show while paused). Nothing per particle crosses to or from
+// the host.
 #include "render/cuda/particle_interop.h"  // glad's gl.h first: cuda_gl_interop.h includes GL/gl.h
 
 #include <cuda_gl_interop.h>
@@ -40,7 +40,7 @@ enum Res : int { kPos = 0, kVel, kScalar, kColor, kRadius, kResCount };
 /// Copied back after the fill: the selected particle, then the sample.
 struct Readback {
   int slot;  // -1: not found
-  int pad;
+  unsigned int radius_max_bits;  // the largest radius written (bits of a non-negative float)
   InteropParticle p;
   float sample[kMaxInteropSamples];
 };
@@ -56,7 +56,7 @@ struct FillArgs {
   const uint32_t* perm;
   const MaterialParams* mats;
   int mat_count;
-  const float* radius_host;  // host order
+  const float* vol0;
   int n;
   InteropFill fill;
   InteropScalar scalar;
@@ -78,11 +78,17 @@ __device__ __forceinline__ unsigned char to_u8(float c) {
 
 __global__ void fill_kernel(const FillArgs a) {
   const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  // The largest radius: a warp's maximum, then one atomic per warp (every
+  // thread of the block takes part, the ones past the end with 0).
+  const float r = k < a.n ? 0.5f * sqrtf(a.vol0[k]) : 0.f;
+  float rmax = r;
+  for (int o = 16; o > 0; o /= 2) rmax = fmaxf(rmax, __shfl_xor_sync(0xffffffffu, rmax, o));
+  if ((threadIdx.x & 31) == 0 && rmax > 0.f) atomicMax(&a.rb->radius_max_bits, __float_as_uint(rmax));
   if (k >= a.n) return;
   const Vec2 x = a.x[k];
   a.pos[k] = make_float2(x.x, x.y);
   const uint32_t h = a.perm[k];
-  a.radius[k] = a.radius_host[h];
+  a.radius[k] = r;
   int mi = a.material[k];
   if (mi >= a.mat_count) mi = a.mat_count - 1;
   const MaterialParams& m = a.mats[mi];
@@ -145,11 +151,6 @@ struct ParticleInterop::Impl {
   MaterialParams* d_mats = nullptr;
   int mats_cap = 0;
   std::vector<char> mats_cache;  // what d_mats holds
-  float* d_radius = nullptr;
-  size_t radius_cap = 0;
-  bool radius_valid = false;
-  std::vector<float> vol0_cache;  // the vol0 d_radius was computed from
-  std::vector<float> radius_host;
   Readback* d_rb = nullptr;
   Readback* h_rb = nullptr;  // pinned
 
@@ -181,16 +182,12 @@ struct ParticleInterop::Impl {
 
   void free_memory() {
     if (d_mats) cudaFree(d_mats);
-    if (d_radius) cudaFree(d_radius);
     if (d_rb) cudaFree(d_rb);
     if (h_rb) cudaFreeHost(h_rb);
     d_mats = nullptr;
-    d_radius = nullptr;
     d_rb = nullptr;
     h_rb = nullptr;
     mats_cap = 0;
-    radius_cap = 0;
-    radius_valid = false;
     mats_cache.clear();
   }
 };
@@ -222,8 +219,9 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   const size_t n = view.count;
   // Not failures: the host path draws this frame.
   if (n == 0 || n != f.count || n > t.capacity || n > static_cast<size_t>(INT_MAX)) return false;
-  if (!view.x || !view.v || !view.C || !view.F || !view.J || !view.Jp || !view.material || !view.perm) return false;
-  if (!f.materials || f.material_count <= 0 || !f.vol0) return false;
+  if (!view.x || !view.v || !view.C || !view.F || !view.J || !view.Jp || !view.vol0 || !view.material || !view.perm)
+    return false;
+  if (!f.materials || f.material_count <= 0) return false;
   if (!t.pos || !t.vel || !t.scalar || !t.color || !t.radius) return false;
   cudaStream_t st = static_cast<cudaStream_t>(view.stream);
   cudaError_t e = cudaSuccess;
@@ -249,7 +247,7 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
     return s.fail("the CUDA backend moved to device " + std::to_string(view.device), cudaSuccess);
   }
 
-  // [SECTION] Small tables: materials (when edited) and radii (when vol0 changed).
+  // [SECTION] The material table (when edited).
   const size_t mat_bytes = sizeof(MaterialParams) * static_cast<size_t>(f.material_count);
   if (s.mats_cache.size() != mat_bytes || std::memcmp(s.mats_cache.data(), f.materials, mat_bytes) != 0) {
     if (f.material_count > s.mats_cap) {
@@ -264,25 +262,6 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
     // Pageable source: the call returns once the bytes are staged.
     if ((e = cudaMemcpyAsync(s.d_mats, s.mats_cache.data(), mat_bytes, cudaMemcpyHostToDevice, st)) != cudaSuccess)
       return s.fail("cudaMemcpyAsync (materials)", e);
-  }
-  if (!s.radius_valid || s.vol0_cache.size() != n || std::memcmp(s.vol0_cache.data(), f.vol0, n * sizeof(float)) != 0) {
-    s.radius_valid = false;
-    if (n > s.radius_cap) {
-      if (s.d_radius) cudaFree(s.d_radius);
-      s.d_radius = nullptr;
-      s.radius_cap = 0;
-      const size_t cap = n + n / 4;
-      if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_radius), cap * sizeof(float))) != cudaSuccess)
-        return s.fail("cudaMalloc (radii)", e);
-      s.radius_cap = cap;
-    }
-    s.vol0_cache.assign(f.vol0, f.vol0 + n);
-    s.radius_host.resize(n);
-    for (size_t i = 0; i < n; ++i) s.radius_host[i] = 0.5f * std::sqrt(f.vol0[i]);
-    if ((e = cudaMemcpyAsync(s.d_radius, s.radius_host.data(), n * sizeof(float), cudaMemcpyHostToDevice, st)) !=
-        cudaSuccess)
-      return s.fail("cudaMemcpyAsync (radii)", e);
-    s.radius_valid = true;
   }
 
   // [SECTION] Registration (again after the renderer reallocated its buffers).
@@ -328,7 +307,9 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
     stride = static_cast<int>(st_);
     nsample = static_cast<int>((n + st_ - 1) / st_);
   }
-  if (sel && (e = cudaMemsetAsync(&s.d_rb->slot, 0xff, sizeof(int), st)) != cudaSuccess)
+  // slot = -1, radius_max = 0.
+  if ((e = cudaMemsetAsync(&s.d_rb->slot, 0xff, sizeof(int), st)) != cudaSuccess ||
+      (e = cudaMemsetAsync(&s.d_rb->radius_max_bits, 0, sizeof(unsigned int), st)) != cudaSuccess)
     return s.fail("cudaMemsetAsync", e);
 
   FillArgs a{};
@@ -342,7 +323,7 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   a.perm = view.perm;
   a.mats = s.d_mats;
   a.mat_count = f.material_count;
-  a.radius_host = s.d_radius;
+  a.vol0 = view.vol0;
   a.n = static_cast<int>(n);
   a.fill = f.fill;
   a.scalar = f.scalar;
@@ -358,8 +339,8 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   const unsigned int blocks = static_cast<unsigned int>((n + kThreads - 1) / kThreads);
   fill_kernel<<<blocks, kThreads, 0, st>>>(a);
   if ((e = cudaGetLastError()) != cudaSuccess) return s.fail("fill kernel launch", e);
-  const size_t back = sel || nsample > 0 ? offsetof(Readback, sample) + static_cast<size_t>(nsample) * sizeof(float) : 0;
-  if (back > 0 && (e = cudaMemcpyAsync(s.h_rb, s.d_rb, back, cudaMemcpyDeviceToHost, st)) != cudaSuccess)
+  const size_t back = offsetof(Readback, sample) + static_cast<size_t>(nsample) * sizeof(float);
+  if ((e = cudaMemcpyAsync(s.h_rb, s.d_rb, back, cudaMemcpyDeviceToHost, st)) != cudaSuccess)
     return s.fail("cudaMemcpyAsync (read back)", e);
   e = cudaGraphicsUnmapResources(s.nmapped, s.mapped, st);
   s.nmapped = 0;
@@ -367,6 +348,9 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return s.fail("fill kernel", e);
 
   if (nsample > 0) out.sample.assign(s.h_rb->sample, s.h_rb->sample + nsample);
+  float rmax = 0.f;
+  std::memcpy(&rmax, &s.h_rb->radius_max_bits, sizeof rmax);
+  out.radius_max = rmax;
   if (sel && s.h_rb->slot >= 0) {
     out.selected_slot = s.h_rb->slot;
     out.selected = s.h_rb->p;

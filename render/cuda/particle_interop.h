@@ -50,10 +50,9 @@ struct InteropFrame {
   /// to the device when it changes, so edits show while paused.
   const MaterialParams* materials = nullptr;
   int material_count = 0;
-  /// Host particle count (must equal the view's) and vol0 in host order: the
-  /// radius is 0.5 sqrt(vol0), as mpm_snapshot gives it.
+  /// Host particle count (must equal the view's). The radius is
+  /// 0.5 sqrt(vol0), as mpm_snapshot gives it, from the device's vol0.
   size_t count = 0;
-  const float* vol0 = nullptr;
   /// > 0: copy back a strided sample of at most this many scalars (at most
   /// kMaxInteropSamples) for the auto colour range.
   size_t max_samples = 0;
@@ -72,6 +71,7 @@ struct InteropParticle {
 
 struct InteropResult {
   std::vector<float> sample;   ///< strided scalar sample (empty unless asked for)
+  float radius_max = 0.f;      ///< the largest radius written (the renderer's culling margin)
   int64_t selected_slot = -1;  ///< the selected particle's row in the buffers, or -1
   InteropParticle selected;    ///< valid when selected_slot >= 0
 };

@@ -113,12 +113,37 @@ struct DeviceParticleView {
   const Mat2* F = nullptr;
   const float* J = nullptr;
   const float* Jp = nullptr;
+  const float* vol0 = nullptr;         ///< rest volume (the sprite radius is 0.5 sqrt(vol0))
   const uint8_t* material = nullptr;
   const uint32_t* perm = nullptr;      ///< slot -> host index
   const MaterialParams* materials = nullptr;  ///< device copy of the material table
   int material_count = 0;
   void* stream = nullptr;              ///< cudaStream_t the stepper uses
   int device = 0;                      ///< CUDA device ordinal
+};
+
+/// Sums over the particles (double accumulation): the window's plots read
+/// them several times a second, so a device backend reduces on the device
+/// instead of copying every particle back.
+struct ParticleTotals {
+  double mass = 0.0;
+  double momentum[2] = {0.0, 0.0};
+  double angular_momentum = 0.0;  ///< about the centre given
+  double kinetic_energy = 0.0;
+  float max_speed = 0.f;
+};
+
+/// A device backend's copy of its stepped particle columns (position,
+/// velocity, C, F, J, Jp, PolyPIC's modes) kept on the device: the rewind's
+/// snapshots of a CUDA world cost a device-to-device copy instead of a copy
+/// to the host. Opaque; its memory goes with the last reference, also after
+/// the backend that made it is gone. Only that backend can load it.
+class DeviceStateCopy {
+ public:
+  virtual ~DeviceStateCopy() = default;
+  virtual size_t bytes() const = 0;
+  virtual size_t count() const = 0;  ///< particles
+  virtual bool has_poly() const = 0;  ///< PolyPIC's modes are in it
 };
 
 class MpmBackend {
@@ -143,6 +168,27 @@ class MpmBackend {
   virtual BackendStats stats() const = 0;
   /// Device arrays for interop, or null (CPU backend).
   virtual const DeviceParticleView* device_view() { return nullptr; }
+  /// The particles' totals, about `centre`, reduced where the state lives
+  /// without copying it to the host. False: the caller syncs and sums (CPU).
+  virtual bool device_totals(Vec2 /*centre*/, ParticleTotals& /*out*/) { return false; }
+  /// A copy of the stepped columns on the device, or null (the CPU backend;
+  /// the host copy is current; out of device memory): the caller copies the
+  /// host arrays instead.
+  virtual std::shared_ptr<const DeviceStateCopy> save_device_state() { return nullptr; }
+  /// Takes a copy this backend made as its state (the host arrays' other
+  /// columns must be those of the copy's moment: the caller restores them).
+  /// False when the copy is not this backend's or its size differs.
+  virtual bool load_device_state(const DeviceStateCopy& /*copy*/) { return false; }
+  /// Starts copying the state to host memory in the background (a device
+  /// backend: a device-side copy now, the transfer on a copy engine while the
+  /// stepping goes on). False: not supported (the caller syncs instead).
+  virtual bool checkpoint_begin() { return false; }
+  /// The last begun checkpoint has arrived in host memory (no wait).
+  virtual bool checkpoint_arrived() { return false; }
+  /// Writes an arrived checkpoint into the host arrays (host order; their
+  /// size must be the checkpoint's). Host memory only: safe after a device
+  /// failure. False when none arrived.
+  virtual bool checkpoint_restore() { return false; }
   /// A solver for the heat pass's linear system on this backend's device
   /// (sim/mpm/heat.h), owned by the backend, or null (CPU backend).
   virtual HeatLinearSolver* heat_linear_solver() { return nullptr; }

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -702,6 +703,60 @@ __global__ void permute_fext_kernel(Vec2* fext, const Vec2* host_order, const ui
   fext[k] = host_order[perm[k]];
 }
 
+// ---- totals (the window's plots) --------------------------------------------------------
+
+constexpr int kTotalsBlocks = 512;  // fixed: the sums' order, hence their bits, never change
+
+/// Per-block sums of mass, momentum, angular momentum about c and kinetic
+/// energy (doubles, each thread strided over the slots, then a fixed tree),
+/// and the block's max |v|^2.
+__global__ void __launch_bounds__(kThreads) totals_kernel(const Vec2* x, const Vec2* v, const float* mass, int n,
+                                                          Vec2 c, double* partial, float* vmax2) {
+  __shared__ double sh[5][kThreads];
+  __shared__ float shv[kThreads];
+  double acc[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+  float vm = 0.f;
+  for (int k = blockIdx.x * kThreads + threadIdx.x; k < n; k += gridDim.x * kThreads) {
+    const double m = mass[k], vx = v[k].x, vy = v[k].y;
+    const double rx = static_cast<double>(x[k].x) - c.x, ry = static_cast<double>(x[k].y) - c.y;
+    acc[0] += m;
+    acc[1] += m * vx;
+    acc[2] += m * vy;
+    acc[3] += m * (rx * vy - ry * vx);
+    acc[4] += 0.5 * m * (vx * vx + vy * vy);
+    vm = fmaxf(vm, v[k].x * v[k].x + v[k].y * v[k].y);
+  }
+  for (int q = 0; q < 5; ++q) sh[q][threadIdx.x] = acc[q];
+  shv[threadIdx.x] = vm;
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) {
+      for (int q = 0; q < 5; ++q) sh[q][threadIdx.x] += sh[q][threadIdx.x + w];
+      shv[threadIdx.x] = fmaxf(shv[threadIdx.x], shv[threadIdx.x + w]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    for (int q = 0; q < 5; ++q) partial[5 * blockIdx.x + q] = sh[q][0];
+    vmax2[blockIdx.x] = shv[0];
+  }
+}
+
+struct DevTotals {
+  double sum[5];
+  float vmax2;
+};
+
+/// The blocks' sums in block order (one thread: a few hundred additions).
+__global__ void totals_final_kernel(const double* partial, const float* vmax2, int blocks, DevTotals* out) {
+  DevTotals t{};
+  for (int b = 0; b < blocks; ++b) {
+    for (int q = 0; q < 5; ++q) t.sum[q] += partial[5 * b + q];
+    t.vmax2 = fmaxf(t.vmax2, vmax2[b]);
+  }
+  *out = t;
+}
+
 template <class T>
 void dev_alloc(T*& ptr, size_t count) {
   if (ptr) cudaFree(ptr);
@@ -760,13 +815,73 @@ struct LaunchKey {
 
 }  // namespace
 
+namespace {
+
+/// The stepper's stream, shared with the device state copies it made: a copy
+/// frees its memory in stream order, also after the backend is gone.
+struct StreamOwner {
+  cudaStream_t stream = nullptr;
+  ~StreamOwner() {
+    if (stream) {
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    }
+  }
+};
+
+/// Byte offsets of the columns of a device state copy (and of a checkpoint):
+/// x, v, C, F, J, Jp, mass, vol0, perm, material, then PolyPIC's modes.
+struct ColumnLayout {
+  enum { kX = 0, kV, kC, kF, kJ, kJp, kMass, kVol0, kPerm, kMat, kPoly, kCount };
+  size_t off[kCount + 1] = {};
+  ColumnLayout(size_t n, bool poly) {
+    const size_t size[kCount] = {sizeof(Vec2), sizeof(Vec2), sizeof(Mat2), sizeof(Mat2), sizeof(float), sizeof(float),
+                                 sizeof(float), sizeof(float), sizeof(uint32_t), sizeof(uint8_t),
+                                 poly ? sizeof(PolyModes) : 0};
+    size_t at = 0;
+    for (int c = 0; c < kCount; ++c) {
+      off[c] = at;
+      at += (size[c] * n + 255) / 256 * 256;
+    }
+    off[kCount] = at;
+  }
+  size_t bytes() const { return off[kCount]; }
+};
+
+class CudaStateCopy final : public DeviceStateCopy {
+ public:
+  CudaStateCopy(std::shared_ptr<StreamOwner> owner, size_t n, bool poly, FixedScale fs)
+      : owner_(std::move(owner)), layout_(n, poly), n_(n), poly_(poly), fs_(fs) {}
+  ~CudaStateCopy() override {
+    if (mem_ && owns_) cudaFreeAsync(mem_, owner_->stream);
+  }
+  size_t bytes() const override { return layout_.bytes(); }
+  size_t count() const override { return n_; }
+  bool has_poly() const override { return poly_; }
+
+  std::shared_ptr<StreamOwner> owner_;
+  ColumnLayout layout_;
+  size_t n_;
+  bool poly_;
+  FixedScale fs_;  // the fixed-point scales of the particles saved (their heaviest mass)
+  char* mem_ = nullptr;
+  bool owns_ = true;  // false: a view of the checkpoint's staging buffer
+};
+
+}  // namespace
+
 class MpmCudaBackend final : public MpmBackend {
  public:
   MpmCudaBackend() {
     auto devs = cuda_devices();
     device_name_ = devs.empty() ? std::string("?") : devs[0].name;
     check(cudaSetDevice(0), "cudaSetDevice");
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    owner_ = std::make_shared<StreamOwner>();
+    check(cudaStreamCreateWithFlags(&owner_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    stream_ = owner_->stream;
+    check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreateWithFlags(&ckpt_ready_, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventCreateWithFlags(&ckpt_done_, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaMalloc(reinterpret_cast<void**>(&ctrl_), sizeof(DevControl)), "cudaMalloc");
     check(cudaMallocHost(reinterpret_cast<void**>(&ctrl_host_), sizeof(DevControl)), "cudaMallocHost");
     for (auto& e : ev_) check(cudaEventCreate(&e), "cudaEventCreate");
@@ -783,7 +898,12 @@ class MpmCudaBackend final : public MpmBackend {
     cudaFree(cols_); cudaFree(col_impulse_);
     cudaFreeHost(ctrl_host_);
     for (auto& e : ev_) cudaEventDestroy(e);
-    cudaStreamDestroy(stream_);
+    cudaStreamSynchronize(copy_stream_);
+    cudaFree(tot_partial_); cudaFree(tot_vmax_); cudaFree(tot_out_); cudaFreeHost(tot_host_);
+    cudaFree(ckpt_dev_); cudaFreeHost(ckpt_host_);
+    cudaEventDestroy(ckpt_ready_); cudaEventDestroy(ckpt_done_);
+    cudaStreamDestroy(copy_stream_);
+    // owner_ destroys the stream once the last device state copy is gone.
   }
 
   std::string name() const override { return "cuda (" + device_name_ + ")"; }
@@ -792,27 +912,7 @@ class MpmCudaBackend final : public MpmBackend {
   void host_changed() override {
     const size_t n = host_->size();
     check(cudaStreamSynchronize(stream_), "sync");
-    if (n > capacity_) {
-      drop_graphs();
-      free_particles();
-      capacity_ = n + n / 4;
-      for (DevParticles* d : {&d_, &alt_}) {
-        dev_alloc(d->x, capacity_); dev_alloc(d->v, capacity_); dev_alloc(d->C, capacity_);
-        dev_alloc(d->F, capacity_); dev_alloc(d->J, capacity_); dev_alloc(d->Jp, capacity_);
-        dev_alloc(d->mass, capacity_); dev_alloc(d->vol0, capacity_); dev_alloc(d->material, capacity_);
-        dev_alloc(d->perm, capacity_);
-      }
-      dev_alloc(fext_, capacity_);
-      dev_alloc(fext_staging_, capacity_);
-      dev_alloc(inv_perm_, capacity_);
-      dev_alloc(keys_a_, capacity_); dev_alloc(keys_b_, capacity_);
-      dev_alloc(vals_a_, capacity_); dev_alloc(vals_b_, capacity_);
-      size_t bytes = 0;
-      check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_a_, keys_b_, vals_a_, vals_b_,
-                                            static_cast<int>(capacity_), 0, 32, stream_), "cub sort size");
-      sort_temp_bytes_ = bytes;
-      dev_alloc(sort_temp_, bytes);
-    }
+    reserve_particles(n);
     n_ = n;
     upload(d_.x, host_->x, n, stream_); upload(d_.v, host_->v, n, stream_); upload(d_.C, host_->C, n, stream_);
     upload(d_.F, host_->F, n, stream_); upload(d_.J, host_->J, n, stream_); upload(d_.Jp, host_->Jp, n, stream_);
@@ -1024,6 +1124,7 @@ class MpmCudaBackend final : public MpmBackend {
   const DeviceParticleView* device_view() override {
     view_.count = n_;
     view_.x = d_.x; view_.v = d_.v; view_.C = d_.C; view_.F = d_.F; view_.J = d_.J; view_.Jp = d_.Jp;
+    view_.vol0 = d_.vol0;
     view_.material = d_.material;
     view_.perm = d_.perm;
     view_.materials = mats_;
@@ -1033,9 +1134,190 @@ class MpmCudaBackend final : public MpmBackend {
     return &view_;
   }
 
+  bool device_totals(Vec2 centre, ParticleTotals& out) override {
+    out = ParticleTotals{};
+    if (n_ == 0) return true;
+    if (!tot_out_) {
+      dev_alloc(tot_partial_, 5 * kTotalsBlocks);
+      dev_alloc(tot_vmax_, kTotalsBlocks);
+      dev_alloc(tot_out_, 1);
+      check(cudaMallocHost(reinterpret_cast<void**>(&tot_host_), sizeof(DevTotals)), "cudaMallocHost");
+    }
+    const int blocks = std::min(kTotalsBlocks, blocks_for(n_));
+    totals_kernel<<<blocks, kThreads, 0, stream_>>>(d_.x, d_.v, d_.mass, static_cast<int>(n_), centre, tot_partial_,
+                                                     tot_vmax_);
+    totals_final_kernel<<<1, 1, 0, stream_>>>(tot_partial_, tot_vmax_, blocks, tot_out_);
+    check(cudaGetLastError(), "totals");
+    check(cudaMemcpyAsync(tot_host_, tot_out_, sizeof(DevTotals), cudaMemcpyDeviceToHost, stream_), "totals");
+    check(cudaStreamSynchronize(stream_), "totals");
+    out.mass = tot_host_->sum[0];
+    out.momentum[0] = tot_host_->sum[1];
+    out.momentum[1] = tot_host_->sum[2];
+    out.angular_momentum = tot_host_->sum[3];
+    out.kinetic_energy = tot_host_->sum[4];
+    out.max_speed = std::sqrt(tot_host_->vmax2);
+    return true;
+  }
+
+  std::shared_ptr<const DeviceStateCopy> save_device_state() override {
+    if (n_ == 0) return nullptr;
+    auto c = std::make_shared<CudaStateCopy>(owner_, n_, d_.poly != nullptr, fs_);
+    void* mem = nullptr;
+    // Stream-ordered: the copy sees the state after the launches before it.
+    const cudaError_t e = cudaMallocAsync(&mem, c->bytes(), stream_);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return nullptr;  // the world copies to the host instead
+    }
+    check(e, "cudaMallocAsync (saved state)");
+    c->mem_ = static_cast<char*>(mem);
+    copy_columns(*c, true);
+    return c;
+  }
+
+  bool load_device_state(const DeviceStateCopy& copy) override {
+    const auto* c = dynamic_cast<const CudaStateCopy*>(&copy);
+    if (!c || c->owner_ != owner_ || !c->mem_) return false;
+    check(cudaStreamSynchronize(stream_), "sync");
+    reserve_particles(c->n_);
+    if (c->poly_ && !d_.poly) alloc_poly();
+    if (!c->poly_) free_poly();
+    n_ = c->n_;
+    copy_columns(*c, false);
+    if (n_) {
+      invert_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(d_.perm, inv_perm_, static_cast<int>(n_));
+      check(cudaGetLastError(), "invert");
+    }
+    fs_ = c->fs_;
+    since_sort_ = kSortInterval;
+    host_current_ = false;
+    check(cudaStreamSynchronize(stream_), "load state");
+    return true;
+  }
+
+  bool checkpoint_begin() override {
+    if (n_ == 0) return false;
+    // The previous copy's buffers are reused: it must have arrived (it takes
+    // a few milliseconds; checkpoints come hundreds of substeps apart).
+    if (ckpt_pending_) {
+      check(cudaEventSynchronize(ckpt_done_), "checkpoint");
+      ckpt_pending_ = false;
+    }
+    ckpt_arrived_ = false;
+    const bool poly = d_.poly != nullptr;
+    const ColumnLayout lay(n_, poly);
+    if (lay.bytes() > ckpt_bytes_) {
+      check(cudaStreamSynchronize(stream_), "sync");
+      cudaFree(ckpt_dev_);
+      cudaFreeHost(ckpt_host_);
+      ckpt_dev_ = nullptr;
+      ckpt_host_ = nullptr;
+      ckpt_bytes_ = 0;
+      const size_t bytes = lay.bytes() + lay.bytes() / 4;
+      check(cudaMalloc(reinterpret_cast<void**>(&ckpt_dev_), bytes), "cudaMalloc (checkpoint)");
+      check(cudaMallocHost(reinterpret_cast<void**>(&ckpt_host_), bytes), "cudaMallocHost (checkpoint)");
+      ckpt_bytes_ = bytes;
+    }
+    // A device-side copy in stream order (microseconds), then the transfer on
+    // the copy stream while the stepper goes on.
+    CudaStateCopy view(owner_, n_, poly, fs_);
+    view.mem_ = ckpt_dev_;
+    view.owns_ = false;
+    copy_columns(view, true);
+    check(cudaEventRecord(ckpt_ready_, stream_), "checkpoint");
+    check(cudaStreamWaitEvent(copy_stream_, ckpt_ready_, 0), "checkpoint");
+    check(cudaMemcpyAsync(ckpt_host_, ckpt_dev_, lay.bytes(), cudaMemcpyDeviceToHost, copy_stream_), "checkpoint");
+    check(cudaEventRecord(ckpt_done_, copy_stream_), "checkpoint");
+    ckpt_n_ = n_;
+    ckpt_poly_ = poly;
+    ckpt_pending_ = true;
+    return true;
+  }
+
+  bool checkpoint_arrived() override {
+    if (ckpt_pending_) {
+      const cudaError_t e = cudaEventQuery(ckpt_done_);
+      if (e == cudaErrorNotReady) return false;
+      check(e, "checkpoint");
+      ckpt_pending_ = false;
+      ckpt_arrived_ = true;
+    }
+    return ckpt_arrived_;
+  }
+
+  bool checkpoint_restore() override {
+    if (!ckpt_arrived_ || !host_ || host_->size() != ckpt_n_) return false;
+    const ColumnLayout lay(ckpt_n_, ckpt_poly_);
+    auto col = [&](int c) { return ckpt_host_ + lay.off[c]; };
+    const auto* x = reinterpret_cast<const Vec2*>(col(ColumnLayout::kX));
+    const auto* v = reinterpret_cast<const Vec2*>(col(ColumnLayout::kV));
+    const auto* C = reinterpret_cast<const Mat2*>(col(ColumnLayout::kC));
+    const auto* F = reinterpret_cast<const Mat2*>(col(ColumnLayout::kF));
+    const auto* J = reinterpret_cast<const float*>(col(ColumnLayout::kJ));
+    const auto* Jp = reinterpret_cast<const float*>(col(ColumnLayout::kJp));
+    const auto* perm = reinterpret_cast<const uint32_t*>(col(ColumnLayout::kPerm));
+    const auto* poly = reinterpret_cast<const PolyModes*>(col(ColumnLayout::kPoly));
+    const bool with_poly = ckpt_poly_ && host_->poly.size() == ckpt_n_;
+    for (size_t k = 0; k < ckpt_n_; ++k) {
+      const uint32_t i = perm[k];
+      if (i >= ckpt_n_) return false;  // not a permutation: keep the older host copy
+    }
+    for (size_t k = 0; k < ckpt_n_; ++k) {
+      const uint32_t i = perm[k];
+      host_->x[i] = x[k]; host_->v[i] = v[k]; host_->C[i] = C[k]; host_->F[i] = F[k];
+      host_->J[i] = J[k]; host_->Jp[i] = Jp[k];
+      if (with_poly) host_->poly[i] = poly[k];
+    }
+    return true;
+  }
+
  private:
   enum { kEvBatchStart = 0, kEvBatchEnd, kEvSortStart, kEvSortEnd, kEvK0, kEvK1, kEvK2, kEvK3, kEvK4, kEvCount };
   static constexpr int kPhases = 5;
+
+  /// Copies the current slot-ordered columns into a state copy (save) or
+  /// back (load), device to device, in stream order.
+  void copy_columns(const CudaStateCopy& c, bool save) {
+    using L = ColumnLayout;
+    auto cp = [&](auto* live, int col, size_t elem) {
+      if (!live) return;
+      void* saved = c.mem_ + c.layout_.off[col];
+      check(cudaMemcpyAsync(save ? saved : static_cast<void*>(live), save ? static_cast<const void*>(live) : saved,
+                            elem * c.n_, cudaMemcpyDeviceToDevice, stream_), "device state copy");
+    };
+    cp(d_.x, L::kX, sizeof(Vec2)); cp(d_.v, L::kV, sizeof(Vec2)); cp(d_.C, L::kC, sizeof(Mat2));
+    cp(d_.F, L::kF, sizeof(Mat2)); cp(d_.J, L::kJ, sizeof(float)); cp(d_.Jp, L::kJp, sizeof(float));
+    cp(d_.mass, L::kMass, sizeof(float)); cp(d_.vol0, L::kVol0, sizeof(float));
+    cp(d_.perm, L::kPerm, sizeof(uint32_t)); cp(d_.material, L::kMat, sizeof(uint8_t));
+    if (c.poly_) cp(d_.poly, L::kPoly, sizeof(PolyModes));
+  }
+
+  /// Both buffer sets and the per-particle scratch hold at least n particles
+  /// (grown by a quarter beyond n; the contents are lost when they grow).
+  void reserve_particles(size_t n) {
+    if (n <= capacity_) return;
+    drop_graphs();
+    const bool poly = d_.poly != nullptr;
+    free_particles();
+    capacity_ = n + n / 4;
+    for (DevParticles* d : {&d_, &alt_}) {
+      dev_alloc(d->x, capacity_); dev_alloc(d->v, capacity_); dev_alloc(d->C, capacity_);
+      dev_alloc(d->F, capacity_); dev_alloc(d->J, capacity_); dev_alloc(d->Jp, capacity_);
+      dev_alloc(d->mass, capacity_); dev_alloc(d->vol0, capacity_); dev_alloc(d->material, capacity_);
+      dev_alloc(d->perm, capacity_);
+    }
+    if (poly) alloc_poly();
+    dev_alloc(fext_, capacity_);
+    dev_alloc(fext_staging_, capacity_);
+    dev_alloc(inv_perm_, capacity_);
+    dev_alloc(keys_a_, capacity_); dev_alloc(keys_b_, capacity_);
+    dev_alloc(vals_a_, capacity_); dev_alloc(vals_b_, capacity_);
+    size_t bytes = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_a_, keys_b_, vals_a_, vals_b_,
+                                          static_cast<int>(capacity_), 0, 32, stream_), "cub sort size");
+    sort_temp_bytes_ = bytes;
+    dev_alloc(sort_temp_, bytes);
+  }
 
   /// Grid buffers, material table and grab list for this call's input.
   void prepare(const SubstepInput& in) {
@@ -1376,7 +1658,20 @@ class MpmCudaBackend final : public MpmBackend {
 
   MpmParticles* host_ = nullptr;
   std::string device_name_;
+  std::shared_ptr<StreamOwner> owner_;  // holds stream_ (device state copies free on it)
   cudaStream_t stream_ = nullptr;
+  cudaStream_t copy_stream_ = nullptr;  // the checkpoint's device -> host transfer
+  // The background checkpoint: a device staging copy and its pinned host copy.
+  char* ckpt_dev_ = nullptr;
+  char* ckpt_host_ = nullptr;
+  size_t ckpt_bytes_ = 0, ckpt_n_ = 0;
+  bool ckpt_poly_ = false, ckpt_pending_ = false, ckpt_arrived_ = false;
+  cudaEvent_t ckpt_ready_ = nullptr, ckpt_done_ = nullptr;
+  // device_totals' scratch.
+  double* tot_partial_ = nullptr;
+  float* tot_vmax_ = nullptr;
+  DevTotals* tot_out_ = nullptr;
+  DevTotals* tot_host_ = nullptr;
   DevParticles d_, alt_;
   Vec2* fext_ = nullptr;
   Vec2* fext_staging_ = nullptr;

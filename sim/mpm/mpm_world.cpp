@@ -46,6 +46,31 @@ void MpmWorld::sync_guarded() {
     host_clock_ = clock_;
 }
 
+void MpmWorld::checkpoint() {
+  bool async = false;
+  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock, [&] { async = backend_->checkpoint_begin(); }))
+    return;
+  if (!async) {
+    sync_guarded();
+    return;
+  }
+  ckpt_clock_ = clock_;
+  ckpt_arrived_ = false;
+}
+
+void MpmWorld::adopt_checkpoint() {
+  if (ckpt_clock_.step > host_clock_.step) {
+    // Host memory only once it arrived: this runs after a device failure.
+    try {
+      if (!ckpt_arrived_) ckpt_arrived_ = backend_->checkpoint_arrived();
+      if (ckpt_arrived_ && backend_->checkpoint_restore()) host_clock_ = ckpt_clock_;
+    } catch (const std::exception&) {
+    }
+  }
+  ckpt_clock_.step = -1;
+  ckpt_arrived_ = false;
+}
+
 void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailure at) {
   BackendFallback fb;
   fb.happened = true;
@@ -64,6 +89,7 @@ void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailur
     } catch (const std::exception&) {
     }
   }
+  if (host_clock_.step < clock_.step) adopt_checkpoint();  // a newer copy that reached the host
   // Roll back to the preserved state; its clock gives the same next dt.
   clock_ = host_clock_;
   fb.resumed_step = clock_.step;
@@ -124,6 +150,9 @@ float MpmWorld::next_dt() const { return next_substep_dt(step_rule(), clock_.las
 
 void MpmWorld::host_changed() {
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
+  ++host_gen_;
+  ckpt_clock_.step = -1;  // older than the host arrays now
+  ckpt_arrived_ = false;
   guarded("taking the edited state", AtFailure::HostAuthoritative, [&] { backend_->host_changed(); });
   host_clock_ = clock_;
 }
@@ -137,12 +166,18 @@ StepStatus MpmWorld::step(int n) {
     host_clock_ = clock_;  // nothing on a device to lose
     return StepStatus{};
   }
-  // Checkpoint: a device backend's state comes back to the host now and then
-  // (free on the CPU backend, which steps the host arrays).
+  // Checkpoint: a device backend's state comes back to host memory now and
+  // then, in the background (free on the CPU backend, which steps the host
+  // arrays). An arrived copy is noted at once, so a later device failure can
+  // roll back to it without asking the device.
   const int fallbacks_before = fallbacks_;
   auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
-  if (clock_.step - host_clock_.step >= std::max(1, checkpoint_interval)) {
-    sync_guarded();
+  if (ckpt_clock_.step > host_clock_.step && !ckpt_arrived_) {
+    guarded("checking a checkpoint", AtFailure::DeviceAtClock, [&] { ckpt_arrived_ = backend_->checkpoint_arrived(); });
+    if (fell_back()) return StepStatus{};
+  }
+  if (clock_.step - std::max(host_clock_.step, ckpt_clock_.step) >= std::max(1, checkpoint_interval)) {
+    checkpoint();
     if (fell_back()) return StepStatus{};
   }
   if (const char* why = mpm::transfer_kernel_error(solver.transfer, solver.kernel)) throw std::invalid_argument(why);
@@ -543,6 +578,9 @@ void MpmWorld::set_controls(const std::string& image) { apply_controls_image(*th
 size_t MpmWorldState::bytes() const {
   size_t n = sizeof(*this) + controls.size() + vec_bytes(resample_marks) + vec_bytes(retired_ids);
   particles.for_each_array([&n](const auto& a) { n += vec_bytes(a); });
+  // Counted whole in every save that shares them (an upper bound of the memory held).
+  if (host_columns) host_columns->for_each_array([&n](const auto& a) { n += vec_bytes(a); });
+  if (device) n += device->bytes();
   for (const MpmHandle& h : handles) n += vec_bytes(h.ids) + vec_bytes(h.anchor);
   n += vec_bytes(resample_last.new_ids) + vec_bytes(resample_last.merged_ids) + vec_bytes(resample_last.retired_ids);
   return n;
@@ -550,7 +588,6 @@ size_t MpmWorldState::bytes() const {
 
 template <class S, class F>
 void MpmWorld::each_saved(S& s, F&& f) {
-  f(particles, s.particles);
   f(clock_, s.clock);
   f(failure_, s.failure);
   f(handles, s.handles);
@@ -564,20 +601,102 @@ void MpmWorld::each_saved(S& s, F&& f) {
   f(last_heat_time_, s.last_heat_time);
 }
 
+namespace {
+
+/// The columns a device backend never changes (a device save keeps the
+/// others on the device), and how to put them back.
+MpmParticles host_only_columns(const MpmParticles& p) {
+  MpmParticles h;
+  h.mass = p.mass; h.vol0 = p.vol0; h.material = p.material; h.group = p.group; h.id = p.id;
+  h.fext = p.fext; h.temp = p.temp; h.melt = p.melt; h.vwater = p.vwater;
+  h.next_id = p.next_id;
+  return h;
+}
+
+void restore_host_columns(MpmParticles& p, const MpmParticles& h, size_t n, bool poly) {
+  p.mass = h.mass; p.vol0 = h.vol0; p.material = h.material; p.group = h.group; p.id = h.id;
+  p.fext = h.fext; p.temp = h.temp; p.melt = h.melt; p.vwater = h.vwater;
+  p.next_id = h.next_id;
+  // The stepped columns get the device's values (sync_to_host) right after.
+  p.x.resize(n); p.v.resize(n); p.C.resize(n); p.F.resize(n); p.J.resize(n); p.Jp.resize(n);
+  if (poly) p.poly.resize(n);
+  else std::vector<PolyModes>().swap(p.poly);
+}
+
+}  // namespace
+
 void MpmWorld::save_state(MpmWorldState& s) {
-  sync_guarded();
+  // A device backend keeps the stepped columns on the device (a copy there
+  // costs a fraction of a millisecond at a million particles, one to the host
+  // tens): the window's rewind snapshots then never stall the stepping.
+  std::shared_ptr<const DeviceStateCopy> dev;
+  guarded("saving the state on the device", AtFailure::DeviceAtClock, [&] { dev = backend_->save_device_state(); });
+  if (dev) {
+    if (!host_cols_ || host_cols_gen_ != host_gen_) {
+      host_cols_ = std::make_shared<const MpmParticles>(host_only_columns(particles));
+      host_cols_gen_ = host_gen_;
+    }
+    s.particles = MpmParticles{};
+    s.device = std::move(dev);
+    s.host_columns = host_cols_;
+  } else {
+    sync_guarded();
+    s.particles = particles;
+    s.device.reset();
+    s.host_columns.reset();
+  }
   each_saved(s, [](const auto& mine, auto& saved) { saved = mine; });
   s.controls = controls();
   s.heat_quantum = heat_solver_.quantum();
 }
 
 void MpmWorld::load_state(const MpmWorldState& s) {
+  if (s.device) {
+    // The device takes its copy first: when it cannot (another backend now,
+    // or a device error), nothing here has changed.
+    bool ok = false;
+    const bool fine = guarded("restoring a saved state on the device", AtFailure::DeviceAtClock,
+                              [&] { ok = backend_->load_device_state(*s.device); });
+    if (!fine || !ok)
+      throw std::invalid_argument("load_state: the state was saved on a device this world no longer steps with");
+  }
   each_saved(s, [](auto& mine, const auto& saved) { mine = saved; });
   set_controls(s.controls);
   heat_solver_.set_quantum(s.heat_quantum);
   handles_dirty_ = true;
   backend_->bind(&particles);
-  host_changed();  // the clock above is the host copy's; a device backend uploads it
+  if (s.device) {
+    restore_host_columns(particles, *s.host_columns, s.device->count(), s.device->has_poly());
+    host_cols_ = s.host_columns;
+    host_cols_gen_ = ++host_gen_;
+    ckpt_clock_.step = -1;
+    ckpt_arrived_ = false;
+    // The host's stepped columns get the restored state (a seek is
+    // interactive: one copy to the host is fine).
+    host_clock_ = clock_;
+    sync_guarded();
+  } else {
+    particles = s.particles;
+    host_changed();  // the clock above is the host copy's; a device backend uploads it
+  }
+}
+
+Diagnostics MpmWorld::totals() {
+  const Vec2 centre{grid.origin.x + 0.5f * grid.width(), grid.origin.y + 0.5f * grid.height()};
+  ParticleTotals t;
+  bool ok = false;
+  if (host_clock_.step != clock_.step)  // the host copy is stale: sum where the state is
+    guarded("summing the particles", AtFailure::DeviceAtClock, [&] { ok = backend_->device_totals(centre, t); });
+  if (!ok) return diagnostics(false);
+  Diagnostics d;
+  d.count = particles.size();
+  d.mass = t.mass;
+  d.momentum[0] = t.momentum[0];
+  d.momentum[1] = t.momentum[1];
+  d.angular_momentum = t.angular_momentum;
+  d.kinetic_energy = t.kinetic_energy;
+  d.max_speed = t.max_speed;
+  return d;
 }
 
 Diagnostics MpmWorld::diagnostics(bool with_hash) {

@@ -121,7 +121,13 @@ struct MpmWorldState {
   float heat_quantum = 0.f;
   HeatLedger heat_ledger;
   double last_heat_time = 0.0;
-  /// Bytes the state holds (particle columns and lists).
+  /// A device backend's save: the stepped columns stay on the device
+  /// (`device`) and `host_columns` holds the others (mass, volume, material,
+  /// group, ID, heat state; shared by the saves between two host edits);
+  /// `particles` is then empty. Null: `particles` holds everything.
+  std::shared_ptr<const DeviceStateCopy> device;
+  std::shared_ptr<const MpmParticles> host_columns;
+  /// Bytes the state holds (particle columns and lists, device copies included).
   size_t bytes() const;
 };
 
@@ -284,6 +290,10 @@ class MpmWorld {
   void host_changed();
   /// Makes `particles` current (CUDA backends copy back; CPU is a no-op).
   void sync();
+  /// Totals without the state hash (mass, momentum, angular momentum about
+  /// the domain centre, kinetic energy, max speed): a device backend reduces
+  /// them on the device, so the window's plots copy no particles back.
+  Diagnostics totals();
   /// Syncs and computes the diagnostics.
   /// Totals, max speed and (with_hash) the state hash: FNV-1a over every
   /// particle's state, the costly part (~7 MB hashed for 90 k particles).
@@ -311,6 +321,12 @@ class MpmWorld {
   void fall_back(const std::string& reason, const char* during, AtFailure at);
   /// sync_to_host, guarded; marks the host copy current.
   void sync_guarded();
+  /// The periodic checkpoint: a device backend copies its state to host
+  /// memory in the background (checkpoint_begin), else the host syncs.
+  void checkpoint();
+  /// A background checkpoint newer than the host copy that has arrived is
+  /// taken as the last good host state (called before a fallback rolls back).
+  void adopt_checkpoint();
   /// backend_->advance, guarded; false after a fallback.
   bool advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r);
   bool on_cpu() const;
@@ -323,6 +339,14 @@ class MpmWorld {
   std::unique_ptr<MpmBackend> backend_;
   StepClock clock_;
   StepClock host_clock_;  ///< clock of the state in `particles` (the last good host copy)
+  /// The background checkpoint in flight or arrived (step < 0: none newer than the host copy).
+  StepClock ckpt_clock_{-1, 0.0, 0.f, 0.f};
+  bool ckpt_arrived_ = false;
+  /// Bumped by every host edit (host_changed): save_state shares the host
+  /// columns of a device save while it is unchanged.
+  uint64_t host_gen_ = 0;
+  std::shared_ptr<const MpmParticles> host_cols_;
+  uint64_t host_cols_gen_ = ~0ull;
   StepStatus failure_;
   GrabSet<Vec2> grab_;
   std::vector<uint32_t> grab_ids_;       ///< IDs of the grabbed particles (to reindex)

@@ -109,7 +109,7 @@ class MpmSimulation final : public Simulation {
   int64_t step_count() const override { return scene_.world->step_count(); }
   double time() const override { return scene_.world->time(); }
   Diagnostics diagnostics() override { return scene_.world->diagnostics(); }
-  Diagnostics totals() override { return scene_.world->diagnostics(false); }
+  Diagnostics totals() override { return scene_.world->totals(); }
   std::string backend_name() const override { return scene_.world->backend_name(); }
   void table(ParticleTable& t) override;
   void bounds(Vec2& lo, Vec2& hi) const override;
