@@ -15,9 +15,12 @@
 #if defined(PS_HAVE_EGL)
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
-#define GLFW_EXPOSE_NATIVE_X11
-#include <GLFW/glfw3native.h>
+#include <X11/Xlib.h>
 #include <X11/Xutil.h>
+// GLFW's native X11 access (glfw3native.h declares these, but it also wants
+// the XRandR headers, which nothing here needs).
+extern "C" Display* glfwGetX11Display(void);
+extern "C" Window glfwGetX11Window(GLFWwindow* window);
 #endif
 
 namespace ps {

@@ -246,72 +246,83 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   }
   __syncthreads();
   const int stride = g.nodes_x();
-  if constexpr (!DET) {
-    if (tiled) {
-      // Warp pre-reduction (float atomics only): sorted particles of one cell
-      // are consecutive lanes with the same stencil, so their contributions
-      // are summed with shuffles and the group's first lane adds the sum to
-      // the tile: one shared atomic per node and cell instead of per
-      // particle (same-address atomics serialise). A non-contiguous group
-      // (between reorders) keeps per-particle atomics.
-      const unsigned full = 0xffffffffu;
-      const int lane = static_cast<int>(threadIdx.x & 31u);
-      const int gkey = active ? s.base_y * stride + s.base_x : -1 - lane;
-      const unsigned mask = __match_any_sync(full, gkey);
-      const int first = __ffs(mask) - 1, last = 31 - __clz(mask);
-      const bool contiguous = last - first + 1 == __popc(mask);
-      const int end = contiguous ? last : lane;
-      const bool leader = active && (!contiguous || lane == first);
-      int maxlen = contiguous ? __popc(mask) : 1;
-      for (int o = 16; o > 0; o >>= 1) maxlen = max(maxlen, __shfl_xor_sync(full, maxlen, o));
+  if (tiled) {
+    // Warp pre-reduction: sorted particles of one cell are consecutive lanes
+    // with the same stencil, so their contributions are summed with shuffles
+    // and the group's first lane adds the sum to the tile: one shared atomic
+    // per node and cell instead of per particle (same-address atomics
+    // serialise). A non-contiguous group (between reorders) keeps
+    // per-particle atomics. Deterministic mode converts each contribution to
+    // fixed point first and sums integers, which no order changes: the
+    // result is the same bits as one atomic per particle.
+    using Acc = typename std::conditional<DET, unsigned long long, float>::type;
+    auto acc = [](float v, float scale) -> Acc {
+      if constexpr (DET) return to_fixed(v, scale);
+      else return (void)scale, v;
+    };
+    const unsigned full = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const int gkey = active ? s.base_y * stride + s.base_x : -1 - lane;
+    const unsigned mask = __match_any_sync(full, gkey);
+    const int first = __ffs(mask) - 1, last = 31 - __clz(mask);
+    const bool contiguous = last - first + 1 == __popc(mask);
+    const int end = contiguous ? last : lane;
+    const bool leader = active && (!contiguous || lane == first);
+    int maxlen = contiguous ? __popc(mask) : 1;
+    for (int o = 16; o > 0; o >>= 1) maxlen = max(maxlen, __shfl_xor_sync(full, maxlen, o));
 #pragma unroll
-      for (int c = 0; c < N; ++c)
+    for (int c = 0; c < N; ++c)
 #pragma unroll
-        for (int a = 0; a < N; ++a) {
-          float dm = 0.f;
-          Vec2 dmv{}, dmv0{};
-          if (active) {
-            const float w = s.wx[a] * s.wy[c];
-            const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-            if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
-            else dmv = w * (mv + Q * dpos);
-            if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
-            dm = w * mp;
-            if constexpr (FLIP) dmv0 = w * mv0;
+      for (int a = 0; a < N; ++a) {
+        Acc dm = 0, dmx = 0, dmy = 0, d0x = 0, d0y = 0;
+        if (active) {
+          const float w = s.wx[a] * s.wy[c];
+          const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+          Vec2 dmv;
+          if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+          else dmv = w * (mv + Q * dpos);
+          if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
+          dm = acc(w * mp, fs.mass);
+          dmx = acc(dmv.x, fs.momentum);
+          dmy = acc(dmv.y, fs.momentum);
+          if constexpr (FLIP) {
+            const Vec2 dmv0 = w * mv0;
+            d0x = acc(dmv0.x, fs.momentum);
+            d0y = acc(dmv0.y, fs.momentum);
           }
-          for (int o = 1; o < maxlen; o <<= 1) {
-            const float t0 = __shfl_down_sync(full, dm, o);
-            const float t1 = __shfl_down_sync(full, dmv.x, o);
-            const float t2 = __shfl_down_sync(full, dmv.y, o);
-            float t3 = 0.f, t4 = 0.f;
-            if constexpr (FLIP) {
-              t3 = __shfl_down_sync(full, dmv0.x, o);
-              t4 = __shfl_down_sync(full, dmv0.y, o);
-            }
-            if (lane + o <= end) {
-              dm += t0;
-              dmv.x += t1;
-              dmv.y += t2;
-              if constexpr (FLIP) {
-                dmv0.x += t3;
-                dmv0.y += t4;
-              }
-            }
+        }
+        for (int o = 1; o < maxlen; o <<= 1) {
+          const Acc t0 = __shfl_down_sync(full, dm, o);
+          const Acc t1 = __shfl_down_sync(full, dmx, o);
+          const Acc t2 = __shfl_down_sync(full, dmy, o);
+          Acc t3 = 0, t4 = 0;
+          if constexpr (FLIP) {
+            t3 = __shfl_down_sync(full, d0x, o);
+            t4 = __shfl_down_sync(full, d0y, o);
           }
-          if (leader) {
-            const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
-            atomicAdd(&tile.c[0][t], dm);
-            atomicAdd(&tile.c[1][t], dmv.x);
-            atomicAdd(&tile.c[2][t], dmv.y);
+          if (lane + o <= end) {
+            dm += t0;
+            dmx += t1;
+            dmy += t2;
             if constexpr (FLIP) {
-              atomicAdd(&tile.c[CH - 2][t], dmv0.x);
-              atomicAdd(&tile.c[CH - 1][t], dmv0.y);
+              d0x += t3;
+              d0y += t4;
             }
           }
         }
-    }
+        if (leader) {
+          const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
+          atomicAdd(&tile.c[0][t], dm);
+          atomicAdd(&tile.c[1][t], dmx);
+          atomicAdd(&tile.c[2][t], dmy);
+          if constexpr (FLIP) {
+            atomicAdd(&tile.c[CH - 2][t], d0x);
+            atomicAdd(&tile.c[CH - 1][t], d0y);
+          }
+        }
+      }
   }
-  if ((DET || !tiled) && active) {
+  if (!tiled && active) {
 #pragma unroll
     for (int c = 0; c < N; ++c)
 #pragma unroll
@@ -324,43 +335,22 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
         if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
         const float dm = w * mp;
         const Vec2 dmv0 = w * mv0;  // FLIP only
-        if (tiled) {
-          const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
-          if constexpr (DET) {
-            atomicAdd(&tile.c[0][t], to_fixed(dm, fs.mass));
-            atomicAdd(&tile.c[1][t], to_fixed(dmv.x, fs.momentum));
-            atomicAdd(&tile.c[2][t], to_fixed(dmv.y, fs.momentum));
-            if constexpr (FLIP) {
-              atomicAdd(&tile.c[CH - 2][t], to_fixed(dmv0.x, fs.momentum));
-              atomicAdd(&tile.c[CH - 1][t], to_fixed(dmv0.y, fs.momentum));
-            }
-          } else {
-            atomicAdd(&tile.c[0][t], dm);
-            atomicAdd(&tile.c[1][t], dmv.x);
-            atomicAdd(&tile.c[2][t], dmv.y);
-            if constexpr (FLIP) {
-              atomicAdd(&tile.c[CH - 2][t], dmv0.x);
-              atomicAdd(&tile.c[CH - 1][t], dmv0.y);
-            }
+        const int node = (s.base_y + c) * stride + s.base_x + a;
+        if constexpr (DET) {
+          atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
+          atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
+          atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
+          if constexpr (FLIP) {
+            atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
+            atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
           }
         } else {
-          const int node = (s.base_y + c) * stride + s.base_x + a;
-          if constexpr (DET) {
-            atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
-            atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
-            atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
-            if constexpr (FLIP) {
-              atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
-              atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
-            }
-          } else {
-            atomicAdd(&gm[node], dm);
-            atomicAdd(&gv[node].x, dmv.x);
-            atomicAdd(&gv[node].y, dmv.y);
-            if constexpr (FLIP) {
-              atomicAdd(&gv_old[node].x, dmv0.x);
-              atomicAdd(&gv_old[node].y, dmv0.y);
-            }
+          atomicAdd(&gm[node], dm);
+          atomicAdd(&gv[node].x, dmv.x);
+          atomicAdd(&gv[node].y, dmv.y);
+          if constexpr (FLIP) {
+            atomicAdd(&gv_old[node].x, dmv0.x);
+            atomicAdd(&gv_old[node].y, dmv0.y);
           }
         }
       }

@@ -2,6 +2,7 @@
 // each keeps its own "device" copy of the state, stepped by the CPU reference,
 // like the CUDA backends keep theirs; faults are injected on demand.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -17,6 +18,7 @@ namespace fake {
 struct Calls {
   int64_t substeps = 0;   ///< substeps done on the "device" in all
   int syncs = 0, uploads = 0;
+  int totals = 0, device_saves = 0, device_loads = 0, checkpoints = 0;
 };
 
 struct MpmFaults {
@@ -36,6 +38,9 @@ struct MpmFaults {
   bool fail_sync = false;          ///< sync_to_host throws (the device is gone)
   int fail_upload_after = -1;      ///< host_changed throws after this many uploads (-1: never)
   bool dead_after_failure = true;  ///< after the first failure every call throws
+  /// Device-side saves, background checkpoints and totals, as the CUDA backend
+  /// has them (off: the world falls back to host copies and sums).
+  bool device_state = false;
 };
 
 class DeviceMpm final : public MpmBackend {
@@ -93,6 +98,80 @@ class DeviceMpm final : public MpmBackend {
     inner_.read_grid(spec, mass, velocity);
   }
 
+  // The CUDA backend's device-side state: the fake's "device" copy.
+  struct Copy final : DeviceStateCopy {
+    const DeviceMpm* owner = nullptr;
+    MpmParticles p;  // stepped columns plus mass, vol0, material (what the device holds)
+    size_t bytes() const override { return p.size() * 64; }
+    size_t count() const override { return p.size(); }
+    bool has_poly() const override { return !p.poly.empty(); }
+  };
+  static MpmParticles device_columns(const MpmParticles& d) {
+    MpmParticles c;
+    c.x = d.x; c.v = d.v; c.C = d.C; c.F = d.F; c.J = d.J; c.Jp = d.Jp;
+    c.mass = d.mass; c.vol0 = d.vol0; c.material = d.material; c.poly = d.poly;
+    return c;
+  }
+  bool device_totals(Vec2 centre, ParticleTotals& out) override {
+    if (!f_.device_state) return false;
+    dead_check("totals");
+    double m = 0.0, px = 0.0, py = 0.0, L = 0.0, ke = 0.0;
+    float vmax = 0.f;
+    for (size_t i = 0; i < dev_.size(); ++i) {
+      const double mi = dev_.mass[i], vx = dev_.v[i].x, vy = dev_.v[i].y;
+      const double rx = static_cast<double>(dev_.x[i].x) - centre.x, ry = static_cast<double>(dev_.x[i].y) - centre.y;
+      m += mi; px += mi * vx; py += mi * vy; L += mi * (rx * vy - ry * vx); ke += 0.5 * mi * (vx * vx + vy * vy);
+      vmax = std::max(vmax, std::sqrt(dev_.v[i].x * dev_.v[i].x + dev_.v[i].y * dev_.v[i].y));
+    }
+    out.mass = m; out.momentum[0] = px; out.momentum[1] = py; out.angular_momentum = L; out.kinetic_energy = ke;
+    out.max_speed = vmax;
+    ++calls_->totals;
+    return true;
+  }
+  std::shared_ptr<const DeviceStateCopy> save_device_state() override {
+    if (!f_.device_state) return nullptr;
+    dead_check("save");
+    auto c = std::make_shared<Copy>();
+    c->owner = this;
+    c->p = device_columns(dev_);
+    ++calls_->device_saves;
+    return c;
+  }
+  bool load_device_state(const DeviceStateCopy& copy) override {
+    const auto* c = dynamic_cast<const Copy*>(&copy);
+    if (!c || c->owner != this) return false;
+    dead_check("load");
+    const MpmParticles& s = c->p;
+    dev_.resize(s.size());
+    dev_.x = s.x; dev_.v = s.v; dev_.C = s.C; dev_.F = s.F; dev_.J = s.J; dev_.Jp = s.Jp;
+    dev_.mass = s.mass; dev_.vol0 = s.vol0; dev_.material = s.material; dev_.poly = s.poly;
+    inner_.host_changed();
+    ++calls_->device_loads;
+    return true;
+  }
+  /// The copy "arrives" at the next query, as a background transfer would.
+  bool checkpoint_begin() override {
+    if (!f_.device_state) return false;
+    dead_check("checkpoint");
+    ckpt_ = device_columns(dev_);
+    ckpt_state_ = 1;
+    ++calls_->checkpoints;
+    return true;
+  }
+  bool checkpoint_arrived() override {
+    if (ckpt_state_ == 1) {
+      dead_check("checkpoint query");
+      ckpt_state_ = 2;
+    }
+    return ckpt_state_ == 2;
+  }
+  bool checkpoint_restore() override {  // host memory only: works after a failure
+    if (ckpt_state_ != 2 || host_->size() != ckpt_.size()) return false;
+    host_->x = ckpt_.x; host_->v = ckpt_.v; host_->C = ckpt_.C; host_->F = ckpt_.F; host_->J = ckpt_.J;
+    host_->Jp = ckpt_.Jp;
+    return true;
+  }
+
  private:
   [[noreturn]] void fail(const char* what, bool intact) {
     dead_ = f_.dead_after_failure;
@@ -127,6 +206,8 @@ class DeviceMpm final : public MpmBackend {
   MpmParticles dev_;
   MpmCpuBackend inner_;
   bool dead_ = false;
+  MpmParticles ckpt_;
+  int ckpt_state_ = 0;  // 0 none, 1 in flight, 2 arrived
 };
 
 struct DemFaults {
