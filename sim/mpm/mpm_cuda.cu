@@ -246,6 +246,16 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   }
   __syncthreads();
   const int stride = g.nodes_x();
+  // The momentum a particle gives stencil node (a, c) of weight w (MLS: the
+  // stress and affine terms; PolyPIC's higher modes).
+  auto node_momentum = [&](int a, int c, float w) {
+    const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+    Vec2 dmv;
+    if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
+    else dmv = w * (mv + Q * dpos);
+    if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
+    return dmv;
+  };
   if (tiled) {
     // Warp pre-reduction: sorted particles of one cell are consecutive lanes
     // with the same stencil, so their contributions are summed with shuffles
@@ -277,11 +287,7 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
         Acc dm = 0, dmx = 0, dmy = 0, d0x = 0, d0y = 0;
         if (active) {
           const float w = s.wx[a] * s.wy[c];
-          const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-          Vec2 dmv;
-          if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
-          else dmv = w * (mv + Q * dpos);
-          if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
+          const Vec2 dmv = node_momentum(a, c, w);
           dm = acc(w * mp, fs.mass);
           dmx = acc(dmv.x, fs.momentum);
           dmy = acc(dmv.y, fs.momentum);
@@ -328,11 +334,7 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
 #pragma unroll
       for (int a = 0; a < N; ++a) {
         const float w = s.wx[a] * s.wy[c];
-        const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-        Vec2 dmv;
-        if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
-        else dmv = w * (mv + Q * dpos);
-        if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
+        const Vec2 dmv = node_momentum(a, c, w);
         const float dm = w * mp;
         const Vec2 dmv0 = w * mv0;  // FLIP only
         const int node = (s.base_y + c) * stride + s.base_x + a;
