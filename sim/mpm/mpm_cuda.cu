@@ -177,9 +177,128 @@ struct TileStore {
   typename std::conditional<DET, unsigned long long, float>::type c[kChannels][kNodes];
 };
 
-/// POLY (quadratic kernel, no FLIP): PolyPIC's extra modes add
-/// m_p sum_r w e_r c_r to each node's momentum (mpm::poly_node_velocity, as
-/// MpmCpuBackend::scatter does).
+/// One particle's P2G terms, after its constitutive update (p2g_particle).
+/// PolyPIC's modes and axis tables are filled only with POLY.
+struct P2GParticle {
+  mpm::Stencil s;
+  Vec2 mv, mv0;  // momentum with and without the substep's external force
+  Mat2 Q, stress, affine;
+  float mp = 0.f;
+  PolyModes modes;
+  mpm::PolyAxis px, py;
+};
+
+/// Constitutive update of particle i (F and Jp written back) and its P2G
+/// terms. POLY (quadratic kernel,
+/// no FLIP): PolyPIC's extra modes add m_p sum_r w e_r c_r to each node's
+/// momentum (mpm::poly_node_velocity, as MpmCpuBackend::scatter does).
+template <Kernel K, bool POLY>
+__device__ __forceinline__ void p2g_particle(const DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
+                                             bool apic, const Vec2* fext, float dt, P2GParticle& t) {
+  const float inv_dx = 1.f / g.dx;
+  const MaterialParams& mat = mats[p.material[i]];
+  Mat2 F = p.F[i];
+  float Jp = p.Jp[i];
+  const Mat2 C = p.C[i];
+  const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C, dt);
+  p.F[i] = F;
+  p.Jp[i] = Jp;
+  t.mp = p.mass[i];
+  t.mv0 = t.mp * p.v[i];
+  t.mv = t.mv0 + (fext ? dt * fext[i] : Vec2{});
+  t.stress = (-dt * p.vol0[i]) * tau;
+  t.affine = apic ? t.mp * C : Mat2{};
+  if (K != Kernel::Linear) t.Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * t.stress + t.affine;
+  t.s = mpm::make_stencil(K, g, p.x[i]);
+  if constexpr (POLY) {
+    t.modes = p.poly[i];
+    t.px = mpm::poly_axis(t.s.wx, t.s.fx);
+    t.py = mpm::poly_axis(t.s.wy, t.s.fy);
+  }
+}
+
+/// The particle's contribution to stencil node (a, c): mass, momentum and,
+/// for FLIP, the transferred momentum w m v (see mpm::flip_old_velocity).
+template <Kernel K, bool FLIP, bool POLY>
+__device__ __forceinline__ void p2g_node(const P2GParticle& t, const GridSpec& g, float inv_dx, int a, int c, float& dm,
+                                         Vec2& dmv, Vec2& dmv0) {
+  const mpm::Stencil& s = t.s;
+  const float w = s.wx[a] * s.wy[c];
+  const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+  if (K == Kernel::Linear) dmv = w * t.mv + w * (t.affine * dpos) + t.stress * mpm::grad_vector(K, s, a, c, inv_dx);
+  else dmv = w * (t.mv + t.Q * dpos);
+  if constexpr (POLY) dmv += t.mp * mpm::poly_node_velocity(t.modes, t.px, t.py, a, c);
+  dm = w * t.mp;
+  if constexpr (FLIP) dmv0 = w * t.mv0;
+}
+
+/// Scatters one particle: add(x, y, dm, dmv, dmv0) once per stencil node
+/// (x, y), in a fixed order.
+template <Kernel K, bool FLIP, bool POLY, class Add>
+__device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec& g, float inv_dx, Add&& add) {
+  constexpr int N = mpm::kernel_support(K);
+#pragma unroll
+  for (int c = 0; c < N; ++c)
+#pragma unroll
+    for (int a = 0; a < N; ++a) {
+      float dm;
+      Vec2 dmv, dmv0{};
+      p2g_node<K, FLIP, POLY>(t, g, inv_dx, a, c, dm, dmv, dmv0);
+      add(t.s.base_x + a, t.s.base_y + c, dm, dmv, dmv0);
+    }
+}
+
+/// Scatters a warp's particles with a pre-reduction (float atomics only):
+/// sorted particles of one cell are consecutive lanes with the same stencil,
+/// so their contributions are summed with shuffles and the group's first lane
+/// calls add() with the sum: one atomic per node and cell instead of per
+/// particle (same-address atomics serialise). A non-contiguous group (between
+/// reorders) keeps per-particle calls. Every lane of the warp must call this.
+template <Kernel K, bool FLIP, bool POLY, class Add>
+__device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle& t, const GridSpec& g, float inv_dx,
+                                                 Add&& add) {
+  constexpr int N = mpm::kernel_support(K);
+  const mpm::Stencil& s = t.s;
+  const unsigned full = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const int gkey = active ? s.base_y * g.nodes_x() + s.base_x : -1 - lane;
+  const unsigned mask = __match_any_sync(full, gkey);
+  const int first = __ffs(mask) - 1, last = 31 - __clz(mask);
+  const bool contiguous = last - first + 1 == __popc(mask);
+  const int end = contiguous ? last : lane;
+  const bool leader = active && (!contiguous || lane == first);
+  int maxlen = contiguous ? __popc(mask) : 1;
+  for (int o = 16; o > 0; o >>= 1) maxlen = max(maxlen, __shfl_xor_sync(full, maxlen, o));
+#pragma unroll
+  for (int c = 0; c < N; ++c)
+#pragma unroll
+    for (int a = 0; a < N; ++a) {
+      float dm = 0.f;
+      Vec2 dmv{}, dmv0{};
+      if (active) p2g_node<K, FLIP, POLY>(t, g, inv_dx, a, c, dm, dmv, dmv0);
+      for (int o = 1; o < maxlen; o <<= 1) {
+        const float t0 = __shfl_down_sync(full, dm, o);
+        const float t1 = __shfl_down_sync(full, dmv.x, o);
+        const float t2 = __shfl_down_sync(full, dmv.y, o);
+        float t3 = 0.f, t4 = 0.f;
+        if constexpr (FLIP) {
+          t3 = __shfl_down_sync(full, dmv0.x, o);
+          t4 = __shfl_down_sync(full, dmv0.y, o);
+        }
+        if (lane + o <= end) {
+          dm += t0;
+          dmv.x += t1;
+          dmv.y += t2;
+          if constexpr (FLIP) {
+            dmv0.x += t3;
+            dmv0.y += t4;
+          }
+        }
+      }
+      if (leader) add(s.base_x + a, s.base_y + c, dm, dmv, dmv0);
+    }
+}
+
 template <Kernel K, bool DET, bool FLIP, bool POLY = false>
 __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
                                                        bool apic, const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old,
@@ -192,46 +311,19 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   __shared__ int box[4];  // min base x, min base y, max base x, max base y
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const bool active = i < n;
-  const float dt = ctrl->dt;
   const float inv_dx = 1.f / g.dx;
   if (threadIdx.x == 0) {
     box[0] = box[1] = 0x7fffffff;
     box[2] = box[3] = -0x7fffffff;
   }
-  // Constitutive update and the particle's contribution terms.
-  mpm::Stencil s;
-  Vec2 mv{}, mv0{};
-  Mat2 Q{}, stress{}, affine{};
-  float mp = 0.f;
-  PolyModes modes;
-  mpm::PolyAxis px, py;
-  if (active) {
-    const MaterialParams& mat = mats[p.material[i]];
-    Mat2 F = p.F[i];
-    float Jp = p.Jp[i];
-    const Mat2 C = p.C[i];
-    const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C, dt);
-    p.F[i] = F;
-    p.Jp[i] = Jp;
-    mp = p.mass[i];
-    mv0 = mp * p.v[i];
-    mv = mv0 + (fext ? dt * fext[i] : Vec2{});
-    stress = (-dt * p.vol0[i]) * tau;
-    affine = apic ? mp * C : Mat2{};
-    if (K != Kernel::Linear) Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
-    s = mpm::make_stencil(K, g, p.x[i]);
-    if constexpr (POLY) {
-      modes = p.poly[i];
-      px = mpm::poly_axis(s.wx, s.fx);
-      py = mpm::poly_axis(s.wy, s.fy);
-    }
-  }
+  P2GParticle t;
+  if (active) p2g_particle<K, POLY>(p, i, mats, g, apic, fext, ctrl->dt, t);
   __syncthreads();
   if (active) {
-    atomicMin(&box[0], s.base_x);
-    atomicMin(&box[1], s.base_y);
-    atomicMax(&box[2], s.base_x);
-    atomicMax(&box[3], s.base_y);
+    atomicMin(&box[0], t.s.base_x);
+    atomicMin(&box[1], t.s.base_y);
+    atomicMax(&box[2], t.s.base_x);
+    atomicMax(&box[3], t.s.base_y);
   }
   __syncthreads();
   const int bx0 = box[0], by0 = box[1];
@@ -245,124 +337,54 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   }
   __syncthreads();
   const int stride = g.nodes_x();
-  if constexpr (!DET) {
-    if (tiled) {
-      // Warp pre-reduction (float atomics only): sorted particles of one cell
-      // are consecutive lanes with the same stencil, so their contributions
-      // are summed with shuffles and the group's first lane adds the sum to
-      // the tile: one shared atomic per node and cell instead of per
-      // particle (same-address atomics serialise). A non-contiguous group
-      // (between reorders) keeps per-particle atomics.
-      const unsigned full = 0xffffffffu;
-      const int lane = static_cast<int>(threadIdx.x & 31u);
-      const int gkey = active ? s.base_y * stride + s.base_x : -1 - lane;
-      const unsigned mask = __match_any_sync(full, gkey);
-      const int first = __ffs(mask) - 1, last = 31 - __clz(mask);
-      const bool contiguous = last - first + 1 == __popc(mask);
-      const int end = contiguous ? last : lane;
-      const bool leader = active && (!contiguous || lane == first);
-      int maxlen = contiguous ? __popc(mask) : 1;
-      for (int o = 16; o > 0; o >>= 1) maxlen = max(maxlen, __shfl_xor_sync(full, maxlen, o));
-#pragma unroll
-      for (int c = 0; c < N; ++c)
-#pragma unroll
-        for (int a = 0; a < N; ++a) {
-          float dm = 0.f;
-          Vec2 dmv{}, dmv0{};
-          if (active) {
-            const float w = s.wx[a] * s.wy[c];
-            const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-            if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
-            else dmv = w * (mv + Q * dpos);
-            if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
-            dm = w * mp;
-            if constexpr (FLIP) dmv0 = w * mv0;
-          }
-          for (int o = 1; o < maxlen; o <<= 1) {
-            const float t0 = __shfl_down_sync(full, dm, o);
-            const float t1 = __shfl_down_sync(full, dmv.x, o);
-            const float t2 = __shfl_down_sync(full, dmv.y, o);
-            float t3 = 0.f, t4 = 0.f;
-            if constexpr (FLIP) {
-              t3 = __shfl_down_sync(full, dmv0.x, o);
-              t4 = __shfl_down_sync(full, dmv0.y, o);
-            }
-            if (lane + o <= end) {
-              dm += t0;
-              dmv.x += t1;
-              dmv.y += t2;
-              if constexpr (FLIP) {
-                dmv0.x += t3;
-                dmv0.y += t4;
-              }
-            }
-          }
-          if (leader) {
-            const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
-            atomicAdd(&tile.c[0][t], dm);
-            atomicAdd(&tile.c[1][t], dmv.x);
-            atomicAdd(&tile.c[2][t], dmv.y);
-            if constexpr (FLIP) {
-              atomicAdd(&tile.c[CH - 2][t], dmv0.x);
-              atomicAdd(&tile.c[CH - 1][t], dmv0.y);
-            }
-          }
-        }
-    }
-  }
-  if ((DET || !tiled) && active) {
-#pragma unroll
-    for (int c = 0; c < N; ++c)
-#pragma unroll
-      for (int a = 0; a < N; ++a) {
-        const float w = s.wx[a] * s.wy[c];
-        const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-        Vec2 dmv;
-        if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
-        else dmv = w * (mv + Q * dpos);
-        if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
-        const float dm = w * mp;
-        const Vec2 dmv0 = w * mv0;  // FLIP only
-        if (tiled) {
-          const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
-          if constexpr (DET) {
-            atomicAdd(&tile.c[0][t], to_fixed(dm, fs.mass));
-            atomicAdd(&tile.c[1][t], to_fixed(dmv.x, fs.momentum));
-            atomicAdd(&tile.c[2][t], to_fixed(dmv.y, fs.momentum));
-            if constexpr (FLIP) {
-              atomicAdd(&tile.c[CH - 2][t], to_fixed(dmv0.x, fs.momentum));
-              atomicAdd(&tile.c[CH - 1][t], to_fixed(dmv0.y, fs.momentum));
-            }
-          } else {
-            atomicAdd(&tile.c[0][t], dm);
-            atomicAdd(&tile.c[1][t], dmv.x);
-            atomicAdd(&tile.c[2][t], dmv.y);
-            if constexpr (FLIP) {
-              atomicAdd(&tile.c[CH - 2][t], dmv0.x);
-              atomicAdd(&tile.c[CH - 1][t], dmv0.y);
-            }
-          }
-        } else {
-          const int node = (s.base_y + c) * stride + s.base_x + a;
-          if constexpr (DET) {
-            atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
-            atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
-            atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
-            if constexpr (FLIP) {
-              atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
-              atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
-            }
-          } else {
-            atomicAdd(&gm[node], dm);
-            atomicAdd(&gv[node].x, dmv.x);
-            atomicAdd(&gv[node].y, dmv.y);
-            if constexpr (FLIP) {
-              atomicAdd(&gv_old[node].x, dmv0.x);
-              atomicAdd(&gv_old[node].y, dmv0.y);
-            }
-          }
-        }
+  // Into the tile (float: warp pre-reduced; DET: fixed point per particle),
+  // or straight into the global grid when the block's box does not fit.
+  auto to_tile = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+    const int k = (y - by0) * tw + (x - bx0);
+    if constexpr (DET) {
+      atomicAdd(&tile.c[0][k], to_fixed(dm, fs.mass));
+      atomicAdd(&tile.c[1][k], to_fixed(dmv.x, fs.momentum));
+      atomicAdd(&tile.c[2][k], to_fixed(dmv.y, fs.momentum));
+      if constexpr (FLIP) {
+        atomicAdd(&tile.c[CH - 2][k], to_fixed(dmv0.x, fs.momentum));
+        atomicAdd(&tile.c[CH - 1][k], to_fixed(dmv0.y, fs.momentum));
       }
+    } else {
+      atomicAdd(&tile.c[0][k], dm);
+      atomicAdd(&tile.c[1][k], dmv.x);
+      atomicAdd(&tile.c[2][k], dmv.y);
+      if constexpr (FLIP) {
+        atomicAdd(&tile.c[CH - 2][k], dmv0.x);
+        atomicAdd(&tile.c[CH - 1][k], dmv0.y);
+      }
+    }
+  };
+  auto to_global = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+    const int node = y * stride + x;
+    if constexpr (DET) {
+      atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
+      atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
+      atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
+      if constexpr (FLIP) {
+        atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
+        atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
+      }
+    } else {
+      atomicAdd(&gm[node], dm);
+      atomicAdd(&gv[node].x, dmv.x);
+      atomicAdd(&gv[node].y, dmv.y);
+      if constexpr (FLIP) {
+        atomicAdd(&gv_old[node].x, dmv0.x);
+        atomicAdd(&gv_old[node].y, dmv0.y);
+      }
+    }
+  };
+  if constexpr (!DET) {
+    if (tiled) p2g_scatter_warp<K, FLIP, POLY>(active, t, g, inv_dx, to_tile);  // every lane, tiled is uniform
+    else if (active) p2g_scatter<K, FLIP, POLY>(t, g, inv_dx, to_global);
+  } else if (active) {
+    if (tiled) p2g_scatter<K, FLIP, POLY>(t, g, inv_dx, to_tile);
+    else p2g_scatter<K, FLIP, POLY>(t, g, inv_dx, to_global);
   }
   if (!tiled) return;  // uniform over the block
   __syncthreads();
@@ -506,20 +528,25 @@ __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const Ma
   if (lanes.thread_rank() == 0 && bits) atomicMax(&ctrl->vmax2_bits, bits);
 }
 
+/// Node velocities (and FLIP's old velocities) of the global grid, by row:
+/// row y starts at v + y * stride.
+struct GlobalRows {
+  const Vec2* v;
+  const Vec2* v_old;
+  int stride;
+  __device__ const Vec2* vel(int y) const { return v + y * stride; }
+  __device__ const Vec2* old(int y) const { return v_old + y * stride; }
+};
+
+/// G2P of particle i from the node velocities `rows` gives (GlobalRows).
 /// POLY (quadratic kernel, no FLIP): also projects the node velocities on
 /// PolyPIC's extra modes (mpm::poly_gather_node, as MpmCpuBackend::gather does).
-template <Kernel K, bool FLIP, bool POLY = false>
-__global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
-                                                       float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
-                                                       const Vec2* gv_old, DevColliders cols, DevControl* ctrl) {
-  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
-  if (ctrl->halted) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+template <Kernel K, bool FLIP, bool POLY, class Rows>
+__device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
+                                             float alpha, FlipAdvect advect, float vlim2, float dt, const Rows& rows,
+                                             const DevColliders& cols, DevControl* ctrl) {
   constexpr int N = mpm::kernel_support(K);
-  const float dt = ctrl->dt;
   const float inv_dx = 1.f / g.dx;
-  const int stride = g.nodes_x();
   const Vec2 xp = p.x[i];
   const mpm::Stencil s = mpm::make_stencil(K, g, xp);
   Vec2 v_pic{}, dv{};
@@ -531,18 +558,21 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
     py = mpm::poly_axis(s.wy, s.fy);
   }
 #pragma unroll
-  for (int c = 0; c < N; ++c)
+  for (int c = 0; c < N; ++c) {
+    const Vec2* row = rows.vel(s.base_y + c) + s.base_x;
+    const Vec2* row_old = nullptr;
+    if constexpr (FLIP) row_old = rows.old(s.base_y + c) + s.base_x;
 #pragma unroll
     for (int a = 0; a < N; ++a) {
       const float w = s.wx[a] * s.wy[c];
-      const int node = (s.base_y + c) * stride + s.base_x + a;
-      const Vec2 vi = gv[node];
+      const Vec2 vi = row[a];
       v_pic += w * vi;
       if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
-      if (FLIP) dv += w * (vi - gv_old[node]);
+      if constexpr (FLIP) dv += w * (vi - row_old[a]);
       if (K == Kernel::Linear) B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
       else B += outer(w * vi, Vec2{a - s.fx, c - s.fy});
     }
+  }
   if (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
   const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p.v[i], v_pic, dv) : v_pic;
   p.v[i] = v;
@@ -551,6 +581,18 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
   if constexpr (POLY) p.poly[i] = modes;
   finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
                   cols, ctrl);
+}
+
+template <Kernel K, bool FLIP, bool POLY = false>
+__global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
+                                                       float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
+                                                       const Vec2* gv_old, DevColliders cols, DevControl* ctrl) {
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
+  if (ctrl->halted) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  g2p_particle<K, FLIP, POLY>(p, i, mats, g, alpha, advect, vlim2, ctrl->dt, GlobalRows{gv, gv_old, g.nodes_x()},
+                              cols, ctrl);
 }
 
 // ---- MUSL second pass (linear kernel; see MpmCpuBackend::musl_linear) ----------------
