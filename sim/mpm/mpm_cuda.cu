@@ -24,6 +24,11 @@
 // Deterministic mode (solver.deterministic): contributions are converted to
 // 64-bit fixed point before the scatter, so the integer sums do not depend on
 // the order of the atomics and repeated runs are bit-identical.
+//
+// Small grids on sm_90 and later take the fused path instead: whole substeps,
+// up to 64 per launch, in one kernel on one thread-block cluster that holds
+// the grid in its shared memory (fused_kernel, which lists what takes it);
+// PS_CUDA_FUSED=0 turns it off.
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -89,6 +94,10 @@ struct DevControl {
   int halted;            // a substep blew up: later substeps do nothing
   int steps;             // substeps finished during this call
   int pending;           // a substep was started and not yet finished
+  // fused_kernel's clock cycles in control, P2G, grid update and G2P (its
+  // rank 0 block's first thread, each phase up to the cluster barrier that
+  // ends it), summed over the call's fused launches: the phase split.
+  unsigned long long fused_cycles[4];
 };
 
 /// Fixed-point accumulator of one node in deterministic mode (ox, oy: FLIP's
@@ -189,7 +198,7 @@ struct P2GParticle {
 };
 
 /// Constitutive update of particle i (F and Jp written back) and its P2G
-/// terms. POLY (quadratic kernel,
+/// terms; the same for p2g_kernel and fused_kernel. POLY (quadratic kernel,
 /// no FLIP): PolyPIC's extra modes add m_p sum_r w e_r c_r to each node's
 /// momentum (mpm::poly_node_velocity, as MpmCpuBackend::scatter does).
 template <Kernel K, bool POLY>
@@ -538,9 +547,11 @@ struct GlobalRows {
   __device__ const Vec2* old(int y) const { return v_old + y * stride; }
 };
 
-/// G2P of particle i from the node velocities `rows` gives (GlobalRows).
-/// POLY (quadratic kernel, no FLIP): also projects the node velocities on
-/// PolyPIC's extra modes (mpm::poly_gather_node, as MpmCpuBackend::gather does).
+/// G2P of particle i from the node velocities `rows` gives (GlobalRows, or
+/// the fused kernel's rows in the cluster's shared memory); the same for
+/// g2p_kernel and fused_kernel. POLY (quadratic kernel, no FLIP): also
+/// projects the node velocities on PolyPIC's extra modes
+/// (mpm::poly_gather_node, as MpmCpuBackend::gather does).
 template <Kernel K, bool FLIP, bool POLY, class Rows>
 __device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
                                              float alpha, FlipAdvect advect, float vlim2, float dt, const Rows& rows,
@@ -676,6 +687,301 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
   p.C[i] = B;
   finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
                   vlim2, cols, ctrl);
+}
+
+// ---- fused substeps (sm_90: one thread-block cluster) -------------------------------
+//
+// Small grids are launch-bound with the kernels above: a classroom scene's
+// substep is a few microseconds of work behind five launches. fused_kernel
+// runs whole substeps, up to kFusedSubsteps per launch, in one thread-block
+// cluster (sm_90 and later) whose blocks hold the grid in their shared
+// memory and reach each other's as distributed shared memory. A cluster of
+// B blocks (16 where the device allows that non-portable size, else 8, 4, 2
+// or 1: MpmCudaBackend::fit_fused) deals the node rows round-robin: row y
+// lives in block y % B as its local row y / B, so matter lying in a few rows
+// (a fluid on the floor) still spreads the atomics over every block. Block r
+// takes the r-th contiguous range of particle slots (sorted by tile between
+// launches, so a warp's particles share stencil rows). One substep:
+//
+//   control   each block's first thread finishes the last substep and starts
+//             this one (control_begin) on its own copy of the control block;
+//             the copies see the same reductions, so they agree bit for bit
+//   P2G       constitutive update, then atomics into the owners' node sums
+//             (float: warp pre-reduced; deterministic: 64-bit fixed point)
+//   barrier
+//   grid      each block its own nodes: sums -> velocity (grid_update_node,
+//             the walls included), and the sums cleared for the next substep
+//   barrier
+//   G2P       gathers from the owners' velocities; the max |v|^2 and the
+//             lowest blown-up host index go to rank 0's reduction slot for
+//             this substep (two slots, alternating, so one can be reset while
+//             the other is read)
+//   barrier
+//
+// The same per-particle and per-node functions as the unfused kernels
+// (p2g_particle, p2g_node, grid_update_node, g2p_particle): in deterministic
+// mode the integer sums and everything after them are bit for bit those of
+// the unfused path. A particle is read and written only by its own thread,
+// so only the grid and the reductions cross blocks, and the cluster barriers
+// (release / acquire at cluster scope) order them.
+//
+// Taken for the quadratic and cubic kernels with every transfer (PolyPIC
+// included) and every material, walls and wall friction, gravity and the
+// point force, fixed or adaptive dt, float or deterministic sums. Not taken
+// (the kernels above run, unchanged): the linear kernel (its MUSL pass), rigid
+// bodies, grab, per-substep forces (fext), sm < 90 or a build without sm_90
+// code, PS_CUDA_FUSED=0, and grids whose nodes do not fit the cluster's
+// shared memory (fused_layout: 20 bytes a node, FLIP 36, deterministic 32,
+// deterministic FLIP 56; on an H100 about 3.6 MB in 16 blocks: a 256^2 grid
+// fits except deterministic FLIP).
+
+constexpr int kFusedThreads = 512;  // threads per block
+constexpr int kFusedSubsteps = 64;  // substeps per launch at most; particles are reordered between launches
+constexpr int kFusedMaxShift = 4;   // clusters of up to 1 << 4 = 16 blocks
+/// since_sort_ at which either path reorders before its next substep.
+constexpr int kSortDue = kFusedSubsteps > kSortInterval ? kFusedSubsteps : kSortInterval;
+
+/// Byte layout of one block's nodes: the P2G sums, one array per channel
+/// (mass, momentum x, y; FLIP: transferred momentum x, y; float, or 64-bit
+/// fixed point when det), then the node velocities and FLIP's old velocities.
+struct FusedLayout {
+  int stride;      // elements per array: the block's nodes rounded up to 4 (16-byte aligned arrays)
+  size_t vel_off;  // bytes
+  size_t old_off;
+  size_t bytes;
+};
+
+PS_HD FusedLayout fused_layout(bool det, bool flip, int nodes) {
+  FusedLayout L;
+  L.stride = (nodes + 3) / 4 * 4;
+  const size_t elem = det ? sizeof(unsigned long long) : sizeof(float);
+  L.vel_off = static_cast<size_t>(flip ? 5 : 3) * static_cast<size_t>(L.stride) * elem;
+  L.old_off = L.vel_off + static_cast<size_t>(L.stride) * sizeof(Vec2);
+  L.bytes = L.old_off + (flip ? static_cast<size_t>(L.stride) * sizeof(Vec2) : 0);
+  return L;
+}
+
+/// A fused launch's inputs (by value).
+struct FusedArgs {
+  DevParticles p;
+  int n;
+  const MaterialParams* mats;
+  GridSpec g;
+  bool apic;
+  float alpha;
+  FlipAdvect advect;
+  float vlim2;
+  mpm::GridUpdateParams gp;  // dt set per substep
+  StepRule rule;
+  FixedScale fs;
+  float* gm;  // the last substep's grid, for read_grid
+  Vec2* gv;
+  DevControl* ctrl;
+  int count;  // substeps
+  int rows;   // node rows per block
+  int shift;  // log2 of the cluster's blocks
+};
+
+/// Whether the stencil whose first node is (bx, by) lies inside the node
+/// array. The fused kernel's rows have no room outside it; G2P clamps
+/// positions, so only a state uploaded from outside the grid fails this.
+template <Kernel K>
+__device__ __forceinline__ bool stencil_inside(int bx, int by, int sx, int sy) {
+  constexpr int N = mpm::kernel_support(K);
+  return bx >= 0 && by >= 0 && bx + N <= sx && by + N <= sy;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+/// A finished substep's reductions into a control block copy.
+__device__ __forceinline__ void take_reductions(DevControl& c, const DevControl& r) {
+  c.vmax2_bits = r.vmax2_bits;
+  c.bad = r.bad;
+}
+
+/// The fused kernel's node velocities by row: row y of the grid is local row
+/// y >> shift of block y & mask.
+struct ClusterRows {
+  unsigned char* smem;  // this block's dynamic shared memory (fused_layout)
+  size_t vel_off, old_off;
+  int sx, mask, shift;
+  __device__ const Vec2* at(int y, size_t off) const {
+    return reinterpret_cast<const Vec2*>(cg::this_cluster().map_shared_rank(smem, y & mask) + off) + (y >> shift) * sx;
+  }
+  __device__ const Vec2* vel(int y) const { return at(y, vel_off); }
+  __device__ const Vec2* old(int y) const { return at(y, old_off); }
+};
+#endif
+
+/// `count` whole substeps in one cluster (see above). Launched only on
+/// sm_90 or later with a cluster of 1 << shift blocks of kFusedThreads
+/// threads and fused_layout(...).bytes of dynamic shared memory; compiled
+/// empty for older architectures (the host checks the function's PTX
+/// version before it launches it).
+template <Kernel K, bool DET, bool FLIP, bool POLY>
+__global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
+  static_assert(K != Kernel::Linear, "the linear kernel's MUSL pass runs unfused");
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Sum = typename std::conditional<DET, unsigned long long, float>::type;
+  constexpr int CH = FLIP ? 5 : 3;
+  extern __shared__ __align__(16) unsigned char fused_smem[];
+  __shared__ DevControl c;       // this block's copy of the control block
+  __shared__ DevControl red[2];  // rank 0's: substep s's max |v|^2 and lowest blown-up index in red[s & 1]
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int blocks = 1 << a.shift, mask = blocks - 1;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int sx = a.g.nodes_x(), sy = a.g.nodes_y();
+  const int nodes = a.rows * sx;  // this block's: rows rank, rank + B, rank + 2B, ...
+  const FusedLayout L = fused_layout(DET, FLIP, nodes);
+  const int S = L.stride;
+  Sum* sum = reinterpret_cast<Sum*>(fused_smem);  // channel q of local node k: sum[q * S + k]
+  Vec2* vel = reinterpret_cast<Vec2*>(fused_smem + L.vel_off);
+  Vec2* vel_old = reinterpret_cast<Vec2*>(fused_smem + L.old_off);
+  DevControl* red0 = cluster.map_shared_rank(red, 0);
+  const DevColliders no_colliders{nullptr, 0, nullptr};
+  const float inv_dx = 1.f / a.g.dx;
+  const int per_block = (a.n + blocks - 1) / blocks;
+  const int first = min(a.n, rank * per_block), last = min(a.n, first + per_block);
+
+  for (int k = tid; k < CH * S; k += blockDim.x) sum[k] = Sum(0);
+  if (tid == 0) {
+    c = *a.ctrl;
+    if (rank == 0)
+      for (DevControl& r : red) {
+        r.vmax2_bits = 0u;
+        r.bad = ~0ull;
+      }
+  }
+  // Past this barrier every block of the cluster runs (its shared memory
+  // exists), the sums are zero and the reduction slots reset.
+  cluster.sync();
+
+  // P2G's atomics into the node sums of (x, y), in the block that owns row y.
+  auto add = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+    Sum* q = reinterpret_cast<Sum*>(cluster.map_shared_rank(fused_smem, y & mask)) + (y >> a.shift) * sx + x;
+    if constexpr (DET) {
+      atomicAdd(q, to_fixed(dm, a.fs.mass));
+      atomicAdd(q + S, to_fixed(dmv.x, a.fs.momentum));
+      atomicAdd(q + 2 * S, to_fixed(dmv.y, a.fs.momentum));
+      if constexpr (FLIP) {
+        atomicAdd(q + 3 * S, to_fixed(dmv0.x, a.fs.momentum));
+        atomicAdd(q + 4 * S, to_fixed(dmv0.y, a.fs.momentum));
+      }
+    } else {
+      atomicAdd(q, dm);
+      atomicAdd(q + S, dmv.x);
+      atomicAdd(q + 2 * S, dmv.y);
+      if constexpr (FLIP) {
+        atomicAdd(q + 3 * S, dmv0.x);
+        atomicAdd(q + 4 * S, dmv0.y);
+      }
+    }
+  };
+  const ClusterRows rows{fused_smem, L.vel_off, L.old_off, sx, mask, a.shift};
+  mpm::GridUpdateParams gp = a.gp;
+  bool all_ran = true;
+  for (int step = 0; step < a.count; ++step) {
+    const long long t0 = clock64();
+    if (tid == 0) {
+      if (step > 0) take_reductions(c, red0[(step - 1) & 1]);
+      control_begin(&c, a.rule);
+    }
+    __syncthreads();
+    if (c.halted) {  // the same in every block: every copy saw the same reductions
+      all_ran = false;
+      break;
+    }
+    const float dt = c.dt;
+    DevControl* red_now = red0 + (step & 1);
+    const long long t1 = clock64();
+
+    // P2G. The loop's trip count is uniform over the block, so every lane
+    // of a warp takes part in p2g_scatter_warp's shuffles.
+    for (int base = first; base < last; base += blockDim.x) {
+      const int i = base + tid;
+      bool active = i < last;
+      P2GParticle t;
+      if (active) {
+        p2g_particle<K, POLY>(a.p, i, a.mats, a.g, a.apic, nullptr, dt, t);
+        active = stencil_inside<K>(t.s.base_x, t.s.base_y, sx, sy);  // else G2P reports it
+      }
+      if constexpr (DET) {
+        if (active) p2g_scatter<K, FLIP, POLY>(t, a.g, inv_dx, add);
+      } else {
+        p2g_scatter_warp<K, FLIP, POLY>(active, t, a.g, inv_dx, add);
+      }
+    }
+    cluster.sync();
+    const long long t2 = clock64();
+
+    // Grid update of this block's nodes; their sums cleared for the next
+    // substep (nothing reads them before the next P2G, two barriers on).
+    // Rank 0 resets the reduction slot of the next substep: every block read
+    // it (as the previous substep's) before the barrier above.
+    gp.dt = dt;
+    const bool output = step == a.count - 1;
+    if (tid == 0 && rank == 0) {
+      red[(step + 1) & 1].vmax2_bits = 0u;
+      red[(step + 1) & 1].bad = ~0ull;
+    }
+    for (int k = tid; k < nodes; k += blockDim.x) {
+      const int row = k / sx, x = k - row * sx;
+      const int y = (row << a.shift) + rank;
+      if (y >= sy) break;  // k only grows
+      float m;
+      Vec2 mv, mv0{};
+      if constexpr (DET) {
+        m = from_fixed(sum[k], a.fs.mass);
+        mv = Vec2{from_fixed(sum[S + k], a.fs.momentum), from_fixed(sum[2 * S + k], a.fs.momentum)};
+        if constexpr (FLIP)
+          mv0 = Vec2{from_fixed(sum[3 * S + k], a.fs.momentum), from_fixed(sum[4 * S + k], a.fs.momentum)};
+      } else {
+        m = sum[k];
+        mv = Vec2{sum[S + k], sum[2 * S + k]};
+        if constexpr (FLIP) mv0 = Vec2{sum[3 * S + k], sum[4 * S + k]};
+      }
+#pragma unroll
+      for (int q = 0; q < CH; ++q) sum[q * S + k] = Sum(0);
+      mpm::grid_update_node(x, y, m, mv, gp);
+      vel[k] = mv;
+      if constexpr (FLIP) vel_old[k] = mpm::flip_old_velocity(m, mv0);
+      if (output) {  // read_grid's copy (the unfused grid_kernel's gm, gv)
+        a.gm[y * sx + x] = m;
+        a.gv[y * sx + x] = mv;
+      }
+    }
+    cluster.sync();
+    const long long t3 = clock64();
+
+    // G2P.
+    for (int i = first + tid; i < last; i += blockDim.x) {
+      const Vec2 xp = a.p.x[i];
+      const int bx = mpm::stencil_base(K, (xp.x - a.g.origin.x) * inv_dx);
+      const int by = mpm::stencil_base(K, (xp.y - a.g.origin.y) * inv_dx);
+      if (!stencil_inside<K>(bx, by, sx, sy)) {
+        atomicMin(&red_now->bad, static_cast<unsigned long long>(a.p.perm[i]));  // halts the run, as a blow-up
+        continue;
+      }
+      g2p_particle<K, FLIP, POLY>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows, no_colliders, red_now);
+    }
+    // Past this barrier the reductions are complete, and the next substep's
+    // P2G may write the sums (G2P read only the velocities).
+    cluster.sync();
+    if (tid == 0 && rank == 0) {
+      c.fused_cycles[0] += static_cast<unsigned long long>(t1 - t0);
+      c.fused_cycles[1] += static_cast<unsigned long long>(t2 - t1);
+      c.fused_cycles[2] += static_cast<unsigned long long>(t3 - t2);
+      c.fused_cycles[3] += static_cast<unsigned long long>(clock64() - t3);
+    }
+  }
+  // The last substep stays pending with its reductions, as the unfused path
+  // leaves it: the next launch or control_end_kernel finishes it.
+  if (all_ran && tid == 0) take_reductions(c, red0[(a.count - 1) & 1]);
+  // No block leaves while another may still read its shared memory.
+  cluster.sync();
+  if (rank == 0 && tid == 0) *a.ctrl = c;
+#endif
 }
 
 // ---- reordering -------------------------------------------------------------------
@@ -814,6 +1120,10 @@ class MpmCudaBackend final : public MpmBackend {
     for (auto& e : ev_) check(cudaEventCreate(&e), "cudaEventCreate");
     const char* env = std::getenv("PS_CUDA_GRAPHS");
     use_graphs_ = !(env && std::strcmp(env, "0") == 0);
+    const char* fused_env = std::getenv("PS_CUDA_FUSED");
+    fused_enabled_ = !(fused_env && std::strcmp(fused_env, "0") == 0);
+    check(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, 0), "device attribute");
+    check(cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), "device attribute");
   }
   ~MpmCudaBackend() override {
     cudaStreamSynchronize(stream_);
@@ -876,7 +1186,7 @@ class MpmCudaBackend final : public MpmBackend {
     float mmax = 0.f;
     for (size_t i = 0; i < n; ++i) mmax = std::max(mmax, host_->mass[i]);
     fs_ = fixed_scale_for(mmax);
-    since_sort_ = kSortInterval;  // reorder before the next substep
+    since_sort_ = kSortDue;  // reorder before the next substep
     host_current_ = true;
     check(cudaStreamSynchronize(stream_), "upload");
   }
@@ -972,9 +1282,13 @@ class MpmCudaBackend final : public MpmBackend {
     } catch (const std::exception& e) {
       throw BackendError(e.what(), true);
     }
+    // Whole substeps per launch where the fused kernel can take them (see
+    // fused_kernel); it reorders every kFusedSubsteps substeps, between launches.
+    bool fused = plan_fused(in);
     bool timed_sort = false;
+    int timed_fused = 0;  // substeps of the timed fused launch; 0: the first substep was timed unfused
     for (int s = 0; s < count;) {
-      if (since_sort_ >= kSortInterval) {
+      if (since_sort_ >= (fused ? kFusedSubsteps : kSortInterval)) {
         const bool time_it = !timed_sort;
         if (time_it) check(cudaEventRecord(ev_[kEvSortStart], stream_), "event");
         reorder(in);
@@ -991,6 +1305,17 @@ class MpmCudaBackend final : public MpmBackend {
         fext_stale = false;
       }
       LaunchKey key = make_key(in, rule);
+      if (fused) {
+        const int chunk = std::min(count - s, kFusedSubsteps - since_sort_);
+        if (launch_fused(key, chunk, s == 0)) {
+          if (s == 0) timed_fused = chunk;
+          s += chunk;
+          since_sort_ += chunk;
+          continue;
+        }
+        fused = false;  // refused (launch_fused says why): unfused from here on, reordered at its interval
+        continue;
+      }
       // The first substep of a call is timed kernel by kernel; the rest up
       // to the next reorder go as one graph.
       const int chunk = s == 0 ? 1 : std::min(count - s, kSortInterval - since_sort_);
@@ -1013,7 +1338,8 @@ class MpmCudaBackend final : public MpmBackend {
     if (in.collider_count > 0 && in.collider_impulse)
       for (int q = 0; q < 3 * in.collider_count; ++q) in.collider_impulse[q] += col_impulse_host_[static_cast<size_t>(q)];
     host_current_ = false;
-    record_timings(count, timed_sort);
+    last_fused_ = fused;
+    record_timings(count, timed_sort, timed_fused, fused ? kFusedSubsteps : kSortInterval);
     clock.step += hc.steps;
     clock.time = hc.time;
     clock.last_dt = hc.last_dt;
@@ -1050,11 +1376,23 @@ class MpmCudaBackend final : public MpmBackend {
                     (gi_ ? nodes_ * sizeof(FixedNode) : 0) + sort_temp_bytes_;
     static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)", "grid update",
                                          "G2P + advect (+ MUSL, linear)", "sort + reorder (amortised)"};
-    for (int k = 0; k < kPhases; ++k) s.phases.push_back(PhaseTiming{names[k], phase_ms_[k]});
+    // The fused kernel's phases: its cycle split of the timed launch (record_timings).
+    static const char* fused_names[kPhases] = {"control (fused)", "P2G (fused, cluster shared memory)",
+                                               "grid update (fused)", "G2P + advect (fused)",
+                                               "sort + reorder (amortised)"};
+    for (int k = 0; k < kPhases; ++k)
+      s.phases.push_back(PhaseTiming{timed_fused_path_ ? fused_names[k] : names[k], phase_ms_[k]});
     s.ms_per_substep = ms_per_substep_;
-    s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
-              (use_graphs_ ? "one CUDA graph per run of substeps between reorders" : "direct launches (PS_CUDA_GRAPHS=0)") +
-              (last_det_ ? "; deterministic fixed-point scatter" : "; float atomics");
+    if (last_fused_) {
+      s.notes = "fused cluster of " + std::to_string(fit_.blocks) + " blocks, " + std::to_string(kFusedSubsteps) +
+                " substeps per launch (one kernel: control, P2G, grid update, G2P; the grid in the cluster's shared "
+                "memory); reordered every " + std::to_string(kFusedSubsteps) + " substeps";
+    } else {
+      s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
+                (use_graphs_ ? "one CUDA graph per run of substeps between reorders" : "direct launches (PS_CUDA_GRAPHS=0)") +
+                (fused_why_not_.empty() ? "" : "; not fused: " + fused_why_not_);
+    }
+    s.notes += last_det_ ? "; deterministic fixed-point scatter" : "; float atomics";
     return s;
   }
 
@@ -1076,6 +1414,15 @@ class MpmCudaBackend final : public MpmBackend {
   }
 
  private:
+  /// How fused launches run for the last kernel and grid size asked about
+  /// (fit_fused): the cluster, or why_not.
+  struct FusedPlan {
+    const void* fn = nullptr;  // the fused_kernel instantiation; null: unfused
+    int blocks = 0, shift = 0, rows = 0;
+    size_t smem = 0;  // dynamic shared memory per block
+    std::string why_not;
+  };
+
   enum { kEvBatchStart = 0, kEvBatchEnd, kEvSortStart, kEvSortEnd, kEvK0, kEvK1, kEvK2, kEvK3, kEvK4, kEvCount };
   static constexpr int kPhases = 5;
 
@@ -1333,6 +1680,170 @@ class MpmCudaBackend final : public MpmBackend {
       }
   }
 
+  /// The fused kernel for this transfer, kernel and sum type.
+  static const void* fused_fn(Kernel kernel, bool det, bool flip, bool poly) {
+    constexpr Kernel Q = Kernel::Quadratic, C = Kernel::Cubic;
+    if (kernel == C) {
+      if (det) return flip ? reinterpret_cast<const void*>(&fused_kernel<C, true, true, false>)
+                           : reinterpret_cast<const void*>(&fused_kernel<C, true, false, false>);
+      return flip ? reinterpret_cast<const void*>(&fused_kernel<C, false, true, false>)
+                  : reinterpret_cast<const void*>(&fused_kernel<C, false, false, false>);
+    }
+    if (poly)
+      return det ? reinterpret_cast<const void*>(&fused_kernel<Q, true, false, true>)
+                 : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, true>);
+    if (det) return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, true, true, false>)
+                         : reinterpret_cast<const void*>(&fused_kernel<Q, true, false, false>);
+    return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, false, true, false>)
+                : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, false>);
+  }
+
+  /// A launch of `blocks` fused blocks as one cluster; `attr` holds its attribute.
+  cudaLaunchConfig_t fused_config(int blocks, size_t smem, cudaLaunchAttribute* attr) const {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
+    cfg.blockDim = dim3(kFusedThreads, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream_;
+    attr[0] = cudaLaunchAttribute{};
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(blocks);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+  }
+
+  /// Whether this call's substeps run fused (fused_kernel's comment says
+  /// which take it); fused_why_not_ says why not. The cluster is chosen once
+  /// per kernel and grid size (fit_fused).
+  bool plan_fused(const SubstepInput& in) {
+    const char* why = nullptr;
+    if (!fused_enabled_) why = "PS_CUDA_FUSED=0";
+    else if (cc_major_ < 9) why = "thread-block clusters need compute capability 9.0";
+    else if (!fused_refusal_.empty()) why = fused_refusal_.c_str();
+    else if (in.solver.kernel == Kernel::Linear) why = "linear kernel (its MUSL pass)";
+    else if (in.collider_count > 0) why = "rigid-body parts";
+    else if (in.grab.count > 0) why = "grab";
+    else if (in.use_fext) why = "per-substep forces";
+    if (why) {
+      fused_why_not_ = why;  // (the string keeps its capacity: no allocation once it held a long reason)
+      return false;
+    }
+    const bool det = in.solver.deterministic, flip = in.solver.transfer == Transfer::FLIP;
+    const void* fn = fused_fn(in.solver.kernel, det, flip, in.solver.transfer == Transfer::PolyPIC);
+    const int sx = in.grid.nodes_x(), sy = in.grid.nodes_y();
+    if (fn != fit_fn_ || sx != fit_sx_ || sy != fit_sy_) {
+      fit_ = fit_fused(fn, det, flip, sx, sy);
+      fit_fn_ = fn;
+      fit_sx_ = sx;
+      fit_sy_ = sy;
+    }
+    fused_why_not_ = fit_.why_not;
+    return fit_.fn != nullptr;
+  }
+
+  /// The largest cluster (16 blocks, else 8, 4, 2, 1) that this device runs
+  /// and whose blocks' shared memory holds an sx x sy node grid, or why not.
+  FusedPlan fit_fused(const void* fn, bool det, bool flip, int sx, int sy) {
+    FusedPlan p;
+    cudaFuncAttributes fa{};
+    if (cudaFuncGetAttributes(&fa, fn) != cudaSuccess) {
+      cudaGetLastError();
+      p.why_not = "no fused kernel for this device";
+      return p;
+    }
+    if (fa.ptxVersion < 90) {  // the kernel is empty below sm_90
+      p.why_not = "this build has no sm_90 code";
+      return p;
+    }
+    if (fa.maxThreadsPerBlock < kFusedThreads) {
+      p.why_not = "the fused kernel needs more registers than " + std::to_string(kFusedThreads) + " threads have";
+      return p;
+    }
+    const size_t room = static_cast<size_t>(smem_optin_) > fa.sharedSizeBytes ? smem_optin_ - fa.sharedSizeBytes : 0;
+    if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(room)) != cudaSuccess) {
+      cudaGetLastError();
+      p.why_not = "the fused kernel cannot have " + std::to_string(room / 1024) + " KiB of shared memory";
+      return p;
+    }
+    const bool non_portable =
+        cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+    if (!non_portable) cudaGetLastError();
+    for (int shift = kFusedMaxShift; shift >= 0; --shift) {
+      const int blocks = 1 << shift;
+      if (blocks > 8 && !non_portable) continue;
+      const int rows = (sy + blocks - 1) / blocks;
+      const long long nodes = static_cast<long long>(rows) * sx;
+      // (Past `room` nodes it cannot fit, at 20 bytes or more a node: the
+      // estimate keeps the int layout arithmetic for grids that might.)
+      const size_t bytes = nodes <= static_cast<long long>(room)
+                               ? fused_layout(det, flip, static_cast<int>(nodes)).bytes
+                               : static_cast<size_t>(nodes) * fused_layout(det, flip, 4).bytes / 4;
+      if (bytes > room) {  // fewer blocks need more
+        p.why_not = "the grid's " + std::to_string(sx) + " x " + std::to_string(sy) + " nodes need " +
+                    std::to_string((bytes + 1023) / 1024) + " KiB of shared memory per block in a cluster of " +
+                    std::to_string(blocks) + " (" + std::to_string(room / 1024) + " KiB available)";
+        return p;
+      }
+      cudaLaunchAttribute attr[1];
+      const cudaLaunchConfig_t cfg = fused_config(blocks, bytes, attr);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg) != cudaSuccess) {
+        cudaGetLastError();
+        continue;
+      }
+      if (clusters < 1) continue;
+      p.fn = fn;
+      p.blocks = blocks;
+      p.shift = shift;
+      p.rows = rows;
+      p.smem = bytes;
+      return p;
+    }
+    p.why_not = "the device runs no cluster of these blocks";
+    return p;
+  }
+
+  /// Launches `count` fused substeps (plan_fused said yes), timed between
+  /// kEvK0 and kEvK1 when `timed`. False when the launch is refused (nothing
+  /// ran): then no later call tries again, and the notes say why.
+  bool launch_fused(const LaunchKey& k, int count, bool timed) {
+    FusedArgs fa;
+    std::memset(&fa, 0, sizeof fa);
+    fa.p = k.d;
+    fa.n = k.n;
+    fa.mats = k.mats;
+    fa.g = k.grid;
+    fa.apic = k.transfer == Transfer::APIC || k.transfer == Transfer::PolyPIC;
+    fa.alpha = k.flip_blend;
+    fa.advect = k.flip_advect;
+    fa.vlim2 = k.velocity_limit * k.velocity_limit;
+    fa.gp = mpm::GridUpdateParams{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point, k.wall_friction};
+    fa.rule = k.rule;
+    fa.fs = k.fs;
+    fa.gm = k.gm;
+    fa.gv = k.gv;
+    fa.ctrl = k.ctrl;
+    fa.count = count;
+    fa.rows = fit_.rows;
+    fa.shift = fit_.shift;
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = fused_config(fit_.blocks, fit_.smem, attr);
+    void* args[] = {&fa};
+    if (timed) check(cudaEventRecord(ev_[kEvK0], stream_), "event");
+    const cudaError_t e = cudaLaunchKernelExC(&cfg, fit_.fn, args);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      fused_refusal_ = std::string("the fused launch was refused (") + cudaGetErrorString(e) + ")";
+      fused_why_not_ = fused_refusal_;
+      return false;
+    }
+    if (timed) check(cudaEventRecord(ev_[kEvK1], stream_), "event");
+    return true;
+  }
+
   /// Sorts particles by tile key and gathers every column into the other
   /// buffer set, which then becomes current.
   void reorder(const SubstepInput& in) {
@@ -1378,9 +1889,26 @@ class MpmCudaBackend final : public MpmBackend {
     d_.poly = alt_.poly = nullptr;
   }
 
-  void record_timings(int count, bool sorted) {
+  /// `fused_substeps` > 0: the call's first launch was fused with that many
+  /// substeps, timed between kEvK0 and kEvK1 and split by the kernel's clock
+  /// cycles per phase; else its first substep was timed kernel by kernel.
+  void record_timings(int count, bool sorted, int fused_substeps, int sort_interval) {
+    const bool fused = fused_substeps > 0;
+    if (fused != timed_fused_path_) {  // another path: its own averages
+      timed_fused_path_ = fused;
+      timed_calls_ = 0;
+    }
     float ms[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], ev_[kEvK0 + k], ev_[kEvK0 + k + 1]);
+    if (fused) {
+      float launch_ms = 0.f;
+      cudaEventElapsedTime(&launch_ms, ev_[kEvK0], ev_[kEvK1]);
+      const unsigned long long* cyc = ctrl_host_->fused_cycles;
+      const double total = static_cast<double>(cyc[0]) + cyc[1] + cyc[2] + cyc[3];
+      const double per_substep = static_cast<double>(launch_ms) / fused_substeps;
+      for (int k = 0; k < 4; ++k) ms[k] = total > 0.0 ? static_cast<float>(per_substep * (cyc[k] / total)) : 0.f;
+    } else {
+      for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], ev_[kEvK0 + k], ev_[kEvK0 + k + 1]);
+    }
     float batch = 0.f;
     cudaEventElapsedTime(&batch, ev_[kEvBatchStart], ev_[kEvBatchEnd]);
     float sort_ms = 0.f;
@@ -1388,7 +1916,7 @@ class MpmCudaBackend final : public MpmBackend {
     cudaGetLastError();
     const double a = timed_calls_ == 0 ? 1.0 : 0.1;
     for (int k = 0; k < 4; ++k) phase_ms_[k] += a * (ms[k] - phase_ms_[k]);
-    if (sorted) phase_ms_[4] += (sorted_calls_ == 0 ? 1.0 : 0.1) * (sort_ms / kSortInterval - phase_ms_[4]);
+    if (sorted) phase_ms_[4] += (sorted_calls_ == 0 ? 1.0 : 0.1) * (sort_ms / sort_interval - phase_ms_[4]);
     ms_per_substep_ += a * (batch / std::max(1, count) - ms_per_substep_);
     ++timed_calls_;
     if (sorted) ++sorted_calls_;
@@ -1431,7 +1959,7 @@ class MpmCudaBackend final : public MpmBackend {
   size_t col_capacity_ = 0;
   std::vector<double> col_impulse_host_;
   size_t n_ = 0, capacity_ = 0, nodes_ = 0;
-  int since_sort_ = kSortInterval;
+  int since_sort_ = kSortDue;
   bool host_current_ = true;
   float* gm_ = nullptr;
   Vec2* gv_ = nullptr;
@@ -1454,6 +1982,18 @@ class MpmCudaBackend final : public MpmBackend {
   GraphSlot graphs_[kGraphSlots];
   int next_graph_ = 0;
   bool use_graphs_ = true;
+  // Fused substeps (fused_kernel): whether they may run, why the last call's
+  // did not, and the cluster for the last kernel and grid size (fit_fused).
+  bool fused_enabled_ = true;      // PS_CUDA_FUSED != 0
+  std::string fused_refusal_;      // why a fused launch was refused: unfused from then on
+  bool last_fused_ = false;        // the last call's substeps ran fused (to its end)
+  bool timed_fused_path_ = false;  // phase_ms_ holds the fused kernel's split
+  std::string fused_why_not_;
+  int cc_major_ = 0;
+  int smem_optin_ = 0;  // shared memory a block may opt in to, bytes
+  FusedPlan fit_;
+  const void* fit_fn_ = nullptr;
+  int fit_sx_ = -1, fit_sy_ = -1;
   double phase_ms_[kPhases] = {0.0, 0.0, 0.0, 0.0, 0.0};
   double ms_per_substep_ = 0.0;
   int64_t timed_calls_ = 0, sorted_calls_ = 0;
