@@ -730,14 +730,19 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
 // point force, fixed or adaptive dt, float or deterministic sums. Not taken
 // (the kernels above run, unchanged): the linear kernel (its MUSL pass), rigid
 // bodies, grab, per-substep forces (fext), sm < 90 or a build without sm_90
-// code, PS_CUDA_FUSED=0, and grids whose nodes do not fit the cluster's
-// shared memory (fused_layout: 20 bytes a node, FLIP 36, deterministic 32,
-// deterministic FLIP 56; on an H100 about 3.6 MB in 16 blocks: a 256^2 grid
-// fits except deterministic FLIP).
+// code, PS_CUDA_FUSED=0, more than kFusedMaxParticles particles, and grids
+// whose nodes do not fit the cluster's shared memory (fused_layout: 20 bytes
+// a node, FLIP 36, deterministic 32, deterministic FLIP 56; on an H100 about
+// 3.6 MB in 16 blocks: a 256^2 grid fits except deterministic FLIP).
 
 constexpr int kFusedThreads = 512;  // threads per block
 constexpr int kFusedSubsteps = 64;  // substeps per launch at most; particles are reordered between launches
 constexpr int kFusedMaxShift = 4;   // clusters of up to 1 << 4 = 16 blocks
+/// Particles beyond which the unfused kernels, spread over every SM, should
+/// beat one cluster's 16 (an estimate from the H100 timings of
+/// docs/benchmarks.md, where mpm99 at 145 k particles took 36 us a substep
+/// unfused; to be measured).
+constexpr size_t kFusedMaxParticles = size_t{1} << 17;
 /// since_sort_ at which either path reorders before its next substep.
 constexpr int kSortDue = kFusedSubsteps > kSortInterval ? kFusedSubsteps : kSortInterval;
 
@@ -1727,6 +1732,7 @@ class MpmCudaBackend final : public MpmBackend {
     else if (in.collider_count > 0) why = "rigid-body parts";
     else if (in.grab.count > 0) why = "grab";
     else if (in.use_fext) why = "per-substep forces";
+    else if (n_ > kFusedMaxParticles) why = "more particles than one cluster takes faster than the whole device";
     if (why) {
       fused_why_not_ = why;  // (the string keeps its capacity: no allocation once it held a long reason)
       return false;

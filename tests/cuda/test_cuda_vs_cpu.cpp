@@ -925,16 +925,34 @@ TEST_CASE("CUDA fused deterministic mode equals the unfused deterministic path b
     REQUIRE(va.size() == vb.size());
     CHECK(std::memcmp(va.data(), vb.data(), va.size() * sizeof(Vec2)) == 0);
   });
-  // The classroom scene with its fixed dt: mpm99, three materials in one grid.
-  uint64_t hash[2];
-  for (int f = 0; f < 2; ++f) {
-    MpmScene s = load_mpm_scene(resolve_scene_path("mpm99"), {"solver.deterministic=true"});
-    s.world->set_backend(cuda_backend(f == 0));
-    REQUIRE(s.world->step(300).ok);
-    if (f == 0) CHECK(ran_fused(*s.world) == expect);
-    hash[f] = s.world->diagnostics().hash;
+  // 400 fixed substeps of a scene from `load`, fused and unfused: equal hashes.
+  auto same_hash = [&](auto load) {
+    uint64_t hash[2];
+    for (int f = 0; f < 2; ++f) {
+      MpmScene s = load();
+      s.world->solver.deterministic = true;
+      s.world->set_backend(cuda_backend(f == 0));
+      REQUIRE(s.world->step(400).ok);
+      INFO(stats_notes(*s.world));
+      if (f == 0) CHECK(ran_fused(*s.world) == expect);
+      hash[f] = s.world->diagnostics().hash;
+    }
+    CHECK(hash[0] == hash[1]);
+  };
+  // The classroom scene: mpm99, three materials in one grid.
+  same_hash([] { return load_mpm_scene(resolve_scene_path("mpm99"), {}); });
+  // The grid update's other inputs: a point force pulling the blocks onto
+  // the floor (300 m/s^2 at its centre), slip or sticky walls with friction.
+  for (Boundary b : {Boundary::Slip, Boundary::Sticky}) {
+    INFO("boundary " << static_cast<int>(b));
+    same_hash([b] {
+      MpmScene s = check_mpm_scene(R"({"type": "snow", "E": 3000, "nu": 0.2})", "apic", "quadratic", true);
+      s.world->solver.boundary = b;
+      s.world->solver.wall_friction = 0.3f;
+      s.world->point_force = PointForce{true, Vec2{0.45f, 0.05f}, 0.6f, 300.f};
+      return s;
+    });
   }
-  CHECK(hash[0] == hash[1]);
 }
 
 TEST_CASE("CUDA fused blow-ups are reported at the unfused path's step and particle", "[cuda][fused]") {
@@ -1035,6 +1053,14 @@ TEST_CASE("CUDA fused path: taken where it fits, not where it must not be", "[cu
     MpmScene s = load_mpm_scene(resolve_scene_path("mpm88"), {"domain.grid=1024", "solver.dt=0.00001"});
     s.world->set_backend(cuda_backend(true));
     unfused_for(*s.world, "KiB of shared memory per block");
+  }
+  SECTION("more particles than one cluster should take") {
+    // 160,801 particles on mpm88's 128^2 grid: the grid fits, the particles
+    // are past kFusedMaxParticles.
+    MpmScene s = load_mpm_scene(resolve_scene_path("mpm88"), {"bodies.0.spacing=0.001", "solver.dt=0.00005"});
+    REQUIRE(s.world->particles.size() > 131072);
+    s.world->set_backend(cuda_backend(true));
+    unfused_for(*s.world, "not fused: more particles");
   }
   SECTION("PS_CUDA_FUSED=0") {
     MpmScene s = make(jelly, "apic", "quadratic");
