@@ -20,6 +20,9 @@
 #   heat      the heat pass's solve on the host and on the device (ice_cube at growing grids),
 #             and `sandbox verify --only heat.pcg_poisson --backend cuda`
 #   taichi    Taichi's own MPM examples on the same GPU (wheels from scripts/gpu_bundle.sh)
+#   fused     the fused substeps (sm_90): tests/cuda [fused]; the classroom bench fused and
+#             unfused (PS_CUDA_FUSED=0), alternating, twice, with --phases, float and
+#             deterministic; racecheck and memcheck on one float and one deterministic case
 # Carry .deps (scripts/gpu_bundle.sh: Catch2, Box2D; --window adds window.tar.xz) and, for taichi, .whl.
 # With .deps/window.tar.xz the build has the window (its packages unpacked into .deps/win, not
 # into /); WINDOW=0 builds without it.
@@ -199,6 +202,34 @@ for part in "$@"; do
       grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Compute \(SM\)" \
         "$out/logs/ncu_dem.log" | head -80 | tee -a "$out/summary.txt"
     fi
+    ;;
+  fused)
+    log "fused: CUDA tests [fused]"
+    $T "[fused]" -d yes >"$out/logs/fused_tests.log" 2>&1
+    rc=$?
+    grep -E "^[0-9.]+ s: |FAILED|failed|passed" "$out/logs/fused_tests.log" | tail -40 | tee -a "$out/summary.txt"
+    log "fused tests exit $rc"
+    for round in 1 2; do
+      for f in 1 0; do
+        log "fused: classroom sizes, PS_CUDA_FUSED=$f, round $round"
+        PS_CUDA_FUSED=$f $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic --sizes 1,2 --steps 4000 \
+          --warmup 400 --phases --csv "$R/classroom_fused${f}_round$round.csv" 2>&1 | tee -a "$out/summary.txt"
+      done
+    done
+    for f in 1 0; do
+      log "fused: deterministic mpm99, PS_CUDA_FUSED=$f"
+      PS_CUDA_FUSED=$f $S bench --backend cuda --scenes mpm99 --sizes 1,2 --steps 4000 --warmup 400 --phases \
+        --set solver.deterministic=true --csv "$R/classroom_deterministic_fused$f.csv" 2>&1 | tee -a "$out/summary.txt"
+    done
+    for tool in racecheck memcheck; do
+      k=0
+      for name in "CUDA fused adaptive dt follows the CPU in float mode" \
+                  "CUDA fused blow-ups are reported at the unfused path's step and particle"; do
+        k=$((k + 1))
+        timeout 180 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T" "$name" >"$out/logs/fused_${tool}_$k.log" 2>&1
+        log "fused $tool, $name: exit $?; $(grep -E 'SUMMARY' "$out/logs/fused_${tool}_$k.log" | tail -1)"
+      done
+    done
     ;;
   bench)
     log "bench: CUDA MPM at growing sizes (phases)"

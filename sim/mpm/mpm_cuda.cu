@@ -24,6 +24,11 @@
 // Deterministic mode (solver.deterministic): contributions are converted to
 // 64-bit fixed point before the scatter, so the integer sums do not depend on
 // the order of the atomics and repeated runs are bit-identical.
+//
+// Small grids on sm_90 and later take the fused path instead: whole substeps,
+// up to 64 per launch, in one kernel on one thread-block cluster that holds
+// the grid in its shared memory (fused_kernel, which lists what takes it);
+// PS_CUDA_FUSED=0 turns it off.
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -90,6 +95,10 @@ struct DevControl {
   int halted;            // a substep blew up: later substeps do nothing
   int steps;             // substeps finished during this call
   int pending;           // a substep was started and not yet finished
+  // fused_kernel's clock cycles in control, P2G, grid update and G2P (its
+  // rank 0 block's first thread, each phase up to the cluster barrier that
+  // ends it), summed over the call's fused launches: the phase split.
+  unsigned long long fused_cycles[4];
 };
 
 /// Fixed-point accumulator of one node in deterministic mode (ox, oy: FLIP's
@@ -178,9 +187,146 @@ struct TileStore {
   typename std::conditional<DET, unsigned long long, float>::type c[kChannels][kNodes];
 };
 
-/// POLY (quadratic kernel, no FLIP): PolyPIC's extra modes add
-/// m_p sum_r w e_r c_r to each node's momentum (mpm::poly_node_velocity, as
-/// MpmCpuBackend::scatter does).
+/// One particle's P2G terms, after its constitutive update (p2g_particle).
+/// PolyPIC's modes and axis tables are filled only with POLY.
+struct P2GParticle {
+  mpm::Stencil s;
+  Vec2 mv, mv0;  // momentum with and without the substep's external force
+  Mat2 Q, stress, affine;
+  float mp = 0.f;
+  PolyModes modes;
+  mpm::PolyAxis px, py;
+};
+
+/// Constitutive update of particle i (F and Jp written back) and its P2G
+/// terms; the same for p2g_kernel and fused_kernel. POLY (quadratic kernel,
+/// no FLIP): PolyPIC's extra modes add m_p sum_r w e_r c_r to each node's
+/// momentum (mpm::poly_node_velocity, as MpmCpuBackend::scatter does).
+template <Kernel K, bool POLY>
+__device__ __forceinline__ void p2g_particle(const DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
+                                             bool apic, const Vec2* fext, float dt, P2GParticle& t) {
+  const float inv_dx = 1.f / g.dx;
+  const MaterialParams& mat = mats[p.material[i]];
+  Mat2 F = p.F[i];
+  float Jp = p.Jp[i];
+  const Mat2 C = p.C[i];
+  const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C, dt);
+  p.F[i] = F;
+  p.Jp[i] = Jp;
+  t.mp = p.mass[i];
+  t.mv0 = t.mp * p.v[i];
+  t.mv = t.mv0 + (fext ? dt * fext[i] : Vec2{});
+  t.stress = (-dt * p.vol0[i]) * tau;
+  t.affine = apic ? t.mp * C : Mat2{};
+  if (K != Kernel::Linear) t.Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * t.stress + t.affine;
+  t.s = mpm::make_stencil(K, g, p.x[i]);
+  if constexpr (POLY) {
+    t.modes = p.poly[i];
+    t.px = mpm::poly_axis(t.s.wx, t.s.fx);
+    t.py = mpm::poly_axis(t.s.wy, t.s.fy);
+  }
+}
+
+/// The particle's contribution to stencil node (a, c): mass, momentum and,
+/// for FLIP, the transferred momentum w m v (see mpm::flip_old_velocity).
+template <Kernel K, bool FLIP, bool POLY>
+__device__ __forceinline__ void p2g_node(const P2GParticle& t, const GridSpec& g, float inv_dx, int a, int c, float& dm,
+                                         Vec2& dmv, Vec2& dmv0) {
+  const mpm::Stencil& s = t.s;
+  const float w = s.wx[a] * s.wy[c];
+  const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
+  if (K == Kernel::Linear) dmv = w * t.mv + w * (t.affine * dpos) + t.stress * mpm::grad_vector(K, s, a, c, inv_dx);
+  else dmv = w * (t.mv + t.Q * dpos);
+  if constexpr (POLY) dmv += t.mp * mpm::poly_node_velocity(t.modes, t.px, t.py, a, c);
+  dm = w * t.mp;
+  if constexpr (FLIP) dmv0 = w * t.mv0;
+}
+
+/// Scatters one particle: add(x, y, dm, dmv, dmv0) once per stencil node
+/// (x, y), in a fixed order.
+template <Kernel K, bool FLIP, bool POLY, class Add>
+__device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec& g, float inv_dx, Add&& add) {
+  constexpr int N = mpm::kernel_support(K);
+#pragma unroll
+  for (int c = 0; c < N; ++c)
+#pragma unroll
+    for (int a = 0; a < N; ++a) {
+      float dm;
+      Vec2 dmv, dmv0{};
+      p2g_node<K, FLIP, POLY>(t, g, inv_dx, a, c, dm, dmv, dmv0);
+      add(t.s.base_x + a, t.s.base_y + c, dm, dmv, dmv0);
+    }
+}
+
+/// Scatters a warp's particles with a pre-reduction: sorted particles of one
+/// cell are consecutive lanes with the same stencil, so their contributions
+/// are summed with shuffles and the group's first lane calls add() with the
+/// sum: one atomic per node and cell instead of per particle (same-address
+/// atomics serialise). A non-contiguous group (between reorders) keeps
+/// per-particle calls. Every lane of the warp must call this. Float: add(x,
+/// y, dm, dmv, dmv0). DET: each lane converts its contributions to 64-bit
+/// fixed point first (scales fs) and the shuffles sum integers, which no
+/// order changes, so the sums are the same bits as one atomic per particle;
+/// add(x, y, v) gets the five integers (mass, momentum, FLIP's transferred
+/// momentum).
+template <Kernel K, bool FLIP, bool POLY, bool DET = false, class Add>
+__device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle& t, const GridSpec& g, float inv_dx,
+                                                 Add&& add, FixedScale fs = FixedScale{}) {
+  using Acc = typename std::conditional<DET, unsigned long long, float>::type;
+  constexpr int CH = FLIP ? 5 : 3;
+  constexpr int N = mpm::kernel_support(K);
+  const mpm::Stencil& s = t.s;
+  const unsigned full = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const int gkey = active ? s.base_y * g.nodes_x() + s.base_x : -1 - lane;
+  const unsigned mask = __match_any_sync(full, gkey);
+  const int first = __ffs(mask) - 1, last = 31 - __clz(mask);
+  const bool contiguous = last - first + 1 == __popc(mask);
+  const int end = contiguous ? last : lane;
+  const bool leader = active && (!contiguous || lane == first);
+  int maxlen = contiguous ? __popc(mask) : 1;
+  for (int o = 16; o > 0; o >>= 1) maxlen = max(maxlen, __shfl_xor_sync(full, maxlen, o));
+#pragma unroll
+  for (int c = 0; c < N; ++c)
+#pragma unroll
+    for (int a = 0; a < N; ++a) {
+      Acc v[5] = {0, 0, 0, 0, 0};
+      if (active) {
+        float dm = 0.f;
+        Vec2 dmv{}, dmv0{};
+        p2g_node<K, FLIP, POLY>(t, g, inv_dx, a, c, dm, dmv, dmv0);
+        if constexpr (DET) {
+          v[0] = to_fixed(dm, fs.mass);
+          v[1] = to_fixed(dmv.x, fs.momentum);
+          v[2] = to_fixed(dmv.y, fs.momentum);
+          if constexpr (FLIP) {
+            v[3] = to_fixed(dmv0.x, fs.momentum);
+            v[4] = to_fixed(dmv0.y, fs.momentum);
+          }
+        } else {
+          v[0] = dm;
+          v[1] = dmv.x;
+          v[2] = dmv.y;
+          v[3] = dmv0.x;
+          v[4] = dmv0.y;
+        }
+      }
+      for (int o = 1; o < maxlen; o <<= 1) {
+        Acc u[CH];
+#pragma unroll
+        for (int q = 0; q < CH; ++q) u[q] = __shfl_down_sync(full, v[q], o);
+        if (lane + o <= end) {
+#pragma unroll
+          for (int q = 0; q < CH; ++q) v[q] += u[q];
+        }
+      }
+      if (leader) {
+        if constexpr (DET) add(s.base_x + a, s.base_y + c, v);
+        else add(s.base_x + a, s.base_y + c, v[0], Vec2{v[1], v[2]}, Vec2{v[3], v[4]});
+      }
+    }
+}
+
 template <Kernel K, bool DET, bool FLIP, bool POLY = false>
 __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
                                                        bool apic, const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old,
@@ -193,46 +339,19 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   __shared__ int box[4];  // min base x, min base y, max base x, max base y
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const bool active = i < n;
-  const float dt = ctrl->dt;
   const float inv_dx = 1.f / g.dx;
   if (threadIdx.x == 0) {
     box[0] = box[1] = 0x7fffffff;
     box[2] = box[3] = -0x7fffffff;
   }
-  // Constitutive update and the particle's contribution terms.
-  mpm::Stencil s;
-  Vec2 mv{}, mv0{};
-  Mat2 Q{}, stress{}, affine{};
-  float mp = 0.f;
-  PolyModes modes;
-  mpm::PolyAxis px, py;
-  if (active) {
-    const MaterialParams& mat = mats[p.material[i]];
-    Mat2 F = p.F[i];
-    float Jp = p.Jp[i];
-    const Mat2 C = p.C[i];
-    const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C, dt);
-    p.F[i] = F;
-    p.Jp[i] = Jp;
-    mp = p.mass[i];
-    mv0 = mp * p.v[i];
-    mv = mv0 + (fext ? dt * fext[i] : Vec2{});
-    stress = (-dt * p.vol0[i]) * tau;
-    affine = apic ? mp * C : Mat2{};
-    if (K != Kernel::Linear) Q = (mpm::dinv_factor(K) * inv_dx * inv_dx) * stress + affine;
-    s = mpm::make_stencil(K, g, p.x[i]);
-    if constexpr (POLY) {
-      modes = p.poly[i];
-      px = mpm::poly_axis(s.wx, s.fx);
-      py = mpm::poly_axis(s.wy, s.fy);
-    }
-  }
+  P2GParticle t;
+  if (active) p2g_particle<K, POLY>(p, i, mats, g, apic, fext, ctrl->dt, t);
   __syncthreads();
   if (active) {
-    atomicMin(&box[0], s.base_x);
-    atomicMin(&box[1], s.base_y);
-    atomicMax(&box[2], s.base_x);
-    atomicMax(&box[3], s.base_y);
+    atomicMin(&box[0], t.s.base_x);
+    atomicMin(&box[1], t.s.base_y);
+    atomicMax(&box[2], t.s.base_x);
+    atomicMax(&box[3], t.s.base_y);
   }
   __syncthreads();
   const int bx0 = box[0], by0 = box[1];
@@ -246,116 +365,54 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
   }
   __syncthreads();
   const int stride = g.nodes_x();
-  // The momentum a particle gives stencil node (a, c) of weight w (MLS: the
-  // stress and affine terms; PolyPIC's higher modes).
-  auto node_momentum = [&](int a, int c, float w) {
-    const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-    Vec2 dmv;
-    if (K == Kernel::Linear) dmv = w * mv + w * (affine * dpos) + stress * mpm::grad_vector(K, s, a, c, inv_dx);
-    else dmv = w * (mv + Q * dpos);
-    if constexpr (POLY) dmv += mp * mpm::poly_node_velocity(modes, px, py, a, c);
-    return dmv;
+  // Into the tile (a warp's pre-reduced sums: floats, or DET's fixed point),
+  // or straight into the global grid when the block's box does not fit.
+  auto to_tile = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+    if constexpr (!DET) {
+      const int k = (y - by0) * tw + (x - bx0);
+      atomicAdd(&tile.c[0][k], dm);
+      atomicAdd(&tile.c[1][k], dmv.x);
+      atomicAdd(&tile.c[2][k], dmv.y);
+      if constexpr (FLIP) {
+        atomicAdd(&tile.c[CH - 2][k], dmv0.x);
+        atomicAdd(&tile.c[CH - 1][k], dmv0.y);
+      }
+    }
   };
-  if (tiled) {
-    // Warp pre-reduction: sorted particles of one cell are consecutive lanes
-    // with the same stencil, so their contributions are summed with shuffles
-    // and the group's first lane adds the sum to the tile: one shared atomic
-    // per node and cell instead of per particle (same-address atomics
-    // serialise). A non-contiguous group (between reorders) keeps
-    // per-particle atomics. Deterministic mode converts each contribution to
-    // fixed point first and sums integers, which no order changes: the
-    // result is the same bits as one atomic per particle.
-    using Acc = typename std::conditional<DET, unsigned long long, float>::type;
-    auto acc = [](float v, float scale) -> Acc {
-      if constexpr (DET) return to_fixed(v, scale);
-      else return (void)scale, v;
-    };
-    const unsigned full = 0xffffffffu;
-    const int lane = static_cast<int>(threadIdx.x & 31u);
-    const int gkey = active ? s.base_y * stride + s.base_x : -1 - lane;
-    const unsigned mask = __match_any_sync(full, gkey);
-    const int first = __ffs(mask) - 1, last = 31 - __clz(mask);
-    const bool contiguous = last - first + 1 == __popc(mask);
-    const int end = contiguous ? last : lane;
-    const bool leader = active && (!contiguous || lane == first);
-    int maxlen = contiguous ? __popc(mask) : 1;
-    for (int o = 16; o > 0; o >>= 1) maxlen = max(maxlen, __shfl_xor_sync(full, maxlen, o));
+  auto to_tile_fixed = [&](int x, int y, const unsigned long long* v) {
+    if constexpr (DET) {
+      const int k = (y - by0) * tw + (x - bx0);
 #pragma unroll
-    for (int c = 0; c < N; ++c)
-#pragma unroll
-      for (int a = 0; a < N; ++a) {
-        Acc dm = 0, dmx = 0, dmy = 0, d0x = 0, d0y = 0;
-        if (active) {
-          const float w = s.wx[a] * s.wy[c];
-          const Vec2 dmv = node_momentum(a, c, w);
-          dm = acc(w * mp, fs.mass);
-          dmx = acc(dmv.x, fs.momentum);
-          dmy = acc(dmv.y, fs.momentum);
-          if constexpr (FLIP) {
-            const Vec2 dmv0 = w * mv0;
-            d0x = acc(dmv0.x, fs.momentum);
-            d0y = acc(dmv0.y, fs.momentum);
-          }
-        }
-        for (int o = 1; o < maxlen; o <<= 1) {
-          const Acc t0 = __shfl_down_sync(full, dm, o);
-          const Acc t1 = __shfl_down_sync(full, dmx, o);
-          const Acc t2 = __shfl_down_sync(full, dmy, o);
-          Acc t3 = 0, t4 = 0;
-          if constexpr (FLIP) {
-            t3 = __shfl_down_sync(full, d0x, o);
-            t4 = __shfl_down_sync(full, d0y, o);
-          }
-          if (lane + o <= end) {
-            dm += t0;
-            dmx += t1;
-            dmy += t2;
-            if constexpr (FLIP) {
-              d0x += t3;
-              d0y += t4;
-            }
-          }
-        }
-        if (leader) {
-          const int t = (s.base_y + c - by0) * tw + (s.base_x + a - bx0);
-          atomicAdd(&tile.c[0][t], dm);
-          atomicAdd(&tile.c[1][t], dmx);
-          atomicAdd(&tile.c[2][t], dmy);
-          if constexpr (FLIP) {
-            atomicAdd(&tile.c[CH - 2][t], d0x);
-            atomicAdd(&tile.c[CH - 1][t], d0y);
-          }
-        }
+      for (int ch = 0; ch < CH; ++ch) atomicAdd(&tile.c[ch][k], v[ch]);
+    }
+  };
+  auto to_global = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+    const int node = y * stride + x;
+    if constexpr (DET) {
+      atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
+      atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
+      atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
+      if constexpr (FLIP) {
+        atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
+        atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
       }
-  }
-  if (!tiled && active) {
-#pragma unroll
-    for (int c = 0; c < N; ++c)
-#pragma unroll
-      for (int a = 0; a < N; ++a) {
-        const float w = s.wx[a] * s.wy[c];
-        const Vec2 dmv = node_momentum(a, c, w);
-        const float dm = w * mp;
-        const Vec2 dmv0 = w * mv0;  // FLIP only
-        const int node = (s.base_y + c) * stride + s.base_x + a;
-        if constexpr (DET) {
-          atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
-          atomicAdd(&gi[node].px, to_fixed(dmv.x, fs.momentum));
-          atomicAdd(&gi[node].py, to_fixed(dmv.y, fs.momentum));
-          if constexpr (FLIP) {
-            atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
-            atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
-          }
-        } else {
-          atomicAdd(&gm[node], dm);
-          atomicAdd(&gv[node].x, dmv.x);
-          atomicAdd(&gv[node].y, dmv.y);
-          if constexpr (FLIP) {
-            atomicAdd(&gv_old[node].x, dmv0.x);
-            atomicAdd(&gv_old[node].y, dmv0.y);
-          }
-        }
+    } else {
+      atomicAdd(&gm[node], dm);
+      atomicAdd(&gv[node].x, dmv.x);
+      atomicAdd(&gv[node].y, dmv.y);
+      if constexpr (FLIP) {
+        atomicAdd(&gv_old[node].x, dmv0.x);
+        atomicAdd(&gv_old[node].y, dmv0.y);
       }
+    }
+  };
+  if (tiled) {  // every lane: tiled is uniform over the block
+    if constexpr (DET) p2g_scatter_warp<K, FLIP, POLY, true>(active, t, g, inv_dx, to_tile_fixed, fs);
+    else p2g_scatter_warp<K, FLIP, POLY>(active, t, g, inv_dx, to_tile);
+    (void)to_tile;
+    (void)to_tile_fixed;
+  } else if (active) {
+    p2g_scatter<K, FLIP, POLY>(t, g, inv_dx, to_global);
   }
   if (!tiled) return;  // uniform over the block
   __syncthreads();
@@ -499,20 +556,27 @@ __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const Ma
   if (lanes.thread_rank() == 0 && bits) atomicMax(&ctrl->vmax2_bits, bits);
 }
 
-/// POLY (quadratic kernel, no FLIP): also projects the node velocities on
-/// PolyPIC's extra modes (mpm::poly_gather_node, as MpmCpuBackend::gather does).
-template <Kernel K, bool FLIP, bool POLY = false>
-__global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
-                                                       float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
-                                                       const Vec2* gv_old, DevColliders cols, DevControl* ctrl) {
-  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
-  if (ctrl->halted) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+/// Node velocities (and FLIP's old velocities) of the global grid, by row:
+/// row y starts at v + y * stride.
+struct GlobalRows {
+  const Vec2* v;
+  const Vec2* v_old;
+  int stride;
+  __device__ const Vec2* vel(int y) const { return v + y * stride; }
+  __device__ const Vec2* old(int y) const { return v_old + y * stride; }
+};
+
+/// G2P of particle i from the node velocities `rows` gives (GlobalRows, or
+/// the fused kernel's rows in the cluster's shared memory); the same for
+/// g2p_kernel and fused_kernel. POLY (quadratic kernel, no FLIP): also
+/// projects the node velocities on PolyPIC's extra modes
+/// (mpm::poly_gather_node, as MpmCpuBackend::gather does).
+template <Kernel K, bool FLIP, bool POLY, class Rows>
+__device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
+                                             float alpha, FlipAdvect advect, float vlim2, float dt, const Rows& rows,
+                                             const DevColliders& cols, DevControl* ctrl) {
   constexpr int N = mpm::kernel_support(K);
-  const float dt = ctrl->dt;
   const float inv_dx = 1.f / g.dx;
-  const int stride = g.nodes_x();
   const Vec2 xp = p.x[i];
   const mpm::Stencil s = mpm::make_stencil(K, g, xp);
   Vec2 v_pic{}, dv{};
@@ -524,18 +588,21 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
     py = mpm::poly_axis(s.wy, s.fy);
   }
 #pragma unroll
-  for (int c = 0; c < N; ++c)
+  for (int c = 0; c < N; ++c) {
+    const Vec2* row = rows.vel(s.base_y + c) + s.base_x;
+    const Vec2* row_old = nullptr;
+    if constexpr (FLIP) row_old = rows.old(s.base_y + c) + s.base_x;
 #pragma unroll
     for (int a = 0; a < N; ++a) {
       const float w = s.wx[a] * s.wy[c];
-      const int node = (s.base_y + c) * stride + s.base_x + a;
-      const Vec2 vi = gv[node];
+      const Vec2 vi = row[a];
       v_pic += w * vi;
       if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
-      if (FLIP) dv += w * (vi - gv_old[node]);
+      if constexpr (FLIP) dv += w * (vi - row_old[a]);
       if (K == Kernel::Linear) B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
       else B += outer(w * vi, Vec2{a - s.fx, c - s.fy});
     }
+  }
   if (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
   const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p.v[i], v_pic, dv) : v_pic;
   p.v[i] = v;
@@ -544,6 +611,18 @@ __global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, co
   if constexpr (POLY) p.poly[i] = modes;
   finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
                   cols, ctrl);
+}
+
+template <Kernel K, bool FLIP, bool POLY = false>
+__global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
+                                                       float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
+                                                       const Vec2* gv_old, DevColliders cols, DevControl* ctrl) {
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
+  if (ctrl->halted) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  g2p_particle<K, FLIP, POLY>(p, i, mats, g, alpha, advect, vlim2, ctrl->dt, GlobalRows{gv, gv_old, g.nodes_x()},
+                              cols, ctrl);
 }
 
 // ---- MUSL second pass (linear kernel; see MpmCpuBackend::musl_linear) ----------------
@@ -627,6 +706,306 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
   p.C[i] = B;
   finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
                   vlim2, cols, ctrl);
+}
+
+// ---- fused substeps (sm_90: one thread-block cluster) -------------------------------
+//
+// Small grids are launch-bound with the kernels above: a classroom scene's
+// substep is a few microseconds of work behind five launches. fused_kernel
+// runs whole substeps, up to kFusedSubsteps per launch, in one thread-block
+// cluster (sm_90 and later) whose blocks hold the grid in their shared
+// memory and reach each other's as distributed shared memory. A cluster of
+// B blocks (16 where the device allows that non-portable size, else 8, 4, 2
+// or 1: MpmCudaBackend::fit_fused) deals the node rows round-robin: row y
+// lives in block y % B as its local row y / B, so matter lying in a few rows
+// (a fluid on the floor) still spreads the atomics over every block. Block r
+// takes the r-th contiguous range of particle slots (sorted by tile between
+// launches, so a warp's particles share stencil rows). One substep:
+//
+//   control   each block's first thread finishes the last substep and starts
+//             this one (control_begin) on its own copy of the control block;
+//             the copies see the same reductions, so they agree bit for bit
+//   P2G       constitutive update, then atomics into the owners' node sums
+//             (float: warp pre-reduced; deterministic: 64-bit fixed point)
+//   barrier
+//   grid      each block its own nodes: sums -> velocity (grid_update_node,
+//             the walls included), and the sums cleared for the next substep
+//   barrier
+//   G2P       gathers from the owners' velocities; the max |v|^2 and the
+//             lowest blown-up host index go to rank 0's reduction slot for
+//             this substep (two slots, alternating, so one can be reset while
+//             the other is read)
+//   barrier
+//
+// The same per-particle and per-node functions as the unfused kernels
+// (p2g_particle, p2g_node, grid_update_node, g2p_particle): in deterministic
+// mode the integer sums and everything after them are bit for bit those of
+// the unfused path. A particle is read and written only by its own thread,
+// so only the grid and the reductions cross blocks, and the cluster barriers
+// (release / acquire at cluster scope) order them.
+//
+// Taken for the quadratic and cubic kernels with every transfer (PolyPIC
+// included) and every material, walls and wall friction, gravity and the
+// point force, fixed or adaptive dt, float or deterministic sums. Not taken
+// (the kernels above run, unchanged): the linear kernel (its MUSL pass), rigid
+// bodies, grab, per-substep forces (fext), sm < 90 or a build without sm_90
+// code, PS_CUDA_FUSED=0, more than kFusedMaxParticles particles, and grids
+// whose nodes do not fit the cluster's shared memory (fused_layout: 20 bytes
+// a node, FLIP 36, deterministic 32, deterministic FLIP 56; on an H100 about
+// 3.6 MB in 16 blocks: a 256^2 grid fits except deterministic FLIP).
+
+constexpr int kFusedThreads = 512;  // threads per block
+constexpr int kFusedSubsteps = 64;  // substeps per launch at most; particles are reordered between launches
+constexpr int kFusedMaxShift = 4;   // clusters of up to 1 << 4 = 16 blocks
+/// Particles beyond which the unfused kernels, spread over every SM, should
+/// beat one cluster's 16 (an estimate from the H100 timings of
+/// docs/benchmarks.md, where mpm99 at 145 k particles took 36 us a substep
+/// unfused; to be measured).
+constexpr size_t kFusedMaxParticles = size_t{1} << 17;
+/// since_sort_ at which either path reorders before its next substep.
+constexpr int kSortDue = kFusedSubsteps > kSortInterval ? kFusedSubsteps : kSortInterval;
+
+/// Byte layout of one block's nodes: the P2G sums, one array per channel
+/// (mass, momentum x, y; FLIP: transferred momentum x, y; float, or 64-bit
+/// fixed point when det), then the node velocities and FLIP's old velocities.
+struct FusedLayout {
+  int stride;      // elements per array: the block's nodes rounded up to 4 (16-byte aligned arrays)
+  size_t vel_off;  // bytes
+  size_t old_off;
+  size_t bytes;
+};
+
+PS_HD FusedLayout fused_layout(bool det, bool flip, int nodes) {
+  FusedLayout L;
+  L.stride = (nodes + 3) / 4 * 4;
+  const size_t elem = det ? sizeof(unsigned long long) : sizeof(float);
+  L.vel_off = static_cast<size_t>(flip ? 5 : 3) * static_cast<size_t>(L.stride) * elem;
+  L.old_off = L.vel_off + static_cast<size_t>(L.stride) * sizeof(Vec2);
+  L.bytes = L.old_off + (flip ? static_cast<size_t>(L.stride) * sizeof(Vec2) : 0);
+  return L;
+}
+
+/// A fused launch's inputs (by value).
+struct FusedArgs {
+  DevParticles p;
+  int n;
+  const MaterialParams* mats;
+  GridSpec g;
+  bool apic;
+  float alpha;
+  FlipAdvect advect;
+  float vlim2;
+  mpm::GridUpdateParams gp;  // dt set per substep
+  StepRule rule;
+  FixedScale fs;
+  float* gm;  // the last substep's grid, for read_grid
+  Vec2* gv;
+  DevControl* ctrl;
+  int count;  // substeps
+  int rows;   // node rows per block
+  int shift;  // log2 of the cluster's blocks
+};
+
+/// Whether the stencil whose first node is (bx, by) lies inside the node
+/// array. The fused kernel's rows have no room outside it; G2P clamps
+/// positions, so only a state uploaded from outside the grid fails this.
+template <Kernel K>
+__device__ __forceinline__ bool stencil_inside(int bx, int by, int sx, int sy) {
+  constexpr int N = mpm::kernel_support(K);
+  return bx >= 0 && by >= 0 && bx + N <= sx && by + N <= sy;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+/// A finished substep's reductions into a control block copy.
+__device__ __forceinline__ void take_reductions(DevControl& c, const DevControl& r) {
+  c.vmax2_bits = r.vmax2_bits;
+  c.bad = r.bad;
+}
+
+/// The fused kernel's node velocities by row: row y of the grid is local row
+/// y >> shift of block y & mask.
+struct ClusterRows {
+  unsigned char* smem;  // this block's dynamic shared memory (fused_layout)
+  size_t vel_off, old_off;
+  int sx, mask, shift;
+  __device__ const Vec2* at(int y, size_t off) const {
+    return reinterpret_cast<const Vec2*>(cg::this_cluster().map_shared_rank(smem, y & mask) + off) + (y >> shift) * sx;
+  }
+  __device__ const Vec2* vel(int y) const { return at(y, vel_off); }
+  __device__ const Vec2* old(int y) const { return at(y, old_off); }
+};
+#endif
+
+/// `count` whole substeps in one cluster (see above). Launched only on
+/// sm_90 or later with a cluster of 1 << shift blocks of kFusedThreads
+/// threads and fused_layout(...).bytes of dynamic shared memory; compiled
+/// empty for older architectures (the host checks the function's PTX
+/// version before it launches it).
+template <Kernel K, bool DET, bool FLIP, bool POLY>
+__global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
+  static_assert(K != Kernel::Linear, "the linear kernel's MUSL pass runs unfused");
+  static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Sum = typename std::conditional<DET, unsigned long long, float>::type;
+  constexpr int CH = FLIP ? 5 : 3;
+  extern __shared__ __align__(16) unsigned char fused_smem[];
+  __shared__ DevControl c;       // this block's copy of the control block
+  __shared__ DevControl red[2];  // rank 0's: substep s's max |v|^2 and lowest blown-up index in red[s & 1]
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int blocks = 1 << a.shift, mask = blocks - 1;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int sx = a.g.nodes_x(), sy = a.g.nodes_y();
+  const int nodes = a.rows * sx;  // this block's: rows rank, rank + B, rank + 2B, ...
+  const FusedLayout L = fused_layout(DET, FLIP, nodes);
+  const int S = L.stride;
+  Sum* sum = reinterpret_cast<Sum*>(fused_smem);  // channel q of local node k: sum[q * S + k]
+  Vec2* vel = reinterpret_cast<Vec2*>(fused_smem + L.vel_off);
+  Vec2* vel_old = reinterpret_cast<Vec2*>(fused_smem + L.old_off);
+  DevControl* red0 = cluster.map_shared_rank(red, 0);
+  const DevColliders no_colliders{nullptr, 0, nullptr};
+  const float inv_dx = 1.f / a.g.dx;
+  const int per_block = (a.n + blocks - 1) / blocks;
+  const int first = min(a.n, rank * per_block), last = min(a.n, first + per_block);
+
+  for (int k = tid; k < CH * S; k += blockDim.x) sum[k] = Sum(0);
+  if (tid == 0) {
+    c = *a.ctrl;
+    if (rank == 0)
+      for (DevControl& r : red) {
+        r.vmax2_bits = 0u;
+        r.bad = ~0ull;
+      }
+  }
+  // Past this barrier every block of the cluster runs (its shared memory
+  // exists), the sums are zero and the reduction slots reset.
+  cluster.sync();
+
+  // P2G's atomics into the node sums of (x, y), in the block that owns row y.
+  auto add = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+    Sum* q = reinterpret_cast<Sum*>(cluster.map_shared_rank(fused_smem, y & mask)) + (y >> a.shift) * sx + x;
+    if constexpr (DET) {
+      atomicAdd(q, to_fixed(dm, a.fs.mass));
+      atomicAdd(q + S, to_fixed(dmv.x, a.fs.momentum));
+      atomicAdd(q + 2 * S, to_fixed(dmv.y, a.fs.momentum));
+      if constexpr (FLIP) {
+        atomicAdd(q + 3 * S, to_fixed(dmv0.x, a.fs.momentum));
+        atomicAdd(q + 4 * S, to_fixed(dmv0.y, a.fs.momentum));
+      }
+    } else {
+      atomicAdd(q, dm);
+      atomicAdd(q + S, dmv.x);
+      atomicAdd(q + 2 * S, dmv.y);
+      if constexpr (FLIP) {
+        atomicAdd(q + 3 * S, dmv0.x);
+        atomicAdd(q + 4 * S, dmv0.y);
+      }
+    }
+  };
+  const ClusterRows rows{fused_smem, L.vel_off, L.old_off, sx, mask, a.shift};
+  mpm::GridUpdateParams gp = a.gp;
+  bool all_ran = true;
+  for (int step = 0; step < a.count; ++step) {
+    const long long t0 = clock64();
+    if (tid == 0) {
+      if (step > 0) take_reductions(c, red0[(step - 1) & 1]);
+      control_begin(&c, a.rule);
+    }
+    __syncthreads();
+    if (c.halted) {  // the same in every block: every copy saw the same reductions
+      all_ran = false;
+      break;
+    }
+    const float dt = c.dt;
+    DevControl* red_now = red0 + (step & 1);
+    const long long t1 = clock64();
+
+    // P2G. The loop's trip count is uniform over the block, so every lane
+    // of a warp takes part in p2g_scatter_warp's shuffles.
+    for (int base = first; base < last; base += blockDim.x) {
+      const int i = base + tid;
+      bool active = i < last;
+      P2GParticle t;
+      if (active) {
+        p2g_particle<K, POLY>(a.p, i, a.mats, a.g, a.apic, nullptr, dt, t);
+        active = stencil_inside<K>(t.s.base_x, t.s.base_y, sx, sy);  // else G2P reports it
+      }
+      if constexpr (DET) {
+        if (active) p2g_scatter<K, FLIP, POLY>(t, a.g, inv_dx, add);
+      } else {
+        p2g_scatter_warp<K, FLIP, POLY>(active, t, a.g, inv_dx, add);
+      }
+    }
+    cluster.sync();
+    const long long t2 = clock64();
+
+    // Grid update of this block's nodes; their sums cleared for the next
+    // substep (nothing reads them before the next P2G, two barriers on).
+    // Rank 0 resets the reduction slot of the next substep: every block read
+    // it (as the previous substep's) before the barrier above.
+    gp.dt = dt;
+    const bool output = step == a.count - 1;
+    if (tid == 0 && rank == 0) {
+      red[(step + 1) & 1].vmax2_bits = 0u;
+      red[(step + 1) & 1].bad = ~0ull;
+    }
+    for (int k = tid; k < nodes; k += blockDim.x) {
+      const int row = k / sx, x = k - row * sx;
+      const int y = (row << a.shift) + rank;
+      if (y >= sy) break;  // k only grows
+      float m;
+      Vec2 mv, mv0{};
+      if constexpr (DET) {
+        m = from_fixed(sum[k], a.fs.mass);
+        mv = Vec2{from_fixed(sum[S + k], a.fs.momentum), from_fixed(sum[2 * S + k], a.fs.momentum)};
+        if constexpr (FLIP)
+          mv0 = Vec2{from_fixed(sum[3 * S + k], a.fs.momentum), from_fixed(sum[4 * S + k], a.fs.momentum)};
+      } else {
+        m = sum[k];
+        mv = Vec2{sum[S + k], sum[2 * S + k]};
+        if constexpr (FLIP) mv0 = Vec2{sum[3 * S + k], sum[4 * S + k]};
+      }
+#pragma unroll
+      for (int q = 0; q < CH; ++q) sum[q * S + k] = Sum(0);
+      mpm::grid_update_node(x, y, m, mv, gp);
+      vel[k] = mv;
+      if constexpr (FLIP) vel_old[k] = mpm::flip_old_velocity(m, mv0);
+      if (output) {  // read_grid's copy (the unfused grid_kernel's gm, gv)
+        a.gm[y * sx + x] = m;
+        a.gv[y * sx + x] = mv;
+      }
+    }
+    cluster.sync();
+    const long long t3 = clock64();
+
+    // G2P.
+    for (int i = first + tid; i < last; i += blockDim.x) {
+      const Vec2 xp = a.p.x[i];
+      const int bx = mpm::stencil_base(K, (xp.x - a.g.origin.x) * inv_dx);
+      const int by = mpm::stencil_base(K, (xp.y - a.g.origin.y) * inv_dx);
+      if (!stencil_inside<K>(bx, by, sx, sy)) {
+        atomicMin(&red_now->bad, static_cast<unsigned long long>(a.p.perm[i]));  // halts the run, as a blow-up
+        continue;
+      }
+      g2p_particle<K, FLIP, POLY>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows, no_colliders, red_now);
+    }
+    // Past this barrier the reductions are complete, and the next substep's
+    // P2G may write the sums (G2P read only the velocities).
+    cluster.sync();
+    if (tid == 0 && rank == 0) {
+      c.fused_cycles[0] += static_cast<unsigned long long>(t1 - t0);
+      c.fused_cycles[1] += static_cast<unsigned long long>(t2 - t1);
+      c.fused_cycles[2] += static_cast<unsigned long long>(t3 - t2);
+      c.fused_cycles[3] += static_cast<unsigned long long>(clock64() - t3);
+    }
+  }
+  // The last substep stays pending with its reductions, as the unfused path
+  // leaves it: the next launch or control_end_kernel finishes it.
+  if (all_ran && tid == 0) take_reductions(c, red0[(a.count - 1) & 1]);
+  // No block leaves while another may still read its shared memory.
+  cluster.sync();
+  if (rank == 0 && tid == 0) *a.ctrl = c;
+#endif
 }
 
 // ---- reordering -------------------------------------------------------------------
@@ -879,6 +1258,10 @@ class MpmCudaBackend final : public MpmBackend {
     for (auto& e : ev_) check(cudaEventCreate(&e), "cudaEventCreate");
     const char* env = std::getenv("PS_CUDA_GRAPHS");
     use_graphs_ = !(env && std::strcmp(env, "0") == 0);
+    const char* fused_env = std::getenv("PS_CUDA_FUSED");
+    fused_enabled_ = !(fused_env && std::strcmp(fused_env, "0") == 0);
+    check(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, 0), "device attribute");
+    check(cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), "device attribute");
   }
   ~MpmCudaBackend() override {
     cudaStreamSynchronize(stream_);
@@ -926,7 +1309,7 @@ class MpmCudaBackend final : public MpmBackend {
     float mmax = 0.f;
     for (size_t i = 0; i < n; ++i) mmax = std::max(mmax, host_->mass[i]);
     fs_ = fixed_scale_for(mmax);
-    since_sort_ = kSortInterval;  // reorder before the next substep
+    since_sort_ = kSortDue;  // reorder before the next substep
     host_current_ = true;
     check(cudaStreamSynchronize(stream_), "upload");
   }
@@ -1022,9 +1405,13 @@ class MpmCudaBackend final : public MpmBackend {
     } catch (const std::exception& e) {
       throw BackendError(e.what(), true);
     }
+    // Whole substeps per launch where the fused kernel can take them (see
+    // fused_kernel); it reorders every kFusedSubsteps substeps, between launches.
+    bool fused = plan_fused(in);
     bool timed_sort = false;
+    int timed_fused = 0;  // substeps of the timed fused launch; 0: the first substep was timed unfused
     for (int s = 0; s < count;) {
-      if (since_sort_ >= kSortInterval) {
+      if (since_sort_ >= (fused ? kFusedSubsteps : kSortInterval)) {
         const bool time_it = !timed_sort;
         if (time_it) check(cudaEventRecord(ev_[kEvSortStart], stream_), "event");
         reorder(in);
@@ -1041,6 +1428,17 @@ class MpmCudaBackend final : public MpmBackend {
         fext_stale = false;
       }
       LaunchKey key = make_key(in, rule);
+      if (fused) {
+        const int chunk = std::min(count - s, kFusedSubsteps - since_sort_);
+        if (launch_fused(key, chunk, s == 0)) {
+          if (s == 0) timed_fused = chunk;
+          s += chunk;
+          since_sort_ += chunk;
+          continue;
+        }
+        fused = false;  // refused (launch_fused says why): unfused from here on, reordered at its interval
+        continue;
+      }
       // The first substep of a call is timed kernel by kernel; the rest up
       // to the next reorder go as one graph.
       const int chunk = s == 0 ? 1 : std::min(count - s, kSortInterval - since_sort_);
@@ -1063,7 +1461,8 @@ class MpmCudaBackend final : public MpmBackend {
     if (in.collider_count > 0 && in.collider_impulse)
       for (int q = 0; q < 3 * in.collider_count; ++q) in.collider_impulse[q] += col_impulse_host_[static_cast<size_t>(q)];
     host_current_ = false;
-    record_timings(count, timed_sort);
+    last_fused_ = fused;
+    record_timings(count, timed_sort, timed_fused, fused ? kFusedSubsteps : kSortInterval);
     clock.step += hc.steps;
     clock.time = hc.time;
     clock.last_dt = hc.last_dt;
@@ -1100,11 +1499,23 @@ class MpmCudaBackend final : public MpmBackend {
                     (gi_ ? nodes_ * sizeof(FixedNode) : 0) + sort_temp_bytes_;
     static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)", "grid update",
                                          "G2P + advect (+ MUSL, linear)", "sort + reorder (amortised)"};
-    for (int k = 0; k < kPhases; ++k) s.phases.push_back(PhaseTiming{names[k], phase_ms_[k]});
+    // The fused kernel's phases: its cycle split of the timed launch (record_timings).
+    static const char* fused_names[kPhases] = {"control (fused)", "P2G (fused, cluster shared memory)",
+                                               "grid update (fused)", "G2P + advect (fused)",
+                                               "sort + reorder (amortised)"};
+    for (int k = 0; k < kPhases; ++k)
+      s.phases.push_back(PhaseTiming{timed_fused_path_ ? fused_names[k] : names[k], phase_ms_[k]});
     s.ms_per_substep = ms_per_substep_;
-    s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
-              (use_graphs_ ? "one CUDA graph per run of substeps between reorders" : "direct launches (PS_CUDA_GRAPHS=0)") +
-              (last_det_ ? "; deterministic fixed-point scatter" : "; float atomics");
+    if (last_fused_) {
+      s.notes = "fused cluster of " + std::to_string(fit_.blocks) + " blocks, " + std::to_string(kFusedSubsteps) +
+                " substeps per launch (one kernel: control, P2G, grid update, G2P; the grid in the cluster's shared "
+                "memory); reordered every " + std::to_string(kFusedSubsteps) + " substeps";
+    } else {
+      s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
+                (use_graphs_ ? "one CUDA graph per run of substeps between reorders" : "direct launches (PS_CUDA_GRAPHS=0)") +
+                (fused_why_not_.empty() ? "" : "; not fused: " + fused_why_not_);
+    }
+    s.notes += last_det_ ? "; deterministic fixed-point scatter" : "; float atomics";
     return s;
   }
 
@@ -1264,6 +1675,15 @@ class MpmCudaBackend final : public MpmBackend {
   }
 
  private:
+  /// How fused launches run for the last kernel and grid size asked about
+  /// (fit_fused): the cluster, or why_not.
+  struct FusedPlan {
+    const void* fn = nullptr;  // the fused_kernel instantiation; null: unfused
+    int blocks = 0, shift = 0, rows = 0;
+    size_t smem = 0;  // dynamic shared memory per block
+    std::string why_not;
+  };
+
   enum { kEvBatchStart = 0, kEvBatchEnd, kEvSortStart, kEvSortEnd, kEvK0, kEvK1, kEvK2, kEvK3, kEvK4, kEvCount };
   static constexpr int kPhases = 5;
 
@@ -1565,6 +1985,171 @@ class MpmCudaBackend final : public MpmBackend {
       }
   }
 
+  /// The fused kernel for this transfer, kernel and sum type.
+  static const void* fused_fn(Kernel kernel, bool det, bool flip, bool poly) {
+    constexpr Kernel Q = Kernel::Quadratic, C = Kernel::Cubic;
+    if (kernel == C) {
+      if (det) return flip ? reinterpret_cast<const void*>(&fused_kernel<C, true, true, false>)
+                           : reinterpret_cast<const void*>(&fused_kernel<C, true, false, false>);
+      return flip ? reinterpret_cast<const void*>(&fused_kernel<C, false, true, false>)
+                  : reinterpret_cast<const void*>(&fused_kernel<C, false, false, false>);
+    }
+    if (poly)
+      return det ? reinterpret_cast<const void*>(&fused_kernel<Q, true, false, true>)
+                 : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, true>);
+    if (det) return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, true, true, false>)
+                         : reinterpret_cast<const void*>(&fused_kernel<Q, true, false, false>);
+    return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, false, true, false>)
+                : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, false>);
+  }
+
+  /// A launch of `blocks` fused blocks as one cluster; `attr` holds its attribute.
+  cudaLaunchConfig_t fused_config(int blocks, size_t smem, cudaLaunchAttribute* attr) const {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
+    cfg.blockDim = dim3(kFusedThreads, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream_;
+    attr[0] = cudaLaunchAttribute{};
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(blocks);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+  }
+
+  /// Whether this call's substeps run fused (fused_kernel's comment says
+  /// which take it); fused_why_not_ says why not. The cluster is chosen once
+  /// per kernel and grid size (fit_fused).
+  bool plan_fused(const SubstepInput& in) {
+    const char* why = nullptr;
+    if (!fused_enabled_) why = "PS_CUDA_FUSED=0";
+    else if (cc_major_ < 9) why = "thread-block clusters need compute capability 9.0";
+    else if (!fused_refusal_.empty()) why = fused_refusal_.c_str();
+    else if (in.solver.kernel == Kernel::Linear) why = "linear kernel (its MUSL pass)";
+    else if (in.collider_count > 0) why = "rigid-body parts";
+    else if (in.grab.count > 0) why = "grab";
+    else if (in.use_fext) why = "per-substep forces";
+    else if (n_ > kFusedMaxParticles) why = "more particles than one cluster takes faster than the whole device";
+    if (why) {
+      fused_why_not_ = why;  // (the string keeps its capacity: no allocation once it held a long reason)
+      return false;
+    }
+    const bool det = in.solver.deterministic, flip = in.solver.transfer == Transfer::FLIP;
+    const void* fn = fused_fn(in.solver.kernel, det, flip, in.solver.transfer == Transfer::PolyPIC);
+    const int sx = in.grid.nodes_x(), sy = in.grid.nodes_y();
+    if (fn != fit_fn_ || sx != fit_sx_ || sy != fit_sy_) {
+      fit_ = fit_fused(fn, det, flip, sx, sy);
+      fit_fn_ = fn;
+      fit_sx_ = sx;
+      fit_sy_ = sy;
+    }
+    fused_why_not_ = fit_.why_not;
+    return fit_.fn != nullptr;
+  }
+
+  /// The largest cluster (16 blocks, else 8, 4, 2, 1) that this device runs
+  /// and whose blocks' shared memory holds an sx x sy node grid, or why not.
+  FusedPlan fit_fused(const void* fn, bool det, bool flip, int sx, int sy) {
+    FusedPlan p;
+    cudaFuncAttributes fa{};
+    if (cudaFuncGetAttributes(&fa, fn) != cudaSuccess) {
+      cudaGetLastError();
+      p.why_not = "no fused kernel for this device";
+      return p;
+    }
+    if (fa.ptxVersion < 90) {  // the kernel is empty below sm_90
+      p.why_not = "this build has no sm_90 code";
+      return p;
+    }
+    if (fa.maxThreadsPerBlock < kFusedThreads) {
+      p.why_not = "the fused kernel needs more registers than " + std::to_string(kFusedThreads) + " threads have";
+      return p;
+    }
+    const size_t room = static_cast<size_t>(smem_optin_) > fa.sharedSizeBytes ? smem_optin_ - fa.sharedSizeBytes : 0;
+    if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(room)) != cudaSuccess) {
+      cudaGetLastError();
+      p.why_not = "the fused kernel cannot have " + std::to_string(room / 1024) + " KiB of shared memory";
+      return p;
+    }
+    const bool non_portable =
+        cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+    if (!non_portable) cudaGetLastError();
+    for (int shift = kFusedMaxShift; shift >= 0; --shift) {
+      const int blocks = 1 << shift;
+      if (blocks > 8 && !non_portable) continue;
+      const int rows = (sy + blocks - 1) / blocks;
+      const long long nodes = static_cast<long long>(rows) * sx;
+      // (Past `room` nodes it cannot fit, at 20 bytes or more a node: the
+      // estimate keeps the int layout arithmetic for grids that might.)
+      const size_t bytes = nodes <= static_cast<long long>(room)
+                               ? fused_layout(det, flip, static_cast<int>(nodes)).bytes
+                               : static_cast<size_t>(nodes) * fused_layout(det, flip, 4).bytes / 4;
+      if (bytes > room) {  // fewer blocks need more
+        p.why_not = "the grid's " + std::to_string(sx) + " x " + std::to_string(sy) + " nodes need " +
+                    std::to_string((bytes + 1023) / 1024) + " KiB of shared memory per block in a cluster of " +
+                    std::to_string(blocks) + " (" + std::to_string(room / 1024) + " KiB available)";
+        return p;
+      }
+      cudaLaunchAttribute attr[1];
+      const cudaLaunchConfig_t cfg = fused_config(blocks, bytes, attr);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg) != cudaSuccess) {
+        cudaGetLastError();
+        continue;
+      }
+      if (clusters < 1) continue;
+      p.fn = fn;
+      p.blocks = blocks;
+      p.shift = shift;
+      p.rows = rows;
+      p.smem = bytes;
+      return p;
+    }
+    p.why_not = "the device runs no cluster of these blocks";
+    return p;
+  }
+
+  /// Launches `count` fused substeps (plan_fused said yes), timed between
+  /// kEvK0 and kEvK1 when `timed`. False when the launch is refused (nothing
+  /// ran): then no later call tries again, and the notes say why.
+  bool launch_fused(const LaunchKey& k, int count, bool timed) {
+    FusedArgs fa;
+    std::memset(&fa, 0, sizeof fa);
+    fa.p = k.d;
+    fa.n = k.n;
+    fa.mats = k.mats;
+    fa.g = k.grid;
+    fa.apic = k.transfer == Transfer::APIC || k.transfer == Transfer::PolyPIC;
+    fa.alpha = k.flip_blend;
+    fa.advect = k.flip_advect;
+    fa.vlim2 = k.velocity_limit * k.velocity_limit;
+    fa.gp = mpm::GridUpdateParams{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point, k.wall_friction};
+    fa.rule = k.rule;
+    fa.fs = k.fs;
+    fa.gm = k.gm;
+    fa.gv = k.gv;
+    fa.ctrl = k.ctrl;
+    fa.count = count;
+    fa.rows = fit_.rows;
+    fa.shift = fit_.shift;
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = fused_config(fit_.blocks, fit_.smem, attr);
+    void* args[] = {&fa};
+    if (timed) check(cudaEventRecord(ev_[kEvK0], stream_), "event");
+    const cudaError_t e = cudaLaunchKernelExC(&cfg, fit_.fn, args);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      fused_refusal_ = std::string("the fused launch was refused (") + cudaGetErrorString(e) + ")";
+      fused_why_not_ = fused_refusal_;
+      return false;
+    }
+    if (timed) check(cudaEventRecord(ev_[kEvK1], stream_), "event");
+    return true;
+  }
+
   /// Sorts particles by tile key and gathers every column into the other
   /// buffer set, which then becomes current.
   void reorder(const SubstepInput& in) {
@@ -1610,9 +2195,26 @@ class MpmCudaBackend final : public MpmBackend {
     d_.poly = alt_.poly = nullptr;
   }
 
-  void record_timings(int count, bool sorted) {
+  /// `fused_substeps` > 0: the call's first launch was fused with that many
+  /// substeps, timed between kEvK0 and kEvK1 and split by the kernel's clock
+  /// cycles per phase; else its first substep was timed kernel by kernel.
+  void record_timings(int count, bool sorted, int fused_substeps, int sort_interval) {
+    const bool fused = fused_substeps > 0;
+    if (fused != timed_fused_path_) {  // another path: its own averages
+      timed_fused_path_ = fused;
+      timed_calls_ = 0;
+    }
     float ms[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], ev_[kEvK0 + k], ev_[kEvK0 + k + 1]);
+    if (fused) {
+      float launch_ms = 0.f;
+      cudaEventElapsedTime(&launch_ms, ev_[kEvK0], ev_[kEvK1]);
+      const unsigned long long* cyc = ctrl_host_->fused_cycles;
+      const double total = static_cast<double>(cyc[0]) + cyc[1] + cyc[2] + cyc[3];
+      const double per_substep = static_cast<double>(launch_ms) / fused_substeps;
+      for (int k = 0; k < 4; ++k) ms[k] = total > 0.0 ? static_cast<float>(per_substep * (cyc[k] / total)) : 0.f;
+    } else {
+      for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], ev_[kEvK0 + k], ev_[kEvK0 + k + 1]);
+    }
     float batch = 0.f;
     cudaEventElapsedTime(&batch, ev_[kEvBatchStart], ev_[kEvBatchEnd]);
     float sort_ms = 0.f;
@@ -1620,7 +2222,7 @@ class MpmCudaBackend final : public MpmBackend {
     cudaGetLastError();
     const double a = timed_calls_ == 0 ? 1.0 : 0.1;
     for (int k = 0; k < 4; ++k) phase_ms_[k] += a * (ms[k] - phase_ms_[k]);
-    if (sorted) phase_ms_[4] += (sorted_calls_ == 0 ? 1.0 : 0.1) * (sort_ms / kSortInterval - phase_ms_[4]);
+    if (sorted) phase_ms_[4] += (sorted_calls_ == 0 ? 1.0 : 0.1) * (sort_ms / sort_interval - phase_ms_[4]);
     ms_per_substep_ += a * (batch / std::max(1, count) - ms_per_substep_);
     ++timed_calls_;
     if (sorted) ++sorted_calls_;
@@ -1676,7 +2278,7 @@ class MpmCudaBackend final : public MpmBackend {
   size_t col_capacity_ = 0;
   std::vector<double> col_impulse_host_;
   size_t n_ = 0, capacity_ = 0, nodes_ = 0;
-  int since_sort_ = kSortInterval;
+  int since_sort_ = kSortDue;
   bool host_current_ = true;
   float* gm_ = nullptr;
   Vec2* gv_ = nullptr;
@@ -1699,6 +2301,18 @@ class MpmCudaBackend final : public MpmBackend {
   GraphSlot graphs_[kGraphSlots];
   int next_graph_ = 0;
   bool use_graphs_ = true;
+  // Fused substeps (fused_kernel): whether they may run, why the last call's
+  // did not, and the cluster for the last kernel and grid size (fit_fused).
+  bool fused_enabled_ = true;      // PS_CUDA_FUSED != 0
+  std::string fused_refusal_;      // why a fused launch was refused: unfused from then on
+  bool last_fused_ = false;        // the last call's substeps ran fused (to its end)
+  bool timed_fused_path_ = false;  // phase_ms_ holds the fused kernel's split
+  std::string fused_why_not_;
+  int cc_major_ = 0;
+  int smem_optin_ = 0;  // shared memory a block may opt in to, bytes
+  FusedPlan fit_;
+  const void* fit_fn_ = nullptr;
+  int fit_sx_ = -1, fit_sy_ = -1;
   double phase_ms_[kPhases] = {0.0, 0.0, 0.0, 0.0, 0.0};
   double ms_per_substep_ = 0.0;
   int64_t timed_calls_ = 0, sorted_calls_ = 0;
