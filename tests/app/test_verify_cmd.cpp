@@ -75,3 +75,20 @@ TEST_CASE("sandbox verify --backend cuda without a device stops with exit status
   }
   fs::remove_all(out);
 }
+
+TEST_CASE("sandbox verify on the CPU says so per case and in the summary", "[app][verify]") {
+  const fs::path out = fs::temp_directory_path() / ("ps_verify_cpu_" + std::to_string(getpid()));
+  fs::remove_all(out);
+  Result r = sandbox("verify --only dem.sgf_impulse,mpm.viscoplastic_uniaxial --out " + out.string());
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("verify: ran on: 2 cases on the cpu backend (the reference)") != std::string::npos);
+  const std::string md = slurp(out / "summary.md");
+  CHECK(md.find("- backend: cpu") != std::string::npos);
+  CHECK(md.find("| `dem.sgf_impulse` | DEM | PASS | must-pass |") != std::string::npos);
+  CHECK(md.find("| cpu | SGF force list") != std::string::npos);
+  CHECK(md.find("\nRan on: cpu\n") != std::string::npos);
+  const std::string html = slurp(out / "report.html");
+  CHECK(html.find("<dt>Ran on</dt><dd>cpu</dd>") != std::string::npos);
+  fs::remove_all(out);
+}
