@@ -8,7 +8,8 @@
 #   ncu       Nsight Compute on the hot MPM and DEM kernels at large sizes
 #   bench     sandbox bench: MPM and DEM scenes at growing sizes, both backends
 #   selfcheck `sandbox info --self-check` (the gate --backend auto uses), timed
-#   verify    `sandbox verify --only <the DEM cases> --backend cuda`
+#   verify    `sandbox verify --backend cuda` (every case on the device; VERIFY_ARGS, e.g. --quick
+#             or --only ID,..., narrows it), each case's "ran on" line and the per-backend counts
 #   heat      the heat pass's solve on the host and on the device (ice_cube at growing grids),
 #             and `sandbox verify --only heat.pcg_poisson --backend cuda`
 #   taichi    Taichi's own MPM examples on the same GPU (wheels from scripts/gpu_bundle.sh)
@@ -117,8 +118,11 @@ for part in "$@"; do
     log "self-check exit $rc in $(python3 -c "import time; print(round(time.time() - $t2, 1))") s"
     ;;
   verify)
-    ids=$($S verify --list | awk '$1 ~ /^dem\./ {print $1}' | paste -sd, -)
-    $S verify --only "$ids" --backend cuda --out "$out/logs/verify_cuda" 2>&1 | tail -15 | tee -a "$out/summary.txt"
+    # shellcheck disable=SC2086  # VERIFY_ARGS is a list of flags
+    $S verify ${VERIFY_ARGS:-} --backend cuda --out "$out/logs/verify_cuda" >"$out/logs/verify_cuda.log" 2>&1
+    rc=$?
+    grep -E "^(PASS|MISS|ERROR) |ran on:|error:|miss:|^verify:" "$out/logs/verify_cuda.log" | tee -a "$out/summary.txt"
+    log "verify --backend cuda exit $rc"
     ;;
   taichi)
     if ls .whl/taichi-*.whl >/dev/null 2>&1; then
