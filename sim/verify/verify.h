@@ -130,8 +130,8 @@ struct Options {
 const std::vector<std::string>& verify_backends();
 /// Throws std::invalid_argument naming the valid backends when `backend` is not one of them.
 void check_backend_name(const std::string& backend);
-/// Why `backend` cannot run here ("this build has no CUDA support", "no CUDA
-/// device is present: ..."), or "" when it can. A run asked for a device that
+/// Why `backend` cannot run here ("this build has no CUDA support (...)", "no
+/// CUDA device is present (...)"), or "" when it can. A run asked for a device that
 /// is not there stops before any case: it must not quietly become a CPU run.
 std::string backend_unavailable(const std::string& backend);
 
@@ -162,7 +162,8 @@ struct BackendTally {
   std::string device;     ///< the device names seen, joined by ", "
 };
 BackendTally tally_backends(const std::vector<CaseResult>& results);
-/// "29 cases on the cpu" or "24 cases on cuda (NVIDIA H100), 5 on the cpu (their reasons in the report), 0 fell back".
+/// "29 cases on the cpu backend (the reference)", or with a device asked for
+/// "28 cases on cuda (NVIDIA H100), 1 on the cpu (each says why), 0 fell back from the device to the cpu".
 std::string backend_tally_text(const std::vector<CaseResult>& results, const std::string& requested);
 
 /// Cases of each group (defined in the case files; all_cases() joins them).
