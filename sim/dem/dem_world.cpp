@@ -114,6 +114,7 @@ void DemWorld::fall_back(const std::string& reason, const char* during, AtFailur
   ++fallbacks_;
   note_backend_failure(fb.backend + ": " + reason);
   post_notice(fb.message());
+  if (on_fallback) on_fallback(fb);
 }
 
 void DemWorld::post_notice(const std::string& text) {

@@ -116,6 +116,8 @@ class DemWorld {
   /// Threads of the CPU backend the world falls back to (<= 0: all cores).
   int fallback_threads = 0;
   const BackendFallback& fallback() const { return fallback_; }
+  /// Called after each fallback, once the CPU backend has taken over (null: nobody listens).
+  std::function<void(const BackendFallback&)> on_fallback;
   /// The step of the state the host arrays hold (the last preserved state).
   int64_t host_state_step() const { return host_clock_.step; }
   /// Messages for the user, oldest first, joined by newlines; cleared by the call.

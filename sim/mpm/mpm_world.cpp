@@ -101,6 +101,7 @@ void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailur
   ++fallbacks_;
   note_backend_failure(fb.backend + ": " + reason);
   post_notice(fb.message());
+  if (on_fallback) on_fallback(fb);
 }
 
 bool MpmWorld::advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r) {

@@ -176,6 +176,9 @@ class MpmWorld {
   int fallback_threads = 0;
   /// The last fallback (happened = false when there was none).
   const BackendFallback& fallback() const { return fallback_; }
+  /// Called after each fallback, once the CPU backend has taken over (the
+  /// verification runner records it in the case's result; null: nobody listens).
+  std::function<void(const BackendFallback&)> on_fallback;
   /// The step of the state the host arrays hold (the last preserved state).
   int64_t host_state_step() const { return host_clock_.step; }
   /// Messages for the user (a fallback; the auto backend's choice), oldest

@@ -1,6 +1,7 @@
 // DEM verification cases (see verify.h): Hertz impact, restitution, sliding and
 // rolling on an incline, the bonded cantilever and SGF impulses. Each case
-// builds its DemWorld in code and runs it on the CPU backend (the reference).
+// builds its DemWorld in code and runs it on the run's backend (case_backend.h;
+// the CPU is the reference).
 #include "sim/verify/verify.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "sim/dem/dem_kernels.h"
 #include "sim/dem/dem_world.h"
 #include "sim/sgf/sgf.h"
+#include "sim/verify/case_backend.h"
 
 namespace ps {
 namespace verify {
@@ -100,7 +102,7 @@ struct ImpactRun {
 /// speed v) or a plane wall (wall = true), elastic (e = 1), no gravity.
 ImpactRun hertz_run(const Options& opt, bool wall, double R, double v, double dt_per_tc) {
   DemWorld w;
-  w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
+  use_backend(w, opt);
   w.solver.gravity = {0.0, 0.0};
   const DemMaterial mat = teaching_material(1.0, 0.0);
   const int m = w.add_material("elastic", mat);
@@ -277,7 +279,7 @@ CaseResult case_restitution(const Options& opt) {
       std::vector<double> xs, ys;
       for (double e : es) {
         DemWorld w;
-        w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
+        use_backend(w, opt);
         w.solver.gravity = {0.0, 0.0};
         const DemMaterial mat = teaching_material(e, 0.0);
         const int m = w.add_material("m", mat);
@@ -328,7 +330,7 @@ struct InclineRun {
 /// shape), else one sphere.
 InclineRun incline_run(const Options& opt, bool block, double theta, double mu, double t1, double t2, double t_end) {
   DemWorld w;
-  w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
+  use_backend(w, opt);
   const DemMaterial mat = teaching_material(0.5, mu);
   const int m = w.add_material("m", mat);
   add_plane(w, {0.0, 0.0}, {0.0, 1.0}, m);
@@ -486,7 +488,7 @@ CaseResult case_cantilever(const Options& opt) {
     std::string detail;
     for (int N : Ns) {
       DemWorld w;
-      w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
+      use_backend(w, opt);
       DemMaterial mat = teaching_material(0.5, 0.5);
       mat.E = E;
       mat.nu = nu;
@@ -561,7 +563,7 @@ CaseResult case_sgf(const Options& opt) {
               "B = IDs 9-16 (R = 15 mm), density 2500 kg/m^3; an SgfList built in code pushes every particle "
               "of A with F = (0.3, -0.2) N during steps 11-60 (K = 50); dt = 1e-4 s; 100 steps.";
     DemWorld w;
-    w.set_backend(make_dem_backend(opt.dem_backend, opt.threads));
+    use_backend(w, opt);
     w.solver.gravity = {0.0, 0.0};
     w.solver.dt = dt;
     const int m = w.add_material("m", teaching_material(0.5, 0.5));

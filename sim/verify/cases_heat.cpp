@@ -14,8 +14,8 @@
 #include <string>
 #include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_backend.h"
-#include "sim/mpm/mpm_cpu.h"
 #include "sim/scene/scene.h"
+#include "sim/verify/case_backend.h"
 
 namespace ps {
 namespace verify {
@@ -52,12 +52,13 @@ CaseResult pcg_poisson(const Options& opt) {
   Series s;
   s.label = "PCG";
   s.points = true;
-  // With --backend cuda the device's Jacobi PCG (sim/mpm/heat_cuda.cu) solves
-  // it too: the host's Jacobi iteration with other summation orders.
-  std::unique_ptr<MpmBackend> device;
-  if (opt.dem_backend == "cuda") {
-    device = make_backend("cuda", 0);
-    if (!device->heat_linear_solver()) throw std::runtime_error("the cuda backend has no heat solver");
+  // On a device backend (--backend cuda) the device's Jacobi PCG
+  // (sim/mpm/heat_cuda.cu) solves it too: the host's Jacobi iteration with
+  // other summation orders; the host's two solves stay as its reference.
+  std::unique_ptr<MpmBackend> device = device_backend(opt);
+  if (device) {
+    if (!device->heat_linear_solver()) throw std::runtime_error("the " + device->name() + " backend has no heat solver");
+    on_host(opt, "the host's Jacobi and IC(0) solves, the reference the device's solve is compared with");
     plot.xlabel = "preconditioner (0 Jacobi, 1 IC(0), 2 Jacobi on the device)";
   }
   int its[3] = {0, 0, 0};
@@ -89,11 +90,17 @@ CaseResult pcg_poisson(const Options& opt) {
   return r;
 }
 
-CaseResult slab_backward_euler(const Options&) {
+CaseResult slab_backward_euler(const Options& opt) {
   CaseResult r;
   r.id = "heat.slab_backward_euler";
   r.title = "Slab between fixed walls: backward-Euler decay per step";
-  r.model = "Heat solve: (C/dt - L) T' = C/dt T, 5-point Laplacian, PCG with IC(0)";
+  // On a device backend each step's system goes to the device's solver (its
+  // only preconditioner is Jacobi); the tolerance is the same.
+  std::unique_ptr<MpmBackend> device = device_backend(opt);
+  HeatLinearSolver* device_solver = device ? device->heat_linear_solver() : nullptr;
+  if (device && !device_solver) throw std::runtime_error("the " + device->name() + " backend has no heat solver");
+  r.model = device_solver ? "Heat solve: (C/dt - L) T' = C/dt T, 5-point Laplacian, the device's PCG with Jacobi"
+                          : "Heat solve: (C/dt - L) T' = C/dt T, 5-point Laplacian, PCG with IC(0)";
   r.reference = "Exact discrete solution: the mode sin(pi x / L) of the 5-point operator with Dirichlet ends "
                 "decays by g = 1 / (1 + 4 (alpha dt / dx^2) sin^2(pi dx / 2L)) per backward-Euler step; "
                 "continuous: exp(-alpha pi^2 t / L^2) (Carslaw & Jaeger 1959, Conduction of Heat in Solids, 3.3).";
@@ -142,7 +149,8 @@ CaseResult slab_backward_euler(const Options&) {
     cont.x.push_back(n * dt); cont.y.push_back(std::exp(-alpha * kPi * kPi * n * dt));
     if (n == steps) break;
     for (size_t q = 0; q < T.size(); ++q) b[q] = C / dt * T[q];
-    solve_pcg(A, b, T, 1e-12, 1000, HeatPreconditioner::IC0, work);
+    if (device_solver) device_solver->solve(A, b, T, 1e-12, 1000, work);
+    else solve_pcg(A, b, T, 1e-12, 1000, HeatPreconditioner::IC0, work);
   }
   r.checks.push_back(make_check("max |amplitude / g^n - 1|", worst, 1e-9, 0, Compare::Below));
   plot.series = {meas, disc, cont};
@@ -156,7 +164,8 @@ CaseResult slab_backward_euler(const Options&) {
 /// A heat-only bar of particles between two plates (fixed T = 0) beyond which
 /// the particles continue, so every free node is fully covered.
 std::unique_ptr<MpmScene> bar_scene(const std::string& materials, const std::string& plates, double dt, int grid,
-                                    double lo_x, double hi_x, const char* body_material, double flip, int threads) {
+                                    double lo_x, double hi_x, const char* body_material, double flip,
+                                    const Options& opt) {
   const std::string doc =
       fmt(R"({"name": "bar", "kind": "mpm", "domain": {"size": [1, 0.125], "grid": %.0f},
       "solver": {"dt": %.9g, "substeps": 1, "gravity": [0, 0]},
@@ -165,9 +174,7 @@ std::unique_ptr<MpmScene> bar_scene(const std::string& materials, const std::str
       plates + "]}, \"materials\": {" + materials + "}, " +
       fmt(R"("bodies": [{"shape": "box", "min": [%.9g, 0.03], "max": [%.9g, 0.095], "temperature": 0, )", lo_x, hi_x) +
       "\"material\": \"" + body_material + "\"}]}";
-  auto scene = std::make_unique<MpmScene>(build_mpm_scene(Json::parse(doc, "bar.json"), "bar.json"));
-  scene->world->set_backend(std::make_unique<MpmCpuBackend>(threads));
-  return scene;
+  return std::make_unique<MpmScene>(mpm_scene(doc, "bar.json", opt));
 }
 
 CaseResult slab_particles(const Options& opt) {
@@ -187,11 +194,13 @@ CaseResult slab_particles(const Options& opt) {
                 xw, xe, L, grid, alpha, tau, dt);
   auto scene = bar_scene(R"("rock": {"type": "tracer", "density": 1000, "conductivity": 10, "heat_capacity": 1})",
                          fmt(R"({"min": [0, 0], "max": [%.9g, 1], "temperature": 0}, {"min": [%.9g, 0], "max": [1, 1], "temperature": 0})", xw, xe),
-                         dt, grid, xw - 2.5 * dx, xe + 2.5 * dx, "rock", 1.0, opt.threads);
+                         dt, grid, xw - 2.5 * dx, xe + 2.5 * dx, "rock", 1.0, opt);
   MpmWorld& w = *scene->world;
   for (size_t i = 0; i < w.particles.size(); ++i)
     w.particles.temp[i] = static_cast<float>(100.0 * std::sin(kPi * (w.particles.x[i].x - xw) / L));
+  w.host_changed();
   auto amplitude = [&] {
+    w.sync();
     double a = 0.0, q = 0.0;
     for (size_t i = 0; i < w.particles.size(); ++i) {
       const double x = w.particles.x[i].x;
@@ -271,7 +280,7 @@ CaseResult stefan(const Options& opt) {
                                    "water": {"type": "tracer", "density": 1, "conductivity": 1, "heat_capacity": 1})",
                                1.0 / St),
                            fmt(R"({"min": [0, 0], "max": [%.9g, 1], "temperature": 1})", xw), dt, grid,
-                           xw - 2.5 * dx, 0.95, "ice", 1.0, opt.threads);
+                           xw - 2.5 * dx, 0.95, "ice", 1.0, opt);
     MpmWorld& w = *scene->world;
     Series meas, ref;
     meas.label = fmt("St = %.1f", St);
@@ -279,6 +288,7 @@ CaseResult stefan(const Options& opt) {
     ref.label = fmt("similarity St = %.1f", St);
     ref.dashed = true;
     auto front = [&] {
+      w.sync();
       // Mean melt fraction per column of width dx/2, then the first crossing of 1/2.
       const int nb = 2 * grid;
       std::vector<double> sum(nb, 0.0), cnt(nb, 0.0);
@@ -340,9 +350,8 @@ CaseResult energy_balance(const Options& opt) {
       "bodies": [
         {"shape": "box", "min": [0.05, 0.05], "max": [0.95, 0.22], "material": "water", "temperature": 40},
         {"shape": "box", "min": [0.4, 0.25], "max": [0.6, 0.4], "material": "ice", "temperature": -10}]})";
-  MpmScene scene = build_mpm_scene(Json::parse(doc, "ice_in_water.json"), "ice_in_water.json");
+  MpmScene scene = mpm_scene(doc, "ice_in_water.json", opt);
   MpmWorld& w = *scene.world;
-  w.set_backend(std::make_unique<MpmCpuBackend>(opt.threads));
   const int frames = opt.quick ? 150 : 400;
   r.setup = fmt("ice 0.2 x 0.15 m at -10 C dropped into water at 40 C, grid 64, dt 2e-4, a heat pass every 5 "
                 "substeps, heat time x 20000, %.0f frames of 10 substeps; insulated walls, no air",
@@ -351,6 +360,7 @@ CaseResult energy_balance(const Options& opt) {
   w.step(5);
   const double h0 = w.heat_ledger().initial_heat;  // after the masses were put on the quantum (heat_now)
   double m0 = 0.0;
+  w.sync();
   for (float m : w.particles.mass) m0 += m;
   Plot plot;
   plot.title = "Heat content and melted ice";
@@ -376,6 +386,7 @@ CaseResult energy_balance(const Options& opt) {
   r.error = err;
   const HeatTotals t1 = w.heat_totals();
   double m1 = 0.0;
+  w.sync();
   for (float m : w.particles.mass) m1 += m;
   const double moved = std::max(1.0, t1.latent - t0.latent);
   // The drift's two sources, measured pass by pass: the PCG tolerance (the

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include "sim/mpm/mpm_cpu.h"
 #include "sim/scene/scene.h"
+#include "sim/verify/case_backend.h"
 #include "sim/verify/verify.h"
 
 namespace ps {
@@ -17,10 +17,13 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-MpmScene make_scene(const std::string& json, const Options& opt) {
-  MpmScene s = build_mpm_scene(Json::parse(json, "verify.json"), "verify.json");
-  s.world->set_backend(std::make_unique<MpmCpuBackend>(opt.threads));
-  return s;
+MpmScene make_scene(const std::string& json, const Options& opt) { return mpm_scene(json, "verify.json", opt); }
+
+/// Kinetic + elastic energy. The host arrays are read after sync() (a device
+/// backend keeps the state on the device; on the CPU sync is free).
+double total_energy(MpmWorld& w) {
+  w.sync();
+  return w.diagnostics().kinetic_energy + elastic_energy(w.particles, w.materials);
 }
 
 std::string solver_json(const char* transfer, const char* kernel, double dt, double blend = 1.0) {
@@ -91,6 +94,7 @@ CaseResult rotation_case(const Options& opt) {
     // APIC's particles also carry angular momentum in C: sum_i w (x_i - x_p) x m C (x_i - x_p)
     // = m D (C21 - C12), D = dx^2 / 4 for the quadratic B-spline (Jiang et al. 2015, sec. 5.3).
     auto total_l = [&] {
+      w.sync();
       double l = w.diagnostics().angular_momentum;
       if (t == 1) {
         const double dd = 0.25 * w.grid.dx * w.grid.dx;
@@ -159,6 +163,7 @@ BarRun run_bar(const char* transfer, const Options& opt, int steps, int every, d
   };
   double len0 = 0;
   run_sampled(w, steps, every, [&] {
+    w.sync();
     Diagnostics d = w.diagnostics();
     const double pe = elastic_energy(p, w.materials);
     const double len = length_of();
@@ -297,6 +302,7 @@ CaseResult disks_case(const Options& opt) {
     double e0 = 0;
     Series se{kTransferLabels[t], {}, {}, false, false}, sv{kTransferLabels[t], {}, {}, false, false};
     run_sampled(w, steps, 50, [&] {
+      w.sync();
       Diagnostics d = w.diagnostics();
       const double e = d.kinetic_energy + elastic_energy(p, w.materials);
       if (se.x.empty()) e0 = e;
@@ -363,10 +369,9 @@ CaseResult kernels_case(const Options& opt) {
                            "spacing": 0.0078125, "preset": {"kind": "rotation", "speed": 2}}]})",
                               opt);
       MpmWorld& w = *s.world;
-      const double e0 = w.diagnostics().kinetic_energy + elastic_energy(w.particles, w.materials);
+      const double e0 = total_energy(w);
       StepStatus st = w.step(steps);
-      const double e1 = st.ok ? w.diagnostics().kinetic_energy + elastic_energy(w.particles, w.materials)
-                              : std::nan("");
+      const double e1 = st.ok ? total_energy(w) : std::nan("");
       std::string q = std::string(kTransferLabels[t]) + ", " + kernels[k] + ": E(end) / E(0)";
       r.checks.push_back({q, e1 / e0, 1.0 + 1e-3, 0, Compare::Below, ""});
       ser.x.push_back(k + 1);
@@ -480,7 +485,7 @@ CaseResult polypic_elastic_case(const Options& opt) {
   for (int t = 0; t < 3; ++t) {
     MpmScene s = lecture_block(transfers[t], dt, R"({"type": "jelly", "E": 5000, "nu": 0.2, "density": 1000})", opt);
     MpmWorld& w = *s.world;
-    const auto energy = [&] { return w.diagnostics().kinetic_energy + elastic_energy(w.particles, w.materials); };
+    const auto energy = [&] { return total_energy(w); };
     const double e0 = energy();
     Series ser{labels[t], {}, {}, false, false};
     run_sampled(w, steps, 100, [&] {

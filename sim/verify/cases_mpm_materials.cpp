@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include "sim/io/json.h"
-#include "sim/mpm/mpm_cpu.h"
 #include "sim/scene/scene.h"
+#include "sim/verify/case_backend.h"
 #include "sim/verify/material_point.h"
 
 namespace ps {
@@ -27,8 +26,10 @@ double mean_between(const std::vector<double>& x, const std::vector<double>& y, 
   return n ? s / n : NAN;
 }
 
-CaseResult viscoplastic_uniaxial(const Options&) {
+CaseResult viscoplastic_uniaxial(const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
+  on_host(opt, "a material-point driver: one homogeneously deformed point through mpm::constitutive, the "
+               "host-device function both steppers call; there is no world to step on a device");
   CaseResult r;
   r.id = "mpm.viscoplastic_uniaxial";
   r.title = "von Mises viscoplastic: uniaxial tension plateau at the yield stress, and its viscous overstress";
@@ -111,11 +112,7 @@ CaseResult resample_conservation(const Options& opt) {
             "passes, one every 10 substeps (t = 0..0.2 s), each measured on its own: diagnostics just before and "
             "just after the pass. Holes (interior cells with fewer than 4 particles and room for one more) "
             "sampled every 20 passes on the same run and on a twin run with resampling off.";
-  auto load = [&]() {
-    MpmScene s = build_mpm_scene(Json::parse(kToffee, "toffee (verify)"), "toffee-verify.json");
-    s.world->set_backend(std::make_unique<MpmCpuBackend>(opt.threads));
-    return s;
-  };
+  auto load = [&]() { return mpm_scene(kToffee, "toffee-verify.json", opt); };
   MpmScene on = load(), off = load();
   MpmWorld& w = *on.world;
   double worst_mass = 0.0, worst_p = 0.0, worst_ke_gain = 0.0, ke_removed = 0.0;
@@ -126,6 +123,7 @@ CaseResult resample_conservation(const Options& opt) {
   for (int pass = 1; pass <= 400; ++pass) {
     w.step(w.resampling.interval);
     off.world->step(w.resampling.interval);
+    w.sync();  // the host arrays are read below (a device backend keeps the state on the device)
     const Diagnostics a = w.diagnostics();
     double mv = 0.0;
     for (size_t i = 0; i < w.particles.size(); ++i) mv += double(w.particles.mass[i]) * length(w.particles.v[i]);

@@ -14,6 +14,7 @@
 #include "sim/io/json.h"
 #include "sim/rigid/rigid_world.h"
 #include "sim/scene/coupled.h"
+#include "sim/verify/case_backend.h"
 #include "sim/verify/mpm_flow.h"
 
 namespace ps {
@@ -26,9 +27,8 @@ double now_seconds() {
   return std::chrono::duration<double>(clk::now().time_since_epoch()).count();
 }
 
-std::unique_ptr<Simulation> build(const std::string& text, const std::string& name, int threads) {
-  const Json doc = Json::parse(text, "<verify:" + name + ">");
-  return build_simulation(doc, "<verify:" + name + ">", scene_kind(doc), "cpu", threads);
+std::unique_ptr<Simulation> build(const std::string& text, const std::string& name, const Options& opt) {
+  return simulation(text, "<verify:" + name + ">", opt);
 }
 
 /// What the momentum cases track while a scene runs: the largest drift of the
@@ -68,13 +68,13 @@ MomentumTrace trace_momentum(Simulation& sim, int steps, int chunk, double pscal
 
 }  // namespace
 
-ArchimedesRun archimedes_run(double density_ratio, bool quick, int threads) {
+ArchimedesRun archimedes_run(double density_ratio, const Options& opt) {
   // A box twice as wide as high (stable upright for every density ratio:
   // w/h > sqrt(6 s (1 - s))) dropped from rest with its bottom on the
   // surface of a tank three box-widths wide.
   ArchimedesRun out;
   const double w = 0.24, h = 0.12, depth = 0.3, width = 0.72, height = 0.6;
-  (void)quick;  // one size: dx = 1/128 settles in about 3 s of simulated time
+  // One size whatever opt.quick says: dx = 1/128 settles in about 3 s of simulated time.
   const int grid = 92;
   const double dx = width / grid;
   const double spacing = 0.5 * dx;
@@ -94,7 +94,7 @@ ArchimedesRun archimedes_run(double density_ratio, bool quick, int threads) {
   })",
                 width, height, grid, rho_w, width, y0, w, h, 0.5 * width, y0 + 0.5 * h,
                 density_ratio * rho_w);
-  std::unique_ptr<Simulation> sim = build(text, "rigid.archimedes", threads);
+  std::unique_ptr<Simulation> sim = build(text, "rigid.archimedes", opt);
   rigid::RigidWorld& rw = *sim->rigid();
   MpmWorld& mw = *sim->mpm();
   const double dt = mw.solver.dt;
@@ -109,6 +109,7 @@ ArchimedesRun archimedes_run(double density_ratio, bool quick, int threads) {
       return out;
     }
     // Draft: the water level away from the box minus the box's lowest point.
+    mw.sync();
     const flow::Profile prof = flow::surface_profile(mw.particles, 0.0, width, 2.0 * dx, 0.0, spacing);
     const double cx = rw.state(0).com.x;
     double level = 0.0;
@@ -157,7 +158,7 @@ CaseResult archimedes(const Options& opt) {
   p.ylabel = "d / h";
   double dx = 0.0, tsim = 0.0;
   for (double s : ratios) {
-    ArchimedesRun run = archimedes_run(s, opt.quick, opt.threads);
+    ArchimedesRun run = archimedes_run(s, opt);
     if (!run.error.empty()) {
       r.error = "s = " + fmt("%.1f", s) + ": " + run.error;
       return r;
@@ -230,13 +231,13 @@ CaseResult momentum(const Options& opt) {
       "rigid": {"walls": false, "bodies": [%s]}
     })",
                   materials[k], bodies[k]);
-    std::unique_ptr<Simulation> sim = build(text, "rigid.momentum_mpm", opt.threads);
+    std::unique_ptr<Simulation> sim = build(text, "rigid.momentum_mpm", opt);
     const Diagnostics d0 = sim->diagnostics();
     const double pscale = std::hypot(d0.momentum[0], d0.momentum[1]);
     // The premise: no wall acts. The matter's closest approach to the nodes on
     // the walls, in cells: a particle's quadratic stencil reaches the walls'
     // (constrained) layer only within half a cell of them.
-    const MpmWorld& mw = *sim->mpm();
+    MpmWorld& mw = *sim->mpm();
     const double b_lo_x = mw.grid.origin.x + mw.grid.dx * mw.solver.boundary_nodes;
     const double b_lo_y = mw.grid.origin.y + mw.grid.dx * mw.solver.boundary_nodes;
     const double b_hi_x = mw.grid.origin.x + mw.grid.dx * (mw.grid.nx - mw.solver.boundary_nodes);
@@ -244,6 +245,7 @@ CaseResult momentum(const Options& opt) {
     double clearance = 1e30;
     const rigid::BodyState b0 = sim->rigid()->state(0);
     MomentumTrace tr = trace_momentum(*sim, steps, 10, pscale, false, [&] {
+      mw.sync();
       for (size_t q = 0; q < mw.particles.size(); ++q) {
         const Vec2 x = mw.particles.x[q];
         clearance = std::min({clearance, x.x - b_lo_x, b_hi_x - x.x, x.y - b_lo_y, b_hi_y - x.y});
@@ -307,9 +309,9 @@ struct PlateImpact {
 /// wall, (1) a static Box2D plate coupled as a moving wall, (2) a free Box2D
 /// plate `heavy` times the sphere's mass. Overlap and force are read at each
 /// step's start, contact begins and ends where the overlap crosses zero.
-PlateImpact plate_impact(int kind, double R, double v, double dt, double heavy, int threads) {
+PlateImpact plate_impact(int kind, double R, double v, double dt, double heavy, const Options& opt) {
   auto w = std::make_unique<dem::DemWorld>();
-  w->set_backend(dem::make_dem_backend("cpu", threads));
+  use_backend(*w, opt);
   w->solver.gravity = {0.0, 0.0};
   w->solver.dt = dt;
   w->domain_min = {-0.5, -0.5};
@@ -350,6 +352,7 @@ PlateImpact plate_impact(int kind, double R, double v, double dt, double heavy, 
   std::vector<dem::ContactRecord> rec;
   for (int s = 0; s < 100000; ++s) {
     const double t_start = sim->time();
+    wp->sync();
     const double d = R - (wp->particles.x[0].y - plate_top());
     StepStatus st = sim->step(1);
     if (!st.ok) throw std::runtime_error(st.message);
@@ -367,6 +370,7 @@ PlateImpact plate_impact(int kind, double R, double v, double dt, double heavy, 
   }
   if (!started || t_out < 0.0) throw std::runtime_error("no complete contact");
   out.duration = t_out - t_in;
+  wp->sync();
   double p = m_sphere * wp->particles.v[0].y;
   if (kind == 2) {
     const rigid::BodyState b = sim->rigid()->state(0);
@@ -395,10 +399,10 @@ CaseResult dem_plate(const Options& opt) {
   const double d_ref = std::pow(15.0 * m * v * v / (16.0 * E_star * std::sqrt(R)), 0.4);
   const double f_ref = 4.0 / 3.0 * E_star * std::sqrt(R) * std::pow(d_ref, 1.5);
   try {
-    const PlateImpact wall = plate_impact(0, R, v, dt, 0.0, opt.threads);
-    const PlateImpact stat = plate_impact(1, R, v, dt, 0.0, opt.threads);
-    const PlateImpact heavy = plate_impact(2, R, v, dt, 1e4, opt.threads);
-    const PlateImpact light = plate_impact(2, R, v, dt, 3.0, opt.threads);
+    const PlateImpact wall = plate_impact(0, R, v, dt, 0.0, opt);
+    const PlateImpact stat = plate_impact(1, R, v, dt, 0.0, opt);
+    const PlateImpact heavy = plate_impact(2, R, v, dt, 1e4, opt);
+    const PlateImpact light = plate_impact(2, R, v, dt, 3.0, opt);
     r.checks.push_back(make_check("static plate: max overlap vs the DEM plane wall", stat.max_overlap, wall.max_overlap, 1e-9, Compare::NearRel, "m"));
     r.checks.push_back(make_check("static plate: peak force vs the DEM plane wall", stat.peak_force, wall.peak_force, 1e-9, Compare::NearRel, "N"));
     r.checks.push_back(make_check("static plate: contact time vs the DEM plane wall", stat.duration, wall.duration, 1e-9, Compare::NearRel, "s"));
@@ -433,7 +437,7 @@ CaseResult dem_momentum(const Options& opt) {
   const double t0 = now_seconds();
   try {
     auto w = std::make_unique<dem::DemWorld>();
-    w->set_backend(dem::make_dem_backend("cpu", opt.threads));
+    use_backend(*w, opt);
     w->solver.gravity = {0.0, 0.0};
     w->domain_min = {0.0, 0.0};
     w->domain_max = {1.0, 1.0};
@@ -542,7 +546,7 @@ CaseResult mixed_momentum(const Options& opt) {
     ]}
   })";
   try {
-    std::unique_ptr<Simulation> sim = build(text, "rigid.momentum_mixed", opt.threads);
+    std::unique_ptr<Simulation> sim = build(text, "rigid.momentum_mixed", opt);
     auto* c = dynamic_cast<CoupledSimulation*>(sim.get());
     if (!c || !c->grains()) throw std::runtime_error("the scene did not build MPM, DEM and bodies together");
     const Diagnostics d0 = sim->diagnostics();

@@ -9,6 +9,7 @@
 #include <vector>
 #include "sim/mpm/mpm_particles.h"
 #include "sim/mpm/mpm_world.h"
+#include "sim/verify/verify.h"
 
 namespace ps {
 namespace verify {
@@ -54,7 +55,6 @@ struct PileRun {
 };
 struct PileOptions {
   int grid = 128;          ///< cells across the unit-width domain (domain 1 x 0.5, floor 3 cells up)
-  int threads = 1;
   double column_width = 0.1;    ///< collapse protocol: initial column (scene units)
   double column_height = 0.2;
   double max_time = 10.0;       ///< simulated settling seconds at most (after the pour)
@@ -71,7 +71,8 @@ struct PileOptions {
   double pour_area = 0.04;
   double pour_gap = 0.01;
 };
-PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt);
+/// The world runs on `on`'s backend with its threads (case_backend.h).
+PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt, const Options& on);
 
 /// Infinite-slope test: a sand layer `thickness` thick filling a `layer_length` x
 /// 0.5 box from wall to wall on a sticky floor (grid cells per unit length),
@@ -84,17 +85,18 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt);
 /// wedge): in a 1-long box a layer that an infinite slope lets slide at
 /// 0.1 m/s after 1 s only creeps (0.0005 m/s), at 3 long 0.017 m/s; at 6
 /// long (the default) the middle slides at 0.105 m/s, and its speeds follow a
-/// block on a Coulomb base within 20 % (measured 2026-11-26).
-double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, int threads, double thickness = 0.03,
+/// block on a Coulomb base within 20 % (measured 2026-11-26). The world runs
+/// on `on`'s backend with its threads.
+double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Options& on, double thickness = 0.03,
                           double time = 1.0, std::string* error = nullptr, double dilatancy_deg = 0.0,
                           double layer_length = 6.0);
 
 /// One column of `material_json` (a material object) `width` x `height`
 /// against the left wall of a 1 x 0.5 box (x0 = y0 = 3 cells), 4 particles per
-/// cell, released at t = 0 on the CPU backend; the caller steps it. `transfer`
+/// cell, released at t = 0 on `on`'s backend; the caller steps it. `transfer`
 /// is the solver's transfer fields as JSON text. x0_out / spacing_out may be null.
 std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt, const char* boundary,
-                                       double width, double height, int threads, double* x0_out, double* spacing_out,
+                                       double width, double height, const Options& on, double* x0_out, double* spacing_out,
                                        double wall_friction = -1.0, const char* transfer = "\"transfer\": \"apic\"");
 /// The largest particle x (the front of a collapse or a surge).
 double front_x(const MpmParticles& p);
@@ -110,7 +112,7 @@ struct ColumnRun {
   double ro = NAN, body = NAN, t = 0;
   std::string error;
 };
-ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a, int threads,
+ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a, const Options& on,
                      bool flip);
 
 }  // namespace flow

@@ -90,6 +90,18 @@ std::string seconds_text(double s) {
   return b;
 }
 
+/// The summary table's cell: the backend, "(host part)" when some of a device
+/// case ran on the host, "fell back" after a device failure; the case's
+/// section gives the whole text.
+std::string ran_on_short(const RanOn& r) {
+  if (r.requested == "cpu") return "cpu";
+  if (!r.on_device()) return "cpu (" + (r.host.empty() ? std::string("no reason given") : std::string("see why")) + ")";
+  std::string s = r.device;
+  if (r.fell_back()) s += ", fell back to the cpu";
+  else if (!r.host.empty()) s += " (part on the host)";
+  return s;
+}
+
 enum class Verdict { Pass, Miss, Error };
 
 Verdict verdict_of(const CaseResult& r) {
@@ -536,7 +548,7 @@ std::string build_text() {
   s += ", debug build (assertions on)";
 #endif
 #if defined(PS_HAVE_CUDA)
-  s += ", CUDA compiled (cases run on the CPU backend)";
+  s += ", CUDA compiled";
 #endif
   return s;
 }
@@ -634,6 +646,7 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
   const Tally t = tally(results);
   const std::string when = now_text(), build = build_text(), threads = threads_text(opt);
   const std::string mode = opt.quick ? "quick (the ctest subset, smaller sizes)" : "full";
+  const std::string ran = backend_tally_text(results, opt.backend);
 
   // ---- report.html
   std::ostringstream h;
@@ -642,26 +655,31 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
     << "<title>Particle Sandbox — verification report</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
   h << "<h1>Particle Sandbox — verification report</h1>\n";
   h << "<p class=\"meta\"><span>" << esc(when) << "</span><span>" << esc(build) << "</span><span>threads: "
-    << esc(threads) << "</span><span>run: " << esc(mode) << "</span></p>\n";
-  h << "<p>Each case runs a model on the CPU backend against a cited reference (an analytical solution, a "
-       "conservation law or published measurements) and compares the measured values with a stated tolerance. "
+    << esc(threads) << "</span><span>run: " << esc(mode) << "</span><span>backend: " << esc(opt.backend)
+    << "</span></p>\n";
+  h << "<p>Each case runs a model on the backend asked for (<code>--backend</code>: the CPU, the reference, or "
+       "CUDA) against a cited reference (an analytical solution, a conservation law or published measurements) and "
+       "compares the measured values with a stated tolerance; references and tolerances are the same on every "
+       "backend. <i>Ran on</i> says where each case ran: a case with nothing to put on a device says why it ran on "
+       "the CPU, and a device world that failed mid-case and went on on the CPU is named. "
        "<b>PASS</b>: every check is within its tolerance. <b>MISS</b>: at least one check is not (the notes give the "
        "reason). <b>ERROR</b>: the case could not run. A tolerance of ± x % is relative to the reference; ≤ and ≥ mean the reference is an upper or lower bound. Only <i>must-pass</i> cases decide the exit status of "
        "<code>sandbox verify</code>; <i>informative</i> cases show how far a model is from a reference it is not "
        "expected to match exactly.</p>\n";
   h << "<div class=\"banner " << (t.must_fail == 0 ? "ok" : "bad") << "\">" << esc(tally_text(results, t))
-    << "</div>\n";
+    << "<br>Ran on: " << esc(ran) << ".</div>\n";
 
   h << "<table class=\"summary\">\n<thead><tr><th>case</th><th>group</th><th>verdict</th><th>kind</th><th>time</th>"
-       "<th>title</th></tr></thead>\n<tbody>\n";
+       "<th>ran on</th><th>title</th></tr></thead>\n<tbody>\n";
   for (const auto& r : results) {
     const Verdict v = verdict_of(r);
     h << "<tr><td><a href=\"#" << anchor(r.id) << "\"><code>" << esc(r.id) << "</code></a></td><td>" << esc(r.group)
       << "</td><td><span class=\"badge " << verdict_class(v, r.must_pass) << "\">" << verdict_name(v)
       << "</span></td><td class=\"kind\">" << (r.must_pass ? "must-pass" : "informative") << "</td><td class=\"num\">"
-      << esc(seconds_text(r.seconds)) << "</td><td>" << esc(r.title) << "</td></tr>\n";
+      << esc(seconds_text(r.seconds)) << "</td><td class=\"kind\">" << esc(ran_on_short(r.ran_on)) << "</td><td>"
+      << esc(r.title) << "</td></tr>\n";
   }
-  if (results.empty()) h << "<tr><td colspan=\"6\"><i>no cases were run</i></td></tr>\n";
+  if (results.empty()) h << "<tr><td colspan=\"7\"><i>no cases were run</i></td></tr>\n";
   h << "</tbody>\n</table>\n";
 
   for (const auto& r : results) {
@@ -671,8 +689,9 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
       << "</h2>\n";
     h << "<p class=\"kind\"><code>" << esc(r.id) << "</code>" << (r.group.empty() ? "" : " · " + esc(r.group)) << " · "
       << (r.must_pass ? "must-pass" : "informative") << " · " << esc(seconds_text(r.seconds)) << "</p>\n";
-    if (!r.model.empty() || !r.setup.empty() || !r.reference.empty()) {
+    {
       h << "<dl>\n";
+      h << "<dt>Ran on</dt><dd>" << esc(r.ran_on.text()) << "</dd>\n";
       if (!r.model.empty()) h << "<dt>Model</dt><dd>" << esc(r.model) << "</dd>\n";
       if (!r.setup.empty()) h << "<dt>Setup</dt><dd>" << esc(r.setup) << "</dd>\n";
       if (!r.reference.empty()) h << "<dt>Reference</dt><dd>" << esc(r.reference) << "</dd>\n";
@@ -707,19 +726,21 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
   std::ostringstream m;
   m << "# Particle Sandbox — verification report\n\n";
   m << "- date: " << when << "\n- build: " << md_cell(build) << "\n- threads: " << threads << "\n- run: " << mode
-    << "\n\n";
+    << "\n- backend: " << md_cell(opt.backend) << "\n\n";
   m << "**" << tally_text(results, t) << "**\n\n";
-  m << "| case | group | verdict | kind | time | title |\n|---|---|---|---|---:|---|\n";
+  m << "Ran on: " << md_cell(ran) << ".\n\n";
+  m << "| case | group | verdict | kind | time | ran on | title |\n|---|---|---|---|---:|---|---|\n";
   for (const auto& r : results)
     m << "| `" << md_cell(r.id) << "` | " << md_cell(r.group) << " | " << verdict_name(verdict_of(r)) << " | "
-      << (r.must_pass ? "must-pass" : "informative") << " | " << seconds_text(r.seconds) << " | " << md_cell(r.title)
-      << " |\n";
+      << (r.must_pass ? "must-pass" : "informative") << " | " << seconds_text(r.seconds) << " | "
+      << md_cell(ran_on_short(r.ran_on)) << " | " << md_cell(r.title) << " |\n";
   for (const auto& r : results) {
     // Each block is preceded by one blank line.
     m << "\n## " << verdict_name(verdict_of(r)) << " `" << md_cell(r.id) << "`"
       << (r.title.empty() ? "" : " — " + md_cell(r.title)) << "\n";
     m << "\n" << (r.must_pass ? "must-pass" : "informative") << (r.group.empty() ? "" : ", " + md_cell(r.group))
       << ", " << seconds_text(r.seconds) << "\n";
+    m << "\nRan on: " << md_cell(r.ran_on.text()) << "\n";
     if (!r.reference.empty()) m << "\nReference: " << md_cell(r.reference) << "\n";
     if (!r.error.empty()) m << "\nError: " << md_cell(r.error) << "\n";
     if (!r.checks.empty()) {

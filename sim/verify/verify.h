@@ -3,17 +3,27 @@
 /// measurements), with a stated tolerance and the measured values.
 ///
 /// A case is a function that builds its own worlds (MPM or DEM) in code,
-/// runs them on the CPU backend (the reference backend) and returns a
-/// CaseResult: checks (measured vs reference within a tolerance) and plots
-/// (series drawn as inline SVG in the HTML report). Cases never tune a
-/// reference or a tolerance to pass: a miss is reported with its reason.
+/// runs them on the backend the run asks for (Options::backend: the CPU, the
+/// reference, or CUDA) and returns a CaseResult: checks (measured vs
+/// reference within a tolerance) and plots (series drawn as inline SVG in the
+/// HTML report). Every world goes on its backend through one place
+/// (case_backend.h), which records where the case ran; run_case turns that
+/// record into the result's RanOn. Cases never tune a reference or a tolerance
+/// to pass: a miss is reported with its reason.
 #pragma once
 #include "sim/core/format.h"
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace ps {
+
+class MpmBackend;
+namespace dem {
+class DemBackend;
+}
+
 namespace verify {
 
 /// How a check compares its measured value with its reference.
@@ -57,6 +67,25 @@ struct Plot {
   bool log_y = false;
 };
 
+/// Where a case ran. With the CPU requested everything runs there; with a
+/// device requested a case runs on it unless it says why not (a part that has
+/// no world to put on a device), and a world whose device failed mid-case
+/// (MpmWorld::fallback) is reported with the fallback's message.
+struct RanOn {
+  std::string requested = "cpu";  ///< Options::backend
+  /// The backend the case counts under in the summary: the requested device
+  /// when a world or solve of the case ran on it, else "cpu".
+  std::string backend = "cpu";
+  std::string device;     ///< the device backends' names, e.g. "cuda (NVIDIA H100 80GB HBM3)"; "" on the CPU
+  std::string host;       ///< what ran on the host although a device was requested, and why ("" when nothing)
+  std::string fallback;   ///< the fallback messages of device worlds that failed mid-case ("" when none)
+  bool on_device() const { return backend != "cpu"; }
+  bool fell_back() const { return !fallback.empty(); }
+  /// One line: "cpu", "cuda (NVIDIA H100)", "cpu — REASON",
+  /// "cuda (NVIDIA H100); on the host: REASON", "cuda (NVIDIA H100), fell back to the cpu: MESSAGE".
+  std::string text() const;
+};
+
 /// What one case produced.
 struct CaseResult {
   std::string id;          ///< stable identifier, e.g. "mpm.rotation_angular_momentum"
@@ -72,16 +101,39 @@ struct CaseResult {
   double seconds = 0.0;    ///< wall time of the case
   bool passed() const;     ///< no error and every check passes
   std::string group;       ///< filled by the runner from CaseSpec::group (report tables)
+  RanOn ran_on;            ///< filled by the runner (run_case) from what the case's worlds ran on
 };
+
+/// Makes the backends of a case's worlds; tests inject fakes. An empty
+/// member means the product's factory (make_backend / dem::make_dem_backend).
+struct BackendFactory {
+  std::function<std::unique_ptr<MpmBackend>(const std::string& kind, int threads)> mpm;
+  std::function<std::unique_ptr<dem::DemBackend>(const std::string& kind, int threads)> dem;
+};
+
+class BackendRecord;
 
 struct Options {
   bool quick = false;      ///< the subset (and smaller sizes) that ctest runs
   int threads = 0;         ///< CPU backend threads (0: hardware concurrency)
-  /// Backend of the DEM cases: "cpu" (the reference) or "cuda" (the same
-  /// cases on the device: `sandbox verify --backend cuda`, tests/cuda); with
-  /// "cuda", heat.pcg_poisson also runs the device's heat solve.
-  std::string dem_backend = "cpu";
+  /// The backend every world of every case runs on: "cpu" (the reference) or
+  /// "cuda" (`sandbox verify --backend cuda`, tests/cuda). The tolerances and
+  /// references are the same on both.
+  std::string backend = "cpu";
+  BackendFactory factory;
+  /// Where the case's worlds record what they ran on (run_case sets a fresh
+  /// one per case; null when a case is run directly: nothing is recorded).
+  std::shared_ptr<BackendRecord> record;
 };
+
+/// The backend names `sandbox verify --backend` takes.
+const std::vector<std::string>& verify_backends();
+/// Throws std::invalid_argument naming the valid backends when `backend` is not one of them.
+void check_backend_name(const std::string& backend);
+/// Why `backend` cannot run here ("this build has no CUDA support (...)", "no
+/// CUDA device is present (...)"), or "" when it can. A run asked for a device that
+/// is not there stops before any case: it must not quietly become a CPU run.
+std::string backend_unavailable(const std::string& backend);
 
 /// A registered case.
 struct CaseSpec {
@@ -93,6 +145,26 @@ struct CaseSpec {
 
 /// Every case, in report order.
 std::vector<CaseSpec> all_cases();
+
+/// Runs one case as `sandbox verify` does: with a fresh BackendRecord, an
+/// exception becomes the case's error, the checks are evaluated again (a case
+/// cannot mark itself passed), id, group and wall time come from the runner,
+/// and ran_on from the record. A case that asked for a device but built
+/// nothing on it and gave no reason is an error: it must not pass as a
+/// device result.
+CaseResult run_case(const CaseSpec& spec, const Options& opt);
+
+/// How many cases ran where: on the requested device (no fallback), on the
+/// CPU (requested, or a case with nothing to put on the device), or on the
+/// device until a world fell back to the CPU.
+struct BackendTally {
+  int on_device = 0, on_cpu = 0, fell_back = 0;
+  std::string device;     ///< the device names seen, joined by ", "
+};
+BackendTally tally_backends(const std::vector<CaseResult>& results);
+/// "29 cases on the cpu backend (the reference)", or with a device asked for
+/// "28 cases on cuda (NVIDIA H100), 1 on the cpu (each says why), 0 fell back from the device to the cpu".
+std::string backend_tally_text(const std::vector<CaseResult>& results, const std::string& requested);
 
 /// Cases of each group (defined in the case files; all_cases() joins them).
 std::vector<CaseSpec> mpm_cases();       ///< transfers and elasticity (cases_mpm.cpp)
@@ -111,7 +183,8 @@ struct ArchimedesRun {
   double dx = 0.0, seconds_simulated = 0.0;
   std::string error;
 };
-ArchimedesRun archimedes_run(double density_ratio, bool quick, int threads);
+/// Built on opt.backend (its worlds recorded in opt.record); the size does not depend on opt.quick.
+ArchimedesRun archimedes_run(double density_ratio, const Options& opt);
 
 /// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no
 /// scripts or external files) and `dir`/summary.md. Returns false and sets

@@ -203,12 +203,14 @@ TEST_CASE("CUDA DEM passes the DEM verification cases and agrees with the CPU on
   verify::Options cpu_opt, gpu_opt;
   cpu_opt.quick = gpu_opt.quick = true;
   cpu_opt.threads = 1;
-  gpu_opt.dem_backend = "cuda";
+  gpu_opt.backend = "cuda";
   for (const verify::CaseSpec& spec : verify::dem_cases()) {
-    const verify::CaseResult ref = spec.run(cpu_opt);
-    const verify::CaseResult gpu = spec.run(gpu_opt);
-    INFO(spec.id << ": " << gpu.error);
+    const verify::CaseResult ref = verify::run_case(spec, cpu_opt);
+    const verify::CaseResult gpu = verify::run_case(spec, gpu_opt);
+    INFO(spec.id << ": " << gpu.error << " (ran on: " << gpu.ran_on.text() << ")");
     CHECK(gpu.error.empty());
+    CHECK(gpu.ran_on.on_device());
+    CHECK_FALSE(gpu.ran_on.fell_back());
     CHECK(gpu.passed() == ref.passed());
     REQUIRE(gpu.checks.size() == ref.checks.size());
     for (size_t k = 0; k < ref.checks.size(); ++k) {
@@ -217,6 +219,44 @@ TEST_CASE("CUDA DEM passes the DEM verification cases and agrees with the CPU on
       CHECK(std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)));
     }
   }
+}
+
+TEST_CASE("CUDA runs MPM, heat and coupled verification cases on the device with the CPU's verdicts",
+          "[cuda][verify]") {
+  // `sandbox verify --backend cuda` for a few quick cases: each must say it ran
+  // on this device, with no fallback, and reach the CPU reference's verdict on
+  // every check (the measured values are printed beside the CPU's).
+  verify::Options cpu_opt, gpu_opt;
+  cpu_opt.quick = gpu_opt.quick = true;
+  cpu_opt.threads = 1;
+  gpu_opt.backend = "cuda";
+  const std::string device = "cuda (" + cuda_devices()[0].name + ")";
+  const std::vector<std::string> ids = {"mpm.rotation_angular_momentum", "mpm.vibrating_bar_period",
+                                        "mpm.kernel_energy",            "mpm.wall_friction_slide",
+                                        "heat.slab_particles",          "rigid.momentum_mpm"};
+  const std::vector<verify::CaseSpec> all = verify::all_cases();
+  int ran = 0;
+  for (const verify::CaseSpec& spec : all) {
+    if (std::find(ids.begin(), ids.end(), spec.id) == ids.end()) continue;
+    ++ran;
+    const verify::CaseResult ref = verify::run_case(spec, cpu_opt);
+    const verify::CaseResult gpu = verify::run_case(spec, gpu_opt);
+    INFO(spec.id << ": ran on '" << gpu.ran_on.text() << "', error '" << gpu.error << "'");
+    CHECK(gpu.error.empty());
+    CHECK(gpu.ran_on.on_device());
+    CHECK(gpu.ran_on.device == device);
+    CHECK_FALSE(gpu.ran_on.fell_back());
+    CHECK(ref.passed());
+    CHECK(gpu.passed());
+    REQUIRE(gpu.checks.size() == ref.checks.size());
+    for (size_t k = 0; k < ref.checks.size(); ++k) {
+      std::printf("[verify cuda] %s: %s: CPU %.6g, CUDA %.6g\n", spec.id.c_str(), ref.checks[k].quantity.c_str(),
+                  ref.checks[k].measured, gpu.checks[k].measured);
+      INFO(ref.checks[k].quantity << ": CPU " << ref.checks[k].measured << ", CUDA " << gpu.checks[k].measured);
+      CHECK(gpu.checks[k].pass == ref.checks[k].pass);
+    }
+  }
+  CHECK(ran == static_cast<int>(ids.size()));
 }
 
 TEST_CASE("CUDA DEM moving walls: wall reactions and particles follow the CPU", "[cuda][dem]") {

@@ -17,6 +17,13 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
+/// The verify runs on the CPU backend with two threads.
+verify::Options two_threads() {
+  verify::Options o;
+  o.threads = 2;
+  return o;
+}
+
 MaterialParams sand(float phi, float c) {
   MaterialParams m;
   m.type = MaterialType::Sand;
@@ -154,9 +161,8 @@ TEST_CASE("A poured sand pile stands at the friction angle", "[sand][mpm][pile]"
   // runs 25, 30 and 35 degrees): pour onto a rough (sticky) floor, let it
   // settle, fit the flank between 20 % and 80 % of the pile height.
   verify::flow::PileOptions opt;
-  opt.threads = 2;
   const double phi = 30.0;
-  verify::flow::PileRun r = verify::flow::run_pile(phi, 0.0, opt);
+  verify::flow::PileRun r = verify::flow::run_pile(phi, 0.0, opt, two_threads());
   INFO("phi " << phi << ": pile angle " << r.fit.angle << " deg (left " << r.fit.angle_left << ", right "
               << r.fit.angle_right << ", " << r.fit.n_left << "+" << r.fit.n_right << " columns), height "
               << r.fit.height << ", " << r.particles << " particles, " << r.sim_time << " s simulated in " << r.seconds
@@ -180,9 +186,9 @@ TEST_CASE("A sand layer on a tilting table stands below the friction angle and s
   // the 1 s hold. The cone phi_mc = phi slid four times as fast (sin(phi)).
   const double phi = 30.0;
   std::string err;
-  const double still = verify::flow::tilted_layer_speed(phi, phi - 3.0, 128, 2, 0.03, 1.0, &err);
+  const double still = verify::flow::tilted_layer_speed(phi, phi - 3.0, 128, two_threads(), 0.03, 1.0, &err);
   REQUIRE(err.empty());
-  const double moving = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, 2, 0.03, 1.0, &err);
+  const double moving = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err);
   REQUIRE(err.empty());
   const double b = (phi + 1.0) * kPi / 180.0;
   const double coulomb = 9.8 * (std::sin(b) - std::tan(phi * kPi / 180.0) * std::cos(b)) * 1.0;
@@ -286,9 +292,9 @@ TEST_CASE("Dense sand with dilatancy psi = phi holds a tilted layer above its an
   // before 2026-11-26 the dilatant layer slid at 0.53 m/s, in a 1-long box).
   const double phi = 35.0;
   std::string err;
-  const double plain = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, 2, 0.03, 1.0, &err, 0.0);
+  const double plain = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err, 0.0);
   REQUIRE(err.empty());
-  const double dilatant = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, 2, 0.03, 1.0, &err, phi);
+  const double dilatant = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err, phi);
   REQUIRE(err.empty());
   std::printf("[sand] tilted layer phi 35 at 36 deg: %.3g m/s without dilatancy, %.3g m/s with psi = phi\n", plain,
               dilatant);
@@ -389,7 +395,8 @@ double collapse_runout(bool flip, double dt_factor) {
   const int grid = 64;
   const double dt = 1e-4 * std::sqrt(2e5 / 5e4) * (128.0 / grid) * dt_factor;
   const verify::flow::ColumnRun c = verify::flow::run_column(
-      R"({"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32})", grid, dt, 0.1, 2.0, 2, flip);
+      R"({"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32})", grid, dt, 0.1, 2.0, two_threads(),
+      flip);
   REQUIRE(c.error.empty());
   return c.ro;
 }

@@ -61,10 +61,17 @@ TEST_CASE("Fallback: a device that dies mid-run and the MPM world goes on on the
   dev.world->set_backend(std::make_unique<fake::DeviceMpm>(f, &calls));
   dev.world->checkpoint_interval = 50;  // host copies at steps 60 and 120
   dev.world->fallback_threads = 2;
+  std::vector<BackendFallback> heard;  // the listener hears each fallback once, after the switch
+  dev.world->on_fallback = [&](const BackendFallback& b) {
+    heard.push_back(b);
+    CHECK(dev.world->backend_name().rfind("cpu", 0) == 0);
+  };
   const std::vector<uint32_t> ids = dev.world->particles.id;
 
   drive(*ref.world, 300, 20);
   drive(*dev.world, 300, 20);
+  REQUIRE(heard.size() == 1);
+  CHECK(heard[0].message() == dev.world->fallback().message());
 
   const BackendFallback& fb = dev.world->fallback();
   REQUIRE(fb.happened);
@@ -224,6 +231,11 @@ TEST_CASE("Fallback: a DEM device that dies and the world goes on on the CPU fro
   f.fail_after = 130;
   dev->set_backend(std::make_unique<fake::DeviceDem>(f));
   dev->checkpoint_interval = 50;
+  int heard = 0;
+  dev->on_fallback = [&](const BackendFallback& b) {
+    ++heard;
+    CHECK(b.resumed_step == 120);
+  };
   const std::vector<uint32_t> ids = dev->particles.id;
   const size_t bonds = dev->bonds.size();
   std::vector<uint32_t> grabbed = {3, 4, 5};
@@ -231,6 +243,7 @@ TEST_CASE("Fallback: a DEM device that dies and the world goes on on the CPU fro
   // Steps of 20: checkpoints at 60 and 120; the failure comes at step 130.
   while (dev->step_count() < 240) REQUIRE(dev->step(20).ok);
   REQUIRE(dev->fallback().happened);
+  CHECK(heard == 1);
   CHECK(dev->fallback().failed_step == 130);  // DEM steps one at a time: the world counts up to the failure
   CHECK(dev->fallback().resumed_step == 120);
   CHECK(dev->backend_name().rfind("cpu", 0) == 0);

@@ -293,3 +293,46 @@ TEST_CASE("write_report reports a folder it cannot create", "[verify]") {
   CHECK_FALSE(msg.empty());
   fs::remove(file);
 }
+
+TEST_CASE("The report says where each case ran and counts the cases per backend", "[verify][backend]") {
+  fs::path dir = fs::temp_directory_path() / ("ps_verify_ran_on_" + std::to_string(getpid()) + "_" + std::to_string(std::rand()));
+  fs::remove_all(dir);
+  std::vector<CaseResult> results;
+  for (int k = 0; k < 4; ++k) {
+    results.push_back(throwaway_case(false).run(Options{}));
+    results.back().id = "test.case" + std::to_string(k);
+    results.back().ran_on.requested = "cuda";
+  }
+  for (int k : {0, 1}) {
+    results[k].ran_on.backend = "cuda";
+    results[k].ran_on.device = "cuda (Test GPU)";
+  }
+  results[1].ran_on.fallback = "cuda (Test GPU) failed while stepping (out of memory); continuing on the CPU backend";
+  results[2].ran_on.host = "a closed form <no world>";
+  results[3].ran_on.backend = "cuda";
+  results[3].ran_on.device = "cuda (Test GPU)";
+  results[3].ran_on.host = "the reference solves";
+  Options opt;
+  opt.backend = "cuda";
+  std::string msg;
+  REQUIRE(write_report(dir.string(), results, opt, &msg));
+  const std::string html = slurp(dir / "report.html");
+  const std::string md = slurp(dir / "summary.md");
+  const std::string tally = "2 cases on cuda (Test GPU), 1 on the cpu (each says why), 1 fell back from the device to the cpu";
+  CHECK(html.find("Ran on: " + tally + ".") != std::string::npos);
+  CHECK(md.find("Ran on: " + tally + ".") != std::string::npos);
+  CHECK(html.find("<span>backend: cuda</span>") != std::string::npos);
+  CHECK(md.find("- backend: cuda") != std::string::npos);
+  // Per case, in the table and in its section.
+  CHECK(count(html, "<dt>Ran on</dt>") == 4);
+  CHECK(html.find("<dt>Ran on</dt><dd>cuda (Test GPU)</dd>") != std::string::npos);
+  CHECK(html.find("<dt>Ran on</dt><dd>cpu — a closed form &lt;no world&gt;</dd>") != std::string::npos);
+  CHECK(html.find("cuda (Test GPU), fell back to the cpu: cuda (Test GPU) failed while stepping") != std::string::npos);
+  CHECK(html.find("<td class=\"kind\">cpu (see why)</td>") != std::string::npos);
+  CHECK(md.find("| cuda (Test GPU) | Free fall") != std::string::npos);
+  CHECK(md.find("| cuda (Test GPU), fell back to the cpu | Free fall") != std::string::npos);
+  CHECK(md.find("| cuda (Test GPU) (part on the host) | Free fall") != std::string::npos);
+  CHECK(md.find("\nRan on: cpu — a closed form <no world>\n") != std::string::npos);
+  CHECK(md.find("\nRan on: cuda (Test GPU); on the host: the reference solves\n") != std::string::npos);
+  fs::remove_all(dir);
+}
