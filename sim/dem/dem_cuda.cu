@@ -2,8 +2,12 @@
 // reference (sim/dem/dem_kernels.h), one thread per bond or particle.
 //
 // Differences from the CPU backend, by design:
-// - forces are accumulated with double atomics, so results are not
-//   bit-deterministic (the CPU backend is the deterministic reference);
+// - each particle adds its unbonded contacts in the order it meets its
+//   neighbours in the cell-sorted arrays, the CPU in index order (partners
+//   j > i, then j < i). Sums of three or more terms round differently, so
+//   granular scenes leave the CPU's bits (by round-off; docs/benchmarks.md,
+//   DEM); with at most two unbonded contacts per particle the bits are equal.
+//   No atomics on particle forces: the order is fixed by the state;
 // - each particle keeps its unbonded contacts (partners j > i) in a fixed
 //   number of slots, double-buffered, which carry the Mindlin and rolling
 //   history from one step to the next; a particle with more simultaneous
