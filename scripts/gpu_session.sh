@@ -13,6 +13,7 @@
 #             or --only ID,..., narrows it), each case's "ran on" line and the per-backend counts
 #   throughput MPM at >= 4 M particles (float, deterministic) and DEM at about 1 M, CUDA (CSV in results/)
 #   curve     mpm88 from 8 100 to 10.5 M particles, CUDA (results/curve_mpm88_cuda.csv)
+#   demhash   the DEM hopper's and dem_smash's CPU and CUDA hashes against the predicted ones
 #   window    the window on the GPU (needs .deps/window.tar.xz, scripts/gpu_bundle.sh --window):
 #             Xvfb, `sandbox gui --backend cuda --verbose --gl egl` (WIN_GL: OpenGL through EGL
 #             on the GPU, frames put into the Xvfb window; glx: GLX handed to the NVIDIA driver,
@@ -289,6 +290,18 @@ for part in "$@"; do
       --csv "$R/throughput_dem_hopper_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
     $S bench --backend cuda --scenes dem_soft_body --sizes 45 --steps 200 --warmup 20 \
       --csv "$R/throughput_dem_soft_body_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
+    ;;
+  demhash)
+    # Why the hopper's CPU and CUDA hashes differ (docs/benchmarks.md, "DEM: why the hopper's CPU and
+    # CUDA hashes differ"): predicted CUDA hashes from a CPU emulation of the device's summation order.
+    log "demhash: predicted CUDA 1x 78ea476b8c4d4fec, 10x b5a7472e77b27af0 (CPU c3f01827359647b0, 35393699ea159756)"
+    $S bench --backend all --scenes dem_hopper --sizes 1,10 --steps 100 --warmup 20 --csv "$R/demhash_hopper.csv" 2>&1 |
+      tee -a "$out/summary.txt"
+    log "demhash: predicted CUDA 0d8f281e75bf6c22 (CPU c04264d2bec2b1e3)"
+    $S bench --backend all --scenes dem_hopper --sizes 1 --steps 1 --warmup 0 2>&1 | tee -a "$out/summary.txt"
+    log "demhash: dem_smash 2780 steps equal (6e243a4b136f797c), 3000 steps CUDA 32aae6caa0fe1484 (CPU a70274cdeb6c800a)"
+    $S bench --backend all --scenes dem_smash --sizes 1 --steps 2780 --warmup 20 2>&1 | tee -a "$out/summary.txt"
+    $S bench --backend all --scenes dem_smash --sizes 1 --steps 3000 --warmup 20 2>&1 | tee -a "$out/summary.txt"
     ;;
   curve)
     # The cost curve: mpm88 from 8 100 particles (1x) to 10.5 M (36x), CUDA, one table.
