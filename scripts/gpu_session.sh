@@ -97,6 +97,11 @@ for part in "$@"; do
     log "bench: CUDA MPM, classroom sizes, long runs"
     $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic --sizes 1,2 --steps 4000 --warmup 400 2>&1 |
       tee -a "$out/summary.txt"
+    log "bench: coupled MPM scenes (batched rigid-body exchange) and the same water without its bodies"
+    $S bench --backend cuda --scenes rigid_float,rigid_paddle_wheel --sizes 1,2,4 --steps 400 --warmup 40 2>&1 |
+      tee -a "$out/summary.txt"
+    $S bench --backend cuda --scenes rigid_float,rigid_paddle_wheel --sizes 1,2,4 --steps 400 --warmup 40 \
+      --set rigid=null 2>&1 | tee -a "$out/summary.txt"
     log "bench: CUDA deterministic mode"
     $S bench --backend cuda --scenes mpm99 --sizes 1,23 --steps 400 --set solver.deterministic=true 2>&1 |
       tee -a "$out/summary.txt"
