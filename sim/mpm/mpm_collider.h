@@ -135,6 +135,17 @@ PS_HD RigidCollider collider_moved(const RigidCollider& c0, float tau) {
   return c;
 }
 
+/// False when x is farther than `band` from collider_moved(c0, tau): the part
+/// turns about the body's centre of mass c, so it stays within the distance
+/// from c to the placed bounding box's farthest corner of c's moved position.
+/// A cheap test before building the moved part (true may still be out of reach).
+PS_HD bool moved_collider_may_reach(const RigidCollider& c0, float tau, Vec2 x, float band) {
+  const Vec2 ct = c0.c + tau * c0.vel;
+  const float rx = fmaxf(c0.c.x - c0.lo.x, c0.hi.x - c0.c.x), ry = fmaxf(c0.c.y - c0.lo.y, c0.hi.y - c0.c.y);
+  const float reach = sqrtf(rx * rx + ry * ry) + band;
+  return length2(x - ct) <= reach * reach;
+}
+
 PS_HD bool collider_bbox_contains(const RigidCollider& c, Vec2 x) {
   return x.x >= c.lo.x && x.x <= c.hi.x && x.y >= c.lo.y && x.y <= c.hi.y;
 }

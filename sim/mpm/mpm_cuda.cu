@@ -461,10 +461,11 @@ __device__ __forceinline__ bool collide_part(const RigidCollider& c, Vec2 xi, fl
 /// The grid rule (mpm::collide_node) on every node, the parts in order as on
 /// the CPU; the momentum each part gives its nodes is taken from the body:
 /// one warp-reduced double atomic per part and warp that touched it. Moving
-/// parts: every thread moves each placed part to the substep's start
-/// (mpm::collider_moved, as the CPU backend's substep does) and the first
-/// thread of the impulse pass stores that pose for G2P; nothing in this
-/// kernel reads the stored poses, so the store races with no read.
+/// parts: each thread within reach of a part moves the placed part to the
+/// substep's start (mpm::collider_moved, as the CPU backend's substep does)
+/// and the first thread of the impulse pass stores that pose for G2P;
+/// nothing in this kernel reads the stored poses, so the store races with no
+/// read.
 __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevColliders cols, bool impulses,
                                const DevControl* ctrl) {
   if (ctrl->halted) return;
@@ -483,9 +484,13 @@ __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevCollide
   for (int k = 0; k < cols.n; ++k) {
     double jx = 0.0, jy = 0.0, L = 0.0;
     if (moving) {
-      const RigidCollider ck = mpm::collider_moved(cols.placed[k], tau);
-      if (publish) cols.c[k] = ck;
-      changed |= collide_part(ck, xi, m, skin, v, jx, jy, L);
+      // A node out of the moved part's reach skips building the moved part.
+      const RigidCollider& pk = cols.placed[k];
+      if (publish || mpm::moved_collider_may_reach(pk, tau, xi, skin + 1e-3f * g.dx)) {
+        const RigidCollider ck = mpm::collider_moved(pk, tau);
+        if (publish) cols.c[k] = ck;
+        changed |= collide_part(ck, xi, m, skin, v, jx, jy, L);
+      }
     } else {
       changed |= collide_part(cols.c[k], xi, m, skin, v, jx, jy, L);
     }

@@ -91,6 +91,42 @@ TEST_CASE("A moved part is the placed one after its rigid motion: centre + v t, 
   CHECK(dm.hi.y == Approx(0.55).margin(1e-6));
 }
 
+TEST_CASE("The reach test before moving a part never skips a node the moved part touches", "[rigid][batch]") {
+  // The CUDA collide kernel skips nodes with moved_collider_may_reach false;
+  // that must only be nodes out of the moved part's skin. A box, a disk, and a
+  // paddle whose body's centre of mass lies far outside it (a wheel's hub).
+  RigidCollider paddle = moving_box(Vec2{-0.5f, 0.7f}, 4.f);
+  paddle.c = Vec2{0.05f, 0.3f};
+  RigidCollider disk;
+  disk.shape = ColliderShape::Disk;
+  disk.v[0] = {0.6f, 0.4f};
+  disk.radius = 0.05f;
+  disk.lo = {0.55f, 0.35f};
+  disk.hi = {0.65f, 0.45f};
+  disk.c = {0.58f, 0.41f};
+  disk.vel = {0.3f, -0.2f};
+  disk.omega = -6.f;
+  const float dx = 1.f / 128.f, skin = mpm::kColliderSkin * dx;
+  size_t reached = 0, skipped = 0;
+  for (const RigidCollider& c0 : {moving_box(Vec2{0.8f, -0.3f}, 2.5f), paddle, disk})
+    for (float tau : {0.f, 0.0016f, 0.05f, 0.3f}) {
+      const RigidCollider c = mpm::collider_moved(c0, tau);
+      for (int j = 0; j <= 128; ++j)
+        for (int i = 0; i <= 128; ++i) {
+          const Vec2 x{i * dx, j * dx};
+          Vec2 n;
+          if (mpm::moved_collider_may_reach(c0, tau, x, skin + 1e-3f * dx)) {
+            ++reached;
+            continue;
+          }
+          ++skipped;
+          REQUIRE(mpm::collider_distance(c, x, n) > skin);
+        }
+    }
+  CHECK(reached > 1000);
+  CHECK(skipped > 100000);
+}
+
 TEST_CASE("A part moving through one call of many substeps pushes the matter along its path", "[rigid][batch]") {
   // A box at 2 m/s into a resting water column, no gravity, 500 substeps of
   // 1e-4 s in one step() call (one batch): it travels 0.1 m, 6.4 cells. The
