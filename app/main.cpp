@@ -66,7 +66,7 @@ const char* kUsage =
     "                    [--frames N | --steps N] [--out DIR] [--images K] [--video] [--fps F]\n"
     "                    [--sgf DIR] [--backend cpu|cuda|auto] [--threads K] [--quiet]\n"
     "  sandbox bench [--backend all|cpu|cuda|auto] [--threads K] [--scenes a,b,...]\n"
-    "                [--sizes 1,2,4] [--steps N] [--warmup N] [--phases] [--csv FILE]\n"
+    "                [--sizes 1,2,4] [--steps N] [--warmup N] [--phases] [--csv FILE] [--set key=value]...\n"
     "  sandbox specimen IMAGE [--radius-px R] [--test winding|nearest|nearest_oriented]\n"
     "                  [--mask dark|not_background] [--threshold T] [--tolerance T] [--invert]\n"
     "                  [--belt T] [--out DIR]\n"
@@ -91,7 +91,8 @@ const char* kUsage =
     "  and inside_tests.png (red: only the nearest-contour test keeps a point; blue: only winding).\n"
     "bench runs each scene at each size on each backend (--backend all, the default: every\n"
     "  backend this machine has); --phases adds where an MPM substep's time goes; --csv FILE also\n"
-    "  writes the table as CSV (scene, kind, backend, size, particles, steps, ms/step, rate, hash).\n"
+    "  writes the table as CSV (scene, kind, backend, size, particles, steps, ms/step, rate, hash). A\n"
+    "  coupled scene against the same matter without its bodies: run it again with --set rigid=null.\n"
     "gui --refine K opens the scene refined as run --refine does; --interop off draws the CUDA\n"
     "  backend's particles from a host copy (on: straight from the device); --vsync on|off overrides\n"
     "  the saved setting; --seconds S closes the window after S seconds (with --screenshot and no\n"
@@ -430,7 +431,9 @@ int cmd_bench(const Args& a) {
   long steps = a.get_int("steps", 400, 1, 1L << 30);
   long warmup = a.get_int("warmup", 40, 0, 1L << 30);
   std::vector<std::string> scenes;
-  std::string list = a.get("scenes", "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic,"
+  // rigid_float: MPM water with rigid bodies (the batched exchange's cost:
+  // the same command with --set rigid=null times the water alone).
+  std::string list = a.get("scenes", "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic,rigid_float,"
                                      "dem_hopper,dem_smash,dem_soft_body,dem_dance");
   // --sizes k1,k2,...: linear refinement factors (particles grow by k^2).
   std::vector<int> sizes;

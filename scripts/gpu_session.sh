@@ -13,6 +13,7 @@
 #             or --only ID,..., narrows it), each case's "ran on" line and the per-backend counts
 #   throughput MPM at >= 4 M particles (float, deterministic) and DEM at about 1 M, CUDA (CSV in results/)
 #   curve     mpm88 from 8 100 to 10.5 M particles, CUDA (results/curve_mpm88_cuda.csv)
+#   coupled   coupled MPM scenes against the same matter without bodies, and with K = 1 (CSV in results/)
 #   demhash   the DEM hopper's and dem_smash's CPU and CUDA hashes against the predicted ones
 #   window    the window on the GPU (needs .deps/window.tar.xz, scripts/gpu_bundle.sh --window):
 #             Xvfb, `sandbox gui --backend cuda --verbose --gl egl` (WIN_GL: OpenGL through EGL
@@ -290,6 +291,17 @@ for part in "$@"; do
       --csv "$R/throughput_dem_hopper_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
     $S bench --backend cuda --scenes dem_soft_body --sizes 45 --steps 200 --warmup 20 \
       --csv "$R/throughput_dem_soft_body_cuda.csv" 2>&1 | tee -a "$out/summary.txt"
+    ;;
+  coupled)
+    # Coupled MPM scenes (rigid bodies, batched exchange) against the same matter without its bodies,
+    # and the per-substep exchange (K = 1) the goal compares with: coupled / uncoupled <= 1.5.
+    for variant in "" "--set rigid=null" "--set rigid.exchange_substeps=1"; do
+      tag=$(echo "${variant:-coupled}" | tr -c 'A-Za-z0-9_\n' _)
+      log "coupled: rigid_float, rigid_paddle_wheel ${variant:-(K = 16)}"
+      # shellcheck disable=SC2086
+      $S bench --backend cuda --scenes rigid_float,rigid_paddle_wheel --sizes 1,2,4 --steps 400 --warmup 40 $variant \
+        --csv "$R/coupled_$tag.csv" 2>&1 | tee -a "$out/summary.txt"
+    done
     ;;
   demhash)
     # Why the hopper's CPU and CUDA hashes differ (docs/benchmarks.md, "DEM: why the hopper's CPU and

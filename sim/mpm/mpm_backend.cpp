@@ -16,6 +16,7 @@ SubstepResult MpmBackend::advance(const SubstepInput& in0, int count, const Step
   SubstepResult r;
   for (int s = 0; s < count; ++s) {
     in.dt = next_substep_dt(rule, clock.last_max_speed);
+    in.time = clock.time;
     r = substep(in);
     ++clock.step;
     clock.time += in.dt;

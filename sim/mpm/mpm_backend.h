@@ -43,6 +43,15 @@ struct SubstepInput {
   const RigidCollider* colliders = nullptr;
   int collider_count = 0;
   double* collider_impulse = nullptr;
+  /// The parts move during a batch of substeps (the batched exchange,
+  /// sim/scene/coupled.h): a substep that starts at clock time `time` sees
+  /// each part as placed at `collider_time` and moved rigidly since
+  /// (mpm::collider_moved over time - collider_time, in float). False: the
+  /// parts stay where they were placed.
+  bool colliders_move = false;
+  double collider_time = 0.0;
+  /// Clock time at the substep's start (advance() sets it per substep).
+  double time = 0.0;
 };
 
 /// How the substep size is chosen: fixed, or CFL-adaptive from the largest

@@ -98,6 +98,54 @@ PS_HD Vec2 collider_velocity(const RigidCollider& c, Vec2 x) {
   return c.vel + c.omega * perp(r);
 }
 
+/// p - from turned by the angle of (cs, sn), placed at `to`.
+PS_HD Vec2 turned_about(Vec2 p, Vec2 from, Vec2 to, float cs, float sn) {
+  const Vec2 r = p - from;
+  return to + Vec2{cs * r.x - sn * r.y, sn * r.x + cs * r.y};
+}
+
+/// The part after tau seconds of its own rigid motion (the batched exchange,
+/// sim/scene/coupled.h): the centre of mass advances by vel tau and the shape
+/// turns by omega tau about it; vel and omega are kept. Summing substeps,
+/// centre += vel dt and angle += omega dt, gives the same pose, so a substep
+/// computes it from the placed part and the time since placement instead of
+/// accumulating rounding. tau = 0 returns the part unchanged, bit for bit.
+PS_HD RigidCollider collider_moved(const RigidCollider& c0, float tau) {
+  RigidCollider c = c0;
+  if (tau == 0.f) return c;
+  const float th = c0.omega * tau;
+  const float cs = cosf(th), sn = sinf(th);
+  c.c = c0.c + tau * c0.vel;
+  if (c0.shape == ColliderShape::Disk) {
+    c.v[0] = turned_about(c0.v[0], c0.c, c.c, cs, sn);
+    c.lo = c.v[0] - Vec2{c0.radius, c0.radius};
+    c.hi = c.v[0] + Vec2{c0.radius, c0.radius};
+    return c;
+  }
+  const int n = c0.count < kColliderMaxVertices ? c0.count : kColliderMaxVertices;
+  for (int k = 0; k < n; ++k) {
+    c.v[k] = turned_about(c0.v[k], c0.c, c.c, cs, sn);
+    if (k == 0) {
+      c.lo = c.v[0];
+      c.hi = c.v[0];
+    }
+    c.lo = Vec2{fminf(c.lo.x, c.v[k].x), fminf(c.lo.y, c.v[k].y)};
+    c.hi = Vec2{fmaxf(c.hi.x, c.v[k].x), fmaxf(c.hi.y, c.v[k].y)};
+  }
+  return c;
+}
+
+/// False when x is farther than `band` from collider_moved(c0, tau): the part
+/// turns about the body's centre of mass c, so it stays within the distance
+/// from c to the placed bounding box's farthest corner of c's moved position.
+/// A cheap test before building the moved part (true may still be out of reach).
+PS_HD bool moved_collider_may_reach(const RigidCollider& c0, float tau, Vec2 x, float band) {
+  const Vec2 ct = c0.c + tau * c0.vel;
+  const float rx = fmaxf(c0.c.x - c0.lo.x, c0.hi.x - c0.c.x), ry = fmaxf(c0.c.y - c0.lo.y, c0.hi.y - c0.c.y);
+  const float reach = sqrtf(rx * rx + ry * ry) + band;
+  return length2(x - ct) <= reach * reach;
+}
+
 PS_HD bool collider_bbox_contains(const RigidCollider& c, Vec2 x) {
   return x.x >= c.lo.x && x.x <= c.hi.x && x.y >= c.lo.y && x.y <= c.hi.y;
 }

@@ -597,6 +597,23 @@ void MpmCpuBackend::read_grid(GridSpec& spec, std::vector<float>& mass, std::vec
 }
 
 SubstepResult MpmCpuBackend::substep(const SubstepInput& in) {
+  // Moving parts: this substep sees them where their rigid motion has taken
+  // them since they were placed (the same pose the CUDA collide kernel computes).
+  if (in.collider_count > 0 && in.colliders_move) {
+    const float tau = static_cast<float>(in.time - in.collider_time);
+    if (tau != 0.f) {
+      moved_colliders_.resize(static_cast<size_t>(in.collider_count));
+      for (int k = 0; k < in.collider_count; ++k)
+        moved_colliders_[static_cast<size_t>(k)] = mpm::collider_moved(in.colliders[k], tau);
+      SubstepInput moved = in;
+      moved.colliders = moved_colliders_.data();
+      return substep_placed(moved);
+    }
+  }
+  return substep_placed(in);
+}
+
+SubstepResult MpmCpuBackend::substep_placed(const SubstepInput& in) {
   const size_t nodes = static_cast<size_t>(in.grid.nodes_x()) * in.grid.nodes_y();
   if (grid_.size() != nodes) {
     grid_.assign(nodes, Node{0.f, 0.f, 0.f, 0.f});

@@ -35,6 +35,8 @@ class MpmCpuBackend final : public MpmBackend {
   int threads() const { return pool_.size(); }
 
  private:
+  /// One substep with the parts where `in` has them (substep() moves them first).
+  SubstepResult substep_placed(const SubstepInput& in);
   void bucket(const SubstepInput& in);
   void p2g(const SubstepInput& in);
   void grid_update(const SubstepInput& in);
@@ -100,6 +102,7 @@ class MpmCpuBackend final : public MpmBackend {
   double phase_ms_[4] = {0.0, 0.0, 0.0, 0.0};  // bucket, P2G, grid, G2P
   double collide_ms_ = 0.0;                    // the rigid-body grid rule, part of "grid update"
   bool had_colliders_ = false;
+  std::vector<RigidCollider> moved_colliders_;  // the moving parts at this substep's start
   int64_t timed_substeps_ = 0;
   std::vector<int64_t> split_;
   /// Per particle in block order: what the scatter spreads (momentum with

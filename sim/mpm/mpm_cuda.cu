@@ -481,16 +481,41 @@ __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2*
 
 /// The substep's rigid-body parts (uploaded per advance() call) and their
 /// impulse accumulator: 3 doubles per part (x, y, angular about the body's
-/// centre of mass), summed over the call's substeps.
+/// centre of mass), summed over the call's substeps. Moving parts
+/// (SubstepInput::colliders_move): `placed` holds them as placed at clock time
+/// *placed_time, and each substep's collide_kernel writes their pose at the
+/// substep's start into `c` for G2P's push-out; held parts: placed is null
+/// and `c` is the pose.
 struct DevColliders {
-  const RigidCollider* c;
+  RigidCollider* c;
   int n;
   double* impulse;
+  const RigidCollider* placed;
+  const double* placed_time;
 };
+
+/// One node (mass m, velocity v, edited) against one part: true when the rule
+/// changed v; jx, jy, L get the momentum it took from the part.
+__device__ __forceinline__ bool collide_part(const RigidCollider& c, Vec2 xi, float m, float skin, Vec2& v, double& jx,
+                                             double& jy, double& L) {
+  const Vec2 v0 = v;
+  if (!(m > 0.f && mpm::collide_node(c, xi, v, skin))) return false;
+  const double dpx = static_cast<double>(m) * (static_cast<double>(v.x) - v0.x);
+  const double dpy = static_cast<double>(m) * (static_cast<double>(v.y) - v0.y);
+  jx = -dpx;
+  jy = -dpy;
+  L = -((static_cast<double>(xi.x) - c.c.x) * dpy - (static_cast<double>(xi.y) - c.c.y) * dpx);
+  return true;
+}
 
 /// The grid rule (mpm::collide_node) on every node, the parts in order as on
 /// the CPU; the momentum each part gives its nodes is taken from the body:
-/// one warp-reduced double atomic per part and warp that touched it.
+/// one warp-reduced double atomic per part and warp that touched it. Moving
+/// parts: each thread within reach of a part moves the placed part to the
+/// substep's start (mpm::collider_moved, as the CPU backend's substep does)
+/// and the first thread of the impulse pass stores that pose for G2P;
+/// nothing in this kernel reads the stored poses, so the store races with no
+/// read.
 __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevColliders cols, bool impulses,
                                const DevControl* ctrl) {
   if (ctrl->halted) return;
@@ -501,17 +526,23 @@ __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevCollide
   Vec2 v = valid ? gv[node] : Vec2{};
   const Vec2 xi{g.origin.x + static_cast<float>(node % sx) * g.dx, g.origin.y + static_cast<float>(node / sx) * g.dx};
   const float skin = mpm::kColliderSkin * g.dx;
+  const bool moving = cols.placed != nullptr;
+  // ctrl->time is the substep's start: the clear kernel finished the previous substep.
+  const float tau = moving ? static_cast<float>(ctrl->time - *cols.placed_time) : 0.f;
+  const bool publish = moving && impulses && node == 0;
   bool changed = false;
   for (int k = 0; k < cols.n; ++k) {
     double jx = 0.0, jy = 0.0, L = 0.0;
-    const Vec2 v0 = v;
-    if (m > 0.f && mpm::collide_node(cols.c[k], xi, v, skin)) {
-      changed = true;
-      const double dpx = static_cast<double>(m) * (static_cast<double>(v.x) - v0.x);
-      const double dpy = static_cast<double>(m) * (static_cast<double>(v.y) - v0.y);
-      jx = -dpx;
-      jy = -dpy;
-      L = -((static_cast<double>(xi.x) - cols.c[k].c.x) * dpy - (static_cast<double>(xi.y) - cols.c[k].c.y) * dpx);
+    if (moving) {
+      // A node out of the moved part's reach skips building the moved part.
+      const RigidCollider& pk = cols.placed[k];
+      if (publish || mpm::moved_collider_may_reach(pk, tau, xi, skin + 1e-3f * g.dx)) {
+        const RigidCollider ck = mpm::collider_moved(pk, tau);
+        if (publish) cols.c[k] = ck;
+        changed |= collide_part(ck, xi, m, skin, v, jx, jy, L);
+      }
+    } else {
+      changed |= collide_part(cols.c[k], xi, m, skin, v, jx, jy, L);
     }
     if (!impulses) continue;
     // Every lane of the warp takes part (out-of-range nodes carry zeros).
@@ -1270,7 +1301,7 @@ class MpmCudaBackend final : public MpmBackend {
     free_particles();
     cudaFree(gm_); cudaFree(gv_); cudaFree(gv_old_); cudaFree(gi_);
     cudaFree(mats_); cudaFree(grab_idx_); cudaFree(grab_off_); cudaFree(grab_ks_); cudaFree(ctrl_);
-    cudaFree(cols_); cudaFree(col_impulse_);
+    cudaFree(cols_); cudaFree(col_impulse_); cudaFree(cols_placed_); cudaFree(col_time_);
     cudaFreeHost(ctrl_host_);
     for (auto& e : ev_) cudaEventDestroy(e);
     cudaStreamSynchronize(copy_stream_);
@@ -1349,6 +1380,7 @@ class MpmCudaBackend final : public MpmBackend {
     rule.adaptive = false;
     rule.dt_max = in.dt;
     StepClock clock;
+    clock.time = in.time;
     return advance(in, 1, rule, clock);
   }
 
@@ -1797,8 +1829,10 @@ class MpmCudaBackend final : public MpmBackend {
     }
   }
 
-  /// The rigid-body parts of this call (a few hundred bytes per part) and a
-  /// zeroed impulse accumulator: the only per-call exchange of the coupling.
+  /// The rigid-body parts of this call (a few hundred bytes per part; moving
+  /// parts also their placement time) and a zeroed impulse accumulator: the
+  /// only per-call exchange of the coupling. Buffers grow with the part count
+  /// and are otherwise reused.
   void upload_colliders(const SubstepInput& in) {
     if (in.collider_count <= 0) return;
     const size_t n = static_cast<size_t>(in.collider_count);
@@ -1806,11 +1840,19 @@ class MpmCudaBackend final : public MpmBackend {
       check(cudaStreamSynchronize(stream_), "sync");
       drop_graphs();
       dev_alloc(cols_, n);
+      dev_alloc(cols_placed_, n);
       dev_alloc(col_impulse_, 3 * n);
+      dev_alloc(col_time_, 1);
       col_capacity_ = n;
     }
     col_impulse_host_.resize(3 * n);
     check(cudaMemcpyAsync(cols_, in.colliders, n * sizeof(RigidCollider), cudaMemcpyHostToDevice, stream_), "colliders");
+    if (in.colliders_move) {
+      col_time_host_ = in.collider_time;
+      check(cudaMemcpyAsync(cols_placed_, cols_, n * sizeof(RigidCollider), cudaMemcpyDeviceToDevice, stream_),
+            "colliders");
+      check(cudaMemcpyAsync(col_time_, &col_time_host_, sizeof(double), cudaMemcpyHostToDevice, stream_), "colliders");
+    }
     check(cudaMemsetAsync(col_impulse_, 0, 3 * n * sizeof(double), stream_), "collider impulses");
   }
 
@@ -1860,6 +1902,8 @@ class MpmCudaBackend final : public MpmBackend {
     k.cols.c = in.collider_count > 0 ? cols_ : nullptr;
     k.cols.n = in.collider_count;
     k.cols.impulse = in.collider_count > 0 ? col_impulse_ : nullptr;
+    k.cols.placed = in.collider_count > 0 && in.colliders_move ? cols_placed_ : nullptr;
+    k.cols.placed_time = k.cols.placed ? col_time_ : nullptr;
     k.ctrl = ctrl_;
     return k;
   }
@@ -2275,6 +2319,9 @@ class MpmCudaBackend final : public MpmBackend {
   size_t sort_temp_bytes_ = 0;
   RigidCollider* cols_ = nullptr;          // rigid-body parts of the current call
   double* col_impulse_ = nullptr;          // 3 per part, summed over the call
+  RigidCollider* cols_placed_ = nullptr;   // moving parts as placed (collide_kernel moves them into cols_)
+  double* col_time_ = nullptr;             // their placement's clock time
+  double col_time_host_ = 0.0;             // the upload's source
   size_t col_capacity_ = 0;
   std::vector<double> col_impulse_host_;
   size_t n_ = 0, capacity_ = 0, nodes_ = 0;

@@ -204,6 +204,8 @@ StepStatus MpmWorld::step(int n) {
     in.colliders = colliders.data();
     in.collider_count = static_cast<int>(colliders.size());
     in.collider_impulse = collider_impulse.data();
+    in.colliders_move = colliders_move;
+    in.collider_time = colliders_time;
   }
   const StepRule rule = step_rule();
   SubstepResult r;

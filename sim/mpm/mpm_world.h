@@ -148,9 +148,16 @@ class MpmWorld {
   /// Rigid bodies' parts as moving boundaries for the next step() (placed by
   /// the coupling, sim/scene/coupled.h), and the impulses the matter gave
   /// each part, 3 per part, ADDED by every substep of step() (the caller zeroes
-  /// them). CPU backend only (sim/mpm/mpm_collider.h).
+  /// them). Both backends (sim/mpm/mpm_collider.h).
   std::vector<RigidCollider> colliders;
   std::vector<double> collider_impulse;
+  /// false: the parts stay where they were placed. true: they were placed at
+  /// clock time colliders_time and each substep sees them moved rigidly since
+  /// (their own velocity and spin, mpm::collider_moved), so a step(n) of many
+  /// substeps sweeps the boundary along the bodies' paths (the coupling's
+  /// batched exchange).
+  bool colliders_move = false;
+  double colliders_time = 0.0;
 
   /// Replaces the backend (state is handed over through the host arrays).
   /// When the old backend cannot hand its state over, the last host copy is

@@ -99,6 +99,7 @@ std::unique_ptr<RigidWorld> read_rigid_section(const Json& doc, const RigidScene
   const double s = r.number("length_scale", 10.0 / std::max(span, 1e-9), 1e-6, 1e9);
   const bool walls = r.boolean("walls", true);
   const double wall_friction = r.number("wall_friction", 0.5, 0.0, 10.0);
+  r.get("exchange_substeps");  // the coupling's setting, not the bodies' (build_coupled reads it)
   // Box2D drops edges shorter than its linear slop (0.005 of its units).
   const double min_edge = 0.02 / s;
   auto world = std::make_unique<RigidWorld>(ctx.gravity, depth, s);

@@ -13,11 +13,32 @@
 ///      same dt (gravity, joints, body-body contacts).
 /// Momentum that leaves the matter at a body enters the body in the same step.
 ///
+/// Batched exchange (MPM matter): steps 1-3 run once per batch of K MPM
+/// substeps (`rigid.exchange_substeps`, default kDefaultExchangeSubsteps).
+/// The parts are placed at the batch's start and move rigidly with the
+/// bodies' velocity and spin through its substeps (MpmWorld::colliders_move:
+/// each backend moves them per substep, no host exchange), the impulses are
+/// summed over the batch, and at its end Box2D takes one step per substep of
+/// the batch's time (m steps of its mean dt), the summed impulse spread over
+/// them, 1/m before each (the matter's mean force acts on the body through
+/// the batch, so the body's path is the one the parts followed; each share
+/// makes up what Box2D's float velocities rounded off the earlier ones).
+/// Node momentum change + body impulse = 0 over the batch. Batches end where
+/// the MPM step count is a multiple of K, so step(n) in any chunks runs the
+/// same batches; a batch may span calls (the bodies then trail the matter by
+/// up to K - 1 substeps, and the totals count the impulse in transit). K = 1
+/// is the per-substep exchange, bit for bit. On the CUDA backend a batch is
+/// one stepper call (unless the MPM world splits it: SGF forces, resampling or
+/// heat passes, moving handles), so one host synchronisation per K substeps.
+///
 /// MPM and DEM together: the MPM substep sets the clock. Each coupling step
 /// places the parts in both worlds, takes one MPM substep, then DEM steps (of
 /// the DEM's own dt) until the DEM clock has caught up with the MPM clock,
 /// summing their wall impulses; the bodies get both sums and Box2D advances
-/// by the MPM substep's dt. The bodies are then per metre of depth (as with
+/// by the MPM substep's dt. Batched, the grains catch up after each piece of
+/// a batch the MPM took in one call, and each DEM step sees the bodies' walls
+/// where their rigid motion has them at the step's start (K = 1 holds them
+/// where the substep began). The bodies are then per metre of depth (as with
 /// MPM matter) and the grains, one layer deep, stand for a slab of one grain
 /// per diameter per metre: their impulses on the bodies, and their mass,
 /// momentum and energy in the totals, count 1 / (mean grain diameter) times.
@@ -26,6 +47,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/dem/dem_params.h"
 #include "sim/io/json.h"
 #include "sim/rigid/rigid_world.h"
 #include "sim/scene/simulation.h"
@@ -79,20 +101,48 @@ class CoupledSimulation final : public Simulation {
   const Json& grains_doc() const { return grains_doc_; }
   /// 1 / (mean grain diameter) with MPM and DEM together (see above), else 1.
   double grain_depth_scale() const { return grain_scale_; }
-  /// Impulse the matter gave each body over the last step() (N s, N m s).
+  /// Impulse the matter gave each body (N s, N m s) in the exchanges of the
+  /// last step(): the batches it closed (zero when it closed none).
   const std::vector<double>& last_body_impulse() const { return body_impulse_; }
-  /// Simulated seconds the last step() covered (last_body_impulse / this = mean force).
+  /// Simulated seconds those exchanges covered (last_body_impulse / this =
+  /// mean force; 0 when the last step() closed no batch).
   double last_step_seconds() const { return last_step_seconds_; }
   /// The scene file's "rigid" section as loaded (options kept when saving).
   const Json& rigid_doc() const { return rigid_doc_; }
   void set_rigid_doc(Json doc) { rigid_doc_ = std::move(doc); }
   /// Wall-clock milliseconds per coupling step spent in the coupling itself
-  /// (placing parts, reading impulses, Box2D's step), a moving average.
+  /// (placing parts, reading impulses, Box2D's step), a moving average; per
+  /// MPM substep when batched.
   double coupling_ms() const { return coupling_ms_; }
+
+  /// MPM substeps per rigid-body exchange (the batch length K, >= 1). Scenes
+  /// of DEM matter or bodies alone exchange every step whatever it says.
+  int exchange_substeps() const { return exchange_substeps_; }
+  /// Takes effect from the current batch on (it ends at the next multiple of K).
+  void set_exchange_substeps(int k) { exchange_substeps_ = k < 1 ? 1 : k; }
+  /// 16 MPM substeps: a batch then lasts 1.6 ms at the shipped scenes' dt of
+  /// 1e-4 s, short against a floating body's response time (docs/rigid.md,
+  /// "Batched exchange"), and one batch is one CUDA stepper call between two
+  /// particle reorders (every 16 substeps).
+  static constexpr int kDefaultExchangeSubsteps = 16;
+  /// A batch is open: its parts are placed and its impulses not yet given
+  /// to the bodies (a step() ended inside it).
+  bool batch_open() const { return batch_open_; }
 
  private:
   static constexpr int kMaxGrainSteps = 10000;  ///< DEM steps in one MPM substep, at most
-  StepStatus step_mpm(MpmWorld& w, dem::DemWorld* grains);
+  /// `substeps` MPM substeps in batches (see the file comment).
+  StepStatus step_mpm(MpmWorld& w, dem::DemWorld* grains, int substeps);
+  /// Places the parts (colliders, the grains' walls) and zeroes the impulses.
+  void open_batch(MpmWorld& w, dem::DemWorld* grains);
+  /// DEM steps until the grains' clock has caught up with the MPM's; chunk:
+  /// the MPM substeps just taken.
+  StepStatus grains_catch_up(MpmWorld& w, dem::DemWorld& grains, int chunk);
+  /// The batch's impulses to the bodies; Box2D over the batch's substeps.
+  void close_batch(MpmWorld& w);
+  /// Adds the open batch's impulse not yet given to dynamic bodies to the
+  /// totals' momentum and angular momentum (nothing when no batch is open).
+  void add_pending(Diagnostics& d);
   StepStatus step_dem(dem::DemWorld& w);
   /// Every part as a moving wall of w after its scene walls (its velocity
   /// field about the body's centre of mass); wall reactions on.
@@ -106,6 +156,8 @@ class CoupledSimulation final : public Simulation {
   /// Box2D over dt; the coupling's cost (the parts before the matter's step,
   /// the impulses and Box2D after it) goes into the running average.
   void finish_step(double dt, std::chrono::steady_clock::duration coupling_before_box2d);
+  /// Adds one coupling cost (ms per step or substep) to the running average.
+  void note_coupling_ms(double ms);
   SceneInfo info_;
   std::unique_ptr<Simulation> matter_;
   std::unique_ptr<rigid::RigidWorld> rigid_;
@@ -123,7 +175,18 @@ class CoupledSimulation final : public Simulation {
   std::unique_ptr<Simulation> grains_;  // DEM beside MPM matter_ (null otherwise)
   Json grains_doc_;
   double grain_scale_ = 1.0;
-  std::vector<double> grain_impulse_;  // 3 per part: the DEM steps of one coupling step
+  std::vector<double> grain_impulse_;  // 3 per part: the DEM steps of one batch
+  int exchange_substeps_ = kDefaultExchangeSubsteps;
+  // The open batch (MPM matter): where and when its parts were placed.
+  bool batch_open_ = false;
+  int64_t batch_step0_ = 0;
+  double batch_t0_ = 0.0;
+  std::chrono::steady_clock::duration batch_cost_{};  // the coupling's own time in this batch so far
+  std::vector<dem::DemWall> placed_walls_;  // the grains' body walls as placed (moved per DEM step when K > 1)
+  double closed_seconds_ = 0.0;  // simulated time of the batches the current step() closed
+  // Per body, 3 each: a closing batch's impulse, and what Box2D has taken of it so far.
+  std::vector<double> batch_body_J_, batch_taken_;
+  std::vector<char> batch_has_part_;               // per body: it has parts in the closing batch
 };
 
 /// Builds a coupled scene: `doc` is the whole scene document and `rigid` its

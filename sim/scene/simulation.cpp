@@ -355,6 +355,12 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   // Box2D steps on the host; the CUDA MPM stepper's collider kernels and the
   // CUDA DEM stepper's moving walls take the parts in and give the impulses
   // back once per substep (tests/cuda, "CUDA coupled scenes").
+  // "rigid": null is no rigid section (`--set rigid=null`: the same scene without its bodies).
+  if (const Json* r = doc.find("rigid"); r && r->is_null()) {
+    Json rest = doc;
+    rest.erase("rigid");
+    return build_simulation(rest, path, kind, backend_arg, threads);
+  }
   const Json* grains_section = doc.find("dem");
   if (grains_section && kind != "mpm")
     throw InputError(grains_section->loc(), "dem",

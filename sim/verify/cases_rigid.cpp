@@ -68,7 +68,7 @@ MomentumTrace trace_momentum(Simulation& sim, int steps, int chunk, double pscal
 
 }  // namespace
 
-ArchimedesRun archimedes_run(double density_ratio, const Options& opt) {
+ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps) {
   // A box twice as wide as high (stable upright for every density ratio:
   // w/h > sqrt(6 s (1 - s))) dropped from rest with its bottom on the
   // surface of a tank three box-widths wide.
@@ -82,6 +82,9 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt) {
   out.seconds_simulated = 4.0;
   const double rho_w = 1000.0;
   const double y0 = 2 * dx + depth;  // floor wall layer, then the water
+  char exchange[64] = "";
+  if (exchange_substeps > 0)
+    std::snprintf(exchange, sizeof exchange, R"("exchange_substeps": %d, )", exchange_substeps);
   char text[4096];
   std::snprintf(text, sizeof text, R"({
     "kind": "mpm", "name": "archimedes",
@@ -89,10 +92,10 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt) {
     "solver": {"transfer": "apic", "dt": 2e-4, "substeps": 50, "boundary": "slip", "gravity": [0, -9.81]},
     "materials": {"water": {"type": "fluid", "density": %.9g, "bulk_modulus": 2e5, "viscosity": 20}},
     "bodies": [{"shape": "box", "min": [0, 0], "max": [%.9g, %.9g], "material": "water"}],
-    "rigid": {"bodies": [{"name": "box", "shape": "box", "size": [%.9g, %.9g], "position": [%.9g, %.9g],
+    "rigid": {%s"bodies": [{"name": "box", "shape": "box", "size": [%.9g, %.9g], "position": [%.9g, %.9g],
                           "density": %.9g, "friction": 0.0}]}
   })",
-                width, height, grid, rho_w, width, y0, w, h, 0.5 * width, y0 + 0.5 * h,
+                width, height, grid, rho_w, width, y0, exchange, w, h, 0.5 * width, y0 + 0.5 * h,
                 density_ratio * rho_w);
   std::unique_ptr<Simulation> sim = build(text, "rigid.archimedes", opt);
   rigid::RigidWorld& rw = *sim->rigid();

@@ -174,7 +174,8 @@ std::vector<CaseSpec> heat_cases();      ///< PCG, conduction, Stefan, energy bo
 std::vector<CaseSpec> dem_cases();       ///< Hertz, restitution, incline, cantilever, SGF (cases_dem.cpp)
 std::vector<CaseSpec> rigid_cases();     ///< rigid bodies coupled with matter (cases_rigid.cpp)
 
-/// One floating box of the Archimedes case (also run by tests/sim/rigid).
+/// One floating box of the Archimedes case (also run by tests/sim/rigid, which
+/// compares batch lengths of the rigid-body exchange).
 struct ArchimedesRun {
   std::vector<double> t, draft;  ///< sampled every 0.02 s
   double mean_draft = 0.0;       ///< over the second half of the run
@@ -184,7 +185,8 @@ struct ArchimedesRun {
   std::string error;
 };
 /// Built on opt.backend (its worlds recorded in opt.record); the size does not depend on opt.quick.
-ArchimedesRun archimedes_run(double density_ratio, const Options& opt);
+/// exchange_substeps: the scene's rigid.exchange_substeps (0: the default).
+ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps = 0);
 
 /// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no
 /// scripts or external files) and `dir`/summary.md. Returns false and sets

@@ -470,14 +470,24 @@ TEST_CASE("CUDA batches, adaptive dt, grab and per-substep forces match the CPU"
   CHECK(gpu.world->particles.id == cpu.world->particles.id);
 }
 
-TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CPU", "[cuda][rigid]") {
-  // A jelly block spinning into a static box and a moving, spinning disk
-  // with friction, every kernel and transfer (the linear kernel also runs the
-  // rule on MUSL's second grid); 30 substeps in one call and 10 one at a time.
+namespace {
+
+/// A jelly block spinning into a box and a moving, spinning disk with
+/// friction (test::box_and_disk), every transfer and kernel given (the
+/// linear kernel also runs the rule on MUSL's second grid); 30 substeps in
+/// one call and 10 one at a time. `moving`: the parts move through the calls
+/// from where they were placed (MpmWorld::colliders_move, the batched
+/// exchange; the box then moves and turns too), else they stay put.
+void parts_follow_cpu(bool moving, std::initializer_list<const char*> transfers,
+                      std::initializer_list<const char*> kernels) {
   RigidCollider box, disk;
   test::box_and_disk(box, disk);
-  for (const char* transfer : {"pic", "apic", "flip"})
-    for (const char* kernel : {"linear", "quadratic", "cubic"}) {
+  if (moving) {
+    box.vel = Vec2{0.3f, 0.1f};
+    box.omega = -0.5f;
+  }
+  for (const char* transfer : transfers)
+    for (const char* kernel : kernels) {
       MpmScene cpu = make(R"({"type": "jelly", "E": 3000, "nu": 0.2})", transfer, kernel);
       MpmScene gpu = make(R"({"type": "jelly", "E": 3000, "nu": 0.2})", transfer, kernel);
       cpu.world->set_backend(std::make_unique<MpmCpuBackend>(1));
@@ -488,6 +498,8 @@ TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CP
         w->solver.gravity = Vec2{0.f, -9.81f};
         w->colliders = {box, disk};
         w->collider_impulse.assign(6, 0.0);
+        w->colliders_move = moving;
+        w->colliders_time = w->time();
         REQUIRE(w->step(30).ok);
         for (int s = 0; s < 10; ++s) REQUIRE(w->step(1).ok);
         for (int q = 0; q < 6; ++q) impulse[k][q] = w->collider_impulse[static_cast<size_t>(q)];
@@ -495,7 +507,8 @@ TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CP
       }
       const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
       const float dx = cpu.world->grid.dx;
-      INFO(transfer << " " << kernel << ": max |dx| " << d.max_dx << ", max |dv| " << d.max_dv);
+      INFO((moving ? "moving parts, " : "parts held, ") << transfer << " " << kernel << ": max |dx| " << d.max_dx
+                                                        << ", max |dv| " << d.max_dv);
       CHECK(d.finite);
       CHECK(d.max_dx < 1e-3f * dx);
       CHECK(d.max_dv < 1e-2f);
@@ -506,21 +519,32 @@ TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CP
       }
       CHECK(std::hypot(impulse[0][0], impulse[0][1]) > 0.0);
       CHECK(std::hypot(impulse[0][3], impulse[0][4]) > 0.0);
-      // No particle inside a part (push-out), on the device as on the CPU.
+      // No particle inside a part (push-out), on the device as on the CPU:
+      // where the last substep had the parts (moving: 39 substeps on from
+      // their placement; a quarter cell of slack for the two backends' poses).
       gpu.world->sync();
+      const float tau = moving ? static_cast<float>(39 * static_cast<double>(cpu.world->solver.dt)) : 0.f;
+      const RigidCollider parts[2] = {mpm::collider_moved(box, tau), mpm::collider_moved(disk, tau)};
+      const float slack = moving ? -0.25f * dx : 0.f;
       size_t inside = 0;
       Vec2 n;
       for (size_t i = 0; i < gpu.world->particles.size(); ++i)
-        if (mpm::collider_distance(box, gpu.world->particles.x[i], n) < 0.f ||
-            mpm::collider_distance(disk, gpu.world->particles.x[i], n) < 0.f)
-          ++inside;
+        for (const RigidCollider& c : parts)
+          if (mpm::collider_distance(c, gpu.world->particles.x[i], n) < slack) ++inside;
       CHECK(inside == 0);
     }
 }
 
+}  // namespace
+
+TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CPU", "[cuda][rigid]") {
+  parts_follow_cpu(false, {"pic", "apic", "flip"}, {"linear", "quadratic", "cubic"});
+}
+
 TEST_CASE("CUDA coupled scene: floating boxes on the device follow the CPU", "[cuda][rigid]") {
-  // The whole coupling loop (Box2D, parts in, impulses out every substep)
-  // with the matter on the CUDA stepper, against the same scene on the CPU.
+  // The whole coupling loop (Box2D, parts in, impulses out every batch of
+  // rigid.exchange_substeps) with the matter on the CUDA stepper, against the
+  // same scene on the CPU.
   auto cpu = load_simulation("rigid_float", {}, "cpu", 1);
   auto gpu = load_simulation("rigid_float", {}, "cpu", 1);
   auto* coupled = dynamic_cast<CoupledSimulation*>(gpu.get());
@@ -580,9 +604,10 @@ std::unique_ptr<Simulation> balance_load(const std::string& load, const char* ba
 TEST_CASE("CUDA coupled scenes: every rigid-body scene loaded on the device follows the CPU", "[cuda][rigid]") {
   // What `--backend cuda` (or a passed self-check under auto) gives a scene
   // with a "rigid" section: the matter on the device, Box2D on the host,
-  // parts in and impulses out every substep. MPM (floating boxes, paddle
-  // wheel, ball into sand), DEM (hopper gate, drum) and both in one scene
-  // (the balance, one load at a time: MPM and DEM each on the device).
+  // parts in and impulses out every batch (MPM, rigid.exchange_substeps) or
+  // DEM step. MPM (floating boxes, paddle wheel, ball into sand), DEM (hopper
+  // gate, drum) and both in one scene (the balance, one load at a time: MPM
+  // and DEM each on the device).
   for (const char* scene : {"rigid_float", "rigid_paddle_wheel", "rigid_ball_sand", "rigid_hopper_gate", "rigid_drum",
                              "rigid_balance:jelly", "rigid_balance:pebbles"}) {
     const std::string name = scene;
@@ -613,6 +638,57 @@ TEST_CASE("CUDA coupled scenes: every rigid-body scene loaded on the device foll
     const Diagnostics dc = cpu->diagnostics(), dg = gpu->diagnostics();
     CHECK(dg.mass == Approx(dc.mass).epsilon(1e-6));
     CHECK(dg.momentum[1] == Approx(dc.momentum[1]).epsilon(1e-3).margin(1e-6));
+  }
+}
+
+TEST_CASE("CUDA moving rigid parts: a batch's parts follow their rigid motion on the device as on the CPU",
+          "[cuda][rigid][batch]") {
+  // The collide kernel moves the placed parts per substep from the
+  // placement's clock time (the CPU its substep); the time carries over calls.
+  parts_follow_cpu(true, {"apic", "flip"}, {"linear", "quadratic"});
+}
+
+TEST_CASE("CUDA batched coupled scene: the exchange every K substeps follows the CPU whatever the calls",
+          "[cuda][rigid][batch]") {
+  // A box thrown into a water blob (touching from the start), gravity on:
+  // K = 8 and K = 1, the CPU in one call, the device in calls of 13, 50 and
+  // 137 (batches span calls on the device, end at multiples of K on both).
+  auto scene = [](int K) {
+    return R"({"kind": "mpm", "domain": {"size": [1, 1], "grid": 64},
+      "solver": {"transfer": "apic", "dt": 1e-4, "substeps": 10, "boundary": "slip", "gravity": [0, -9.81]},
+      "materials": {"w": {"type": "fluid", "density": 1000, "bulk_modulus": 5e4, "viscosity": 0.01}},
+      "bodies": [{"shape": "disk", "center": [0.6, 0.5], "radius": 0.16, "material": "w"}],
+      "rigid": {"walls": false, "exchange_substeps": )" +
+           std::to_string(K) + R"(, "bodies": [{"name": "box", "shape": "box", "size": [0.08, 0.06],
+        "position": [0.41, 0.52], "angle": 15, "velocity": [1.5, 0.2], "angular_velocity": 3, "density": 700,
+        "friction": 0.3}]}})";
+  };
+  for (int K : {8, 1}) {
+    const Json doc = Json::parse(scene(K), "batched.json");
+    std::unique_ptr<Simulation> cpu = simulation_from_document(doc, "batched.json", "cpu", 1);
+    std::unique_ptr<Simulation> gpu = simulation_from_document(doc, "batched.json", "cuda", 0);
+    REQUIRE(gpu->backend_name().rfind("cuda", 0) == 0);
+    REQUIRE(cpu->step(200).ok);
+    for (int n : {13, 50, 137}) REQUIRE(gpu->step(n).ok);
+    CHECK(gpu->backend_name().rfind("cuda", 0) == 0);  // no fallback on the way
+    const rigid::BodyState a = cpu->rigid()->state(0), g = gpu->rigid()->state(0);
+    INFO("K = " << K << ": cpu (" << a.com.x << ", " << a.com.y << ") v (" << a.velocity.x << ", " << a.velocity.y
+                << ") w " << a.omega << "; cuda (" << g.com.x << ", " << g.com.y << ") v (" << g.velocity.x << ", "
+                << g.velocity.y << ") w " << g.omega);
+    CHECK(a.velocity.x < 1.4);  // the water slowed the box
+    CHECK(std::hypot(a.com.x - g.com.x, a.com.y - g.com.y) < 1e-4);
+    CHECK(std::hypot(a.velocity.x - g.velocity.x, a.velocity.y - g.velocity.y) <
+          1e-3 * (1.0 + std::hypot(a.velocity.x, a.velocity.y)));
+    CHECK(std::fabs(a.omega - g.omega) < 1e-3 * (1.0 + std::fabs(a.omega)));
+    const Diagnostics dc = cpu->diagnostics(), dg = gpu->diagnostics();
+    CHECK(dg.mass == Approx(dc.mass).epsilon(1e-6));
+    CHECK(dg.momentum[0] == Approx(dc.momentum[0]).epsilon(1e-3).margin(1e-6));
+    CHECK(dg.momentum[1] == Approx(dc.momentum[1]).epsilon(1e-3).margin(1e-6));
+    const MpmDifference d = compare_mpm(*cpu->mpm(), *gpu->mpm());
+    INFO("matter: max |dx| " << d.max_dx << ", max |dv| " << d.max_dv);
+    CHECK(d.finite);
+    CHECK(d.max_dx < 1e-2f * cpu->mpm()->grid.dx);
+    CHECK(d.max_dv < 2e-2f);
   }
 }
 
