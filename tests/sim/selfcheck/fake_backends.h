@@ -17,6 +17,29 @@ namespace fake {
 struct Calls {
   int64_t substeps = 0;   ///< substeps done on the "device" in all
   int syncs = 0, uploads = 0;
+  int checkpoints = 0, restores = 0;  ///< background checkpoints begun, and written into the host arrays
+};
+
+/// A background checkpoint as the CUDA backends keep one (sim/cuda/
+/// background_copy.cuh): a copy of the state at checkpoint_begin, "in
+/// transfer" until the next query, which a lost device answers with an error.
+template <class State>
+struct FakeCheckpoint {
+  State copy;
+  bool pending = false, arrived = false;
+  void begin(const State& s) {
+    copy = s;
+    pending = true;
+    arrived = false;
+  }
+  bool query(bool dead) {
+    if (pending) {
+      if (dead) throw BackendError("fake CUDA error in checkpoint: device lost", false);
+      pending = false;
+      arrived = true;
+    }
+    return arrived;
+  }
 };
 
 struct MpmFaults {
@@ -36,6 +59,7 @@ struct MpmFaults {
   bool fail_sync = false;          ///< sync_to_host throws (the device is gone)
   int fail_upload_after = -1;      ///< host_changed throws after this many uploads (-1: never)
   bool dead_after_failure = true;  ///< after the first failure every call throws
+  bool background_checkpoints = false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
 };
 
 class DeviceMpm final : public MpmBackend {
@@ -88,6 +112,21 @@ class DeviceMpm final : public MpmBackend {
     clock = c;
     return r;
   }
+  bool checkpoint_begin() override {
+    if (!f_.background_checkpoints) return false;
+    dead_check("checkpoint");
+    ckpt_.begin(dev_);
+    ++calls_->checkpoints;
+    return true;
+  }
+  bool checkpoint_arrived() override { return f_.background_checkpoints && ckpt_.query(dead_); }
+  bool checkpoint_restore() override {
+    if (!ckpt_.arrived || ckpt_.copy.size() != host_->size()) return false;
+    const MpmParticles& c = ckpt_.copy;
+    host_->x = c.x; host_->v = c.v; host_->C = c.C; host_->F = c.F; host_->J = c.J; host_->Jp = c.Jp;
+    ++calls_->restores;
+    return true;
+  }
   BackendStats stats() const override { return BackendStats{}; }
   void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override {
     inner_.read_grid(spec, mass, velocity);
@@ -126,6 +165,7 @@ class DeviceMpm final : public MpmBackend {
   MpmParticles* host_ = nullptr;
   MpmParticles dev_;
   MpmCpuBackend inner_;
+  FakeCheckpoint<MpmParticles> ckpt_;
   bool dead_ = false;
 };
 
@@ -135,6 +175,7 @@ struct DemFaults {
   int64_t fail_after = -1;      ///< throw once this many steps were done
   bool fail_sync = false;
   bool dead_after_failure = true;
+  bool background_checkpoints = false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
 };
 
 class DeviceDem final : public dem::DemBackend {
@@ -180,6 +221,25 @@ class DeviceDem final : public dem::DemBackend {
   void read_contacts(std::vector<dem::DemContact>& pairs, std::vector<dem::DemContact>& walls) const override {
     inner_.read_contacts(pairs, walls);
   }
+  bool checkpoint_begin() override {
+    if (!f_.background_checkpoints) return false;
+    dead_check("checkpoint");
+    ckpt_.begin(State{dp_, db_});
+    ++calls_->checkpoints;
+    return true;
+  }
+  bool checkpoint_arrived() override { return f_.background_checkpoints && ckpt_.query(dead_); }
+  bool checkpoint_restore() override {
+    if (!ckpt_.arrived || ckpt_.copy.p.size() != p_->size() || ckpt_.copy.b.size() != b_->size()) return false;
+    // What a step changes (as the CUDA backend's checkpoint holds).
+    const dem::DemParticles& p = ckpt_.copy.p;
+    const dem::DemBonds& b = ckpt_.copy.b;
+    p_->x = p.x; p_->v = p.v; p_->theta = p.theta; p_->omega = p.omega;
+    b_->shear_disp = b.shear_disp; b_->bend_angle = b.bend_angle; b_->broken = b.broken; b_->mode = b.mode;
+    b_->break_step = b.break_step; b_->sigma = b.sigma; b_->tau = b.tau; b_->force = b.force;
+    ++calls_->restores;
+    return true;
+  }
 
  private:
   [[noreturn]] void fail(const char* what) {
@@ -198,6 +258,11 @@ class DeviceDem final : public dem::DemBackend {
   dem::DemParticles dp_;
   dem::DemBonds db_;
   dem::DemCpuBackend inner_;
+  struct State {
+    dem::DemParticles p;
+    dem::DemBonds b;
+  };
+  FakeCheckpoint<State> ckpt_;
   bool dead_ = false;
 };
 
