@@ -84,8 +84,10 @@ bool DemWorld::guarded(const char* during, AtFailure at, F&& call) {
 }
 
 void DemWorld::sync_guarded() {
-  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); }))
+  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); })) {
+    if (!on_cpu() && host_clock_.step != step_count_) count_host_broken();
     host_clock_ = clock();
+  }
 }
 
 void DemWorld::checkpoint() {
@@ -236,8 +238,12 @@ size_t DemWorld::intact_bonds() const {
 }
 
 std::vector<double> DemWorld::dt_cache_key() const {
+  // The broken bonds the bond bound below sees: on the CPU backend the host
+  // arrays are stepped, so every break counts; a device's breaks reach them
+  // only with a sync.
+  const size_t broken = on_cpu() ? bonds_broken_total_ : host_broken_;
   std::vector<double> k = {static_cast<double>(generation_), static_cast<double>(particles.size()),
-                           static_cast<double>(bonds.size()), static_cast<double>(bonds_broken_total_),
+                           static_cast<double>(bonds.size()), static_cast<double>(broken),
                            bond.enabled ? 1.0 : 0.0, bond.E, bond.nu, bond.radius_ratio};
   for (const DemMaterial& m : materials) {
     k.push_back(m.density);

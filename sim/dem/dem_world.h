@@ -265,7 +265,17 @@ class DemWorld {
     intact_size_ = static_cast<size_t>(-1);
     intact_bonds();  // now, while the host arrays are the state
     count_last_break();
+    count_host_broken();
     ckpt_.drop();
+  }
+  /// Broken bonds in the host arrays, counted when they become the state or
+  /// are synced from a device: the time-step cache's key on a device backend,
+  /// whose bond bound reads the host arrays (a break on the device changes
+  /// nothing there until the next sync, so it needs no new pass).
+  size_t host_broken_ = 0;
+  void count_host_broken() {
+    host_broken_ = 0;
+    for (uint8_t b : bonds.broken) host_broken_ += b ? 1 : 0;
   }
   /// last_break_ from the host arrays.
   void count_last_break();
