@@ -133,7 +133,9 @@ class DemBackend {
  public:
   virtual ~DemBackend() = default;
   virtual std::string name() const = 0;
-  /// The host state. The CPU backend steps it in place.
+  /// The host state, taken as the backend's state at once (a device backend
+  /// uploads it). The CPU backend steps it in place. May throw (out of device
+  /// memory); the world then keeps its old backend.
   virtual void bind(DemParticles* particles, DemBonds* bonds) = 0;
   /// The host arrays were replaced or edited: take them as the new state
   /// (contact history is dropped when particles were added or removed).

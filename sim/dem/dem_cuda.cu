@@ -551,6 +551,7 @@ class DemCudaBackend final : public DemBackend {
   void bind(DemParticles* particles, DemBonds* bonds) override {
     p_ = particles;
     b_ = bonds;
+    host_changed();  // the state now, as the CPU backend takes it: the window draws it before any step
   }
 
   void host_changed() override {

@@ -36,8 +36,8 @@ int DemWorld::material_index(const std::string& name) const {
 void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
   // The old backend hands its state over; a failed device keeps the last host copy.
   if (backend_) sync_guarded();
+  backend->bind(&particles, &bonds);  // takes the state (a device uploads); when it throws the old backend stays
   backend_ = std::move(backend);
-  backend_->bind(&particles, &bonds);
   host_clock_ = clock();
   host_state_taken();
 }
