@@ -3,7 +3,8 @@
 /// `interval` steps the backend starts copying its state to host memory in
 /// the background; the world notes the clock of that moment, asks now and
 /// then whether the copy has arrived, and after a device failure rolls back
-/// to it when it is newer than the host arrays. A backend without background
+/// to it when it is newer than the host arrays, or to the copy before it when
+/// the device died while the last one was still on its way. A backend without background
 /// copies (the CPU's, which steps the host arrays; fakes) makes the world
 /// sync instead.
 #pragma once
@@ -23,6 +24,7 @@ class CheckpointTracker {
   void drop() {
     active_ = false;
     arrived_ = false;
+    has_prev_ = false;
   }
   /// A checkpoint is due: `step` is the world's, `host_step` that of the host
   /// arrays (the last sync), `interval` the checkpoint interval.
@@ -39,20 +41,32 @@ class CheckpointTracker {
   template <class Backend>
   bool begin(Backend& b, const Clock& now) {
     if (!b.checkpoint_begin()) return false;
+    // The copy before is complete now (the backend waited for it) and stays
+    // in host memory while this one travels.
+    prev_ = clock_;
+    has_prev_ = active_;
     clock_ = now;
     active_ = true;
     arrived_ = false;
     return true;
   }
-  /// After a device failure: a copy newer than the host arrays that has
-  /// arrived is written into them (host memory only) and `host_clock` becomes
-  /// its clock. Errors leave the host arrays as they were. Drops the copy.
+  /// After a device failure: the newest copy that is whole in host memory and
+  /// newer than the host arrays (the last begun once it has arrived, else the
+  /// one before it) is written into them (host memory only) and `host_clock`
+  /// becomes its clock. Errors leave the host arrays as they were. Drops the copies.
   template <class Backend>
   void adopt(Backend& b, Clock& host_clock) {
     if (active_ && clock_.step > host_clock.step) {
       try {
-        if (!arrived_) arrived_ = b.checkpoint_arrived();
-        if (arrived_ && b.checkpoint_restore()) host_clock = clock_;
+        if (!arrived_) arrived_ = b.checkpoint_arrived();  // a lost device throws here
+      } catch (const std::exception&) {
+      }
+      try {
+        if (arrived_ && b.checkpoint_restore(false)) {
+          host_clock = clock_;
+        } else if (has_prev_ && prev_.step > host_clock.step && b.checkpoint_restore(true)) {
+          host_clock = prev_;
+        }
       } catch (const std::exception&) {
       }
     }
@@ -60,8 +74,8 @@ class CheckpointTracker {
   }
 
  private:
-  Clock clock_{};
-  bool active_ = false, arrived_ = false;
+  Clock clock_{}, prev_{};  ///< the last begun copy's clock, and the one before's
+  bool active_ = false, arrived_ = false, has_prev_ = false;
 };
 
 }  // namespace ps

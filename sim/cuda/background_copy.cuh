@@ -3,8 +3,9 @@
 /// sim/core/checkpoint.h). The backend fills a device staging buffer in its
 /// stream's order (a device-side copy: microseconds), then the transfer into
 /// pinned host memory runs on a copy stream of its own, on a copy engine,
-/// while the stepping goes on. Nothing is allocated per checkpoint once the
-/// size is stable. nvcc only (.cu files).
+/// while the stepping goes on. Two host buffers alternate, so the copy before
+/// the one in flight is still whole when a device dies mid-transfer. Nothing
+/// is allocated per checkpoint once the size is stable. nvcc only (.cu files).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -24,16 +25,20 @@ class BackgroundCopy {
   ~BackgroundCopy() {
     if (copy_) cudaStreamSynchronize(copy_);
     cudaFree(dev_);
-    cudaFreeHost(host_);
+    cudaFreeHost(host_[0]);
+    cudaFreeHost(host_[1]);
     if (ready_) cudaEventDestroy(ready_);
     if (done_) cudaEventDestroy(done_);
     if (copy_) cudaStreamDestroy(copy_);
   }
 
   /// The device staging buffer, at least `bytes` long, for the next copy.
-  /// The buffers are reused, so the previous transfer is waited for first
-  /// (it takes milliseconds; checkpoints come hundreds of steps apart). When
-  /// they must grow (by a quarter beyond `bytes`) `work` is drained first.
+  /// The staging buffer is reused, so the previous transfer is waited for
+  /// first (it takes milliseconds; checkpoints come hundreds of steps apart);
+  /// that copy, complete now, stays in host memory as previous() while the
+  /// next one travels into the other host buffer. When the buffers must grow
+  /// (by a quarter beyond `bytes`), `work` is drained first and there is no
+  /// previous copy (it was of another size).
   char* stage(size_t bytes, cudaStream_t work) {
     if (!copy_) {
       cuda_check(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking), "cudaStreamCreate (checkpoint)");
@@ -43,19 +48,25 @@ class BackgroundCopy {
     if (pending_) {
       cuda_check(cudaEventSynchronize(done_), "checkpoint");
       pending_ = false;
+      arrived_ = true;
     }
+    has_prev_ = arrived_;
     arrived_ = false;
     if (bytes > cap_) {
+      has_prev_ = false;
       cuda_check(cudaStreamSynchronize(work), "sync");
       cudaFree(dev_);
-      cudaFreeHost(host_);
-      dev_ = host_ = nullptr;
+      cudaFreeHost(host_[0]);
+      cudaFreeHost(host_[1]);
+      dev_ = host_[0] = host_[1] = nullptr;
       cap_ = 0;
       const size_t grown = bytes + bytes / 4;
       cuda_check(cudaMalloc(reinterpret_cast<void**>(&dev_), grown), "cudaMalloc (checkpoint)");
-      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_), grown), "cudaMallocHost (checkpoint)");
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_[0]), grown), "cudaMallocHost (checkpoint)");
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_[1]), grown), "cudaMallocHost (checkpoint)");
       cap_ = grown;
     }
+    if (has_prev_) cur_ ^= 1;
     return dev_;
   }
 
@@ -64,7 +75,7 @@ class BackgroundCopy {
   void start(size_t bytes, cudaStream_t work) {
     cuda_check(cudaEventRecord(ready_, work), "checkpoint");
     cuda_check(cudaStreamWaitEvent(copy_, ready_, 0), "checkpoint");
-    cuda_check(cudaMemcpyAsync(host_, dev_, bytes, cudaMemcpyDeviceToHost, copy_), "checkpoint");
+    cuda_check(cudaMemcpyAsync(host_[cur_], dev_, bytes, cudaMemcpyDeviceToHost, copy_), "checkpoint");
     cuda_check(cudaEventRecord(done_, copy_), "checkpoint");
     pending_ = true;
   }
@@ -83,16 +94,19 @@ class BackgroundCopy {
   /// What arrived() last found, without asking the device (for a restore
   /// after a device failure: host memory only).
   bool has_arrived() const { return arrived_; }
-  /// The pinned host copy; complete once arrived().
-  const char* host() const { return host_; }
+  /// The last started copy's host memory; complete once arrived().
+  const char* host() const { return host_[cur_]; }
+  /// The copy started before it, complete (null when there is none).
+  const char* previous() const { return has_prev_ ? host_[cur_ ^ 1] : nullptr; }
 
  private:
   cudaStream_t copy_ = nullptr;
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
   char* dev_ = nullptr;
-  char* host_ = nullptr;
+  char* host_[2] = {nullptr, nullptr};
+  int cur_ = 0;  // host_[cur_]: the last started copy
   size_t cap_ = 0;
-  bool pending_ = false, arrived_ = false;
+  bool pending_ = false, arrived_ = false, has_prev_ = false;
 };
 
 /// Byte offsets of columns packed one after another, each starting on a

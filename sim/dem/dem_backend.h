@@ -162,9 +162,10 @@ class DemBackend {
   virtual bool checkpoint_begin() { return false; }
   /// The last begun checkpoint has arrived in host memory (no wait).
   virtual bool checkpoint_arrived() { return false; }
-  /// Writes an arrived checkpoint into the host arrays (their sizes must be
-  /// the checkpoint's). Host memory only: safe after a device failure.
-  virtual bool checkpoint_restore() { return false; }
+  /// Writes a checkpoint into the host arrays (their sizes must be the
+  /// checkpoint's): the last begun, once it arrived, or (`previous`) the one
+  /// begun before it. Host memory only: safe after a device failure.
+  virtual bool checkpoint_restore(bool /*previous*/) { return false; }
 };
 
 /// Creates a backend: "cpu" or "cuda" (no self-check). "auto" is resolved one

@@ -812,6 +812,8 @@ class DemCudaBackend final : public DemBackend {
     cp(L::kTau, s_.tau, sizeof(float) * nb_);
     cp(L::kForce, s_.bforce, sizeof(Vec2d) * nb_);
     ckpt_.start(lay.bytes(), 0);
+    prev_n_ = ckpt_n_;
+    prev_nb_ = ckpt_nb_;
     ckpt_n_ = n_;
     ckpt_nb_ = nb_;
     return true;
@@ -819,16 +821,17 @@ class DemCudaBackend final : public DemBackend {
 
   bool checkpoint_arrived() override { return ckpt_.arrived(); }
 
-  bool checkpoint_restore() override {
-    if (!ckpt_.has_arrived() || p_->size() != ckpt_n_ || b_->size() != ckpt_nb_) return false;
+  bool checkpoint_restore(bool previous) override {
+    const char* mem = previous ? ckpt_.previous() : ckpt_.has_arrived() ? ckpt_.host() : nullptr;
+    const size_t n = previous ? prev_n_ : ckpt_n_, nb = previous ? prev_nb_ : ckpt_nb_;
+    if (!mem || p_->size() != n || b_->size() != nb) return false;
     using L = CheckpointLayout;
-    const L lay(ckpt_n_, ckpt_nb_);
+    const L lay(n, nb);
     auto col = [&](int c, auto* dst, size_t count) {
-      if (count) std::memcpy(dst, ckpt_.host() + lay.off[c], count * sizeof(*dst));
+      if (count) std::memcpy(dst, mem + lay.off[c], count * sizeof(*dst));
     };
     DemParticles& p = *p_;
     DemBonds& b = *b_;
-    const size_t n = ckpt_n_, nb = ckpt_nb_;
     col(L::kX, p.x.data(), n);
     col(L::kV, p.v.data(), n);
     col(L::kTheta, p.theta.data(), n);
@@ -836,7 +839,7 @@ class DemCudaBackend final : public DemBackend {
     col(L::kShear, b.shear_disp.data(), nb);
     col(L::kBend, b.bend_angle.data(), nb);
     col(L::kBroken, b.broken.data(), nb);
-    const uint8_t* mode = reinterpret_cast<const uint8_t*>(ckpt_.host() + lay.off[L::kMode]);
+    const uint8_t* mode = reinterpret_cast<const uint8_t*>(mem + lay.off[L::kMode]);
     for (size_t k = 0; k < nb; ++k) b.mode[k] = static_cast<BondBreak>(mode[k]);
     col(L::kBreakStep, b.break_step.data(), nb);
     col(L::kSigma, b.sigma.data(), nb);
@@ -1072,9 +1075,10 @@ class DemCudaBackend final : public DemBackend {
   // device_totals' scratch.
   double *tot_partial_ = nullptr, *tot_vmax_ = nullptr;
   DevTotals *tot_out_ = nullptr, *tot_host_ = nullptr;
-  // The background checkpoint (columns as CheckpointLayout) and its sizes.
+  // The background checkpoint (columns as CheckpointLayout) and the sizes of
+  // its last copy and of the one before.
   BackgroundCopy ckpt_;
-  size_t ckpt_n_ = 0, ckpt_nb_ = 0;
+  size_t ckpt_n_ = 0, ckpt_nb_ = 0, prev_n_ = 0, prev_nb_ = 0;
   // sync_to_host's host staging copy.
   struct Staging {
     std::vector<Vec2d> x, v, force;

@@ -1197,6 +1197,8 @@ class MpmCudaBackend final : public MpmBackend {
     view.owns_ = false;
     copy_columns(view, true);
     ckpt_.start(lay.bytes(), stream_);
+    prev_n_ = ckpt_n_;
+    prev_poly_ = ckpt_poly_;
     ckpt_n_ = n_;
     ckpt_poly_ = poly;
     return true;
@@ -1204,10 +1206,13 @@ class MpmCudaBackend final : public MpmBackend {
 
   bool checkpoint_arrived() override { return ckpt_.arrived(); }
 
-  bool checkpoint_restore() override {
-    if (!ckpt_.has_arrived() || !host_ || host_->size() != ckpt_n_) return false;
-    const ColumnLayout lay(ckpt_n_, ckpt_poly_);
-    auto col = [&](int c) { return ckpt_.host() + lay.off[c]; };
+  bool checkpoint_restore(bool previous) override {
+    const char* mem = previous ? ckpt_.previous() : ckpt_.has_arrived() ? ckpt_.host() : nullptr;
+    const size_t n = previous ? prev_n_ : ckpt_n_;
+    const bool with = previous ? prev_poly_ : ckpt_poly_;
+    if (!mem || !host_ || host_->size() != n) return false;
+    const ColumnLayout lay(n, with);
+    auto col = [&](int c) { return mem + lay.off[c]; };
     const auto* x = reinterpret_cast<const Vec2*>(col(ColumnLayout::kX));
     const auto* v = reinterpret_cast<const Vec2*>(col(ColumnLayout::kV));
     const auto* C = reinterpret_cast<const Mat2*>(col(ColumnLayout::kC));
@@ -1216,12 +1221,12 @@ class MpmCudaBackend final : public MpmBackend {
     const auto* Jp = reinterpret_cast<const float*>(col(ColumnLayout::kJp));
     const auto* perm = reinterpret_cast<const uint32_t*>(col(ColumnLayout::kPerm));
     const auto* poly = reinterpret_cast<const PolyModes*>(col(ColumnLayout::kPoly));
-    const bool with_poly = ckpt_poly_ && host_->poly.size() == ckpt_n_;
-    for (size_t k = 0; k < ckpt_n_; ++k) {
+    const bool with_poly = with && host_->poly.size() == n;
+    for (size_t k = 0; k < n; ++k) {
       const uint32_t i = perm[k];
-      if (i >= ckpt_n_) return false;  // not a permutation: keep the older host copy
+      if (i >= n) return false;  // not a permutation: keep the older host copy
     }
-    for (size_t k = 0; k < ckpt_n_; ++k) {
+    for (size_t k = 0; k < n; ++k) {
       const uint32_t i = perm[k];
       host_->x[i] = x[k]; host_->v[i] = v[k]; host_->C[i] = C[k]; host_->F[i] = F[k];
       host_->J[i] = J[k]; host_->Jp[i] = Jp[k];
@@ -1619,10 +1624,11 @@ class MpmCudaBackend final : public MpmBackend {
   std::string device_name_;
   std::shared_ptr<StreamOwner> owner_;  // holds stream_ (device state copies free on it)
   cudaStream_t stream_ = nullptr;
-  // The background checkpoint (columns as ColumnLayout) and what it holds.
+  // The background checkpoint (columns as ColumnLayout) and what its last
+  // copy and the one before hold.
   BackgroundCopy ckpt_;
-  size_t ckpt_n_ = 0;
-  bool ckpt_poly_ = false;
+  size_t ckpt_n_ = 0, prev_n_ = 0;
+  bool ckpt_poly_ = false, prev_poly_ = false;
   // device_totals' scratch.
   double* tot_partial_ = nullptr;
   float* tot_vmax_ = nullptr;

@@ -865,7 +865,7 @@ TEST_CASE("CUDA DEM checkpoints copy in the background what a sync would copy", 
   std::fill(w.particles.omega.begin(), w.particles.omega.end(), 0.0);
   std::fill(w.bonds.broken.begin(), w.bonds.broken.end(), uint8_t{0});
   std::fill(w.bonds.shear_disp.begin(), w.bonds.shear_disp.end(), 0.0);
-  REQUIRE(be.checkpoint_restore());
+  REQUIRE(be.checkpoint_restore(false));
   CHECK(w.particles.x == p.x);
   CHECK(w.particles.v == p.v);
   CHECK(w.particles.theta == p.theta);

@@ -25,13 +25,17 @@ struct Calls {
 /// transfer" until the next query, which a lost device answers with an error.
 template <class State>
 struct FakeCheckpoint {
-  State copy;
-  bool pending = false, arrived = false;
+  State copy, previous;  // the last begun, and the one before (complete once the next begins)
+  bool pending = false, arrived = false, has_previous = false;
   void begin(const State& s) {
+    has_previous = pending || arrived;
+    if (has_previous) previous = copy;
     copy = s;
     pending = true;
     arrived = false;
   }
+  /// The copy to restore: the last (once arrived) or the one before, or null.
+  const State* pick(bool prev) const { return prev ? (has_previous ? &previous : nullptr) : arrived ? &copy : nullptr; }
   bool query(bool dead) {
     if (pending) {
       if (dead) throw BackendError("fake CUDA error in checkpoint: device lost", false);
@@ -120,9 +124,10 @@ class DeviceMpm final : public MpmBackend {
     return true;
   }
   bool checkpoint_arrived() override { return f_.background_checkpoints && ckpt_.query(dead_); }
-  bool checkpoint_restore() override {
-    if (!ckpt_.arrived || ckpt_.copy.size() != host_->size()) return false;
-    const MpmParticles& c = ckpt_.copy;
+  bool checkpoint_restore(bool previous) override {
+    const MpmParticles* got = ckpt_.pick(previous);
+    if (!got || got->size() != host_->size()) return false;
+    const MpmParticles& c = *got;
     host_->x = c.x; host_->v = c.v; host_->C = c.C; host_->F = c.F; host_->J = c.J; host_->Jp = c.Jp;
     ++calls_->restores;
     return true;
@@ -229,11 +234,12 @@ class DeviceDem final : public dem::DemBackend {
     return true;
   }
   bool checkpoint_arrived() override { return f_.background_checkpoints && ckpt_.query(dead_); }
-  bool checkpoint_restore() override {
-    if (!ckpt_.arrived || ckpt_.copy.p.size() != p_->size() || ckpt_.copy.b.size() != b_->size()) return false;
+  bool checkpoint_restore(bool previous) override {
+    const State* got = ckpt_.pick(previous);
+    if (!got || got->p.size() != p_->size() || got->b.size() != b_->size()) return false;
     // What a step changes (as the CUDA backend's checkpoint holds).
-    const dem::DemParticles& p = ckpt_.copy.p;
-    const dem::DemBonds& b = ckpt_.copy.b;
+    const dem::DemParticles& p = got->p;
+    const dem::DemBonds& b = got->b;
     p_->x = p.x; p_->v = p.v; p_->theta = p.theta; p_->omega = p.omega;
     b_->shear_disp = b.shear_disp; b_->bend_angle = b.bend_angle; b_->broken = b.broken; b_->mode = b.mode;
     b_->break_step = b.break_step; b_->sigma = b.sigma; b_->tau = b.tau; b_->force = b.force;
