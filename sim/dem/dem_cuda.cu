@@ -617,12 +617,15 @@ class DemCudaBackend final : public DemBackend {
     }
     host_extent();
     have_prev_ = false;
+    host_current_ = true;
     walls_n_ = -1;
     grab_cache_.clear();
   }
 
   void sync_to_host() override {
-    if (n_ != p_->size() || nb_ != b_->size()) return;
+    // Nothing to copy when no step ran since the host arrays were the state
+    // (a click in the window syncs for the table, then again for the grab).
+    if (n_ != p_->size() || nb_ != b_->size() || host_current_) return;
     check(cudaDeviceSynchronize(), "sync");
     // Into a host staging copy first: a failure part way (the device is lost)
     // leaves the host arrays whole, the last good state the world falls back on.
@@ -651,6 +654,7 @@ class DemCudaBackend final : public DemBackend {
     std::copy(t.force.begin(), t.force.end(), b.force.begin());
     for (size_t k = 0; k < nb_; ++k) b.mode[k] = static_cast<BondBreak>(t.mode[k]);
     host_extent();
+    host_current_ = true;
   }
 
   DemStepResult step(const DemStepInput& in) override {
@@ -658,6 +662,7 @@ class DemCudaBackend final : public DemBackend {
     const int n = static_cast<int>(n_), nb = static_cast<int>(nb_);
     DemStepResult result;
     if (n == 0) return result;
+    host_current_ = false;  // from the first launch on, the device state moves away from the host arrays
     // Host work per step: a few small tables when they changed, and one
     // read of the counters at the end (the step's only synchronisation).
     upload_tables(in);
@@ -1044,6 +1049,7 @@ class DemCudaBackend final : public DemBackend {
   size_t cap_[64] = {};
   size_t n_ = 0, nb_ = 0;
   bool have_prev_ = false;
+  bool host_current_ = false;  // the host arrays hold the device state (no step since host_changed / sync_to_host)
   Counters* counters_ = nullptr;
   PairProps* props_ = nullptr;
   std::vector<PairProps> props_host_;
