@@ -117,7 +117,7 @@ bool App::dem_draw_bonds_on_device(const BondView& bv, bool intact, bool broken)
     bond_lines.reserve(want);
   }
   bond_lines.set_count(0);
-  if (want > 0 && !interop.fill_dem_bonds(*view, bond_lines.buffer(), bond_lines.capacity(), f)) return false;
+  if (want > 0 && !interop.fill_dem_bonds(*view, bond_lines.buffer(), bond_lines.capacity(), want, f)) return false;
   bond_lines.set_count(want);
   demui.drawn_bonds = c.intact;
   demui.drawn_broken = c.broken;

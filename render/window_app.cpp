@@ -92,11 +92,11 @@ void App::log_run_state() {
     log("pause compare step=%lld angular=[%s]", static_cast<long long>(compare.cmp->pane(0).sim->step_count()), L.c_str());
     return;
   }
-  if (running || !sim) {
+  if (running || !sim || !opt.verbose) {
     log(running ? "resume" : "pause");
     return;
   }
-  const Diagnostics d = sim->diagnostics();
+  const Diagnostics d = sim->diagnostics();  // a sync and a hash: only for the log line
   log("pause step=%lld t=%.9g ke=%.9g angular=%.9g", static_cast<long long>(sim->step_count()), sim->time(),
       d.kinetic_energy, d.angular_momentum);
 }

@@ -244,7 +244,12 @@ __global__ void bond_write_kernel(const BondArgs a) {
   const unsigned q = a.counts[at];
   if (q == 0) return;
   const size_t first = static_cast<size_t>(a.offsets[at]) * 6;
-  if (first + 6 * static_cast<size_t>(q) > a.capacity) return;
+  if (first + 6 * static_cast<size_t>(q) > a.capacity) {
+    // Past the buffer (only beyond the caller's cap): the bond is left out,
+    // and the vertices of it that fall inside are made empty triangles.
+    for (size_t v = first; v < a.capacity; ++v) a.verts[v] = LineVertex{0.f, 0.f, 0u};
+    return;
+  }
   LineVertex* out = a.verts + first;
   const DemDeviceView& s = a.s;
   const uint32_t i = s.bond_i[k], j = s.bond_j[k];

@@ -129,8 +129,8 @@ class DemFill {
   /// and samples their ratios. Keeps the per-bond offsets for write_bonds.
   bool count_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, DemBondCount& out, std::string& error);
   /// Writes the vertices counted by the last count_bonds (same view and
-  /// frame) into `verts`, at most `capacity` of them (bonds past it are left
-  /// out whole).
+  /// frame) into `verts`, the first `capacity` of them (a bond past it is
+  /// left out; its vertices inside are written as empty triangles).
   bool write_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, LineVertex* verts, size_t capacity,
                    std::string& error);
 

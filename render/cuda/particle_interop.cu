@@ -434,10 +434,10 @@ bool ParticleInterop::count_dem_bonds(const dem::DemDeviceView& view, const DemB
   return true;
 }
 
-bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity,
+bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity, size_t count,
                                      const DemBondFrame& f) {
   Impl& s = *impl_;
-  if (s.disabled || buffer == 0 || capacity == 0 || !s.start(view.device)) return false;
+  if (s.disabled || buffer == 0 || capacity == 0 || count > capacity || !s.start(view.device)) return false;
   cudaError_t e = cudaSuccess;
   if (!s.bond_res || s.bond_buf != buffer || s.bond_cap != capacity) {
     s.unregister_bonds();
@@ -459,7 +459,7 @@ bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView& view, GLuint buff
     return s.fail("cudaGraphicsResourceGetMappedPointer (bonds)", e);
   if (bytes < capacity * sizeof(LineVertex)) return s.fail("the bond buffer is smaller than said", cudaSuccess);
   std::string err;
-  if (!s.dem.write_bonds(view, f, static_cast<LineVertex*>(ptr), capacity, err)) return s.fail(err, cudaSuccess);
+  if (!s.dem.write_bonds(view, f, static_cast<LineVertex*>(ptr), count, err)) return s.fail(err, cudaSuccess);
   return s.unmap_checked();
 }
 

@@ -109,9 +109,11 @@ class ParticleInterop {
   /// take (nothing is mapped). False on a CUDA error (then disabled).
   bool count_dem_bonds(const dem::DemDeviceView& view, const DemBondFrame& frame, DemBondCount& out);
   /// Phase 2: writes them into the GL buffer `buffer` of `capacity`
-  /// LineVertex (registered on first use and when it changes; release
-  /// the bond buffer first when reallocating it).
-  bool fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity, const DemBondFrame& frame);
+  /// LineVertex (registered on first use and when it changes; release the
+  /// bond buffer first when reallocating it), the first `count` of them
+  /// (lines past it are left out).
+  bool fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity, size_t count,
+                      const DemBondFrame& frame);
 
   /// Unregisters the buffers: call before the renderer reallocates (reserve
   /// grows) or deletes them, with the GL context current. fill() registers

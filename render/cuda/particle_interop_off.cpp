@@ -27,7 +27,9 @@ bool ParticleInterop::count_dem_bonds(const dem::DemDeviceView&, const DemBondFr
   out = DemBondCount{};
   return false;
 }
-bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView&, GLuint, size_t, const DemBondFrame&) { return false; }
+bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView&, GLuint, size_t, size_t, const DemBondFrame&) {
+  return false;
+}
 void ParticleInterop::release() {}
 void ParticleInterop::release_bonds() {}
 
