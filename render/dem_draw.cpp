@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "imgui.h"
+#include "render/cpu/dem_draw_rules.h"
 #include "render/cpu/dem_view.h"
 #include "render/cpu/particle_fields.h"
 #include "render/window_state.h"
@@ -59,64 +60,148 @@ void App::dem_draw_under() {
   }
 }
 
+namespace {
+
+/// The window in world units (the whole framebuffer: GL draws outside the
+/// scene viewport too, under the panels), for the on-screen rule.
+BondView bond_view(const Camera2D& cam) {
+  BondView v;
+  v.scale = cam.scale();
+  v.px = 1.f / v.scale;
+  const Vec2 a = cam.screen_to_world(Vec2{0.f, 0.f}), b = cam.screen_to_world(Vec2{cam.width(), cam.height()});
+  v.lo = Vec2{std::min(a.x, b.x), std::min(a.y, b.y)};
+  v.hi = Vec2{std::max(a.x, b.x), std::max(a.y, b.y)};
+  return v;
+}
+
+/// Auto range of the bond colour bar from this frame's ratios (all of them,
+/// or the device's sample): expand at once, shrink slowly.
+void update_bond_range(DemUi& ui, const std::vector<float>& ratios) {
+  float lo = 0.f, hi = 0.f;
+  robust_range(ratios, 0.002f, ui.scratch, lo, hi);
+  hi = std::clamp(hi, 1e-9f, 1.f);
+  ui.bond_hi = hi > ui.bond_hi ? hi : ui.bond_hi + 0.05f * (hi - ui.bond_hi);
+}
+
+}  // namespace
+
+bool App::dem_draw_bonds_on_device(const BondView& bv, bool intact, bool broken) {
+  dem::DemWorld* d = dem_world();
+  const dem::DemDeviceView* view = d ? d->backend().device_view() : nullptr;
+  if (!view || view->bond_count != d->bonds.size()) return false;
+  if (static_cast<int>(demui.bond_cmap) != demui.bond_lut_cmap) {
+    bond_color_lut(demui.bond_cmap, demui.bond_lut);
+    demui.bond_lut_cmap = static_cast<int>(demui.bond_cmap);
+  }
+  DemBondFrame f;
+  f.intact = intact;
+  f.broken = broken;
+  f.view = bv;
+  f.bond = d->bond;
+  f.lut = demui.bond_lut.data();
+  f.broken_rgba = pack_rgba(kBroken[0], kBroken[1], kBroken[2], 0.8f);
+  f.max_samples = intact && demui.bond_auto_range ? kDemMaxSamples : 0;
+  DemBondCount& c = demui.bond_count;
+  if (!interop.count_dem_bonds(*view, f, c)) return false;
+  if (intact) {
+    if (demui.bond_auto_range) update_bond_range(demui, c.sample);
+    else demui.bond_hi = 1.f;
+  }
+  f.hi = demui.bond_hi;
+  // At most 64 M vertices (768 MB): only a view of tens of millions of bond
+  // lines would need more, and the lines past it are left out.
+  constexpr size_t kMaxVertices = size_t{64} << 20;
+  const size_t want = std::min(c.vertices, kMaxVertices);
+  if (want > bond_lines.capacity()) {
+    interop.release_bonds();  // before the buffer's storage is replaced
+    bond_lines.reserve(want);
+  }
+  bond_lines.set_count(0);
+  if (want > 0 && !interop.fill_dem_bonds(*view, bond_lines.buffer(), bond_lines.capacity(), want, f)) return false;
+  bond_lines.set_count(want);
+  demui.drawn_bonds = c.intact;
+  demui.drawn_broken = c.broken;
+  // Drawn here, between what the overlay holds so far and what follows (the
+  // host path adds the bonds to the overlay at this point).
+  float view_m[16];
+  cam.world_to_ndc(view_m);
+  over.draw(view_m);
+  over.clear(1.f / cam.scale());
+  bond_lines.draw(view_m);
+  return true;
+}
+
 void App::dem_draw_over() {
   dem::DemWorld* d = dem_world();
   demui.drawn_bonds = demui.drawn_broken = demui.drawn_contacts = 0;
+  demui.device_bonds = false;
+  demui.bond_note.clear();
   if (!d) return;
   const dem::DemParticles& p = d->particles;
   const dem::DemBonds& b = d->bonds;
   const size_t n = p.size();
   const float scale = cam.scale();
   const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.6f);
-  auto bond_width = [&](uint32_t i, uint32_t j) {
-    return std::clamp(0.3f * static_cast<float>(std::min(p.radius[i], p.radius[j])) * scale, 1.f, 3.5f);
-  };
+  auto bond_width = [&](uint32_t i, uint32_t j) { return bond_width_px(p.radius[i], p.radius[j], scale); };
 
-  // Bonds coloured by their stress / strength.
-  if (demui.show_bonds && b.size() > 0) {
-    bond_stress_ratios(*d, demui.ratios);
-    float top = 1.f;
-    if (demui.bond_auto_range) {
-      float lo = 0.f, hi = 0.f;
-      robust_range(demui.ratios, 0.002f, demui.scratch, lo, hi);
-      hi = std::clamp(hi, 1e-9f, 1.f);
-      // Expand at once, shrink slowly: the legend does not flicker.
-      demui.bond_hi = hi > demui.bond_hi ? hi : demui.bond_hi + 0.05f * (hi - demui.bond_hi);
-      top = demui.bond_hi;
+  // Bonds, intact (coloured by their stress / strength) and broken (dashed),
+  // where their rest length is at least kBondMinPx on screen and they cross
+  // the window: when none can be (the longest rest length is shorter), no
+  // pass over the bonds at all.
+  const bool want_intact = demui.show_bonds && b.size() > 0, want_broken = demui.show_broken && b.size() > 0;
+  if (want_intact || want_broken) {
+    demui.bond_index.update(*d);  // a pass over the bonds only when their topology changed
+    const BondView bv = bond_view(cam);
+    if (!bond_long_enough(demui.bond_index.max_length0, scale)) {
+      char note[160];
+      std::snprintf(note, sizeof note, "bonds not drawn: %.2g px long on screen (under %.1f px); zoom in to see them",
+                    demui.bond_index.max_length0 * static_cast<double>(scale), static_cast<double>(kBondMinPx));
+      demui.bond_note = note;
+    } else if (interop_frame) {
+      // The CUDA-GL interop drew the particles: the host arrays are not
+      // current, the bonds are drawn from the device.
+      demui.device_bonds = dem_draw_bonds_on_device(bv, want_intact, want_broken);
     } else {
-      demui.bond_hi = 1.f;
-    }
-    for (size_t k = 0; k < b.size(); ++k) {
-      if (b.broken[k]) continue;
-      const uint32_t i = b.i[k], j = b.j[k];
-      if (i >= n || j >= n) continue;
-      over.line(vf(p.x[i]), vf(p.x[j]), bond_width(i, j), pack_rgba(bond_stress_rgb(demui.bond_cmap, demui.ratios[k], top)));
-      ++demui.drawn_bonds;
-    }
-  }
-  // Broken bonds: dashed, while the two particles are still near each other.
-  if (demui.show_broken && b.size() > 0) {
-    const uint32_t col = pack_rgba(kBroken[0], kBroken[1], kBroken[2], 0.8f);
-    for (size_t k = 0; k < b.size(); ++k) {
-      if (!b.broken[k]) continue;
-      const uint32_t i = b.i[k], j = b.j[k];
-      if (i >= n || j >= n) continue;
-      const Vec2 a = vf(p.x[i]), e = vf(p.x[j]);
-      const float len = length(e - a);
-      if (!(len > 0.f) || len > 3.f * static_cast<float>(b.length0[k])) continue;
-      const float w = std::max(1.f, 0.8f * bond_width(i, j));
-      // Dashes of about 5 px with 4 px gaps, at least one dash per bond.
-      const int dashes = std::max(1, static_cast<int>(len * scale / 9.f));
-      const Vec2 step = (e - a) / static_cast<float>(dashes);
-      const float on = dashes == 1 ? 0.6f : 5.f / 9.f;
-      for (int q = 0; q < dashes; ++q) {
-        Vec2 s0 = a + static_cast<float>(q) * step + (dashes == 1 ? 0.2f : 0.f) * step;
-        over.line(s0, s0 + on * step, w, col);
+      if (want_intact) {
+        bond_stress_ratios(*d, demui.ratios);
+        if (demui.bond_auto_range) update_bond_range(demui, demui.ratios);
+        else demui.bond_hi = 1.f;
+        const float top = demui.bond_hi;
+        for (size_t k = 0; k < b.size(); ++k) {
+          if (b.broken[k]) continue;
+          const uint32_t i = b.i[k], j = b.j[k];
+          if (i >= n || j >= n || !bond_long_enough(b.length0[k], scale)) continue;
+          const Vec2 a = vf(p.x[i]), e = vf(p.x[j]);
+          const float w = bond_width(i, j);
+          if (!segment_in_view(a, e, (0.5f * w + 1.f) * bv.px, bv)) continue;
+          over.line(a, e, w, pack_rgba(bond_stress_rgb(demui.bond_cmap, demui.ratios[k], top)));
+          ++demui.drawn_bonds;
+        }
       }
-      ++demui.drawn_broken;
+      // Broken bonds: dashed, while the two particles are still near each other.
+      if (want_broken) {
+        const uint32_t col = pack_rgba(kBroken[0], kBroken[1], kBroken[2], 0.8f);
+        for (size_t k = 0; k < b.size(); ++k) {
+          if (!b.broken[k]) continue;
+          const uint32_t i = b.i[k], j = b.j[k];
+          if (i >= n || j >= n || !bond_long_enough(b.length0[k], scale)) continue;
+          const Vec2 a = vf(p.x[i]), e = vf(p.x[j]);
+          const int dashes = broken_bond_dashes(length(e - a), b.length0[k], scale);
+          if (dashes == 0) continue;
+          const float w = broken_bond_width_px(p.radius[i], p.radius[j], scale);
+          if (!segment_in_view(a, e, (0.5f * w + 1.f) * bv.px, bv)) continue;
+          for (int q = 0; q < dashes; ++q) {
+            Vec2 s0, s1;
+            broken_bond_dash(a, e, dashes, q, s0, s1);
+            over.line(s0, s1, w, col);
+          }
+          ++demui.drawn_broken;
+        }
+      }
     }
   }
-  // Contact forces as force chains: width proportional to |F|.
+  // Contact forces as force chains: width proportional to |F| (the host path:
+  // the interop leaves it to the host while they are shown).
   if (demui.show_contacts) {
     d->backend().read_contacts(demui.pairs, demui.wall_contacts);
     demui.force_mag.clear();
@@ -143,28 +228,29 @@ void App::dem_draw_over() {
       ++demui.drawn_contacts;
     }
   }
-  // The selected particle's bonds, highlighted (the inspector lists them).
+  // The selected particle's bonds, highlighted (the inspector lists them):
+  // its state as this frame saw it (host arrays or the interop's read-back).
+  const DemSelected& sel = demui.selected;
   const int64_t srow = selected_row - static_cast<int64_t>(dem_row0);  // the grain's index
-  if (srow >= 0 && static_cast<size_t>(srow) < n && b.size() > 0 && p.id[static_cast<size_t>(srow)] == selected_id) {
-    const uint32_t s = static_cast<uint32_t>(srow);
-    bonds_of(b, s, demui.sel_bonds);
-    for (uint32_t k : demui.sel_bonds) {
-      const uint32_t i = b.i[k], j = b.j[k];
-      if (i >= n || j >= n) continue;
-      const float w = bond_width(i, j) + 1.5f;
+  if (sel.valid && srow == static_cast<int64_t>(sel.index) && sel.index < n && p.id[sel.index] == selected_id) {
+    for (const DemSelectedBond& sb : sel.bonds) {
+      if (sb.other >= n) continue;
+      // In the bond's (i, j) order, as the bonds are drawn.
+      const bool first = sel.index < sb.other;
+      const Vec2 a = vf(first ? sel.x : sb.other_x), e = vf(first ? sb.other_x : sel.x);
+      const float w = bond_width(sel.index, sb.other) + 1.5f;
       std::array<float, 3> c{kBroken[0], kBroken[1], kBroken[2]};
-      if (!b.broken[k])
-        c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(bond_stress(*d, k).ratio), demui.bond_hi);
-      over.line(vf(p.x[i]), vf(p.x[j]), w + 3.f, pack_rgba(1.f, 1.f, 1.f, 0.9f));
-      over.line(vf(p.x[i]), vf(p.x[j]), w, pack_rgba(c));
+      if (!sb.broken) c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(sb.stress.ratio), demui.bond_hi);
+      over.line(a, e, w + 3.f, pack_rgba(1.f, 1.f, 1.f, 0.9f));
+      over.line(a, e, w, pack_rgba(c));
     }
   }
   // A screenshot's log line says what the overlays hold (scripts check it).
   const bool shot = pending.screenshot || (opt.screenshot_after_frames >= 0 && frame == opt.screenshot_after_frames &&
                                            !opt.screenshot_path.empty());
   if (shot)
-    log("dem overlay bonds=%zu broken=%zu contacts=%zu walls=%zu", demui.drawn_bonds, demui.drawn_broken,
-        demui.drawn_contacts, demui.drawn_walls);
+    log("dem overlay bonds=%zu broken=%zu contacts=%zu walls=%zu device=%d", demui.drawn_bonds, demui.drawn_broken,
+        demui.drawn_contacts, demui.drawn_walls, demui.device_bonds ? 1 : 0);
 }
 
 void App::dem_draw_legend() {

@@ -37,6 +37,24 @@ struct DemUi {
   dem::DemTimeStep ts;
   double ts_time = -1.0;
 
+  // Each particle's bonds and the longest rest length (rebuilt when the bond
+  // topology changes), and the selected particle as the last frame saw it
+  // (the inspector and its bonds' overlay: from the host arrays, or read back
+  // by the CUDA-GL interop).
+  DemBondIndex bond_index;
+  DemSelected selected;
+
+  // The CUDA-GL interop (App::snapshot, dem_draw.cpp).
+  DemFillResult fill;                 ///< the last particle fill's read-back
+  std::vector<float> material_rgb;    ///< 3 floats per material for the fill
+  bool device_bonds = false;          ///< this frame's bonds were drawn on the device
+  std::vector<uint32_t> bond_lut;     ///< the bond colour map as packed RGBA8 (bond_color_lut)
+  int bond_lut_cmap = -1;             ///< which map bond_lut holds
+  DemBondCount bond_count;            ///< the device's last count
+  /// Why the bond overlay draws nothing now ("" when it draws): the bonds
+  /// are too short on screen (zoom in).
+  std::string bond_note;
+
   // Reused storage (no allocation per frame once sizes are stable).
   std::vector<float> ratios, scratch, force_mag;
   std::vector<dem::DemContact> pairs, wall_contacts;

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "render/cpu/dem_draw_rules.h"
+
 namespace ps {
 
 namespace fs = std::filesystem;
@@ -383,19 +385,30 @@ void ParticleRenderer::draw_layer(const float view[16], float px_per_world, floa
 
 // [SECTION] Overlay shapes -----------------------------------------------------
 
-void ShapeBatch::init() {
-  prog_.load("shapes.vert", "shapes.frag");
-  glGenVertexArrays(1, &vao_);
-  glGenBuffers(1, &vbo_);
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  capacity_ = 1 << 16;
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity_ * sizeof(Vertex)), nullptr, GL_DYNAMIC_DRAW);
+namespace {
+
+/// The shapes program, a vertex array and its buffer of LineVertex
+/// (position, normalised RGBA8), `capacity` vertices (0: no storage yet).
+void init_line_vertices(ShaderProgram& prog, GLuint& vao, GLuint& vbo, size_t capacity) {
+  prog.load("shapes.vert", "shapes.frag");
+  glGenVertexArrays(1, &vao);
+  glGenBuffers(1, &vbo);
+  glBindVertexArray(vao);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo);
+  if (capacity)
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * sizeof(LineVertex)), nullptr, GL_DYNAMIC_DRAW);
   glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), nullptr);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(LineVertex), nullptr);
   glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex), reinterpret_cast<void*>(2 * sizeof(float)));
+  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(LineVertex), reinterpret_cast<void*>(2 * sizeof(float)));
   glBindVertexArray(0);
+}
+
+}  // namespace
+
+void ShapeBatch::init() {
+  capacity_ = 1 << 16;
+  init_line_vertices(prog_, vao_, vbo_, capacity_);
   verts_.reserve(capacity_);
 }
 
@@ -413,12 +426,10 @@ void ShapeBatch::tri(Vec2 a, Vec2 b, Vec2 c, uint32_t rgba) {
 }
 
 void ShapeBatch::line(Vec2 a, Vec2 b, float width_px, uint32_t rgba) {
-  Vec2 d = b - a;
-  float len = length(d);
-  if (!(len > 0.f)) return;
-  Vec2 n = perp(d / len) * (0.5f * width_px * px_);
-  tri(a - n, b - n, b + n, rgba);
-  tri(a - n, b + n, a + n, rgba);
+  Vec2 v[6];
+  if (!line_triangles(a, b, width_px, px_, v)) return;  // the device's bond lines use the same triangles
+  tri(v[0], v[1], v[2], rgba);
+  tri(v[3], v[4], v[5], rgba);
 }
 
 void ShapeBatch::arrow(Vec2 a, Vec2 b, float width_px, uint32_t rgba) {
@@ -485,6 +496,38 @@ void ShapeBatch::draw(const float view[16]) {
   glUseProgram(prog_.id());
   glUniformMatrix4fv(prog_.uniform("u_view"), 1, GL_FALSE, view);
   glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(verts_.size()));
+  glBindVertexArray(0);
+}
+
+// [SECTION] Device-written lines -------------------------------------------------
+
+void DeviceLineBuffer::init() { init_line_vertices(prog_, vao_, vbo_, 0); }
+
+void DeviceLineBuffer::destroy() {
+  glDeleteBuffers(1, &vbo_);
+  glDeleteVertexArrays(1, &vao_);
+  vbo_ = vao_ = 0;
+  capacity_ = count_ = 0;
+  prog_.release();
+}
+
+void DeviceLineBuffer::reserve(size_t n) {
+  if (n <= capacity_ || vbo_ == 0) return;
+  size_t cap = capacity_ ? capacity_ : 1 << 16;
+  while (cap < n) cap *= 2;
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(cap * sizeof(LineVertex)), nullptr, GL_DYNAMIC_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  capacity_ = cap;
+  count_ = 0;
+}
+
+void DeviceLineBuffer::draw(const float view[16]) {
+  if (count_ == 0) return;
+  glBindVertexArray(vao_);
+  glUseProgram(prog_.id());
+  glUniformMatrix4fv(prog_.uniform("u_view"), 1, GL_FALSE, view);
+  glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(count_));
   glBindVertexArray(0);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 #include "render/cpu/colormap.h"
+#include "render/cpu/dem_draw_rules.h"
 #include "render/cpu/sprite_layer.h"
 #include "sim/core/vec.h"
 
@@ -141,16 +142,37 @@ class ShapeBatch {
   size_t vertex_count() const { return verts_.size(); }
 
  private:
-  struct Vertex {
-    float x, y;
-    uint32_t rgba;
-  };
+  using Vertex = LineVertex;  // render/cpu/dem_draw_rules.h: the device's bond lines share it
   void tri(Vec2 a, Vec2 b, Vec2 c, uint32_t rgba);
   ShaderProgram prog_;
   GLuint vao_ = 0, vbo_ = 0;
   size_t capacity_ = 0;
   float px_ = 1.f;
   std::vector<Vertex> verts_;
+};
+
+/// Lines in ShapeBatch's vertex format (position, RGBA8; two triangles a
+/// line) written on the device: the DEM bond lines of the CUDA-GL interop
+/// (render/cuda/particle_interop.h registers the buffer and fills it), drawn
+/// with the shapes program. Nothing crosses to the host.
+class DeviceLineBuffer {
+ public:
+  void init();
+  void destroy();
+  /// Grows (doubling) to hold n vertices; no-op when it does. Growing
+  /// replaces the storage: release the interop's registration first.
+  void reserve(size_t n);
+  GLuint buffer() const { return vbo_; }
+  size_t capacity() const { return capacity_; }
+  /// Draws the first n vertices from now on (at most the capacity).
+  void set_count(size_t n) { count_ = n <= capacity_ ? n : capacity_; }
+  size_t count() const { return count_; }
+  void draw(const float view[16]);
+
+ private:
+  ShaderProgram prog_;
+  GLuint vao_ = 0, vbo_ = 0;
+  size_t capacity_ = 0, count_ = 0;
 };
 
 /// Packs 0..1 RGB and an alpha into a little-endian RGBA8 word.

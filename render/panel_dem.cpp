@@ -181,17 +181,21 @@ void App::panel_dem() {
   const float label_w = ImGui::GetFontSize() * 7.f;
   char a[48], b[48];
 
-  // Counters.
+  // Counters (kept by the world from each step's result: no pass over the bonds).
   const dem::DemStepResult& last = d->last_result();
-  const LastBreak lb = last_bond_break(*d);
+  const dem::DemLastBreak& lb = d->last_break();
   const size_t nbonds = d->bonds.size();
   if (begin_props("dem_counts")) {
     prop("particles", "%zu", d->particles.size());
     if (nbonds > 0) {
-      prop("bonds", "%zu intact, %zu broken", nbonds - lb.broken, lb.broken);
-      if (lb.step > 0) {
+      const size_t intact = d->intact_bonds();
+      prop("bonds", "%zu intact, %zu broken", intact, nbonds - intact);
+      const size_t k = static_cast<size_t>(lb.bond);
+      if (lb.step > 0 && lb.bond >= 0 && k < nbonds) {
+        const dem::DemParticles& p = d->particles;
+        const uint32_t i = d->bonds.i[k], j = d->bonds.j[k];
         prop("last break", "step %" PRId64 ", %s", lb.step, bond_break_name(lb.mode));
-        prop("between", "particles %u and %u", lb.id_i, lb.id_j);
+        prop("between", "particles %u and %u", i < p.size() ? p.id[i] : 0u, j < p.size() ? p.id[j] : 0u);
       } else
         prop("last break", "none yet");
     }
@@ -225,6 +229,14 @@ void App::panel_dem() {
     ImGui::Unindent();
     toggle("broken bonds (dashed)", "broken", &demui.show_broken);
     help_marker("Broken bonds are drawn dashed while their particles stay within three rest lengths of each other.");
+    if (!demui.bond_note.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+      ImGui::TextWrapped("%s", demui.bond_note.c_str());
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("A bond is drawn once its rest length is %.1f px on screen; shorter ones would lie under\n"
+                          "their particles. The wheel zooms about the cursor.", static_cast<double>(kBondMinPx));
+    }
   }
   toggle("contact forces", "contacts", &demui.show_contacts);
   help_marker("Force chains: a line from centre to centre (or to the wall) for every unbonded contact, "
@@ -369,7 +381,7 @@ void App::panel_dem_inspector(size_t row) {
   dem::DemWorld* d = dem_world();
   if (!d || row >= table.size()) return;
   const dem::DemParticles& p = d->particles;
-  size_t i = row;
+  size_t i = row - dem_row0;
   if (i >= p.size() || p.id[i] != table.id[row]) {
     int64_t k = d->index_of(table.id[row]);
     if (k < 0) {
@@ -378,27 +390,36 @@ void App::panel_dem_inspector(size_t row) {
     }
     i = static_cast<size_t>(k);
   }
+  // Its state as this frame saw it: the host arrays, or the interop's
+  // read-back (radius, mass, material, group and the fixed flag never change
+  // on the device).
+  const DemSelected& sel = demui.selected;
+  if (!sel.valid || sel.index != i) {
+    ImGui::TextDisabled("particle %u: its state comes with the next frame", p.id[i]);
+    return;
+  }
   const char* mat = p.material[i] < d->material_names.size() ? d->material_names[p.material[i]].c_str() : "?";
-  bonds_of(d->bonds, static_cast<uint32_t>(i), demui.sel_bonds);
   size_t broken = 0;
-  for (uint32_t k : demui.sel_bonds) broken += d->bonds.broken[k] ? 1 : 0;
+  for (const DemSelectedBond& sb : sel.bonds) broken += sb.broken ? 1 : 0;
   if (begin_props("dem_insp")) {
     prop("ID", "%u", p.id[i]);
     prop("group", "%u", static_cast<unsigned>(p.group[i]));
     prop("material", "%s", mat);
-    prop("position", "%.5f, %.5f", p.x[i].x, p.x[i].y);
-    prop("velocity", "%.4f, %.4f", p.v[i].x, p.v[i].y);
-    prop("omega", "%.4g rad/s", p.omega[i]);
+    prop("position", "%.5f, %.5f", sel.x.x, sel.x.y);
+    prop("velocity", "%.4f, %.4f", sel.v.x, sel.v.y);
+    prop("omega", "%.4g rad/s", sel.omega);
     prop("radius", "%.4g m", p.radius[i]);
     prop("mass", "%.4g kg", p.mass[i]);
     prop("fixed", "%s", p.fixed[i] ? "yes (kinematic)" : "no");
-    if (!demui.sel_bonds.empty()) prop("bonds", "%zu intact, %zu broken", demui.sel_bonds.size() - broken, broken);
+    if (!sel.bonds.empty()) prop("bonds", "%zu intact, %zu broken", sel.bonds.size() - broken, broken);
     ImGui::EndTable();
   }
-  if (demui.sel_bonds.empty()) {
+  if (sel.bonds.empty()) {
     if (d->bonds.size() > 0) ImGui::TextDisabled("no bonds");
     return;
   }
+  if (sel.bond_total > static_cast<int>(sel.bonds.size()))
+    ImGui::TextDisabled("the first %zu of its %d bonds", sel.bonds.size(), sel.bond_total);
   const ImGuiTableFlags f = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
   if (!ImGui::BeginTable("dem_bonds", 4, f)) return;
   ImGui::TableSetupColumn("partner", ImGuiTableColumnFlags_WidthStretch, 0.9f);
@@ -408,16 +429,14 @@ void App::panel_dem_inspector(size_t row) {
   ImGui::TableHeadersRow();
   ImFont* mono = mono_font();
   char buf[48];
-  for (uint32_t k : demui.sel_bonds) {
-    const uint32_t other = d->bonds.i[k] == i ? d->bonds.j[k] : d->bonds.i[k];
-    const bool is_broken = d->bonds.broken[k] != 0;
-    const BondStress st = bond_stress(*d, k);
+  for (const DemSelectedBond& sb : sel.bonds) {
+    const BondStress& st = sb.stress;
     ImGui::TableNextRow();
     if (mono) ImGui::PushFont(mono);
     ImGui::TableSetColumnIndex(0);
-    ImGui::Text("%u", other < p.size() ? p.id[other] : 0u);
+    ImGui::Text("%u", sb.other < p.size() ? p.id[sb.other] : 0u);
     ImGui::TableSetColumnIndex(1);
-    if (is_broken) ImGui::TextDisabled("-");
+    if (sb.broken) ImGui::TextDisabled("-");
     else {
       format_pa(buf, sizeof buf, st.sigma);
       ImGui::TextUnformatted(buf);
@@ -428,18 +447,18 @@ void App::panel_dem_inspector(size_t row) {
       }
     }
     ImGui::TableSetColumnIndex(2);
-    if (is_broken) ImGui::TextDisabled("-");
+    if (sb.broken) ImGui::TextDisabled("-");
     else {
       format_pa(buf, sizeof buf, st.tau);
       ImGui::TextUnformatted(buf);
     }
     ImGui::TableSetColumnIndex(3);
-    if (is_broken) {
+    if (sb.broken) {
       ImGui::PushStyleColor(ImGuiCol_Text, kBrokenText);
-      ImGui::Text("%s", bond_break_name(d->bonds.mode[k]));
+      ImGui::Text("%s", bond_break_name(sb.mode));
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("broke in %s at step %" PRId64, bond_break_name(d->bonds.mode[k]), d->bonds.break_step[k]);
+        ImGui::SetTooltip("broke in %s at step %" PRId64, bond_break_name(sb.mode), sb.break_step);
     } else {
       std::array<float, 3> c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(st.ratio), demui.bond_hi);
       ImGui::ColorButton("##s", ImVec4(c[0], c[1], c[2], 1.f), ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder,

@@ -92,11 +92,11 @@ void App::log_run_state() {
     log("pause compare step=%lld angular=[%s]", static_cast<long long>(compare.cmp->pane(0).sim->step_count()), L.c_str());
     return;
   }
-  if (running || !sim) {
+  if (running || !sim || !opt.verbose) {
     log(running ? "resume" : "pause");
     return;
   }
-  const Diagnostics d = sim->diagnostics();
+  const Diagnostics d = sim->diagnostics();  // a sync and a hash: only for the log line
   log("pause step=%lld t=%.9g ke=%.9g angular=%.9g", static_cast<long long>(sim->step_count()), sim->time(),
       d.kinetic_energy, d.angular_momentum);
 }
@@ -484,6 +484,52 @@ const char* device_fill(App& a, InteropFrame& f) {
   return "unknown colour mode";
 }
 
+/// Whether this frame may draw through the interop at all: a device
+/// backend (`have_view`), the switch on, no failure this session; else the
+/// note says why.
+bool interop_allowed(App& a, bool have_view) {
+  if (!have_view) a.interop_note = "CUDA-GL interop: off: CPU backend";
+  else if (!a.interop_wanted) a.interop_note = "CUDA-GL interop: off: turned off (Stats panel or --interop off)";
+  else if (!a.interop.usable()) a.interop_note = a.interop.note();
+  else return true;
+  return false;
+}
+
+/// The renderer's particle buffers for n rows (grown first: the interop's
+/// registration is released before their storage is replaced).
+InteropTargets interop_targets(App& a, size_t n) {
+  if (n > a.particles.buffers().capacity) {
+    a.interop.release();  // before reserve() replaces the buffers' storage
+    a.particles.reserve(n);
+  }
+  const ParticleGpuBuffers& b = a.particles.buffers();
+  InteropTargets t;
+  t.pos = b.pos; t.vel = b.vel; t.scalar = b.scalar; t.color = b.color; t.radius = b.radius;
+  t.capacity = b.capacity;
+  return t;
+}
+
+/// After a fill that declined: why (logged once when it disabled the interop).
+void interop_declined(App& a) {
+  if (a.interop.usable()) {
+    a.interop_note = "CUDA-GL interop: off: the device arrays are not ready";
+  } else {
+    a.interop_note = a.interop.note();
+    a.log("interop off reason=\"%s\"", a.interop_note.c_str());
+  }
+}
+
+/// The host table (IDs, materials, groups for picking and the panels): a full
+/// device -> host copy, only when stale (and on demand, App::refresh_host_table).
+template <class Rebuild>
+void refresh_stale_table(App& a, size_t n, Rebuild&& rebuild) {
+  if (a.host_table_stale || a.table.size() != n || a.host_table_time < 0.0) {
+    rebuild();
+    a.host_table_time = glfwGetTime();
+    a.host_table_stale = false;
+  }
+}
+
 /// Draws this frame's particles through the CUDA-GL interop when it can:
 /// buffers written on the device in slot order, the selected particle's host
 /// row patched from the device every frame. The host table is rebuilt only
@@ -492,18 +538,7 @@ const char* device_fill(App& a, InteropFrame& f) {
 /// path (interop_note says why).
 bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
   const DeviceParticleView* view = w.backend().device_view();
-  if (!view) {
-    a.interop_note = "CUDA-GL interop: off: CPU backend";
-    return false;
-  }
-  if (!a.interop_wanted) {
-    a.interop_note = "CUDA-GL interop: off: turned off (Stats panel or --interop off)";
-    return false;
-  }
-  if (!a.interop.usable()) {
-    a.interop_note = a.interop.note();
-    return false;
-  }
+  if (!interop_allowed(a, view != nullptr)) return false;
   InteropFrame f;
   const char* why = device_fill(a, f);
   if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
@@ -520,39 +555,20 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
   // The selection follows its ID through the host's ID column (never
   // changed on the device, so current without a sync).
   a.selected_row = row_of_id(p.id, a.selected_id);
-  if (n > a.particles.buffers().capacity) {
-    a.interop.release();  // before reserve() replaces the buffers' storage
-    a.particles.reserve(n);
-  }
-  const ParticleGpuBuffers& b = a.particles.buffers();
-  InteropTargets t;
-  t.pos = b.pos; t.vel = b.vel; t.scalar = b.scalar; t.color = b.color; t.radius = b.radius;
-  t.capacity = b.capacity;
+  const InteropTargets t = interop_targets(a, n);
   f.materials = w.materials.data();
   f.material_count = static_cast<int>(w.materials.size());
   f.count = n;
   f.max_samples = f.fill == InteropFill::Scalar && a.auto_range ? kMaxInteropSamples : 0;
   f.selected = a.selected_row;
   if (!a.interop.fill(*view, t, f, a.interop_result)) {
-    if (a.interop.usable()) {
-      a.interop_note = "CUDA-GL interop: off: the device arrays are not ready";
-    } else {
-      a.interop_note = a.interop.note();
-      a.log("interop off reason=\"%s\"", a.interop_note.c_str());
-    }
+    interop_declined(a);
     return false;
   }
   a.particles.set_count(n, a.interop_result.radius_max);
   a.interop_frame = true;
   a.interop_note = a.interop.note();
-
-  // The host table (IDs, materials, groups for the panels): a full device ->
-  // host copy, only when stale (and on demand, App::refresh_host_table).
-  if (a.host_table_stale || a.table.size() != n || a.host_table_time < 0.0) {
-    mpm_snapshot(w, a.table, stress);
-    a.host_table_time = glfwGetTime();
-    a.host_table_stale = false;
-  }
+  refresh_stale_table(a, n, [&] { mpm_snapshot(w, a.table, stress); });
 
   // The selected particle, current every frame for the inspector and the
   // affine overlay: its state came back with its slot. Writing it into the
@@ -581,12 +597,89 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
   return true;
 }
 
+/// What the DEM fill writes for the colour mode; null, or why the mode needs
+/// the host table. The host table's DEM columns are "omega" and "theta".
+const char* dem_device_fill(App& a, DemFillFrame& f) {
+  switch (a.color_mode) {
+    case ColorMode::Material: f.column = DemFillColumn::Color; return nullptr;
+    case ColorMode::Group: f.column = DemFillColumn::Color; f.group_colors = true; return nullptr;
+    case ColorMode::Direction: f.column = DemFillColumn::Velocity; return nullptr;
+    case ColorMode::Speed: f.column = DemFillColumn::Scalar; f.scalar = DemScalar::Speed; return nullptr;
+    case ColorMode::Scalar:
+      if (a.scalar_column < 0 || a.scalar_column >= 2) a.scalar_column = 0;
+      f.column = DemFillColumn::Scalar;
+      f.scalar = a.scalar_column == 0 ? DemScalar::Omega : DemScalar::Theta;
+      return nullptr;
+    case ColorMode::VolumeRatio:
+    case ColorMode::Stress:
+    case ColorMode::PlasticStrain:
+    case ColorMode::Temperature:
+    case ColorMode::MeltFraction: return "the colour mode is not a DEM field";
+  }
+  return "unknown colour mode";
+}
+
+/// The DEM counterpart of snapshot_interop: a CUDA DEM world's sprites filled
+/// on the device (rows in host order), its selected particle and bonds read
+/// back every frame, the host table rebuilt only when stale or on demand.
+bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
+  const dem::DemDeviceView* view = d.backend().device_view();
+  if (!interop_allowed(a, view != nullptr)) return false;
+  DemFillFrame f;
+  const char* why = dem_device_fill(a, f);
+  if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
+  if (!why && sgf_overlay_needs_rows(a)) why = "the SGF overlay needs the host table";
+  if (!why && a.demui.show_contacts) why = "contact force chains are drawn from a host copy of every contact";
+  const dem::DemParticles& p = d.particles;
+  const size_t n = p.size();
+  if (!why && n == 0) why = "no particles";
+  if (!why && (view->count != n || view->bond_count != d.bonds.size())) why = "the device arrays are not current";
+  if (!why && d.materials.empty()) why = "no materials";
+  if (why) {
+    a.interop_note = std::string("CUDA-GL interop: off: ") + why;
+    return false;
+  }
+
+  // The selection follows its ID through the host's ID column (never changed
+  // on the device). DEM rows are indices: the buffers' rows are host rows.
+  a.selected_row = row_of_id(p.id, a.selected_id);
+  const InteropTargets t = interop_targets(a, n);
+  a.demui.material_rgb.resize(3 * d.materials.size());
+  for (size_t m = 0; m < d.materials.size(); ++m)
+    for (size_t c = 0; c < 3; ++c) a.demui.material_rgb[3 * m + c] = d.materials[m].color[c];
+  f.material_rgb = a.demui.material_rgb.data();
+  f.material_count = static_cast<int>(d.materials.size());
+  for (int g = 0; g < kDemGroupColors; ++g) {
+    const std::array<float, 3> c = group_rgb(static_cast<unsigned>(g));
+    for (size_t k = 0; k < 3; ++k) f.group_rgb[g][k] = c[k];
+  }
+  f.count = n;
+  f.max_samples = f.column == DemFillColumn::Scalar && a.auto_range ? kDemMaxSamples : 0;
+  f.selected = a.selected_row;
+  f.bond = d.bond;
+  if (!a.interop.fill_dem(*view, t, f, a.demui.fill)) {
+    interop_declined(a);
+    return false;
+  }
+  a.particles.set_count(n, a.demui.fill.radius_max);
+  a.interop_frame = true;
+  a.interop_note = a.interop.note();
+  a.selected_slot = a.selected_row;
+  a.dem_row0 = 0;
+  a.sgf_rows = SIZE_MAX;
+
+  refresh_stale_table(a, n, [&] { a.sim->table(a.table); });  // synced
+  a.demui.selected = a.demui.fill.selected;
+  if (f.column == DemFillColumn::Scalar && a.auto_range) update_auto_range(a, a.demui.fill.sample);
+  return true;
+}
+
 }  // namespace
 
 void App::refresh_host_table() {
-  MpmWorld* w = world();
-  if (!w || !interop_frame) return;  // the host path rebuilt it for the last frame
-  mpm_snapshot(*w, table, wants_stress(*this));
+  if (!sim || !interop_frame) return;  // the host path rebuilt it for the last frame
+  if (MpmWorld* w = world()) mpm_snapshot(*w, table, wants_stress(*this));
+  else sim->table(table);  // a DEM world: synced
   host_table_time = glfwGetTime();
   host_table_stale = false;
 }
@@ -608,12 +701,16 @@ void App::snapshot() {
   bool stress = wants_stress(*this);
   const double now = glfwGetTime();
   bool diag_due = last_diag_time < 0.0 || now - last_diag_time >= kDiagPeriod;
-  if (!w) interop_note = "CUDA-GL interop: off: not an MPM scene";
+  dem::DemWorld* d = dem_world();
+  if (!w && !d) interop_note = "CUDA-GL interop: off: no particles";
   // DEM grains beside the MPM matter: drawn from the host table, after the matter's rows.
   auto* coupled = dynamic_cast<CoupledSimulation*>(sim.get());
   Simulation* grains = coupled ? coupled->grains() : nullptr;
   if (w && grains) interop_note = "CUDA-GL interop: off: the scene has DEM grains beside the MPM matter";
-  if (!w || grains || !snapshot_interop(*this, *w, stress)) {
+  bool device = false;
+  if (w && !grains) device = snapshot_interop(*this, *w, stress);
+  else if (!w && d) device = snapshot_dem_interop(*this, *d);
+  if (!device) {
     if (w) mpm_snapshot(*w, table, stress);
     else sim->table(table);
     // A selected grain stays a grain (the two kinds' IDs overlap).
@@ -707,6 +804,13 @@ void App::snapshot() {
     selected_row = dem_row0 == 0       ? row_of_id(table.id, selected_id)
                    : grain_selected    ? row_of_id(table.id, selected_id, dem_row0)
                                        : row_of_id(table.id, selected_id, 0, dem_row0);
+    // A DEM world's selected particle from the host arrays (synced by the table).
+    demui.selected = DemSelected{};
+    if (d && selected_row >= static_cast<int64_t>(dem_row0)) {
+      demui.bond_index.update(*d);
+      dem_selected_from_host(*d, demui.bond_index, static_cast<uint32_t>(selected_row - static_cast<int64_t>(dem_row0)),
+                             demui.selected);
+    }
   }
 
   if (w && (show_grid_velocity || show_grid)) w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
@@ -1352,6 +1456,7 @@ int run_window(const WindowOptions& options) {
     app.particles.init();
     app.under.init();
     app.over.init();
+    app.bond_lines.init();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sandbox: %s\n", e.what());
     rc = 1;
@@ -1521,6 +1626,8 @@ int run_window(const WindowOptions& options) {
   app.particles.destroy();
   app.under.destroy();
   app.over.destroy();
+  app.interop.release_bonds();  // before the line buffer goes, with the context current
+  app.bond_lines.destroy();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

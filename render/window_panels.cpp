@@ -857,8 +857,15 @@ void App::draw_legend() {
         colors.push_back(c);
       }
     } else {
-      unsigned gmax = 0;
-      for (uint16_t g : table.group) gmax = std::max<unsigned>(gmax, g);
+      // The largest group, counted again only when the host table was rebuilt
+      // (with the CUDA-GL interop that is not every frame).
+      if (group_max_time != host_table_time || group_max_rows != table.size()) {
+        group_max = 0;
+        for (uint16_t g : table.group) group_max = std::max<unsigned>(group_max, g);
+        group_max_time = host_table_time;
+        group_max_rows = table.size();
+      }
+      const unsigned gmax = group_max;
       for (unsigned g = 0; g <= std::min(gmax, 9u); ++g) {
         names.push_back("group " + std::to_string(g));
         colors.push_back(group_rgb(g));

@@ -176,6 +176,10 @@ struct App {
   int64_t selected_slot = -1;   ///< the selected particle's row in the GPU buffers when interop_frame
   double host_table_time = -1.0;  ///< glfwGetTime() of the last host table rebuild
   bool host_table_stale = true;   ///< rebuild the host table at the next snapshot
+  /// The group legend's largest group, and the table rebuild it was counted for.
+  unsigned group_max = 0;
+  double group_max_time = -2.0;
+  size_t group_max_rows = 0;
 
   // [SECTION] Resampling (issue #12): the app-owned copy of the world's
   // ResampleParams (applied at the sync point), the overlays and the hole count.
@@ -235,6 +239,7 @@ struct App {
   // [SECTION] GL
   ParticleRenderer particles;
   ShapeBatch under, over;
+  DeviceLineBuffer bond_lines;  ///< DEM bond lines the interop writes on the device (dem_draw.cpp)
 
   // [SECTION] DEM (panel_dem.cpp, dem_draw.cpp)
   DemUi demui;
@@ -316,6 +321,9 @@ struct App {
   void panel_dem_inspector(size_t row);
   void dem_draw_under();
   void dem_draw_over();
+  /// The bond lines through the CUDA-GL interop (dem_draw.cpp); false when
+  /// they could not be drawn there this frame.
+  bool dem_draw_bonds_on_device(const BondView& view, bool intact, bool broken);
   void dem_draw_legend();
 
   // Comparison view (panel_compare.cpp).

@@ -57,6 +57,7 @@ endif()
 # compiled with CUDA, else a no-CUDA build of it that always leaves drawing to the host path.
 if(PS_HAVE_CUDA)
   target_sources(render_gl PRIVATE ${CMAKE_SOURCE_DIR}/render/cuda/particle_interop.cu)
+  target_link_libraries(render_gl PUBLIC render_cuda)
   target_compile_definitions(render_gl PUBLIC PS_HAVE_CUDA_INTEROP=1)
   target_compile_options(render_gl PRIVATE
                          $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false --expt-relaxed-constexpr -lineinfo -Xcompiler=-Wall,-Wextra>)

@@ -6,50 +6,36 @@
 
 namespace ps {
 
-BondStress normalise_bond_stress(const dem::DemBondParams& bp, double sigma, double sigma_c, double tau) {
-  BondStress s;
-  s.sigma = sigma;
-  s.sigma_c = sigma_c;
-  s.tau = tau;
-  auto ratio = [](double stress, double strength) {
-    if (!(strength > 0.0)) return stress > 0.0 ? 1e30 : 0.0;
-    return stress / strength;
-  };
-  const double r[3] = {ratio(sigma, bp.tensile_strength), ratio(sigma_c, bp.compressive_strength),
-                       ratio(tau, bp.shear_strength)};
-  const dem::BondBreak modes[3] = {dem::BondBreak::Tensile, dem::BondBreak::Compressive, dem::BondBreak::Shear};
-  for (int k = 0; k < 3; ++k) {
-    if (r[k] > s.ratio) {
-      s.ratio = r[k];
-      s.critical = modes[k];
-    }
-  }
-  return s;
-}
-
 BondStress bond_stress(const dem::DemWorld& w, size_t k) {
   const dem::DemBonds& b = w.bonds;
   const dem::DemParticles& p = w.particles;
   if (k >= b.size() || b.broken[k]) return BondStress{};
   const uint32_t i = b.i[k], j = b.j[k];
   if (i >= p.size() || j >= p.size()) return BondStress{};
-  dem::BondResult r = dem::bond_force(w.bond, p.x[i], p.x[j], p.v[i], p.v[j], p.omega[i], p.omega[j], p.radius[i],
-                                      p.radius[j], p.mass[i], p.mass[j], p.inertia[i], p.inertia[j], b.length0[k],
-                                      b.shear_disp[k], b.bend_angle[k]);
-  return normalise_bond_stress(w.bond, r.sigma, r.sigma_c, r.tau);
+  return bond_stress_now(w.bond, p.x[i], p.x[j], p.v[i], p.v[j], p.omega[i], p.omega[j], p.radius[i], p.radius[j],
+                         p.mass[i], p.mass[j], p.inertia[i], p.inertia[j], b.length0[k], b.shear_disp[k],
+                         b.bend_angle[k]);
 }
 
 void bond_stress_ratios(const dem::DemWorld& w, std::vector<float>& out) {
   const size_t n = w.bonds.size();
   out.resize(n);
   for (size_t k = 0; k < n; ++k)
-    out[k] = w.bonds.broken[k] ? -1.f : static_cast<float>(std::min(bond_stress(w, k).ratio, 1e30));
+    out[k] = w.bonds.broken[k] ? -1.f : bond_ratio_float(bond_stress(w, k).ratio);
 }
 
 std::array<float, 3> bond_stress_rgb(Colormap cm, float ratio, float hi) {
-  float t = hi > 0.f ? ratio / hi : 0.f;
-  if (!std::isfinite(t)) t = ratio > 0.f ? 1.f : 0.f;
-  return colormap_rgb(cm, std::clamp(t, 0.f, 1.f));
+  return colormap_rgb(cm, bond_stress_t(ratio, hi));
+}
+
+void bond_color_lut(Colormap cm, std::vector<uint32_t>& out) {
+  out.resize(kDemBondLut);
+  // pack_rgba's bytes (render/gl_draw.h), alpha 1.
+  auto q = [](float v) { return static_cast<uint32_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+  for (int k = 0; k < kDemBondLut; ++k) {
+    const std::array<float, 3> c = colormap_rgb(cm, static_cast<float>(k) / static_cast<float>(kDemBondLut - 1));
+    out[static_cast<size_t>(k)] = q(c[0]) | (q(c[1]) << 8) | (q(c[2]) << 16) | (255u << 24);
+  }
 }
 
 const char* bond_break_name(dem::BondBreak m) {
@@ -140,6 +126,70 @@ void bonds_of(const dem::DemBonds& b, uint32_t index, std::vector<uint32_t>& out
   out.clear();
   for (size_t k = 0; k < b.size(); ++k)
     if (b.i[k] == index || b.j[k] == index) out.push_back(static_cast<uint32_t>(k));
+}
+
+void DemBondIndex::update(const dem::DemWorld& w) {
+  const dem::DemBonds& b = w.bonds;
+  const size_t n = w.particles.size(), nb = b.size();
+  if (generation_ == w.host_generation() && particles_ == n && bonds_ == nb) return;
+  generation_ = w.host_generation();
+  particles_ = n;
+  bonds_ = nb;
+  start_i_.assign(n + 1, 0);
+  start_j_.assign(n + 1, 0);
+  list_j_.resize(nb);
+  max_length0 = 0.0;
+  for (size_t k = 0; k < nb; ++k) {
+    if (b.i[k] < n) ++start_i_[b.i[k] + 1];
+    if (b.j[k] < n) ++start_j_[b.j[k] + 1];
+    max_length0 = std::max(max_length0, b.length0[k]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    start_i_[i + 1] += start_i_[i];
+    start_j_[i + 1] += start_j_[i];
+  }
+  // Bonds as j in index order (a stable counting sort); bonds as i are the
+  // range start_i_[i] .. start_i_[i + 1] when the bonds are sorted by i.
+  std::vector<uint32_t> cursor(start_j_.begin(), start_j_.end() - 1);
+  for (size_t k = 0; k < nb; ++k)
+    if (b.j[k] < n) list_j_[cursor[b.j[k]]++] = static_cast<uint32_t>(k);
+}
+
+void DemBondIndex::bonds_of(uint32_t index, std::vector<uint32_t>& out) const {
+  out.clear();
+  if (static_cast<size_t>(index) + 1 >= start_i_.size()) return;
+  // As j, then as i: every bond as j has i < index, so it comes first in
+  // (i, j) order.
+  for (uint32_t q = start_j_[index]; q < start_j_[index + 1]; ++q) out.push_back(list_j_[q]);
+  for (uint32_t k = start_i_[index]; k < start_i_[index + 1]; ++k) out.push_back(k);
+}
+
+void dem_selected_from_host(const dem::DemWorld& w, const DemBondIndex& idx, uint32_t index, DemSelected& out) {
+  out.valid = false;
+  out.bonds.clear();
+  const dem::DemParticles& p = w.particles;
+  const dem::DemBonds& b = w.bonds;
+  if (index >= p.size()) return;
+  out.valid = true;
+  out.index = index;
+  out.x = p.x[index];
+  out.v = p.v[index];
+  out.theta = p.theta[index];
+  out.omega = p.omega[index];
+  std::vector<uint32_t> ks;  // a particle's few bonds
+  idx.bonds_of(index, ks);
+  out.bond_total = static_cast<int>(ks.size());
+  for (uint32_t k : ks) {
+    DemSelectedBond s;
+    s.bond = k;
+    s.other = b.i[k] == index ? b.j[k] : b.i[k];
+    s.other_x = s.other < p.size() ? p.x[s.other] : dem::Vec2d{};
+    s.broken = b.broken[k] != 0;
+    s.mode = b.mode[k];
+    s.break_step = b.break_step[k];
+    s.stress = bond_stress(w, k);
+    out.bonds.push_back(s);
+  }
 }
 
 LastBreak last_bond_break(const dem::DemWorld& w) {

@@ -1,38 +1,24 @@
 /// What the window shows of a DEM world, GL-free (unit tested without a
 /// window): bond stress normalised by the strengths and its colour, the
 /// scale of contact-force lines, walls clipped to the view box, a particle's
-/// bonds, the last bond break, and the mapping from table rows (picking,
-/// the grab brush) to DEM particle indices.
+/// bonds (and an index of them), the selected particle's state, the last bond
+/// break, and the mapping from table rows (picking, the grab brush) to DEM
+/// particle indices. The formulas the CUDA-GL interop shares are in
+/// dem_draw_rules.h.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <vector>
 #include "render/cpu/colormap.h"
+#include "render/cpu/dem_draw_rules.h"
+#include "render/cuda/dem_fill.h"
 #include "sim/core/vec.h"
 #include "sim/dem/dem_world.h"
 #include "sim/scene/simulation.h"
 
 namespace ps {
 
-/// A bond's stresses (Pa) and how close they are to breaking it.
-struct BondStress {
-  double sigma = 0.0;    ///< max tensile stress T/A + |M_b| r_b / I
-  double sigma_c = 0.0;  ///< max compressive stress -T/A + |M_b| r_b / I
-  double tau = 0.0;      ///< shear stress |F_s| / A
-  /// max(sigma / sigma_t, sigma_c / sigma_c,max, tau / tau_max, 0): 1 breaks the bond.
-  double ratio = 0.0;
-  /// The criterion with the largest ratio (the mode it would break in);
-  /// None when no stress is positive.
-  dem::BondBreak critical = dem::BondBreak::None;
-};
-
-/// Normalises stresses by the bond strengths (ties in the order tensile,
-/// compressive, shear, as the solver's break check).
-BondStress normalise_bond_stress(const dem::DemBondParams& bp, double sigma, double sigma_c, double tau);
-
-/// Bond k's stresses now: the solver's bond law (dem_kernels.h bond_force)
-/// on the current positions, rotations and bond parameters, so an edit of E,
-/// nu or the bond radius shows at once, even while paused. Broken bonds
+/// Bond k's stresses now (bond_stress_now on the host arrays). Broken bonds
 /// carry nothing (all zero).
 BondStress bond_stress(const dem::DemWorld& w, size_t k);
 
@@ -41,6 +27,11 @@ void bond_stress_ratios(const dem::DemWorld& w, std::vector<float>& out);
 
 /// Colour of a stress ratio on a colour map spanning [0, hi].
 std::array<float, 3> bond_stress_rgb(Colormap cm, float ratio, float hi);
+
+/// The colour map as kDemBondLut packed RGBA8 entries over t in [0, 1], for
+/// the device's bond lines (the host draws colormap_rgb(t) itself: the two
+/// differ by at most one level in 255).
+void bond_color_lut(Colormap cm, std::vector<uint32_t>& out);
 
 const char* bond_break_name(dem::BondBreak m);
 
@@ -69,8 +60,31 @@ Vec2 dem_centroid(const dem::DemWorld& w, const std::vector<uint32_t>& idx);
 /// a plane (infinite line) clipped to the box. False when nothing is inside.
 bool wall_segment(const dem::DemWall& wall, Vec2 lo, Vec2 hi, Vec2& a, Vec2& b);
 
-/// Bonds (indices into w.bonds) that join particle `index`, intact and broken.
+/// Bonds (indices into w.bonds) that join particle `index`, intact and broken,
+/// in index order (a pass over every bond: DemBondIndex::bonds_of is the
+/// window's).
 void bonds_of(const dem::DemBonds& b, uint32_t index, std::vector<uint32_t>& out);
+
+/// Each particle's bonds (as i: a range of the bonds, sorted by (i, j); as j:
+/// a list) and the longest rest length, built once per bond topology: the
+/// topology changes only when the host arrays become the state (the world's
+/// host_generation) or the counts change.
+struct DemBondIndex {
+  /// Rebuilds when stale (a pass over the bonds); otherwise nothing.
+  void update(const dem::DemWorld& w);
+  /// bonds_of(w.bonds, index, out), in O(the particle's bonds).
+  void bonds_of(uint32_t index, std::vector<uint32_t>& out) const;
+  double max_length0 = 0.0;  ///< the longest rest length (0 without bonds)
+
+ private:
+  uint64_t generation_ = ~0ull;
+  size_t particles_ = ~size_t{0}, bonds_ = ~size_t{0};
+  std::vector<uint32_t> start_i_, start_j_, list_j_;
+};
+
+/// The selected particle's state and bonds from the host arrays (current on
+/// the host path), as the interop reads them back on the device path.
+void dem_selected_from_host(const dem::DemWorld& w, const DemBondIndex& idx, uint32_t index, DemSelected& out);
 
 /// The most recent bond break: its step, mode and particle IDs (step 0: none yet).
 struct LastBreak {

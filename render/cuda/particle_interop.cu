@@ -1,4 +1,6 @@
-// CUDA-OpenGL interop for the MPM particle sprites (see particle_interop.h).
+// CUDA-OpenGL interop for the particle sprites and the DEM bond lines (see
+// particle_interop.h). This file owns the GL side (registration, mapping) and
+// the MPM fill kernel; the DEM kernels are GL-free, in dem_fill.cu.
 //
 // Per frame, on the CUDA backend's stream:
 //   map (pos, radius, and the mode's column) -> one fill kernel over the slots
@@ -28,6 +30,8 @@
 #include <cstring>
 
 #include "render/cpu/particle_scalars.h"
+#include "render/cuda/fill_common.cuh"
+#include "sim/dem/dem_backend.h"
 #include "sim/mpm/mpm_backend.h"
 
 namespace ps {
@@ -71,19 +75,11 @@ struct FillArgs {
   Readback* rb;
 };
 
-__device__ __forceinline__ unsigned char to_u8(float c) {
-  // As the host path: lround(clamp(c, 0, 1) * 255).
-  return static_cast<unsigned char>(roundf(fminf(fmaxf(c, 0.f), 1.f) * 255.f));
-}
-
 __global__ void fill_kernel(const FillArgs a) {
   const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  // The largest radius: a warp's maximum, then one atomic per warp (every
-  // thread of the block takes part, the ones past the end with 0).
+  // The largest radius (every thread of the block takes part, the ones past the end with 0).
   const float r = k < a.n ? 0.5f * sqrtf(a.vol0[k]) : 0.f;
-  float rmax = r;
-  for (int o = 16; o > 0; o /= 2) rmax = fmaxf(rmax, __shfl_xor_sync(0xffffffffu, rmax, o));
-  if ((threadIdx.x & 31) == 0 && rmax > 0.f) atomicMax(&a.rb->radius_max_bits, __float_as_uint(rmax));
+  fill::warp_max_radius(r, &a.rb->radius_max_bits);
   if (k >= a.n) return;
   const Vec2 x = a.x[k];
   a.pos[k] = make_float2(x.x, x.y);
@@ -120,7 +116,7 @@ __global__ void fill_kernel(const FillArgs a) {
       if (i < a.nsample) a.rb->sample[i] = s;
     }
   } else {
-    a.color[k] = make_uchar4(to_u8(m.color[0]), to_u8(m.color[1]), to_u8(m.color[2]), 255);
+    a.color[k] = make_uchar4(fill::to_u8(m.color[0]), fill::to_u8(m.color[1]), fill::to_u8(m.color[2]), 255);
   }
   if (a.selected >= 0 && static_cast<long long>(h) == a.selected) {
     Readback& r = *a.rb;
@@ -144,6 +140,11 @@ struct ParticleInterop::Impl {
   int device = -1;        // set once the GL device check passed
   std::string note = "CUDA-GL interop: off: not started";
 
+  // The DEM bond line buffer's registration.
+  cudaGraphicsResource_t bond_res = nullptr;
+  GLuint bond_buf = 0;
+  size_t bond_cap = 0;
+
   cudaGraphicsResource_t mapped[3] = {};
   int nmapped = 0;
   cudaStream_t map_stream = nullptr;
@@ -153,6 +154,8 @@ struct ParticleInterop::Impl {
   std::vector<char> mats_cache;  // what d_mats holds
   Readback* d_rb = nullptr;
   Readback* h_rb = nullptr;  // pinned
+
+  DemFill dem;
 
   void unmap() {
     if (nmapped > 0) cudaGraphicsUnmapResources(nmapped, mapped, map_stream);
@@ -168,10 +171,18 @@ struct ParticleInterop::Impl {
     registered = InteropTargets{};
   }
 
+  void unregister_bonds() {
+    if (bond_res) cudaGraphicsUnregisterResource(bond_res);
+    bond_res = nullptr;
+    bond_buf = 0;
+    bond_cap = 0;
+  }
+
   /// Turns the interop off for the session; reported once.
   bool fail(const std::string& what, cudaError_t e) {
     unmap();
     unregister();
+    unregister_bonds();
     cudaGetLastError();  // clear a non-sticky error so the stepper's next check does not see it
     disabled = true;
     note = "CUDA-GL interop: off: " + what;
@@ -190,6 +201,72 @@ struct ParticleInterop::Impl {
     mats_cap = 0;
     mats_cache.clear();
   }
+
+  /// First use: the GL context must render on the backend's device.
+  bool start(int dev) {
+    cudaError_t e = cudaSuccess;
+    if (device >= 0) {
+      if (dev != device) return fail("the CUDA backend moved to device " + std::to_string(dev), cudaSuccess);
+      return true;
+    }
+    if ((e = cudaSetDevice(dev)) != cudaSuccess) return fail("cudaSetDevice", e);
+    unsigned int count = 0;
+    int devs[8] = {};
+    e = cudaGLGetDevices(&count, devs, 8, cudaGLDeviceListAll);
+    if (e != cudaSuccess || count == 0) return fail("the OpenGL context is not on a CUDA device", e);
+    bool found = false;
+    for (unsigned int i = 0; i < count && i < 8; ++i) found = found || devs[i] == dev;
+    if (!found) return fail("OpenGL renders on another GPU than CUDA device " + std::to_string(dev), cudaSuccess);
+    device = dev;
+    return true;
+  }
+
+  /// Registers the particle buffers (again after the renderer reallocated them).
+  bool register_particles(const InteropTargets& t) {
+    const bool same = have && t.pos == registered.pos && t.vel == registered.vel && t.scalar == registered.scalar &&
+                      t.color == registered.color && t.radius == registered.radius &&
+                      t.capacity == registered.capacity;
+    if (same) return true;
+    unregister();
+    const GLuint names[kResCount] = {t.pos, t.vel, t.scalar, t.color, t.radius};
+    for (int r = 0; r < kResCount; ++r) {
+      const cudaError_t e = cudaGraphicsGLRegisterBuffer(&res[r], names[r], cudaGraphicsRegisterFlagsWriteDiscard);
+      if (e != cudaSuccess) {
+        res[r] = nullptr;
+        return fail("cudaGraphicsGLRegisterBuffer", e);
+      }
+    }
+    registered = t;
+    have = true;
+    return true;
+  }
+
+  /// Maps positions, radii and `column` on `st` for n rows; ptr[] gets their
+  /// device pointers. Unmapped by unmap() (or fail()).
+  bool map_particles(int column, cudaStream_t st, size_t n, void* ptr[kResCount]) {
+    const int which[3] = {kPos, kRadius, column};
+    for (int i = 0; i < 3; ++i) mapped[i] = res[which[i]];
+    cudaError_t e = cudaGraphicsMapResources(3, mapped, st);
+    if (e != cudaSuccess) return fail("cudaGraphicsMapResources", e);
+    nmapped = 3;
+    map_stream = st;
+    static const size_t elem[kResCount] = {2 * sizeof(float), 2 * sizeof(float), sizeof(float), 4, sizeof(float)};
+    for (int i = 0; i < 3; ++i) {
+      const int r = which[i];
+      size_t bytes = 0;
+      if ((e = cudaGraphicsResourceGetMappedPointer(&ptr[r], &bytes, res[r])) != cudaSuccess)
+        return fail("cudaGraphicsResourceGetMappedPointer", e);
+      if (bytes < n * elem[r]) return fail("a mapped buffer is smaller than the particle count", cudaSuccess);
+    }
+    return true;
+  }
+
+  /// Unmaps on the map stream; false (and disabled) on an error.
+  bool unmap_checked() {
+    const cudaError_t e = cudaGraphicsUnmapResources(nmapped, mapped, map_stream);
+    nmapped = 0;
+    return e == cudaSuccess || fail("cudaGraphicsUnmapResources", e);
+  }
 };
 
 ParticleInterop::ParticleInterop() : impl_(std::make_unique<Impl>()) {}
@@ -198,6 +275,7 @@ ParticleInterop::~ParticleInterop() {
   // Normally release() ran while the GL context was current; best effort otherwise.
   impl_->unmap();
   impl_->unregister();
+  impl_->unregister_bonds();
   impl_->free_memory();
   if (impl_->device >= 0) cudaGetLastError();
 }
@@ -209,6 +287,8 @@ void ParticleInterop::release() {
   impl_->unmap();
   impl_->unregister();  // no CUDA call when nothing is registered
 }
+
+void ParticleInterop::release_bonds() { impl_->unregister_bonds(); }
 
 bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets& t, const InteropFrame& f,
                            InteropResult& out) {
@@ -226,25 +306,12 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   cudaStream_t st = static_cast<cudaStream_t>(view.stream);
   cudaError_t e = cudaSuccess;
 
-  // [SECTION] First use: the GL context must render on the backend's device.
-  if (s.device < 0) {
-    if ((e = cudaSetDevice(view.device)) != cudaSuccess) return s.fail("cudaSetDevice", e);
-    unsigned int count = 0;
-    int devs[8] = {};
-    e = cudaGLGetDevices(&count, devs, 8, cudaGLDeviceListAll);
-    if (e != cudaSuccess || count == 0)
-      return s.fail("the OpenGL context is not on a CUDA device", e);
-    bool found = false;
-    for (unsigned int i = 0; i < count && i < 8; ++i) found = found || devs[i] == view.device;
-    if (!found)
-      return s.fail("OpenGL renders on another GPU than CUDA device " + std::to_string(view.device), cudaSuccess);
+  if (!s.start(view.device)) return false;
+  if (!s.d_rb) {
     if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_rb), sizeof(Readback))) != cudaSuccess)
       return s.fail("cudaMalloc", e);
     if ((e = cudaMallocHost(reinterpret_cast<void**>(&s.h_rb), sizeof(Readback))) != cudaSuccess)
       return s.fail("cudaMallocHost", e);
-    s.device = view.device;
-  } else if (view.device != s.device) {
-    return s.fail("the CUDA backend moved to device " + std::to_string(view.device), cudaSuccess);
   }
 
   // [SECTION] The material table (when edited).
@@ -264,49 +331,15 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
       return s.fail("cudaMemcpyAsync (materials)", e);
   }
 
-  // [SECTION] Registration (again after the renderer reallocated its buffers).
-  const bool same = s.have && t.pos == s.registered.pos && t.vel == s.registered.vel &&
-                    t.scalar == s.registered.scalar && t.color == s.registered.color &&
-                    t.radius == s.registered.radius && t.capacity == s.registered.capacity;
-  if (!same) {
-    s.unregister();
-    const GLuint names[kResCount] = {t.pos, t.vel, t.scalar, t.color, t.radius};
-    for (int r = 0; r < kResCount; ++r) {
-      e = cudaGraphicsGLRegisterBuffer(&s.res[r], names[r], cudaGraphicsRegisterFlagsWriteDiscard);
-      if (e != cudaSuccess) {
-        s.res[r] = nullptr;
-        return s.fail("cudaGraphicsGLRegisterBuffer", e);
-      }
-    }
-    s.registered = t;
-    s.have = true;
-  }
-
-  // [SECTION] Map, fill, read back, unmap.
+  // [SECTION] Register, map, fill, read back, unmap.
+  if (!s.register_particles(t)) return false;
   const int column = f.fill == InteropFill::Velocity ? kVel : f.fill == InteropFill::Scalar ? kScalar : kColor;
-  const int which[3] = {kPos, kRadius, column};
-  for (int i = 0; i < 3; ++i) s.mapped[i] = s.res[which[i]];
-  if ((e = cudaGraphicsMapResources(3, s.mapped, st)) != cudaSuccess) return s.fail("cudaGraphicsMapResources", e);
-  s.nmapped = 3;
-  s.map_stream = st;
-  static const size_t elem[kResCount] = {2 * sizeof(float), 2 * sizeof(float), sizeof(float), 4, sizeof(float)};
   void* ptr[kResCount] = {};
-  for (int i = 0; i < 3; ++i) {
-    const int r = which[i];
-    size_t bytes = 0;
-    if ((e = cudaGraphicsResourceGetMappedPointer(&ptr[r], &bytes, s.res[r])) != cudaSuccess)
-      return s.fail("cudaGraphicsResourceGetMappedPointer", e);
-    if (bytes < n * elem[r]) return s.fail("a mapped buffer is smaller than the particle count", cudaSuccess);
-  }
+  if (!s.map_particles(column, st, n, ptr)) return false;
 
   const bool sel = f.selected >= 0 && static_cast<size_t>(f.selected) < n;
-  int stride = 1, nsample = 0;
-  if (f.fill == InteropFill::Scalar && f.max_samples > 0) {
-    const size_t cap = f.max_samples < kMaxInteropSamples ? f.max_samples : kMaxInteropSamples;
-    const size_t st_ = (n + cap - 1) / cap;
-    stride = static_cast<int>(st_);
-    nsample = static_cast<int>((n + st_ - 1) / st_);
-  }
+  const fill::Stride smp =
+      f.fill == InteropFill::Scalar ? fill::sample_stride(n, f.max_samples, kMaxInteropSamples) : fill::Stride{};
   // slot = -1, radius_max = 0.
   if ((e = cudaMemsetAsync(&s.d_rb->slot, 0xff, sizeof(int), st)) != cudaSuccess ||
       (e = cudaMemsetAsync(&s.d_rb->radius_max_bits, 0, sizeof(unsigned int), st)) != cudaSuccess)
@@ -332,22 +365,20 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   a.sc = static_cast<float*>(ptr[kScalar]);
   a.color = static_cast<uchar4*>(ptr[kColor]);
   a.radius = static_cast<float*>(ptr[kRadius]);
-  a.stride = stride;
-  a.nsample = nsample;
+  a.stride = smp.stride;
+  a.nsample = smp.count;
   a.selected = sel ? static_cast<long long>(f.selected) : -1;
   a.rb = s.d_rb;
   const unsigned int blocks = static_cast<unsigned int>((n + kThreads - 1) / kThreads);
   fill_kernel<<<blocks, kThreads, 0, st>>>(a);
   if ((e = cudaGetLastError()) != cudaSuccess) return s.fail("fill kernel launch", e);
-  const size_t back = offsetof(Readback, sample) + static_cast<size_t>(nsample) * sizeof(float);
+  const size_t back = offsetof(Readback, sample) + static_cast<size_t>(smp.count) * sizeof(float);
   if ((e = cudaMemcpyAsync(s.h_rb, s.d_rb, back, cudaMemcpyDeviceToHost, st)) != cudaSuccess)
     return s.fail("cudaMemcpyAsync (read back)", e);
-  e = cudaGraphicsUnmapResources(s.nmapped, s.mapped, st);
-  s.nmapped = 0;
-  if (e != cudaSuccess) return s.fail("cudaGraphicsUnmapResources", e);
+  if (!s.unmap_checked()) return false;
   if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return s.fail("fill kernel", e);
 
-  if (nsample > 0) out.sample.assign(s.h_rb->sample, s.h_rb->sample + nsample);
+  if (smp.count > 0) out.sample.assign(s.h_rb->sample, s.h_rb->sample + smp.count);
   float rmax = 0.f;
   std::memcpy(&rmax, &s.h_rb->radius_max_bits, sizeof rmax);
   out.radius_max = rmax;
@@ -357,6 +388,79 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   }
   s.note = "CUDA-GL interop: on";
   return true;
+}
+
+bool ParticleInterop::fill_dem(const dem::DemDeviceView& view, const InteropTargets& t, const DemFillFrame& f,
+                               DemFillResult& out) {
+  Impl& s = *impl_;
+  out.sample.clear();
+  out.selected = DemSelected{};
+  if (s.disabled) return false;
+  const size_t n = view.count;
+  // Not failures: the host path draws this frame.
+  if (n == 0 || n != f.count || n > t.capacity || n > static_cast<size_t>(INT_MAX)) return false;
+  if (!view.x || !view.v || !view.theta || !view.omega || !view.radius || !view.mass || !view.inertia ||
+      !view.material || !view.group || !view.bond_start || !view.bond_j_start)
+    return false;
+  if (view.bond_count > 0 && (!view.bond_i || !view.bond_j || !view.length0 || !view.shear_disp || !view.bend_angle ||
+                              !view.broken || !view.mode || !view.break_step || !view.bond_j_list))
+    return false;
+  if (!f.material_rgb || f.material_count <= 0) return false;
+  if (!t.pos || !t.vel || !t.scalar || !t.color || !t.radius) return false;
+  cudaStream_t st = static_cast<cudaStream_t>(view.stream);
+  if (!s.start(view.device) || !s.register_particles(t)) return false;
+  const int column = f.column == DemFillColumn::Velocity ? kVel : f.column == DemFillColumn::Scalar ? kScalar : kColor;
+  void* ptr[kResCount] = {};
+  if (!s.map_particles(column, st, n, ptr)) return false;
+  DemFillTargets dt;
+  dt.pos = static_cast<float*>(ptr[kPos]);
+  dt.radius = static_cast<float*>(ptr[kRadius]);
+  dt.vel = static_cast<float*>(ptr[kVel]);
+  dt.scalar = static_cast<float*>(ptr[kScalar]);
+  dt.color = static_cast<uint8_t*>(ptr[kColor]);
+  std::string err;
+  if (!s.dem.particles(view, f, dt, out, err)) return s.fail(err, cudaSuccess);  // synchronised: unmap after
+  if (!s.unmap_checked()) return false;
+  s.note = "CUDA-GL interop: on";
+  return true;
+}
+
+bool ParticleInterop::count_dem_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, DemBondCount& out) {
+  Impl& s = *impl_;
+  out = DemBondCount{};
+  if (s.disabled || !s.start(view.device)) return false;
+  std::string err;
+  if (!s.dem.count_bonds(view, f, out, err)) return s.fail(err, cudaSuccess);
+  return true;
+}
+
+bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity, size_t count,
+                                     const DemBondFrame& f) {
+  Impl& s = *impl_;
+  if (s.disabled || buffer == 0 || capacity == 0 || count > capacity || !s.start(view.device)) return false;
+  cudaError_t e = cudaSuccess;
+  if (!s.bond_res || s.bond_buf != buffer || s.bond_cap != capacity) {
+    s.unregister_bonds();
+    if ((e = cudaGraphicsGLRegisterBuffer(&s.bond_res, buffer, cudaGraphicsRegisterFlagsWriteDiscard)) != cudaSuccess) {
+      s.bond_res = nullptr;
+      return s.fail("cudaGraphicsGLRegisterBuffer (bonds)", e);
+    }
+    s.bond_buf = buffer;
+    s.bond_cap = capacity;
+  }
+  cudaStream_t st = static_cast<cudaStream_t>(view.stream);
+  s.mapped[0] = s.bond_res;
+  if ((e = cudaGraphicsMapResources(1, s.mapped, st)) != cudaSuccess) return s.fail("cudaGraphicsMapResources (bonds)", e);
+  s.nmapped = 1;
+  s.map_stream = st;
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  if ((e = cudaGraphicsResourceGetMappedPointer(&ptr, &bytes, s.bond_res)) != cudaSuccess)
+    return s.fail("cudaGraphicsResourceGetMappedPointer (bonds)", e);
+  if (bytes < capacity * sizeof(LineVertex)) return s.fail("the bond buffer is smaller than said", cudaSuccess);
+  std::string err;
+  if (!s.dem.write_bonds(view, f, static_cast<LineVertex*>(ptr), count, err)) return s.fail(err, cudaSuccess);
+  return s.unmap_checked();
 }
 
 }  // namespace ps

@@ -1,10 +1,12 @@
-/// CUDA-OpenGL interop for the MPM particle sprites: the ParticleRenderer's
-/// vertex buffers are registered with CUDA once (again when they are
-/// reallocated), mapped on the stepper's stream each frame, filled by one
-/// kernel straight from the CUDA backend's device arrays (positions, radii and
-/// the colour mode's column), and unmapped: no device -> host copy of the
-/// particles per frame. Rows are written in the backend's slot order (slot k
-/// holds host particle perm[k]).
+/// CUDA-OpenGL interop for the particle sprites (MPM and DEM) and the DEM
+/// bond lines: the ParticleRenderer's vertex buffers (and the DEM bond line
+/// buffer) are registered with CUDA once (again when they are reallocated),
+/// mapped on the stepper's stream each frame, filled by kernels straight from
+/// the CUDA backend's device arrays (positions, radii and the colour mode's
+/// column; bond lines), and unmapped: no device -> host copy of the particles
+/// per frame. MPM rows are written in the backend's slot order (slot k holds
+/// host particle perm[k]); DEM rows in host order (render/cuda/dem_fill.h
+/// holds the DEM kernels, GL-free).
 ///
 /// Plain C++: includers need no CUDA header. The implementation is
 /// particle_interop.cu when the build has CUDA (PS_HAVE_CUDA_INTEROP), else
@@ -20,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "render/cuda/dem_fill.h"
 #include "sim/core/vec.h"
 
 namespace ps {
@@ -97,10 +100,27 @@ class ParticleInterop {
   bool fill(const DeviceParticleView& view, const InteropTargets& targets, const InteropFrame& frame,
             InteropResult& out);
 
+  /// A CUDA DEM world's sprites into the same buffers, by the same rules
+  /// (registration, mapping, a false return and its consequences).
+  bool fill_dem(const dem::DemDeviceView& view, const InteropTargets& targets, const DemFillFrame& frame,
+                DemFillResult& out);
+
+  /// DEM bond lines, phase 1: how many vertices the bonds the frame draws
+  /// take (nothing is mapped). False on a CUDA error (then disabled).
+  bool count_dem_bonds(const dem::DemDeviceView& view, const DemBondFrame& frame, DemBondCount& out);
+  /// Phase 2: writes them into the GL buffer `buffer` of `capacity`
+  /// LineVertex (registered on first use and when it changes; release the
+  /// bond buffer first when reallocating it), the first `count` of them
+  /// (lines past it are left out).
+  bool fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity, size_t count,
+                      const DemBondFrame& frame);
+
   /// Unregisters the buffers: call before the renderer reallocates (reserve
   /// grows) or deletes them, with the GL context current. fill() registers
   /// them again.
   void release();
+  /// Unregisters the bond line buffer (before it is reallocated or deleted).
+  void release_bonds();
 
  private:
   struct Impl;

@@ -17,6 +17,20 @@ bool ParticleInterop::fill(const DeviceParticleView&, const InteropTargets&, con
   out.selected_slot = -1;
   return false;
 }
+bool ParticleInterop::fill_dem(const dem::DemDeviceView&, const InteropTargets&, const DemFillFrame&,
+                               DemFillResult& out) {
+  out.sample.clear();
+  out.selected = DemSelected{};
+  return false;
+}
+bool ParticleInterop::count_dem_bonds(const dem::DemDeviceView&, const DemBondFrame&, DemBondCount& out) {
+  out = DemBondCount{};
+  return false;
+}
+bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView&, GLuint, size_t, size_t, const DemBondFrame&) {
+  return false;
+}
 void ParticleInterop::release() {}
+void ParticleInterop::release_bonds() {}
 
 }  // namespace ps

@@ -112,7 +112,11 @@ int DemCpuBackend::bond_pass(const DemStepInput& in) {
     }
   });
   int broken = 0;
-  for (size_t k = 0; k < nb; ++k) broken += bond_newly_broken_[k];
+  first_broken_ = -1;
+  for (size_t k = 0; k < nb; ++k) {
+    if (bond_newly_broken_[k] && first_broken_ < 0) first_broken_ = static_cast<int64_t>(k);
+    broken += bond_newly_broken_[k];
+  }
   return broken;
 }
 
@@ -417,6 +421,8 @@ DemStepResult DemCpuBackend::step(const DemStepInput& in) {
   bond_advance_pass(in);
   if (in.wall_reaction) wall_reaction(in);
   r.bonds_broken = broken;
+  r.first_broken = first_broken_;
+  if (first_broken_ >= 0) r.first_broken_mode = b_->mode[static_cast<size_t>(first_broken_)];
   r.contacts = pairs_.size();
   r.wall_contacts = walls_.size();
   return r;

@@ -38,6 +38,7 @@ class DemCpuBackend final : public DemBackend {
 
  private:
   void build_bond_topology();
+  /// Bond forces and breakage; returns how many broke (first_broken_: the lowest index, or -1).
   int bond_pass(const DemStepInput& in);
   void broad_phase();
   void contact_pass(const DemStepInput& in);
@@ -57,6 +58,7 @@ class DemCpuBackend final : public DemBackend {
   std::vector<Vec2d> bond_f_;          // force on i
   std::vector<double> bond_ti_, bond_tj_;
   std::vector<uint8_t> bond_newly_broken_;
+  int64_t first_broken_ = -1;
 
   // Broad phase: uniform grid, cell size = 2 max radius, rebuilt each step.
   Vec2d grid_lo_;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sim/core/backend_error.h"
+#include "sim/cuda/background_copy.cuh"
 #include "sim/cuda/cuda_check.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/dem/dem_backend.h"
@@ -97,6 +98,7 @@ struct DevState {
 struct Counters {
   unsigned long long bad;   // lowest blown-up index or ~0
   unsigned long long vmax2;  // bits of the largest |v|^2 (non-negative double)
+  unsigned long long first_broken;  // (k << 2) | mode of the lowest bond k broken this step, or ~0
   unsigned int broken;       // bonds broken this step
   unsigned int contacts, wall_contacts;
   unsigned int overflow;     // a particle ran out of contact slots
@@ -127,6 +129,8 @@ __device__ inline bool lane0() { return (threadIdx.x & 31) == 0; }
 __global__ void bond_kernel(DevState s, int nb, DemBondParams bp, int64_t step, Counters* c) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned broke = 0;
+  // The lowest broken index, with its mode in the low bits (modes are 1..3).
+  unsigned long long first = ~0ull;
   if (k < nb) {
     if (s.broken[k]) {
       s.bforce[k] = Vec2d{};
@@ -147,6 +151,7 @@ __global__ void bond_kernel(DevState s, int nb, DemBondParams bp, int64_t step, 
         s.bforce[k] = Vec2d{};
         s.bt_i[k] = s.bt_j[k] = 0.0;
         broke = 1;
+        first = (static_cast<unsigned long long>(k) << 2) | static_cast<unsigned>(mode);
       } else {
         s.bforce[k] = r.f_i;
         s.bt_i[k] = r.t_i;
@@ -155,7 +160,11 @@ __global__ void bond_kernel(DevState s, int nb, DemBondParams bp, int64_t step, 
     }
   }
   broke = warp_sum(broke);
-  if (lane0() && broke) atomicAdd(&c->broken, broke);
+  first = warp_min(first);
+  if (lane0() && broke) {
+    atomicAdd(&c->broken, broke);
+    atomicMin(&c->first_broken, first);
+  }
 }
 
 __global__ void bond_advance_kernel(DevState s, int nb, double dt) {
@@ -432,6 +441,84 @@ __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const Pai
   }
 }
 
+// [SECTION] Totals (the window's plots) -------------------------------------------------------
+//
+// A fixed-order reduction in double: each thread sums a strided set of
+// particles, the block adds its threads in a fixed tree, one thread then adds
+// the blocks in order. The grid is fixed (kTotalsBlocks), so the bits never
+// depend on scheduling. Per particle the terms are compute_diagnostics'.
+
+constexpr int kTotalsThreads = 256;
+constexpr int kTotalsBlocks = 512;
+constexpr int kTotalsSums = 6;  // mass, momentum x, y, angular momentum, kinetic, rotational energy
+
+struct DevTotals {
+  double sum[kTotalsSums];
+  double vmax2;
+};
+
+__global__ void __launch_bounds__(kTotalsThreads) totals_kernel(const Vec2d* x, const Vec2d* v, const double* omega,
+                                                                const double* mass, const double* inertia, int n,
+                                                                Vec2d c, double* partial, double* vmax2) {
+  __shared__ double sh[kTotalsSums][kTotalsThreads];
+  __shared__ double shv[kTotalsThreads];
+  double acc[kTotalsSums] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  double vm = 0.0;
+  for (int k = blockIdx.x * kTotalsThreads + threadIdx.x; k < n; k += gridDim.x * kTotalsThreads) {
+    const double m = mass[k], vx = v[k].x, vy = v[k].y, w = omega[k], I = inertia[k];
+    const double rx = x[k].x - c.x, ry = x[k].y - c.y;
+    const double rot = 0.5 * I * w * w;
+    acc[0] += m;
+    acc[1] += m * vx;
+    acc[2] += m * vy;
+    acc[3] += m * (rx * vy - ry * vx) + I * w;
+    acc[4] += 0.5 * m * (vx * vx + vy * vy) + rot;
+    acc[5] += rot;
+    vm = fmax(vm, vx * vx + vy * vy);
+  }
+  for (int q = 0; q < kTotalsSums; ++q) sh[q][threadIdx.x] = acc[q];
+  shv[threadIdx.x] = vm;
+  __syncthreads();
+  for (int w = kTotalsThreads / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) {
+      for (int q = 0; q < kTotalsSums; ++q) sh[q][threadIdx.x] += sh[q][threadIdx.x + w];
+      shv[threadIdx.x] = fmax(shv[threadIdx.x], shv[threadIdx.x + w]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    for (int q = 0; q < kTotalsSums; ++q) partial[kTotalsSums * blockIdx.x + q] = sh[q][0];
+    vmax2[blockIdx.x] = shv[0];
+  }
+}
+
+/// The blocks' sums in block order (one thread: a few hundred additions).
+__global__ void totals_final_kernel(const double* partial, const double* vmax2, int blocks, DevTotals* out) {
+  DevTotals t{};
+  for (int b = 0; b < blocks; ++b) {
+    for (int q = 0; q < kTotalsSums; ++q) t.sum[q] += partial[kTotalsSums * b + q];
+    t.vmax2 = fmax(t.vmax2, vmax2[b]);
+  }
+  *out = t;
+}
+
+/// Byte offsets of the columns the checkpoint copies (what a step changes):
+/// x, v, theta, omega per particle; shear displacement, bend angle, broken,
+/// mode, break step, sigma, tau and force per bond.
+struct CheckpointLayout {
+  enum { kX = 0, kV, kTheta, kOmega, kShear, kBend, kBroken, kMode, kBreakStep, kSigma, kTau, kForce, kCount };
+  size_t off[kCount + 1] = {};
+  CheckpointLayout(size_t n, size_t nb) {
+    const size_t size[kCount] = {sizeof(Vec2d) * n,   sizeof(Vec2d) * n,   sizeof(double) * n, sizeof(double) * n,
+                                 sizeof(double) * nb, sizeof(double) * nb, nb,                 nb,
+                                 sizeof(int64_t) * nb, sizeof(float) * nb, sizeof(float) * nb, sizeof(Vec2d) * nb};
+    ColumnPacker pack;
+    for (int c = 0; c < kCount; ++c) off[c] = pack.add(size[c]);
+    off[kCount] = pack.bytes();
+  }
+  size_t bytes() const { return off[kCount]; }
+};
+
 }  // namespace
 
 // [SECTION] Backend ----------------------------------------------------------------------------
@@ -458,12 +545,17 @@ class DemCudaBackend final : public DemBackend {
     cudaFree(load_share_);
     cudaFree(grab_slot_);
     cudaFree(grab_offset_);
+    cudaFree(tot_partial_);
+    cudaFree(tot_vmax_);
+    cudaFree(tot_out_);
+    cudaFreeHost(tot_host_);
   }
 
   std::string name() const override { return "cuda (" + device_name_ + ")"; }
   void bind(DemParticles* particles, DemBonds* bonds) override {
     p_ = particles;
     b_ = bonds;
+    host_changed();  // the state now, as the CPU backend takes it: the window draws it before any step
   }
 
   void host_changed() override {
@@ -529,12 +621,15 @@ class DemCudaBackend final : public DemBackend {
     }
     host_extent();
     have_prev_ = false;
+    host_current_ = true;
     walls_n_ = -1;
     grab_cache_.clear();
   }
 
   void sync_to_host() override {
-    if (n_ != p_->size() || nb_ != b_->size()) return;
+    // Nothing to copy when no step ran since the host arrays were the state
+    // (a click in the window syncs for the table, then again for the grab).
+    if (n_ != p_->size() || nb_ != b_->size() || host_current_) return;
     check(cudaDeviceSynchronize(), "sync");
     // Into a host staging copy first: a failure part way (the device is lost)
     // leaves the host arrays whole, the last good state the world falls back on.
@@ -563,6 +658,7 @@ class DemCudaBackend final : public DemBackend {
     std::copy(t.force.begin(), t.force.end(), b.force.begin());
     for (size_t k = 0; k < nb_; ++k) b.mode[k] = static_cast<BondBreak>(t.mode[k]);
     host_extent();
+    host_current_ = true;
   }
 
   DemStepResult step(const DemStepInput& in) override {
@@ -570,13 +666,14 @@ class DemCudaBackend final : public DemBackend {
     const int n = static_cast<int>(n_), nb = static_cast<int>(nb_);
     DemStepResult result;
     if (n == 0) return result;
+    host_current_ = false;  // from the first launch on, the device state moves away from the host arrays
     // Host work per step: a few small tables when they changed, and one
     // read of the counters at the end (the step's only synchronisation).
     upload_tables(in);
     if (in.use_fext) up(s_.fext, p_->fext.data(), n_);
     const CellGrid g = cell_grid(in);
     Counters& init = counters_host_[1];
-    init = Counters{~0ull, 0ull, 0u, 0u, 0u, 0u};
+    init = Counters{~0ull, 0ull, ~0ull, 0u, 0u, 0u, 0u};
     check(cudaMemcpyAsync(counters_, &init, sizeof init, cudaMemcpyHostToDevice, 0), "counters");
     const int pb = (n + 255) / 256;
     if (nb > 0) bond_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.bond, in.step, counters_);
@@ -650,9 +747,114 @@ class DemCudaBackend final : public DemBackend {
     std::memcpy(&vmax2, &c.vmax2, sizeof vmax2);
     result.max_speed = std::sqrt(vmax2);
     result.bonds_broken = static_cast<int>(c.broken);
+    if (c.broken && c.first_broken != ~0ull) {
+      result.first_broken = static_cast<int64_t>(c.first_broken >> 2);
+      result.first_broken_mode = static_cast<BondBreak>(c.first_broken & 3u);
+    }
     result.contacts = c.contacts;
     result.wall_contacts = c.wall_contacts;
     return result;
+  }
+
+  const DemDeviceView* device_view() override {
+    DemDeviceView& v = view_;
+    v.count = n_;
+    v.x = s_.x; v.v = s_.v; v.theta = s_.theta; v.omega = s_.omega; v.radius = s_.radius;
+    v.mass = s_.mass; v.inertia = s_.inertia; v.material = s_.material; v.group = s_.group;
+    v.bond_count = nb_;
+    v.bond_i = s_.bi; v.bond_j = s_.bj; v.length0 = s_.length0; v.shear_disp = s_.shear_disp;
+    v.bend_angle = s_.bend_angle; v.broken = s_.broken; v.mode = s_.mode; v.break_step = s_.break_step;
+    v.sigma = s_.sigma; v.tau = s_.tau; v.force = s_.bforce;
+    v.bond_start = s_.bond_start; v.bond_j_start = s_.bond_j_start; v.bond_j_list = s_.bond_j_list;
+    v.stream = nullptr;  // every launch and copy of this backend is on the legacy default stream
+    v.device = 0;
+    return &view_;
+  }
+
+  bool device_totals(Vec2d centre, DemTotals& out) override {
+    out = DemTotals{};
+    if (n_ == 0 || n_ != p_->size()) return n_ == 0;
+    if (!tot_out_) {
+      check(cudaMalloc(reinterpret_cast<void**>(&tot_partial_), sizeof(double) * kTotalsSums * kTotalsBlocks), "cudaMalloc");
+      check(cudaMalloc(reinterpret_cast<void**>(&tot_vmax_), sizeof(double) * kTotalsBlocks), "cudaMalloc");
+      check(cudaMalloc(reinterpret_cast<void**>(&tot_out_), sizeof(DevTotals)), "cudaMalloc");
+      check(cudaMallocHost(reinterpret_cast<void**>(&tot_host_), sizeof(DevTotals)), "cudaMallocHost");
+    }
+    const int blocks = static_cast<int>(std::min<size_t>(kTotalsBlocks, (n_ + kTotalsThreads - 1) / kTotalsThreads));
+    totals_kernel<<<blocks, kTotalsThreads>>>(s_.x, s_.v, s_.omega, s_.mass, s_.inertia, static_cast<int>(n_), centre,
+                                              tot_partial_, tot_vmax_);
+    totals_final_kernel<<<1, 1>>>(tot_partial_, tot_vmax_, blocks, tot_out_);
+    check(cudaGetLastError(), "totals");
+    check(cudaMemcpyAsync(tot_host_, tot_out_, sizeof(DevTotals), cudaMemcpyDeviceToHost, 0), "totals");
+    check(cudaStreamSynchronize(0), "totals");
+    out.mass = tot_host_->sum[0];
+    out.momentum[0] = tot_host_->sum[1];
+    out.momentum[1] = tot_host_->sum[2];
+    out.angular_momentum = tot_host_->sum[3];
+    out.kinetic_energy = tot_host_->sum[4];
+    out.rotational_energy = tot_host_->sum[5];
+    out.max_speed = std::sqrt(tot_host_->vmax2);
+    return true;
+  }
+
+  bool checkpoint_begin() override {
+    if (n_ == 0 || n_ != p_->size() || nb_ != b_->size()) return false;
+    const CheckpointLayout lay(n_, nb_);
+    // Device-side copies after the steps launched so far (legacy stream: in
+    // order with them), then the transfer on the copy stream while stepping
+    // goes on.
+    char* dst = ckpt_.stage(lay.bytes(), 0);
+    auto cp = [&](int col, const void* src, size_t bytes) {
+      if (bytes) check(cudaMemcpyAsync(dst + lay.off[col], src, bytes, cudaMemcpyDeviceToDevice, 0), "checkpoint");
+    };
+    using L = CheckpointLayout;
+    cp(L::kX, s_.x, sizeof(Vec2d) * n_);
+    cp(L::kV, s_.v, sizeof(Vec2d) * n_);
+    cp(L::kTheta, s_.theta, sizeof(double) * n_);
+    cp(L::kOmega, s_.omega, sizeof(double) * n_);
+    cp(L::kShear, s_.shear_disp, sizeof(double) * nb_);
+    cp(L::kBend, s_.bend_angle, sizeof(double) * nb_);
+    cp(L::kBroken, s_.broken, nb_);
+    cp(L::kMode, s_.mode, nb_);
+    cp(L::kBreakStep, s_.break_step, sizeof(int64_t) * nb_);
+    cp(L::kSigma, s_.sigma, sizeof(float) * nb_);
+    cp(L::kTau, s_.tau, sizeof(float) * nb_);
+    cp(L::kForce, s_.bforce, sizeof(Vec2d) * nb_);
+    ckpt_.start(lay.bytes(), 0);
+    prev_n_ = ckpt_n_;
+    prev_nb_ = ckpt_nb_;
+    ckpt_n_ = n_;
+    ckpt_nb_ = nb_;
+    return true;
+  }
+
+  bool checkpoint_arrived() override { return ckpt_.arrived(); }
+
+  bool checkpoint_restore(bool previous) override {
+    const char* mem = previous ? ckpt_.previous() : ckpt_.has_arrived() ? ckpt_.host() : nullptr;
+    const size_t n = previous ? prev_n_ : ckpt_n_, nb = previous ? prev_nb_ : ckpt_nb_;
+    if (!mem || p_->size() != n || b_->size() != nb) return false;
+    using L = CheckpointLayout;
+    const L lay(n, nb);
+    auto col = [&](int c, auto* dst, size_t count) {
+      if (count) std::memcpy(dst, mem + lay.off[c], count * sizeof(*dst));
+    };
+    DemParticles& p = *p_;
+    DemBonds& b = *b_;
+    col(L::kX, p.x.data(), n);
+    col(L::kV, p.v.data(), n);
+    col(L::kTheta, p.theta.data(), n);
+    col(L::kOmega, p.omega.data(), n);
+    col(L::kShear, b.shear_disp.data(), nb);
+    col(L::kBend, b.bend_angle.data(), nb);
+    col(L::kBroken, b.broken.data(), nb);
+    const uint8_t* mode = reinterpret_cast<const uint8_t*>(mem + lay.off[L::kMode]);
+    for (size_t k = 0; k < nb; ++k) b.mode[k] = static_cast<BondBreak>(mode[k]);
+    col(L::kBreakStep, b.break_step.data(), nb);
+    col(L::kSigma, b.sigma.data(), nb);
+    col(L::kTau, b.tau.data(), nb);
+    col(L::kForce, b.force.data(), nb);
+    return true;
   }
 
   void read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const override {
@@ -851,6 +1053,7 @@ class DemCudaBackend final : public DemBackend {
   size_t cap_[64] = {};
   size_t n_ = 0, nb_ = 0;
   bool have_prev_ = false;
+  bool host_current_ = false;  // the host arrays hold the device state (no step since host_changed / sync_to_host)
   Counters* counters_ = nullptr;
   PairProps* props_ = nullptr;
   std::vector<PairProps> props_host_;
@@ -878,6 +1081,14 @@ class DemCudaBackend final : public DemBackend {
   Vec2d* grab_offset_ = nullptr;
   std::vector<uint32_t> grab_cache_;
   std::vector<Vec2d> grab_offset_cache_;
+  DemDeviceView view_;
+  // device_totals' scratch.
+  double *tot_partial_ = nullptr, *tot_vmax_ = nullptr;
+  DevTotals *tot_out_ = nullptr, *tot_host_ = nullptr;
+  // The background checkpoint (columns as CheckpointLayout) and the sizes of
+  // its last copy and of the one before.
+  BackgroundCopy ckpt_;
+  size_t ckpt_n_ = 0, ckpt_nb_ = 0, prev_n_ = 0, prev_nb_ = 0;
   // sync_to_host's host staging copy.
   struct Staging {
     std::vector<Vec2d> x, v, force;

@@ -36,8 +36,8 @@ int DemWorld::material_index(const std::string& name) const {
 void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
   // The old backend hands its state over; a failed device keeps the last host copy.
   if (backend_) sync_guarded();
+  backend->bind(&particles, &bonds);  // takes the state (a device uploads); when it throws the old backend stays
   backend_ = std::move(backend);
-  backend_->bind(&particles, &bonds);
   host_clock_ = clock();
   host_state_taken();
 }
@@ -84,8 +84,17 @@ bool DemWorld::guarded(const char* during, AtFailure at, F&& call) {
 }
 
 void DemWorld::sync_guarded() {
-  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); }))
+  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); })) {
+    if (!on_cpu() && host_clock_.step != step_count_) count_host_broken();
     host_clock_ = clock();
+  }
+}
+
+void DemWorld::checkpoint() {
+  bool async = false;
+  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock, [&] { async = ckpt_.begin(*backend_, clock()); }))
+    return;
+  if (!async) sync_guarded();
 }
 
 void DemWorld::fall_back(const std::string& reason, const char* during, AtFailure at) {
@@ -104,6 +113,7 @@ void DemWorld::fall_back(const std::string& reason, const char* during, AtFailur
     } catch (const std::exception&) {
     }
   }
+  if (host_clock_.step < step_count_) ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
   set_clock(host_clock_);
   fb.resumed_step = step_count_;
   backend_.reset();  // a failed device backend's destructor ignores further errors
@@ -229,8 +239,12 @@ size_t DemWorld::intact_bonds() const {
 }
 
 std::vector<double> DemWorld::dt_cache_key() const {
+  // The broken bonds the bond bound below sees: on the CPU backend the host
+  // arrays are stepped, so every break counts; a device's breaks reach them
+  // only with a sync.
+  const size_t broken = on_cpu() ? bonds_broken_total_ : host_broken_;
   std::vector<double> k = {static_cast<double>(generation_), static_cast<double>(particles.size()),
-                           static_cast<double>(bonds.size()), static_cast<double>(bonds_broken_total_),
+                           static_cast<double>(bonds.size()), static_cast<double>(broken),
                            bond.enabled ? 1.0 : 0.0, bond.E, bond.nu, bond.radius_ratio};
   for (const DemMaterial& m : materials) {
     k.push_back(m.density);
@@ -362,13 +376,19 @@ DemStepStatus DemWorld::step(int n) {
     host_clock_ = clock();  // nothing on a device to lose
     return DemStepStatus{};
   }
-  // Checkpoint: a device backend's state comes back to the host now and then
-  // (free on the CPU backend, which steps the host arrays). After a fallback
-  // the call returns ok and the caller steps on from the preserved state.
+  // Checkpoint: a device backend's state comes back to host memory now and
+  // then, in the background (free on the CPU backend, which steps the host
+  // arrays). An arrived copy is noted at once, so a later device failure can
+  // roll back to it without asking the device. After a fallback the call
+  // returns ok and the caller steps on from the preserved state.
   const int fallbacks_before = fallbacks_;
   auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
-  if (step_count_ - host_clock_.step >= std::max(1, checkpoint_interval)) {
-    sync_guarded();
+  if (ckpt_.waiting(host_clock_.step)) {
+    guarded("checking a checkpoint", AtFailure::DeviceAtClock, [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
+    if (fell_back()) return DemStepStatus{};
+  }
+  if (ckpt_.due(step_count_, host_clock_.step, checkpoint_interval)) {
+    checkpoint();
     if (fell_back()) return DemStepStatus{};
   }
   DemStepInput in;
@@ -414,6 +434,7 @@ DemStepStatus DemWorld::step(int n) {
     last_dt_ = in.dt;
     last_max_speed_ = r.max_speed;
     bonds_broken_total_ += static_cast<size_t>(r.bonds_broken);
+    if (r.bonds_broken > 0 && r.first_broken >= 0) last_break_ = DemLastBreak{in.step, r.first_broken, r.first_broken_mode};
     if (intact_size_ == bonds.size()) intact_ -= std::min(intact_, static_cast<size_t>(r.bonds_broken));
     last_result_ = r;
     if (!r.ok) {
@@ -510,7 +531,41 @@ DemDiagnostics DemWorld::diagnostics() {
   return compute_diagnostics(particles, bonds, 0.5 * (domain_min + domain_max));
 }
 
-DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre) {
+DemDiagnostics DemWorld::totals() {
+  const Vec2d centre = 0.5 * (domain_min + domain_max);
+  DemTotals t;
+  bool ok = false;
+  guarded("summing the particles", AtFailure::DeviceAtClock, [&] { ok = backend_->device_totals(centre, t); });
+  DemDiagnostics d;
+  if (ok) {
+    d.count = particles.size();
+    d.mass = t.mass;
+    d.momentum[0] = t.momentum[0];
+    d.momentum[1] = t.momentum[1];
+    d.angular_momentum = t.angular_momentum;
+    d.kinetic_energy = t.kinetic_energy;
+    d.rotational_energy = t.rotational_energy;
+    d.max_speed = t.max_speed;
+  } else {
+    sync_guarded();  // free on the CPU backend
+    d = compute_diagnostics(particles, bonds, centre, false);
+  }
+  d.bonds = bonds.size();
+  d.bonds_broken = bonds.size() - intact_bonds();
+  return d;
+}
+
+void DemWorld::count_last_break() {
+  last_break_ = DemLastBreak{};
+  const DemBonds& b = bonds;
+  for (size_t k = 0; k < b.size(); ++k) {
+    // The latest step wins; within one step the first bond in (i, j) order.
+    if (b.broken[k] && b.break_step[k] > last_break_.step)
+      last_break_ = DemLastBreak{b.break_step[k], static_cast<int64_t>(k), b.mode[k]};
+  }
+}
+
+DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre, bool with_hash) {
   DemDiagnostics d;
   d.count = p.size();
   for (size_t i = 0; i < p.size(); ++i) {
@@ -527,7 +582,7 @@ DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec
   }
   d.bonds = b.size();
   d.bonds_broken = b.size() - b.intact();
-  d.hash = state_hash(p, b);
+  if (with_hash) d.hash = state_hash(p, b);
   return d;
 }
 

@@ -3,6 +3,7 @@
 /// this one type (mirrors ps::MpmWorld).
 #pragma once
 #include "sim/core/backend_error.h"
+#include "sim/core/checkpoint.h"
 #include "sim/core/grab.h"
 #include "sim/core/step_status.h"
 #include "sim/io/p4.h"
@@ -35,6 +36,15 @@ struct DemDiagnostics {
   double max_speed = 0.0;
   size_t bonds = 0, bonds_broken = 0;
   uint64_t hash = 0;
+};
+
+/// The most recent bond break (DemWorld::last_break): the step it broke in
+/// (0: none yet), the bond (the first in (i, j) order among those that broke
+/// in that step) and why it broke.
+struct DemLastBreak {
+  int64_t step = 0;
+  int64_t bond = -1;
+  BondBreak mode = BondBreak::None;
 };
 
 /// Stable time-step estimates (seconds).
@@ -109,9 +119,12 @@ class DemWorld {
   // clock of that moment), switches to a CPU backend, posts a notice and
   // continues. Contact history (Mindlin and rolling springs) restarts there,
   // as after any host edit.
-  /// A device backend's state is copied to the host at the start of a step()
-  /// call once the host copy is this many steps old: a failure rolls back at
-  /// most checkpoint_interval - 1 + n steps (n: the failing call's count).
+  /// A device backend's state is copied to host memory at the start of a
+  /// step() call once the newest copy is this many steps old: a failure rolls
+  /// back at most checkpoint_interval - 1 + n steps (n: the failing call's
+  /// count). The CUDA backend copies in the background (checkpoint_begin;
+  /// sim/core/checkpoint.h): the host arrays stay as they are until a failure
+  /// needs the copy; others sync.
   int checkpoint_interval = 256;
   /// Threads of the CPU backend the world falls back to (<= 0: all cores).
   int fallback_threads = 0;
@@ -173,6 +186,18 @@ class DemWorld {
   void sync();
   /// Syncs and computes the diagnostics about the domain centre.
   DemDiagnostics diagnostics();
+  /// The same sums without the state hash, for the window's plots (20 times a
+  /// second): a device backend reduces them where the state lives
+  /// (DemBackend::device_totals), nothing is copied to the host; the bond
+  /// counts come from intact_bonds().
+  DemDiagnostics totals();
+  /// The most recent bond break, kept up to date from each step's result (no
+  /// pass over the bonds; counted again from the host arrays when they become
+  /// the state).
+  const DemLastBreak& last_break() const { return last_break_; }
+  /// Bumped whenever the host arrays become the state (host_changed, a load,
+  /// a new backend, a fallback): the bond topology can only change then.
+  uint64_t host_generation() const { return generation_; }
   /// Resets step counter and time (after a scene load).
   void reset_clock();
   /// Removes particles, bonds, walls, loads and materials; keeps parameters.
@@ -199,9 +224,13 @@ class DemWorld {
   bool guarded(const char* during, AtFailure at, F&& call);
   void fall_back(const std::string& reason, const char* during, AtFailure at);
   void sync_guarded();
+  /// The periodic checkpoint: in the background when the backend can, else a sync.
+  void checkpoint();
   bool on_cpu() const;
 
   Clock host_clock_;  ///< clock of the state in `particles` / `bonds`
+  CheckpointTracker<Clock> ckpt_;  ///< the background checkpoint in flight or arrived
+  DemLastBreak last_break_;
   BackendFallback fallback_;
   int fallbacks_ = 0;
   std::vector<std::string> notices_;
@@ -237,7 +266,21 @@ class DemWorld {
     ++generation_;
     intact_size_ = static_cast<size_t>(-1);
     intact_bonds();  // now, while the host arrays are the state
+    count_last_break();
+    count_host_broken();
+    ckpt_.drop();
   }
+  /// Broken bonds in the host arrays, counted when they become the state or
+  /// are synced from a device: the time-step cache's key on a device backend,
+  /// whose bond bound reads the host arrays (a break on the device changes
+  /// nothing there until the next sync, so it needs no new pass).
+  size_t host_broken_ = 0;
+  void count_host_broken() {
+    host_broken_ = 0;
+    for (uint8_t b : bonds.broken) host_broken_ += b ? 1 : 0;
+  }
+  /// last_break_ from the host arrays.
+  void count_last_break();
   std::vector<double> dt_cache_key() const;
 
  public:
@@ -276,8 +319,9 @@ class DemWorld {
 /// std::invalid_argument naming the wall when one fails.
 std::string check_wall(const DemWall& w);
 
-/// Diagnostics of a particle set (double accumulation in index order).
-DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre);
+/// Diagnostics of a particle set (double accumulation in index order);
+/// without the hash when with_hash is false.
+DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre, bool with_hash = true);
 /// FNV-1a over x, v, theta, omega and the bonds' state, in index order.
 uint64_t state_hash(const DemParticles& p, const DemBonds& b);
 

@@ -194,10 +194,11 @@ class MpmBackend {
   virtual bool checkpoint_begin() { return false; }
   /// The last begun checkpoint has arrived in host memory (no wait).
   virtual bool checkpoint_arrived() { return false; }
-  /// Writes an arrived checkpoint into the host arrays (host order; their
-  /// size must be the checkpoint's). Host memory only: safe after a device
-  /// failure. False when none arrived.
-  virtual bool checkpoint_restore() { return false; }
+  /// Writes a checkpoint into the host arrays (host order; their size must be
+  /// the checkpoint's): the last begun, once it arrived, or (`previous`) the
+  /// one begun before it, which is complete by then. Host memory only: safe
+  /// after a device failure. False when there is no such copy.
+  virtual bool checkpoint_restore(bool /*previous*/) { return false; }
   /// A solver for the heat pass's linear system on this backend's device
   /// (sim/mpm/heat.h), owned by the backend, or null (CPU backend).
   virtual HeatLinearSolver* heat_linear_solver() { return nullptr; }

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "sim/core/backend_error.h"
+#include "sim/cuda/background_copy.cuh"
 #include "sim/cuda/cuda_check.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/mpm/heat_cuda.h"
@@ -1240,12 +1241,9 @@ struct ColumnLayout {
     const size_t size[kCount] = {sizeof(Vec2), sizeof(Vec2), sizeof(Mat2), sizeof(Mat2), sizeof(float), sizeof(float),
                                  sizeof(float), sizeof(float), sizeof(uint32_t), sizeof(uint8_t),
                                  poly ? sizeof(PolyModes) : 0};
-    size_t at = 0;
-    for (int c = 0; c < kCount; ++c) {
-      off[c] = at;
-      at += (size[c] * n + 255) / 256 * 256;
-    }
-    off[kCount] = at;
+    ColumnPacker pack;
+    for (int c = 0; c < kCount; ++c) off[c] = pack.add(size[c] * n);
+    off[kCount] = pack.bytes();
   }
   size_t bytes() const { return off[kCount]; }
 };
@@ -1281,9 +1279,6 @@ class MpmCudaBackend final : public MpmBackend {
     owner_ = std::make_shared<StreamOwner>();
     check(cudaStreamCreateWithFlags(&owner_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     stream_ = owner_->stream;
-    check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaEventCreateWithFlags(&ckpt_ready_, cudaEventDisableTiming), "cudaEventCreate");
-    check(cudaEventCreateWithFlags(&ckpt_done_, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaMalloc(reinterpret_cast<void**>(&ctrl_), sizeof(DevControl)), "cudaMalloc");
     check(cudaMallocHost(reinterpret_cast<void**>(&ctrl_host_), sizeof(DevControl)), "cudaMallocHost");
     for (auto& e : ev_) check(cudaEventCreate(&e), "cudaEventCreate");
@@ -1304,11 +1299,7 @@ class MpmCudaBackend final : public MpmBackend {
     cudaFree(cols_); cudaFree(col_impulse_); cudaFree(cols_placed_); cudaFree(col_time_);
     cudaFreeHost(ctrl_host_);
     for (auto& e : ev_) cudaEventDestroy(e);
-    cudaStreamSynchronize(copy_stream_);
     cudaFree(tot_partial_); cudaFree(tot_vmax_); cudaFree(tot_out_); cudaFreeHost(tot_host_);
-    cudaFree(ckpt_dev_); cudaFreeHost(ckpt_host_);
-    cudaEventDestroy(ckpt_ready_); cudaEventDestroy(ckpt_done_);
-    cudaStreamDestroy(copy_stream_);
     // owner_ destroys the stream once the last device state copy is gone.
   }
 
@@ -1632,58 +1623,31 @@ class MpmCudaBackend final : public MpmBackend {
 
   bool checkpoint_begin() override {
     if (n_ == 0) return false;
-    // The previous copy's buffers are reused: it must have arrived (it takes
-    // a few milliseconds; checkpoints come hundreds of substeps apart).
-    if (ckpt_pending_) {
-      check(cudaEventSynchronize(ckpt_done_), "checkpoint");
-      ckpt_pending_ = false;
-    }
-    ckpt_arrived_ = false;
     const bool poly = d_.poly != nullptr;
     const ColumnLayout lay(n_, poly);
-    if (lay.bytes() > ckpt_bytes_) {
-      check(cudaStreamSynchronize(stream_), "sync");
-      cudaFree(ckpt_dev_);
-      cudaFreeHost(ckpt_host_);
-      ckpt_dev_ = nullptr;
-      ckpt_host_ = nullptr;
-      ckpt_bytes_ = 0;
-      const size_t bytes = lay.bytes() + lay.bytes() / 4;
-      check(cudaMalloc(reinterpret_cast<void**>(&ckpt_dev_), bytes), "cudaMalloc (checkpoint)");
-      check(cudaMallocHost(reinterpret_cast<void**>(&ckpt_host_), bytes), "cudaMallocHost (checkpoint)");
-      ckpt_bytes_ = bytes;
-    }
     // A device-side copy in stream order (microseconds), then the transfer on
     // the copy stream while the stepper goes on.
     CudaStateCopy view(owner_, n_, poly, fs_);
-    view.mem_ = ckpt_dev_;
+    view.mem_ = ckpt_.stage(lay.bytes(), stream_);
     view.owns_ = false;
     copy_columns(view, true);
-    check(cudaEventRecord(ckpt_ready_, stream_), "checkpoint");
-    check(cudaStreamWaitEvent(copy_stream_, ckpt_ready_, 0), "checkpoint");
-    check(cudaMemcpyAsync(ckpt_host_, ckpt_dev_, lay.bytes(), cudaMemcpyDeviceToHost, copy_stream_), "checkpoint");
-    check(cudaEventRecord(ckpt_done_, copy_stream_), "checkpoint");
+    ckpt_.start(lay.bytes(), stream_);
+    prev_n_ = ckpt_n_;
+    prev_poly_ = ckpt_poly_;
     ckpt_n_ = n_;
     ckpt_poly_ = poly;
-    ckpt_pending_ = true;
     return true;
   }
 
-  bool checkpoint_arrived() override {
-    if (ckpt_pending_) {
-      const cudaError_t e = cudaEventQuery(ckpt_done_);
-      if (e == cudaErrorNotReady) return false;
-      check(e, "checkpoint");
-      ckpt_pending_ = false;
-      ckpt_arrived_ = true;
-    }
-    return ckpt_arrived_;
-  }
+  bool checkpoint_arrived() override { return ckpt_.arrived(); }
 
-  bool checkpoint_restore() override {
-    if (!ckpt_arrived_ || !host_ || host_->size() != ckpt_n_) return false;
-    const ColumnLayout lay(ckpt_n_, ckpt_poly_);
-    auto col = [&](int c) { return ckpt_host_ + lay.off[c]; };
+  bool checkpoint_restore(bool previous) override {
+    const char* mem = previous ? ckpt_.previous() : ckpt_.has_arrived() ? ckpt_.host() : nullptr;
+    const size_t n = previous ? prev_n_ : ckpt_n_;
+    const bool with = previous ? prev_poly_ : ckpt_poly_;
+    if (!mem || !host_ || host_->size() != n) return false;
+    const ColumnLayout lay(n, with);
+    auto col = [&](int c) { return mem + lay.off[c]; };
     const auto* x = reinterpret_cast<const Vec2*>(col(ColumnLayout::kX));
     const auto* v = reinterpret_cast<const Vec2*>(col(ColumnLayout::kV));
     const auto* C = reinterpret_cast<const Mat2*>(col(ColumnLayout::kC));
@@ -1692,12 +1656,12 @@ class MpmCudaBackend final : public MpmBackend {
     const auto* Jp = reinterpret_cast<const float*>(col(ColumnLayout::kJp));
     const auto* perm = reinterpret_cast<const uint32_t*>(col(ColumnLayout::kPerm));
     const auto* poly = reinterpret_cast<const PolyModes*>(col(ColumnLayout::kPoly));
-    const bool with_poly = ckpt_poly_ && host_->poly.size() == ckpt_n_;
-    for (size_t k = 0; k < ckpt_n_; ++k) {
+    const bool with_poly = with && host_->poly.size() == n;
+    for (size_t k = 0; k < n; ++k) {
       const uint32_t i = perm[k];
-      if (i >= ckpt_n_) return false;  // not a permutation: keep the older host copy
+      if (i >= n) return false;  // not a permutation: keep the older host copy
     }
-    for (size_t k = 0; k < ckpt_n_; ++k) {
+    for (size_t k = 0; k < n; ++k) {
       const uint32_t i = perm[k];
       host_->x[i] = x[k]; host_->v[i] = v[k]; host_->C[i] = C[k]; host_->F[i] = F[k];
       host_->J[i] = J[k]; host_->Jp[i] = Jp[k];
@@ -2298,13 +2262,11 @@ class MpmCudaBackend final : public MpmBackend {
   std::string device_name_;
   std::shared_ptr<StreamOwner> owner_;  // holds stream_ (device state copies free on it)
   cudaStream_t stream_ = nullptr;
-  cudaStream_t copy_stream_ = nullptr;  // the checkpoint's device -> host transfer
-  // The background checkpoint: a device staging copy and its pinned host copy.
-  char* ckpt_dev_ = nullptr;
-  char* ckpt_host_ = nullptr;
-  size_t ckpt_bytes_ = 0, ckpt_n_ = 0;
-  bool ckpt_poly_ = false, ckpt_pending_ = false, ckpt_arrived_ = false;
-  cudaEvent_t ckpt_ready_ = nullptr, ckpt_done_ = nullptr;
+  // The background checkpoint (columns as ColumnLayout) and what its last
+  // copy and the one before hold.
+  BackgroundCopy ckpt_;
+  size_t ckpt_n_ = 0, prev_n_ = 0;
+  bool ckpt_poly_ = false, prev_poly_ = false;
   // device_totals' scratch.
   double* tot_partial_ = nullptr;
   float* tot_vmax_ = nullptr;

@@ -48,27 +48,9 @@ void MpmWorld::sync_guarded() {
 
 void MpmWorld::checkpoint() {
   bool async = false;
-  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock, [&] { async = backend_->checkpoint_begin(); }))
+  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock, [&] { async = ckpt_.begin(*backend_, clock_); }))
     return;
-  if (!async) {
-    sync_guarded();
-    return;
-  }
-  ckpt_clock_ = clock_;
-  ckpt_arrived_ = false;
-}
-
-void MpmWorld::adopt_checkpoint() {
-  if (ckpt_clock_.step > host_clock_.step) {
-    // Host memory only once it arrived: this runs after a device failure.
-    try {
-      if (!ckpt_arrived_) ckpt_arrived_ = backend_->checkpoint_arrived();
-      if (ckpt_arrived_ && backend_->checkpoint_restore()) host_clock_ = ckpt_clock_;
-    } catch (const std::exception&) {
-    }
-  }
-  ckpt_clock_.step = -1;
-  ckpt_arrived_ = false;
+  if (!async) sync_guarded();
 }
 
 void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailure at) {
@@ -89,7 +71,7 @@ void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailur
     } catch (const std::exception&) {
     }
   }
-  if (host_clock_.step < clock_.step) adopt_checkpoint();  // a newer copy that reached the host
+  if (host_clock_.step < clock_.step) ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
   // Roll back to the preserved state; its clock gives the same next dt.
   clock_ = host_clock_;
   fb.resumed_step = clock_.step;
@@ -152,8 +134,7 @@ float MpmWorld::next_dt() const { return next_substep_dt(step_rule(), clock_.las
 void MpmWorld::host_changed() {
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
   ++host_gen_;
-  ckpt_clock_.step = -1;  // older than the host arrays now
-  ckpt_arrived_ = false;
+  ckpt_.drop();  // older than the host arrays now
   guarded("taking the edited state", AtFailure::HostAuthoritative, [&] { backend_->host_changed(); });
   host_clock_ = clock_;
 }
@@ -173,11 +154,11 @@ StepStatus MpmWorld::step(int n) {
   // roll back to it without asking the device.
   const int fallbacks_before = fallbacks_;
   auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
-  if (ckpt_clock_.step > host_clock_.step && !ckpt_arrived_) {
-    guarded("checking a checkpoint", AtFailure::DeviceAtClock, [&] { ckpt_arrived_ = backend_->checkpoint_arrived(); });
+  if (ckpt_.waiting(host_clock_.step)) {
+    guarded("checking a checkpoint", AtFailure::DeviceAtClock, [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
     if (fell_back()) return StepStatus{};
   }
-  if (clock_.step - std::max(host_clock_.step, ckpt_clock_.step) >= std::max(1, checkpoint_interval)) {
+  if (ckpt_.due(clock_.step, host_clock_.step, checkpoint_interval)) {
     checkpoint();
     if (fell_back()) return StepStatus{};
   }
@@ -672,8 +653,7 @@ void MpmWorld::load_state(const MpmWorldState& s) {
     restore_host_columns(particles, *s.host_columns, s.device->count(), s.device->has_poly());
     host_cols_ = s.host_columns;
     host_cols_gen_ = ++host_gen_;
-    ckpt_clock_.step = -1;
-    ckpt_arrived_ = false;
+    ckpt_.drop();
     // The host's stepped columns get the restored state (a seek is
     // interactive: one copy to the host is fine).
     host_clock_ = clock_;

@@ -11,6 +11,7 @@
 #include <vector>
 #include <utility>
 #include "sim/core/backend_error.h"
+#include "sim/core/checkpoint.h"
 #include "sim/core/step_status.h"
 #include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_backend.h"
@@ -334,9 +335,6 @@ class MpmWorld {
   /// The periodic checkpoint: a device backend copies its state to host
   /// memory in the background (checkpoint_begin), else the host syncs.
   void checkpoint();
-  /// A background checkpoint newer than the host copy that has arrived is
-  /// taken as the last good host state (called before a fallback rolls back).
-  void adopt_checkpoint();
   /// backend_->advance, guarded; false after a fallback.
   bool advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r);
   bool on_cpu() const;
@@ -349,9 +347,8 @@ class MpmWorld {
   std::unique_ptr<MpmBackend> backend_;
   StepClock clock_;
   StepClock host_clock_;  ///< clock of the state in `particles` (the last good host copy)
-  /// The background checkpoint in flight or arrived (step < 0: none newer than the host copy).
-  StepClock ckpt_clock_{-1, 0.0, 0.f, 0.f};
-  bool ckpt_arrived_ = false;
+  /// The background checkpoint in flight or arrived.
+  CheckpointTracker<StepClock> ckpt_;
   /// Bumped by every host edit (host_changed): save_state shares the host
   /// columns of a device save while it is unchanged.
   uint64_t host_gen_ = 0;

@@ -146,6 +146,19 @@ void MpmSimulation::bounds(Vec2& lo, Vec2& hi) const {
 namespace {
 
 
+Diagnostics from_dem(const dem::DemDiagnostics& d) {
+  Diagnostics o;
+  o.count = d.count;
+  o.mass = d.mass;
+  o.momentum[0] = d.momentum[0];
+  o.momentum[1] = d.momentum[1];
+  o.angular_momentum = d.angular_momentum;
+  o.kinetic_energy = d.kinetic_energy;
+  o.max_speed = static_cast<float>(d.max_speed);
+  o.hash = d.hash;
+  return o;
+}
+
 /// A DEM scene behind the Simulation interface.
 class DemSimulation final : public Simulation {
  public:
@@ -163,19 +176,9 @@ class DemSimulation final : public Simulation {
     return r.contacts + r.wall_contacts + w_->intact_bonds();
   }
 
-  Diagnostics diagnostics() override {
-    dem::DemDiagnostics d = w_->diagnostics();
-    Diagnostics o;
-    o.count = d.count;
-    o.mass = d.mass;
-    o.momentum[0] = d.momentum[0];
-    o.momentum[1] = d.momentum[1];
-    o.angular_momentum = d.angular_momentum;
-    o.kinetic_energy = d.kinetic_energy;
-    o.max_speed = static_cast<float>(d.max_speed);
-    o.hash = d.hash;
-    return o;
-  }
+  Diagnostics diagnostics() override { return from_dem(w_->diagnostics()); }
+  /// The plots' sums: on the device with the CUDA backend (DemWorld::totals).
+  Diagnostics totals() override { return from_dem(w_->totals()); }
 
   void table(ParticleTable& t) override {
     w_->sync();

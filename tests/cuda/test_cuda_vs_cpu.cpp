@@ -11,6 +11,13 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <chrono>
+#include <thread>
+#include <cuda_runtime.h>
+#include "render/cpu/colormap.h"
+#include "render/cpu/dem_draw_rules.h"
+#include "render/cpu/dem_view.h"
+#include "render/cuda/dem_fill.h"
 #include "sim/core/backend_error.h"
 #include "sim/core/hash.h"
 #include "sim/mpm/heat.h"
@@ -1296,7 +1303,7 @@ TEST_CASE("CUDA device state: totals on the device, saves on the device, checkpo
       gpu.world->sync();
       const MpmParticles truth = gpu.world->particles;
       gpu.world->particles = synced;  // put the stale copy back, then restore the checkpoint into it
-      REQUIRE(b.checkpoint_restore());
+      REQUIRE(b.checkpoint_restore(false));
       CHECK(gpu.world->particles.x == truth.x);
       CHECK(gpu.world->particles.v == truth.v);
       CHECK(gpu.world->particles.F == truth.F);
@@ -1324,6 +1331,335 @@ TEST_CASE("CUDA device state: a saved state at a million particles is a device c
   const Diagnostics after = w.totals();
   CHECK(after.kinetic_energy == before.kinetic_energy);
   CHECK(after.momentum[1] == before.momentum[1]);
+}
+
+// [SECTION] The window's DEM on the device: totals, checkpoints, the interop's fill ---------------
+
+namespace {
+
+/// A device allocation for the fill's outputs, read back whole.
+template <class T>
+struct DevBuf {
+  T* p = nullptr;
+  size_t n = 0;
+  explicit DevBuf(size_t count) : n(count) {
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(1, n) * sizeof(T)) == cudaSuccess);
+  }
+  ~DevBuf() { cudaFree(p); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  std::vector<T> get() const {
+    std::vector<T> h(n);
+    if (n) REQUIRE(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+    return h;
+  }
+};
+
+/// dem_smash on the device with the ball just above the block: bonds break
+/// within a few hundred steps.
+std::unique_ptr<Simulation> smash_on_device() {
+  std::unique_ptr<Simulation> sim = load_simulation("dem_smash", {}, "cuda", 0);
+  REQUIRE(sim->backend_name().rfind("cuda", 0) == 0);
+  dem::DemWorld& w = *sim->dem();
+  const size_t ball = w.particles.size() - 1;
+  w.particles.x[ball] = {0.6, 0.2 + w.particles.radius[ball] + 0.005};
+  w.host_changed();
+  return sim;
+}
+
+uint8_t byte_of(float c) { return static_cast<uint8_t>(std::lround(std::clamp(c, 0.f, 1.f) * 255.f)); }
+
+}  // namespace
+
+TEST_CASE("CUDA DEM totals: the device reduction gives the host's sums", "[cuda][dem]") {
+  for (const char* scene : {"dem_soft_body", "dem_hopper"}) {
+    std::unique_ptr<Simulation> sim = load_simulation(scene, {}, "cuda", 0);
+    dem::DemWorld& w = *sim->dem();
+    REQUIRE(sim->step(200).ok);
+    const dem::DemDiagnostics t = w.totals();  // on the device: nothing synced
+    CHECK(w.host_state_step() == 0);
+    const Diagnostics via_sim = sim->totals();
+    CHECK(via_sim.kinetic_energy == t.kinetic_energy);
+    w.sync();
+    const dem::DemDiagnostics h = dem::compute_diagnostics(w.particles, w.bonds, 0.5 * (w.domain_min + w.domain_max), false);
+    double pscale = 0.0, lscale = 0.0;
+    for (size_t i = 0; i < w.particles.size(); ++i) {
+      pscale += w.particles.mass[i] * length(w.particles.v[i]);
+      lscale += w.particles.mass[i] * length(w.particles.v[i]) * length(w.particles.x[i]) +
+                w.particles.inertia[i] * std::fabs(w.particles.omega[i]);
+    }
+    INFO(scene << ": ke " << t.kinetic_energy << " / " << h.kinetic_energy << ", L " << t.angular_momentum << " / "
+                << h.angular_momentum);
+    CHECK(t.count == h.count);
+    CHECK(std::fabs(t.mass - h.mass) <= 1e-13 * h.mass);
+    CHECK(std::fabs(t.momentum[0] - h.momentum[0]) <= 1e-13 * pscale);
+    CHECK(std::fabs(t.momentum[1] - h.momentum[1]) <= 1e-13 * pscale);
+    CHECK(std::fabs(t.angular_momentum - h.angular_momentum) <= 1e-13 * lscale);
+    CHECK(std::fabs(t.kinetic_energy - h.kinetic_energy) <= 1e-13 * h.kinetic_energy);
+    CHECK(std::fabs(t.rotational_energy - h.rotational_energy) <= 1e-13 * h.kinetic_energy);
+    CHECK(t.max_speed == h.max_speed);  // a maximum does not depend on the order
+    CHECK(t.bonds == h.bonds);
+    CHECK(t.bonds_broken == h.bonds_broken);
+    // The same state twice: the same bits (the reduction's order is fixed).
+    const dem::DemDiagnostics again = w.totals();
+    CHECK(again.kinetic_energy == t.kinetic_energy);
+    CHECK(again.angular_momentum == t.angular_momentum);
+  }
+}
+
+TEST_CASE("CUDA DEM checkpoints copy in the background what a sync would copy", "[cuda][dem]") {
+  std::unique_ptr<Simulation> sim = smash_on_device();
+  dem::DemWorld& w = *sim->dem();
+  w.checkpoint_interval = 40;
+  for (int k = 0; k < 10; ++k) REQUIRE(w.step(20).ok);  // checkpoints at 40, 80, 120, 160
+  CHECK(w.host_state_step() == 0);  // none of them synced: the host arrays are the loaded state
+  dem::DemBackend& be = w.backend();
+  REQUIRE(be.checkpoint_begin());
+  bool arrived = false;
+  for (int k = 0; k < 2000 && !arrived; ++k) {
+    arrived = be.checkpoint_arrived();
+    if (!arrived) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(arrived);
+  w.sync();
+  const dem::DemParticles p = w.particles;
+  const dem::DemBonds b = w.bonds;
+  for (auto& x : w.particles.x) x = dem::Vec2d{-1.0, -1.0};
+  std::fill(w.particles.omega.begin(), w.particles.omega.end(), 0.0);
+  std::fill(w.bonds.broken.begin(), w.bonds.broken.end(), uint8_t{0});
+  std::fill(w.bonds.shear_disp.begin(), w.bonds.shear_disp.end(), 0.0);
+  REQUIRE(be.checkpoint_restore(false));
+  CHECK(w.particles.x == p.x);
+  CHECK(w.particles.v == p.v);
+  CHECK(w.particles.theta == p.theta);
+  CHECK(w.particles.omega == p.omega);
+  CHECK(w.bonds.shear_disp == b.shear_disp);
+  CHECK(w.bonds.bend_angle == b.bend_angle);
+  CHECK(w.bonds.broken == b.broken);
+  CHECK(w.bonds.mode == b.mode);
+  CHECK(w.bonds.break_step == b.break_step);
+  CHECK(w.bonds.sigma == b.sigma);
+  CHECK(w.bonds.force == b.force);
+}
+
+TEST_CASE("CUDA DEM reports each step's first broken bond, so the world knows the last break", "[cuda][dem]") {
+  std::unique_ptr<Simulation> sim = smash_on_device();
+  dem::DemWorld& w = *sim->dem();
+  for (int k = 0; k < 12; ++k) REQUIRE(w.step(50).ok);
+  REQUIRE(w.bonds_broken_total() > 0);
+  const dem::DemLastBreak seen = w.last_break();
+  w.sync();
+  const LastBreak want = last_bond_break(w);  // a pass over the synced arrays
+  REQUIRE(seen.bond >= 0);
+  CHECK(seen.step == want.step);
+  CHECK(seen.mode == want.mode);
+  CHECK(w.particles.id[w.bonds.i[static_cast<size_t>(seen.bond)]] == want.id_i);
+  CHECK(w.particles.id[w.bonds.j[static_cast<size_t>(seen.bond)]] == want.id_j);
+}
+
+TEST_CASE("CUDA DEM fill writes the host table's positions, radii and colours", "[cuda][dem][interop]") {
+  std::unique_ptr<Simulation> sim = smash_on_device();
+  dem::DemWorld& w = *sim->dem();
+  REQUIRE(w.step(300).ok);
+  const dem::DemDeviceView* view = w.backend().device_view();
+  REQUIRE(view);
+  ParticleTable table;
+  sim->table(table);  // synced: the host path's table of the same state
+  const size_t n = table.size();
+  REQUIRE(view->count == n);
+  DevBuf<float> pos(2 * n), vel(2 * n), sc(n), radius(n);
+  DevBuf<uint8_t> color(4 * n);
+  DemFillTargets t;
+  t.pos = pos.p; t.vel = vel.p; t.scalar = sc.p; t.color = color.p; t.radius = radius.p;
+  std::vector<float> rgb;
+  for (const dem::DemMaterial& m : w.materials) rgb.insert(rgb.end(), m.color, m.color + 3);
+  DemFillFrame f;
+  f.material_rgb = rgb.data();
+  f.material_count = static_cast<int>(w.materials.size());
+  for (int g = 0; g < kDemGroupColors; ++g)
+    for (size_t k = 0; k < 3; ++k) f.group_rgb[g][k] = group_rgb(static_cast<unsigned>(g))[k];
+  f.count = n;
+  f.bond = w.bond;
+  DemBondIndex idx;
+  idx.update(w);
+  // The selected particle: one with bonds, some of them broken if there are.
+  uint32_t pick = 0;
+  for (size_t k = 0; k < w.bonds.size(); ++k)
+    if (w.bonds.broken[k]) pick = w.bonds.i[k];
+  f.selected = pick;
+  DemFill fill;
+  std::string err;
+  DemFillResult r;
+
+  SECTION("material colours, positions, radii, the largest radius and the selected particle") {
+    REQUIRE(fill.particles(*view, f, t, r, err));
+    const std::vector<float> hp = pos.get(), hr = radius.get();
+    const std::vector<uint8_t> hc = color.get();
+    float rmax = 0.f;
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      rmax = std::max(rmax, table.radius[i]);
+      bad += hp[2 * i] != table.x[i] || hp[2 * i + 1] != table.y[i] || hr[i] != table.radius[i];
+      for (size_t k = 0; k < 3; ++k) bad += hc[4 * i + k] != byte_of(table.color[i][k]);
+      bad += hc[4 * i + 3] != 255;
+    }
+    CHECK(bad == 0);
+    CHECK(r.radius_max == rmax);
+    CHECK(r.sample.empty());
+    REQUIRE(r.selected.valid);
+    DemSelected host;
+    dem_selected_from_host(w, idx, pick, host);
+    CHECK(r.selected.index == pick);
+    CHECK(r.selected.x == host.x);
+    CHECK(r.selected.v == host.v);
+    CHECK(r.selected.omega == host.omega);
+    CHECK(r.selected.theta == host.theta);
+    CHECK(r.selected.bond_total == host.bond_total);
+    REQUIRE(r.selected.bonds.size() == host.bonds.size());
+    for (size_t q = 0; q < host.bonds.size(); ++q) {
+      const DemSelectedBond &a = r.selected.bonds[q], &b = host.bonds[q];
+      CHECK(a.bond == b.bond);
+      CHECK(a.other == b.other);
+      CHECK(a.other_x == b.other_x);
+      CHECK(a.broken == b.broken);
+      CHECK(a.mode == b.mode);
+      CHECK(a.break_step == b.break_step);
+      CHECK(a.stress.ratio == Approx(b.stress.ratio).epsilon(1e-12).margin(1e-300));
+      CHECK(a.stress.sigma == Approx(b.stress.sigma).epsilon(1e-12).margin(1e-6));
+      CHECK(a.stress.tau == Approx(b.stress.tau).epsilon(1e-12).margin(1e-6));
+    }
+  }
+  SECTION("group colours") {
+    f.group_colors = true;
+    REQUIRE(fill.particles(*view, f, t, r, err));
+    const std::vector<uint8_t> hc = color.get();
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const std::array<float, 3> c = group_rgb(table.group[i]);
+      for (size_t k = 0; k < 3; ++k) bad += hc[4 * i + k] != byte_of(c[k]);
+    }
+    CHECK(bad == 0);
+  }
+  SECTION("velocities") {
+    f.column = DemFillColumn::Velocity;
+    REQUIRE(fill.particles(*view, f, t, r, err));
+    const std::vector<float> hv = vel.get();
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) bad += hv[2 * i] != table.vx[i] || hv[2 * i + 1] != table.vy[i];
+    CHECK(bad == 0);
+  }
+  SECTION("speed, omega and theta, with the auto range's sample") {
+    f.column = DemFillColumn::Scalar;
+    f.max_samples = kDemMaxSamples;
+    for (DemScalar which : {DemScalar::Speed, DemScalar::Omega, DemScalar::Theta}) {
+      f.scalar = which;
+      REQUIRE(fill.particles(*view, f, t, r, err));
+      const std::vector<float> hs = sc.get();
+      size_t bad = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const float want = which == DemScalar::Speed ? std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i])
+                           : which == DemScalar::Omega ? table.extra[0][i]
+                                                       : table.extra[1][i];
+        bad += hs[i] != want;
+      }
+      CHECK(bad == 0);
+      const size_t stride = (n + kDemMaxSamples - 1) / kDemMaxSamples;
+      REQUIRE(r.sample.size() == (n + stride - 1) / stride);
+      for (size_t q = 0; q < r.sample.size(); ++q) CHECK(r.sample[q] == hs[q * stride]);
+    }
+  }
+}
+
+TEST_CASE("CUDA DEM bond lines are the host overlay's triangles, in its order", "[cuda][dem][interop]") {
+  std::unique_ptr<Simulation> sim = smash_on_device();
+  dem::DemWorld& w = *sim->dem();
+  REQUIRE(w.step(600).ok);
+  REQUIRE(w.bonds_broken_total() > 0);
+  const dem::DemDeviceView* view = w.backend().device_view();
+  REQUIRE(view);
+  w.sync();
+  const dem::DemParticles& p = w.particles;
+  const dem::DemBonds& b = w.bonds;
+  // Zoomed in on part of the block: some bonds off screen, all long enough.
+  BondView v;
+  v.scale = 4000.f;
+  v.px = 1.f / v.scale;
+  v.lo = Vec2{0.45f, 0.0f};
+  v.hi = Vec2{0.75f, 0.3f};
+  std::vector<uint32_t> lut;
+  bond_color_lut(Colormap::Turbo, lut);
+  DemBondFrame f;
+  f.view = v;
+  f.bond = w.bond;
+  f.hi = 0.5f;
+  f.lut = lut.data();
+  f.broken_rgba = 0xCCDB5CFFu;
+  f.max_samples = kDemMaxSamples;
+  DemFill fill;
+  std::string err;
+  DemBondCount c;
+  REQUIRE(fill.count_bonds(*view, f, c, err));
+  // The host path's lines (dem_draw.cpp), with the device's colour table.
+  std::vector<LineVertex> want;
+  size_t intact = 0, broken = 0;
+  auto add = [&](Vec2 a, Vec2 e, float width, uint32_t rgba) {
+    Vec2 tri[6];
+    if (!line_triangles(a, e, width, v.px, tri))
+      for (Vec2& q : tri) q = a;
+    for (const Vec2& q : tri) want.push_back(LineVertex{q.x, q.y, rgba});
+  };
+  for (size_t k = 0; k < b.size(); ++k) {
+    if (b.broken[k]) continue;
+    const uint32_t i = b.i[k], j = b.j[k];
+    const Vec2 a = dem::to_f(p.x[i]), e = dem::to_f(p.x[j]);
+    const float wpx = bond_width_px(p.radius[i], p.radius[j], v.scale);
+    if (!bond_long_enough(b.length0[k], v.scale) || !segment_in_view(a, e, (0.5f * wpx + 1.f) * v.px, v)) continue;
+    const float t = bond_stress_t(bond_ratio_float(bond_stress(w, k).ratio), f.hi);
+    add(a, e, wpx, lut[static_cast<size_t>(static_cast<int>(t * static_cast<float>(kDemBondLut - 1) + 0.5f))]);
+    ++intact;
+  }
+  for (size_t k = 0; k < b.size(); ++k) {
+    if (!b.broken[k]) continue;
+    const uint32_t i = b.i[k], j = b.j[k];
+    const Vec2 a = dem::to_f(p.x[i]), e = dem::to_f(p.x[j]);
+    const int dashes = broken_bond_dashes(length(e - a), b.length0[k], v.scale);
+    const float wpx = broken_bond_width_px(p.radius[i], p.radius[j], v.scale);
+    if (!bond_long_enough(b.length0[k], v.scale) || dashes == 0 ||
+        !segment_in_view(a, e, (0.5f * wpx + 1.f) * v.px, v))
+      continue;
+    for (int q = 0; q < dashes; ++q) {
+      Vec2 s0, s1;
+      broken_bond_dash(a, e, dashes, q, s0, s1);
+      add(s0, s1, wpx, f.broken_rgba);
+    }
+    ++broken;
+  }
+  INFO(intact << " intact and " << broken << " broken bonds drawn of " << b.size());
+  CHECK(c.intact == intact);
+  CHECK(c.broken == broken);
+  REQUIRE(c.vertices == want.size());
+  REQUIRE(intact > 0);
+  REQUIRE(intact < b.size() - w.bonds_broken_total());  // the view cut some off
+  DevBuf<LineVertex> verts(c.vertices);
+  REQUIRE(fill.write_bonds(*view, f, verts.p, verts.n, err));
+  const std::vector<LineVertex> got = verts.get();
+  size_t bad_pos = 0, bad_col = 0;
+  for (size_t q = 0; q < got.size(); ++q) {
+    bad_pos += got[q].x != want[q].x || got[q].y != want[q].y;
+    bad_col += got[q].rgba != want[q].rgba;
+  }
+  CHECK(bad_pos == 0);
+  CHECK(bad_col == 0);
+  // The auto range's sample: every stride-th bond's ratio (-1 when broken).
+  const size_t stride = (b.size() + kDemMaxSamples - 1) / kDemMaxSamples;
+  REQUIRE(c.sample.size() == (b.size() + stride - 1) / stride);
+  size_t bad_sample = 0;
+  for (size_t q = 0; q < c.sample.size(); ++q) {
+    const size_t k = q * stride;
+    const float r = b.broken[k] ? -1.f : bond_ratio_float(bond_stress(w, k).ratio);
+    bad_sample += std::fabs(c.sample[q] - r) > 1e-6f * std::max(1.f, std::fabs(r));
+  }
+  CHECK(bad_sample == 0);
 }
 
 int main(int argc, char** argv) {

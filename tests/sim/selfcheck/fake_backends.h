@@ -18,7 +18,34 @@ namespace fake {
 struct Calls {
   int64_t substeps = 0;   ///< substeps done on the "device" in all
   int syncs = 0, uploads = 0;
-  int totals = 0, device_saves = 0, device_loads = 0, checkpoints = 0;
+  int totals = 0, device_saves = 0, device_loads = 0;
+  int checkpoints = 0, restores = 0;  ///< background checkpoints begun, and written into the host arrays
+};
+
+/// A background checkpoint as the CUDA backends keep one (sim/cuda/
+/// background_copy.cuh): a copy of the state at checkpoint_begin, "in
+/// transfer" until the next query, which a lost device answers with an error.
+template <class State>
+struct FakeCheckpoint {
+  State copy, previous;  // the last begun, and the one before (complete once the next begins)
+  bool pending = false, arrived = false, has_previous = false;
+  void begin(const State& s) {
+    has_previous = pending || arrived;
+    if (has_previous) previous = copy;
+    copy = s;
+    pending = true;
+    arrived = false;
+  }
+  /// The copy to restore: the last (once arrived) or the one before, or null.
+  const State* pick(bool prev) const { return prev ? (has_previous ? &previous : nullptr) : arrived ? &copy : nullptr; }
+  bool query(bool dead) {
+    if (pending) {
+      if (dead) throw BackendError("fake CUDA error in checkpoint: device lost", false);
+      pending = false;
+      arrived = true;
+    }
+    return arrived;
+  }
 };
 
 struct MpmFaults {
@@ -38,8 +65,9 @@ struct MpmFaults {
   bool fail_sync = false;          ///< sync_to_host throws (the device is gone)
   int fail_upload_after = -1;      ///< host_changed throws after this many uploads (-1: never)
   bool dead_after_failure = true;  ///< after the first failure every call throws
-  /// Device-side saves, background checkpoints and totals, as the CUDA backend
-  /// has them (off: the world falls back to host copies and sums).
+  bool background_checkpoints = false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
+  /// Device-side saves and totals as the CUDA backend has them, with background
+  /// checkpoints (off: the world falls back to host copies and sums).
   bool device_state = false;
 };
 
@@ -92,6 +120,24 @@ class DeviceMpm final : public MpmBackend {
     SubstepResult r = MpmBackend::advance(in, count, rule, c);
     clock = c;
     return r;
+  }
+  bool checkpoint_begin() override {
+    if (!f_.background_checkpoints && !f_.device_state) return false;
+    dead_check("checkpoint");
+    ckpt_.begin(dev_);
+    ++calls_->checkpoints;
+    return true;
+  }
+  bool checkpoint_arrived() override {
+    return (f_.background_checkpoints || f_.device_state) && ckpt_.query(dead_);
+  }
+  bool checkpoint_restore(bool previous) override {
+    const MpmParticles* got = ckpt_.pick(previous);
+    if (!got || got->size() != host_->size()) return false;
+    const MpmParticles& c = *got;
+    host_->x = c.x; host_->v = c.v; host_->C = c.C; host_->F = c.F; host_->J = c.J; host_->Jp = c.Jp;
+    ++calls_->restores;
+    return true;
   }
   BackendStats stats() const override { return BackendStats{}; }
   void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override {
@@ -149,28 +195,6 @@ class DeviceMpm final : public MpmBackend {
     ++calls_->device_loads;
     return true;
   }
-  /// The copy "arrives" at the next query, as a background transfer would.
-  bool checkpoint_begin() override {
-    if (!f_.device_state) return false;
-    dead_check("checkpoint");
-    ckpt_ = device_columns(dev_);
-    ckpt_state_ = 1;
-    ++calls_->checkpoints;
-    return true;
-  }
-  bool checkpoint_arrived() override {
-    if (ckpt_state_ == 1) {
-      dead_check("checkpoint query");
-      ckpt_state_ = 2;
-    }
-    return ckpt_state_ == 2;
-  }
-  bool checkpoint_restore() override {  // host memory only: works after a failure
-    if (ckpt_state_ != 2 || host_->size() != ckpt_.size()) return false;
-    host_->x = ckpt_.x; host_->v = ckpt_.v; host_->C = ckpt_.C; host_->F = ckpt_.F; host_->J = ckpt_.J;
-    host_->Jp = ckpt_.Jp;
-    return true;
-  }
 
  private:
   [[noreturn]] void fail(const char* what, bool intact) {
@@ -205,9 +229,8 @@ class DeviceMpm final : public MpmBackend {
   MpmParticles* host_ = nullptr;
   MpmParticles dev_;
   MpmCpuBackend inner_;
+  FakeCheckpoint<MpmParticles> ckpt_;
   bool dead_ = false;
-  MpmParticles ckpt_;
-  int ckpt_state_ = 0;  // 0 none, 1 in flight, 2 arrived
 };
 
 struct DemFaults {
@@ -216,6 +239,7 @@ struct DemFaults {
   int64_t fail_after = -1;      ///< throw once this many steps were done
   bool fail_sync = false;
   bool dead_after_failure = true;
+  bool background_checkpoints = false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
 };
 
 class DeviceDem final : public dem::DemBackend {
@@ -261,6 +285,28 @@ class DeviceDem final : public dem::DemBackend {
   void read_contacts(std::vector<dem::DemContact>& pairs, std::vector<dem::DemContact>& walls) const override {
     inner_.read_contacts(pairs, walls);
   }
+  bool checkpoint_begin() override {
+    if (!f_.background_checkpoints) return false;
+    dead_check("checkpoint");
+    ckpt_.begin(State{dp_, db_});
+    ++calls_->checkpoints;
+    return true;
+  }
+  bool checkpoint_arrived() override {
+    return (f_.background_checkpoints || f_.device_state) && ckpt_.query(dead_);
+  }
+  bool checkpoint_restore(bool previous) override {
+    const State* got = ckpt_.pick(previous);
+    if (!got || got->p.size() != p_->size() || got->b.size() != b_->size()) return false;
+    // What a step changes (as the CUDA backend's checkpoint holds).
+    const dem::DemParticles& p = got->p;
+    const dem::DemBonds& b = got->b;
+    p_->x = p.x; p_->v = p.v; p_->theta = p.theta; p_->omega = p.omega;
+    b_->shear_disp = b.shear_disp; b_->bend_angle = b.bend_angle; b_->broken = b.broken; b_->mode = b.mode;
+    b_->break_step = b.break_step; b_->sigma = b.sigma; b_->tau = b.tau; b_->force = b.force;
+    ++calls_->restores;
+    return true;
+  }
 
  private:
   [[noreturn]] void fail(const char* what) {
@@ -279,6 +325,11 @@ class DeviceDem final : public dem::DemBackend {
   dem::DemParticles dp_;
   dem::DemBonds db_;
   dem::DemCpuBackend inner_;
+  struct State {
+    dem::DemParticles p;
+    dem::DemBonds b;
+  };
+  FakeCheckpoint<State> ckpt_;
   bool dead_ = false;
 };
 

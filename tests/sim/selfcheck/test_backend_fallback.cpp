@@ -279,3 +279,104 @@ TEST_CASE("Fallback: the Simulation passes the notice on, and auto then picks th
   CHECK(choose_auto_backend().kind == "cpu");
   reset_backend_failures_for_tests();
 }
+
+TEST_CASE("Fallback: an MPM device with background checkpoints rolls back to the last one that arrived",
+          "[selfcheck]") {
+  reset_backend_failures_for_tests();
+  MpmScene ref = scene(), dev = scene();
+  ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+  fake::MpmFaults f;
+  f.fail_after = 150;  // inside the call that starts at step 140
+  f.background_checkpoints = true;
+  fake::Calls calls;
+  dev.world->set_backend(std::make_unique<fake::DeviceMpm>(f, &calls));
+  dev.world->checkpoint_interval = 50;  // copies begin at steps 60 and 120, noted as arrived a call later
+  drive(*ref.world, 200, 20);
+  drive(*dev.world, 200, 20);
+  const BackendFallback& fb = dev.world->fallback();
+  REQUIRE(fb.happened);
+  CHECK(fb.failed_step == 140);
+  CHECK(fb.resumed_step == 120);
+  CHECK(calls.syncs == 0);  // no checkpoint stopped the stepping for a copy to the host
+  CHECK(calls.checkpoints == 2);
+  CHECK(calls.restores == 1);
+  CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);
+  reset_backend_failures_for_tests();
+}
+
+TEST_CASE("Fallback: a DEM device with background checkpoints rolls back to the last one that arrived",
+          "[selfcheck]") {
+  reset_backend_failures_for_tests();
+  std::unique_ptr<dem::DemWorld> ref = check_dem_world(), dev = check_dem_world();
+  ref->set_backend(dem::make_dem_backend("cpu", 1));
+  fake::DemFaults f;
+  f.fail_after = 150;
+  f.background_checkpoints = true;
+  fake::Calls calls;
+  dev->set_backend(std::make_unique<fake::DeviceDem>(f, &calls));
+  dev->checkpoint_interval = 50;
+  const int syncs_at_start = calls.syncs;
+  while (dev->step_count() < 240) REQUIRE(dev->step(20).ok);
+  REQUIRE(dev->fallback().happened);
+  CHECK(dev->fallback().failed_step == 150);
+  CHECK(dev->fallback().resumed_step == 120);  // the copy begun at 120, noted at the call from 140
+  CHECK(calls.syncs == syncs_at_start);
+  CHECK(calls.checkpoints == 2);
+  CHECK(calls.restores == 1);
+  CHECK(dev->take_notice().find("30 steps rolled back") != std::string::npos);
+  // As the fallback did: the CPU from the state at 120 with fresh contact history.
+  while (ref->step_count() < 120) REQUIRE(ref->step(20).ok);
+  ref->host_changed();
+  while (ref->step_count() < 240) REQUIRE(ref->step(20).ok);
+  CHECK(dev->step_count() == ref->step_count());
+  CHECK(dev->diagnostics().hash == ref->diagnostics().hash);
+  reset_backend_failures_for_tests();
+}
+
+TEST_CASE("Fallback: a device lost while its newest checkpoint is in transfer rolls back to the one before",
+          "[selfcheck]") {
+  // The copy begun at 120 is not known to have arrived when the device dies at
+  // 130 (the world asks at its next call): the copy begun at 60, complete since
+  // the next one began, is still whole in host memory.
+  reset_backend_failures_for_tests();
+  SECTION("MPM") {
+    MpmScene ref = scene(), dev = scene();
+    ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+    fake::MpmFaults f;
+    f.fail_after = 130;
+    f.background_checkpoints = true;
+    fake::Calls calls;
+    dev.world->set_backend(std::make_unique<fake::DeviceMpm>(f, &calls));
+    dev.world->checkpoint_interval = 50;
+    drive(*ref.world, 200, 20);
+    drive(*dev.world, 200, 20);
+    REQUIRE(dev.world->fallback().happened);
+    CHECK(dev.world->fallback().failed_step == 120);
+    CHECK(dev.world->fallback().resumed_step == 60);
+    CHECK(calls.syncs == 0);
+    CHECK(calls.restores == 1);
+    CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);
+  }
+  SECTION("DEM") {
+    std::unique_ptr<dem::DemWorld> ref = check_dem_world(), dev = check_dem_world();
+    ref->set_backend(dem::make_dem_backend("cpu", 1));
+    fake::DemFaults f;
+    f.fail_after = 130;
+    f.background_checkpoints = true;
+    fake::Calls calls;
+    dev->set_backend(std::make_unique<fake::DeviceDem>(f, &calls));
+    dev->checkpoint_interval = 50;
+    const int syncs_at_start = calls.syncs;
+    while (dev->step_count() < 200) REQUIRE(dev->step(20).ok);
+    REQUIRE(dev->fallback().happened);
+    CHECK(dev->fallback().failed_step == 130);
+    CHECK(dev->fallback().resumed_step == 60);
+    CHECK(calls.syncs == syncs_at_start);
+    CHECK(calls.restores == 1);
+    while (ref->step_count() < 60) REQUIRE(ref->step(20).ok);
+    ref->host_changed();
+    while (ref->step_count() < 200) REQUIRE(ref->step(20).ok);
+    CHECK(dev->diagnostics().hash == ref->diagnostics().hash);
+  }
+  reset_backend_failures_for_tests();
+}
