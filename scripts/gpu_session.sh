@@ -161,8 +161,9 @@ for part in "$@"; do
   case $part in
   tests)
     log "CUDA tests"
-    $T -d yes >"$out/logs/cuda_tests.log" 2>&1
+    timeout "${TESTS_TIMEOUT:-300}" $T -d yes >"$out/logs/cuda_tests.log" 2>&1
     rc=$?
+    cp "$out/logs/cuda_tests.log" "$R/cuda_tests.log"
     grep -E "^[0-9.]+ s: |FAILED|failed|passed" "$out/logs/cuda_tests.log" | tail -40 | tee -a "$out/summary.txt"
     log "cuda_tests exit $rc"
     ;;
@@ -270,7 +271,7 @@ for part in "$@"; do
     for envs in ${CLASSROOM_ENV:-default}; do
       log "classroom: CUDA, $envs"
       tag=${envs//[^A-Za-z0-9_]/_}
-      env $([[ $envs == default ]] || echo "$envs") $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic \
+      timeout 120 env $([[ $envs == default ]] || echo "$envs") $S bench --backend cuda --scenes mpm88,mpm99,snowball,pic_vs_apic \
         --sizes 1,2 --steps ${CLASSROOM_STEPS:-4000} --warmup 400 --phases --csv "$R/classroom_$tag.csv" 2>&1 |
         tee -a "$out/summary.txt"
     done

@@ -292,9 +292,7 @@ class DeviceDem final : public dem::DemBackend {
     ++calls_->checkpoints;
     return true;
   }
-  bool checkpoint_arrived() override {
-    return (f_.background_checkpoints || f_.device_state) && ckpt_.query(dead_);
-  }
+  bool checkpoint_arrived() override { return f_.background_checkpoints && ckpt_.query(dead_); }
   bool checkpoint_restore(bool previous) override {
     const State* got = ckpt_.pick(previous);
     if (!got || got->p.size() != p_->size() || got->b.size() != b_->size()) return false;
