@@ -14,10 +14,17 @@ else()
 endif()
 find_path(PS_GLM_INCLUDE glm/glm.hpp)
 find_program(PS_GLAD glad)
-find_package(OpenGL QUIET OPTIONAL_COMPONENTS EGL)
-find_package(X11 QUIET)
+find_package(OpenGL QUIET)
+# EGL and Xlib for `gui --gl egl` (optional; found by hand: FindOpenGL's component handling
+# differs between CMake versions).
+find_path(PS_EGL_INCLUDE EGL/egl.h)
+find_library(PS_EGL_LIB EGL)
+find_path(PS_X11_INCLUDE X11/Xlib.h)
+find_library(PS_X11_LIB X11)
 if(NOT PS_GLM_INCLUDE OR NOT PS_GLAD OR NOT OpenGL_FOUND)
   set(_ps_window_ok OFF)
+  message(STATUS "Particle Sandbox window: GLFW ${GLFW3_FOUND}, ImGui ${IMGUI_FOUND}, GLM ${PS_GLM_INCLUDE}, "
+                 "glad ${PS_GLAD}, OpenGL ${OpenGL_FOUND}")
 endif()
 
 if(NOT _ps_window_ok)
@@ -48,10 +55,10 @@ target_link_libraries(render_gl PUBLIC sim render_cpu glad PkgConfig::IMGUI PkgC
 target_compile_definitions(render_gl PUBLIC PS_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders")
 # `gui --gl egl` (render/gl_context.h): OpenGL through EGL on a GPU with no display, frames put
 # into the X window; needs EGL (libegl-dev) and Xlib (libx11-dev).
-if(TARGET OpenGL::EGL AND X11_FOUND)
+if(PS_EGL_INCLUDE AND PS_EGL_LIB AND PS_X11_INCLUDE AND PS_X11_LIB)
   target_compile_definitions(render_gl PRIVATE PS_HAVE_EGL=1)
-  target_include_directories(render_gl PRIVATE ${X11_INCLUDE_DIR})
-  target_link_libraries(render_gl PUBLIC OpenGL::EGL ${X11_LIBRARIES})
+  target_include_directories(render_gl PRIVATE ${PS_EGL_INCLUDE} ${PS_X11_INCLUDE})
+  target_link_libraries(render_gl PUBLIC ${PS_EGL_LIB} ${PS_X11_LIB})
 endif()
 # CUDA-GL interop for the MPM particle buffers (render/cuda/particle_interop.h):
 # compiled with CUDA, else a no-CUDA build of it that always leaves drawing to the host path.
