@@ -27,8 +27,9 @@
 //
 // Small grids on sm_90 and later take the fused path instead: whole substeps,
 // up to 64 per launch, in one kernel on one thread-block cluster that holds
-// the grid in its shared memory (fused_kernel, which lists what takes it);
-// PS_CUDA_FUSED=0 turns it off.
+// the grid in its shared memory (fused_kernel, which lists what takes it),
+// when PS_CUDA_FUSED=1: on an H200 it was 3 to 8 times slower than the
+// kernels below (docs/benchmarks.md), so it is off by default.
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -1284,8 +1285,10 @@ class MpmCudaBackend final : public MpmBackend {
     for (auto& e : ev_) check(cudaEventCreate(&e), "cudaEventCreate");
     const char* env = std::getenv("PS_CUDA_GRAPHS");
     use_graphs_ = !(env && std::strcmp(env, "0") == 0);
+    // Off unless asked for: on an H200 (2026-11-27) the fused substeps took 3 to 8 times the
+    // unfused kernels' time (its P2G's atomics into other blocks' shared memory dominate).
     const char* fused_env = std::getenv("PS_CUDA_FUSED");
-    fused_enabled_ = !(fused_env && std::strcmp(fused_env, "0") == 0);
+    fused_enabled_ = fused_env && std::strcmp(fused_env, "1") == 0;
     check(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, 0), "device attribute");
     check(cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), "device attribute");
   }
@@ -2033,7 +2036,7 @@ class MpmCudaBackend final : public MpmBackend {
   /// per kernel and grid size (fit_fused).
   bool plan_fused(const SubstepInput& in) {
     const char* why = nullptr;
-    if (!fused_enabled_) why = "PS_CUDA_FUSED=0";
+    if (!fused_enabled_) why = "off unless PS_CUDA_FUSED=1 (measured slower than these kernels)";
     else if (cc_major_ < 9) why = "thread-block clusters need compute capability 9.0";
     else if (!fused_refusal_.empty()) why = fused_refusal_.c_str();
     else if (in.solver.kernel == Kernel::Linear) why = "linear kernel (its MUSL pass)";
@@ -2312,7 +2315,7 @@ class MpmCudaBackend final : public MpmBackend {
   bool use_graphs_ = true;
   // Fused substeps (fused_kernel): whether they may run, why the last call's
   // did not, and the cluster for the last kernel and grid size (fit_fused).
-  bool fused_enabled_ = true;      // PS_CUDA_FUSED != 0
+  bool fused_enabled_ = false;     // PS_CUDA_FUSED=1
   std::string fused_refusal_;      // why a fused launch was refused: unfused from then on
   bool last_fused_ = false;        // the last call's substeps ran fused (to its end)
   bool timed_fused_path_ = false;  // phase_ms_ holds the fused kernel's split
