@@ -267,7 +267,7 @@ for part in "$@"; do
     ;;
   classroom)
     # Classroom sizes, long runs: substeps per second (1 / ms per step). CLASSROOM_ENV: e.g.
-    # "PS_CUDA_FUSED=0" for the launch-per-kernel path beside the default.
+    # "PS_CUDA_FUSED=1" for the fused path (off by default) beside the default.
     for envs in ${CLASSROOM_ENV:-default}; do
       log "classroom: CUDA, $envs"
       tag=${envs//[^A-Za-z0-9_]/_}
