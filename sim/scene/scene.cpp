@@ -48,11 +48,26 @@ const char* boundary_name(Boundary b) {
 }
 // [SECTION] Overrides -----------------------------------------------------------
 
-void apply_override(Json& doc, const std::string& assignment, const std::string& flag) {
-  SourceLoc loc{flag + " " + assignment, 0, 0};
+namespace {
+
+/// An override's own errors: "<flag> <assignment>: field 'PATH': ..." on the
+/// command line; in a file, at the entry with its field ("set[1]") and the
+/// assignment quoted before the scene field.
+struct OverrideOrigin {
+  SourceLoc loc;
+  std::string entry;  ///< the file's field holding the assignment; empty on the command line
+  std::string assignment;
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    if (entry.empty()) throw InputError(loc, path, msg);
+    throw InputError(loc, entry, "\"" + assignment + "\": " + (path.empty() ? "" : "scene field '" + path + "': ") + msg);
+  }
+};
+
+void apply_override_at(Json& doc, const OverrideOrigin& origin) {
+  const std::string& assignment = origin.assignment;
+  const SourceLoc& loc = origin.loc;
   size_t eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw InputError(loc, "", "expected key=value (e.g. solver.transfer=pic)");
+  if (eq == std::string::npos || eq == 0) origin.fail("", "expected key=value (e.g. solver.transfer=pic)");
   std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1);
   std::vector<std::string> parts;
   size_t start = 0;
@@ -63,7 +78,7 @@ void apply_override(Json& doc, const std::string& assignment, const std::string&
     start = dot + 1;
   }
   for (const auto& p : parts)
-    if (p.empty()) throw InputError(loc, key, "empty path segment");
+    if (p.empty()) origin.fail(key, "empty path segment");
   Json parsed;
   try {
     parsed = Json::parse(value, loc.file);
@@ -92,7 +107,7 @@ void apply_override(Json& doc, const std::string& assignment, const std::string&
       char* end = nullptr;
       long idx = std::strtol(part.c_str(), &end, 10);
       if (*end != '\0' || idx < 0 || static_cast<size_t>(idx) >= node->size())
-        throw InputError(loc, path, "no array element '" + part + "' (the array has " + std::to_string(node->size()) + " elements)");
+        origin.fail(path, "no array element '" + part + "' (the array has " + std::to_string(node->size()) + " elements)");
       if (last) { node->at(static_cast<size_t>(idx)) = parsed; return; }
       node = &node->at(static_cast<size_t>(idx));
     } else if (node->is_object()) {
@@ -105,9 +120,19 @@ void apply_override(Json& doc, const std::string& assignment, const std::string&
       }
       node = child;
     } else {
-      throw InputError(loc, path, "cannot set a member inside a " + std::string(Json::type_name(node->type())));
+      origin.fail(path, "cannot set a member inside a " + std::string(Json::type_name(node->type())));
     }
   }
+}
+
+}  // namespace
+
+void apply_override(Json& doc, const std::string& assignment, const std::string& flag) {
+  apply_override_at(doc, OverrideOrigin{SourceLoc{flag + " " + assignment, 0, 0}, "", assignment});
+}
+
+void apply_override(Json& doc, const std::string& assignment, const SourceLoc& where, const std::string& entry) {
+  apply_override_at(doc, OverrideOrigin{where, entry, assignment});
 }
 
 Json read_scene_document(const std::string& path, const std::vector<std::string>& overrides) {

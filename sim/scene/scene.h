@@ -35,6 +35,12 @@ struct MpmScene {
 /// Errors, and later errors about the value, name "<flag> <assignment>"
 /// (`sandbox compare` passes "--vary").
 void apply_override(Json& doc, const std::string& assignment, const std::string& flag = "--set");
+/// The same for an override written in a file (a lesson's "set" entry): its
+/// errors point at `where` (the entry's file, line and column), name the
+/// entry's field (`entry`, e.g. "set[1]") and quote the assignment; the value
+/// keeps that location, so a later error about it (a bad transfer name, a
+/// value out of range) points at the entry as well.
+void apply_override(Json& doc, const std::string& assignment, const SourceLoc& where, const std::string& entry);
 
 /// Reads a scene file and applies overrides. Throws InputError.
 Json read_scene_document(const std::string& path, const std::vector<std::string>& overrides);
