@@ -163,17 +163,16 @@ int cmd_compare(const Args& a) {
   const bool quiet = a.has("quiet"), video = a.has("video");
   std::vector<VaryAxis> axes;
   std::set<std::string> paths;
-  std::string shape;
   for (const std::string& v : a.varies) {
     axes.push_back(parse_vary(v));  // InputError located at "--vary ..."
     if (!paths.insert(axes.back().path).second) throw UsageError("--vary " + axes.back().path + " is given twice");
-    const size_t n = axes.back().values.size();
-    shape += (shape.empty() ? "" : " x ") + axes.back().path + ": " + std::to_string(n) + (n == 1 ? " value" : " values");
   }
+  // Counted from the list lengths before any pane is built (22 two-value lists are 4 M panes).
+  const uint64_t count = vary_pane_count(axes);
+  if (count > Comparison::kMaxPanes || count < Comparison::kMinPanes)
+    throw UsageError("--vary gives " + std::to_string(count) + " pane" + (count == 1 ? "" : "s") + " (" +
+                     vary_shape(axes) + "); compare shows 2 to 4 panes");
   const std::vector<PaneSpec> specs = vary_panes(axes);
-  if (specs.size() > Comparison::kMaxPanes || specs.size() < Comparison::kMinPanes)
-    throw UsageError("--vary gives " + std::to_string(specs.size()) + " pane" + (specs.size() == 1 ? "" : "s") + " (" +
-                     shape + "); compare shows 2 to 4 panes");
   Comparison cmp(a.positional[0], a.sets, specs, backend, threads);
   for (size_t k = 0; k < cmp.size(); ++k) {
     const std::string n = cmp.pane(k).sim->take_notice();

@@ -36,6 +36,22 @@ StepSize step_size(Simulation& s) {
   return {};
 }
 
+bool same_loc(const SourceLoc& a, const SourceLoc& b) {
+  return a.file == b.file && a.line == b.line && a.column == b.column;
+}
+
+/// "%g" of a double.
+std::string short_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+std::string pane_count_text(uint64_t n) {
+  if (n == UINT64_MAX) return "more than 18446744073709551614 panes";
+  return std::to_string(n) + " pane" + (n == 1 ? "" : "s");
+}
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string o = "\"";
@@ -78,7 +94,41 @@ VaryAxis parse_vary(const std::string& spec) {
   return a;
 }
 
+uint64_t vary_pane_count(const std::vector<VaryAxis>& axes) {
+  if (axes.empty()) return 0;
+  uint64_t n = 1;
+  for (const VaryAxis& a : axes) {
+    const uint64_t k = a.values.size();
+    if (k != 0 && n > (UINT64_MAX - 1) / k) return UINT64_MAX;  // saturates: far beyond any pane limit
+    n *= k;
+  }
+  return n;
+}
+
+std::string vary_shape(const std::vector<VaryAxis>& axes) {
+  constexpr size_t kShown = 4;  // a fuzzed or mistyped list may have thousands of items
+  std::string shape;
+  for (size_t k = 0; k < axes.size() && k < kShown; ++k) {
+    const size_t n = axes[k].values.size();
+    shape += (k ? " x " : "") + axes[k].path + ": " + std::to_string(n) + (n == 1 ? " value" : " values");
+  }
+  if (axes.size() > kShown) shape += " x ... (" + std::to_string(axes.size()) + " settings in all)";
+  return shape;
+}
+
+/// "" when the axes give 2 to 4 panes, else the error naming the count.
+static std::string vary_count_error(const std::vector<VaryAxis>& axes) {
+  const uint64_t n = vary_pane_count(axes);
+  if (n >= Comparison::kMinPanes && n <= Comparison::kMaxPanes) return "";
+  return "the settings give " + pane_count_text(n) + " (" + vary_shape(axes) + "); a comparison shows " +
+         std::to_string(Comparison::kMinPanes) + " to " + std::to_string(Comparison::kMaxPanes);
+}
+
 std::vector<PaneSpec> vary_panes(const std::vector<VaryAxis>& axes) {
+  // The count first, from the lengths of the lists: a product of many lists
+  // would otherwise be built in full (2^22 panes from 22 two-value items)
+  // before its size could be refused.
+  if (vary_pane_count(axes) > Comparison::kMaxPanes) throw InputError(SourceLoc{"--vary", 0, 0}, "", vary_count_error(axes));
   std::vector<std::string> names;
   for (const VaryAxis& a : axes) {
     bool clash = false;
@@ -103,6 +153,7 @@ std::vector<PaneSpec> vary_panes(const std::vector<VaryAxis>& axes) {
 }
 
 std::vector<PaneSpec> vary_panes_text(const std::string& space_separated) {
+  const SourceLoc loc{"--vary " + space_separated, 0, 0};
   std::vector<VaryAxis> axes;
   size_t b = 0;
   while (b < space_separated.size()) {
@@ -112,13 +163,15 @@ std::vector<PaneSpec> vary_panes_text(const std::string& space_separated) {
     if (e == std::string::npos) break;
     b = e + 1;
   }
-  std::vector<PaneSpec> panes = vary_panes(axes);
-  if (panes.size() < Comparison::kMinPanes || panes.size() > Comparison::kMaxPanes)
-    throw InputError(SourceLoc{"--vary " + space_separated, 0, 0}, "",
-                     "the settings give " + std::to_string(panes.size()) + " pane" + (panes.size() == 1 ? "" : "s") +
-                         "; a comparison shows " + std::to_string(Comparison::kMinPanes) + " to " +
-                         std::to_string(Comparison::kMaxPanes));
-  return panes;
+  const std::string count = vary_count_error(axes);
+  if (!count.empty()) throw InputError(loc, "", count);
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (axes[i].path == axes[j].path)
+        throw InputError(loc, axes[i].path,
+                         "varied twice (items " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                             "); give all its values in one item");
+  return vary_panes(axes);
 }
 
 // [SECTION] Comparison ----------------------------------------------------------------
@@ -136,16 +189,71 @@ Comparison::Comparison(const std::string& scene, const std::vector<std::string>&
         if (path_of(set) == path_of(s))
           throw InputError(vary_loc(s), path_of(s), "also given by --set " + set + " (a setting is either common or varied)");
   const std::string path = resolve_scene_path(scene);
-  const Json base = read_scene_document(path, sets);
-  for (const PaneSpec& p : panes) {
+  build(read_scene_document(path, sets), path, panes, backend, threads, nullptr, "");
+}
+
+Comparison::Comparison(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes,
+                       const std::string& backend, int threads, const SourceLoc& where, const std::string& entry) {
+  if (panes.size() < kMinPanes || panes.size() > kMaxPanes)
+    throw InputError(where, entry,
+                     "the settings give " + std::to_string(panes.size()) + " pane" + (panes.size() == 1 ? "" : "s") +
+                         "; a comparison shows " + std::to_string(kMinPanes) + " to " + std::to_string(kMaxPanes));
+  build(base, path, panes, backend, threads, &where, entry);
+}
+
+void Comparison::build(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes,
+                       const std::string& backend, int threads, const SourceLoc* where, const std::string& entry) {
+  for (size_t k = 0; k < panes.size(); ++k) {
+    const PaneSpec& p = panes[k];
     Json doc = base;  // a deep copy: the pane's own document
-    for (const std::string& s : p.settings) apply_override(doc, s, "--vary");
     ComparePane pane;
     pane.spec = p;
-    pane.sim = simulation_from_document(std::move(doc), path, backend, threads);
+    if (!where) {
+      for (const std::string& s : p.settings) apply_override(doc, s, "--vary");
+      pane.sim = simulation_from_document(std::move(doc), path, backend, threads);
+    } else {
+      // From a file (a lesson's "compare"): every error is the entry's, naming the pane; an
+      // error elsewhere in the scene keeps its own location in the message.
+      const std::string which = "pane " + std::to_string(k + 1) + " (" + p.label + "): ";
+      try {
+        for (const std::string& s : p.settings) apply_override(doc, s, *where, entry);
+        pane.sim = simulation_from_document(std::move(doc), path, backend, threads);
+      } catch (const InputError& e) {
+        if (!same_loc(e.loc(), *where)) throw InputError(*where, entry, which + e.what());
+        if (e.field() == entry) throw InputError(*where, entry, which + e.message());
+        throw InputError(*where, entry, which + "scene field '" + e.field() + "': " + e.message());
+      }
+    }
     panes_.push_back(std::move(pane));
   }
+  check_step_ratio(where ? *where : SourceLoc{"--vary", 0, 0}, entry);
   record();
+}
+
+void Comparison::check_step_ratio(const SourceLoc& where, const std::string& entry) const {
+  // Lockstep of simulated time makes the pane with the smallest substep take
+  // (largest dt / its dt) substeps for each of the largest one's: beyond
+  // kMaxDtRatio a displayed frame would cost that many single views (a
+  // ratio of 10^7 is half an hour a frame), and the panes could not be
+  // watched side by side anyway (docs/compare.md).
+  size_t lo = panes_.size(), hi = panes_.size();
+  double dlo = 0.0, dhi = 0.0;
+  for (size_t k = 0; k < panes_.size(); ++k) {
+    const double dt = step_size(*panes_[k].sim).dt;
+    if (!(dt > 0.0)) continue;  // no dt of its own: it takes the first pane's substep count
+    if (lo == panes_.size() || dt < dlo) lo = k, dlo = dt;
+    if (hi == panes_.size() || dt > dhi) hi = k, dhi = dt;
+  }
+  // (dt is a float in the world: 5e-4 and 5e-6 are 100 times apart to within its rounding)
+  if (lo == panes_.size() || !(dhi / dlo > kMaxDtRatio * (1.0 + 1e-6))) return;
+  const double ratio = dhi / dlo;
+  throw InputError(where, entry,
+                   "pane " + std::to_string(hi + 1) + " (" + panes_[hi].spec.label + ") takes substeps of " +
+                       short_number(dhi) + " s, pane " + std::to_string(lo + 1) + " (" + panes_[lo].spec.label +
+                       ") of " + short_number(dlo) + " s: a ratio of " + short_number(ratio) +
+                       ". Panes advance in lockstep of simulated time, so pane " + std::to_string(lo + 1) +
+                       " would take " + short_number(ratio) + " substeps for each of pane " + std::to_string(hi + 1) +
+                       "'s; a comparison allows time steps at most " + short_number(kMaxDtRatio) + " times apart");
 }
 
 void Comparison::record() {
@@ -165,19 +273,61 @@ void Comparison::record() {
   }
 }
 
-StepStatus Comparison::catch_up(ComparePane& pane, double target, int ref_substeps) {
+bool Comparison::short_of(ComparePane& pane, double target) {
+  const StepSize ss = step_size(*pane.sim);
+  return ss.dt > 0.0 && target - pane.sim->time() >= 0.5 * ss.dt;
+}
+
+StepStatus Comparison::catch_up(ComparePane& pane, double target, int ref_substeps, bool& left_short) {
   Simulation& sim = *pane.sim;
   StepSize ss = step_size(sim);
-  if (!(ss.dt > 0.0)) return pane_step(pane, ref_substeps);
+  if (!(ss.dt > 0.0)) return ref_substeps > 0 ? pane_step(pane, ref_substeps) : StepStatus{};
+  int64_t budget = catch_up_limit_ > 0 ? catch_up_limit_ : INT64_MAX;
   StepStatus st;
   for (;;) {
     ss = step_size(sim);
     const double left = target - sim.time();
     if (!(ss.dt > 0.0) || left < 0.5 * ss.dt) return st;
-    const double n = ss.fixed ? std::floor(left / ss.dt + 0.5) : 1.0;
-    st = pane_step(pane, static_cast<int>(std::min(n, 1e9)));
+    if (budget <= 0) {
+      left_short = true;  // the rest in the next call, the clock waiting
+      return st;
+    }
+    const double n = std::min({ss.fixed ? std::floor(left / ss.dt + 0.5) : 1.0, 1e9, static_cast<double>(budget)});
+    st = pane_step(pane, static_cast<int>(n));
+    budget -= static_cast<int64_t>(n);
     if (!st.ok) return st;
   }
+}
+
+StepStatus Comparison::catch_up_all(int ref_substeps) {
+  const double target = panes_.front().sim->time();
+  behind_ = false;
+  for (size_t k = 1; k < panes_.size(); ++k) {
+    bool left_short = false;
+    StepStatus st = catch_up(panes_[k], target, ref_substeps, left_short);
+    if (!st.ok) {
+      st.message = "pane " + std::to_string(k + 1) + " (" + panes_[k].spec.label + "): " + st.message;
+      return st;
+    }
+    behind_ = behind_ || left_short;
+  }
+  return {};
+}
+
+void Comparison::update_behind() {
+  behind_ = false;
+  const double target = panes_.front().sim->time();
+  for (size_t k = 1; k < panes_.size(); ++k) behind_ = behind_ || short_of(panes_[k], target);
+}
+
+std::string Comparison::behind_text() {
+  std::string out;
+  const double target = panes_.front().sim->time();
+  for (size_t k = 1; k < panes_.size(); ++k)
+    if (short_of(panes_[k], target))
+      out += (out.empty() ? "" : ", ") + std::string("pane ") + std::to_string(k + 1) + " (" + panes_[k].spec.label +
+             ") " + short_number(target - panes_[k].sim->time()) + " s behind";
+  return out;
 }
 
 StepStatus Comparison::pane_step(ComparePane& pane, int n) {
@@ -198,16 +348,15 @@ StepStatus Comparison::step_frame(int substeps) {
 
 StepStatus Comparison::step_part(int substeps) {
   playback_ = false;
+  if (behind_) return catch_up_all(0);  // the clock waits for the panes behind it
   Simulation& ref = *panes_.front().sim;
   const int n = substeps > 0 ? substeps : ref.substeps_per_frame();
-  for (size_t k = 0; k < panes_.size(); ++k) {
-    StepStatus st = k == 0 ? pane_step(panes_[0], n) : catch_up(panes_[k], ref.time(), n);
-    if (!st.ok) {
-      st.message = "pane " + std::to_string(k + 1) + " (" + panes_[k].spec.label + "): " + st.message;
-      return st;
-    }
+  StepStatus st = pane_step(panes_[0], n);
+  if (!st.ok) {
+    st.message = "pane 1 (" + panes_[0].spec.label + "): " + st.message;
+    return st;
   }
-  return {};
+  return catch_up_all(n);
 }
 
 void Comparison::finish_frame() {
@@ -350,6 +499,7 @@ StepStatus Comparison::seek_frame(int64_t f) {
   }
   frame_ = f;
   playback_ = true;
+  update_behind();  // a frame may have been recorded with a pane still catching up
   for (ComparePane& p : panes_)  // samples after f are re-recorded as the replay passes them
     while (!p.curve.empty() && p.curve.back().frame > f) p.curve.pop_back();
   return {};

@@ -16,7 +16,10 @@
 /// different dt therefore agree in time to half a substep; a pane whose world
 /// gives no dt (rigid bodies only) takes the first pane's substep count. SGF
 /// lists count substeps (1-based steps), so with different dt they act at
-/// different simulated times.
+/// different simulated times. Panes whose time steps are more than
+/// kMaxDtRatio apart are refused when built; a catch-up limit
+/// (set_catch_up_limit) bounds one call's work, the clock waiting for a
+/// pane left behind.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -47,14 +50,22 @@ struct PaneSpec {
   std::vector<std::string> settings;
 };
 
+/// How many panes the axes give (the product of their value counts), from
+/// the counts alone: nothing is built. 0 for no axes; saturates at UINT64_MAX.
+uint64_t vary_pane_count(const std::vector<VaryAxis>& axes);
+/// "solver.transfer: 3 values x solver.kernel: 2 values" (the first four
+/// axes, then how many there are in all).
+std::string vary_shape(const std::vector<VaryAxis>& axes);
 /// The cartesian product of the axes, the first axis varying slowest. A
 /// label names each setting by the last segment of its path ("transfer=pic"),
-/// or by the whole path when two axes end alike. No count limit here
-/// (Comparison checks it).
+/// or by the whole path when two axes end alike. More than
+/// Comparison::kMaxPanes panes is an InputError naming the count, thrown
+/// before any pane is built (fewer than kMinPanes: Comparison checks it).
 std::vector<PaneSpec> vary_panes(const std::vector<VaryAxis>& axes);
 /// The window's and the lessons' form: "path=a,b path2=x,y" (items separated
 /// by spaces, so a value holds none) -> panes. Throws InputError for a bad
-/// item or for a product of fewer than 2 or more than 4 panes.
+/// item, for a product of fewer than 2 or more than 4 panes (counted before
+/// anything is built) and for a path given by two items.
 std::vector<PaneSpec> vary_panes_text(const std::string& space_separated);
 
 /// The conserved quantities of one pane at one frame.
@@ -79,15 +90,26 @@ class Comparison {
  public:
   static constexpr size_t kMinPanes = 2;
   static constexpr size_t kMaxPanes = 4;
+  /// The largest ratio of two panes' time steps (largest dt / smallest): the
+  /// pane with the smaller one takes that many substeps for each of the
+  /// other's (docs/compare.md says why 100).
+  static constexpr double kMaxDtRatio = 100.0;
 
   /// Loads `scene` (a file or a built-in name) once, applies `sets`, then
   /// builds one world per pane from a copy with the pane's settings (errors
   /// name "--vary path=value" as --set errors name the override). Throws
-  /// InputError for bad input, for fewer than 2 or more than 4 panes, and for
-  /// a --vary path that a --set also gives; std::runtime_error for an
-  /// unavailable backend. Records frame 0.
+  /// InputError for bad input, for fewer than 2 or more than 4 panes, for
+  /// a --vary path that a --set also gives and for panes whose time steps
+  /// are more than kMaxDtRatio apart; std::runtime_error for an unavailable
+  /// backend. Records frame 0.
   Comparison(const std::string& scene, const std::vector<std::string>& sets, const std::vector<PaneSpec>& panes,
              const std::string& backend, int threads);
+  /// The same from a document already read and overridden (a lesson's scene
+  /// with its "set" entries, from `path`), the panes' settings written in a
+  /// file: every error points at `where` (the lesson's "compare" entry),
+  /// names `entry` as its field and says which pane.
+  Comparison(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes, const std::string& backend,
+             int threads, const SourceLoc& where, const std::string& entry);
 
   size_t size() const { return panes_.size(); }
   ComparePane& pane(size_t i) { return panes_[i]; }
@@ -107,6 +129,17 @@ class Comparison {
   /// a frame, a curve sample and a rewind mark are one displayed frame.
   StepStatus step_part(int substeps);
   void finish_frame();
+  /// At most `substeps` substeps per pane for catching up in one step_part
+  /// (0, the default: no limit). A pane left short of the first pane's time
+  /// goes on catching up in the next call, and the first pane waits for it
+  /// (behind()): the window keeps its frame budget with panes whose time
+  /// steps are far apart (or a CFL-adaptive pane whose dt has fallen), and
+  /// the panes still show the same simulated time whenever none is behind.
+  void set_catch_up_limit(int64_t substeps) { catch_up_limit_ = substeps; }
+  /// True while a pane is short of the first pane's time (set_catch_up_limit).
+  bool behind() const { return behind_; }
+  /// The panes behind and by how much ("pane 2 (dt=1e-05) 0.0012 s behind"); "" when none.
+  std::string behind_text();
   /// Records the current state as the sample of frame(); a sample for the
   /// same frame is replaced (after a preset, say).
   void record();
@@ -165,7 +198,17 @@ class Comparison {
   std::string curves_csv() const;
 
  private:
-  StepStatus catch_up(ComparePane& pane, double target, int ref_substeps);
+  void build(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes, const std::string& backend,
+             int threads, const SourceLoc* where, const std::string& entry);
+  /// Throws InputError at `where` when two panes' time steps are more than kMaxDtRatio apart.
+  void check_step_ratio(const SourceLoc& where, const std::string& entry) const;
+  /// Steps `pane` towards `target` (at most catch_up_limit_ substeps); a pane
+  /// with no dt of its own takes `ref_substeps`. `left_short`: the limit stopped it.
+  StepStatus catch_up(ComparePane& pane, double target, int ref_substeps, bool& left_short);
+  /// Every pane but the first towards the first's time; sets behind_.
+  StepStatus catch_up_all(int ref_substeps);
+  static bool short_of(ComparePane& pane, double target);
+  void update_behind();
   /// One pane's step(n), through its recording when there is one.
   StepStatus pane_step(ComparePane& pane, int n);
   /// Records changed controls (grab, point force) in every pane's ring.
@@ -181,6 +224,8 @@ class Comparison {
   void mark_frame();
 
   int64_t frame_ = 0;
+  int64_t catch_up_limit_ = 0;
+  bool behind_ = false;
   bool recording_ = true;
   bool rewinding_ = false, playback_ = false;
   std::string rewind_off_ = "not started";

@@ -388,3 +388,79 @@ TEST_CASE("Comparison: a frame stepped in parts is one frame, one mark and one s
   CHECK(b.frame() == 1);
   CHECK(pane_hashes(b) == h1);
 }
+
+TEST_CASE("Pane counts come from the list lengths: a huge product is refused before any pane is made", "[compare]") {
+  std::vector<VaryAxis> axes(22, parse_vary("a=1,2"));
+  CHECK(vary_pane_count(axes) == 4194304u);
+  CHECK(vary_pane_count({}) == 0u);
+  CHECK(vary_pane_count({parse_vary("a=1,2,3"), parse_vary("b=x")}) == 3u);
+  // 2^70 panes: the count saturates; building them could never finish, so a pass here shows
+  // that nothing was built.
+  std::vector<VaryAxis> many(70, parse_vary("a=1,2"));
+  CHECK(vary_pane_count(many) == UINT64_MAX);
+  auto error = [](auto&& f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error([&] { vary_panes(many); }).find("the settings give more than 18446744073709551614 panes") != std::string::npos);
+  const std::string e22 = error([&] { vary_panes(axes); });
+  CHECK(e22.find("the settings give 4194304 panes (a: 2 values x a: 2 values x a: 2 values x a: 2 values x ... (22 "
+                 "settings in all)); a comparison shows 2 to 4") != std::string::npos);
+  // The text form (lessons, the window's panel): the same count, then a path given twice.
+  std::string text;
+  for (int k = 0; k < 22; ++k) text += (k ? " " : "") + std::string("a") + std::to_string(k) + "=1,2";
+  CHECK(error([&] { vary_panes_text(text); }).find("the settings give 4194304 panes") != std::string::npos);
+  CHECK(error([&] { vary_panes_text("solver.transfer=pic,apic solver.transfer=flip,pic"); })
+            .find("field 'solver.transfer': varied twice (items 1 and 2)") != std::string::npos);
+  CHECK(vary_panes_text("solver.transfer=pic,apic solver.kernel=linear,cubic").size() == 4);
+}
+
+TEST_CASE("Panes whose time steps are more than 100 times apart are refused, naming the ratio", "[compare]") {
+  const std::string e = error_of(panes({"solver.dt=0.1", "solver.dt=0.00000001"}));
+  CHECK(e.find("--vary: pane 1 (dt=0.1) takes substeps of 0.1 s, pane 2 (dt=0.00000001) of 1e-08 s: a ratio of "
+               "1e+07") != std::string::npos);
+  CHECK(e.find("at most 100 times apart") != std::string::npos);
+  // The smaller one first: the same ratio (it would take a huge number of the first pane's substeps
+  // before the second took one).
+  CHECK(error_of(panes({"solver.dt=0.00001", "solver.dt=0.0005", "solver.dt=0.002"})).find("a ratio of 200") !=
+        std::string::npos);
+  // 100 itself is allowed (built only: stepping it takes 100 substeps per substep of the first pane).
+  CHECK(error_of(panes({"solver.dt=0.0005", "solver.dt=0.000005"})).empty());
+}
+
+TEST_CASE("A catch-up limit keeps each call bounded, the clock waits, and the result is the unlimited one", "[compare]") {
+  // Pane 2's dt is 20 times smaller: one frame of 4 substeps of pane 1 is 80 of pane 2.
+  const std::vector<std::string> sets = {"solver.substeps=4"};
+  const auto specs = panes({"solver.dt=0.0005", "solver.dt=0.000025"});
+  Comparison whole("pic_vs_apic", sets, specs, "cpu", 1);
+  Comparison parts("pic_vs_apic", sets, specs, "cpu", 1);
+  parts.set_catch_up_limit(30);
+  REQUIRE(whole.step_part(4).ok);
+  CHECK_FALSE(whole.behind());
+  CHECK(whole.pane(1).sim->step_count() == 80);
+  REQUIRE(parts.step_part(4).ok);
+  CHECK(parts.pane(0).sim->step_count() == 4);
+  CHECK(parts.pane(1).sim->step_count() == 30);  // the limit, not the 80 the time asks for
+  CHECK(parts.behind());
+  CHECK(parts.behind_text().find("pane 2 (dt=0.000025) 0.00125 s behind") != std::string::npos);
+  // While a pane is behind, the first pane does not step.
+  REQUIRE(parts.step_part(4).ok);
+  CHECK(parts.pane(0).sim->step_count() == 4);
+  CHECK(parts.pane(1).sim->step_count() == 60);
+  REQUIRE(parts.step_part(4).ok);
+  CHECK(parts.pane(1).sim->step_count() == 80);
+  CHECK_FALSE(parts.behind());
+  CHECK(parts.behind_text().empty());
+  // Caught up: the same state as the unlimited catch-up, bit for bit.
+  for (size_t k = 0; k < 2; ++k) {
+    CHECK(parts.pane(k).sim->time() == whole.pane(k).sim->time());
+    CHECK(parts.pane(k).sim->diagnostics().hash == whole.pane(k).sim->diagnostics().hash);
+  }
+  // The next call steps the clock again.
+  REQUIRE(parts.step_part(4).ok);
+  CHECK(parts.pane(0).sim->step_count() == 8);
+}
