@@ -173,7 +173,8 @@ class Progress {
 
 // [SECTION] run ----------------------------------------------------------------------
 
-int cmd_run(const Args& a, bool default_headless) {
+/// `built`: the scene already built with a.sets (a lesson's, build_lesson), else loaded here.
+int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> built = nullptr) {
   // Setup: the scene and its settings.
   std::string scene = a.positional.empty() ? default_scene_name() : a.positional[0];
   if (a.positional.size() > 1) throw UsageError("run takes one scene, got '" + a.positional[1] + "' as well");
@@ -191,7 +192,8 @@ int cmd_run(const Args& a, bool default_headless) {
   // --refine K: the scene `bench --sizes K` times, run headless (the same load_refined).
   const int refine = static_cast<int>(a.get_int("refine", 1, 1, 64));
   std::unique_ptr<Simulation> sim = refine > 1 ? load_refined(scene, a.sets, refine, backend, threads)
-                                               : load_simulation(scene, a.sets, backend, threads);
+                                    : built      ? std::move(built)
+                                                 : load_simulation(scene, a.sets, backend, threads);
   print_notices(*sim);
   if (a.has("sgf")) sim->set_force_list(load_sgf_flag(a.get("sgf", ""), quiet));
   std::string out_dir = a.get("out", default_headless ? "out/" + fs::path(sim->info().path).stem().string() : "");
@@ -792,13 +794,28 @@ int main(int argc, char** argv) {
 #endif
     }
     Args run = a;
-    if (lesson) run.sets.insert(run.sets.begin(), lesson->set.begin(), lesson->set.end());  // the window's open_lesson does this
     run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
     run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
     run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("lesson");
     run.opt.erase("interop"); run.opt.erase("vsync"); run.opt.erase("seconds"); run.opt.erase("gl");
     if (run.has("compare")) throw UsageError("--compare needs the window (a display)");
-    return cmd_run(run, true);
+    std::unique_ptr<Simulation> built;
+    if (lesson) {
+      // What the window's open_lesson builds, so every error of the lesson (its scene, "set" and
+      // "compare" entries) is reported here, located, before the run: the scene with the lesson's
+      // overrides (run below) and its comparison (built to check it, then dropped: a headless run
+      // is the lesson's scene).
+      LessonOptions o;
+      o.extra_sets = a.sets;
+      o.backend = a.get("backend", "auto");
+      if (o.backend != "cpu" && o.backend != "cuda" && o.backend != "auto")
+        throw UsageError("--backend: expected cpu, cuda or auto, got '" + o.backend + "'");
+      o.threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
+      LessonBuild b = build_lesson(*lesson, o);
+      run.sets = b.overrides;
+      built = std::move(b.sim);
+    }
+    return cmd_run(run, true, std::move(built));
   } catch (const UsageError& e) {
     std::fprintf(stderr, "sandbox: %s\n", e.what());
     return 2;

@@ -39,6 +39,8 @@ struct CompareUi {
   bool grabbing = false;
   std::vector<uint32_t> grab_rows;
   std::string halted;  ///< the pane that blew up, and why
+  double ms_per_pane_substep = 0.0;  ///< one pane's substep, averaged (sizes the catch-up limit)
+  bool was_behind = false;           ///< a pane was catching up at the last frame (logged on change)
   // Rewind (the strip and Left / Right / Home while comparing; applied at the sync point).
   int64_t pending_seek = -1;  ///< a frame to restore every pane to
   bool dragging = false;

@@ -76,6 +76,13 @@ bool App::start_compare(const std::string& vary) {
     log("compare error %s", c.error.c_str());
     return false;
   }
+  adopt_compare(std::move(next), vary, panes);
+  return true;
+}
+
+void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& vary, const std::vector<PaneSpec>& panes) {
+  CompareUi& c = compare;
+  c.error.clear();
   c.cmp = std::move(next);
   // The SGF lists edited in the window act on every pane (the scene's own come with each pane);
   // set before the recording starts, so its first snapshot holds them.
@@ -101,7 +108,6 @@ bool App::start_compare(const std::string& vary) {
   log("compare start panes=%zu labels=\"%s\" hash0=%016" PRIx64, c.cmp->size(), labels.c_str(),
       log_hash(*c.cmp->pane(0).sim));
   set_status("comparing " + std::to_string(c.cmp->size()) + " panes: " + labels);
-  return true;
 }
 
 void App::end_compare() {
@@ -137,14 +143,26 @@ void App::compare_step_frame() {
   const int want = std::max(1, c.cmp->pane(0).sim->substeps_per_frame());
   const double budget = single ? 1e30 : kCompareBudgetMs;
   const double t0 = seconds_now();
+  auto all_steps = [&c] {
+    int64_t n = 0;
+    for (size_t k = 0; k < c.cmp->size(); ++k) n += c.cmp->pane(k).sim->step_count();
+    return n;
+  };
+  const int64_t ref0 = c.cmp->pane(0).sim->step_count(), all0 = all_steps();
   int done = 0;
   bool ok = true;
   while (done < want) {
     // In double: a single frame's budget is 1e30, past int's range.
-    const double fit = ms_per_substep > 0.0 ? (budget - 1e3 * (seconds_now() - t0)) / ms_per_substep : 1.0;
+    const double left_ms = budget - 1e3 * (seconds_now() - t0);
+    const double fit = ms_per_substep > 0.0 ? left_ms / ms_per_substep : 1.0;
     const int chunk = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(want - done)));
+    // A pane far behind the first one's time (time steps up to Comparison::kMaxDtRatio apart, or a
+    // CFL-adaptive pane whose dt has fallen) catches up within what is left of the frame's budget;
+    // the first pane waits for it (the Compare panel says so). A single frame is stepped whole.
+    const double room = c.ms_per_pane_substep > 0.0 ? left_ms / c.ms_per_pane_substep : 64.0;
+    c.cmp->set_catch_up_limit(single ? 0 : static_cast<int64_t>(std::clamp(room, 1.0, 1e9)));
     const StepStatus st = c.cmp->step_part(chunk);  // the displayed frame ends below: one rewind frame
-    done += chunk;
+    done = static_cast<int>(c.cmp->pane(0).sim->step_count() - ref0);
     if (!st.ok) {
       ok = false;
       c.halted = st.message;
@@ -155,9 +173,17 @@ void App::compare_step_frame() {
   }
   if (ok) c.cmp->finish_frame();
   substeps_last = done;
-  const double per = 1e3 * (seconds_now() - t0) / std::max(1, done);
+  const double ms = 1e3 * (seconds_now() - t0);
+  const double per = ms / std::max(1, done);
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
+  const double per_pane = ms / static_cast<double>(std::max<int64_t>(1, all_steps() - all0));
+  c.ms_per_pane_substep = c.ms_per_pane_substep > 0.0 ? 0.8 * c.ms_per_pane_substep + 0.2 * per_pane : per_pane;
   speed_ratio = single ? 1.0 : 0.85 * speed_ratio + 0.15 * static_cast<double>(done) / want;
+  if (c.cmp->behind() != c.was_behind) {
+    c.was_behind = c.cmp->behind();
+    if (c.was_behind) log("compare behind %s", c.cmp->behind_text().c_str());
+    else log("compare caught up");
+  }
   if (single) log("step frame substeps=%d want=%d step=%" PRId64, done, want, c.cmp->pane(0).sim->step_count());
 }
 
@@ -406,7 +432,8 @@ void App::panel_compare() {
     if (ImGui::Button("Compare", ImVec2(-FLT_MIN, 0)) || enter) pending.compare_vary = c.vary;
     help_marker("Presets (T R S D), grab, attract and repel act on every pane at the same place; pan and zoom\n"
                 "move all panes; Shift+R restarts the comparison; Esc or End comparison returns to the scene.\n"
-                "Panes stay at the same step count: a setting that changes dt (the grid) runs at another time.");
+                "Panes run to the same simulated time: a pane with a smaller time step takes more substeps (at\n"
+                "most 100 times the first pane's dt apart); a pane that falls behind catches up while the others wait.");
   } else {
     for (size_t k = 0; k < c.cmp->size(); ++k) {
       ImGui::PushStyleColor(ImGuiCol_Text, kPaneColor[k]);
@@ -414,6 +441,12 @@ void App::panel_compare() {
       ImGui::PopStyleColor();
     }
     ImGui::TextDisabled("step %" PRId64 "  |  %.3f ms per substep, all panes", c.cmp->pane(0).sim->step_count(), ms_per_substep);
+    if (c.cmp->behind()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+      ImGui::TextWrapped("catching up: %s; the other panes wait (smaller time steps take more substeps)",
+                         c.cmp->behind_text().c_str());
+      ImGui::PopStyleColor();
+    }
     const float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
     if (ImGui::Button("Restart  (Shift+R)", ImVec2(bw, 0))) pending.compare_vary = c.vary;
     ImGui::SameLine();

@@ -26,20 +26,35 @@ using ui::section_label;
 
 bool App::open_lesson(const std::string& name_or_path) {
   Lesson l;
+  LessonBuild built;
+  // Everything a lesson asks for is built before anything changes: a lesson that does not load
+  // (its file, scene, "set" or "compare" entry: the error names the file, line, column and
+  // field) leaves the running scene, its comparison and the open lesson as they were.
   try {
     l = load_lesson(resolve_lesson_path(name_or_path));
+    LessonOptions o;
+    o.extra_sets = opt.overrides;  // the command line's --set still applies
+    o.backend = backend;
+    o.compare_backend = "cpu";  // as start_compare
+    o.threads = opt.threads;
+    built = build_lesson(l, o);
   } catch (const InputError& e) {
     load_error = e.what();
-    log("lesson error %s", load_error.c_str());
-    return false;
   } catch (const std::exception& e) {
     load_error = name_or_path + ": " + e.what();
+  }
+  if (!built.sim) {
     log("lesson error %s", load_error.c_str());
+    std::fprintf(stderr, "sandbox: %s\n", load_error.c_str());
     return false;
   }
-  std::vector<std::string> ovr = l.set;
-  for (const std::string& s : opt.overrides) ovr.push_back(s);  // the command line's --set still applies
-  if (!load_scene(lesson_scene_arg(l), ovr, false)) return false;  // the error shows; the old scene keeps running
+  const std::string arg = lesson_scene_arg(l);
+  if (opt.refine > 1 && arg == opt.scene) {
+    // The command line's scene keeps its refinement (load_scene builds it refined).
+    if (!load_scene(arg, built.overrides, false)) return false;
+  } else {
+    adopt_scene(std::move(built.sim), arg, built.overrides, false);
+  }
   // The lesson's view (the one before the first lesson is kept, to give back).
   if (!view_before_lesson) view_before_lesson = current_view();
   if (l.color >= 0) {
@@ -68,14 +83,14 @@ bool App::open_lesson(const std::string& name_or_path) {
     preset_speed = l.preset_speed;
     pending.preset = static_cast<Preset>(l.preset);
   }
-  // A lesson with a comparison opens it (the preset then acts on every pane); one without ends any.
-  if (!l.compare.empty()) pending.compare_vary = l.compare;
-  else pending.compare_end = true;
   lesson = l;
   lesson_panel_request = true;
   log("lesson open id=%s scene=%s title=\"%s\"", l.id.c_str(), sim->info().path.c_str(), l.title.c_str());
   if (MpmWorld* w = world()) log("transfer %s", transfer_name(w->solver.transfer));
   set_status("lesson: " + l.title);
+  // A lesson with a comparison opens it (the preset then acts on every pane); one without ends any.
+  if (built.comparison) adopt_compare(std::move(built.comparison), l.compare, built.panes);
+  else pending.compare_end = true;
   return true;
 }
 
@@ -120,15 +135,34 @@ void App::close_lesson() {
 }
 
 void App::step_lesson(int delta) {
-  const std::vector<std::string> paths = builtin_lesson_paths();
-  if (paths.empty()) return;
-  auto it = lesson ? std::find(paths.begin(), paths.end(), lesson->path) : paths.end();
-  if (it == paths.end()) {
-    pending.open_lesson = paths.front();  // no built-in lesson open: start with the first
-    return;
+  LessonCatalog& cat = lesson_titles.catalog;
+  if (lesson_titles.time < 0.0) {
+    report_lesson_errors(cat.refresh());
+    lesson_titles.time = ImGui::GetTime();
   }
-  const long k = (it - paths.begin()) + delta;
-  if (k >= 0 && k < static_cast<long>(paths.size())) pending.open_lesson = paths[static_cast<size_t>(k)];
+  const auto& all = cat.entries();
+  if (all.empty()) return;
+  long k = -1;
+  for (size_t i = 0; lesson && i < all.size(); ++i)
+    if (all[i].path == lesson->path) k = static_cast<long>(i);
+  if (k < 0) {
+    delta = +1;  // no built-in lesson open: start with the first that loads
+    k = -1;
+  }
+  // A file that does not load is skipped (it was reported when the list read it).
+  for (k += delta; k >= 0 && k < static_cast<long>(all.size()); k += delta)
+    if (all[static_cast<size_t>(k)].error.empty()) {
+      pending.open_lesson = all[static_cast<size_t>(k)].path;
+      pending.lesson_step = delta;
+      return;
+    }
+}
+
+void App::report_lesson_errors(const std::vector<std::string>& errors) {
+  for (const std::string& e : errors) {
+    log("lesson error %s", e.c_str());
+    std::fprintf(stderr, "sandbox: lesson skipped: %s\n", e.c_str());
+  }
 }
 
 void App::lessons_list() {
@@ -136,23 +170,21 @@ void App::lessons_list() {
   const double now = ImGui::GetTime();
   if (c.time < 0.0 || now - c.time >= 2.0) {  // a teacher's edit shows within 2 s
     c.time = now;
-    c.paths = builtin_lesson_paths();
-    c.labels.clear();
-    for (const std::string& p : c.paths) {
-      std::string label = fs::path(p).stem().string();
-      try {
-        label = load_lesson(p).title;
-      } catch (const std::exception&) {
-        label += "  (does not load)";
-      }
-      c.labels.push_back(label);
-    }
+    report_lesson_errors(c.catalog.refresh());  // a bad file once per change, then skipped
   }
-  if (c.paths.empty()) return;
+  const auto& all = c.catalog.entries();
+  if (all.empty()) return;
   if (!ImGui::TreeNodeEx("Lessons", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  for (size_t k = 0; k < c.paths.size(); ++k) {
-    const bool current = lesson && lesson->path == c.paths[k];
-    if (ImGui::Selectable(c.labels[k].c_str(), current)) pending.open_lesson = c.paths[k];
+  for (const LessonCatalog::Entry& e : all) {
+    const bool current = lesson && lesson->path == e.path;
+    if (!e.error.empty()) {
+      ImGui::TextDisabled("%s  (does not load)", fs::path(e.path).stem().string().c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.error.c_str());
+      continue;
+    }
+    ImGui::PushID(e.path.c_str());
+    if (ImGui::Selectable(e.title.c_str(), current)) pending.open_lesson = e.path;
+    ImGui::PopID();
   }
   ImGui::TreePop();
 }

@@ -150,6 +150,12 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
     std::fprintf(stderr, "sandbox: %s\n", load_error.c_str());
     return false;
   }
+  adopt_scene(std::move(next), name_or_path, ovr, keep_edits);
+  return true;
+}
+
+void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_or_path,
+                      const std::vector<std::string>& ovr, bool keep_edits) {
   // A reset or re-grid of the same scene keeps the parameters edited in the
   // window; a different scene starts from its file.
   bool same = keep_edits && sim && next->info().path == sim->info().path && next->mpm() && world() &&
@@ -201,7 +207,6 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
   log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(), sim->info().path.c_str(),
       diag.count, sim->backend_name().c_str());
   rewind_check_scene(*this);  // a new recording starts at the loaded state
-  return true;
 }
 
 Vec2 App::centroid(const std::vector<uint32_t>& rows) const {
@@ -225,10 +230,15 @@ Vec2 App::centroid(const std::vector<uint32_t>& rows) const {
 
 void App::sync() {
   // A lesson first: it may ask for a comparison and a preset, handled below in this frame.
-  if (!pending.open_lesson.empty()) {
-    std::string p = pending.open_lesson;
+  // One that does not build when paged to is marked as not loading (reported once) and skipped.
+  for (int tries = 0; !pending.open_lesson.empty() && tries < 1000; ++tries) {
+    const std::string p = pending.open_lesson;
+    const int step = pending.lesson_step;
     pending.open_lesson.clear();
-    open_lesson(p);
+    pending.lesson_step = 0;
+    if (open_lesson(p) || step == 0) break;
+    lesson_titles.catalog.mark_failed(p, load_error);
+    step_lesson(step);
   }
   // The comparison view: start, restart (Shift+R), end; presets act on its panes.
   if (pending.compare_end) {

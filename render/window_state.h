@@ -61,6 +61,7 @@ struct Pending {
   bool reset = false;
   std::string open_path;        ///< load this scene (name or path)
   std::string open_lesson;      ///< open this lesson (id or path; render/panel_lesson.cpp)
+  int lesson_step = 0;          ///< open_lesson came from Page Down (+1) / Up (-1): on failure go on past it
   std::string compare_vary;     ///< start (or restart) the comparison view with these items
   bool compare_end = false;     ///< back to the single view
   int grid = 0;                 ///< re-initialise with this grid resolution
@@ -263,9 +264,10 @@ struct App {
   /// (or opening another scene) gives it back, and settings.ini keeps it, not
   /// the lesson's.
   std::optional<LessonView> view_before_lesson;
-  /// The Lessons list's titles, re-read from the files every 2 s (not every frame).
+  /// The Lessons list: the folder re-read every 2 s (not every frame), a file parsed again
+  /// only when it changed, a file that does not load reported once and skipped.
   struct LessonTitles {
-    std::vector<std::string> paths, labels;
+    LessonCatalog catalog;
     double time = -1.0;
   } lesson_titles;
 
@@ -292,6 +294,9 @@ struct App {
   /// keep_edits: a reset or re-grid of the same scene keeps the parameters
   /// edited in the window (false: the file's and the overrides' values, as a lesson wants).
   bool load_scene(const std::string& name_or_path, const std::vector<std::string>& overrides, bool keep_edits = true);
+  /// What load_scene does with the simulation it built (a lesson builds its own, build_lesson).
+  void adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_or_path,
+                   const std::vector<std::string>& overrides, bool keep_edits);
   void adopt_world_params();
   void sync();
   void step_frame();
@@ -328,6 +333,8 @@ struct App {
 
   // Comparison view (panel_compare.cpp).
   bool start_compare(const std::string& vary);  ///< false: the reason is in compare.error
+  /// What start_compare does with the comparison it built (a lesson builds its own).
+  void adopt_compare(std::unique_ptr<Comparison> next, const std::string& vary, const std::vector<PaneSpec>& panes);
   void end_compare();
   void compare_step_frame();
   void compare_snapshot();
@@ -344,7 +351,8 @@ struct App {
   // Lessons (panel_lesson.cpp).
   bool open_lesson(const std::string& name_or_path);  ///< false: the error is in load_error, the old scene runs on
   void lessons_list();                 ///< the Lessons list in the Scene panel
-  void step_lesson(int delta);         ///< the next (+1) or previous (-1) built-in lesson (Page Down / Up)
+  void step_lesson(int delta);         ///< the next (+1) or previous (-1) built-in lesson that loads (Page Down / Up)
+  void report_lesson_errors(const std::vector<std::string>& errors);  ///< the log and stderr, one line each
   void panel_lesson();                 ///< the open lesson's text, keys and buttons
   void close_lesson();                 ///< ends the open lesson and gives the view back
   LessonView current_view() const;

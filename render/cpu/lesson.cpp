@@ -1,12 +1,15 @@
 #include "render/cpu/lesson.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include "render/cpu/tools.h"
 #include "sim/core/error.h"
 #include "sim/io/json.h"
 #include "sim/io/json_read.h"
+#include "sim/io/text.h"
 #include "sim/scene/compare.h"
+#include "sim/scene/scene.h"
 
 namespace fs = std::filesystem;
 
@@ -14,21 +17,48 @@ namespace ps {
 
 namespace {
 
-std::string lessons_dir() { return (fs::path(PS_SOURCE_DIR) / "assets" / "lessons").string(); }
-
-std::vector<std::string> string_list(ObjReader& r, const char* key) {
+/// A string or an array of strings; `locs` gets where each one is.
+std::vector<std::string> string_list(ObjReader& r, const char* key, std::vector<SourceLoc>* locs = nullptr) {
   std::vector<std::string> out;
   const Json* v = r.get(key);
   if (!v) return out;
-  if (v->is_string()) return {v->as_string()};
+  if (v->is_string()) {
+    if (locs) locs->push_back(v->loc());
+    return {v->as_string()};
+  }
   if (!v->is_array()) throw InputError(v->loc(), r.field(key), "expected a string or an array of strings, got " + describe(*v));
   for (size_t k = 0; k < v->size(); ++k) {
     if (!v->at(k).is_string())
       throw InputError(v->at(k).loc(), r.field(key) + "[" + std::to_string(k) + "]", "expected a string, got " + describe(v->at(k)));
     out.push_back(v->at(k).as_string());
+    if (locs) locs->push_back(v->at(k).loc());
   }
   return out;
 }
+
+bool same_loc(const SourceLoc& a, const SourceLoc& b) {
+  return a.file == b.file && a.line == b.line && a.column == b.column;
+}
+
+/// An error of the command line's --set (its own location, kept as is).
+bool from_command_line(const InputError& e) { return e.loc().line == 0 && e.loc().file.rfind("--set ", 0) == 0; }
+
+/// An error raised while the lesson's scene was read and built, as the
+/// lesson's: at the `set` entry whose value it is about, else at `scene`
+/// with the scene file's own location in the message.
+InputError lesson_error(const Lesson& l, const InputError& e) {
+  if (from_command_line(e)) return e;
+  for (size_t k = 0; k < l.set_locs.size(); ++k) {
+    if (!same_loc(e.loc(), l.set_locs[k])) continue;
+    const std::string entry = "set[" + std::to_string(k) + "]";
+    if (e.field() == entry) return e;  // apply_override's own error: already the entry's
+    return InputError(e.loc(), entry, "\"" + l.set[k] + "\": scene field '" + e.field() + "': " + e.message());
+  }
+  if (same_loc(e.loc(), l.scene_loc) && e.field() == "scene") return e;
+  return InputError(l.scene_loc, "scene", "\"" + l.scene + "\": " + e.what());
+}
+
+std::string path_of(const std::string& assignment) { return assignment.substr(0, assignment.find('=')); }
 
 std::optional<bool> opt_bool(ObjReader& r, const char* key) {
   if (!r.has(key)) return std::nullopt;
@@ -44,8 +74,10 @@ const std::vector<const char*>& lesson_color_names() {
   return names;
 }
 
-Lesson load_lesson(const std::string& path) {
-  const Json doc = Json::parse_file(path);
+Lesson load_lesson(const std::string& path) { return parse_lesson(read_file_text(path), path); }
+
+Lesson parse_lesson(const std::string& text, const std::string& path) {
+  const Json doc = Json::parse(text, path);
   if (!doc.is_object()) throw InputError(doc.loc(), "", "a lesson is a JSON object, got " + describe(doc));
   ObjReader r(doc, "");
   Lesson l;
@@ -53,10 +85,13 @@ Lesson load_lesson(const std::string& path) {
   l.id = fs::path(path).stem().string();
   l.title = r.string_required("title");
   l.scene = r.string_required("scene");
-  l.set = string_list(r, "set");
+  l.scene_loc = r.get("scene")->loc();
+  if (l.scene.empty())
+    throw InputError(l.scene_loc, "scene", "empty: name a built-in scene (see `sandbox info`) or a .json file");
+  l.set = string_list(r, "set", &l.set_locs);
   for (size_t k = 0; k < l.set.size(); ++k)
-    if (l.set[k].find('=') == std::string::npos)
-      throw InputError(r.get("set")->loc(), "set[" + std::to_string(k) + "]", "expected path=value, got \"" + l.set[k] + "\"");
+    if (l.set[k].find('=') == std::string::npos || l.set[k][0] == '=')
+      throw InputError(l.set_locs[k], "set[" + std::to_string(k) + "]", "expected path=value, got \"" + l.set[k] + "\"");
   l.text = string_list(r, "text");
   if (l.text.empty()) r.fail("text", "a lesson needs at least one paragraph of text");
   l.look_for = string_list(r, "look_for");
@@ -89,11 +124,12 @@ Lesson load_lesson(const std::string& path) {
   if (const Json* cmp = r.get("compare")) {
     if (!cmp->is_string()) throw InputError(cmp->loc(), "compare", "expected \"path=a,b,... [path=...]\", got " + describe(*cmp));
     try {
-      vary_panes_text(cmp->as_string());
+      vary_panes_text(cmp->as_string());  // counts the panes before making them
     } catch (const InputError& e) {
-      throw InputError(cmp->loc(), "compare", e.message());
+      throw InputError(cmp->loc(), "compare", (e.field().empty() ? "" : "'" + e.field() + "': ") + e.message());
     }
     l.compare = cmp->as_string();
+    l.compare_loc = cmp->loc();
   }
   if (const Json* s = r.get("start")) {
     ObjReader sr(*s, "start");
@@ -103,6 +139,12 @@ Lesson load_lesson(const std::string& path) {
   }
   r.finish();
   return l;
+}
+
+std::string lessons_dir() {
+  const char* env = std::getenv("PS_LESSONS_DIR");
+  if (env && *env) return env;
+  return (fs::path(PS_SOURCE_DIR) / "assets" / "lessons").string();
 }
 
 std::vector<std::string> builtin_lesson_paths() {
@@ -137,6 +179,94 @@ std::string lesson_scene_arg(const Lesson& l) {
   fs::path p = l.scene;
   if (p.is_relative()) p = fs::path(l.path).parent_path() / p;
   return p.string();
+}
+
+
+LessonBuild build_lesson(const Lesson& l, const LessonOptions& opt) {
+  LessonBuild b;
+  Json raw;
+  try {
+    b.scene_path = resolve_scene_path(lesson_scene_arg(l));
+  } catch (const InputError& e) {
+    throw InputError(l.scene_loc, "scene", "\"" + l.scene + "\": " + e.message());
+  }
+  try {
+    raw = opt.read_scene ? opt.read_scene(b.scene_path) : Json::parse_file(b.scene_path);
+    if (!raw.is_object()) throw InputError(raw.loc(), "", "a scene file must be a JSON object {...}");
+  } catch (const InputError& e) {
+    throw InputError(l.scene_loc, "scene", "\"" + l.scene + "\": " + e.what());
+  }
+  if (!l.compare.empty()) b.panes = vary_panes_text(l.compare);  // parse_lesson checked it
+  auto varied = [&](const std::string& assignment) {
+    for (const PaneSpec& p : b.panes)
+      for (const std::string& s : p.settings)
+        if (path_of(s) == path_of(assignment)) return true;
+    return false;
+  };
+  // The scene with every override; the panes' base without those they vary.
+  Json doc = raw, base = raw;
+  try {
+    for (size_t k = 0; k < l.set.size(); ++k) {
+      const std::string entry = "set[" + std::to_string(k) + "]";
+      apply_override(doc, l.set[k], l.set_locs[k], entry);
+      if (!varied(l.set[k])) apply_override(base, l.set[k], l.set_locs[k], entry);
+    }
+    for (const std::string& s : opt.extra_sets) {
+      apply_override(doc, s);
+      if (!varied(s)) apply_override(base, s);
+    }
+    b.overrides = l.set;
+    b.overrides.insert(b.overrides.end(), opt.extra_sets.begin(), opt.extra_sets.end());
+    b.sim = simulation_from_document(doc, b.scene_path, opt.backend, opt.threads);
+  } catch (const InputError& e) {
+    throw lesson_error(l, e);
+  }
+  if (!b.panes.empty() && opt.build_comparison)
+    b.comparison = std::make_unique<Comparison>(base, b.scene_path, b.panes, opt.compare_backend, opt.threads,
+                                                l.compare_loc, "compare");
+  return b;
+}
+
+std::vector<std::string> LessonCatalog::refresh() {
+  std::vector<std::string> fresh;
+  const std::string dir = dir_.empty() ? lessons_dir() : dir_;
+  std::vector<Entry> next;
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  for (const std::string& p : paths) {
+    Entry e;
+    e.path = p;
+    e.size = fs::file_size(p, ec);
+    e.mtime = fs::last_write_time(p, ec);
+    const auto old = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& o) { return o.path == p; });
+    if (old != entries_.end() && old->size == e.size && old->mtime == e.mtime) {
+      next.push_back(*old);  // unchanged: neither parsed nor reported again
+      continue;
+    }
+    try {
+      e.title = load_lesson(p).title;
+    } catch (const std::exception& x) {
+      e.error = x.what();
+      fresh.push_back(e.error);
+    }
+    next.push_back(std::move(e));
+  }
+  entries_ = std::move(next);
+  return fresh;
+}
+
+void LessonCatalog::mark_failed(const std::string& path, const std::string& error) {
+  for (Entry& e : entries_)
+    if (e.path == path) e.error = error;
+}
+
+std::string LessonCatalog::error_of(const std::string& path) const {
+  for (const Entry& e : entries_)
+    if (e.path == path) return e.error;
+  return "";
 }
 
 }  // namespace ps

@@ -6,9 +6,17 @@
 /// write their own in the same format. Bad files get located errors (file,
 /// line, column, field), like scene files.
 #pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+#include "sim/core/error.h"
+#include "sim/io/json.h"
+#include "sim/scene/compare.h"
+#include "sim/scene/simulation.h"
 
 namespace ps {
 
@@ -36,16 +44,90 @@ struct Lesson {
   float preset_speed = 1.f;
   unsigned select_id = 0;  ///< particle ID selected at the start (its affine field shows), 0: none
   std::string compare;     ///< open the comparison view with these `path=a,b,...` items (sim/scene/compare.h), if set
+  // Where the entries that name other input are in the file (their errors point there).
+  SourceLoc scene_loc;
+  std::vector<SourceLoc> set_locs;  ///< one per `set` entry
+  SourceLoc compare_loc;
 };
 
 /// Colour-mode names a lesson may use, in the window's ColorMode order.
 const std::vector<const char*>& lesson_color_names();
 
 /// Reads a lesson; throws InputError naming file, line, column and field.
+/// Checks what needs no scene: the fields, an empty scene name, the form of
+/// each `set` entry, and the `compare` items with their pane count (counted
+/// before any pane is made). A compare's values are checked by build_lesson.
 Lesson load_lesson(const std::string& path);
+/// The same from the file's text (`path` names it in errors and resolves a
+/// relative scene).
+Lesson parse_lesson(const std::string& text, const std::string& path);
 
-/// The built-in lessons (assets/lessons/*.json), sorted by file name.
+/// What opening a lesson builds.
+struct LessonOptions {
+  std::vector<std::string> extra_sets;  ///< the command line's --set, applied after the lesson's
+  std::string backend = "cpu";          ///< the scene's backend ("cpu", "cuda", "auto")
+  std::string compare_backend = "cpu";  ///< the panes' backend (the window runs them on the CPU)
+  int threads = 0;
+  bool build_comparison = true;
+  /// Reads the resolved scene file (a seam for the fuzz harness, which reads
+  /// small copies of the built-in scenes); empty: Json::parse_file.
+  std::function<Json(const std::string& path)> read_scene;
+};
+
+struct LessonBuild {
+  std::string scene_path;              ///< the resolved scene file
+  std::vector<std::string> overrides;  ///< the lesson's `set` entries, then extra_sets (what a reload applies)
+  std::unique_ptr<Simulation> sim;     ///< the scene with them
+  std::vector<PaneSpec> panes;         ///< the comparison's panes (empty: the lesson compares nothing)
+  std::unique_ptr<Comparison> comparison;  ///< built when asked and the lesson compares
+};
+
+/// Opens a lesson without a window, as `sandbox --lesson` and the window do:
+/// resolves and reads its scene, applies its `set` entries (then extra_sets),
+/// builds the simulation, and builds its comparison (the panes from the
+/// scene with the entries whose paths they do not vary). Every InputError
+/// names the lesson file and the line, column and field of the entry at
+/// fault ("scene", "set[1]", "compare"), then what is wrong inside it (the
+/// scene field; the pane; a located error in the scene file itself).
+/// The command line's --set errors keep their "--set" form. Throws
+/// std::runtime_error for an unavailable backend.
+LessonBuild build_lesson(const Lesson& l, const LessonOptions& opt);
+
+/// The folder of the built-in lessons: $PS_LESSONS_DIR when set (a
+/// teacher's folder, or a test's), else assets/lessons.
+std::string lessons_dir();
+/// The built-in lessons (lessons_dir()/*.json), sorted by file name.
 std::vector<std::string> builtin_lesson_paths();
+
+/// The lessons of a folder as the window lists them, re-read as teachers
+/// edit them: a file is parsed again only when its size or modification
+/// time changes, and a file that does not load is reported once per change
+/// (its located error) and listed as not loading.
+class LessonCatalog {
+ public:
+  struct Entry {
+    std::string path;
+    std::string title;  ///< the lesson's title ("" when it does not load)
+    std::string error;  ///< the located error of a file that does not load, else ""
+    std::uintmax_t size = 0;
+    std::filesystem::file_time_type mtime{};
+  };
+  explicit LessonCatalog(std::string dir = "") : dir_(std::move(dir)) {}
+  /// Re-reads the folder (lessons_dir() when none was given); returns the
+  /// errors not reported before, one line each ("FILE:LINE:COL: field ...").
+  std::vector<std::string> refresh();
+  const std::vector<Entry>& entries() const { return entries_; }
+  /// The error of a listed lesson ("" when it loads or is not listed).
+  std::string error_of(const std::string& path) const;
+  /// A listed lesson that parsed but did not build (its scene, a `set` or
+  /// `compare` value; build_lesson's error): listed as not loading, and not
+  /// reported again, until the file changes.
+  void mark_failed(const std::string& path, const std::string& error);
+
+ private:
+  std::string dir_;
+  std::vector<Entry> entries_;
+};
 
 /// A built-in lesson's id ("01_pic_loses_rotation" or a unique prefix such as
 /// "01") or a path; throws InputError listing the built-ins when none matches.

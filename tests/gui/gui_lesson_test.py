@@ -16,11 +16,19 @@ against the app's one-line action log:
   6. the lessons' view (speed colours, the affine overlay, the grab tool) is
      theirs: quitting with a lesson open saves the view from before the first
      lesson in settings.ini (direction colours, no affine overlay, attract).
+  7. bad files in the lessons folder (a copy of assets/lessons, PS_LESSONS_DIR)
+     are reported once each, located, and skipped: one that is not valid JSON
+     (found when the list reads the folder) and one whose "set" value the
+     scene refuses (found when Page Down reaches it), both between lessons 02
+     and 03: Page Down from 02 opens 03, the running lesson untouched until then,
+     and the folder, re-read every 2 s, does not report them again.
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
 
+import glob
 import os
 import re
+import shutil
 import sys
 import time
 
@@ -37,6 +45,18 @@ def main():
     before = {"view.color_mode": "2", "view.affine": "0", "tool": "2"}  # direction, no affine overlay, attract
     with open(settings, "w") as f:
         f.write("".join("%s = %s\n" % kv for kv in before.items()))
+    lessons = os.path.join(args.work, "lessons")
+    os.makedirs(lessons)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "lessons")
+    for f in glob.glob(os.path.join(src, "*.json")):
+        shutil.copy(f, lessons)
+    bad_json = os.path.join(lessons, "02a_bad_json.json")
+    with open(bad_json, "w") as f:
+        f.write('{"title": "broken",\n "scene": "pic_vs_apic" "text": "x"}\n')
+    bad_set = os.path.join(lessons, "02b_bad_set.json")
+    with open(bad_set, "w") as f:
+        f.write('{"title": "bad set", "scene": "pic_vs_apic", "text": "x",\n "set": ["solver.transfer=bogus"]}\n')
+    os.environ["PS_LESSONS_DIR"] = lessons  # the window's folder of lessons (the App inherits it)
     guilib.DEADLINE[0] = time.monotonic() + 70.0
     app = App(args, cfg, out, "--lesson 01")
 
@@ -73,7 +93,7 @@ def main():
         if bins < 8:
             fail("screenshot looks blank")
         print("screenshot ok: %s" % shot.group(1))
-        xdo(args, "key", "Next")  # lesson 03: the comparison
+        xdo(args, "key", "Next")  # past the two bad files to lesson 03: the comparison
         app.expect(r"^lesson open id=03_side_by_side ")
         start = app.expect(r'^compare start panes=4 labels="transfer=pic \| transfer=apic \| transfer=flip \| '
                            r'transfer=polypic" hash0=([0-9a-f]+)')
@@ -109,6 +129,18 @@ def main():
         if bins < 8:
             fail("comparison screenshot looks blank")
         print("comparison screenshot ok: %s" % shot.group(1))
+        # The bad files: each reported once (the folder has been re-read since), located.
+        app.drain(2.5)
+        errors = [line for line in app.log if line.startswith("lesson error ")]
+        want = {bad_json: bad_json + ":2:25: expected ',' or '}' in object",
+                bad_set: bad_set + ":2:10: field 'set[0]': \"solver.transfer=bogus\": scene field 'solver.transfer': "}
+        for path, text in want.items():
+            hits = [line for line in errors if path in line]
+            if len(hits) != 1 or text not in hits[0]:
+                fail("%s: expected one located report (%r), the log has %s" % (path, text, hits))
+        if len(errors) != 2:
+            fail("lesson errors other than the two bad files: %s" % errors)
+        print("bad lessons ok: reported once each, located, and skipped by Page Down")
 
     rc = drive(app, args, "lesson gui test", steps)
     if rc != 0:

@@ -99,3 +99,130 @@ TEST_CASE("Bad lesson files get located errors", "[lesson]") {
   const std::string e6 = error_of(R"({"title": "t", "scene": "pic_vs_apic", "text": "x", "start": {"preset": "spin"}})");
   CHECK(e6.find("start.preset") != std::string::npos);
 }
+
+namespace {
+
+std::string regression(const std::string& name) {
+  return (fs::path(PS_SOURCE_DIR) / "tests" / "fuzz" / "regressions" / "lesson" / name).string();
+}
+
+/// The error of opening a lesson as the window and `sandbox --lesson` do ("no error" when it opens).
+std::string open_error(const std::string& path, const std::vector<std::string>& extra = {}) {
+  try {
+    LessonOptions o;
+    o.threads = 1;
+    o.extra_sets = extra;
+    build_lesson(load_lesson(path), o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("Lesson errors name the lesson file, the entry's line and column, and its field", "[lesson]") {
+  // A bad "set" value: the entry (set[1], line 4, column 32: its opening quote), the assignment and the scene field.
+  const std::string set = regression("error-set-bad-value.json");
+  CHECK(open_error(set) == set + ":4:32: field 'set[1]': \"solver.transfer=bogus\": scene field 'solver.transfer': "
+                                 "expected one of pic, apic, flip, polypic; got string \"bogus\"");
+  CHECK(open_error(regression("error-set-unknown-field.json"))
+            .find("error-set-unknown-field.json:1:60: field 'set[0]': \"solver.transfr=pic\": scene field "
+                  "'solver.transfr': unknown field") != std::string::npos);
+  CHECK(open_error(regression("error-set-no-element.json"))
+            .find(":1:61: field 'set[0]': \"bodies.7.spacing=0.01\": scene field 'bodies.7': no array element '7'") !=
+        std::string::npos);
+  // The command line's --set keeps its own form (it is a flag the user typed).
+  CHECK(open_error(resolve_lesson_path("01"), {"solver.flip_blend=9"}) ==
+        "--set solver.flip_blend=9: field 'solver.flip_blend': value 9 is out of range [0, 1]");
+  // "scene": empty (at load), missing, a relative path to nothing.
+  CHECK(error_of(R"({"title": "t", "scene": "", "text": "x"})").find("bad.json:1:25: field 'scene': empty") !=
+        std::string::npos);
+  CHECK(open_error(regression("error-scene-missing.json"))
+            .find("error-scene-missing.json:1:25: field 'scene': \"no_such_scene\": no such scene file or built-in "
+                  "scene (built-ins: ") != std::string::npos);
+  CHECK(open_error(regression("error-scene-relative-missing.json"))
+            .find(":1:25: field 'scene': \"../scenes/none.json\": no such scene file") != std::string::npos);
+  // A scene file of the teacher's with an error of its own (its first: no domain, at the object's
+  // start): the lesson's entry, then the scene's place.
+  const std::string scene = write_lesson("broken_scene.json", "{\"kind\": \"mpm\",\n \"solver\": {\"dt\": -1}}");
+  const std::string e = error_of(R"({"title": "t", "scene": "broken_scene.json", "text": "x"})");
+  CHECK(e == "no error");  // load_lesson does not read the scene
+  const std::string lesson = write_lesson("uses_broken.json", R"({"title": "t", "scene": "broken_scene.json", "text": "x"})");
+  const std::string broken = open_error(lesson);
+  CHECK(broken.find("uses_broken.json:1:25: field 'scene': \"broken_scene.json\": " + scene + ":1:1: field 'domain': required field is missing") !=
+        std::string::npos);
+}
+
+TEST_CASE("A lesson's compare is checked when it opens (naming the pane), its pane count when it loads", "[lesson]") {
+  const std::string bad = regression("error-compare-bad-value.json");
+  CHECK(open_error(bad) == bad + ":5:14: field 'compare': pane 2 (transfer=bogus): scene field 'solver.transfer': "
+                                 "expected one of pic, apic, flip, polypic; got string \"bogus\"");
+  CHECK(open_error(regression("hang-compare-dt-ratio-1e7.json"))
+            .find("hang-compare-dt-ratio-1e7.json:1:57: field 'compare': pane 1 (dt=0.1) takes substeps of 0.1 s, "
+                  "pane 2 (dt=0.00000001) of 1e-08 s: a ratio of 1e+07") != std::string::npos);
+  // Counted from the items when the file is read: 22 two-value items are 4 M panes, never built.
+  try {
+    load_lesson(regression("oom-compare-22-items-4M-panes.json"));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("oom-compare-22-items-4M-panes.json:1:57: field 'compare': the settings give "
+                                     "4194304 panes") != std::string::npos);
+  }
+  CHECK(error_of(R"({"title": "t", "scene": "pic_vs_apic", "text": "x", "compare": "solver.transfer=pic,apic solver.transfer=flip,pic"})")
+            .find("bad.json:1:64: field 'compare': 'solver.transfer': varied twice") != std::string::npos);
+}
+
+TEST_CASE("build_lesson builds the lesson's scene with its overrides and its comparison", "[lesson]") {
+  LessonOptions o;
+  o.threads = 1;
+  const Lesson pic = load_lesson(resolve_lesson_path("01"));
+  LessonBuild b = build_lesson(pic, o);
+  REQUIRE(b.sim);
+  CHECK_FALSE(b.comparison);
+  CHECK(b.overrides == std::vector<std::string>{"solver.transfer=pic"});
+  CHECK(b.sim->mpm()->solver.transfer == Transfer::PIC);
+  CHECK(b.sim->diagnostics().hash == load_simulation("pic_vs_apic", {"solver.transfer=pic"}, "cpu", 1)->diagnostics().hash);
+  // Lesson 03: four panes from one state, each with its transfer.
+  LessonBuild c = build_lesson(load_lesson(resolve_lesson_path("03")), o);
+  REQUIRE(c.comparison);
+  REQUIRE(c.comparison->size() == 4);
+  CHECK(c.panes[3].label == "transfer=polypic");
+  CHECK(c.comparison->pane(3).sim->mpm()->solver.transfer == Transfer::PolyPIC);
+  for (size_t k = 1; k < 4; ++k) CHECK(c.comparison->pane(k).curve[0].hash == c.comparison->pane(0).curve[0].hash);
+  // A path both set and compared is the panes' own: the set entry stays on the single scene only.
+  const std::string both = write_lesson(
+      "both.json", R"({"title": "t", "scene": "pic_vs_apic", "text": "x", "set": ["solver.transfer=flip"],
+                      "compare": "solver.transfer=pic,apic"})");
+  LessonBuild d = build_lesson(load_lesson(both), o);
+  CHECK(d.sim->mpm()->solver.transfer == Transfer::FLIP);
+  CHECK(d.comparison->pane(0).sim->mpm()->solver.transfer == Transfer::PIC);
+  CHECK(d.comparison->pane(1).sim->mpm()->solver.transfer == Transfer::APIC);
+}
+
+TEST_CASE("The lesson catalog reports a bad file once, lists it as not loading, and re-reads it when it changes", "[lesson]") {
+  fs::path dir = fs::temp_directory_path() / ("ps_lesson_catalog_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(resolve_lesson_path("01"), dir / "01.json");
+  std::ofstream(dir / "02.json") << "{\"title\": \"t\",\n \"scene\": \"pic_vs_apic\", \"text\": \"x\", \"colour\": 1}";
+  LessonCatalog cat(dir.string());
+  std::vector<std::string> fresh = cat.refresh();
+  REQUIRE(fresh.size() == 1);
+  CHECK(fresh[0] == (dir / "02.json").string() + ":2:39: field 'colour': unknown field");
+  REQUIRE(cat.entries().size() == 2);
+  CHECK(cat.entries()[0].title == "PIC loses rotation");
+  CHECK(cat.entries()[1].error == fresh[0]);
+  CHECK(cat.refresh().empty());  // unchanged: not reported again
+  CHECK(cat.error_of((dir / "02.json").string()) == fresh[0]);
+  // One that parses but does not build (found when opened) stays marked until it changes.
+  cat.mark_failed((dir / "01.json").string(), "it did not build");
+  CHECK(cat.refresh().empty());
+  CHECK(cat.error_of((dir / "01.json").string()) == "it did not build");
+  // Fixed (a different size): read again, no error.
+  std::ofstream(dir / "02.json") << R"({"title": "fixed", "scene": "pic_vs_apic", "text": "x"})";
+  CHECK(cat.refresh().empty());
+  CHECK(cat.entries()[1].title == "fixed");
+  CHECK(cat.error_of((dir / "02.json").string()).empty());
+  fs::remove_all(dir);
+}
