@@ -26,7 +26,7 @@ while (($#)); do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(scene set sgf_csv sgf_index p4p p4c image settings)
+all=(scene set lesson sgf_csv sgf_index p4p p4c image settings)
 ((${#targets[@]})) || targets=("${all[@]}")
 
 scripts/deps.sh --fuzz  # clang 14 with libFuzzer's runtime
@@ -43,6 +43,7 @@ seed_dir() {  # seed corpus of a target, assembled from what the project ships
   rm -rf "$d"; mkdir -p "$d"
   case "$t" in
     scene) cp assets/scenes/*.json "$d"/ ;;
+    lesson) cp assets/lessons/*.json "$d"/ ;;
     sgf_csv)
       local f
       for f in tests/data/sgf/*.csv tests/data/sgf/basic/*.csv tests/data/sgf/malformed/*.csv assets/scenes/dem_dance/SGF1*.csv; do

@@ -1,5 +1,6 @@
 #include "tests/fuzz/fuzz_targets.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -7,13 +8,18 @@
 #include <fstream>
 #include <string>
 #include <vector>
+#include "render/cpu/lesson.h"
 #include "render/cpu/settings.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
 #include "sim/core/limits.h"
+#include "sim/dem/dem_world.h"
 #include "sim/io/json.h"
 #include "sim/io/p4.h"
+#include "sim/io/text.h"
 #include "sim/mpm/mpm_particles.h"
+#include "sim/scene/compare.h"
+#include "sim/scene/rewind.h"
 #include "sim/scene/scene.h"
 #include "sim/scene/simulation.h"
 #include "sim/sgf/sgf.h"
@@ -35,6 +41,31 @@ std::string bytes(const uint8_t* data, size_t size) { return std::string(reinter
 // Scenes are resolved as if they sat beside the shipped ones, so relative image
 // masks and SGF folders reach real files (more of the loader is exercised).
 std::string scene_path() { return std::string(PS_SOURCE_DIR) + "/assets/scenes/fuzz.json"; }
+
+// Lessons are read as if they sat beside the shipped ones, so a relative scene
+// path reaches the shipped scenes.
+std::string lesson_path() { return std::string(PS_SOURCE_DIR) + "/assets/lessons/fuzz.json"; }
+
+// A built-in scene is read from its small copy (tests/fuzz/seeds/scene/small_<name>.json)
+// where there is one: an execution then builds hundreds of particles, not the full scene.
+// The path stays the real one, so the scene's relative paths (SGF folders, masks) resolve.
+Json read_small_scene(const std::string& path) {
+  static const fs::path scenes = fs::weakly_canonical(scenes_dir());
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::weakly_canonical(p.parent_path(), ec) == scenes) {
+    const fs::path small = fs::path(PS_SOURCE_DIR) / "tests" / "fuzz" / "seeds" / "scene" / ("small_" + p.filename().string());
+    if (fs::is_regular_file(small, ec)) return Json::parse(read_file_text(small.string()), path);
+  }
+  return Json::parse_file(path);
+}
+
+// The next substep of a pane whose world keeps a fixed one (0: adaptive, or none).
+double fixed_dt(Simulation& s) {
+  if (MpmWorld* w = s.mpm()) return w->solver.adaptive_dt ? 0.0 : static_cast<double>(w->next_dt());
+  if (dem::DemWorld* d = s.dem()) return d->next_dt();
+  return 0.0;
+}
 
 // Builds any scene document on the CPU backend (1 thread: deterministic) and
 // steps it a little; every query the window makes after a step, too.
@@ -151,6 +182,53 @@ int set(const uint8_t* data, size_t size) {
     }
     build_and_step(doc);
   } catch (const InputError&) {
+  } catch (const std::runtime_error&) {
+  }
+  return 0;
+}
+
+int lesson(const uint8_t* data, size_t size) {
+  try {
+    const Lesson l = parse_lesson(bytes(data, size), lesson_path());
+    LessonOptions o;
+    o.threads = 1;
+    o.read_scene = read_small_scene;
+    LessonBuild b = build_lesson(l, o);
+    // The window's opening: the start preset on the scene, or on every pane of the comparison.
+    if (l.preset >= 0) {
+      RewindAction a;
+      a.kind = RewindAction::Kind::Preset;
+      a.preset = static_cast<Preset>(l.preset);
+      a.speed = l.preset_speed;
+      if (b.sim->mpm()) perform_action(*b.sim, a);
+      if (b.comparison) b.comparison->apply_preset(a.preset, a.speed);
+    }
+    if (!b.comparison) {
+      (void)b.sim->step(1);
+      return 0;
+    }
+    // One displayed frame as the window steps it, its catch-up bounded (the window's budget).
+    Comparison& c = *b.comparison;
+    c.set_catch_up_limit(64);
+    if (!c.step_part(1).ok) return 0;  // a blow-up is reported, not a crash
+    c.finish_frame();
+    // Lockstep: unless a pane is still catching up, every fixed-dt pane is within half its
+    // substep of the first pane's time.
+    if (!c.behind()) {
+      const double t0 = c.pane(0).sim->time();
+      for (size_t k = 1; k < c.size(); ++k) {
+        const double dt = fixed_dt(*c.pane(k).sim);
+        if (dt > 0.0 && fixed_dt(*c.pane(0).sim) > 0.0 &&
+            std::abs(c.pane(k).sim->time() - t0) > 0.5 * dt * (1.0 + 1e-6) + 1e-9 * std::abs(t0))
+          property_failed("a pane not behind is more than half a substep from the first pane's time");
+      }
+    }
+  } catch (const InputError& e) {
+    // Every error of a lesson is located in the lesson file (issue #39).
+    if (e.loc().file != lesson_path() || e.loc().line <= 0) {
+      std::fprintf(stderr, "unlocated lesson error: %s\n", e.what());
+      property_failed("a lesson error does not name the lesson file and line");
+    }
   } catch (const std::runtime_error&) {
   }
   return 0;
@@ -275,6 +353,7 @@ const TargetInfo* targets(size_t& count) {
   static const TargetInfo all[] = {
       {"scene", scene, "scene JSON: parse, build the MPM or DEM world, 3 substeps"},
       {"set", set, "--set overrides, one per line, on a small MPM or DEM scene; build and step"},
+      {"lesson", lesson, "lesson JSON: parse, its scene (small copies) with its set entries, preset, comparison, a frame"},
       {"sgf_csv", sgf_csv, "SGF CSV file (line 1: its file name): parse, round trip, groups, forces"},
       {"sgf_index", sgf_index, "SGF set index groups.json beside two CSVs: load, flatten, forces"},
       {"p4p", p4p, "P4P particle file: parse, round trip, into MPM particles"},

@@ -29,6 +29,7 @@ void init_limits();
 
 int scene(const uint8_t* data, size_t size);     ///< scene JSON: parse, build (MPM or DEM), 3 substeps
 int set(const uint8_t* data, size_t size);       ///< --set overrides (one per line) on a small built-in scene
+int lesson(const uint8_t* data, size_t size);    ///< lesson JSON: what `sandbox --lesson` and the window's opening build
 int sgf_csv(const uint8_t* data, size_t size);   ///< line 1: SGF file name; rest: CSV text; round trip; forces
 int sgf_index(const uint8_t* data, size_t size); ///< groups.json of an SGF set folder beside two fixed CSVs
 int p4p(const uint8_t* data, size_t size);       ///< P4P particles: parse, round trip, into MPM particles

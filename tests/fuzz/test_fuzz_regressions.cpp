@@ -19,7 +19,7 @@ TEST_CASE("fuzz regressions and seeds replay cleanly through every harness", "[f
   ps::fuzz::init_limits();
   size_t n = 0;
   const ps::fuzz::TargetInfo* all = ps::fuzz::targets(n);
-  REQUIRE(n == 8);
+  REQUIRE(n == 9);
   size_t replayed = 0;
   for (size_t t = 0; t < n; ++t) {
     for (const char* kind : {"regressions", "seeds"}) {
