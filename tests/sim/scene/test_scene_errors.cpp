@@ -192,3 +192,27 @@ TEST_CASE("A DEM body with a vanishing particle radius is refused with its locat
   INFO(e);
   CHECK(e.find(":5:16: field 'bodies[0]': this body would hold more than 2000000 particles") != std::string::npos);
 }
+
+TEST_CASE("A DEM body reaching outside the domain is refused, saying how much of it and where", "[scene][dem]") {
+  // The issue's case: a bonded disk of radius 5.12 in a 1 x 1 domain (949 000 grains, most outside).
+  const std::string big = error_of(R"({
+    "kind": "dem",
+    "domain": {"min": [0, 0], "max": [1, 1]},
+    "materials": {"rock": {"density": 2500, "E": 1e7}},
+    "bodies": [{"shape": "disk", "center": [0.5, 0.5], "disk_radius": 5.12, "radius": 0.005, "material": "rock", "bonded": true}]
+  })");
+  INFO(big);
+  CHECK(big.find(":5:16: field 'bodies[0]': ") != std::string::npos);
+  CHECK(big.find(" grains lie outside the domain [0, 0] to [1, 1] (their centres reach [-4.") != std::string::npos);
+  // One grain row past the top is enough; a body inside loads.
+  const char* edge = R"({
+    "kind": "dem",
+    "domain": {"min": [0, 0], "max": [1, 1]},
+    "materials": {"rock": {"density": 2500, "E": 1e7}},
+    "bodies": [{"shape": "box", "center": [0.5, CY], "size": [0.2, 0.2], "radius": 0.01, "material": "rock"}]
+  })";
+  const std::string top = error_of(replace(edge, "CY", "0.95"));
+  INFO(top);
+  CHECK(top.find("grains lie outside the domain [0, 0] to [1, 1]") != std::string::npos);
+  CHECK(error_of(replace(edge, "CY", "0.5")) == "no error");
+}
