@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include "sim/core/limits.h"
 #include "sim/scene/scene.h"
 #include "sim/scene/simulation.h"
 
@@ -215,4 +216,27 @@ TEST_CASE("A DEM body reaching outside the domain is refused, saying how much of
   INFO(top);
   CHECK(top.find("grains lie outside the domain [0, 0] to [1, 1]") != std::string::npos);
   CHECK(error_of(replace(edge, "CY", "0.5")) == "no error");
+}
+
+TEST_CASE("An MPM scene that would not fit the memory available is refused with the estimate", "[scene][limits]") {
+  ps::InputLimits& l = ps::input_limits();
+  const ps::InputLimits saved = l;
+  // A box of 0.8 x 0.8 at spacing 0.002 on a 256^2 grid: 400 x 400 lattice points.
+  const std::string scene = R"({
+    "domain": {"size": [1, 1], "grid": 256},
+    "materials": {"water": {"type": "fluid"}},
+    "bodies": [{"shape": "box", "min": [0.1, 0.1], "max": [0.9, 0.9], "material": "water", "spacing": 0.002}]
+  })";
+  const double need = ps::mpm_memory_estimate(160000.0, 257.0 * 257.0, false);
+  CHECK(need == Approx(16.0 * 1024 * 1024 + 160000.0 * 136 + 66049.0 * 24));
+  l.max_memory_bytes = static_cast<int64_t>(need) - 1;
+  const std::string e = error_of(scene);
+  INFO(e);
+  CHECK(e.find(":4:103: field 'bodies[0].spacing': the scene would need about 0.04 GB of memory while it runs (160000 "
+               "particles at about 136 bytes each, 66049 grid nodes at 24); 0.04 GB available") != std::string::npos);
+  l.max_memory_bytes = static_cast<int64_t>(need) + 1;
+  CHECK(error_of(scene) == "no error");
+  l = saved;
+  // The machine's own figure when none is set (Linux: /proc/meminfo).
+  CHECK(ps::memory_budget_bytes() > 1e8);
 }
