@@ -181,7 +181,6 @@ std::string lesson_scene_arg(const Lesson& l) {
   return p.string();
 }
 
-
 LessonBuild build_lesson(const Lesson& l, const LessonOptions& opt) {
   LessonBuild b;
   Json raw;
