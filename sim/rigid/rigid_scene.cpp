@@ -12,6 +12,9 @@ namespace rigid {
 namespace {
 
 constexpr double kDeg = 3.14159265358979323846 / 180.0;
+/// A part may reach this many domain sizes from its body's position (a floor
+/// laid across the domain from a body in a corner reaches 1.5).
+constexpr double kMaxPartReach = 4.0;
 
 Vec2d to_d(Vec2 v) { return Vec2d{v.x, v.y}; }
 
@@ -55,7 +58,17 @@ std::vector<Vec2d> read_polygon(const Json& arr, const std::string& field, doubl
 
 /// One part: box (size), disk (radius) or polygon (vertices), placed by
 /// offset / angle within the body.
-PartDef read_part(ObjReader& r, bool placed, double min_edge) {
+std::string reach_message(double reach, double max_reach) {
+  char buf[192];
+  std::snprintf(buf, sizeof buf, "the part reaches %.3g from the body's position, more than %.3g (%g times the domain's size)",
+                reach, max_reach, kMaxPartReach);
+  return buf;
+}
+
+/// `max_reach` bounds how far a part may reach from its body's origin: Box2D
+/// computes in float, so a part 1e16 long rounds its corners together (a box's
+/// vertices stop being convex) long before anything overflows.
+PartDef read_part(ObjReader& r, bool placed, double min_edge, double max_reach) {
   PartDef p;
   const int shape = r.choice("shape", -1, {"box", "disk", "polygon"});
   if (shape < 0) r.fail("shape", "required field is missing (box, disk or polygon)");
@@ -72,6 +85,8 @@ PartDef read_part(ObjReader& r, bool placed, double min_edge) {
     p.radius = r.number_required("radius", 0.0, 1e6);
     if (!(p.radius * 2.0 >= min_edge)) r.fail("radius", "must be positive and at least " + std::to_string(min_edge / 2));
     p.center = off;
+    if (!(std::hypot(off.x, off.y) + p.radius <= max_reach))
+      r.fail(placed ? "offset" : "radius", reach_message(std::hypot(off.x, off.y) + p.radius, max_reach));
     return p;
   }
   p.shape = ColliderShape::Polygon;
@@ -82,11 +97,14 @@ PartDef read_part(ObjReader& r, bool placed, double min_edge) {
                          ", " + std::to_string(sz.y) + ")");
     const double hx = 0.5 * sz.x, hy = 0.5 * sz.y;
     for (Vec2d q : {Vec2d{-hx, -hy}, Vec2d{hx, -hy}, Vec2d{hx, hy}, Vec2d{-hx, hy}}) p.vertices.push_back(place(q));
-    return p;
+  } else {
+    const Json* v = r.get("vertices");
+    if (!v) r.fail("vertices", "required field is missing");
+    for (Vec2d q : read_polygon(*v, r.field("vertices"), min_edge)) p.vertices.push_back(place(q));
   }
-  const Json* v = r.get("vertices");
-  if (!v) r.fail("vertices", "required field is missing");
-  for (Vec2d q : read_polygon(*v, r.field("vertices"), min_edge)) p.vertices.push_back(place(q));
+  double reach = 0.0;
+  for (const Vec2d& q : p.vertices) reach = std::max(reach, std::hypot(q.x, q.y));
+  if (!(reach <= max_reach)) r.fail(shape == 0 ? "size" : "vertices", reach_message(reach, max_reach));
   return p;
 }
 
@@ -102,6 +120,7 @@ std::unique_ptr<RigidWorld> read_rigid_section(const Json& doc, const RigidScene
   r.get("exchange_substeps");  // the coupling's setting, not the bodies' (build_coupled reads it)
   // Box2D drops edges shorter than its linear slop (0.005 of its units).
   const double min_edge = 0.02 / s;
+  const double max_reach = kMaxPartReach * span;
   auto world = std::make_unique<RigidWorld>(ctx.gravity, depth, s);
   if (walls) world->add_box_walls(ctx.domain_lo, ctx.domain_hi, wall_friction);
 
@@ -123,11 +142,11 @@ std::unique_ptr<RigidWorld> read_rigid_section(const Json& doc, const RigidScene
           throw InputError(parts->loc(), br.field("parts"), "expected an array of 1 to 64 parts, got " + describe(*parts));
         for (size_t k = 0; k < parts->size(); ++k) {
           ObjReader pr(parts->at(k), br.field("parts") + "[" + std::to_string(k) + "]");
-          d.parts.push_back(read_part(pr, true, min_edge));
+          d.parts.push_back(read_part(pr, true, min_edge, max_reach));
           pr.finish();
         }
       } else {
-        d.parts.push_back(read_part(br, false, min_edge));
+        d.parts.push_back(read_part(br, false, min_edge, max_reach));
       }
       d.position = to_d(br.vec2_required("position"));
       d.angle = br.number("angle", 0.0, -3600.0, 3600.0) * kDeg;
