@@ -22,8 +22,8 @@ FlagSpec spec_for(const std::string& cmd) {
     s.value_flags = {"vary", "set", "steps", "frames", "backend", "threads", "out", "images", "fps", "sgf"};
     s.switches = {"video", "quiet", "no-progress"};
   } else if (cmd == "gui") {
-    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak", "soak-log",
-                     "lesson", "compare", "refine", "interop", "vsync", "seconds", "gl"};
+    s.value_flags = {"backend", "threads", "set", "screenshot", "screenshot-after", "quit-after", "size", "out", "soak",
+                     "soak-log", "soak-plan", "lesson", "compare", "refine", "interop", "vsync", "seconds", "gl"};
     s.switches = {"verbose", "log-hashes", "paused"};
   } else if (cmd == "specimen") {
     s.value_flags = {"radius-px", "test", "mask", "threshold", "tolerance", "belt", "out"};

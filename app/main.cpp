@@ -57,7 +57,7 @@ const char* kUsage =
     "                      [--paused] [--size WxH] [--screenshot FILE.png]\n"
     "                      [--screenshot-after N] [--quit-after N] [--seconds S] [--compare \"path=a,b,...\"]\n"
     "                      [--refine K] [--interop on|off] [--vsync on|off] [--gl glx|egl]\n"
-    "                      [--soak SECONDS [--soak-log FILE.csv]]   unattended soak (scripts/soak.sh)\n"
+    "                      [--soak SECONDS [--soak-log FILE.csv] [--soak-plan lecture|classroom]]   unattended soak (scripts/soak.sh)\n"
     "  sandbox run SCENE [--steps N | --frames N] [--backend cpu|cuda|auto] [--threads K]\n"
     "                    [--set key=value]... [--refine K] [--out DIR] [--dump-every K]\n"
     "                    [--format csv|ply|vtk|p4] [--images K] [--color material|temperature|melt]\n"
@@ -778,6 +778,9 @@ int main(int argc, char** argv) {
       w.out_dir = a.get("out", "");
       w.soak_seconds = static_cast<double>(a.get_int("soak", 0, 0, 10000000));
       w.soak_log = a.get("soak-log", "");
+      w.soak_plan = a.get("soak-plan", "lecture");
+      if (w.soak_plan != "lecture" && w.soak_plan != "classroom")
+        throw UsageError("--soak-plan: expected lecture or classroom, got '" + w.soak_plan + "'");
       if (a.has("size")) {
         std::string s = a.get("size", "");
         if (std::sscanf(s.c_str(), "%dx%d", &w.width, &w.height) != 2 || w.width < 320 || w.height < 240)
@@ -796,7 +799,7 @@ int main(int argc, char** argv) {
     Args run = a;
     run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
     run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
-    run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("lesson");
+    run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("soak-plan"); run.opt.erase("lesson");
     run.opt.erase("interop"); run.opt.erase("vsync"); run.opt.erase("seconds"); run.opt.erase("gl");
     if (run.has("compare")) throw UsageError("--compare needs the window (a display)");
     std::unique_ptr<Simulation> built;

@@ -6,6 +6,7 @@
 #include <vector>
 #include <unistd.h>
 #include "render/cpu/picking.h"
+#include "render/rewind_ui.h"
 #include "render/window_state.h"
 
 #include <GLFW/glfw3.h>
@@ -22,8 +23,9 @@ int64_t resident_kib() {
   return static_cast<int64_t>(resident) * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-void SoakDriver::start(double seconds, const std::string& csv) {
+void SoakDriver::start(double seconds, const std::string& csv, const std::string& plan) {
   seconds_ = seconds;
+  classroom_ = plan == "classroom";
   t0_ = glfwGetTime();
   next_sample_ = 0.0;
   if (!csv.empty()) {
@@ -54,8 +56,12 @@ bool SoakDriver::tick(App& a) {
   }
   if (t >= seconds_) {
     if (grabbing_ && a.world()) a.world()->grab_end();
+    if (classroom_)
+      a.log("soak classroom lessons=%" PRId64 " compares=%" PRId64 " seeks=%" PRId64, lessons_opened_,
+            compares_started_, seeks_);
     return false;
   }
+  if (classroom_) classroom_tick(a, f);
   if (!a.sim) return true;
   a.running = true;
   Vec2 lo, hi;
@@ -104,14 +110,47 @@ bool SoakDriver::tick(App& a) {
     a.sgf.dirty = true;
     a.sgf.edited = true;
   }
-  // A reset every 2400 frames: reload churn (scene, backend, buffers).
-  if (f > 0 && f % 2400 == 0) {
+  // A reset every 2400 frames: reload churn (scene, backend, buffers); the
+  // classroom plan reloads with each lesson instead.
+  if (!classroom_ && f > 0 && f % 2400 == 0) {
     if (grabbing_ && w) w->grab_end();
     grabbing_ = false;
     a.grab_rows.clear();
     a.pending.reset = true;
   }
   return true;
+}
+
+// One lesson per 1200 frames: open it, compare (frames 300-600 of the cycle),
+// scrub the rewind strip back (700) and to the head (800), then run on.
+void SoakDriver::classroom_tick(App& a, int64_t f) {
+  const int64_t phase = f % 1200;
+  if (phase == 0) {
+    if (grabbing_ && a.world()) a.world()->grab_end();
+    grabbing_ = false;
+    a.grab_rows.clear();
+    a.step_lesson(+1);
+    if (a.pending.open_lesson.empty()) {  // past the last lesson: back to the first
+      a.close_lesson();
+      a.step_lesson(+1);
+    }
+    if (!a.pending.open_lesson.empty()) ++lessons_opened_;
+    return;
+  }
+  if (!a.sim) return;
+  if (phase == 300 && !a.compare.cmp && a.world()) {
+    a.pending.compare_vary = "solver.transfer=pic,apic";
+    ++compares_started_;
+  } else if (phase == 600 && a.compare.cmp) {
+    a.pending.compare_end = true;
+  } else if (phase == 700 && !a.compare.cmp) {
+    const Rewind& r = a.rw.ring;
+    rewind_request_seek(a, r.start() + (r.head() - r.start()) / 2);
+    ++seeks_;
+  } else if (phase == 800 && !a.compare.cmp) {
+    rewind_request_seek(a, a.rw.ring.head());
+    ++seeks_;
+  }
 }
 
 }  // namespace ps

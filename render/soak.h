@@ -5,6 +5,13 @@
 /// samples the process's resident memory and appends it to a CSV. After the
 /// time is up it closes the window. scripts/soak.sh runs it under Xvfb on the
 /// largest built-in scene; docs/reliability.md records the curve.
+///
+/// The classroom plan (`--soak-plan classroom`) does what a teacher does with
+/// the lessons instead: every cycle it pages to the next lesson (after the last,
+/// back to the first), starts a comparison of the lesson's scene (PIC against
+/// APIC on MPM scenes) unless the lesson opened one, ends it, scrubs the rewind
+/// strip back to the middle of the recording and forward to its head, and runs
+/// on; the lecture plan's presets and tools act throughout.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -17,7 +24,9 @@ struct App;
 class SoakDriver {
  public:
   /// `seconds` > 0 enables it; `csv` ("" = none) receives "seconds,rss_kib,frame,step,particles".
-  void start(double seconds, const std::string& csv);
+  /// `plan`: "lecture" (the default: presets, tools, SGF, resets on one scene)
+  /// or "classroom" (lessons, comparisons and rewind as well).
+  void start(double seconds, const std::string& csv, const std::string& plan = "lecture");
   bool enabled() const { return seconds_ > 0.0; }
   /// Called once per frame after input handling, before the sync point.
   /// Returns false when the soak is over (the window should close).
@@ -29,6 +38,9 @@ class SoakDriver {
   int64_t frame_ = 0;
   int preset_ = 0;
   bool grabbing_ = false;
+  bool classroom_ = false;
+  int64_t lessons_opened_ = 0, compares_started_ = 0, seeks_ = 0;
+  void classroom_tick(App& a, int64_t f);
   std::FILE* csv_ = nullptr;
 };
 

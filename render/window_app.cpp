@@ -1479,7 +1479,7 @@ int run_window(const WindowOptions& options) {
   }
   if (app.open_folder.empty()) app.open_folder = scenes_dir();
   if (!options.compare.empty() && app.sim) app.pending.compare_vary = options.compare;
-  if (options.soak_seconds > 0.0) app.soak.start(options.soak_seconds, options.soak_log);
+  if (options.soak_seconds > 0.0) app.soak.start(options.soak_seconds, options.soak_log, options.soak_plan);
 
   // Main loop.
   bool applied_vsync = app.vsync;

@@ -30,6 +30,7 @@ struct WindowOptions {
   std::string out_dir;                  ///< screenshots and recordings (default ./captures)
   double soak_seconds = 0.0;            ///< > 0: run the soak schedule this long, then close (render/soak.h)
   std::string soak_log;                 ///< CSV of resident memory samples during the soak
+  std::string soak_plan = "lecture";    ///< lecture (one scene) or classroom (lessons, comparisons, rewind)
 };
 
 /// Opens the window and runs until closed; returns the process exit code.

@@ -13,7 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-3600}"
 scene="${2:-dam_break}"
+plan=lecture
 out=out/soak
+label="$scene"
+if [[ "$scene" == --classroom ]]; then plan=classroom; scene=dam_break; out=out/soak-classroom; label="the lessons"; fi
 mkdir -p "$out"
 exe="${SANDBOX:-}"
 if [[ -z "$exe" ]]; then
@@ -22,10 +25,10 @@ if [[ -z "$exe" ]]; then
   cmake --build build -j2 --target sandbox >/dev/null
   exe=build/sandbox
 fi
-echo "soak: $scene for $seconds s ($exe); log $out/soak.log"
+echo "soak: $scene ($plan) for $seconds s ($exe); log $out/soak.log"
 xvfb-run -a -s '-screen 0 1280x720x24' "$exe" gui "$scene" --size 1280x720 --soak "$seconds" \
-  --soak-log "$out/rss.csv" --verbose --out "$out" > "$out/soak.log" 2>&1
-python3 - "$out" "$seconds" "$scene" <<'PY'
+  --soak-log "$out/rss.csv" --soak-plan "$plan" --verbose --out "$out" > "$out/soak.log" 2>&1
+python3 - "$out" "$seconds" "$label" <<'PY'
 import csv, sys
 out, seconds, scene = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 rows = [(float(r["seconds"]), int(r["rss_kib"]), int(r["step"])) for r in csv.DictReader(open(out + "/rss.csv"))]
