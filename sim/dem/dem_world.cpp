@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 #include "sim/core/hash.h"
+#include "sim/core/progress.h"
 #include "sim/dem/dem_cpu.h"
 #include "sim/dem/dem_kernels.h"
 
@@ -181,31 +182,47 @@ size_t DemWorld::form_bonds() {
     host_changed();
     return 0;
   }
+  // Only grains of a bonded body (body != 0) bond, and only within their body:
+  // the cells are sized from those grains alone. Sized from every grain, one
+  // steel ball of radius 0.015 beside 432 000 bonded grains of radius 0.0002
+  // put 6000 grains in a cell and took 20 s to bond (now 0.2 s); the bonds
+  // are the same either way.
   const double mult = bond.contact_radius_multiplier;
   double rmax = 0.0;
   Vec2d lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max()}, hi = -lo;
+  size_t bonded = 0;
   for (size_t i = 0; i < n; ++i) {
+    if (particles.body[i] == 0) continue;
+    ++bonded;
     rmax = std::max(rmax, particles.radius[i]);
     lo.x = std::min(lo.x, particles.x[i].x); lo.y = std::min(lo.y, particles.x[i].y);
     hi.x = std::max(hi.x, particles.x[i].x); hi.y = std::max(hi.y, particles.x[i].y);
   }
+  if (bonded == 0) {
+    host_changed();
+    return 0;
+  }
   double cell = std::max(2.0 * rmax * mult, 1e-12);
-  const double cap = std::max<double>(1024.0, 4.0 * static_cast<double>(n));
+  const double cap = std::max<double>(1024.0, 4.0 * static_cast<double>(bonded));
   while (((hi.x - lo.x) / cell + 1.0) * ((hi.y - lo.y) / cell + 1.0) > cap) cell *= 2.0;
   const int gx = static_cast<int>((hi.x - lo.x) / cell) + 1, gy = static_cast<int>((hi.y - lo.y) / cell) + 1;
   std::vector<uint32_t> start(static_cast<size_t>(gx) * gy + 1, 0), items(n), cell_of(n);
   for (size_t i = 0; i < n; ++i) {
-    int cx = std::min(static_cast<int>((particles.x[i].x - lo.x) / cell), gx - 1);
-    int cy = std::min(static_cast<int>((particles.x[i].y - lo.y) / cell), gy - 1);
+    if (particles.body[i] == 0) continue;
+    int cx = std::clamp(static_cast<int>((particles.x[i].x - lo.x) / cell), 0, gx - 1);
+    int cy = std::clamp(static_cast<int>((particles.x[i].y - lo.y) / cell), 0, gy - 1);
     cell_of[i] = static_cast<uint32_t>(cy * gx + cx);
     ++start[cell_of[i] + 1];
   }
   for (size_t c = 0; c + 1 < start.size(); ++c) start[c + 1] += start[c];
   std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
-  for (size_t i = 0; i < n; ++i) items[cursor[cell_of[i]]++] = static_cast<uint32_t>(i);
+  for (size_t i = 0; i < n; ++i)
+    if (particles.body[i] != 0) items[cursor[cell_of[i]]++] = static_cast<uint32_t>(i);
   std::vector<uint32_t> cand;
   for (size_t i = 0; i < n; ++i) {
     if (particles.body[i] == 0) continue;
+    // sim/core/progress.h: bonding is the DEM loader's 80-90 % of the bar.
+    if ((i & 16383) == 0) progress("bonding the grains", 0.8 + 0.1 * static_cast<double>(i) / static_cast<double>(n));
     cand.clear();
     const int cx = static_cast<int>(cell_of[i] % static_cast<uint32_t>(gx));
     const int cy = static_cast<int>(cell_of[i] / static_cast<uint32_t>(gx));
