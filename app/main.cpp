@@ -16,6 +16,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -30,6 +31,7 @@
 #include "render/cpu/lesson.h"
 #include "render/cpu/raster.h"
 #include "sim/core/atomic_write.h"
+#include "sim/core/progress.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/io/dump.h"
 #include "sim/rigid/rigid_scene.h"
@@ -716,6 +718,30 @@ bool display_present() {
 
 // [SECTION] main ------------------------------------------------------------------------
 
+// A build that takes over a second prints a progress line a second on stderr
+// (sim/core/progress.h); a build starts at fraction 0.
+ProgressListener build_progress_lines() {
+  struct State {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    double printed = 0.0;
+  };
+  auto st = std::make_shared<State>();
+  return [st](const std::string& stage, double fraction) {
+    const auto now = std::chrono::steady_clock::now();
+    if (fraction <= 0.0) {
+      st->t0 = now;
+      st->printed = 0.0;
+    }
+    const double t = std::chrono::duration<double>(now - st->t0).count();
+    if (t >= 1.0 && t >= st->printed + 1.0) {
+      st->printed = t;
+      std::fprintf(stderr, "sandbox: building the scene: %s, %.0f %% (%.1f s)\n", stage.c_str(), 100.0 * fraction, t);
+      std::fflush(stderr);
+    }
+    return true;
+  };
+}
+
 int main(int argc, char** argv) {
   // A CUDA self-check that `--backend auto` starts says so on stderr, case by case.
   set_self_check_reporter([](const std::string& line) {
@@ -724,6 +750,7 @@ int main(int argc, char** argv) {
   });
   try {
     Args a = parse_args(argc, argv);
+    ProgressScope progress_lines(a.has("no-progress") ? ProgressListener{} : build_progress_lines());
     if (a.command == "help" || a.has("help")) {
       std::fputs(kUsage, stdout);
       return 0;

@@ -9,9 +9,11 @@
 #include <filesystem>
 
 #include "imgui.h"
+#include "render/build_progress.h"
 #include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/core/error.h"
+#include "sim/core/progress.h"
 #include "sim/scene/scene.h"
 
 namespace fs = std::filesystem;
@@ -27,6 +29,7 @@ using ui::section_label;
 bool App::open_lesson(const std::string& name_or_path) {
   Lesson l;
   LessonBuild built;
+  load_cancelled = false;
   // Everything a lesson asks for is built before anything changes: a lesson that does not load
   // (its file, scene, "set" or "compare" entry: the error names the file, line, column and
   // field) leaves the running scene, its comparison and the open lesson as they were.
@@ -37,7 +40,12 @@ bool App::open_lesson(const std::string& name_or_path) {
     o.backend = backend;
     o.compare_backend = "cpu";  // as start_compare
     o.threads = opt.threads;
-    built = build_lesson(l, o);
+    build_with_progress(*this, l.title.empty() ? l.id : l.title, [&] { built = build_lesson(l, o); });
+  } catch (const Cancelled&) {
+    load_cancelled = true;
+    log("lesson cancelled id=%s", l.id.c_str());
+    set_status("Opening the lesson was cancelled" + std::string(sim ? "; the scene before it runs on" : ""));
+    return false;
   } catch (const InputError& e) {
     load_error = e.what();
   } catch (const std::exception& e) {

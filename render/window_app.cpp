@@ -29,11 +29,13 @@
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
+#include "render/build_progress.h"
 #include "render/cpu/particle_fields.h"
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
 #include "render/gl_context.h"
 #include "render/window_state.h"
+#include "sim/core/progress.h"
 #include "sim/scene/coupled.h"
 #include "sim/selfcheck/verdict.h"
 
@@ -136,10 +138,22 @@ void App::adopt_world_params() {
 
 bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr, bool keep_edits) {
   std::unique_ptr<Simulation> next;
+  const std::string what = fs::path(name_or_path).stem().string();
+  load_cancelled = false;
   try {
-    // The command line's scene keeps its refinement through reloads and resets.
-    next = opt.refine > 1 && name_or_path == opt.scene ? load_refined(name_or_path, ovr, opt.refine, backend, opt.threads)
-                                                       : load_simulation(name_or_path, ovr, backend, opt.threads);
+    // On a worker thread, with a progress bar and Cancel after a second (render/build_progress.h).
+    build_with_progress(*this, what, [&] {
+      // The command line's scene keeps its refinement through reloads and resets.
+      next = opt.refine > 1 && name_or_path == opt.scene
+                 ? load_refined(name_or_path, ovr, opt.refine, backend, opt.threads)
+                 : load_simulation(name_or_path, ovr, backend, opt.threads);
+    });
+  } catch (const Cancelled&) {
+    // Not an error: what ran before goes on (the first scene: the window opens empty).
+    load_cancelled = true;
+    log("load cancelled what=\"%s\"", what.c_str());
+    set_status("Building " + what + " was cancelled" + (sim ? "; the scene before it runs on" : ""));
+    return false;
   } catch (const InputError& e) {
     load_error = e.what();
   } catch (const std::exception& e) {
@@ -236,7 +250,7 @@ void App::sync() {
     const int step = pending.lesson_step;
     pending.open_lesson.clear();
     pending.lesson_step = 0;
-    if (open_lesson(p) || step == 0) break;
+    if (open_lesson(p) || step == 0 || load_cancelled) break;  // a cancelled lesson is not skipped past
     lesson_titles.catalog.mark_failed(p, load_error);
     step_lesson(step);
   }
@@ -1460,6 +1474,7 @@ int run_window(const WindowOptions& options) {
   else ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 430 core");
   gl.swap_interval(app.vsync ? 1 : 0);
+  app.present = [&gl] { gl.swap(); };
 
   int rc = 0;
   try {

@@ -11,6 +11,7 @@
 #include <glad/gl.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,7 @@ struct App {
   // [SECTION] Setup
   WindowOptions opt;
   GLFWwindow* window = nullptr;
+  std::function<void()> present;  ///< shows the drawn frame (swap buffers; render/build_progress.cpp draws its own)
   float ui_scale = 1.f;          ///< effective UI scale: content x user x projector
   float content_scale = 1.f;     ///< the monitor's content scale (HiDPI)
   float user_scale = 1.f;        ///< settings "ui.scale", Ctrl+= / Ctrl+- / Ctrl+0
@@ -97,6 +99,7 @@ struct App {
   int grid_edit = 0;
   float preset_speed = 1.f;
   std::string load_error;                ///< last failed load (shown in the window)
+  bool load_cancelled = false;           ///< the last load or lesson was cancelled (render/build_progress.h)
   std::string status_line;               ///< last success message (saved, recording, ...)
   double status_time = -1.0;
   std::string open_folder, open_path, save_path;

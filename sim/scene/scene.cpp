@@ -14,6 +14,7 @@
 
 #include "sim/core/image.h"
 #include "sim/core/limits.h"
+#include "sim/core/progress.h"
 #include "sim/mpm/mpm_kernels.h"
 
 namespace fs = std::filesystem;
@@ -601,7 +602,12 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     // Centre the lattice in the bounding box so symmetric shapes stay symmetric.
     float ox = blo.x + 0.5f * ((bhi.x - blo.x) - (nx - 1) * h);
     float oy = blo.y + 0.5f * ((bhi.y - blo.y) - (ny - 1) * h);
-    for (int j = 0; j < ny; ++j)
+    // Progress (sim/core/progress.h) every 64 rows: the bodies share 90 % of the bar equally.
+    const bool report = progress_listened();
+    const double nb = static_cast<double>(bodies->size());
+    const std::string stage = report ? "body " + std::to_string(b + 1) + " of " + std::to_string(bodies->size()) : "";
+    for (int j = 0; j < ny; ++j) {
+      if (report && (j & 63) == 0) progress(stage, 0.9 * (static_cast<double>(b) + static_cast<double>(j) / ny) / nb);
       for (int i = 0; i < nx; ++i) {
         Vec2 p{ox + i * h, oy + j * h};
         if (jitter > 0.f) {
@@ -614,6 +620,7 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
         if (p.x < lo_x || p.x > hi_x || p.y < lo_y || p.y > hi_y) continue;  // outside the usable domain
         w.particles.add(p, vel, mp.density * h * h, h * h, mat, static_cast<uint16_t>(group), temperature);
       }
+    }
     if (w.particles.size() == first)
       throw InputError(bodies->at(b).loc(), bpath, "body contains no particles inside the domain (check its position and spacing)");
     if (have_preset) {

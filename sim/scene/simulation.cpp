@@ -5,6 +5,7 @@
 #include <limits>
 #include <filesystem>
 #include <stdexcept>
+#include "sim/core/progress.h"
 #include "sim/dem/dem_scene.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json_read.h"
@@ -399,6 +400,7 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   };
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);
+    progress("starting the stepper", 0.9);  // sim/core/progress.h: the backend's buffers (a device's upload)
     resolve();
     scene.world->fallback_threads = threads;
     scene.world->set_backend(make_backend(backend, threads));
@@ -415,6 +417,7 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
     if (const Json* f = doc.find("frames")) info.frames = static_cast<int>(json_number(*f, "frames", 1, 1e7));
     auto world = std::make_unique<dem::DemWorld>();
     dem::load_dem_scene(doc, std::filesystem::path(path).parent_path().string(), *world);
+    progress("starting the stepper", 0.9);
     resolve();
     world->fallback_threads = threads;
     world->set_backend(dem::make_dem_backend(backend, threads));
