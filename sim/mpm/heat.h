@@ -12,8 +12,11 @@
 ///                                          covered share, V_p = m_p / rho)
 ///      cap_p = m_ice c_ice + m_water c_water (the particle's ice and its
 ///      virtual water; the melt material's c for the water).
-///   2. Nodes: fixed (Dirichlet: a wall band or a plate rectangle, T given),
-///      free (C_i > 0: an unknown) or empty (no material: insulated, or air).
+///   2. Nodes: fixed (Dirichlet: a held wall's band and face nodes, or a
+///      plate rectangle, T given), free (C_i > 0: an unknown) or empty (no
+///      material: insulated, or air). A wall's face nodes (x = b dx, b =
+///      boundary_nodes) sit where the MPM walls stop the particles, so its
+///      temperature acts at the material's edge.
 ///   3. Backward Euler with the 5-point Laplacian (faces of length dx):
 ///        C_i/dt (T_i' - T_i) = sum_faces k_f (T_j' - T_i') + Q_i/dt
 ///      k_f = 2 k_i k_j / (k_i + k_j) between free nodes, k_i towards a fixed
@@ -86,7 +89,8 @@ enum class HeatDeviceSolve : uint8_t { Off = 0, Auto = 1, On = 2 };
 inline constexpr const char* kHeatDeviceSolveNames[3] = {"off", "auto", "on"};
 
 /// One side of the domain for heat: insulated (no flux) or held at a
-/// temperature over its boundary layer of nodes (the grid's wall band).
+/// temperature at its face (the nodes at x = boundary_nodes dx, where the
+/// particles stop) and over the boundary layer behind it.
 struct HeatWall {
   bool fixed = false;
   float temperature = 20.f;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <set>
 #include "sim/core/backend_error.h"
+#include "sim/io/json.h"
 #include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_cpu.h"
 #include "sim/scene/scene.h"
@@ -354,3 +355,56 @@ TEST_CASE("A device heat solve that fails falls back to the host for that pass a
   CHECK(s->world->particles.temp == host->world->particles.temp);
   reset_backend_failures_for_tests();  // the failure above is process-wide (--backend auto's memory)
 }
+
+TEST_CASE("A heat wall holds its temperature at its face: a bar between a hot and a cold wall conducts over its own length",
+          "[heat]") {
+  // A tracer bar filling the domain between the left and right walls' faces
+  // (x = 3 dx and 61 dx: where the MPM walls stop the particles), the left
+  // wall held at 1 C, the right at 0 C, heat only, interpolated temperatures
+  // (flip 0). In the steady state the profile is linear between the faces:
+  // T = 1 at the left face, 0 at the right, slope -1 / L. With the walls held
+  // only on their 3-node bands, the half-covered face nodes conducted at half
+  // k, the walls acted about 2.5 cells behind their faces and the slope came
+  // out 8 % shallow (T = 0.96 extrapolated to the left face).
+  const std::string doc = R"({"domain": {"size": [1, 0.25], "grid": 64},
+    "solver": {"dt": 0.001, "substeps": 1, "gravity": [0, 0]},
+    "heat": {"enabled": true, "only": true, "interval": 1, "time_scale": 1000, "tolerance": 1e-12, "flip": 0,
+             "walls": {"left": {"temperature": 1}, "right": {"temperature": 0}}},
+    "materials": {"rock": {"type": "tracer", "density": 1, "conductivity": 1, "heat_capacity": 1}},
+    "bodies": [{"shape": "box", "min": [0.046875, 0.08], "max": [0.953125, 0.17], "material": "rock",
+                "temperature": 0.5}]})";
+  MpmScene s = build_mpm_scene(Json::parse(doc, "bar.json"), "bar.json");
+  MpmWorld& w = *s.world;
+  w.set_backend(std::make_unique<MpmCpuBackend>(1));
+  REQUIRE(w.solver.boundary_nodes == 3);
+  const double dx = 1.0 / 64, xl = 3 * dx, xr = 61 * dx, L = xr - xl;
+  w.step(30);  // heat dt 1 per pass, 12 times the slowest mode's decay time L^2 / pi^2
+  w.sync();
+  // The face nodes are held, the first node inside is free.
+  const std::vector<uint8_t>& kind = w.heat_solver().node_kind();
+  const std::vector<double>& T = w.heat_solver().grid_temperature();
+  const int NX = w.grid.nodes_x(), jm = 8;  // a row through the bar
+  CHECK(kind[static_cast<size_t>(jm * NX + 3)] == 2);
+  CHECK(T[static_cast<size_t>(jm * NX + 3)] == 1.0);
+  CHECK(kind[static_cast<size_t>(jm * NX + 4)] == 1);
+  CHECK(kind[static_cast<size_t>(jm * NX + 61)] == 2);
+  CHECK(kind[static_cast<size_t>(jm * NX + 60)] == 1);
+  // Least-squares line through the particles of the middle 80 %.
+  double n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
+  for (size_t i = 0; i < w.particles.size(); ++i) {
+    const double x = w.particles.x[i].x, y = w.particles.temp[i];
+    if (x < xl + 0.1 * L || x > xr - 0.1 * L) continue;
+    n += 1.0; sx += x; sy += y; sxx += x * x; sxy += x * y;
+  }
+  REQUIRE(n > 100.0);
+  const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx), icpt = (sy - slope * sx) / n;
+  INFO("slope * L = " << slope * L << ", T(left face) = " << icpt + slope * xl << ", T(right face) = "
+                      << icpt + slope * xr);
+  CHECK(slope * L == Approx(-1.0).epsilon(0.01));
+  CHECK(icpt + slope * xl == Approx(1.0).margin(0.005));
+  CHECK(icpt + slope * xr == Approx(0.0).margin(0.005));
+  // Steady: what the hot wall puts in, the cold wall takes out (the ledger's
+  // wall energy per pass is their sum).
+  CHECK(std::fabs(w.heat_solver().last().energy_walls) < 1e-6);
+}
+
