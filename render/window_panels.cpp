@@ -192,7 +192,7 @@ void App::draw_panels() {
     if (!compare.cmp) {  // these edit the single scene; the panes keep their own settings
       panel_rigid();
       panel_solver();
-      panel_resampling();
+      for (auto& f : features) f->panel(*this);
       panel_heat();
       panel_materials();
       panel_dem();
@@ -1050,7 +1050,8 @@ void App::draw_help() {
   if (ImGui::Begin("Keys and mouse", &show_help,
                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
                        ImGuiWindowFlags_NoMove)) {
-    static const char* rows[][2] = {
+    // The app's keys, the features' (render/feature.h) after "A", then the rest.
+    std::vector<HelpRow> rows = {
         {"Space", "pause / resume (after a rewind: replay the recorded future, then live)"},
         {"N", "step one frame (its substeps) and pause"},
         {"Left / Right", "rewind: back / forward one recorded frame"},
@@ -1058,7 +1059,9 @@ void App::draw_help() {
         {"Shift+R", "reset the scene (keeps edited parameters)"},
         {"T  R  S  D", "preset velocity: translation, rotation, shear, dilation"},
         {"A", "toggle PIC / APIC"},
-        {"P", "particle resampling on / off (fills numerical holes)"},
+    };
+    for (const auto& f : features) f->help(rows);
+    rows.insert(rows.end(), {
         {"K", "Heat panel: open / close (heat and melting)"},
         {"1 ... 8", "tool: pick, grab, attract, repel, paint, select, heat lamp, draw a body"},
         {"left drag", "use the current tool (pick and grab also select)"},
@@ -1073,18 +1076,18 @@ void App::draw_help() {
         {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
         {"H / Esc", "show / hide this help"},
         {"Ctrl+Q", "quit"},
-    };
+    });
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7.f);
       ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 24.f);
-      for (const auto& r : rows) {
+      for (const HelpRow& r : rows) {
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
         ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
-        ImGui::TextUnformatted(r[0]);
+        ImGui::TextUnformatted(r.key);
         ImGui::PopStyleColor();
         ImGui::TableSetColumnIndex(1);
-        ImGui::TextWrapped("%s", r[1]);  // long entries take a second line instead of being cut at the column
+        ImGui::TextWrapped("%s", r.action);  // long entries take a second line instead of being cut at the column
       }
       ImGui::EndTable();
     }

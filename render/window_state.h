@@ -25,6 +25,7 @@
 #include "render/cpu/tools.h"
 #include "render/cuda/particle_interop.h"
 #include "render/dem_ui.h"
+#include "render/feature.h"
 #include "render/gl_draw.h"
 #include "render/recorder.h"
 #include "render/rewind_ui.h"
@@ -44,6 +45,9 @@ enum class ColorMode : int {
 };
 constexpr int kColorModeCount = 10;
 const char* color_mode_name(ColorMode m);
+
+/// How often the plots sample the simulation (seconds).
+inline constexpr double kDiagPeriod = 1.0 / 20;
 
 /// A fixed-size history for ImGui::PlotLines (no allocation after construction).
 struct History {
@@ -185,18 +189,8 @@ struct App {
   double group_max_time = -2.0;
   size_t group_max_rows = 0;
 
-  // [SECTION] Resampling (issue #12): the app-owned copy of the world's
-  // ResampleParams (applied at the sync point), the overlays and the hole count.
-  ResampleParams resampling;
-  bool show_sdf_band = false;        ///< signed-distance band and interior holes under the particles
-  bool show_resample_marks = true;   ///< rings on inserted (green) and merged (orange) particles, fading
-  bool resample_first_logged = false;     ///< "resample first insert" logged since the last switch
-  int64_t resample_inserted_at_switch = 0;
-  bool resample_panel_open = false;  ///< the Resampling header was open last frame (holes are measured then)
-  int interior_holes = -1;           ///< measured now and then (-1: not yet)
-  History holes_history;             ///< interior_holes at each measurement (the Resampling panel's plot)
-  double holes_time = -1.0;
-  std::vector<uint32_t> id_row;      ///< ID -> host row scratch for the rings
+  // [SECTION] Features (render/feature.h): resampling, ... in frame order
+  FeatureList features = make_features();
 
   // [SECTION] Heat (issue #13, panel_heat.cpp): the app-owned copy of the
   // world's HeatParams (applied at the sync point), the temperature colour
@@ -393,11 +387,6 @@ struct App {
   void draw_legend();
   void draw_banners();
   void draw_help();
-  void panel_resampling();
-  /// Logs a resampling switch with the totals so far ("resampling off passes=N inserted=N merged=N").
-  void log_resampling_switch();
-  void draw_resampling_under();   ///< signed-distance band and holes (under the particles)
-  void draw_resampling_over();    ///< rings on inserted and merged particles
   // Heat and melting (panel_heat.cpp).
   void panel_heat();
   void panel_heat_tool();         ///< the heat tool's part of the Tools panel
