@@ -5,6 +5,8 @@
 // the narrow-band signed distance with the interior holes, over them a fading
 // ring on every particle a pass inserted (green) or kept as the survivor of a
 // merge (orange).
+#include <glad/gl.h>  // before GLFW (window_state.h includes it)
+
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
