@@ -12,7 +12,14 @@
 ///   sample      after the particle snapshot, `now` = glfwGetTime()
 ///   draw_under  scene-space shapes under the particles (App::under)
 ///   draw_over   scene-space shapes over the particles (App::over)
+///   pointer     the pointer over the scene, its world position (tools live)
 ///   panel       its part of the left column (hidden while comparing)
+///
+/// and in the app's panels: `tool_panel` (the Tools panel while the tool is
+/// the feature's), `material` (a material's fields in the Materials panel),
+/// `inspector` (rows for the selected particle), `stats_rows` and `stats`
+/// (the Stats panel's table and below it), `legend` (the colour legend when
+/// the colour mode is the feature's: true when it drew it);
 ///
 /// and outside the frame: `pull` (the world's parameters into the window's
 /// copies: a new scene, a rewind restore), `on_scene` (a new simulation was
@@ -21,14 +28,18 @@
 ///
 /// How to add one: docs/architecture.md, "Window features".
 #pragma once
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
+#include "render/cpu/tools.h"
+#include "sim/core/vec.h"
 
 namespace ps {
 
 struct App;
 class SettingsFile;
+struct MaterialParams;
 
 /// One row of the keys overlay: the key, what it does.
 struct HelpRow {
@@ -49,7 +60,14 @@ class Feature {
   virtual void sample(App&, double /*now*/) {}
   virtual void draw_under(App&) {}
   virtual void draw_over(App&) {}
+  virtual void pointer(App&, Vec2 /*world*/, bool /*over_scene*/) {}
   virtual void panel(App&) {}
+  virtual bool tool_panel(App&, Tool) { return false; }
+  virtual void material(App&, MaterialParams&) {}
+  virtual void inspector(App&, size_t /*row*/) {}
+  virtual void stats_rows(App&) {}
+  virtual void stats(App&) {}
+  virtual bool legend(App&) { return false; }
   virtual void load_settings(const SettingsFile&) {}
   virtual void save_settings(SettingsFile&) const {}
   virtual void help(std::vector<HelpRow>&) const {}

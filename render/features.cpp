@@ -5,7 +5,8 @@
 #include "render/feature.h"
 
 #define PS_WINDOW_FEATURES(X) \
-  X(resampling)
+  X(resampling)                 \
+  X(heat)
 
 namespace ps {
 

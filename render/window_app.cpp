@@ -107,6 +107,20 @@ void App::set_status(const std::string& s) {
   status_time = glfwGetTime();
 }
 
+void App::update_temperature_range(const std::vector<float>& v) {
+  if (!temp_auto) {
+    range_lo = temp_lo;
+    range_hi = temp_hi;
+    return;
+  }
+  float lo, hi;
+  value_range(v, lo, hi);
+  if (!(hi > lo)) hi = lo + 1e-3f;
+  // Expand at once, shrink slowly: the legend does not flicker.
+  range_lo = lo < range_lo ? lo : range_lo + 0.1f * (lo - range_lo);
+  range_hi = hi > range_hi ? hi : range_hi + 0.1f * (hi - range_hi);
+}
+
 void App::log_view() const {
   Vec2 c = cam.viewport().centre();
   log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g", static_cast<double>(cam.scale()),
@@ -128,7 +142,6 @@ void App::adopt_world_params() {
   if (MpmWorld* w = world()) {
     solver = w->solver;
     materials = w->materials;
-    heat = w->heat;
     grid_edit = w->grid.nx;
     if (tools.paint_material >= static_cast<int>(materials.size())) tools.paint_material = 0;
   }
@@ -178,7 +191,6 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   if (same) {
     world()->solver = solver;
     world()->materials = materials;
-    world()->heat = heat;
     grid_edit = world()->grid.nx;
     for (auto& f : features) f->push(*this);
   } else {
@@ -202,9 +214,6 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   paint_sites.clear();
   ke.clear(); momentum_x.clear(); momentum_y.clear(); angular.clear();
   last_diag_time = -1.0;
-  ice_history.clear(); water_history.clear(); heat_history.clear();
-  have_heat_totals = false;
-  heat_lamp_held = false;
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;
@@ -339,7 +348,6 @@ void App::sync() {
   // point force, heat lamp) with this step, and the edits below as actions.
   w->solver = solver;
   if (w->materials.size() == materials.size()) w->materials = materials;
-  w->heat = heat;
   for (auto& f : features) f->push(*this);
   rw.ring.note_controls(*sim);
   if (!paint_sites.empty()) {
@@ -840,7 +848,6 @@ void App::snapshot() {
       momentum_y.push(static_cast<float>(diag.momentum[1]));
       angular.push(static_cast<float>(diag.angular_momentum));
     }
-    heat_sample();
   }
 }
 
@@ -899,11 +906,6 @@ void App::handle_input() {
     for (const KeyPress& k : keys)  // the features' keys (render/feature.h)
       for (auto& f : features)
         if (f->key(*this, k.key, k.mods)) break;
-    if (pressed(GLFW_KEY_K) && w) {
-      // Open and in view: close it; closed or scrolled away: open it and scroll to it.
-      heat_panel_request = heat_panel_open && heat_header_visible ? -1 : 1;
-      log("heat panel open=%d", heat_panel_request > 0 ? 1 : 0);
-    }
     rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
     if (pressed(GLFW_KEY_PAGE_DOWN)) step_lesson(+1);  // a presenter's remote sends Page Down / Up
@@ -1049,7 +1051,8 @@ void App::handle_input() {
   // point force and lamps as recorded until a button is pressed over the scene.
   const bool tools_live = !rw.playback;
   if (w && tools_live) w->point_force = tool_point_force(tools, wm, left_down);
-  if (w && tools_live) heat_tool_input(wm, over_scene);
+  if (tools_live)
+    for (auto& f : features) f->pointer(*this, wm, over_scene);
   if (dem::DemWorld* d = dem_world(); d && tools_live) d->point_force = tool_point_force(tools, wm, left_down);
   keys.clear();
   key_queue.swap(keys);  // keep the storage: no allocation per frame
@@ -1107,7 +1110,6 @@ void App::draw_scene() {
   }
   under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
   for (auto& f : features) f->draw_under(*this);
-  if (w) draw_heat_under();
   if (dem_world()) dem_draw_under();
   under.draw(view);
 
@@ -1199,11 +1201,10 @@ void App::draw_scene() {
     }
   }
   for (auto& f : features) f->draw_over(*this);
-  if (w) draw_heat_over();
   if (dem_world()) dem_draw_over();
   sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
-      tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: draw_heat_over
+      tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: the heat feature draws it
       tools.tool != Tool::Body &&                                // the body's draft: rigid_draw
       (w || (dem_world() && tools.tool != Tool::Paint))) {
     Vec2 wm = cam.screen_to_world(mouse);
@@ -1315,8 +1316,6 @@ void App::load_settings() {
   temp_lo = s.get_float("view.temperature.lo", temp_lo, -273.15f, 1e5f);
   temp_hi = s.get_float("view.temperature.hi", temp_hi, -273.15f, 1e5f);
   if (!(temp_hi > temp_lo)) temp_hi = temp_lo + 1.f;
-  show_heat_sources = s.get_bool("view.heat_sources", show_heat_sources);
-  show_heat_grid = s.get_bool("view.heat_grid", show_heat_grid);
   vsync = s.get_bool("view.vsync", vsync);
   {
     const std::string v = s.get("view.sprites", "auto");
@@ -1359,8 +1358,6 @@ void App::save_settings() {
   s.set_bool("view.temperature.auto", temp_auto);
   s.set_float("view.temperature.lo", temp_lo);
   s.set_float("view.temperature.hi", temp_hi);
-  s.set_bool("view.heat_sources", show_heat_sources);
-  s.set_bool("view.heat_grid", show_heat_grid);
   s.set_bool("view.vsync", vsync);
   s.set("view.sprites", sprite_path_name(sprite_path));
   s.set_float("ui.scale", user_scale);
