@@ -48,7 +48,6 @@ namespace {
 constexpr double kStepBudgetMs = 12.0;   // simulation time per frame, at most
 constexpr double kFrameTargetMs = 15.5;  // the step's budget shrinks so that a frame fits this (~64 fps)
 constexpr double kMinStepBudgetMs = 4.0; // ... but never below this: a heavy scene still moves
-constexpr double kDiagPeriod = 1.0 / 20;  // diagnostics sampling (seconds)
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -108,6 +107,20 @@ void App::set_status(const std::string& s) {
   status_time = glfwGetTime();
 }
 
+void App::update_temperature_range(const std::vector<float>& v) {
+  if (!temp_auto) {
+    range_lo = temp_lo;
+    range_hi = temp_hi;
+    return;
+  }
+  float lo, hi;
+  value_range(v, lo, hi);
+  if (!(hi > lo)) hi = lo + 1e-3f;
+  // Expand at once, shrink slowly: the legend does not flicker.
+  range_lo = lo < range_lo ? lo : range_lo + 0.1f * (lo - range_lo);
+  range_hi = hi > range_hi ? hi : range_hi + 0.1f * (hi - range_hi);
+}
+
 void App::log_view() const {
   Vec2 c = cam.viewport().centre();
   log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g", static_cast<double>(cam.scale()),
@@ -129,11 +142,10 @@ void App::adopt_world_params() {
   if (MpmWorld* w = world()) {
     solver = w->solver;
     materials = w->materials;
-    resampling = w->resampling;
-    heat = w->heat;
     grid_edit = w->grid.nx;
     if (tools.paint_material >= static_cast<int>(materials.size())) tools.paint_material = 0;
   }
+  for (auto& f : features) f->pull(*this);
 }
 
 bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr, bool keep_edits) {
@@ -179,9 +191,8 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   if (same) {
     world()->solver = solver;
     world()->materials = materials;
-    world()->resampling = resampling;
-    world()->heat = heat;
     grid_edit = world()->grid.nx;
+    for (auto& f : features) f->push(*this);
   } else {
     adopt_world_params();
   }
@@ -203,20 +214,13 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   paint_sites.clear();
   ke.clear(); momentum_x.clear(); momentum_y.clear(); angular.clear();
   last_diag_time = -1.0;
-  interior_holes = -1;
-  holes_time = -1.0;
-  holes_history.clear();
-  resample_first_logged = false;
-  resample_inserted_at_switch = 0;
-  ice_history.clear(); water_history.clear(); heat_history.clear();
-  have_heat_totals = false;
-  heat_lamp_held = false;
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;
   if (save_path.empty() || !same)
     save_path = (fs::path(out_dir) / (fs::path(sim->info().path).stem().string() + "-edited.json")).string();
   sgf_scene_loaded(*this);
+  for (auto& f : features) f->on_scene(*this);
   diag = sim->diagnostics();
   log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(), sim->info().path.c_str(),
       diag.count, sim->backend_name().c_str());
@@ -344,8 +348,7 @@ void App::sync() {
   // point force, heat lamp) with this step, and the edits below as actions.
   w->solver = solver;
   if (w->materials.size() == materials.size()) w->materials = materials;
-  w->resampling = resampling;
-  w->heat = heat;
+  for (auto& f : features) f->push(*this);
   rw.ring.note_controls(*sim);
   if (!paint_sites.empty()) {
     RewindAction paint;
@@ -424,13 +427,7 @@ void App::step_frame() {
   }
   substeps_last = done;
   rewind_after_live(*this);
-  // The first frame whose passes inserted particles since resampling was
-  // switched on (tests wait for it; one line per switch).
-  if (w && resampling.enabled && !resample_first_logged && w->resample_totals().inserted > resample_inserted_at_switch) {
-    resample_first_logged = true;
-    log("resample first insert step=%" PRId64 " inserted=%" PRId64 " particles=%zu", w->step_count(),
-        w->resample_totals().inserted - resample_inserted_at_switch, w->particles.size());
-  }
+  for (auto& f : features) f->after_step(*this);
   double per = elapsed_ms / std::max(1, done);
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
   double ratio = static_cast<double>(done) / want;
@@ -838,13 +835,7 @@ void App::snapshot() {
   }
 
   if (w && (show_grid_velocity || show_grid)) w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
-  // Interior holes (and the signed distance the band overlay draws), now and then.
-  if (w && (show_sdf_band || resample_panel_open) &&
-      (holes_time < 0.0 || now - holes_time >= kDiagPeriod * 2)) {
-    interior_holes = w->measure_interior_holes();
-    holes_time = now;
-    if (running || holes_history.count == 0) holes_history.push(static_cast<float>(interior_holes));
-  }
+  for (auto& f : features) f->sample(*this, now);
 
   // Diagnostics for the plots, sampled at a fixed rate (a CUDA world sums on
   // the device: MpmWorld::totals).
@@ -857,7 +848,6 @@ void App::snapshot() {
       momentum_y.push(static_cast<float>(diag.momentum[1]));
       angular.push(static_cast<float>(diag.angular_momentum));
     }
-    heat_sample();
   }
 }
 
@@ -913,18 +903,9 @@ void App::handle_input() {
       solver.transfer = solver.transfer == Transfer::PIC ? Transfer::APIC : Transfer::PIC;
       log("transfer %s", transfer_name(solver.transfer));
     }
-    if (pressed(GLFW_KEY_P) && w) {
-      resampling.enabled = !resampling.enabled;
-      log_resampling_switch();
-      set_status(resampling.enabled ? "resampling on: interior holes are refilled every " +
-                                          std::to_string(resampling.interval) + " substeps"
-                                    : "resampling off");
-    }
-    if (pressed(GLFW_KEY_K) && w) {
-      // Open and in view: close it; closed or scrolled away: open it and scroll to it.
-      heat_panel_request = heat_panel_open && heat_header_visible ? -1 : 1;
-      log("heat panel open=%d", heat_panel_request > 0 ? 1 : 0);
-    }
+    for (const KeyPress& k : keys)  // the features' keys (render/feature.h)
+      for (auto& f : features)
+        if (f->key(*this, k.key, k.mods)) break;
     rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
     if (pressed(GLFW_KEY_PAGE_DOWN)) step_lesson(+1);  // a presenter's remote sends Page Down / Up
@@ -1070,7 +1051,8 @@ void App::handle_input() {
   // point force and lamps as recorded until a button is pressed over the scene.
   const bool tools_live = !rw.playback;
   if (w && tools_live) w->point_force = tool_point_force(tools, wm, left_down);
-  if (w && tools_live) heat_tool_input(wm, over_scene);
+  if (tools_live)
+    for (auto& f : features) f->pointer(*this, wm, over_scene);
   if (dem::DemWorld* d = dem_world(); d && tools_live) d->point_force = tool_point_force(tools, wm, left_down);
   keys.clear();
   key_queue.swap(keys);  // keep the storage: no allocation per frame
@@ -1127,8 +1109,7 @@ void App::draw_scene() {
     }
   }
   under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
-  if (w) draw_resampling_under();
-  if (w) draw_heat_under();
+  for (auto& f : features) f->draw_under(*this);
   if (dem_world()) dem_draw_under();
   under.draw(view);
 
@@ -1219,12 +1200,11 @@ void App::draw_scene() {
         }
     }
   }
-  if (w) draw_resampling_over();
-  if (w) draw_heat_over();
+  for (auto& f : features) f->draw_over(*this);
   if (dem_world()) dem_draw_over();
   sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
-      tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: draw_heat_over
+      tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: the heat feature draws it
       tools.tool != Tool::Body &&                                // the body's draft: rigid_draw
       (w || (dem_world() && tools.tool != Tool::Paint))) {
     Vec2 wm = cam.screen_to_world(mouse);
@@ -1331,14 +1311,11 @@ void App::load_settings() {
   show_grid_velocity = s.get_bool("view.grid_velocity", show_grid_velocity);
   show_particle_velocity = s.get_bool("view.particle_velocity", show_particle_velocity);
   show_affine = s.get_bool("view.affine", show_affine);
-  show_sdf_band = s.get_bool("view.sdf_band", show_sdf_band);
-  show_resample_marks = s.get_bool("view.resample_marks", show_resample_marks);
+  for (auto& f : features) f->load_settings(s);
   temp_auto = s.get_bool("view.temperature.auto", temp_auto);
   temp_lo = s.get_float("view.temperature.lo", temp_lo, -273.15f, 1e5f);
   temp_hi = s.get_float("view.temperature.hi", temp_hi, -273.15f, 1e5f);
   if (!(temp_hi > temp_lo)) temp_hi = temp_lo + 1.f;
-  show_heat_sources = s.get_bool("view.heat_sources", show_heat_sources);
-  show_heat_grid = s.get_bool("view.heat_grid", show_heat_grid);
   vsync = s.get_bool("view.vsync", vsync);
   {
     const std::string v = s.get("view.sprites", "auto");
@@ -1377,13 +1354,10 @@ void App::save_settings() {
   s.set_bool("view.grid_velocity", view.grid_velocity);
   s.set_bool("view.particle_velocity", view.particle_velocity);
   s.set_bool("view.affine", view.affine);
-  s.set_bool("view.sdf_band", show_sdf_band);
-  s.set_bool("view.resample_marks", show_resample_marks);
+  for (const auto& f : features) f->save_settings(s);
   s.set_bool("view.temperature.auto", temp_auto);
   s.set_float("view.temperature.lo", temp_lo);
   s.set_float("view.temperature.hi", temp_hi);
-  s.set_bool("view.heat_sources", show_heat_sources);
-  s.set_bool("view.heat_grid", show_heat_grid);
   s.set_bool("view.vsync", vsync);
   s.set("view.sprites", sprite_path_name(sprite_path));
   s.set_float("ui.scale", user_scale);

@@ -192,8 +192,7 @@ void App::draw_panels() {
     if (!compare.cmp) {  // these edit the single scene; the panes keep their own settings
       panel_rigid();
       panel_solver();
-      panel_resampling();
-      panel_heat();
+      for (auto& f : features) f->panel(*this);
       panel_materials();
       panel_dem();
     }
@@ -516,7 +515,7 @@ void App::panel_materials() {
       }
       // psi <= phi (the scene reader refuses more, so a saved scene reloads).
       if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle) m.dilatancy = m.friction_angle;
-      panel_heat_materials(m);  // conductivity, heat capacity, melting point, latent heat
+      for (auto& f : features) f->material(*this, m);  // e.g. heat: conductivity, heat capacity, melting point
       ImGui::PopItemWidth();
       ImGui::TreePop();
     }
@@ -588,7 +587,10 @@ void App::panel_tools() {
         ImGui::TextDisabled("painting works on MPM scenes only");
       }
       break;
-    case Tool::Heat: panel_heat_tool(); break;
+    case Tool::Heat:
+      for (auto& f : features)
+        if (f->tool_panel(*this, tools.tool)) break;
+      break;
     case Tool::Body: panel_rigid_tool(); break;
   }
   ImGui::PopItemWidth();
@@ -724,7 +726,7 @@ void App::panel_inspector() {
       Mat2 dev = s + Mat2::diag(p, p);
       prop("pressure", "%.4g", static_cast<double>(p));
       prop("von Mises", "%.4g", static_cast<double>(std::sqrt(1.5f * frobenius2(dev))));
-      panel_heat_inspector(r);
+      for (auto& f : features) f->inspector(*this, r);
     } else {
       for (size_t k = 0; k < table.extra_names.size(); ++k)
         prop(table.extra_names[k].c_str(), "%.5g", static_cast<double>(table.extra[k][r]));
@@ -745,10 +747,7 @@ void App::panel_stats() {
       prop("particles", "%s", with_commas(table.size()).c_str());
       prop("step", "%" PRId64 "  (t = %.4f)", sim->step_count(), sim->time());
       prop("backend", "%s", sim->backend_name().c_str());
-      if (MpmWorld* w = world(); w && w->heat.enabled && w->heat_ledger().passes > 0) {
-        const HeatReport& h = w->last_heat();
-        prop("heat solve", "%d it, res %.1e, %.2f ms", h.iterations, h.residual, w->heat_ledger().last_ms);
-      }
+      for (auto& f : features) f->stats_rows(*this);
     }
     // "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe": the short name fits the column.
     std::string r = gl_renderer.substr(0, gl_renderer.find(" ("));
@@ -768,11 +767,7 @@ void App::panel_stats() {
   ImGui::PlotLines("##py", momentum_y.v.data(), momentum_y.count, momentum_y.offset(), over, FLT_MAX, FLT_MAX, plot);
   std::snprintf(over, sizeof over, "angular momentum %.4g", static_cast<double>(angular.last()));
   ImGui::PlotLines("##L", angular.v.data(), angular.count, angular.offset(), over, FLT_MAX, FLT_MAX, plot);
-  if (MpmWorld* w = world(); w && w->heat.enabled) {
-    ImGui::PushID("stats_heat");
-    heat_plots();  // ice, water and heat content (the Heat panel shows the same)
-    ImGui::PopID();
-  }
+  for (auto& f : features) f->stats(*this);
 }
 
 /// Where the time of a substep goes, and what the backend holds in memory.
@@ -828,7 +823,8 @@ void App::draw_legend() {
   const char* title = color_mode_name(color_mode);
   if (color_mode == ColorMode::Scalar && scalar_column < static_cast<int>(table.extra_names.size()))
     title = table.extra_names[static_cast<size_t>(scalar_column)].c_str();
-  if (draw_heat_legend()) return;  // temperature, melt fraction (panel_heat.cpp)
+  for (auto& f : features)
+    if (f->legend(*this)) return;  // e.g. heat: temperature, melt fraction
   // A heat mode on a scene without heat (DEM) shows the material colours.
   const bool heat_mode = color_mode == ColorMode::Temperature || color_mode == ColorMode::MeltFraction;
   if (heat_mode) title = color_mode_name(ColorMode::Material);
@@ -1050,7 +1046,8 @@ void App::draw_help() {
   if (ImGui::Begin("Keys and mouse", &show_help,
                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
                        ImGuiWindowFlags_NoMove)) {
-    static const char* rows[][2] = {
+    // The app's keys, the features' (render/feature.h) after "A", then the rest.
+    std::vector<HelpRow> rows = {
         {"Space", "pause / resume (after a rewind: replay the recorded future, then live)"},
         {"N", "step one frame (its substeps) and pause"},
         {"Left / Right", "rewind: back / forward one recorded frame"},
@@ -1058,8 +1055,9 @@ void App::draw_help() {
         {"Shift+R", "reset the scene (keeps edited parameters)"},
         {"T  R  S  D", "preset velocity: translation, rotation, shear, dilation"},
         {"A", "toggle PIC / APIC"},
-        {"P", "particle resampling on / off (fills numerical holes)"},
-        {"K", "Heat panel: open / close (heat and melting)"},
+    };
+    for (const auto& f : features) f->help(rows);
+    rows.insert(rows.end(), {
         {"1 ... 8", "tool: pick, grab, attract, repel, paint, select, heat lamp, draw a body"},
         {"left drag", "use the current tool (pick and grab also select)"},
         {"right drag", "pan"},
@@ -1073,18 +1071,18 @@ void App::draw_help() {
         {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
         {"H / Esc", "show / hide this help"},
         {"Ctrl+Q", "quit"},
-    };
+    });
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7.f);
       ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 24.f);
-      for (const auto& r : rows) {
+      for (const HelpRow& r : rows) {
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
         ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
-        ImGui::TextUnformatted(r[0]);
+        ImGui::TextUnformatted(r.key);
         ImGui::PopStyleColor();
         ImGui::TableSetColumnIndex(1);
-        ImGui::TextWrapped("%s", r[1]);  // long entries take a second line instead of being cut at the column
+        ImGui::TextWrapped("%s", r.action);  // long entries take a second line instead of being cut at the column
       }
       ImGui::EndTable();
     }

@@ -25,6 +25,7 @@
 #include "render/cpu/tools.h"
 #include "render/cuda/particle_interop.h"
 #include "render/dem_ui.h"
+#include "render/feature.h"
 #include "render/gl_draw.h"
 #include "render/recorder.h"
 #include "render/rewind_ui.h"
@@ -38,12 +39,15 @@ struct GLFWwindow;
 
 namespace ps {
 
-/// Temperature and MeltFraction: heat and melting (issue #13, panel_heat.cpp).
+/// Temperature and MeltFraction: heat and melting (render/feature_heat.cpp).
 enum class ColorMode : int {
   Material = 0, Speed, Direction, VolumeRatio, Stress, Group, Scalar, PlasticStrain, Temperature, MeltFraction
 };
 constexpr int kColorModeCount = 10;
 const char* color_mode_name(ColorMode m);
+
+/// How often the plots sample the simulation (seconds).
+inline constexpr double kDiagPeriod = 1.0 / 20;
 
 /// A fixed-size history for ImGui::PlotLines (no allocation after construction).
 struct History {
@@ -185,36 +189,13 @@ struct App {
   double group_max_time = -2.0;
   size_t group_max_rows = 0;
 
-  // [SECTION] Resampling (issue #12): the app-owned copy of the world's
-  // ResampleParams (applied at the sync point), the overlays and the hole count.
-  ResampleParams resampling;
-  bool show_sdf_band = false;        ///< signed-distance band and interior holes under the particles
-  bool show_resample_marks = true;   ///< rings on inserted (green) and merged (orange) particles, fading
-  bool resample_first_logged = false;     ///< "resample first insert" logged since the last switch
-  int64_t resample_inserted_at_switch = 0;
-  bool resample_panel_open = false;  ///< the Resampling header was open last frame (holes are measured then)
-  int interior_holes = -1;           ///< measured now and then (-1: not yet)
-  History holes_history;             ///< interior_holes at each measurement (the Resampling panel's plot)
-  double holes_time = -1.0;
-  std::vector<uint32_t> id_row;      ///< ID -> host row scratch for the rings
+  // [SECTION] Features (render/feature.h): resampling, heat, ... in frame order
+  FeatureList features = make_features();
 
-  // [SECTION] Heat (issue #13, panel_heat.cpp): the app-owned copy of the
-  // world's HeatParams (applied at the sync point), the temperature colour
-  // range, the Heat panel's readouts and plots, the heat lamp tool.
-  HeatParams heat;
-  bool heat_panel_open = false;      ///< the Heat header was open last frame
-  bool heat_header_visible = false;  ///< its header was in view last frame
-  int heat_panel_request = 0;        ///< key K: +1 open (and scroll to it), -1 close, at the next draw
+  // [SECTION] Temperature colours (the view's; heat itself is a feature, render/feature_heat.cpp)
   bool temp_auto = true;             ///< temperature range from the particles' min / max
   float temp_lo = -10.f, temp_hi = 60.f;  ///< the fixed temperature range, deg C
-  bool show_heat_sources = true;     ///< walls held at a temperature, plates and scene lamps
-  bool show_heat_grid = false;       ///< the last pass's node temperatures under the particles
-  HeatTotals heat_totals;            ///< sampled with the diagnostics while heat is on or the panel open
-  bool have_heat_totals = false;
-  History ice_history, water_history, heat_history;  ///< the Heat panel's plots
   std::vector<MeltRole> melt_role;   ///< per material (melt-fraction colours)
-  bool heat_lamp_held = false;       ///< the heat tool is held over the scene
-  double lamp_energy_at_press = 0.0; ///< the ledger's lamp energy when it was pressed
 
   // [SECTION] Tools
   ToolSettings tools;
@@ -393,25 +374,8 @@ struct App {
   void draw_legend();
   void draw_banners();
   void draw_help();
-  void panel_resampling();
-  /// Logs a resampling switch with the totals so far ("resampling off passes=N inserted=N merged=N").
-  void log_resampling_switch();
-  void draw_resampling_under();   ///< signed-distance band and holes (under the particles)
-  void draw_resampling_over();    ///< rings on inserted and merged particles
-  // Heat and melting (panel_heat.cpp).
-  void panel_heat();
-  void panel_heat_tool();         ///< the heat tool's part of the Tools panel
-  void panel_heat_materials(MaterialParams& m);  ///< thermal fields of one material (Materials panel)
-  void panel_heat_inspector(size_t row);         ///< temperature, melt fraction, water of the selection
-  void log_heat_switch();         ///< "heat on|off passes=... lamps=... melted=..."
-  void heat_sample();             ///< totals and plots (with the diagnostics)
-  void heat_plots();              ///< ice mass, water mass and heat content over time (Heat and Stats panels)
-  void heat_tool_input(Vec2 wm, bool over_scene);  ///< press / hold / release of the heat tool
   /// Temperature range of the colour mode: min / max of `v` (auto) or the fixed one.
   void update_temperature_range(const std::vector<float>& v);
-  bool draw_heat_legend();        ///< temperature and melt-fraction legends; false: not a heat mode
-  void draw_heat_under();         ///< walls, plates (under the particles) and the grid temperature
-  void draw_heat_over();          ///< scene lamps and the heat tool's cursor
 };
 
 /// Verbose mode: logs a widget's screen rectangle when it appears or moves

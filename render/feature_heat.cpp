@@ -4,17 +4,27 @@
 // thermal fields of the Materials panel and the Inspector, the temperature and
 // melt-fraction legends, and two overlays: under the particles the walls and
 // plates held at a temperature (and optionally the last pass's node
-// temperatures), over them the scene's lamps and the heat tool's cursor.
-// Panels edit App::heat; App::sync copies it to the world once per frame.
+// temperatures), over them the scene's lamps and the heat tool's cursor, and
+// the K key. A feature (render/feature.h): the panels edit its copy of the
+// world's HeatParams, which `push` gives the world at the sync point. The
+// temperature colour range (App::temp_auto, temp_lo, temp_hi) stays with the
+// view's colour modes.
+#include <glad/gl.h>  // before GLFW (window_state.h includes it)
+
+#include <GLFW/glfw3.h>
+
 #include <algorithm>
 #include <cfloat>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "imgui.h"
 #include "render/cpu/particle_fields.h"
+#include "render/feature.h"
 #include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/mpm/material_table.h"
@@ -71,67 +81,157 @@ std::array<float, 3> lamp_rgb(float power) {
   return power >= 0.f ? std::array<float, 3>{1.f, 0.58f, 0.22f} : std::array<float, 3>{0.45f, 0.75f, 1.f};
 }
 
+class HeatFeature final : public Feature {
+ public:
+  const char* name() const override { return "heat"; }
+  void pull(App& a) override {
+    if (MpmWorld* w = a.world()) params_ = w->heat;
+  }
+  void push(App& a) override {
+    if (MpmWorld* w = a.world()) w->heat = params_;
+  }
+  void on_scene(App&) override {
+    ice_history_.clear();
+    water_history_.clear();
+    heat_history_.clear();
+    have_totals_ = false;
+    lamp_held_ = false;
+    last_sample_ = -1.0;
+  }
+  bool key(App& a, int key, int) override {
+    if (key != GLFW_KEY_K || !a.world()) return false;
+    // Open and in view: close it; closed or scrolled away: open it and scroll to it.
+    panel_request_ = panel_open_ && header_visible_ ? -1 : 1;
+    a.log("heat panel open=%d", panel_request_ > 0 ? 1 : 0);
+    return true;
+  }
+  void sample(App& a, double now) override;
+  void pointer(App& a, Vec2 wm, bool over_scene) override;
+  void draw_under(App& a) override;
+  void draw_over(App& a) override;
+  void panel(App& a) override;
+  bool tool_panel(App& a, Tool tool) override;
+  void material(App& a, MaterialParams& m) override;
+  void inspector(App& a, size_t row) override;
+  void stats_rows(App& a) override {
+    if (MpmWorld* w = a.world(); w && w->heat.enabled && w->heat_ledger().passes > 0) {
+      const HeatReport& h = w->last_heat();
+      prop("heat solve", "%d it, res %.1e, %.2f ms", h.iterations, h.residual, w->heat_ledger().last_ms);
+    }
+  }
+  void stats(App& a) override {
+    if (MpmWorld* w = a.world(); w && w->heat.enabled) {
+      ImGui::PushID("stats_heat");
+      plots(a);  // ice, water and heat content (the Heat panel shows the same)
+      ImGui::PopID();
+    }
+  }
+  bool legend(App& a) override;
+  void load_settings(const SettingsFile& s) override {
+    show_sources_ = s.get_bool("view.heat_sources", show_sources_);
+    show_grid_ = s.get_bool("view.heat_grid", show_grid_);
+  }
+  void save_settings(SettingsFile& s) const override {
+    s.set_bool("view.heat_sources", show_sources_);
+    s.set_bool("view.heat_grid", show_grid_);
+  }
+  void help(std::vector<HelpRow>& rows) const override {
+    rows.push_back({"K", "Heat panel: open / close (heat and melting)"});
+  }
+
+ private:
+  void log_switch(App& a);  ///< "heat on|off passes=... lamps=... melted=..."
+  void plots(App& a);       ///< ice mass, water mass and heat content over time (Heat and Stats panels)
+  /// The temperature colours the overlays use: the colour mode's range while it
+  /// shows temperature, else the fixed range (or the particles' when auto).
+  void overlay_range(const App& a, float& lo, float& hi) const {
+    if (a.color_mode == ColorMode::Temperature) {
+      lo = a.range_lo;
+      hi = a.range_hi;
+    } else if (a.temp_auto && have_totals_ && totals_.max_T > totals_.min_T) {
+      lo = static_cast<float>(totals_.min_T);
+      hi = static_cast<float>(totals_.max_T);
+    } else {
+      lo = a.temp_lo;
+      hi = a.temp_hi;
+    }
+  }
+
+  HeatParams params_;            ///< the window's copy of the world's, applied at the sync point
+  bool panel_open_ = false;      ///< the Heat header was open last frame
+  bool header_visible_ = false;  ///< its header was in view last frame
+  int panel_request_ = 0;        ///< key K: +1 open (and scroll to it), -1 close, at the next draw
+  bool show_sources_ = true;     ///< walls held at a temperature, plates and scene lamps
+  bool show_grid_ = false;       ///< the last pass's node temperatures under the particles
+  HeatTotals totals_;            ///< sampled with the diagnostics while heat is on or the panel open
+  bool have_totals_ = false;
+  double last_sample_ = -1.0;
+  History ice_history_, water_history_, heat_history_;  ///< the plots
+  bool lamp_held_ = false;       ///< the heat tool is held over the scene
+  double lamp_energy_at_press_ = 0.0;  ///< the ledger's lamp energy when it was pressed
+};
+
 }  // namespace
 
 // [SECTION] Switch log -------------------------------------------------------------
 
-void App::log_heat_switch() {
-  MpmWorld* w = world();
+void HeatFeature::log_switch(App& a) {
+  MpmWorld* w = a.world();
   const HeatLedger L = w ? w->heat_ledger() : HeatLedger{};
-  log("heat %s passes=%" PRId64 " walls=%.6g air=%.6g lamps=%.6g melted=%.6g emitted=%" PRId64, heat.enabled ? "on" : "off",
+  a.log("heat %s passes=%" PRId64 " walls=%.6g air=%.6g lamps=%.6g melted=%.6g emitted=%" PRId64, params_.enabled ? "on" : "off",
       L.passes, L.walls, L.air, L.lamps, L.melted, L.emitted);
 }
 
 // [SECTION] Heat panel -------------------------------------------------------------
 
-void App::panel_heat() {
-  MpmWorld* w = world();
+void HeatFeature::panel(App& a) {
+  MpmWorld* w = a.world();
   if (!w) return;
-  const MpmScene* ms = mpm_scene();
-  const bool in_scene = heat.enabled || (ms && ms->doc.find("heat"));
+  const MpmScene* ms = a.mpm_scene();
+  const bool in_scene = params_.enabled || (ms && ms->doc.find("heat"));
   // Key K opens (and scrolls the column to) or closes the panel.
-  heat_header_visible = false;
-  const bool scroll_here = heat_panel_request > 0;
+  header_visible_ = false;
+  const bool scroll_here = panel_request_ > 0;
   if (scroll_here) ImGui::SetScrollHereY(0.f);
-  if (heat_panel_request != 0) ImGui::SetNextItemOpen(heat_panel_request > 0);
-  heat_panel_request = 0;
-  heat_panel_open = false;
+  if (panel_request_ != 0) ImGui::SetNextItemOpen(panel_request_ > 0);
+  panel_request_ = 0;
+  panel_open_ = false;
   const bool open = ImGui::CollapsingHeader("Heat and melting", in_scene ? ImGuiTreeNodeFlags_DefaultOpen : 0);
-  heat_header_visible = ImGui::IsItemVisible();
+  header_visible_ = ImGui::IsItemVisible();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Key K opens this panel (and scrolls to it) or closes it.");
   if (!open) return;
-  heat_panel_open = true;
+  panel_open_ = true;
   ImGui::PushID("heat");  // labels such as "every" are also in the Resampling panel (same window)
   const float label_w = ImGui::GetFontSize() * 6.f;
   ImGui::PushItemWidth(-label_w);
 
-  if (ImGui::Checkbox("heat on", &heat.enabled)) log_heat_switch();
+  if (ImGui::Checkbox("heat on", &params_.enabled)) log_switch(a);
   help_marker(
       "Heat conduction on the MPM grid: the particles' heat goes to the nodes, an implicit step\n"
       "(backward Euler, solved by preconditioned conjugate gradients) spreads it, and the change goes\n"
       "back to the particles. Above its melting point ice puts the energy into melting (latent heat):\n"
       "its water runs down over the surface and drips off as water particles.");
   ImGui::SameLine();
-  if (ImGui::Checkbox("heat only", &heat.only)) log("heat only=%d", heat.only ? 1 : 0);
+  if (ImGui::Checkbox("heat only", &params_.only)) a.log("heat only=%d", params_.only ? 1 : 0);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The material stays where it is: conduction alone, no motion.");
-  ImGui::SliderInt("every", &heat.interval, 1, 200, "%d substeps", ImGuiSliderFlags_Logarithmic);
-  heat.interval = std::max(1, heat.interval);
-  ImGui::SliderFloat("time scale", &heat.time_scale, 0.01f, 1e6f, "x %.4g", ImGuiSliderFlags_Logarithmic);
-  heat.time_scale = std::max(heat.time_scale, 1e-6f);
+  ImGui::SliderInt("every", &params_.interval, 1, 200, "%d substeps", ImGuiSliderFlags_Logarithmic);
+  params_.interval = std::max(1, params_.interval);
+  ImGui::SliderFloat("time scale", &params_.time_scale, 0.01f, 1e6f, "x %.4g", ImGuiSliderFlags_Logarithmic);
+  params_.time_scale = std::max(params_.time_scale, 1e-6f);
   help_marker("Heat time per second of motion. Melting a block of ice takes hours, its motion a\n"
               "fraction of a second: a class demo runs heat thousands of times faster.");
 
   // One click to the two heat colour modes (the View panel has them too).
   const float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
   auto color_button = [&](const char* label, ColorMode m, const char* mark) {
-    const bool on = color_mode == m;
+    const bool on = a.color_mode == m;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.26f, 0.45f, 0.70f, 1.f));
     if (ImGui::Button(label, ImVec2(bw, 0)) && !on) {
-      color_mode = m;
-      range_lo = range_hi = 0.f;
-      log("color %s", color_mode_name(color_mode));
+      a.color_mode = m;
+      a.range_lo = a.range_hi = 0.f;
+      a.log("color %s", color_mode_name(a.color_mode));
     }
-    ui_mark(*this, mark);
+    ui_mark(a, mark);
     if (on) ImGui::PopStyleColor();
   };
   color_button("Temperature", ColorMode::Temperature, "heat_color_temperature");
@@ -145,7 +245,7 @@ void App::panel_heat() {
     ImGui::TableSetupColumn("held", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 5.2f);
     ImGui::TableSetupColumn("T", ImGuiTableColumnFlags_WidthStretch);
     for (int k = 0; k < 4; ++k) {
-      HeatWall& wall = heat.walls[k];
+      HeatWall& wall = params_.walls[k];
       ImGui::PushID(k);
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
@@ -153,7 +253,7 @@ void App::panel_heat() {
       ImGui::TextUnformatted(kSides[k]);
       ImGui::TableSetColumnIndex(1);
       if (ImGui::Checkbox("held", &wall.fixed))
-        log("heat wall %s %s T=%.6g", kSides[k], wall.fixed ? "held" : "insulated", static_cast<double>(wall.temperature));
+        a.log("heat wall %s %s T=%.6g", kSides[k], wall.fixed ? "held" : "insulated", static_cast<double>(wall.temperature));
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Held: the wall's boundary layer of nodes stays at this temperature.\n"
                           "Off: insulated (no heat crosses it).");
@@ -166,64 +266,64 @@ void App::panel_heat() {
     }
     ImGui::EndTable();
   }
-  int air = static_cast<int>(heat.air);
+  int air = static_cast<int>(params_.air);
   if (ImGui::Combo("air", &air, kAirModels, 3)) {
-    heat.air = static_cast<AirModel>(air);
-    log("heat air %s", kAirModels[air]);
+    params_.air = static_cast<AirModel>(air);
+    a.log("heat air %s", kAirModels[air]);
   }
   help_marker("What the material's free surface exchanges with the air around it.\n"
               "Photons: the air's thermal radiation, absorbed where photons shot from the border hit\n"
               "the body (emissivity). Convection: h (T_air - T) through every face towards empty cells.");
-  ImGui::BeginDisabled(heat.air == AirModel::None);
-  ImGui::SliderFloat("air temp.", &heat.air_temperature, -50.f, 200.f, "%.1f " PS_DEG_C);
+  ImGui::BeginDisabled(params_.air == AirModel::None);
+  ImGui::SliderFloat("air temp.", &params_.air_temperature, -50.f, 200.f, "%.1f " PS_DEG_C);
   ImGui::EndDisabled();
-  if (heat.air == AirModel::Convection)
-    ImGui::SliderFloat("h", &heat.convection_h, 0.f, 1000.f, "%.3g W/(m\xC2\xB2 K)", ImGuiSliderFlags_Logarithmic);
-  if (heat.air == AirModel::Photons) {
-    ImGui::SliderFloat("emissivity", &heat.emissivity, 0.f, 1.f, "%.2f");
-    ImGui::SliderInt("photons", &heat.photons, 100, 100000, "%d a pass", ImGuiSliderFlags_Logarithmic);
+  if (params_.air == AirModel::Convection)
+    ImGui::SliderFloat("h", &params_.convection_h, 0.f, 1000.f, "%.3g W/(m\xC2\xB2 K)", ImGuiSliderFlags_Logarithmic);
+  if (params_.air == AirModel::Photons) {
+    ImGui::SliderFloat("emissivity", &params_.emissivity, 0.f, 1.f, "%.2f");
+    ImGui::SliderInt("photons", &params_.photons, 100, 100000, "%d a pass", ImGuiSliderFlags_Logarithmic);
   }
-  if (!heat.plates.empty() || !heat.lamps.empty())
-    ImGui::TextDisabled("scene: %zu plate(s), %zu lamp(s)", heat.plates.size(), heat.lamps.size());
+  if (!params_.plates.empty() || !params_.lamps.empty())
+    ImGui::TextDisabled("scene: %zu plate(s), %zu lamp(s)", params_.plates.size(), params_.lamps.size());
 
   if (ImGui::TreeNode("solver and water")) {
-    int pre = static_cast<int>(heat.preconditioner);
+    int pre = static_cast<int>(params_.preconditioner);
     const char* pres[2] = {"Jacobi (diagonal)", "IC(0) (incomplete Cholesky)"};
     if (ImGui::Combo("precond.", &pre, pres, 2)) {
-      heat.preconditioner = static_cast<HeatPreconditioner>(pre);
-      log("heat preconditioner %s", pre ? "ic0" : "jacobi");
+      params_.preconditioner = static_cast<HeatPreconditioner>(pre);
+      a.log("heat preconditioner %s", pre ? "ic0" : "jacobi");
     }
     help_marker("The conjugate gradient's preconditioner: IC(0) needs several times fewer iterations\n"
                 "than Jacobi on the same system (compare the iteration count below).");
     if (w->backend_name().rfind("cuda", 0) == 0) {  // only a device backend can solve elsewhere
-      int where = static_cast<int>(heat.device_solve);
+      int where = static_cast<int>(params_.device_solve);
       const std::string auto_label = "auto (device from " + std::to_string(kDeviceSolveFrom) + " unknowns)";
       const char* wheres[3] = {"host (CPU)", auto_label.c_str(), "device (GPU)"};
       if (ImGui::Combo("solve on", &where, wheres, 3)) {
-        heat.device_solve = static_cast<HeatDeviceSolve>(where);
-        log("heat device_solve %s", kHeatDeviceSolveNames[where]);
+        params_.device_solve = static_cast<HeatDeviceSolve>(where);
+        a.log("heat device_solve %s", kHeatDeviceSolveNames[where]);
       }
       help_marker("Where the heat equation's linear system is solved. The GPU runs a Jacobi PCG (IC(0)\n"
                   "is sequential), so it needs more iterations but wins on large grids; the rest of the\n"
                   "heat pass runs on the CPU either way. Compare 'cost' and 'solve' below.");
     }
-    float tol = static_cast<float>(heat.tolerance);
+    float tol = static_cast<float>(params_.tolerance);
     if (ImGui::SliderFloat("tolerance", &tol, 1e-12f, 1e-2f, "%.0e", ImGuiSliderFlags_Logarithmic))
-      heat.tolerance = std::clamp(static_cast<double>(tol), 1e-14, 0.1);
-    ImGui::SliderInt("max iter.", &heat.max_iterations, 10, 5000, "%d", ImGuiSliderFlags_Logarithmic);
-    heat.max_iterations = std::max(1, heat.max_iterations);
-    ImGui::SliderFloat("T transfer", &heat.flip, 0.f, 1.f, "%.2f FLIP");
+      params_.tolerance = std::clamp(static_cast<double>(tol), 1e-14, 0.1);
+    ImGui::SliderInt("max iter.", &params_.max_iterations, 10, 5000, "%d", ImGuiSliderFlags_Logarithmic);
+    params_.max_iterations = std::max(1, params_.max_iterations);
+    ImGui::SliderFloat("T transfer", &params_.flip, 0.f, 1.f, "%.2f FLIP");
     help_marker("Grid to particle: the share of the temperature increment (FLIP: keeps detail, may\n"
                 "overshoot) against the interpolated temperature (PIC: smooth, never overshoots).");
-    ImGui::Checkbox("water runs down", &heat.water_flow);
-    ImGui::BeginDisabled(!heat.water_flow);
-    ImGui::SliderFloat("down rate", &heat.flow_down_rate, 0.f, 200.f, "%.3g /s", ImGuiSliderFlags_Logarithmic);
-    ImGui::SliderFloat("level rate", &heat.flow_level_rate, 0.f, 200.f, "%.3g /s", ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("water runs down", &params_.water_flow);
+    ImGui::BeginDisabled(!params_.water_flow);
+    ImGui::SliderFloat("down rate", &params_.flow_down_rate, 0.f, 200.f, "%.3g /s", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("level rate", &params_.flow_level_rate, 0.f, 200.f, "%.3g /s", ImGuiSliderFlags_Logarithmic);
     ImGui::EndDisabled();
     ImGui::TreePop();
   }
-  ImGui::Checkbox("show walls, plates and lamps", &show_heat_sources);
-  ImGui::Checkbox("show grid temperature", &show_heat_grid);
+  ImGui::Checkbox("show walls, plates and lamps", &show_sources_);
+  ImGui::Checkbox("show grid temperature", &show_grid_);
   help_marker("Under the particles: the temperature of every node of the last heat pass (material and\n"
               "held nodes), in the temperature colours.");
 
@@ -251,10 +351,10 @@ void App::panel_heat() {
       if (L.emitted > 0 || L.converted > 0)
         prop("drops", "%" PRId64 " shed, %" PRId64 " gone", L.emitted, L.converted);
     } else {
-      prop("last pass", "%s", heat.enabled ? "none yet (run)" : "heat is off");
+      prop("last pass", "%s", params_.enabled ? "none yet (run)" : "heat is off");
     }
-    if (have_heat_totals) {
-      const HeatTotals& t = heat_totals;
+    if (have_totals_) {
+      const HeatTotals& t = totals_;
       prop("ice", "%s", si(t.ice_mass, "kg/m").c_str());
       prop("water", "%s", si(t.water_mass, "kg/m").c_str());
       if (t.virtual_water > 0.0) prop("  on the ice", "%s", si(t.virtual_water, "kg/m").c_str());
@@ -265,8 +365,8 @@ void App::panel_heat() {
     }
     ImGui::EndTable();
   }
-  if (have_heat_totals) {
-    const HeatBalance b = heat_balance(L, heat_totals);
+  if (have_totals_) {
+    const HeatBalance b = heat_balance(L, totals_);
     section_label("energy ledger (since load)");
     help_marker("Heat content = sum over particles of c m (T - T_ref) + L m_water (T_ref: the lowest\n"
                 "melting point). What came in through walls (and plates), air and lamps should be\n"
@@ -291,96 +391,100 @@ void App::panel_heat() {
       ImGui::EndTable();
     }
   }
-  heat_plots();
+  plots(a);
   ImGui::PopItemWidth();
   ImGui::PopID();
 }
 
-void App::heat_plots() {
-  if (ice_history.count > 1) {
+void HeatFeature::plots(App& a) {
+  if (ice_history_.count > 1) {
     // PlotLines (1.86) takes an explicit size: negative widths are not resolved.
-    const ImVec2 plot(ImGui::GetContentRegionAvail().x, 44.f * ui_scale);
+    const ImVec2 plot(ImGui::GetContentRegionAvail().x, 44.f * a.ui_scale);
     char over[96];
-    std::snprintf(over, sizeof over, "ice %s", si(ice_history.last(), "kg/m").c_str());
-    ImGui::PlotLines("##ice", ice_history.v.data(), ice_history.count, ice_history.offset(), over, FLT_MAX, FLT_MAX, plot);
-    std::snprintf(over, sizeof over, "water %s", si(water_history.last(), "kg/m").c_str());
-    ImGui::PlotLines("##water", water_history.v.data(), water_history.count, water_history.offset(), over, FLT_MAX,
+    std::snprintf(over, sizeof over, "ice %s", si(ice_history_.last(), "kg/m").c_str());
+    ImGui::PlotLines("##ice", ice_history_.v.data(), ice_history_.count, ice_history_.offset(), over, FLT_MAX, FLT_MAX, plot);
+    std::snprintf(over, sizeof over, "water %s", si(water_history_.last(), "kg/m").c_str());
+    ImGui::PlotLines("##water", water_history_.v.data(), water_history_.count, water_history_.offset(), over, FLT_MAX,
                      FLT_MAX, plot);
-    std::snprintf(over, sizeof over, "heat content %s", si(heat_history.last(), "J/m").c_str());
-    ImGui::PlotLines("##heat", heat_history.v.data(), heat_history.count, heat_history.offset(), over, FLT_MAX, FLT_MAX,
+    std::snprintf(over, sizeof over, "heat content %s", si(heat_history_.last(), "J/m").c_str());
+    ImGui::PlotLines("##heat", heat_history_.v.data(), heat_history_.count, heat_history_.offset(), over, FLT_MAX, FLT_MAX,
                      plot);
   }
 }
 
-void App::heat_sample() {
-  MpmWorld* w = world();
-  if (!w || (!w->heat.enabled && !heat_panel_open)) return;
-  heat_totals = w->heat_totals();  // syncs (with the interop: at the host table's refreshes only)
-  have_heat_totals = true;
-  if (running || ice_history.count == 0) {
-    ice_history.push(static_cast<float>(heat_totals.ice_mass));
-    water_history.push(static_cast<float>(heat_totals.water_mass));
-    heat_history.push(static_cast<float>(heat_totals.heat()));
+void HeatFeature::sample(App& a, double now) {
+  if (last_sample_ >= 0.0 && now - last_sample_ < kDiagPeriod) return;  // with the plots' diagnostics
+  last_sample_ = now;
+  MpmWorld* w = a.world();
+  if (!w || (!w->heat.enabled && !panel_open_)) return;
+  totals_ = w->heat_totals();  // syncs (with the interop: at the host table's refreshes only)
+  have_totals_ = true;
+  if (a.running || ice_history_.count == 0) {
+    ice_history_.push(static_cast<float>(totals_.ice_mass));
+    water_history_.push(static_cast<float>(totals_.water_mass));
+    heat_history_.push(static_cast<float>(totals_.heat()));
   }
 }
 
 // [SECTION] Heat tool (Tools panel, input) -----------------------------------------
 
-void App::panel_heat_tool() {
-  ImGui::SliderFloat("power", &tools.heat_power, -kHeatPowerMax, kHeatPowerMax, "%.4g W/m", ImGuiSliderFlags_Logarithmic);
+bool HeatFeature::tool_panel(App& a, Tool tool) {
+  if (tool != Tool::Heat) return false;
+  ImGui::SliderFloat("power", &a.tools.heat_power, -kHeatPowerMax, kHeatPowerMax, "%.4g W/m", ImGuiSliderFlags_Logarithmic);
   help_marker("Watts per metre of depth that the lamp gives material covering its whole disk, most at\n"
               "the centre, falling to zero at the radius; partly covered, it gives the covered share.\n"
               "Negative: a cold spot that draws heat out.");
-  if (!world()) {
+  if (!a.world()) {
     ImGui::TextDisabled("heat works on MPM scenes only");
-    return;
+    return true;
   }
-  if (!heat.enabled) {
+  if (!params_.enabled) {
     ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
     ImGui::TextWrapped("Heat is off: the lamp does nothing until it is on.");
     ImGui::PopStyleColor();
     if (ImGui::Button("Turn heat on", ImVec2(-FLT_MIN, 0))) {
-      heat.enabled = true;
-      log_heat_switch();
+      params_.enabled = true;
+      log_switch(a);
     }
-    return;
+    return true;
   }
-  if (heat_lamp_held) {
-    MpmWorld* w = world();
-    ImGui::Text("lamp: %s so far", si(w->heat_ledger().lamps - lamp_energy_at_press, "J/m").c_str());
+  if (lamp_held_) {
+    MpmWorld* w = a.world();
+    ImGui::Text("lamp: %s so far", si(w->heat_ledger().lamps - lamp_energy_at_press_, "J/m").c_str());
   } else {
-    ImGui::TextDisabled(tools.heat_power >= 0.f ? "hold the button over the material to heat it"
+    ImGui::TextDisabled(a.tools.heat_power >= 0.f ? "hold the button over the material to heat it"
                                                 : "hold the button over the material to cool it");
   }
+  return true;
 }
 
-void App::heat_tool_input(Vec2 wm, bool /*over_scene*/) {
-  MpmWorld* w = world();
+void HeatFeature::pointer(App& a, Vec2 wm, bool /*over_scene*/) {
+  MpmWorld* w = a.world();
   if (!w) return;
-  const bool active = left_down && tools.tool == Tool::Heat;
-  tool_heat_lamps(tools, wm, active && heat.enabled, w->heat_tool);
-  if (active && !heat_lamp_held) {
-    heat_lamp_held = true;
-    lamp_energy_at_press = w->heat_ledger().lamps;
-    log("heat lamp begin x=%.9g y=%.9g radius=%.6g power=%.6g heat=%s heat_time=%.9g", static_cast<double>(wm.x),
-        static_cast<double>(wm.y), static_cast<double>(tools.radius), static_cast<double>(tools.heat_power),
-        heat.enabled ? "on" : "off", w->heat_ledger().heat_time);
-    if (!heat.enabled) set_status("heat is off: the lamp does nothing (turn it on in the Heat panel, key K)");
-  } else if (!active && heat_lamp_held) {
-    heat_lamp_held = false;
+  const bool active = a.left_down && a.tools.tool == Tool::Heat;
+  tool_heat_lamps(a.tools, wm, active && params_.enabled, w->heat_tool);
+  if (active && !lamp_held_) {
+    lamp_held_ = true;
+    lamp_energy_at_press_ = w->heat_ledger().lamps;
+    a.log("heat lamp begin x=%.9g y=%.9g radius=%.6g power=%.6g heat=%s heat_time=%.9g", static_cast<double>(wm.x),
+        static_cast<double>(wm.y), static_cast<double>(a.tools.radius), static_cast<double>(a.tools.heat_power),
+        params_.enabled ? "on" : "off", w->heat_ledger().heat_time);
+    if (!params_.enabled) a.set_status("heat is off: the lamp does nothing (turn it on in the Heat panel, key K)");
+  } else if (!active && lamp_held_) {
+    lamp_held_ = false;
     const HeatLedger& L = w->heat_ledger();
     const HeatTotals t = w->heat_totals();
-    log("heat lamp end x=%.9g y=%.9g lamp_energy=%.9g lamps_total=%.9g heat_time=%.9g passes=%" PRId64
+    a.log("heat lamp end x=%.9g y=%.9g lamp_energy=%.9g lamps_total=%.9g heat_time=%.9g passes=%" PRId64
         " melted=%.6g ice=%.6g water=%.6g T=[%.4f,%.4f]",
-        static_cast<double>(wm.x), static_cast<double>(wm.y), L.lamps - lamp_energy_at_press, L.lamps, L.heat_time,
+        static_cast<double>(wm.x), static_cast<double>(wm.y), L.lamps - lamp_energy_at_press_, L.lamps, L.heat_time,
         L.passes, L.melted, t.ice_mass, t.water_mass, t.min_T, t.max_T);
   }
 }
 
 // [SECTION] Materials and Inspector ------------------------------------------------
 
-void App::panel_heat_materials(MaterialParams& m) {
-  MpmWorld* w = world();
+void HeatFeature::material(App& a, MaterialParams& m) {
+  MpmWorld* w = a.world();
   section_label("heat");
   for (int f = 0; f < thermal_field_count(); ++f) {
     const MaterialField& fd = thermal_fields()[f];
@@ -397,12 +501,12 @@ void App::panel_heat_materials(MaterialParams& m) {
     ImGui::TextDisabled("does not melt");
 }
 
-void App::panel_heat_inspector(size_t r) {
-  MpmWorld* w = world();
+void HeatFeature::inspector(App& a, size_t r) {
+  MpmWorld* w = a.world();
   if (!w || r >= w->particles.size() || r >= w->particles.temp.size()) return;
   const MpmParticles& p = w->particles;
   const MaterialParams& m = w->materials[p.material[r]];
-  if (!heat.enabled && !material_melts(m)) return;
+  if (!params_.enabled && !material_melts(m)) return;
   prop("temperature", "%.3f " PS_DEG_C, static_cast<double>(p.temp[r]));
   if (material_melts(m)) {
     prop("melt fraction", "%.4f", static_cast<double>(p.melt[r]));
@@ -412,43 +516,30 @@ void App::panel_heat_inspector(size_t r) {
 
 // [SECTION] Temperature range and legends ------------------------------------------
 
-void App::update_temperature_range(const std::vector<float>& v) {
-  if (!temp_auto) {
-    range_lo = temp_lo;
-    range_hi = temp_hi;
-    return;
-  }
-  float lo, hi;
-  value_range(v, lo, hi);
-  if (!(hi > lo)) hi = lo + 1e-3f;
-  // Expand at once, shrink slowly: the legend does not flicker.
-  range_lo = lo < range_lo ? lo : range_lo + 0.1f * (lo - range_lo);
-  range_hi = hi > range_hi ? hi : range_hi + 0.1f * (hi - range_hi);
-}
 
-bool App::draw_heat_legend() {
-  MpmWorld* w = world();
-  if (!sim || !w) return false;
+bool HeatFeature::legend(App& a) {
+  MpmWorld* w = a.world();
+  if (!a.sim || !w) return false;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
-  const ScreenRect v = cam.viewport();
-  const float pad = 12.f * ui_scale, fs_ = ImGui::GetFontSize();
+  const ScreenRect v = a.cam.viewport();
+  const float pad = 12.f * a.ui_scale, fs_ = ImGui::GetFontSize();
   const ImU32 text = IM_COL32(228, 232, 240, 255), muted = IM_COL32(150, 158, 175, 255);
   const ImU32 bg = IM_COL32(16, 18, 24, 215);
 
   // The temperature of every held wall, outside the domain beside it (kept
   // inside the scene view).
-  if (show_heat_sources && heat.enabled) {
+  if (show_sources_ && params_.enabled) {
     Vec2 lo, hi;
-    sim->bounds(lo, hi);
+    a.sim->bounds(lo, hi);
     const Vec2 mid{0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y)};
     const Vec2 at[4] = {{lo.x, mid.y}, {hi.x, mid.y}, {mid.x, lo.y}, {mid.x, hi.y}};
-    const float gap = 5.f * ui_scale;
+    const float gap = 5.f * a.ui_scale;
     for (int k = 0; k < 4; ++k) {
-      if (!heat.walls[k].fixed) continue;
+      if (!params_.walls[k].fixed) continue;
       char b[48];
-      std::snprintf(b, sizeof b, "%s %.1f " PS_DEG_C, kSides[k], static_cast<double>(heat.walls[k].temperature));
+      std::snprintf(b, sizeof b, "%s %.1f " PS_DEG_C, kSides[k], static_cast<double>(params_.walls[k].temperature));
       const ImVec2 ts = ImGui::CalcTextSize(b);
-      Vec2 s = cam.world_to_screen(at[k]);
+      Vec2 s = a.cam.world_to_screen(at[k]);
       if (k == 0) s.x -= ts.x + gap;
       if (k == 1) s.x += gap;
       if (k == 2) s.y += gap;
@@ -462,10 +553,10 @@ bool App::draw_heat_legend() {
     }
   }
 
-  if (color_mode != ColorMode::Temperature && color_mode != ColorMode::MeltFraction) return false;
-  const bool temp = color_mode == ColorMode::Temperature;
-  const Colormap cm = cmap[static_cast<size_t>(color_mode)];
-  const float bar_w = 220.f * ui_scale, bar_h = 12.f * ui_scale, line = fs_ * 1.35f;
+  if (a.color_mode != ColorMode::Temperature && a.color_mode != ColorMode::MeltFraction) return false;
+  const bool temp = a.color_mode == ColorMode::Temperature;
+  const Colormap cm = a.cmap[static_cast<size_t>(a.color_mode)];
+  const float bar_w = 220.f * a.ui_scale, bar_h = 12.f * a.ui_scale, line = fs_ * 1.35f;
 
   // Extra rows: the melting points inside the range (temperature), the
   // materials that take no part (melt fraction).
@@ -474,7 +565,7 @@ bool App::draw_heat_legend() {
   if (temp) {
     for (size_t k = 0; k < w->materials.size(); ++k) {
       const MaterialParams& m = w->materials[k];
-      if (!material_melts(m) || !(m.melting_point > range_lo && m.melting_point < range_hi)) continue;
+      if (!material_melts(m) || !(m.melting_point > a.range_lo && m.melting_point < a.range_hi)) continue;
       if (std::find(ticks.begin(), ticks.end(), m.melting_point) != ticks.end()) continue;
       ticks.push_back(m.melting_point);
       char b[96];
@@ -483,30 +574,30 @@ bool App::draw_heat_legend() {
                     static_cast<double>(m.melting_point));
       notes.push_back(b);
     }
-    if (!temp_auto && have_heat_totals) {
+    if (!a.temp_auto && have_totals_) {
       char b[96];
-      std::snprintf(b, sizeof b, "particles: %.1f to %.1f " PS_DEG_C, heat_totals.min_T, heat_totals.max_T);
+      std::snprintf(b, sizeof b, "particles: %.1f to %.1f " PS_DEG_C, totals_.min_T, totals_.max_T);
       notes.push_back(b);
     }
   } else {
-    melt_roles(w->materials, melt_role);
+    melt_roles(w->materials, a.melt_role);
     std::vector<uint8_t> present(w->materials.size(), 0);
-    for (uint8_t m : table.material)
+    for (uint8_t m : a.table.material)
       if (m < present.size()) present[m] = 1;
     std::string inert;
     for (size_t k = 0; k < present.size(); ++k)
-      if (present[k] && melt_role[k] == MeltRole::Inert && k < w->material_names.size())
+      if (present[k] && a.melt_role[k] == MeltRole::Inert && k < w->material_names.size())
         inert += (inert.empty() ? "" : ", ") + w->material_names[k];
     if (!inert.empty()) notes.push_back("does not melt: " + inert);
   }
 
   const char* title = temp ? "temperature (" PS_DEG_C ")" : "melt fraction";
-  const char* kind = temp ? (temp_auto ? "auto: min to max" : "fixed range") : "";
+  const char* kind = temp ? (a.temp_auto ? "auto: min to max" : "fixed range") : "";
   float width = std::max(bar_w, ImGui::CalcTextSize(title).x + ImGui::CalcTextSize(kind).x + 1.5f * fs_);
   for (const auto& n : notes) width = std::max(width, ImGui::CalcTextSize(n.c_str()).x + (temp ? 0.f : fs_ * 1.4f));
   const ImVec2 size(width + 2 * pad, bar_h + 2.6f * fs_ + 1.5f * pad + line * static_cast<float>(notes.size()));
   const ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
-  dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * ui_scale);
+  dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * a.ui_scale);
   dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, title);
   dl->AddText(ImVec2(p0.x + pad + width - ImGui::CalcTextSize(kind).x, p0.y + pad * 0.75f), muted, kind);
   const float x0 = p0.x + pad, y0 = p0.y + pad * 0.75f + fs_ * 1.35f;
@@ -518,11 +609,11 @@ bool App::draw_heat_legend() {
     dl->AddRectFilledMultiColor(ImVec2(a0, y0), ImVec2(a1 + 0.5f, y0 + bar_h), ca, cb, cb, ca);
   }
   for (float t : ticks) {
-    const float x = x0 + bar_w * (t - range_lo) / (range_hi - range_lo);
-    dl->AddLine(ImVec2(x, y0 - 3.f * ui_scale), ImVec2(x, y0 + bar_h + 3.f * ui_scale), IM_COL32(0, 0, 0, 200),
-                3.f * ui_scale);
-    dl->AddLine(ImVec2(x, y0 - 3.f * ui_scale), ImVec2(x, y0 + bar_h + 3.f * ui_scale), IM_COL32(255, 255, 255, 255),
-                1.4f * ui_scale);
+    const float x = x0 + bar_w * (t - a.range_lo) / (a.range_hi - a.range_lo);
+    dl->AddLine(ImVec2(x, y0 - 3.f * a.ui_scale), ImVec2(x, y0 + bar_h + 3.f * a.ui_scale), IM_COL32(0, 0, 0, 200),
+                3.f * a.ui_scale);
+    dl->AddLine(ImVec2(x, y0 - 3.f * a.ui_scale), ImVec2(x, y0 + bar_h + 3.f * a.ui_scale), IM_COL32(255, 255, 255, 255),
+                1.4f * a.ui_scale);
   }
   char lo[40], hi[40], mid[40];
   if (temp) {
@@ -531,15 +622,15 @@ bool App::draw_heat_legend() {
       const double r = std::round(t * 10.0) / 10.0 + 0.0;
       std::snprintf(b, n, "%.1f", r == 0.0 ? 0.0 : r);
     };
-    deg(lo, sizeof lo, static_cast<double>(range_lo));
-    deg(hi, sizeof hi, static_cast<double>(range_hi));
-    deg(mid, sizeof mid, 0.5 * (static_cast<double>(range_lo) + range_hi));
+    deg(lo, sizeof lo, static_cast<double>(a.range_lo));
+    deg(hi, sizeof hi, static_cast<double>(a.range_hi));
+    deg(mid, sizeof mid, 0.5 * (static_cast<double>(a.range_lo) + a.range_hi));
   } else {
     std::snprintf(lo, sizeof lo, "0 ice");
     std::snprintf(hi, sizeof hi, "water 1");
     std::snprintf(mid, sizeof mid, "0.5");
   }
-  const float ty = y0 + bar_h + 3.f * ui_scale;
+  const float ty = y0 + bar_h + 3.f * a.ui_scale;
   dl->AddText(ImVec2(x0, ty), text, lo);
   dl->AddText(ImVec2(x0 + 0.5f * (bar_w - ImGui::CalcTextSize(mid).x), ty), text, mid);
   dl->AddText(ImVec2(x0 + bar_w - ImGui::CalcTextSize(hi).x, ty), text, hi);
@@ -558,33 +649,15 @@ bool App::draw_heat_legend() {
 
 // [SECTION] Overlays ------------------------------------------------------------------
 
-namespace {
 
-/// The temperature colours the overlays use: the colour mode's range while it
-/// shows temperature, else the fixed range (or the particles' when auto).
-void overlay_range(const App& a, float& lo, float& hi) {
-  if (a.color_mode == ColorMode::Temperature) {
-    lo = a.range_lo;
-    hi = a.range_hi;
-  } else if (a.temp_auto && a.have_heat_totals && a.heat_totals.max_T > a.heat_totals.min_T) {
-    lo = static_cast<float>(a.heat_totals.min_T);
-    hi = static_cast<float>(a.heat_totals.max_T);
-  } else {
-    lo = a.temp_lo;
-    hi = a.temp_hi;
-  }
-}
-
-}  // namespace
-
-void App::draw_heat_under() {
-  MpmWorld* w = world();
-  if (!w || !heat.enabled) return;
+void HeatFeature::draw_under(App& a) {
+  MpmWorld* w = a.world();
+  if (!w || !params_.enabled) return;
   float lo, hi;
-  overlay_range(*this, lo, hi);
-  const Colormap cm = cmap[static_cast<size_t>(ColorMode::Temperature)];
+  overlay_range(a, lo, hi);
+  const Colormap cm = a.cmap[static_cast<size_t>(ColorMode::Temperature)];
   const GridSpec& g = w->grid;
-  if (show_heat_grid) {
+  if (show_grid_) {
     const std::vector<double>& T = w->heat_solver().grid_temperature();
     const std::vector<uint8_t>& kind = w->heat_solver().node_kind();
     const int nx = g.nodes_x(), ny = g.nodes_y();
@@ -595,53 +668,55 @@ void App::draw_heat_under() {
           const size_t k = static_cast<size_t>(j) * static_cast<size_t>(nx) + static_cast<size_t>(i);
           if (kind[k] == 0) continue;
           const Vec2 c = g.origin + Vec2{g.dx * i, g.dx * j};
-          under.rect(c - half, c + half, pack_rgba(temperature_rgb(cm, static_cast<float>(T[k]), lo, hi), 0.55f));
+          a.under.rect(c - half, c + half, pack_rgba(temperature_rgb(cm, static_cast<float>(T[k]), lo, hi), 0.55f));
         }
     }
   }
-  if (!show_heat_sources) return;
+  if (!show_sources_) return;
   Vec2 dlo, dhi;
-  sim->bounds(dlo, dhi);
+  a.sim->bounds(dlo, dhi);
   const float b = g.dx * static_cast<float>(w->solver.boundary_nodes);
   const Vec2 band_lo[4] = {dlo, {dhi.x - b, dlo.y}, dlo, {dlo.x, dhi.y - b}};
   const Vec2 band_hi[4] = {{dlo.x + b, dhi.y}, dhi, {dhi.x, dlo.y + b}, dhi};
   for (int k = 0; k < 4; ++k)
-    if (heat.walls[k].fixed)
-      under.rect(band_lo[k], band_hi[k], pack_rgba(temperature_rgb(cm, heat.walls[k].temperature, lo, hi), 0.8f));
-  for (const HeatPlate& p : heat.plates) {
-    under.rect(p.lo, p.hi, pack_rgba(temperature_rgb(cm, p.temperature, lo, hi), 0.6f));
-    under.rect_outline(p.lo, p.hi, 1.2f, pack_rgba(0.9f, 0.92f, 0.96f, 0.6f));
+    if (params_.walls[k].fixed)
+      a.under.rect(band_lo[k], band_hi[k], pack_rgba(temperature_rgb(cm, params_.walls[k].temperature, lo, hi), 0.8f));
+  for (const HeatPlate& p : params_.plates) {
+    a.under.rect(p.lo, p.hi, pack_rgba(temperature_rgb(cm, p.temperature, lo, hi), 0.6f));
+    a.under.rect_outline(p.lo, p.hi, 1.2f, pack_rgba(0.9f, 0.92f, 0.96f, 0.6f));
   }
 }
 
-void App::draw_heat_over() {
-  MpmWorld* w = world();
+void HeatFeature::draw_over(App& a) {
+  MpmWorld* w = a.world();
   if (!w) return;
-  if (show_heat_sources && heat.enabled) {
-    for (const HeatLamp& L : heat.lamps) {
-      over.circle(L.pos, L.radius, 1.4f, pack_rgba(lamp_rgb(L.power), 0.8f), 48);
-      over.disc(L.pos, 3.f / cam.scale(), pack_rgba(lamp_rgb(L.power), 0.9f), 12);
+  if (show_sources_ && params_.enabled) {
+    for (const HeatLamp& L : params_.lamps) {
+      a.over.circle(L.pos, L.radius, 1.4f, pack_rgba(lamp_rgb(L.power), 0.8f), 48);
+      a.over.disc(L.pos, 3.f / a.cam.scale(), pack_rgba(lamp_rgb(L.power), 0.9f), 12);
     }
   }
   // The heat tool's cursor: orange (heating) or blue (cooling), lit while held.
-  if (tools.tool != Tool::Heat || !cam.viewport().contains(mouse) || (ImGui::GetIO().WantCaptureMouse && !left_down))
+  if (a.tools.tool != Tool::Heat || !a.cam.viewport().contains(a.mouse) || (ImGui::GetIO().WantCaptureMouse && !a.left_down))
     return;
-  const Vec2 c = cam.screen_to_world(mouse);
-  const float r = tools.radius;
-  const std::array<float, 3> col = lamp_rgb(tools.heat_power);
-  const bool lit = heat_lamp_held && heat.enabled;
-  if (lit) over.disc(c, r, pack_rgba(col, 0.16f), 48);
-  over.circle(c, r, lit ? 2.4f : 1.5f, pack_rgba(col, lit ? 0.95f : (heat.enabled ? 0.6f : 0.3f)), 64);
+  const Vec2 c = a.cam.screen_to_world(a.mouse);
+  const float r = a.tools.radius;
+  const std::array<float, 3> col = lamp_rgb(a.tools.heat_power);
+  const bool lit = lamp_held_ && params_.enabled;
+  if (lit) a.over.disc(c, r, pack_rgba(col, 0.16f), 48);
+  a.over.circle(c, r, lit ? 2.4f : 1.5f, pack_rgba(col, lit ? 0.95f : (params_.enabled ? 0.6f : 0.3f)), 64);
   // Rays: outwards for a lamp, inwards for a cold spot.
-  const float px = 1.f / cam.scale();
+  const float px = 1.f / a.cam.scale();
   const float len = std::max(0.18f * r, 6.f * px);
   for (int k = 0; k < 8; ++k) {
-    const float a = 0.7853982f * static_cast<float>(k) + 0.3926991f;
-    const Vec2 d{std::cos(a), std::sin(a)};
+    const float ang = 0.7853982f * static_cast<float>(k) + 0.3926991f;
+    const Vec2 d{std::cos(ang), std::sin(ang)};
     const Vec2 p0 = c + (r + 3.f * px) * d, p1 = c + (r + 3.f * px + len) * d;
-    if (tools.heat_power >= 0.f) over.line(p0, p1, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
-    else over.arrow(p1, p0, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
+    if (a.tools.heat_power >= 0.f) a.over.line(p0, p1, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
+    else a.over.arrow(p1, p0, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
   }
 }
+
+std::unique_ptr<Feature> make_heat_feature() { return std::make_unique<HeatFeature>(); }
 
 }  // namespace ps

@@ -1,0 +1,81 @@
+/// The window's features: one class per feature, owning its state, taking
+/// part in the frame through the hooks below (the habit of Box2D's samples and
+/// the ImGui demo: a feature is a file, not edits threaded through the app).
+/// `App::features` is one ordered list (render/features.cpp, one line a
+/// feature); each phase of the frame is a loop over it, in list order:
+///
+///   key         a key press the app's own keys did not take (true: taken)
+///   push        the sync point: the feature's window-owned copies to the world,
+///               before the rewind notes the controls; also when a reset keeps
+///               the window's edits
+///   after_step  after the frame's live substeps
+///   sample      after the particle snapshot, `now` = glfwGetTime()
+///   draw_under  scene-space shapes under the particles (App::under)
+///   draw_over   scene-space shapes over the particles (App::over)
+///   pointer     the pointer over the scene, its world position (tools live)
+///   panel       its part of the left column (hidden while comparing)
+///
+/// and in the app's panels: `tool_panel` (the Tools panel while the tool is
+/// the feature's), `material` (a material's fields in the Materials panel),
+/// `inspector` (rows for the selected particle), `stats_rows` and `stats`
+/// (the Stats panel's table and below it), `legend` (the colour legend when
+/// the colour mode is the feature's: true when it drew it);
+///
+/// and outside the frame: `pull` (the world's parameters into the window's
+/// copies: a new scene, a rewind restore), `on_scene` (a new simulation was
+/// adopted: per-scene state starts again), `load_settings` / `save_settings`
+/// (settings.ini keys) and `help` (rows of the keys overlay, H).
+///
+/// How to add one: docs/architecture.md, "Window features".
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+#include "render/cpu/tools.h"
+#include "sim/core/vec.h"
+
+namespace ps {
+
+struct App;
+class SettingsFile;
+struct MaterialParams;
+
+/// One row of the keys overlay: the key, what it does.
+struct HelpRow {
+  const char* key;
+  const char* action;
+};
+
+class Feature {
+ public:
+  virtual ~Feature() = default;
+  virtual const char* name() const = 0;
+
+  virtual void pull(App&) {}
+  virtual void push(App&) {}
+  virtual void on_scene(App&) {}
+  virtual bool key(App&, int /*glfw_key*/, int /*mods*/) { return false; }
+  virtual void after_step(App&) {}
+  virtual void sample(App&, double /*now*/) {}
+  virtual void draw_under(App&) {}
+  virtual void draw_over(App&) {}
+  virtual void pointer(App&, Vec2 /*world*/, bool /*over_scene*/) {}
+  virtual void panel(App&) {}
+  virtual bool tool_panel(App&, Tool) { return false; }
+  virtual void material(App&, MaterialParams&) {}
+  virtual void inspector(App&, size_t /*row*/) {}
+  virtual void stats_rows(App&) {}
+  virtual void stats(App&) {}
+  virtual bool legend(App&) { return false; }
+  virtual void load_settings(const SettingsFile&) {}
+  virtual void save_settings(SettingsFile&) const {}
+  virtual void help(std::vector<HelpRow>&) const {}
+};
+
+using FeatureList = std::vector<std::unique_ptr<Feature>>;
+
+/// Every feature, in the order of the frame's loops and of the left column.
+FeatureList make_features();
+
+}  // namespace ps

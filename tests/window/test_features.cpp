@@ -1,0 +1,131 @@
+// Window features without a window (render/feature.h): an ImGui context with a
+// built font atlas and a small simulation are enough to draw a feature's panel,
+// click its controls (ImGui's ActivateItem, as the keyboard's activate does)
+// and press its keys; no OpenGL context, no GLFW window.
+#include <catch2/catch.hpp>
+
+#include <glad/gl.h>
+
+#include <GLFW/glfw3.h>
+
+#include <string>
+#include <vector>
+
+#include "imgui.h"
+#include "imgui_internal.h"
+#include "render/feature.h"
+#include "render/window_state.h"
+#include "sim/io/json.h"
+#include "sim/scene/simulation.h"
+
+namespace ps {
+namespace {
+
+// A jelly bar whose scene asks for resampling (off): the panel opens by default.
+const char* kScene = R"({"kind": "mpm", "domain": {"size": [1, 1], "grid": 32},
+  "materials": {"jelly": {"type": "jelly", "E": 1e4}},
+  "resampling": {"enabled": false, "interval": 10},
+  "bodies": [{"shape": "box", "min": [0.3, 0.3], "max": [0.7, 0.5], "material": "jelly", "spacing": 0.0156}]})";
+
+struct ImGuiFixture {
+  ImGuiFixture() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1280, 720);
+    io.IniFilename = nullptr;
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);  // the atlas is built; no texture is made
+  }
+  ~ImGuiFixture() { ImGui::DestroyContext(); }
+  /// One frame with the feature's panel in a window named "panel".
+  template <class Fn>
+  void frame(Fn&& inside) {
+    ImGui::GetIO().DeltaTime = 1.f / 60;
+    ImGui::NewFrame();
+    ImGui::SetNextWindowSize(ImVec2(340, 700));
+    ImGui::Begin("panel");
+    inside();
+    ImGui::End();
+    ImGui::EndFrame();
+  }
+};
+
+Feature& feature_named(App& app, const std::string& name) {
+  for (auto& f : app.features)
+    if (name == f->name()) return *f;
+  FAIL("no feature named " << name);
+  throw;
+}
+
+std::unique_ptr<Simulation> small_scene() {
+  Json doc = Json::parse(kScene, "bar.json");
+  return build_simulation(doc, "bar.json", scene_kind(doc), "cpu", 1);
+}
+
+}  // namespace
+
+TEST_CASE("The features are listed once each, in frame order, resampling first", "[window][features]") {
+  FeatureList list = make_features();
+  REQUIRE(!list.empty());
+  CHECK(std::string(list.front()->name()) == "resampling");
+  for (size_t i = 0; i < list.size(); ++i)
+    for (size_t j = i + 1; j < list.size(); ++j) CHECK(std::string(list[i]->name()) != list[j]->name());
+}
+
+TEST_CASE("The resampling feature's panel and key switch the world's resampling at the sync point",
+          "[window][features]") {
+  ImGuiFixture gui;
+  App app;
+  app.sim = small_scene();
+  app.adopt_world_params();  // the window's copies from the world (Feature::pull)
+  Feature& f = feature_named(app, "resampling");
+  MpmWorld* w = app.world();
+  REQUIRE(w != nullptr);
+  REQUIRE_FALSE(w->resampling.enabled);
+  REQUIRE(w->resampling.interval == 10);
+
+  // Clicking the checkbox: the panel's copy changes, the world only at push (the sync point).
+  ImGuiID box = 0;
+  gui.frame([&] { f.panel(app); });
+  gui.frame([&] {
+    box = ImGui::GetID("resample particles (P)");
+    ImGui::ActivateItem(box);
+    f.panel(app);
+  });
+  gui.frame([&] { f.panel(app); });  // the activation lands on the item here
+  gui.frame([&] { f.panel(app); });
+  CHECK(box != 0);
+  CHECK_FALSE(w->resampling.enabled);
+  f.push(app);
+  CHECK(w->resampling.enabled);
+  CHECK(w->resampling.interval == 10);  // the rest of the copy is the world's
+
+  // P switches it back; another key is not the feature's.
+  CHECK_FALSE(f.key(app, GLFW_KEY_Q, 0));
+  CHECK(f.key(app, GLFW_KEY_P, 0));
+  f.push(app);
+  CHECK_FALSE(w->resampling.enabled);
+
+  // Settings round trip, and the keys overlay's row.
+  SettingsFile s;
+  f.save_settings(s);
+  CHECK(s.get_bool("view.resample_marks", false));
+  std::vector<HelpRow> rows;
+  f.help(rows);
+  REQUIRE(rows.size() == 1);
+  CHECK(std::string(rows[0].key) == "P");
+}
+
+TEST_CASE("Without an MPM world the resampling feature takes no key and draws no panel", "[window][features]") {
+  ImGuiFixture gui;
+  App app;
+  Feature& f = feature_named(app, "resampling");
+  CHECK_FALSE(f.key(app, GLFW_KEY_P, 0));
+  gui.frame([&] {
+    f.panel(app);
+    CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y == ImGui::GetCurrentWindow()->DC.CursorStartPos.y);  // nothing
+  });
+}
+
+}  // namespace ps
