@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 #include <vector>
-#include "sim/scene/simulation.h"
+#include "sim/core/particle_table.h"
 
 namespace ps {
 

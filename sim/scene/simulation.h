@@ -7,6 +7,7 @@
 #include <vector>
 #include "sim/mpm/mpm_world.h"
 #include "sim/scene/scene.h"
+#include "sim/core/particle_table.h"
 #include "sim/io/p4.h"
 #include "sim/sgf/sgf.h"
 
@@ -18,23 +19,6 @@ class DemWorld;
 namespace rigid {
 class RigidWorld;
 }
-
-/// A snapshot of the particles in plain columns (dumps, images, picking).
-struct ParticleTable {
-  std::vector<uint32_t> id;
-  std::vector<uint16_t> material;
-  std::vector<uint16_t> group;
-  std::vector<float> x, y, vx, vy, mass, radius;
-  std::vector<std::array<float, 3>> color;     ///< material colour
-  std::vector<std::string> extra_names;        ///< e.g. "J", "Jp", "omega"
-  std::vector<std::vector<float>> extra;       ///< one column per name
-  size_t size() const { return id.size(); }
-};
-
-/// Appends `more`'s rows to `t` (a scene's second kind of matter): materials
-/// shifted by `material_offset`, the extra columns the union of both (NaN
-/// where a column does not apply to a row).
-void append_table_rows(ParticleTable& t, const ParticleTable& more, uint16_t material_offset);
 
 /// A saved state of a Simulation (save_state / load_state; the rewind,
 /// sim/scene/rewind.h). Opaque to callers.
