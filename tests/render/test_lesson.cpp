@@ -63,6 +63,19 @@ TEST_CASE("The first two lessons set PIC and APIC on the same block and spin it"
   CHECK(apic.preset == 1);
 }
 
+TEST_CASE("A lesson opens paused unless its file says \"paused\": false", "[lesson]") {
+  const std::string base = R"({"title": "t", "scene": "pic_vs_apic", "text": "x")";
+  CHECK(parse_lesson(base + "}", "a.json").paused);                                   // no view
+  CHECK(parse_lesson(base + R"(, "view": {"color": "speed"}})", "b.json").paused);    // a view without it
+  CHECK(parse_lesson(base + R"(, "view": {"paused": true}})", "c.json").paused);
+  CHECK_FALSE(parse_lesson(base + R"(, "view": {"paused": false}})", "d.json").paused);  // the opt-out
+  // Every built-in lesson waits for the teacher.
+  for (const std::string& p : builtin_lesson_paths()) {
+    INFO(p);
+    CHECK(load_lesson(p).paused);
+  }
+}
+
 TEST_CASE("Lesson names resolve by id or unique prefix, unknown names list the built-ins", "[lesson]") {
   CHECK(fs::path(resolve_lesson_path("01_pic_loses_rotation")).stem() == "01_pic_loses_rotation");
   CHECK(fs::path(resolve_lesson_path("04")).stem() == "04_flip_noise_pic_damping");
