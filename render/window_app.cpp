@@ -33,6 +33,7 @@
 #include "render/cpu/particle_fields.h"
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
+#include "render/cpu/regrid.h"
 #include "render/gl_context.h"
 #include "render/window_state.h"
 #include "sim/core/progress.h"
@@ -305,11 +306,19 @@ void App::sync() {
   if (pending.grid > 0) {
     int n = pending.grid;
     pending.grid = 0;
-    std::vector<std::string> ovr;
-    for (const auto& o : overrides)
-      if (o.rfind("domain.grid=", 0) != 0) ovr.push_back(o);
-    ovr.push_back("domain.grid=" + std::to_string(n));
-    if (sim && load_scene(scene_arg, ovr)) log("grid n=%d", n);
+    // dt follows the cell size (as --refine), so a finer grid keeps the CFL number and does not blow up;
+    // the edited parameters go to the new world (adopt_scene keeps the window's copies).
+    const MpmWorld* w0 = world();
+    const RegridPlan plan = plan_regrid(overrides, w0 ? w0->grid.nx : n, n, solver.dt, solver.substeps);
+    const SolverParams before = solver;
+    solver.dt = plan.dt;
+    solver.substeps = plan.substeps;
+    if (sim && load_scene(scene_arg, plan.overrides)) {
+      log("grid n=%d dt=%.9g substeps=%d", n, static_cast<double>(solver.dt), solver.substeps);
+      set_status(plan.status);
+    } else {
+      solver = before;
+    }
   }
   if (pending.reset) {
     pending.reset = false;

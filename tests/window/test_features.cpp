@@ -128,4 +128,26 @@ TEST_CASE("Without an MPM world the resampling feature takes no key and draws no
   });
 }
 
+TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",
+          "[window][regrid]") {
+  App app;  // no window: scenes build on this thread
+  app.opt.threads = 1;
+  app.backend = "cpu";
+  REQUIRE(app.load_scene("dam_break", {}));
+  REQUIRE(app.world()->grid.nx == 192);
+  REQUIRE(app.solver.dt == Approx(2e-4));
+  app.pending.grid = 384;  // "Apply grid and restart"
+  app.sync();
+  REQUIRE(app.world() != nullptr);
+  CHECK(app.world()->grid.nx == 384);
+  CHECK(app.world()->solver.dt == Approx(1e-4));  // as --refine: the CFL number stays
+  CHECK(app.world()->solver.substeps == 40);       // a frame covers the same simulated time
+  CHECK(app.status_line.find("dt 0.0002 -> 0.0001 s") != std::string::npos);
+  // A reset keeps the re-gridded scene with its dt (the window's copies).
+  app.pending.reset = true;
+  app.sync();
+  CHECK(app.world()->grid.nx == 384);
+  CHECK(app.world()->solver.dt == Approx(1e-4));
+}
+
 }  // namespace ps
