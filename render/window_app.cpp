@@ -1379,6 +1379,16 @@ void App::save_settings() {
   if (!s.save(settings_path, &err)) std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
 }
 
+void App::sample_sim_rate(double now) {
+  // The clock of what is shown: the single scene, or a comparison's first pane (the others follow it).
+  Simulation* clock = compare.cmp ? compare.cmp->pane(0).sim.get() : sim.get();
+  if (!clock) {
+    sim_rate.reset();
+    return;
+  }
+  sim_rate.sample(now, clock->time(), clock->step_count(), running);
+}
+
 // [SECTION] Entry point ----------------------------------------------------------
 
 int run_window(const WindowOptions& options) {
@@ -1527,6 +1537,7 @@ int run_window(const WindowOptions& options) {
     auto ph0 = Clock::now();
     app.step_frame();
     auto ph1 = Clock::now();
+    app.sample_sim_rate(seconds_since(run_start));
     app.snapshot();
     auto ph2 = Clock::now();
     // Notices from the simulation: the auto backend's choice, or a CUDA
