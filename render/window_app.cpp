@@ -1304,6 +1304,7 @@ void App::load_settings() {
   settings_path = (fs::path(config_dir) / "settings.ini").string();
   imgui_ini_path = (fs::path(config_dir) / "imgui.ini").string();
   settings.load(settings_path);
+  settings_autosave.saved(settings.text(), 0.0);  // what the file holds (written again once it differs)
   const SettingsFile& s = settings;
   tools.tool = static_cast<Tool>(s.get_int("tool", static_cast<int>(tools.tool), 0, kToolCount - 1));
   tools.radius = s.get_float("tool.radius", tools.radius, 1e-6f, 1e6f);
@@ -1344,8 +1345,7 @@ void App::load_settings() {
   open_folder = s.get("scene.folder", open_folder);
 }
 
-void App::save_settings() {
-  if (settings_path.empty()) return;
+void App::fill_settings() {
   SettingsFile& s = settings;
   // A lesson's view is the lesson's: while one is open, the view before it is what is kept.
   const LessonView view = view_before_lesson ? *view_before_lesson : current_view();
@@ -1374,9 +1374,32 @@ void App::save_settings() {
   s.set_float("presets.speed", view.preset_speed);
   s.set("output.folder", out_dir);
   s.set("scene.folder", open_folder);
+}
+
+void App::save_settings() {
+  if (settings_path.empty()) return;
+  fill_settings();
   // Best effort (on exit, nothing to show it in): the reason goes to stderr.
   std::string err;
-  if (!s.save(settings_path, &err)) std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
+  if (!settings.save(settings_path, &err)) std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
+}
+
+bool App::autosave_settings(double now) {
+  if (settings_path.empty() || (settings_offered >= 0.0 && now - settings_offered < 0.25)) return false;
+  settings_offered = now;
+  fill_settings();
+  const std::string text = settings.text();
+  if (!settings_autosave.due(text, now)) return false;
+  std::string err;
+  if (!settings.save(settings_path, &err)) {
+    // Reported once per change (the autosave waits for the next change or for quitting).
+    std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
+    log("settings error %s", err.c_str());
+  } else {
+    log("settings saved path=%s", settings_path.c_str());
+  }
+  settings_autosave.saved(text, now);
+  return true;
 }
 
 void App::sample_sim_rate(double now) {
@@ -1538,6 +1561,7 @@ int run_window(const WindowOptions& options) {
     app.step_frame();
     auto ph1 = Clock::now();
     app.sample_sim_rate(seconds_since(run_start));
+    app.autosave_settings(seconds_since(run_start));  // a killed window keeps its settings
     app.snapshot();
     auto ph2 = Clock::now();
     // Notices from the simulation: the auto backend's choice, or a CUDA

@@ -93,6 +93,8 @@ struct App {
   std::string gl_renderer;
   std::string config_dir, settings_path, imgui_ini_path;
   SettingsFile settings;
+  SettingsAutosave settings_autosave;   ///< settings.ini is written when it changes, not only on quit
+  double settings_offered = -1.0;        ///< when autosave_settings last looked (every 0.25 s)
 
   // [SECTION] Scene
   std::unique_ptr<Simulation> sim;
@@ -299,6 +301,11 @@ struct App {
   void record_frame();
   void load_settings();
   void save_settings();
+  /// The settings as save_settings writes them, into `settings`.
+  void fill_settings();
+  /// Writes settings.ini when it has changed (render/cpu/settings.h SettingsAutosave); `now` in
+  /// seconds. Returns true when it wrote.
+  bool autosave_settings(double now);
   /// Notes the frame's simulated time for the real-time factor (sim_rate).
   void sample_sim_rate(double now);
   MpmWorld* world() { return sim ? sim->mpm() : nullptr; }

@@ -8,8 +8,13 @@
 
 #include <GLFW/glfw3.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "imgui.h"
 #include "imgui_internal.h"
@@ -148,6 +153,33 @@ TEST_CASE("The Solver panel's grid control scales dt with the cells and says so 
   app.sync();
   CHECK(app.world()->grid.nx == 384);
   CHECK(app.world()->solver.dt == Approx(1e-4));
+}
+
+TEST_CASE("Settings are written when they change, not only on a clean quit", "[window][settings]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ps_autosave_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  App app;
+  app.settings_path = (dir / "settings.ini").string();
+  app.settings_autosave.saved(app.settings.text(), 0.0);  // as load_settings: no file yet
+  auto file = [&] {
+    std::ifstream in(app.settings_path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  CHECK_FALSE(app.autosave_settings(0.0));  // the full settings differ from the (missing) file: 2 s later
+  CHECK_FALSE(fs::exists(app.settings_path));
+  CHECK(app.autosave_settings(2.5));
+  REQUIRE(fs::exists(app.settings_path));
+  CHECK_FALSE(app.autosave_settings(5.0));  // nothing changed since
+  // A change (the repel tool) is written once it has held for 2 s; a kill after that keeps it.
+  app.tools.tool = Tool::Repel;
+  CHECK_FALSE(app.autosave_settings(6.0));
+  CHECK_FALSE(app.autosave_settings(7.0));
+  CHECK(file().find("tool = 3\n") == std::string::npos);
+  CHECK(app.autosave_settings(8.1));
+  CHECK(file().find("tool = 3\n") != std::string::npos);
+  CHECK_FALSE(app.autosave_settings(20.0));
+  fs::remove_all(dir);
 }
 
 }  // namespace ps
