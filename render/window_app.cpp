@@ -1338,7 +1338,7 @@ void App::load_settings() {
   }
   user_scale = s.get_float("ui.scale", user_scale, 0.6f, 3.f);
   projector = s.get_bool("ui.projector", projector);
-  // The rewind's memory budget in MiB (0: a quarter of the memory, at most 2 GiB).
+  // The rewind's memory budget in MiB (0: a quarter of the memory, at most 512 MiB).
   rw.ring.set_budget(rewind_budget_from_settings(s.get_int("rewind.budget_mb", 0, 0, 1 << 20)));
   preset_speed = s.get_float("presets.speed", preset_speed, 0.01f, 100.f);
   out_dir = s.get("output.folder", out_dir);
