@@ -345,6 +345,21 @@ void App::compare_labels() {
     std::snprintf(line, sizeof line, "t = %.3f s", c.cmp->pane(k).sim->time());
     dl->AddText(ImVec2(p.x, p.y + ts.y + 4.f * ui_scale), ImGui::ColorConvertFloat4ToU32(kMuted), line);
   }
+  if (!running && c.halted.empty()) {
+    // Paused (a lesson opens so): one line over the panes says so and how to run, as the
+    // single scene's title line does.
+    const ScreenRect v = cam.viewport();
+    const char* cue = "PAUSED   Space runs, N steps one frame";
+    ImFont* f = big ? big : ImGui::GetFont();
+    const float size = big ? big->FontSize : ImGui::GetFontSize();
+    const ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0.f, cue);
+    // Centred at the top, under the panes' labels and their time lines (above the matter, clear
+    // of the status line, the legend and the help hint at the bottom).
+    const ImVec2 p(v.x + 0.5f * (v.w - ts.x), v.y + 16.f * ui_scale + size + ImGui::GetFontSize());
+    dl->AddRectFilled(ImVec2(p.x - 8.f * ui_scale, p.y - 4.f * ui_scale), ImVec2(p.x + ts.x + 8.f * ui_scale, p.y + ts.y + 4.f * ui_scale),
+                      IM_COL32(0, 0, 0, 200), 5.f * ui_scale);
+    dl->AddText(f, size, p, ImGui::ColorConvertFloat4ToU32(kAccent), cue);
+  }
   if (!c.halted.empty()) {
     const ScreenRect v = cam.viewport();
     dl->AddText(ImVec2(v.x + 12.f * ui_scale, v.y + v.h - 3.f * ImGui::GetFontSize()), ImGui::ColorConvertFloat4ToU32(kError),

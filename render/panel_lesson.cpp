@@ -93,7 +93,8 @@ bool App::open_lesson(const std::string& name_or_path) {
   }
   lesson = l;
   lesson_panel_request = true;
-  log("lesson open id=%s scene=%s title=\"%s\"", l.id.c_str(), sim->info().path.c_str(), l.title.c_str());
+  log("lesson open id=%s scene=%s title=\"%s\" paused=%d", l.id.c_str(), sim->info().path.c_str(), l.title.c_str(),
+      running ? 0 : 1);
   if (MpmWorld* w = world()) log("transfer %s", transfer_name(w->solver.transfer));
   set_status("lesson: " + l.title);
   // A lesson with a comparison opens it (the preset then acts on every pane); one without ends any.
@@ -211,6 +212,12 @@ void App::panel_lesson() {
   ImGui::TextWrapped("%s", l.title.c_str());
   ImGui::PopStyleColor();
   if (ui::title_font()) ImGui::PopFont();
+  if (!running) {
+    // A lesson opens paused: the teacher introduces it, then runs it.
+    ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+    ImGui::TextWrapped("PAUSED: press Space to start");
+    ImGui::PopStyleColor();
+  }
   for (const std::string& para : l.text) {
     ImGui::TextWrapped("%s", para.c_str());
     ImGui::Spacing();

@@ -33,6 +33,7 @@
 #include "render/cpu/particle_fields.h"
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
+#include "render/cpu/regrid.h"
 #include "render/gl_context.h"
 #include "render/window_state.h"
 #include "sim/core/progress.h"
@@ -305,11 +306,19 @@ void App::sync() {
   if (pending.grid > 0) {
     int n = pending.grid;
     pending.grid = 0;
-    std::vector<std::string> ovr;
-    for (const auto& o : overrides)
-      if (o.rfind("domain.grid=", 0) != 0) ovr.push_back(o);
-    ovr.push_back("domain.grid=" + std::to_string(n));
-    if (sim && load_scene(scene_arg, ovr)) log("grid n=%d", n);
+    // dt follows the cell size (as --refine), so a finer grid keeps the CFL number and does not blow up;
+    // the edited parameters go to the new world (adopt_scene keeps the window's copies).
+    const MpmWorld* w0 = world();
+    const RegridPlan plan = plan_regrid(overrides, w0 ? w0->grid.nx : n, n, solver.dt, solver.substeps);
+    const SolverParams before = solver;
+    solver.dt = plan.dt;
+    solver.substeps = plan.substeps;
+    if (sim && load_scene(scene_arg, plan.overrides)) {
+      log("grid n=%d dt=%.9g substeps=%d", n, static_cast<double>(solver.dt), solver.substeps);
+      set_status(plan.status);
+    } else {
+      solver = before;
+    }
   }
   if (pending.reset) {
     pending.reset = false;
@@ -1295,6 +1304,7 @@ void App::load_settings() {
   settings_path = (fs::path(config_dir) / "settings.ini").string();
   imgui_ini_path = (fs::path(config_dir) / "imgui.ini").string();
   settings.load(settings_path);
+  settings_autosave.saved(settings.text(), 0.0);  // what the file holds (written again once it differs)
   const SettingsFile& s = settings;
   tools.tool = static_cast<Tool>(s.get_int("tool", static_cast<int>(tools.tool), 0, kToolCount - 1));
   tools.radius = s.get_float("tool.radius", tools.radius, 1e-6f, 1e6f);
@@ -1328,15 +1338,14 @@ void App::load_settings() {
   }
   user_scale = s.get_float("ui.scale", user_scale, 0.6f, 3.f);
   projector = s.get_bool("ui.projector", projector);
-  // The rewind's memory budget in MiB (0: a quarter of the memory, at most 2 GiB).
+  // The rewind's memory budget in MiB (0: a quarter of the memory, at most 512 MiB).
   rw.ring.set_budget(rewind_budget_from_settings(s.get_int("rewind.budget_mb", 0, 0, 1 << 20)));
   preset_speed = s.get_float("presets.speed", preset_speed, 0.01f, 100.f);
   out_dir = s.get("output.folder", out_dir);
   open_folder = s.get("scene.folder", open_folder);
 }
 
-void App::save_settings() {
-  if (settings_path.empty()) return;
+void App::fill_settings() {
   SettingsFile& s = settings;
   // A lesson's view is the lesson's: while one is open, the view before it is what is kept.
   const LessonView view = view_before_lesson ? *view_before_lesson : current_view();
@@ -1365,9 +1374,42 @@ void App::save_settings() {
   s.set_float("presets.speed", view.preset_speed);
   s.set("output.folder", out_dir);
   s.set("scene.folder", open_folder);
+}
+
+void App::save_settings() {
+  if (settings_path.empty()) return;
+  fill_settings();
   // Best effort (on exit, nothing to show it in): the reason goes to stderr.
   std::string err;
-  if (!s.save(settings_path, &err)) std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
+  if (!settings.save(settings_path, &err)) std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
+}
+
+bool App::autosave_settings(double now) {
+  if (settings_path.empty() || (settings_offered >= 0.0 && now - settings_offered < 0.25)) return false;
+  settings_offered = now;
+  fill_settings();
+  const std::string text = settings.text();
+  if (!settings_autosave.due(text, now)) return false;
+  std::string err;
+  if (!settings.save(settings_path, &err)) {
+    // Reported once per change (the autosave waits for the next change or for quitting).
+    std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
+    log("settings error %s", err.c_str());
+  } else {
+    log("settings saved path=%s", settings_path.c_str());
+  }
+  settings_autosave.saved(text, now);
+  return true;
+}
+
+void App::sample_sim_rate(double now) {
+  // The clock of what is shown: the single scene, or a comparison's first pane (the others follow it).
+  Simulation* clock = compare.cmp ? compare.cmp->pane(0).sim.get() : sim.get();
+  if (!clock) {
+    sim_rate.reset();
+    return;
+  }
+  sim_rate.sample(now, clock->time(), clock->step_count(), running);
 }
 
 // [SECTION] Entry point ----------------------------------------------------------
@@ -1518,6 +1560,8 @@ int run_window(const WindowOptions& options) {
     auto ph0 = Clock::now();
     app.step_frame();
     auto ph1 = Clock::now();
+    app.sample_sim_rate(seconds_since(run_start));
+    app.autosave_settings(seconds_since(run_start));  // a killed window keeps its settings
     app.snapshot();
     auto ph2 = Clock::now();
     // Notices from the simulation: the auto backend's choice, or a CUDA

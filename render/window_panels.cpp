@@ -944,6 +944,8 @@ void App::draw_banners() {
       ImGui::TextUnformatted(sim->info().name.c_str());
       if (ui::title_font()) ImGui::PopFont();
       MpmWorld* w = world();
+      // The real-time factor (simulated seconds per wall second), while running.
+      const std::string rate_note = running && sim_rate.known() ? "  |  " + rate_text(sim_rate.rate()) + " real time" : "";
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
       if (w)
       {
@@ -951,21 +953,33 @@ void App::draw_banners() {
         const char* tn = tns[static_cast<int>(w->solver.transfer) & 3];
         char blend[32] = "";
         if (w->solver.transfer == Transfer::FLIP) std::snprintf(blend, sizeof blend, " %.2f", static_cast<double>(w->solver.flip_blend));
-        ImGui::Text("%s%s  |  %s particles  |  t = %.3f s", tn, blend, with_commas(table.size()).c_str(), sim->time());
+        ImGui::Text("%s%s  |  %s particles  |  t = %.3f s%s", tn, blend, with_commas(table.size()).c_str(), sim->time(),
+                    rate_note.c_str());
       }
       else
-        ImGui::Text("%s particles  |  t = %.3f", with_commas(table.size()).c_str(), sim->time());
+        ImGui::Text("%s particles  |  t = %.3f s%s", with_commas(table.size()).c_str(), sim->time(), rate_note.c_str());
       ImGui::PopStyleColor();
       bool halted = (w && w->halted()) || (dem_world() && dem_world()->halted());
       if (!running && !halted) {
         ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
         ImGui::TextUnformatted("PAUSED   Space runs, N steps one frame");
         ImGui::PopStyleColor();
-      } else if (running && !halted && speed_ratio < 0.97) {
-        ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
-        ImGui::Text("slow motion  x%.2f  (%d of %d substeps per frame fit the %.0f ms budget)", speed_ratio,
-                    substeps_last, sim->substeps_per_frame(), 12.0);
-        ImGui::PopStyleColor();
+      } else if (running && !halted) {
+        // Slower than kSlowMotionRate of real time (a tiny dt: stiff bonds, a fine grid), or substeps
+        // cut by the frame budget: said, with the dt and the motion a frame covers.
+        const std::string slow = slow_motion_text(sim_rate, sim->substeps_per_frame(), speed_ratio, substeps_last, 12.0);
+        if (slow.empty() != !slow_shown) {
+          slow_shown = !slow.empty();
+          if (slow_shown) log("slow motion rate=%.6g dt=%.6g text=\"%s\"", sim_rate.rate(), sim_rate.dt(), slow.c_str());
+          else log("slow motion end");
+        }
+        if (!slow.empty()) {
+          ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
+          ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+          ImGui::TextUnformatted(slow.c_str());
+          ImGui::PopTextWrapPos();
+          ImGui::PopStyleColor();
+        }
       }
       if (recorder.active()) {
         ImGui::PushStyleColor(ImGuiCol_Text, kError);

@@ -21,6 +21,7 @@
 #include "render/cpu/heat_view.h"
 #include "render/cpu/lesson.h"
 #include "render/cpu/settings.h"
+#include "render/cpu/time_rate.h"
 #include "render/compare_ui.h"
 #include "render/cpu/tools.h"
 #include "render/cuda/particle_interop.h"
@@ -92,6 +93,8 @@ struct App {
   std::string gl_renderer;
   std::string config_dir, settings_path, imgui_ini_path;
   SettingsFile settings;
+  SettingsAutosave settings_autosave;   ///< settings.ini is written when it changes, not only on quit
+  double settings_offered = -1.0;        ///< when autosave_settings last looked (every 0.25 s)
 
   // [SECTION] Scene
   std::unique_ptr<Simulation> sim;
@@ -114,6 +117,8 @@ struct App {
   int64_t frame = 0;
   double ms_per_substep = 0.0;   ///< smoothed
   double speed_ratio = 1.0;      ///< substeps done / substeps wanted (smoothed): < 1 is slow motion
+  SimRate sim_rate;              ///< simulated seconds per wall second (render/cpu/time_rate.h)
+  bool slow_shown = false;       ///< the slow-motion line is up (logged when it comes and goes)
   int substeps_last = 0;
   double fps = 0.0, frame_ms = 0.0;
   History ke, momentum_x, momentum_y, angular;
@@ -296,6 +301,13 @@ struct App {
   void record_frame();
   void load_settings();
   void save_settings();
+  /// The settings as save_settings writes them, into `settings`.
+  void fill_settings();
+  /// Writes settings.ini when it has changed (render/cpu/settings.h SettingsAutosave); `now` in
+  /// seconds. Returns true when it wrote.
+  bool autosave_settings(double now);
+  /// Notes the frame's simulated time for the real-time factor (sim_rate).
+  void sample_sim_rate(double now);
   MpmWorld* world() { return sim ? sim->mpm() : nullptr; }
   MpmScene* mpm_scene();
   Vec2 centroid(const std::vector<uint32_t>& rows) const;

@@ -117,7 +117,7 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
     std::vector<const char*> tools;
     for (int k = 0; k < kToolCount; ++k) tools.push_back(tool_name(static_cast<Tool>(k)));
     l.tool = vr.choice("tool", -1, tools);
-    l.paused = vr.boolean("paused", false);
+    l.paused = vr.boolean("paused", true);  // a lesson waits for the teacher unless it says otherwise
     l.select_id = static_cast<unsigned>(vr.integer("select", 0, 0, 2000000000));
     vr.finish();
   }

@@ -39,7 +39,7 @@ struct Lesson {
                    ///< scalar, plastic_strain, temperature, melt_fraction), -1: unchanged
   std::optional<bool> grid, grid_velocity, particle_velocity, affine, contacts, forces;
   int tool = -1;   ///< render/cpu/tools.h Tool index, -1: unchanged
-  bool paused = false;
+  bool paused = true;  ///< opens paused (the teacher presses Space); a file opts out with "paused": false
   int preset = -1;  ///< Preset index (translation, rotation, shear, dilation) applied at the start, -1: none
   float preset_speed = 1.f;
   unsigned select_id = 0;  ///< particle ID selected at the start (its affine field shows), 0: none

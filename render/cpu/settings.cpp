@@ -50,8 +50,7 @@ bool SettingsFile::save(const std::string& path, std::string* error) const {
   std::error_code ec;
   std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::string text = "# Particle Sandbox window settings (written on exit)\n";
-  for (const auto& kv : values_) text += kv.first + " = " + kv.second + "\n";
+  const std::string text = this->text();
   try {
     write_file_atomic(path, text);
   } catch (const std::exception& e) {
@@ -59,6 +58,25 @@ bool SettingsFile::save(const std::string& path, std::string* error) const {
     return false;
   }
   return true;
+}
+
+std::string SettingsFile::text() const {
+  std::string text = "# Particle Sandbox window settings (written when they change and on exit)\n";
+  for (const auto& kv : values_) text += kv.first + " = " + kv.second + "\n";
+  return text;
+}
+
+bool SettingsAutosave::due(const std::string& text, double now) {
+  if (text != offered_) {
+    offered_ = text;
+    changed_ = now;
+  }
+  return text != saved_ && now - changed_ >= delay_;
+}
+
+void SettingsAutosave::saved(const std::string& text, double now) {
+  saved_ = offered_ = text;
+  changed_ = now;
 }
 
 std::string SettingsFile::get(const std::string& k, const std::string& def) const {

@@ -19,6 +19,8 @@ class SettingsFile {
   /// creates the folder. Never throws: returns false and sets *error (file
   /// and OS reason) on failure.
   bool save(const std::string& path, std::string* error = nullptr) const;
+  /// The file's text as save() writes it (a comment line, then the keys sorted).
+  std::string text() const;
 
   bool has(const std::string& k) const { return values_.count(k) != 0; }
   std::string get(const std::string& k, const std::string& def) const;
@@ -33,6 +35,25 @@ class SettingsFile {
 
  private:
   std::map<std::string, std::string> values_;
+};
+
+/// When to write the settings while the window runs, so a window that is
+/// killed (or crashes) keeps them: offered the settings text now and then, it
+/// says to write it once it differs from the last written text and has not
+/// changed for `delay` seconds (a slider being dragged is written once, after
+/// it stops).
+class SettingsAutosave {
+ public:
+  explicit SettingsAutosave(double delay = 2.0) : delay_(delay) {}
+  /// `text` is what would be written now (SettingsFile::text()).
+  bool due(const std::string& text, double now);
+  /// `text` was written (or read at the start: it is what the file holds) at `now`.
+  void saved(const std::string& text, double now);
+
+ private:
+  double delay_;
+  std::string saved_, offered_;
+  double changed_ = 0.0;  ///< when the offered text last changed
 };
 
 }  // namespace ps

@@ -12,15 +12,19 @@ namespace {
 constexpr size_t kSnapshotBytesPerFrame = size_t{4} << 20;
 }  // namespace
 
+size_t default_rewind_budget_for(size_t physical_bytes) {
+  constexpr size_t kCap = size_t{512} << 20;
+  if (physical_bytes == 0) return kCap;
+  return std::min(kCap, physical_bytes / 4);
+}
+
 size_t default_rewind_budget() {
-  constexpr size_t kCap = size_t{2} << 30;
   size_t phys = 0;
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0) phys = static_cast<size_t>(pages) * static_cast<size_t>(page);
 #endif
-  if (phys == 0) return size_t{512} << 20;
-  return std::min(kCap, phys / 4);
+  return default_rewind_budget_for(phys);
 }
 
 const char* rewind_action_name(RewindAction::Kind k) {

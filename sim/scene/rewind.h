@@ -42,7 +42,11 @@
 
 namespace ps {
 
-/// A quarter of the physical memory, at most 2 GiB (512 MiB when unknown).
+/// The rewind's default memory budget for a machine with this much physical
+/// memory: a quarter of it, at most 512 MiB (a classroom laptop of 4 to 8 GB
+/// keeps room for the window, the scene and the rest); 512 MiB when unknown (0).
+size_t default_rewind_budget_for(size_t physical_bytes);
+/// default_rewind_budget_for(this machine's physical memory).
 size_t default_rewind_budget();
 
 /// One thing the user did to the world, with the step count it was applied at.

@@ -6,10 +6,13 @@ against the app's one-line action log:
   1. the first lesson opens its scene with PIC and spins the block (the
      rotation preset gives it angular momentum);
   2. running it, PIC loses angular momentum (the Stats sample logged on pause);
-  3. Page Down opens the next lesson (APIC) on the same block, spun again;
+  3. Page Down, with lesson 01 running, opens the next lesson (APIC) on the
+     same block, spun again and paused (lessons wait for the teacher: Space
+     then runs it);
   4. a screenshot with the lesson panel shows (kept in the work folder);
   5. Page Down opens lesson 03: four panes (PIC, APIC, FLIP, PolyPIC) from one
-     state, fitted to the pane (not drawn at a pixel per metre); they run,
+     state, fitted to the pane (not drawn at a pixel per metre), paused on
+     their first frame (a screenshot); Space runs them,
      PIC loses the rotation the others keep; Home restores every pane to the
      start (the first frame's hash, after the lesson's preset), Right steps one recorded frame, Space replays
      and runs on; a screenshot of the four panes.
@@ -80,8 +83,13 @@ def main():
         if not abs(l1) < 0.8 * abs(l0):
             fail("after %s steps with PIC the block kept L=%g of %g" % (s.group(1), l1, l0))
         print("PIC lost rotation: L %g -> %g after %s steps (t=%s s)" % (l0, l1, s.group(1), s.group(2)))
+        # A lesson waits for the teacher: opened while the window runs, it still opens paused.
+        xdo(args, "key", "space")
+        app.expect(r"^resume")
         xdo(args, "key", "Next")  # Page Down
-        app.expect(r"^lesson open id=02_apic_keeps_rotation ")
+        o2 = app.expect(r"^lesson open id=02_apic_keeps_rotation .* paused=(\d)")
+        if o2.group(1) != "1":
+            fail("lesson 02, opened while lesson 01 ran, did not open paused: %s" % o2.group(0))
         app.expect(r"^transfer apic")  # the lesson's transfer, not the one edited before
         p2 = app.expect(r"^preset rotation .* angular_before=(\S+) angular_after=(\S+)")
         if abs(float(p2.group(2)) - l0) > 1e-6 * abs(l0):
@@ -92,9 +100,14 @@ def main():
         w, h, bins = colour_bins(shot.group(1))
         if bins < 8:
             fail("screenshot looks blank")
-        print("screenshot ok: %s" % shot.group(1))
+        print("screenshot ok (lesson 02 paused on its first frame): %s" % shot.group(1))
+        xdo(args, "key", "space")  # paused, so Space runs it (running, Space would pause it)
+        app.expect(r"^resume")
+        print("lesson 02 opened paused; Space ran it")
         xdo(args, "key", "Next")  # past the two bad files to lesson 03: the comparison
-        app.expect(r"^lesson open id=03_side_by_side ")
+        o3 = app.expect(r"^lesson open id=03_side_by_side .* paused=(\d)")
+        if o3.group(1) != "1":
+            fail("lesson 03, opened while lesson 02 ran, did not open paused: %s" % o3.group(0))
         start = app.expect(r'^compare start panes=4 labels="transfer=pic \| transfer=apic \| transfer=flip \| '
                            r'transfer=polypic" hash0=([0-9a-f]+)')
         # Frame 0 as last shown: after the lesson's rotation preset (the scene's bodies start spun
@@ -103,6 +116,12 @@ def main():
         fit = app.expect(r"^compare fit scale=(\S+)")
         if float(fit.group(1)) < 100.0:
             fail("the panes were fitted at %s pixels per metre (the block is a dot)" % fit.group(1))
+        time.sleep(1.0)
+        xdo(args, "key", "F12")  # the four panes waiting on their first frame
+        shot = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
+        print("paused comparison screenshot: %s" % shot.group(1))
+        xdo(args, "key", "space")  # the lesson opened paused: Space runs it
+        app.expect(r"^resume")
         time.sleep(2.5)
         xdo(args, "key", "space")
         pc = app.expect(r"^pause compare step=(\d+) angular=\[(\S+)\]")

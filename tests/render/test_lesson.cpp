@@ -2,10 +2,12 @@
 // scene loads with its overrides (so a lesson cannot rot when a scene
 // changes); ids resolve by prefix; bad lesson files get located errors.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
 #include "render/cpu/lesson.h"
+#include "sim/mpm/mpm_world.h"
 #include "sim/core/error.h"
 #include "sim/scene/simulation.h"
 
@@ -61,6 +63,50 @@ TEST_CASE("The first two lessons set PIC and APIC on the same block and spin it"
   CHECK(apic.set == std::vector<std::string>{"solver.transfer=apic"});
   CHECK(pic.preset == 1);  // rotation
   CHECK(apic.preset == 1);
+}
+
+TEST_CASE("A lesson opens paused unless its file says \"paused\": false", "[lesson]") {
+  const std::string base = R"({"title": "t", "scene": "pic_vs_apic", "text": "x")";
+  CHECK(parse_lesson(base + "}", "a.json").paused);                                   // no view
+  CHECK(parse_lesson(base + R"(, "view": {"color": "speed"}})", "b.json").paused);    // a view without it
+  CHECK(parse_lesson(base + R"(, "view": {"paused": true}})", "c.json").paused);
+  CHECK_FALSE(parse_lesson(base + R"(, "view": {"paused": false}})", "d.json").paused);  // the opt-out
+  // Every built-in lesson waits for the teacher.
+  for (const std::string& p : builtin_lesson_paths()) {
+    INFO(p);
+    CHECK(load_lesson(p).paused);
+  }
+}
+
+TEST_CASE("Lessons 01 and 03 describe the angular momentum curves the way they go", "[lesson]") {
+  // The lessons' rotation preset turns the block clockwise: L < 0, so a transfer that loses the
+  // rotation draws a curve rising towards zero (PIC quickly, FLIP slowly), not one going down.
+  auto run = [](const char* transfer) {
+    std::unique_ptr<Simulation> sim = load_simulation("pic_vs_apic", {std::string("solver.transfer=") + transfer}, "cpu", 1);
+    sim->mpm()->apply_preset(Preset::Rotation, 1.f);
+    const double l0 = sim->diagnostics().angular_momentum;
+    while (sim->time() < 0.3) REQUIRE(sim->step(sim->substeps_per_frame()).ok);
+    return std::pair<double, double>(l0, sim->diagnostics().angular_momentum);
+  };
+  const auto pic = run("pic"), flip = run("flip"), apic = run("apic");
+  REQUIRE(pic.first < 0.0);
+  CHECK(pic.second > pic.first);                       // rises
+  CHECK(std::abs(pic.second) < 0.1 * std::abs(pic.first));  // to (nearly) zero
+  CHECK(flip.second > flip.first);                     // rises too, more slowly
+  CHECK(flip.second < 0.5 * flip.first);
+  CHECK(apic.second == Approx(apic.first).epsilon(1e-3));  // flat
+  auto says = [](const Lesson& l, const std::string& part) {
+    for (const std::string& s : l.look_for)
+      if (s.find(part) != std::string::npos) return true;
+    return false;
+  };
+  const Lesson l1 = load_lesson(resolve_lesson_path("01"));
+  const Lesson l3 = load_lesson(resolve_lesson_path("03"));
+  CHECK(says(l1, "rising towards zero"));
+  CHECK_FALSE(says(l1, "falling towards zero"));
+  CHECK(says(l3, "blue (PIC) quickly up to zero"));
+  CHECK(says(l3, "green (FLIP) slowly up towards zero"));
+  CHECK_FALSE(says(l3, "slowly down"));
 }
 
 TEST_CASE("Lesson names resolve by id or unique prefix, unknown names list the built-ins", "[lesson]") {

@@ -8,8 +8,13 @@
 
 #include <GLFW/glfw3.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "imgui.h"
 #include "imgui_internal.h"
@@ -126,6 +131,55 @@ TEST_CASE("Without an MPM world the resampling feature takes no key and draws no
     f.panel(app);
     CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y == ImGui::GetCurrentWindow()->DC.CursorStartPos.y);  // nothing
   });
+}
+
+TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",
+          "[window][regrid]") {
+  App app;  // no window: scenes build on this thread
+  app.opt.threads = 1;
+  app.backend = "cpu";
+  REQUIRE(app.load_scene("dam_break", {}));
+  REQUIRE(app.world()->grid.nx == 192);
+  REQUIRE(app.solver.dt == Approx(2e-4));
+  app.pending.grid = 384;  // "Apply grid and restart"
+  app.sync();
+  REQUIRE(app.world() != nullptr);
+  CHECK(app.world()->grid.nx == 384);
+  CHECK(app.world()->solver.dt == Approx(1e-4));  // as --refine: the CFL number stays
+  CHECK(app.world()->solver.substeps == 40);       // a frame covers the same simulated time
+  CHECK(app.status_line.find("dt 0.0002 -> 0.0001 s") != std::string::npos);
+  // A reset keeps the re-gridded scene with its dt (the window's copies).
+  app.pending.reset = true;
+  app.sync();
+  CHECK(app.world()->grid.nx == 384);
+  CHECK(app.world()->solver.dt == Approx(1e-4));
+}
+
+TEST_CASE("Settings are written when they change, not only on a clean quit", "[window][settings]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ps_autosave_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  App app;
+  app.settings_path = (dir / "settings.ini").string();
+  app.settings_autosave.saved(app.settings.text(), 0.0);  // as load_settings: no file yet
+  auto file = [&] {
+    std::ifstream in(app.settings_path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  CHECK_FALSE(app.autosave_settings(0.0));  // the full settings differ from the (missing) file: 2 s later
+  CHECK_FALSE(fs::exists(app.settings_path));
+  CHECK(app.autosave_settings(2.5));
+  REQUIRE(fs::exists(app.settings_path));
+  CHECK_FALSE(app.autosave_settings(5.0));  // nothing changed since
+  // A change (the repel tool) is written once it has held for 2 s; a kill after that keeps it.
+  app.tools.tool = Tool::Repel;
+  CHECK_FALSE(app.autosave_settings(6.0));
+  CHECK_FALSE(app.autosave_settings(7.0));
+  CHECK(file().find("tool = 3\n") == std::string::npos);
+  CHECK(app.autosave_settings(8.1));
+  CHECK(file().find("tool = 3\n") != std::string::npos);
+  CHECK_FALSE(app.autosave_settings(20.0));
+  fs::remove_all(dir);
 }
 
 }  // namespace ps

@@ -325,10 +325,16 @@ TEST_CASE("Scenes with rigid bodies refuse rewind with a reason and actions stil
   REQUIRE(rw.actions().empty());
 }
 
-TEST_CASE("The default rewind budget is a quarter of the memory, at most 2 GiB", "[rewind]") {
+TEST_CASE("The default rewind budget is a quarter of the memory, at most 512 MiB", "[rewind]") {
   const size_t b = default_rewind_budget();
   REQUIRE(b >= (size_t{64} << 20));
-  REQUIRE(b <= (size_t{2} << 30));
+  REQUIRE(b <= (size_t{512} << 20));
+  constexpr size_t MiB = size_t{1} << 20, GiB = size_t{1} << 30;
+  CHECK(default_rewind_budget_for(2 * GiB) == 512 * MiB);   // a quarter
+  CHECK(default_rewind_budget_for(1 * GiB) == 256 * MiB);
+  CHECK(default_rewind_budget_for(8 * GiB) == 512 * MiB);   // a classroom laptop: the cap
+  CHECK(default_rewind_budget_for(128 * GiB) == 512 * MiB);
+  CHECK(default_rewind_budget_for(0) == 512 * MiB);         // unknown
 }
 
 TEST_CASE("Rewind frame boundaries step between displayed frames, not every call", "[rewind]") {
