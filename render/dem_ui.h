@@ -23,7 +23,9 @@ struct DemUi {
 
   // Overlays.
   bool show_bonds = true, show_broken = true, show_contacts = false, show_walls = true;
-  bool bond_auto_range = true;  ///< colour bar spans the frame's largest ratio, not 0..1 of the strength
+  /// Off (the default): the colour bar is 0..1 of the strength, so bright means near breaking;
+  /// on: it spans the frame's largest ratio.
+  bool bond_auto_range = false;
   Colormap bond_cmap = Colormap::Turbo;
   float bond_hi = 1.f;          ///< top of the bond colour bar (ratio)
   ForceScale force_scale;

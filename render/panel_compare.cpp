@@ -20,6 +20,7 @@
 #include "imgui_stdlib.h"
 #include "render/cpu/file_open.h"
 #include "render/cpu/picking.h"
+#include "render/cpu/particle_fields.h"
 #include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/core/error.h"
@@ -98,6 +99,7 @@ void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& var
   c.grabbing = false;
   c.halted.clear();
   c.last_sample = -1.0;
+  if (color_mode == ColorMode::Speed) range_lo = range_hi = 0.f;  // the speed range starts with the panes
   for (auto& cv : c.curves) cv = CompareUi::Curves{};
   if (!c.renderers_ready) {
     for (ParticleRenderer& r : c.renderers) r.init();
@@ -199,9 +201,10 @@ void App::compare_snapshot() {
       for (size_t i = 0; i < t.size(); ++i) vmax = std::max(vmax, std::hypot(t.vx[i], t.vy[i]));
   }
   if (speed) {
-    // One range for all panes, so equal colours mean equal speeds.
-    range_lo = 0.f;
-    range_hi = std::max(range_hi * 0.98f, vmax);
+    // One range for all panes, so equal colours mean equal speeds: 0 to the
+    // fastest since the comparison started or the last preset (as the single
+    // view's), so a pane that loses its motion fades against one that keeps it.
+    hold_speed_range(vmax, range_lo, range_hi);
   }
   for (size_t k = 0; k < c.cmp->size(); ++k) {
     const ParticleTable& t = c.tables[k];

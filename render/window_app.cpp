@@ -218,6 +218,7 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;
+  if (color_mode == ColorMode::Speed) range_lo = range_hi = 0.f;  // the speed range starts again
   if (save_path.empty() || !same)
     save_path = (fs::path(out_dir) / (fs::path(sim->info().path).stem().string() + "-edited.json")).string();
   sgf_scene_loaded(*this);
@@ -277,6 +278,7 @@ void App::sync() {
     const Preset p = *pending.preset;
     pending.preset.reset();
     compare.cmp->apply_preset(p, preset_speed);  // (a pending fit of a new comparison stays pending)
+    if (color_mode == ColorMode::Speed) range_lo = range_hi = 0.f;  // the speed range starts again
     log("compare preset %s hash0=%016" PRIx64, preset_name(p), log_hash(*compare.cmp->pane(0).sim));
   }
   if (compare.cmp && compare.pending_seek >= 0) {
@@ -381,6 +383,7 @@ void App::sync() {
     preset.speed = preset_speed;
     rw.ring.apply(*sim, std::move(preset));
     grid_ref_speed = particle_ref_speed = 0.f;
+    if (color_mode == ColorMode::Speed) range_lo = range_hi = 0.f;  // the speed range starts again
     host_table_stale = true;
     Diagnostics after = w->diagnostics();
     diag = after;
@@ -472,6 +475,12 @@ int64_t row_of_id(const std::vector<uint32_t>& id, uint32_t want, size_t lo = 0,
 void update_auto_range(App& a, const std::vector<float>& v) {
   float lo, hi;
   robust_range(v, 0.005f, a.range_scratch, lo, hi);
+  if (a.color_mode == ColorMode::Speed) {
+    // Decay shows as colours fading (a lesson's "from the outside in"), and a
+    // block come to rest is the slow end, not noise stretched over the bar.
+    hold_speed_range(hi, a.range_lo, a.range_hi);
+    return;
+  }
   if (a.color_mode == ColorMode::Speed || a.color_mode == ColorMode::Stress || a.color_mode == ColorMode::PlasticStrain)
     lo = 0.f;
   if (a.color_mode == ColorMode::VolumeRatio) {

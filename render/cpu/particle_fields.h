@@ -42,4 +42,14 @@ void value_range(const std::vector<float>& v, float& lo, float& hi);
 /// reused storage (no allocation once it has grown).
 void robust_range(const std::vector<float>& v, float tail, std::vector<float>& scratch, float& lo, float& hi);
 
+/// The speed colours' auto range: 0 to the fastest speed since it was reset
+/// (a load, a preset, a comparison's start: hi = 0), never shrinking, so a
+/// motion that dies out fades to the slow end instead of its noise filling
+/// the bar. `frame_hi` is this frame's (robust) largest speed.
+inline void hold_speed_range(float frame_hi, float& lo, float& hi) {
+  lo = 0.f;
+  hi = frame_hi > hi ? frame_hi : hi;
+  if (!(hi > 1e-6f)) hi = 1e-6f;
+}
+
 }  // namespace ps

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <unistd.h>
 #include "render/cpu/lesson.h"
+#include "render/cpu/particle_fields.h"
 #include "sim/mpm/mpm_world.h"
 #include "sim/core/error.h"
 #include "sim/scene/simulation.h"
@@ -107,6 +108,40 @@ TEST_CASE("Lessons 01 and 03 describe the angular momentum curves the way they g
   CHECK(says(l3, "blue (PIC) quickly up to zero"));
   CHECK(says(l3, "green (FLIP) slowly up towards zero"));
   CHECK_FALSE(says(l3, "slowly down"));
+}
+
+TEST_CASE("Lesson 01's speed colours fade from the outside in and a stopped block takes the slow end", "[lesson]") {
+  // What the window's auto range does for speed (hold_speed_range), on lesson 01's PIC block:
+  // the colour of a particle is its speed over the range's top. Following each frame's own
+  // maximum instead, the top fell from 0.118 to 0.0019 in a second and the stopped block
+  // turned red (its noise stretched over the bar).
+  const Lesson l = load_lesson(resolve_lesson_path("01"));
+  std::unique_ptr<Simulation> sim = load_simulation(lesson_scene_arg(l), l.set, "cpu", 1);
+  sim->mpm()->apply_preset(Preset::Rotation, 1.f);
+  std::vector<float> speed, scratch;
+  float lo = 0.f, hi = 0.f;
+  ParticleTable t;
+  auto frame = [&] {
+    sim->table(t);
+    speed.resize(t.size());
+    for (size_t i = 0; i < t.size(); ++i) speed[i] = std::hypot(t.vx[i], t.vy[i]);
+    float flo = 0.f, fhi = 0.f;
+    robust_range(speed, 0.005f, scratch, flo, fhi);
+    hold_speed_range(fhi, lo, hi);
+    float top = 0.f;  // the fastest particle's place on the bar
+    for (float v : speed) top = std::max(top, v / hi);
+    return top;
+  };
+  const float start = frame();
+  const float hi0 = hi;
+  CHECK(start == Approx(1.f).margin(0.05f));  // the rim at the top of the bar
+  while (sim->time() < 1.0) REQUIRE(sim->step(sim->substeps_per_frame()).ok);
+  const float later = frame();
+  CHECK(hi == hi0);           // the range held
+  CHECK(lo == 0.f);
+  CHECK(later < 0.05f);        // stopped: the slow end, not red
+  hold_speed_range(0.f, lo, hi = 0.f);  // a reset (load, preset) starts again from this frame
+  CHECK(frame() == Approx(1.f).margin(0.05f));
 }
 
 TEST_CASE("Lesson names resolve by id or unique prefix, unknown names list the built-ins", "[lesson]") {
