@@ -306,7 +306,7 @@ void rewind_draw_strip(App& a) {
   RewindUi& r = a.rw;
   const ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
-  const float x = a.left_w, w = std::max(64.f, W - a.left_w - a.right_w);
+  const float x = a.side_left(), w = std::max(64.f, W - a.side_left() - a.side_right());
   if (!ui::begin_strip("##rewind_strip", ImVec2(x, H - rh), ImVec2(w, rh), ImVec2(8.f * a.ui_scale, 4.f * a.ui_scale)))
     return;
   if (a.compare.cmp) {

@@ -862,7 +862,7 @@ void sgf_draw_timeline(App& a) {
   if (th <= 0.f) return;
   const ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
-  const float x = a.left_w, w = std::max(64.f, W - a.left_w - a.right_w);
+  const float x = a.side_left(), w = std::max(64.f, W - a.side_left() - a.side_right());
   // Above the rewind strip (panel_rewind.cpp).
   if (!ui::begin_strip("##sgf_timeline", ImVec2(x, H - th - rewind_strip_height(a)), ImVec2(w, th),
                        ImVec2(10.f * a.ui_scale, 6.f * a.ui_scale)))

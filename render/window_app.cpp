@@ -873,9 +873,9 @@ void App::snapshot() {
 
 ScreenRect App::scene_viewport() const {
   ScreenRect r;
-  r.x = left_w;
+  r.x = side_left();
   r.y = 0.f;
-  r.w = std::max(64.f, cam.width() - left_w - right_w);
+  r.w = std::max(64.f, cam.width() - side_left() - side_right());
   r.h = std::max(64.f, cam.height() - sgf_timeline_height(*this) - rewind_strip_height(*this));
   return r;
 }
@@ -926,6 +926,11 @@ void App::handle_input() {
         if (f->key(*this, k.key, k.mods)) break;
     rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
+    if (pressed(GLFW_KEY_TAB)) {
+      panels_hidden = !panels_hidden;
+      log("panels hidden=%d", panels_hidden ? 1 : 0);
+      if (panels_hidden) set_status("panels hidden: Tab shows them again");
+    }
     if (pressed(GLFW_KEY_PAGE_DOWN)) step_lesson(+1);  // a presenter's remote sends Page Down / Up
     if (pressed(GLFW_KEY_PAGE_UP)) step_lesson(-1);
     if (pressed(GLFW_KEY_F2)) {

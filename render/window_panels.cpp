@@ -179,6 +179,11 @@ void App::draw_panels() {
     return open;
   };
 
+  // Tab (presenter view): no side panels; the legend, strips, banners and help stay.
+  if (panels_hidden) {
+    draw_overlays();
+    return;
+  }
   // Left column: docked to the left edge, full height, width resizable (kept in imgui.ini).
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(left_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
@@ -223,7 +228,10 @@ void App::draw_panels() {
   right_w = ImGui::GetWindowWidth();
   panels_resized = false;
   ImGui::End();
+  draw_overlays();
+}
 
+void App::draw_overlays() {
   draw_legend();
   dem_draw_legend();
   sgf_draw_timeline(*this);
@@ -1082,6 +1090,7 @@ void App::draw_help() {
         {"F9", "start / stop recording the view"},
         {"Page Down / Up", "next / previous lesson (the first one when none is open)"},
         {"F2", "projector mode: high contrast, larger text and particles"},
+        {"Tab", "hide / show the side panels (the scene takes the window)"},
         {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
         {"H / Esc", "show / hide this help"},
         {"Ctrl+Q", "quit"},

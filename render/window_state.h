@@ -146,6 +146,10 @@ struct App {
   double frame_rest_ms = 0.0;  ///< a frame's time besides stepping (moving average): the step budget's complement
   SpritePath sprite_path = SpritePath::Auto;  ///< settings view.sprites (render/gl_draw.h)
   float left_w = 340.f, right_w = 330.f;  ///< panel widths (logical px, scaled)
+  /// Tab: both side panels hidden, the scene takes the window (a projector's presenter view).
+  bool panels_hidden = false;
+  float side_left() const { return panels_hidden ? 0.f : left_w; }   ///< what the left panel takes
+  float side_right() const { return panels_hidden ? 0.f : right_w; } ///< what the right panel takes
   /// The side panels' background: their ImGui window background is left
   /// transparent and a scissored clear in the colour ImGui would have blended
   /// over the scene is put first in each panel's draw list (a callback), so it
@@ -371,6 +375,7 @@ struct App {
   void rebuild_ui();
   float effective_ui_scale() const { return content_scale * user_scale * (projector ? 1.35f : 1.f); }
   void draw_panels();
+  void draw_overlays();  ///< legend, strips, banners, help: over the scene, panels or not
   void clear_panel_backgrounds();  ///< after ImGui::Render(): the panels' background callbacks
   void panel_scene();
   void panel_solver();

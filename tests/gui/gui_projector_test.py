@@ -5,7 +5,10 @@ Starts `sandbox gui pic_vs_apic --verbose --paused --size 1280x720` and checks:
   1. F2 switches projector mode on: the UI is rebuilt at 1.35 x (logged), the
      panels' background is black and the scene title is drawn larger;
   2. Ctrl+- scales the UI down by 10 %, Ctrl+0 back to 1 (logged);
-  3. F2 again restores the normal theme (the panel background is not black).
+  3. F2 again restores the normal theme (the panel background is not black);
+  4. Tab hides both side panels: the scene's view is fitted again to the whole
+     window (its centre at x = 640) and the panels' pixels are the scene's
+     background; Tab again brings them back (centre between the panels).
 Screenshots of both themes are kept in the work folder.
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
@@ -31,7 +34,7 @@ def panel_pixel(app, args):
 def main():
     args = parse_args()
     cfg, out = work_dirs(args, "config", "captures")
-    guilib.DEADLINE[0] = time.monotonic() + 30.0
+    guilib.DEADLINE[0] = time.monotonic() + 45.0
     app = App(args, cfg, out, "pic_vs_apic")
 
     def steps():
@@ -66,6 +69,22 @@ def main():
         if back != normal:
             fail("after F2 again the panel background is %s, it was %s" % (back, normal))
         print("scale keys ok; normal theme restored")
+        xdo(args, "key", "Tab")
+        app.expect(r"^panels hidden=1")
+        v = app.expect(r"^view scale=(\S+) cx=\S+ cy=\S+ sx=(\S+) sy=\S+")
+        if abs(float(v.group(2)) - 640.0) > 1.0:
+            fail("with the panels hidden the view's centre is at x=%s, not the window's 640" % v.group(2))
+        time.sleep(0.3)
+        bare, path = panel_pixel(app, args)
+        if bare == normal:
+            fail("with the panels hidden the left edge still shows the panel background %s" % (bare,))
+        xdo(args, "key", "Tab")
+        app.expect(r"^panels hidden=0")
+        v2 = app.expect(r"^view scale=(\S+) cx=\S+ cy=\S+ sx=(\S+) sy=\S+")
+        if not float(v2.group(1)) < float(v.group(1)):
+            fail("with the panels back the view did not shrink (%s, hidden %s)" % (v2.group(1), v.group(1)))
+        print("presenter view ok: panels hidden, scene centred at 640 with scale %s (panels shown: %s), %s"
+              % (v.group(1), v2.group(1), path))
 
     return drive(app, args, "projector gui test", steps)
 
