@@ -124,10 +124,10 @@ void App::update_temperature_range(const std::vector<float>& v) {
 
 void App::log_view() const {
   Vec2 c = cam.viewport().centre();
-  log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g", static_cast<double>(cam.scale()),
-      static_cast<double>(cam.centre().x), static_cast<double>(cam.centre().y), static_cast<double>(c.x),
-      static_cast<double>(c.y), static_cast<int>(cam.width()), static_cast<int>(cam.height()),
-      static_cast<double>(cam.pixel_ratio()));
+  log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g viewport=%dx%d",
+      static_cast<double>(cam.scale()), static_cast<double>(cam.centre().x), static_cast<double>(cam.centre().y),
+      static_cast<double>(c.x), static_cast<double>(c.y), static_cast<int>(cam.width()), static_cast<int>(cam.height()),
+      static_cast<double>(cam.pixel_ratio()), static_cast<int>(cam.viewport().w), static_cast<int>(cam.viewport().h));
 }
 
 // [SECTION] Scenes ------------------------------------------------------------
