@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include "sim/core/progress.h"
 #include "sim/dem/dem_scene.h"
+#include "sim/dem/dem_sgf.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json_read.h"
 #include "sim/scene/coupled.h"

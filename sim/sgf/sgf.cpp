@@ -17,8 +17,6 @@
 #include "sim/io/text.h"
 #include "sim/io/p4.h"
 #include "sim/io/json_read.h"
-#include "sim/dem/dem_particles.h"
-#include "sim/dem/dem_vec.h"
 #include "sim/mpm/mpm_particles.h"
 
 namespace fs = std::filesystem;
@@ -604,34 +602,12 @@ const std::vector<uint32_t>& SgfSchedule::active(int64_t step) {
   return active_;
 }
 
-namespace {
-inline void add_row(Vec2& f, double fx, double fy) { f += Vec2{static_cast<float>(fx), static_cast<float>(fy)}; }
-inline void add_row(dem::Vec2d& f, double fx, double fy) { f += dem::Vec2d{fx, fy}; }
-}  // namespace
-
-template <class V>
-bool SgfSchedule::add_forces_impl(int64_t step, const IdIndexMap& map, V* fext, size_t n) {
-  missing_ = 0;
-  bool any = false;
-  for (uint32_t fi : active(step)) {
-    const File& f = files_[fi];
-    for (size_t r = f.row_begin; r < f.row_end; ++r) {
-      uint32_t i = map.find(ids_[r]);
-      if (i == IdIndexMap::kNone || i >= n) {
-        ++missing_;
-        const uint32_t id = ids_[r];
-        auto it = std::lower_bound(missing_seen_.begin(), missing_seen_.end(), id);
-        if (it == missing_seen_.end() || *it != id) {
-          missing_seen_.insert(it, id);
-          missing_new_.push_back(id);
-        }
-        continue;
-      }
-      add_row(fext[i], fx_[r], fy_[r]);
-      any = true;
-    }
+void SgfSchedule::note_missing(uint32_t id) {
+  auto it = std::lower_bound(missing_seen_.begin(), missing_seen_.end(), id);
+  if (it == missing_seen_.end() || *it != id) {
+    missing_seen_.insert(it, id);
+    missing_new_.push_back(id);
   }
-  return any;
 }
 
 std::vector<uint32_t> SgfSchedule::take_new_missing() {
@@ -641,29 +617,11 @@ std::vector<uint32_t> SgfSchedule::take_new_missing() {
   return out;
 }
 
-bool SgfSchedule::add_forces(int64_t step, const IdIndexMap& map, Vec2* fext, size_t n) {
-  return add_forces_impl(step, map, fext, n);
-}
-
-bool SgfSchedule::add_forces(int64_t step, const IdIndexMap& map, dem::Vec2d* fext, size_t n) {
-  return add_forces_impl(step, map, fext, n);
-}
-
 void SgfForceApplier::update_map(const uint32_t* ids, size_t n) {
   if (ids_seen_.size() != n || !std::equal(ids, ids + n, ids_seen_.begin())) {
     ids_seen_.assign(ids, ids + n);
     map_.build(ids, n);
   }
-}
-
-bool SgfForceApplier::operator()(int64_t step, const uint32_t* ids, size_t n, Vec2* fext) {
-  update_map(ids, n);
-  return schedule_.add_forces(step, map_, fext, n);
-}
-
-bool SgfForceApplier::operator()(int64_t step, const uint32_t* ids, size_t n, dem::Vec2d* fext) {
-  update_map(ids, n);
-  return schedule_.add_forces(step, map_, fext, n);
 }
 
 namespace {
@@ -687,32 +645,7 @@ std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApp
   };
 }
 
-std::function<bool(int64_t, dem::DemParticles&)> dem_hook(std::shared_ptr<SgfForceApplier> applier) {
-  // Same contract as the MPM hook, in double precision: fext is set (not
-  // accumulated) on every step that has forces, and cleared once after the
-  // last one (`dirty`), so no stale force is left if the hook is removed.
-  auto dirty = std::make_shared<bool>(true);
-  return [applier, dirty](int64_t step, dem::DemParticles& p) {
-    const size_t n = p.size();
-    if (p.fext.size() != n) p.fext.resize(n);
-    const bool active = !applier->schedule().active(step).empty();
-    if (!active && !*dirty) return false;
-    std::fill(p.fext.begin(), p.fext.end(), dem::Vec2d{});
-    const bool any = active && (*applier)(step, p.id.data(), n, p.fext.data());
-    *dirty = any;
-    return any;
-  };
-}
-
 }  // namespace
-
-std::function<bool(int64_t, dem::DemParticles&)> make_dem_force_hook(const SgfList& list) {
-  return dem_hook(std::make_shared<SgfForceApplier>(list));
-}
-
-std::function<bool(int64_t, dem::DemParticles&)> make_dem_force_hook(const SgfSet& set) {
-  return dem_hook(std::make_shared<SgfForceApplier>(set));
-}
 
 std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list, SgfMissingReport report) {
   return mpm_hook(std::make_shared<SgfForceApplier>(list), std::move(report));

@@ -11,6 +11,7 @@
 /// Both convert into each other; `SgfSchedule` applies either to a force array
 /// at O(active rows) per step. See docs/sgf.md.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -22,10 +23,6 @@
 namespace ps {
 
 struct MpmParticles;
-namespace dem {
-struct DemParticles;
-struct Vec2d;
-}  // namespace dem
 
 // [SECTION] Flat form ------------------------------------------------------------
 
@@ -172,11 +169,11 @@ class SgfSchedule {
   const std::vector<uint32_t>& active(int64_t step);
   /// Adds the forces active at `step` to fext[map.find(id)] (z is ignored).
   /// IDs with no particle are skipped and counted in missing(). Returns true
-  /// when at least one force was added. The rows keep the file's doubles; the
-  /// float overload (MPM) rounds each row to float, the double one (DEM)
-  /// adds them exactly as read.
-  bool add_forces(int64_t step, const IdIndexMap& map, Vec2* fext, size_t n);
-  bool add_forces(int64_t step, const IdIndexMap& map, dem::Vec2d* fext, size_t n);
+  /// when at least one force was added. The rows keep the file's doubles;
+  /// `V` is any vector with x and y: a float one (MPM's Vec2) gets each row
+  /// rounded to float, a double one (DEM's) the row exactly as read.
+  template <class V>
+  bool add_forces(int64_t step, const IdIndexMap& map, V* fext, size_t n);
   /// Rows active at the last add_forces whose ID had no particle.
   size_t missing() const { return missing_; }
   /// IDs that had no particle for the first time since set() (each ID is
@@ -198,9 +195,8 @@ class SgfSchedule {
     bool on;       // true: file becomes active; false: inactive
   };
   void rewind();
+  void note_missing(uint32_t id);
   std::vector<File> files_;
-  template <class V>
-  bool add_forces_impl(int64_t step, const IdIndexMap& map, V* fext, size_t n);
   std::vector<uint32_t> ids_;
   std::vector<double> fx_, fy_;  // per row, the file's values (double: DEM needs them exact)
   std::vector<Event> events_;  // sorted by (step, off before on, file)
@@ -221,8 +217,11 @@ class SgfForceApplier {
   SgfForceApplier() = default;
   explicit SgfForceApplier(const SgfList& list) : schedule_(list) {}
   explicit SgfForceApplier(const SgfSet& set) : schedule_(set) {}
-  bool operator()(int64_t step, const uint32_t* ids, size_t n, Vec2* fext);
-  bool operator()(int64_t step, const uint32_t* ids, size_t n, dem::Vec2d* fext);
+  template <class V>
+  bool operator()(int64_t step, const uint32_t* ids, size_t n, V* fext) {
+    update_map(ids, n);
+    return schedule_.add_forces(step, map_, fext, n);
+  }
   SgfSchedule& schedule() { return schedule_; }
 
  private:
@@ -231,6 +230,28 @@ class SgfForceApplier {
   IdIndexMap map_;
   std::vector<uint32_t> ids_seen_;
 };
+
+template <class V>
+bool SgfSchedule::add_forces(int64_t step, const IdIndexMap& map, V* fext, size_t n) {
+  using S = decltype(fext->x);
+  missing_ = 0;
+  bool any = false;
+  for (uint32_t fi : active(step)) {
+    const File& f = files_[fi];
+    for (size_t r = f.row_begin; r < f.row_end; ++r) {
+      const uint32_t i = map.find(ids_[r]);
+      if (i == IdIndexMap::kNone || i >= n) {
+        ++missing_;
+        note_missing(ids_[r]);
+        continue;
+      }
+      fext[i].x += static_cast<S>(fx_[r]);
+      fext[i].y += static_cast<S>(fy_[r]);
+      any = true;
+    }
+  }
+  return any;
+}
 
 /// Called once for each batch of SGF IDs that name no particle: the step,
 /// the IDs and the particle set.
@@ -248,10 +269,5 @@ std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids,
 std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list, SgfMissingReport report = nullptr);
 std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set, SgfMissingReport report = nullptr);
 
-/// For dem::DemWorld::force_hook: zeroes p.fext, adds the forces active at the
-/// (1-based) step in double precision (a 0.3 N row arrives as the double 0.3)
-/// and returns whether any force was added.
-std::function<bool(int64_t, dem::DemParticles&)> make_dem_force_hook(const SgfList& list);
-std::function<bool(int64_t, dem::DemParticles&)> make_dem_force_hook(const SgfSet& set);
 
 }  // namespace ps
