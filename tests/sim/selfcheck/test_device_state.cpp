@@ -13,6 +13,7 @@
 #include "sim/selfcheck/selfcheck.h"
 #include "sim/selfcheck/verdict.h"
 #include "tests/sim/selfcheck/fake_backends.h"
+#include "tests/totals_match.h"
 
 using namespace ps;
 
@@ -122,12 +123,7 @@ TEST_CASE("Device state: the plots' totals are summed on the device and equal th
   CHECK(calls.syncs == syncs);
   const Diagnostics d = dev.world->diagnostics(false);  // syncs, sums on the host in index order
   CHECK(t.count == d.count);
-  CHECK(t.mass == Approx(d.mass).epsilon(1e-12));
-  CHECK(t.momentum[0] == Approx(d.momentum[0]).epsilon(1e-9).margin(1e-12));
-  CHECK(t.momentum[1] == Approx(d.momentum[1]).epsilon(1e-9).margin(1e-12));
-  CHECK(t.angular_momentum == Approx(d.angular_momentum).epsilon(1e-9));
-  CHECK(t.kinetic_energy == Approx(d.kinetic_energy).epsilon(1e-12));
-  CHECK(t.max_speed == d.max_speed);
+  check_totals_match(t, d);
   // Also with the host copy current: the device sums (a paused window's plots).
   dev.world->totals();
   CHECK(calls.totals == 2);
