@@ -58,6 +58,21 @@ def block_pixels(path, to_screen, skip=None):
     return out, (w, h, ch, img)
 
 
+def block_pixel_map(path, to_screen):
+    """{(x, y): RGB} of the particle pixels inside INNER, the dark background left out."""
+    w, h, ch, img = read_png(path)
+    x0, y1 = to_screen(INNER[0], INNER[1])
+    x1, y0 = to_screen(INNER[2], INNER[3])
+    out = {}
+    for y in range(max(0, y0), min(h, y1)):
+        line = img[y]
+        for x in range(max(0, x0), min(w, x1)):
+            p = (line[x * ch], line[x * ch + 1], line[x * ch + 2])
+            if sum(p) >= 150:
+                out[(x, y)] = p
+    return out
+
+
 def main():
     args = parse_args()
     cfg, out = work_dirs(args, "config", "captures")
@@ -149,25 +164,38 @@ def main():
         print("temperature colours ok: %d of %d block pixels cold blue, %d ring pixels, in %s"
               % (cold, len(px), orange, shot.group(1)))
 
-        # Melt fraction: the block turns to the pale ice end of its map.
+        # Melt fraction against temperature on the same paused frame: the unmelted ice
+        # (fraction 0) turns to the pale end of the ice-water map, and every pale pixel was
+        # cold blue in temperature (ice is at or below 0 C). Melting ice sits at 0 C, blue
+        # in both maps, so the check is pale => cold, not cold => pale. One frame compared
+        # pixel by pixel keeps it apart from how much the lamp melted, which depends on how
+        # many frames the machine ran while the lamp was held.
         xdo(args, "key", "space")
         app.expect(r"^pause")
+        move(640, 40)
+        time.sleep(0.4)
+        xdo(args, "key", "F12")
+        shot_t = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
         click("heat_color_melt")
         app.expect(r"^color melt fraction")
         move(640, 40)
         time.sleep(0.4)
         xdo(args, "key", "F12")
-        shot2 = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
-        px2, _ = block_pixels(shot2.group(1), to_screen)
-
-        def lightness(p):
-            return sum(r + g + bl for r, g, bl in p) / (3.0 * len(p))
-
-        if not lightness(px2) > lightness(px) + 40:
-            fail("melt fraction did not draw the ice pale: mean %.0f (temperature: %.0f)"
-                 % (lightness(px2), lightness(px)))
-        print("melt fraction ok: block mean %.0f (temperature %.0f) in %s"
-              % (lightness(px2), lightness(px), shot2.group(1)))
+        shot_m = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
+        t_px = block_pixel_map(shot_t.group(1), to_screen)
+        m_px = block_pixel_map(shot_m.group(1), to_screen)
+        cold_t = {xy for xy, (r, g, bl) in t_px.items() if bl > r + 60 and r < 150}
+        pale = [xy for xy, p in m_px.items() if min(p) > 150]
+        pale_t = sum(1 for p in t_px.values() if min(p) > 150)
+        if len(pale) < 100 or len(pale) < 2 * pale_t:
+            fail("melt fraction did not draw the ice pale: %d pale pixels in %s, %d in the temperature "
+                 "colours %s" % (len(pale), shot_m.group(1), pale_t, shot_t.group(1)))
+        was_cold = sum(1 for xy in pale if xy in cold_t)
+        if was_cold < 0.9 * len(pale):
+            fail("pale (unmelted) pixels that were not cold in temperature: %d of %d (%s, %s)"
+                 % (len(pale) - was_cold, len(pale), shot_t.group(1), shot_m.group(1)))
+        print("melt fraction ok: %d pale ice pixels (%d in temperature colours), %d of them cold blue "
+              "in temperature, in %s" % (len(pale), pale_t, was_cold, shot_m.group(1)))
 
         # 5. K closes the panel.
         move(640, 300)
