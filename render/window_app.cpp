@@ -30,6 +30,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/build_progress.h"
+#include "render/cpu/layout.h"
 #include "render/cpu/particle_fields.h"
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
@@ -128,6 +129,41 @@ void App::log_view() const {
       static_cast<double>(cam.scale()), static_cast<double>(cam.centre().x), static_cast<double>(cam.centre().y),
       static_cast<double>(c.x), static_cast<double>(c.y), static_cast<int>(cam.width()), static_cast<int>(cam.height()),
       static_cast<double>(cam.pixel_ratio()), static_cast<int>(cam.viewport().w), static_cast<int>(cam.viewport().h));
+}
+
+void App::toggle_fullscreen() {
+  if (glfwGetWindowMonitor(window)) {
+    glfwSetWindowMonitor(window, nullptr, windowed[0], windowed[1], windowed[2], windowed[3], GLFW_DONT_CARE);
+    fullscreen = false;
+    log("fullscreen on=0 size=%dx%d", windowed[2], windowed[3]);
+    return;
+  }
+  int count = 0;
+  GLFWmonitor** monitors = glfwGetMonitors(&count);
+  std::vector<DesktopRect> rects;
+  for (int k = 0; k < count; ++k) {
+    DesktopRect r;
+    glfwGetMonitorPos(monitors[k], &r.x, &r.y);
+    if (const GLFWvidmode* m = glfwGetVideoMode(monitors[k])) {
+      r.w = m->width;
+      r.h = m->height;
+    }
+    rects.push_back(r);
+  }
+  glfwGetWindowPos(window, &windowed[0], &windowed[1]);
+  glfwGetWindowSize(window, &windowed[2], &windowed[3]);
+  const int k = monitor_of_window(DesktopRect{windowed[0], windowed[1], windowed[2], windowed[3]}, rects);
+  const GLFWvidmode* mode = k >= 0 ? glfwGetVideoMode(monitors[k]) : nullptr;
+  if (!mode) {
+    log("fullscreen on=0 reason=\"no monitor\"");
+    set_status("Full screen: no monitor found");
+    return;
+  }
+  glfwSetWindowMonitor(window, monitors[k], 0, 0, mode->width, mode->height, mode->refreshRate);
+  fullscreen = true;
+  const char* name = glfwGetMonitorName(monitors[k]);
+  log("fullscreen on=1 size=%dx%d monitor=\"%s\"", mode->width, mode->height, name ? name : "");
+  set_status("full screen: F11 goes back to the window");
 }
 
 // [SECTION] Scenes ------------------------------------------------------------
@@ -926,6 +962,7 @@ void App::handle_input() {
         if (f->key(*this, k.key, k.mods)) break;
     rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
+    if (pressed(GLFW_KEY_F11)) toggle_fullscreen();
     if (pressed(GLFW_KEY_TAB)) {
       panels_hidden = !panels_hidden;
       log("panels hidden=%d", panels_hidden ? 1 : 0);
@@ -1474,12 +1511,15 @@ int run_window(const WindowOptions& options) {
     app.ui_scale = std::clamp(app.effective_ui_scale(), 0.5f, 6.f);
   }
   {
-    // As App::rebuild_ui: the panels grow with the text but leave the scene ~46 % of the window.
+    // As App::rebuild_ui: the panels grow with the text, within their share of the window.
     int ww = 0, wh = 0;
     glfwGetWindowSize(window, &ww, &wh);
-    const float cap = 0.27f * static_cast<float>(ww);
-    app.left_w = std::min(app.left_w * app.ui_scale, std::max(app.left_w * app.content_scale, cap));
-    app.right_w = std::min(app.right_w * app.ui_scale, std::max(app.right_w * app.content_scale, cap));
+    app.left_pref *= app.ui_scale;
+    app.right_pref *= app.ui_scale;
+    const SidePanels sp = clamp_side_panels(app.left_pref, app.right_pref, static_cast<float>(ww),
+                                            side_panel_share(app.projector), 240.f * app.ui_scale);
+    app.left_w = sp.left;
+    app.right_w = sp.right;
   }
   if (const GLubyte* r = glGetString(GL_RENDERER)) app.gl_renderer = reinterpret_cast<const char*>(r);
   if (options.gl == GlBackend::Egl) app.gl_renderer += " (" + gl.describe() + ")";
@@ -1535,6 +1575,7 @@ int run_window(const WindowOptions& options) {
   int phase_frames = 0;
   int64_t phase_substeps = 0;
   const auto run_start = last;  // --seconds: the last frame is the first to start after it
+  std::array<int, 4> last_size{0, 0, 0, 0};  // window and framebuffer size: a change is logged
   while (rc == 0 && !glfwWindowShouldClose(window)) {
     auto frame_start = Clock::now();
     const bool last_frame = options.seconds > 0.0 && seconds_since(run_start) >= options.seconds;
@@ -1547,6 +1588,9 @@ int run_window(const WindowOptions& options) {
       glfwWaitEventsTimeout(0.1);
       continue;
     }
+    if (app.frame > 0 && (ww != last_size[0] || wh != last_size[1] || fbw != last_size[2] || fbh != last_size[3]))
+      app.log("window size=%dx%d framebuffer=%dx%d fullscreen=%d", ww, wh, fbw, fbh, app.fullscreen ? 1 : 0);
+    last_size = {ww, wh, fbw, fbh};
     gl.resize(fbw, fbh);  // EGL: the off-screen surface follows the window
     app.cam.set_window(static_cast<float>(ww), static_cast<float>(wh), static_cast<float>(fbw) / ww);
     app.cam.set_viewport(app.scene_viewport());

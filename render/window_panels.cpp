@@ -16,6 +16,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "render/cpu/layout.h"
 #include "render/cpu/particle_fields.h"
 #include "sim/mpm/material_table.h"
 #include "sim/mpm/mpm_kernels.h"
@@ -143,10 +144,12 @@ void App::rebuild_ui() {
   ui_rebuild = false;
   const float old = ui_scale;
   ui_scale = std::clamp(effective_ui_scale(), 0.5f, 6.f);
-  // The panels grow with the text, but leave the scene at least ~46 % of the window.
-  const float cap = std::max(0.27f * cam.width(), 0.f);
-  left_w = std::min(left_w * ui_scale / old, std::max(left_w, cap));
-  right_w = std::min(right_w * ui_scale / old, std::max(right_w, cap));
+  // The panels grow with the text, within their share of the window (render/cpu/layout.h).
+  left_pref *= ui_scale / old;
+  right_pref *= ui_scale / old;
+  const SidePanels sp = clamp_side_panels(left_pref, right_pref, cam.width(), side_panel_share(projector), 240.f * ui_scale);
+  left_w = sp.left;
+  right_w = sp.right;
   panels_resized = true;
   ImGui::GetIO().Fonts->Clear();
   ImGui::GetStyle() = ImGuiStyle();
@@ -184,10 +187,32 @@ void App::draw_panels() {
     draw_overlays();
     return;
   }
+  // The panels' widths within their share of the window, every frame: a resize, the widths
+  // imgui.ini brought from a larger screen, projector mode (render/cpu/layout.h).
+  const float share = side_panel_share(projector), min_w = 240.f * ui_scale;
+  {
+    const SidePanels sp = clamp_side_panels(left_pref, right_pref, W, share, min_w);
+    if (std::abs(sp.left - left_w) > 1.f || std::abs(sp.right - right_w) > 1.f) {
+      left_w = sp.left;
+      right_w = sp.right;
+      panels_resized = true;
+    }
+  }
+  const bool set_widths = panels_resized;
+  if (set_widths)
+    log("panels left=%.0f right=%.0f window=%.0f share=%.2f", static_cast<double>(left_w), static_cast<double>(right_w),
+        static_cast<double>(W), static_cast<double>(share));
+  // A width ImGui reports that is not the one set: the user dragged the edge (or imgui.ini
+  // brought it); it becomes the wanted width, which a larger window gives back in full.
+  const auto took = [set_widths](float got, float& w, float& pref) {
+    if (!set_widths && std::abs(got - w) > 1.f) pref = got;
+    w = got;
+  };
+  const float min_each = std::min(min_w, 0.5f * share * W);
   // Left column: docked to the left edge, full height, width resizable (kept in imgui.ini).
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(left_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(min_each, H), ImVec2(std::max(min_each, share * W - right_w), H));
   if (begin_side("Particle Sandbox", 0)) {
     panel_lesson();
     panel_compare();
@@ -202,11 +227,11 @@ void App::draw_panels() {
       panel_dem();
     }
   }
-  left_w = ImGui::GetWindowWidth();
+  took(ImGui::GetWindowWidth(), left_w, left_pref);
   ImGui::End();
 
   // Right column.
-  ImGui::SetNextWindowSizeConstraints(ImVec2(240 * ui_scale, H), ImVec2(std::max(240 * ui_scale, 0.4f * W), H));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(min_each, H), ImVec2(std::max(min_each, share * W - left_w), H));
   ImGui::SetNextWindowSize(ImVec2(right_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowPos(ImVec2(W, 0), ImGuiCond_Always, ImVec2(1.f, 0.f));
   if (begin_side("Inspect", 1)) {
@@ -225,7 +250,7 @@ void App::draw_panels() {
       ImGui::EndTabBar();
     }
   }
-  right_w = ImGui::GetWindowWidth();
+  took(ImGui::GetWindowWidth(), right_w, right_pref);
   panels_resized = false;
   ImGui::End();
   draw_overlays();
@@ -1090,6 +1115,7 @@ void App::draw_help() {
         {"F9", "start / stop recording the view"},
         {"Page Down / Up", "next / previous lesson (the first one when none is open)"},
         {"F2", "projector mode: high contrast, larger text and particles"},
+        {"F11", "full screen on the window's monitor / back to the window"},
         {"Tab", "hide / show the side panels (the scene takes the window)"},
         {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
         {"H / Esc", "show / hide this help"},

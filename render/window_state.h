@@ -90,6 +90,9 @@ struct App {
   bool projector = false;        ///< projector mode (F2): high contrast, larger text and particles
   bool ui_rebuild = false;       ///< rebuild fonts and style before the next frame
   bool panels_resized = false;   ///< the panels take left_w / right_w at the next draw
+  /// F11: full screen on the window's monitor; the windowed position and size to go back to.
+  bool fullscreen = false;
+  std::array<int, 4> windowed{0, 0, 0, 0};
   std::string gl_renderer;
   std::string config_dir, settings_path, imgui_ini_path;
   SettingsFile settings;
@@ -146,6 +149,9 @@ struct App {
   double frame_rest_ms = 0.0;  ///< a frame's time besides stepping (moving average): the step budget's complement
   SpritePath sprite_path = SpritePath::Auto;  ///< settings view.sprites (render/gl_draw.h)
   float left_w = 340.f, right_w = 330.f;  ///< panel widths (logical px, scaled)
+  /// The widths wanted (the defaults, or where the user dragged the edges): left_w and right_w
+  /// are these within the panels' share of the window (render/cpu/layout.h), applied every frame.
+  float left_pref = 340.f, right_pref = 330.f;
   /// Tab: both side panels hidden, the scene takes the window (a projector's presenter view).
   bool panels_hidden = false;
   float side_left() const { return panels_hidden ? 0.f : left_w; }   ///< what the left panel takes
@@ -300,6 +306,7 @@ struct App {
   void handle_input();
   void draw_scene();
   void log_view() const;
+  void toggle_fullscreen();  ///< F11 (glfwSetWindowMonitor with the monitor's video mode, and back)
   ScreenRect scene_viewport() const;
   void take_screenshot(const std::string& path);
   void record_frame();
