@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "render/cpu/layout.h"
 #include "render/gl_draw.h"
 #include "sim/scene/compare.h"
 
@@ -26,6 +27,13 @@ struct CompareUi {
   std::vector<float> xy, scalar, radius;
   std::vector<uint8_t> rgba;
   bool linked_fit = true;           ///< refit the panes on the next draw
+  bool touched = false;             ///< zoomed or panned: a new layout keeps the view
+  // Layout (App::compare_layout): the tiling chosen for the scene's aspect and the viewport.
+  Tiling tiling;
+  float band = 0.f;                 ///< each pane's label band at its top (px)
+  ScreenRect laid_for{0.f, 0.f, 0.f, 0.f};  ///< the viewport the tiling was chosen for
+  size_t laid_panes = 0;            ///< and the pane count (0: lay out again)
+  bool labels_logged = false;       ///< the labels' places logged for this layout (--verbose)
   Vec2 centre{0.f, 0.f};            ///< linked camera: world point at each pane's centre
   float scale = 1.f;                ///< and its pixels per world unit
   // Curves (one per pane): kinetic energy, |linear momentum|, angular momentum.

@@ -96,6 +96,8 @@ void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& var
   c.vary = vary;
   c.panes = panes;
   c.linked_fit = true;
+  c.touched = false;
+  c.laid_panes = 0;  // laid out again at the next use
   c.grabbing = false;
   c.halted.clear();
   c.last_sample = -1.0;
@@ -115,9 +117,15 @@ void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& var
 void App::end_compare() {
   if (!compare.cmp) return;
   log("compare end");
+  if (lesson && !lesson->compare.empty() && !lesson_compare_ended) {
+    // The lesson's text is about its panes: the Lesson panel puts it away (panel_lesson.cpp).
+    lesson_compare_ended = true;
+    log("lesson text hidden id=%s reason=\"comparison ended\"", lesson->id.c_str());
+  }
   compare.cmp.reset();
   compare.grabbing = false;
   pending.fit_view = true;
+  set_status("comparison ended: the single scene");  // not the panes' "comparing ..." line over it
 }
 
 // [SECTION] Stepping ------------------------------------------------------------
@@ -252,29 +260,56 @@ void App::compare_snapshot() {
 
 // [SECTION] Layout and drawing ------------------------------------------------------
 
-ScreenRect App::compare_pane_rect(size_t k) const {
+namespace {
+float pane_gap(float ui_scale) { return 4.f * ui_scale; }
+}  // namespace
+
+void App::compare_layout() {
+  CompareUi& c = compare;
+  if (!c.cmp) return;
   const ScreenRect v = cam.viewport();
-  const size_t n = compare.cmp ? compare.cmp->size() : 1;
-  const float gap = 4.f * ui_scale;
-  // 2 and 3 side by side; 4 as 2 x 2.
-  const size_t cols = n == 4 ? 2 : n, rows = n == 4 ? 2 : 1;
-  const size_t cx = k % cols, cy = k / cols;
-  const float w = (v.w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols);
-  const float h = (v.h - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows);
-  return ScreenRect{v.x + static_cast<float>(cx) * (w + gap), v.y + static_cast<float>(cy) * (h + gap), w, h};
+  // The band at the top of each pane holds its label (the title font) and its time line.
+  ImFont* big = ui::title_font();
+  const float band = 16.f * ui_scale + (big ? big->FontSize : ImGui::GetFontSize()) + ImGui::GetFontSize();
+  Vec2 lo, hi;
+  c.cmp->pane(0).sim->bounds(lo, hi);
+  const float aspect = std::max(hi.x - lo.x, 1e-6f) / std::max(hi.y - lo.y, 1e-6f);
+  const size_t n = c.cmp->size();
+  const Tiling t = choose_tiling(static_cast<int>(n), v.w, v.h, aspect, pane_gap(ui_scale), band);
+  if (c.laid_panes == n && t == c.tiling && band == c.band && v.x == c.laid_for.x && v.y == c.laid_for.y &&
+      v.w == c.laid_for.w && v.h == c.laid_for.h)
+    return;
+  c.tiling = t;
+  c.band = band;
+  c.laid_for = v;
+  c.laid_panes = n;
+  c.labels_logged = false;
+  if (!c.touched) c.linked_fit = true;  // a resize refits the panes, as the single view, until zoomed or panned
+  const ScreenRect r0 = compare_pane_rect(0);
+  log("compare layout rows=%d cols=%d panes=%zu viewport=%dx%d pane=%dx%d band=%d scene=%dx%d aspect=%.4g", t.rows, t.cols, n,
+      static_cast<int>(v.w), static_cast<int>(v.h), static_cast<int>(r0.w), static_cast<int>(r0.h), static_cast<int>(band),
+      static_cast<int>(t.scene_w), static_cast<int>(t.scene_h), static_cast<double>(aspect));
+}
+
+ScreenRect App::compare_pane_rect(size_t k) const {
+  return tile_rect(compare.tiling, cam.viewport(), pane_gap(ui_scale), static_cast<int>(k));
 }
 
 Camera2D App::compare_camera(size_t k) {
   CompareUi& c = compare;
+  compare_layout();
   Camera2D pc = cam;
   pc.set_viewport(compare_pane_rect(k));
   if (c.linked_fit) {
     Vec2 lo, hi;
     c.cmp->pane(0).sim->bounds(lo, hi);
+    // Fitted below the label band; the linked centre is the world point at the pane's centre,
+    // half a band above the fitted one's.
+    const ScreenRect r0 = compare_pane_rect(0);
     Camera2D f = cam;
-    f.set_viewport(compare_pane_rect(0));
+    f.set_viewport(ScreenRect{r0.x, r0.y + c.band, r0.w, std::max(1.f, r0.h - c.band)});
     f.fit(lo, hi);
-    c.centre = f.centre();
+    c.centre = f.centre() + Vec2{0.f, 0.5f * c.band / f.scale()};
     c.scale = f.scale();
     c.linked_fit = false;
     log("compare fit scale=%.6g", static_cast<double>(c.scale));  // pixels per world unit
@@ -326,43 +361,65 @@ void App::compare_draw() {
   glDisable(GL_BLEND);
 }
 
-/// Pane labels (large in projector mode) and the halt banner, over the scene.
+/// Pane labels (large in projector mode), the paused cue and the halt banner, over the scene.
+/// Each pane's label and time line stay in the band at its top, clipped to the pane: labels
+/// take the title font where all of them fit it, else the text font, and one still too wide
+/// is shortened with "...", so labels never run into each other or under the side panels.
 void App::compare_labels() {
   CompareUi& c = compare;
+  compare_layout();
   ImDrawList* dl = ImGui::GetForegroundDrawList();
   ImFont* big = ui::title_font();
+  const float pad = 8.f * ui_scale;
+  // One font for every label: the title font where all of them fit it.
+  bool title_fits = big != nullptr;
+  for (size_t k = 0; k < c.cmp->size() && title_fits; ++k)
+    title_fits = big->CalcTextSizeA(big->FontSize, FLT_MAX, 0.f, c.cmp->pane(k).spec.label.c_str()).x <=
+                 compare_pane_rect(k).w - 2.f * pad;
   for (size_t k = 0; k < c.cmp->size(); ++k) {
     const ScreenRect r = compare_pane_rect(k);
     const ImVec4 pc = kPaneColor[k];
+    dl->PushClipRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), true);
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), ImGui::ColorConvertFloat4ToU32(ImVec4(pc.x, pc.y, pc.z, 0.6f)),
                 0.f, 0, 1.5f * ui_scale);
-    const std::string& label = c.cmp->pane(k).spec.label;
-    ImFont* f = big ? big : ImGui::GetFont();
-    const float size = big ? big->FontSize : ImGui::GetFontSize();
+    std::string label = c.cmp->pane(k).spec.label;
+    const float room = std::max(0.f, r.w - 2.f * pad);
+    ImFont* f = title_fits ? big : ImGui::GetFont();
+    float size = title_fits ? big->FontSize : ImGui::GetFontSize();
+    const char* fit = title_fits ? "title" : "text";
+    if (f->CalcTextSizeA(size, FLT_MAX, 0.f, label.c_str()).x > room) {
+      while (label.size() > 1 && f->CalcTextSizeA(size, FLT_MAX, 0.f, (label + "...").c_str()).x > room) {
+        label.pop_back();
+        while (label.size() > 1 && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80) label.pop_back();  // whole UTF-8
+      }
+      label += "...";
+      fit = "shortened";
+    }
     const ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0.f, label.c_str());
-    const ImVec2 p(r.x + 8.f * ui_scale, r.y + 6.f * ui_scale);
+    const ImVec2 p(r.x + pad, r.y + 6.f * ui_scale);
     dl->AddRectFilled(ImVec2(p.x - 4.f * ui_scale, p.y - 2.f * ui_scale), ImVec2(p.x + ts.x + 4.f * ui_scale, p.y + ts.y + 2.f * ui_scale),
                       IM_COL32(0, 0, 0, 170), 4.f * ui_scale);
     dl->AddText(f, size, p, ImGui::ColorConvertFloat4ToU32(pc), label.c_str());
+    // The time line; paused (a lesson opens so), it says so, and in the first pane how to run,
+    // as the single scene's title line does, where that fits.
     char line[96];
     std::snprintf(line, sizeof line, "t = %.3f s", c.cmp->pane(k).sim->time());
-    dl->AddText(ImVec2(p.x, p.y + ts.y + 4.f * ui_scale), ImGui::ColorConvertFloat4ToU32(kMuted), line);
+    const ImVec2 tp(p.x, r.y + 10.f * ui_scale + (big ? big->FontSize : ImGui::GetFontSize()));
+    dl->AddText(tp, ImGui::ColorConvertFloat4ToU32(kMuted), line);
+    if (!running && c.halted.empty()) {
+      const float x = tp.x + ImGui::CalcTextSize(line).x + 2.f * pad;
+      const char* cue = k == 0 && ImGui::CalcTextSize("PAUSED   Space runs, N steps one frame").x <= r.x + r.w - pad - x
+                            ? "PAUSED   Space runs, N steps one frame"
+                            : "PAUSED";
+      dl->AddText(ImVec2(x, tp.y), ImGui::ColorConvertFloat4ToU32(kAccent), cue);
+    }
+    dl->PopClipRect();
+    if (!c.labels_logged)
+      log("compare label pane=%zu x=%d y=%d w=%d h=%d font=%s pane_rect=%d,%d,%d,%d", k, static_cast<int>(p.x),
+          static_cast<int>(p.y), static_cast<int>(ts.x), static_cast<int>(ts.y), fit, static_cast<int>(r.x),
+          static_cast<int>(r.y), static_cast<int>(r.w), static_cast<int>(r.h));
   }
-  if (!running && c.halted.empty()) {
-    // Paused (a lesson opens so): one line over the panes says so and how to run, as the
-    // single scene's title line does.
-    const ScreenRect v = cam.viewport();
-    const char* cue = "PAUSED   Space runs, N steps one frame";
-    ImFont* f = big ? big : ImGui::GetFont();
-    const float size = big ? big->FontSize : ImGui::GetFontSize();
-    const ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0.f, cue);
-    // Centred at the top, under the panes' labels and their time lines (above the matter, clear
-    // of the status line, the legend and the help hint at the bottom).
-    const ImVec2 p(v.x + 0.5f * (v.w - ts.x), v.y + 16.f * ui_scale + size + ImGui::GetFontSize());
-    dl->AddRectFilled(ImVec2(p.x - 8.f * ui_scale, p.y - 4.f * ui_scale), ImVec2(p.x + ts.x + 8.f * ui_scale, p.y + ts.y + 4.f * ui_scale),
-                      IM_COL32(0, 0, 0, 200), 5.f * ui_scale);
-    dl->AddText(f, size, p, ImGui::ColorConvertFloat4ToU32(kAccent), cue);
-  }
+  c.labels_logged = true;
   if (!c.halted.empty()) {
     const ScreenRect v = cam.viewport();
     dl->AddText(ImVec2(v.x + 12.f * ui_scale, v.y + v.h - 3.f * ImGui::GetFontSize()), ImGui::ColorConvertFloat4ToU32(kError),
@@ -375,6 +432,11 @@ void App::compare_labels() {
 void App::compare_input(bool over_scene) {
   CompareUi& c = compare;
   ImGuiIO& io = ImGui::GetIO();
+  compare_layout();
+  if (pending.fit_view) {  // F: the panes fitted again
+    c.linked_fit = true;
+    c.touched = false;
+  }
   // The pane under the cursor decides the world point; the same point acts in every pane.
   int pane = -1;
   for (size_t k = 0; k < c.cmp->size(); ++k)
@@ -386,6 +448,7 @@ void App::compare_input(bool over_scene) {
     pc.zoom_about(mouse, std::pow(1.15f, io.MouseWheel));
     c.centre = pc.centre();
     c.scale = pc.scale();
+    c.touched = true;
   }
   if (ImGui::IsMouseClicked(ImGuiMouseButton_Right) && in_pane) right_down = true;
   if (right_down) {
@@ -394,6 +457,7 @@ void App::compare_input(bool over_scene) {
       if (d.x != 0.f || d.y != 0.f) {
         pc.pan(d);
         c.centre = pc.centre();
+        c.touched = true;
       }
     } else {
       right_down = false;

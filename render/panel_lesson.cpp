@@ -24,6 +24,43 @@ namespace {
 using ui::kAccent;
 using ui::kMuted;
 using ui::section_label;
+
+/// A lesson's text, what to look for and the keys to try.
+void lesson_body(const Lesson& l) {
+  for (const std::string& para : l.text) {
+    ImGui::TextWrapped("%s", para.c_str());
+    ImGui::Spacing();
+  }
+  if (!l.look_for.empty()) {
+    section_label("look for");
+    for (const std::string& s : l.look_for) {
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s", s.c_str());
+    }
+  }
+  if (!l.keys.empty()) {
+    section_label("try");
+    if (ImGui::BeginTable("##lesson_keys", 2, ImGuiTableFlags_SizingStretchProp)) {
+      // The key column takes what its longest entry needs, at most 45 % (wrapped beyond).
+      float kw = 0.f;
+      for (const LessonKey& k : l.keys) kw = std::max(kw, ImGui::CalcTextSize(k.key.c_str()).x);
+      const float avail = ImGui::GetContentRegionAvail().x;
+      ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, std::min(kw, 0.45f * avail));
+      ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
+      for (const LessonKey& k : l.keys) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
+        ImGui::TextWrapped("%s", k.key.c_str());
+        ImGui::PopStyleColor();
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextWrapped("%s", k.what.c_str());
+      }
+      ImGui::EndTable();
+    }
+  }
+}
+
 }  // namespace
 
 bool App::open_lesson(const std::string& name_or_path) {
@@ -92,6 +129,7 @@ bool App::open_lesson(const std::string& name_or_path) {
     pending.preset = static_cast<Preset>(l.preset);
   }
   lesson = l;
+  lesson_compare_ended = false;
   lesson_panel_request = true;
   log("lesson open id=%s scene=%s title=\"%s\" paused=%d", l.id.c_str(), sim->info().path.c_str(), l.title.c_str(),
       running ? 0 : 1);
@@ -136,6 +174,7 @@ void App::set_view(const LessonView& v) {
 void App::close_lesson() {
   if (lesson) log("lesson close id=%s", lesson->id.c_str());
   lesson.reset();
+  lesson_compare_ended = false;
   if (view_before_lesson) {
     set_view(*view_before_lesson);
     view_before_lesson.reset();
@@ -218,37 +257,14 @@ void App::panel_lesson() {
     ImGui::TextWrapped("PAUSED: press Space to start");
     ImGui::PopStyleColor();
   }
-  for (const std::string& para : l.text) {
-    ImGui::TextWrapped("%s", para.c_str());
-    ImGui::Spacing();
-  }
-  if (!l.look_for.empty()) {
-    section_label("look for");
-    for (const std::string& s : l.look_for) {
-      ImGui::Bullet();
-      ImGui::TextWrapped("%s", s.c_str());
-    }
-  }
-  if (!l.keys.empty()) {
-    section_label("try");
-    if (ImGui::BeginTable("##lesson_keys", 2, ImGuiTableFlags_SizingStretchProp)) {
-      // The key column takes what its longest entry needs, at most 45 % (wrapped beyond).
-      float kw = 0.f;
-      for (const LessonKey& k : l.keys) kw = std::max(kw, ImGui::CalcTextSize(k.key.c_str()).x);
-      const float avail = ImGui::GetContentRegionAvail().x;
-      ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, std::min(kw, 0.45f * avail));
-      ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
-      for (const LessonKey& k : l.keys) {
-        ImGui::TableNextRow();
-        ImGui::TableSetColumnIndex(0);
-        ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
-        ImGui::TextWrapped("%s", k.key.c_str());
-        ImGui::PopStyleColor();
-        ImGui::TableSetColumnIndex(1);
-        ImGui::TextWrapped("%s", k.what.c_str());
-      }
-      ImGui::EndTable();
-    }
+  if (lesson_compare_ended) {
+    // The text, what to look for and the keys are about the panes, which Esc has ended: a
+    // class reading "Four copies of ..." over one block would be misled.
+    ImGui::TextWrapped("The comparison has ended (Esc): this is the single scene. Restart opens the panes again; "
+                       "Next goes on to the next lesson.");
+    ui_mark(*this, "lesson_compare_ended");
+  } else {
+    lesson_body(l);
   }
   ImGui::Spacing();
   const std::vector<std::string> paths = builtin_lesson_paths();

@@ -249,6 +249,8 @@ struct App {
 
   // [SECTION] Lessons (panel_lesson.cpp, issue #15)
   std::optional<Lesson> lesson;       ///< the open lesson (its panel shows), if any
+  /// The open lesson's comparison was ended (Esc): its text, about the panes, is put away.
+  bool lesson_compare_ended = false;
   bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
   /// What a lesson's view sets (colour, overlays, tool, preset speed).
   struct LessonView {
@@ -345,6 +347,9 @@ struct App {
   void end_compare();
   void compare_step_frame();
   void compare_snapshot();
+  /// Chooses the panes' tiling for the scene's aspect and the viewport (render/cpu/layout.h);
+  /// logs `compare layout rows=… cols=…` when it changes. Called before the panes are used.
+  void compare_layout();
   ScreenRect compare_pane_rect(size_t k) const;
   Camera2D compare_camera(size_t k);  ///< pane k's view of the linked camera
   void compare_draw();

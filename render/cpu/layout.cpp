@@ -46,4 +46,41 @@ int monitor_of_window(const DesktopRect& window, const std::vector<DesktopRect>&
   return best;
 }
 
+Tiling choose_tiling(int n, float w, float h, float aspect, float gap, float band) {
+  n = std::max(1, n);
+  aspect = aspect > 0.f ? aspect : 1.f;
+  Tiling best;
+  bool have = false;
+  for (int cols = 1; cols <= n; ++cols) {
+    const int rows = (n + cols - 1) / cols;
+    if ((rows - 1) * cols >= n) continue;  // an empty row: the same as fewer rows, smaller
+    const float pw = std::max(0.f, (w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols));
+    const float ph = std::max(0.f, (h - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows) - band);
+    // The scene fitted into the pane below its band: limited by the width or the height.
+    Tiling t;
+    t.rows = rows;
+    t.cols = cols;
+    t.scene_w = std::min(pw, ph * aspect);
+    t.scene_h = t.scene_w / aspect;
+    if (!have) {
+      best = t;
+      have = true;
+      continue;
+    }
+    const float a = t.scene_w * t.scene_h, b = best.scene_w * best.scene_h;
+    const float tol = 1e-3f * std::max(a, b);
+    const int empty = rows * cols - n, best_empty = best.rows * best.cols - n;
+    if (a > b + tol || (a >= b - tol && (empty < best_empty || (empty == best_empty && cols > best.cols)))) best = t;
+  }
+  return best;
+}
+
+ScreenRect tile_rect(const Tiling& t, const ScreenRect& area, float gap, int k) {
+  const int cols = std::max(1, t.cols), rows = std::max(1, t.rows);
+  const int cx = k % cols, cy = k / cols;
+  const float w = (area.w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols);
+  const float h = (area.h - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows);
+  return ScreenRect{area.x + static_cast<float>(cx) * (w + gap), area.y + static_cast<float>(cy) * (h + gap), w, h};
+}
+
 }  // namespace ps

@@ -1,9 +1,11 @@
 /// The window's layout rules, GL-free: how wide the side panels may be for a
-/// window width. The window applies them at start and on every frame, so a
-/// settings folder written on a large screen (ImGui keeps the panels' widths
-/// in imgui.ini) cannot squeeze the scene on a projector's 1280 x 720.
+/// window width (applied at start and on every frame, so a settings folder
+/// written on a large screen, ImGui keeping the panels' widths in imgui.ini,
+/// cannot squeeze the scene on a projector's 1280 x 720), the monitor full
+/// screen goes to, and how the comparison's panes tile the scene's viewport.
 #pragma once
 #include <vector>
+#include "render/cpu/camera.h"
 
 namespace ps {
 
@@ -30,5 +32,23 @@ struct DesktopRect {
 /// The monitor a window is on, for full screen (F11): the one holding the window's centre,
 /// else the one it overlaps most, else the first (the primary). -1 when there is none.
 int monitor_of_window(const DesktopRect& window, const std::vector<DesktopRect>& monitors);
+
+/// The comparison's panes in rows x cols (row-major: left to right, then down).
+struct Tiling {
+  int rows = 1, cols = 1;
+  float scene_w = 0.f, scene_h = 0.f;  ///< the scene drawn whole in one pane, under its label band (px)
+  bool operator==(const Tiling& o) const { return rows == o.rows && cols == o.cols; }
+  bool operator!=(const Tiling& o) const { return !(*this == o); }
+};
+
+/// The tiling of `n` panes over a `w` x `h` area, `gap` px between panes, each pane
+/// keeping a band `band` px tall at its top for its label, that draws a scene of
+/// `aspect` (width / height) largest: a wide scene (dam_break, 2:1) in a tall area is
+/// stacked in rows, not put in thin columns. Every row and column holds a pane. Equal
+/// sizes (within 0.1 %): the fewer empty cells, then the more columns.
+Tiling choose_tiling(int n, float w, float h, float aspect, float gap, float band);
+
+/// Pane k's rectangle in `area` under a tiling.
+ScreenRect tile_rect(const Tiling& t, const ScreenRect& area, float gap, int k);
 
 }  // namespace ps
