@@ -6,7 +6,8 @@
 
 #define PS_WINDOW_FEATURES(X) \
   X(resampling)                 \
-  X(heat)
+  X(heat)                       \
+  X(field)
 
 namespace ps {
 

@@ -600,6 +600,8 @@ void App::panel_tools() {
     case Tool::Attract:
     case Tool::Repel:
       ImGui::SliderFloat("strength", &tools.force, 1.f, 2000.f, "%.0f", ImGuiSliderFlags_Logarithmic);
+      for (auto& f : features)  // the whole-field switch (render/feature_field.cpp)
+        if (f->tool_panel(*this, tools.tool)) break;
       break;
     case Tool::Paint:
       if (w && !materials.empty()) {

@@ -8,6 +8,8 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -131,6 +133,81 @@ TEST_CASE("Without an MPM world the resampling feature takes no key and draws no
     f.panel(app);
     CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y == ImGui::GetCurrentWindow()->DC.CursorStartPos.y);  // nothing
   });
+}
+
+TEST_CASE("The whole-field feature pulls every particle towards the cursor while held, nothing otherwise",
+          "[window][features][field]") {
+  ImGuiFixture gui;
+  App app;
+  app.sim = small_scene();
+  app.adopt_world_params();
+  Feature& f = feature_named(app, "field");
+  MpmWorld* w = app.world();
+  REQUIRE(w != nullptr);
+  w->solver.gravity = Vec2{0.f, 0.f};  // only the tool's force moves the bar
+  app.tools.tool = Tool::Grab;
+  CHECK(f.key(app, GLFW_KEY_M, 0));
+  CHECK(app.tools.tool == Tool::Attract);  // the switch brings the attract tool
+
+  auto max_speed = [w] {
+    float v = 0.f;
+    for (size_t i = 0; i < w->particles.size(); ++i) v = std::max(v, length(w->particles.v[i]));
+    return v;
+  };
+  const Vec2 cursor{0.5f, 0.9f};  // above the bar (0.3..0.7 x 0.3..0.5)
+
+  // Not held: no force, nothing moves.
+  app.left_down = false;
+  f.pointer(app, cursor, true);
+  CHECK_FALSE(w->point_force.active);
+  REQUIRE(w->step(1).ok);
+  CHECK(max_speed() == 0.f);
+
+  // Held: every particle is pushed towards the cursor, wherever it is in the bar (the brush,
+  // 0.06 wide, reaches none of them).
+  app.left_down = true;
+  f.pointer(app, cursor, true);
+  REQUIRE(w->point_force.active);
+  CHECK(w->point_force.pos.x == cursor.x);
+  CHECK(w->point_force.pos.y == cursor.y);
+  CHECK(w->point_force.strength > 0.f);
+  REQUIRE(w->step(1).ok);
+  size_t towards = 0;
+  for (size_t i = 0; i < w->particles.size(); ++i) {
+    const Vec2 to = cursor - w->particles.x[i];
+    if (dot(w->particles.v[i], to) > 0.9f * length(w->particles.v[i]) * length(to)) ++towards;  // within ~25 deg
+  }
+  CHECK(towards == w->particles.size());
+  CHECK(max_speed() > 0.f);
+
+  // Repel: the repel tool, or Shift with attract; the strength capped for the scene.
+  ImGui::GetIO().KeyShift = true;
+  f.pointer(app, cursor, true);
+  CHECK(w->point_force.strength < 0.f);
+  ImGui::GetIO().KeyShift = false;
+  app.tools.force = 1e9f;
+  f.pointer(app, cursor, true);
+  const float cap = w->point_force.strength;
+  CHECK(std::isfinite(cap));
+  CHECK(cap > 0.f);
+  CHECK(cap < 1e9f);
+  // The cap keeps matter falling the whole diagonal under half a cell per step.
+  const float L = std::hypot(w->grid.width(), w->grid.height());
+  CHECK(std::sqrt(2.f * cap * L) * w->solver.dt <= 0.5f * w->grid.dx * 1.001f);
+
+  // Released: off again; M off leaves the brush tools as they were.
+  app.left_down = false;
+  f.pointer(app, cursor, true);
+  CHECK_FALSE(w->point_force.active);
+  CHECK(f.key(app, GLFW_KEY_M, 0));
+  w->point_force = PointForce{};
+  app.left_down = true;
+  f.pointer(app, cursor, true);
+  CHECK_FALSE(w->point_force.active);  // the app's brush force stays the app's
+  std::vector<HelpRow> rows;
+  f.help(rows);
+  REQUIRE(rows.size() == 1);
+  CHECK(std::string(rows[0].key) == "M");
 }
 
 TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",
