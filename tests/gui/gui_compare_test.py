@@ -13,6 +13,7 @@ Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
 
 import os
+import re
 import sys
 import time
 
@@ -43,14 +44,27 @@ def main():
         if not (l_pic < 0.5 * l_apic and l_apic > 0.02):
             fail("after %s steps |L| PIC %g, APIC %g (APIC should keep ~0.0207, PIC lose it)" % (p.group(1), l_pic, l_apic))
         print("compare ok: after %s steps |L| PIC %g, APIC %g" % (p.group(1), l_pic, l_apic))
-        # Grab the corner of the first pane's block (the panes split the scene area in two).
+        # Grab the first pane's block a little left of and below its centre: the pane's rectangle
+        # from its label line (the panes are tiled by the scene's aspect), the scene fitted below
+        # the pane's label band.
+        pane = None
+        for line in app.log:
+            m = re.match(r"^compare layout rows=\d+ cols=\d+ panes=2 .* band=(\d+) ", line)
+            if m:
+                band = int(m.group(1))
+            m = re.match(r"^compare label pane=0 .* pane_rect=(-?\d+),(-?\d+),(\d+),(\d+)", line)
+            if m:
+                pane = tuple(int(m.group(k)) for k in range(1, 5))
+        if pane is None:
+            fail("no compare label line for pane 0")
+        gx, gy = pane[0] + pane[2] // 2 - 21, pane[1] + (pane[3] + band) // 2 + 15
         xdo(args, "key", "2")
         app.expect(r"^tool grab")
-        xdo(args, "mousemove", "--window", wid, 470, 360)
+        xdo(args, "mousemove", "--window", wid, gx, gy)
         time.sleep(0.2)
         xdo(args, "mousedown", "1")
         g = app.expect(r"^compare grab begin n=(\d+) pane=(\d)")
-        xdo(args, "mousemove", "--window", wid, 470, 300)
+        xdo(args, "mousemove", "--window", wid, gx, gy - 60)
         time.sleep(0.2)
         xdo(args, "mouseup", "1")
         app.expect(r"^compare grab end")
