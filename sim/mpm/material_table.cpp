@@ -15,6 +15,10 @@ const MaterialField kFluid[] = {
      "Bulk modulus K of the weakly compressible fluid: tau = K J (J - 1) I."},
     {"viscosity", &M::viscosity, 0.0, 1e9, 0.f, 10.f, false, "%.3g",
      "Dynamic viscosity: tau_v = J mu (C + C^T); 0 is inviscid."},
+    {"volume_correction", &M::volume_correction, 0.0, 1e6, 0.f, 200.f, false, "%.3g",
+     "Volume correction rate, 1/s: where the particles crowd closer than their J says (volume measured on the "
+     "grid), J relaxes to the measured volume at this rate, so water keeps its volume over long runs; "
+     "0 (the default): off (J alone, as in mpm88). CPU backend only for now."},
 };
 const MaterialField kJelly[] = {PS_ELASTIC_FIELDS};
 const MaterialField kSnow[] = {

@@ -119,6 +119,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
     const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
     Scatter& q = pre_[o];
     q.mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
+    q.vol = mpm::particle_volume(in.materials[p_->material[i]], p_->vol0[i], p_->F[i], p_->J[i], p_->Jp[i]);
     if constexpr (K == Kernel::Linear) {
       q.A = affine;
       q.S = stress;
@@ -212,7 +213,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
               const Scatter& q = pre_[o + static_cast<uint32_t>(l)];
               const float mp = p_->mass[i];
               lane[l] = simd::ScatterLane{p_->x[i], q.mv, q.A, mp, FLIP ? mp * p_->v[i] : Vec2{},
-                                          POLY ? &p_->poly[i] : nullptr};
+                                          POLY ? &p_->poly[i] : nullptr, q.vol};
             }
             simd::quad_scatter4<FLIP, POLY>(grid_.data(), grid_v_old_.data(), stride, g, lane);
           }
@@ -234,6 +235,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
                 row[a].vx += d.x;
                 row[a].vy += d.y;
                 row[a].m += w * mp;
+                row[a].pad += w * q.vol;
               }
             }
           } else {
@@ -256,7 +258,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
                 row[a].vx += d.x;
                 row[a].vy += d.y;
                 row[a].m += w * mp;
-                row[a].pad += 0.f;  // keeps the update a full 4-lane add (SLP vectorisation)
+                row[a].pad += w * q.vol;  // the volume channel (mpm::volume_corrected_J)
               }
             }
           }
@@ -385,8 +387,10 @@ SubstepResult MpmCpuBackend::for_particle_runs(const SubstepInput& in, Run run) 
 }
 
 bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2,
-                                    const SubstepInput& in) {
-  mpm::update_deformation(in.materials[p_->material[i]].type, B, dt, p_->F[i], p_->J[i]);
+                                    const SubstepInput& in, float phi) {
+  const MaterialParams& mat = in.materials[p_->material[i]];
+  p_->J[i] = mpm::volume_corrected_J(p_->J[i], phi, mpm::volume_correction_step(mat, dt));
+  mpm::update_deformation(mat.type, B, dt, p_->F[i], p_->J[i]);
   Vec2 xn = p_->x[i] + dt * v_move;
   if (in.collider_count > 0) {
     const float r = 0.5f * std::sqrt(p_->vol0[i]);
@@ -411,20 +415,22 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
   const float inv_dx = 1.f / g.dx;
   const size_t stride = static_cast<size_t>(g.nodes_x());
   const float vlim2 = in.solver.velocity_limit * in.solver.velocity_limit;
-  // After the sums: the new velocity, C, and F, x and the key (finish_particle).
-  auto finish = [&](size_t i, Vec2 v_pic, Vec2 dv, const Mat2& B) {
+  const float inv_area = 1.f / (g.dx * g.dx);  // node volume -> volume fraction
+  // After the sums: the new velocity, C, and F, J, x and the key (finish_particle).
+  auto finish = [&](size_t i, Vec2 v_pic, Vec2 dv, const Mat2& B, float vol) {
     const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
     p_->v[i] = v;
     p_->C[i] = B;
     if constexpr (kMusl) return true;
     const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
-    return finish_particle(i, K, B, v_adv, dt, vlim2, in);
+    return finish_particle(i, K, B, v_adv, dt, vlim2, in, vol * inv_area);
   };
   auto body = [&](size_t i) {
     const Vec2 xp = p_->x[i];
     const mpm::Stencil s = mpm::make_stencil(K, g, xp);
     Vec2 v_pic{}, dv{};
     Mat2 B{};
+    float vol = 0.f;
     PolyModes modes;
     mpm::PolyAxis px, py;
     if constexpr (POLY) {
@@ -437,6 +443,7 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         const float w = s.wx[a] * s.wy[c];
         const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
         v_pic += w * vi;
+        vol += w * grid_[row + a].pad;
         if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
         if constexpr (FLIP) dv += w * (vi - grid_v_old_[row + a]);
         if constexpr (K == Kernel::Linear) {
@@ -448,7 +455,7 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
     }
     if constexpr (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
     if constexpr (POLY) p_->poly[i] = modes;
-    return finish(i, v_pic, dv, B);
+    return finish(i, v_pic, dv, B, vol);
   };
   SubstepResult r;
   if (K == Kernel::Quadratic && lanes_) {
@@ -466,11 +473,12 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         if constexpr (POLY)
           for (int l = 0; l < 4; ++l) p_->poly[i0 + static_cast<size_t>(l)] = modes.lane(l);
         if (in.collider_count > 0) {  // finish_particle pushes them out of the bodies
-          for (int l = 0; l < 4; ++l) report(i0 + l, finish(i0 + l, q.v_pic(l), q.dv(l), q.B(l)));
+          for (int l = 0; l < 4; ++l) report(i0 + l, finish(i0 + l, q.v_pic(l), q.dv(l), q.B(l), q.vol[l]));
           continue;
         }
         simd::f4 ax{}, ay{};  // the advection velocity
         simd::i4 fluid{};
+        simd::f4 beta{};
         for (int l = 0; l < 4; ++l) {
           const size_t k = i0 + static_cast<size_t>(l);
           const Vec2 v_pic = q.v_pic(l);
@@ -479,13 +487,16 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
           p_->v[k] = v;
           ax[l] = v_adv.x;
           ay[l] = v_adv.y;
-          fluid[l] = in.materials[p_->material[k]].type == MaterialType::Fluid ? -1 : 0;
+          const MaterialParams& mat = in.materials[p_->material[k]];
+          fluid[l] = mat.type == MaterialType::Fluid ? -1 : 0;
+          beta[l] = mpm::volume_correction_step(mat, dt);
         }
         simd::f4 c[4];
         simd::transpose4(q.b00, q.b01, q.b10, q.b11, c);
         static_assert(sizeof(Mat2) == sizeof(simd::f4), "Mat2 is four floats");
         __builtin_memcpy(static_cast<void*>(&p_->C[i0]), c, sizeof c);
-        simd::quad_finish4(fin, fluid, q, ax, ay, &p_->F[i0], &p_->J[i0], &p_->x[i0], &block_of_[i0]);
+        simd::quad_finish4(fin, fluid, q, ax, ay, &p_->F[i0], &p_->J[i0], &p_->x[i0], &block_of_[i0], beta,
+                           q.vol * inv_area);
         for (int l = 0; l < 4; ++l) {
           const size_t k = i0 + static_cast<size_t>(l);
           const Mat2& F = p_->F[k];
@@ -569,18 +580,20 @@ SubstepResult MpmCpuBackend::musl_linear(const SubstepInput& in) {
     const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
     Vec2 v_grid{};
     Mat2 B{};
+    float vol = 0.f;
     for (int c = 0; c < N; ++c) {
       const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
       for (int a = 0; a < N; ++a) {
         const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
         v_grid += (s.wx[a] * s.wy[c]) * vi;
+        vol += (s.wx[a] * s.wy[c]) * grid_[row + a].pad;
         B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
       }
     }
     const Vec2 v = p_->v[i];
     p_->C[i] = B;  // APIC's affine field and the viscosity's velocity gradient
     const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_grid) : v_grid;
-    return finish_particle(i, K, B, v_adv, dt, vlim2, in);
+    return finish_particle(i, K, B, v_adv, dt, vlim2, in, vol / (g.dx * g.dx));
   });
 }
 

@@ -49,8 +49,11 @@ class MpmCpuBackend final : public MpmBackend {
   template <Kernel K, bool FLIP, bool POLY = false> SubstepResult gather(const SubstepInput& in);
   template <bool FLIP> SubstepResult musl_linear(const SubstepInput& in);
   /// F, J, position, next block key and blow-up test of particle i after its
-  /// velocity is set; returns false when it blew up (|v|^2 > vlim2 or not finite).
-  bool finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2, const SubstepInput& in);
+  /// velocity is set; `phi` is the volume fraction at the particle (the fluids'
+  /// volume correction, mpm::volume_corrected_J). Returns false when it blew
+  /// up (|v|^2 > vlim2 or not finite).
+  bool finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2, const SubstepInput& in,
+                       float phi);
   /// Runs `body(i)` (returns false on blow-up) over all particles in parallel;
   /// when kFinal, reduces the lowest blown-up index and the max speed and
   /// marks the block keys valid (body wrote them).
@@ -75,7 +78,8 @@ class MpmCpuBackend final : public MpmBackend {
   bool lanes_ = true;
   MpmParticles* p_ = nullptr;
   // Grid (node arrays, (nx+1) x (ny+1), row-major in y).
-  /// One grid node: momentum (velocity after the grid update) and mass,
+  /// One grid node: momentum (velocity after the grid update), mass and the
+  /// matter's volume (`pad`: sum w V_p, the fluids' volume correction),
   /// interleaved so a stencil row touches one cache line per node and the
   /// scatter is a single 4-wide add.
   struct alignas(16) Node {
@@ -111,6 +115,7 @@ class MpmCpuBackend final : public MpmBackend {
   struct Scatter {
     Mat2 A, S;
     Vec2 mv;
+    float vol;  ///< the particle's volume now (mpm::particle_volume): the node's volume channel
   };
   std::vector<Scatter> pre_;  // per colour: block runs of about equal particle counts, one per thread
 };

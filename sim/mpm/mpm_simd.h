@@ -108,9 +108,11 @@ struct PolyModes4 {
 
 /// What the gather of four particles yields, per lane: the PIC velocity
 /// sum w v_i, FLIP's increment sum w (v_i - v_i_old) (FLIP only), and the
-/// velocity gradient B = 4/dx sum w v_i (x_i - x_p)^T / dx (APIC's C).
+/// velocity gradient B = 4/dx sum w v_i (x_i - x_p)^T / dx (APIC's C), and
+/// the volume sum w (node volume) (the fluids' volume correction).
 struct Gather4 {
   f4 vx, vy, dvx, dvy;
+  f4 vol;
   f4 b00, b01, b10, b11;
   Vec2 v_pic(int l) const { return {vx[l], vy[l]}; }
   Vec2 dv(int l) const { return {dvx[l], dvy[l]}; }
@@ -152,9 +154,13 @@ inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, c
       const f4 hi = PS_SHUFFLE4(n2, n3, 0, 1, 4, 5);
       const f4 vx = PS_SHUFFLE4(lo, hi, 0, 2, 4, 6);
       const f4 vy = PS_SHUFFLE4(lo, hi, 1, 3, 5, 7);
+      const f4 lo2 = PS_SHUFFLE4(n0, n1, 2, 3, 6, 7);  // m0 vol0 m1 vol1
+      const f4 hi2 = PS_SHUFFLE4(n2, n3, 2, 3, 6, 7);
+      const f4 vol = PS_SHUFFLE4(lo2, hi2, 1, 3, 5, 7);
       const f4 w = s.wx[a] * s.wy[c];
       r.vx += w * vx;
       r.vy += w * vy;
+      r.vol += w * vol;
       if constexpr (FLIP) {
         const f4 ox{old[k0].x, old[k1].x, old[k2].x, old[k3].x};
         const f4 oy{old[k0].y, old[k1].y, old[k2].y, old[k3].y};
@@ -205,6 +211,7 @@ struct ScatterLane {
   float mp;   ///< mass
   Vec2 mv0;   ///< FLIP: transferred momentum m_p v_p
   const PolyModes* poly = nullptr;  ///< PolyPIC: the particle's extra modes
+  float vol = 0.f;  ///< its volume now (mpm::particle_volume), the node's fourth channel
 };
 
 /// The quadratic P2G of MpmCpuBackend::scatter for four particles of one
@@ -235,7 +242,8 @@ inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec&
   const f4 a10{p[0].A.a10, p[1].A.a10, p[2].A.a10, p[3].A.a10};
   const f4 a11{p[0].A.a11, p[1].A.a11, p[2].A.a11, p[3].A.a11};
   const f4 mp{p[0].mp, p[1].mp, p[2].mp, p[3].mp};
-  f4 rec[9][4];  // [node][lane]: {vx, vy, m, 0} to add
+  const f4 vol{p[0].vol, p[1].vol, p[2].vol, p[3].vol};
+  f4 rec[9][4];  // [node][lane]: {vx, vy, m, volume} to add
   f4 ox[9], oy[9];
   for (int c = 0; c < 3; ++c) {
     const f4 dy = (static_cast<float>(c) - s.fy) * g.dx;
@@ -254,7 +262,7 @@ inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec&
         dvx += mp * vx;
         dvy += mp * vy;
       }
-      transpose4(dvx, dvy, w * mp, f4{}, rec[c * 3 + a]);
+      transpose4(dvx, dvy, w * mp, w * vol, rec[c * 3 + a]);
       if constexpr (FLIP) {
         const f4 m0x{p[0].mv0.x, p[1].mv0.x, p[2].mv0.x, p[3].mv0.x};
         const f4 m0y{p[0].mv0.y, p[1].mv0.y, p[2].mv0.y, p[3].mv0.y};
@@ -290,7 +298,9 @@ inline f4 clamp4(f4 x, float lo, float hi) {
 
 /// The end of G2P for four consecutive particles x[0..3] with no rigid
 /// bodies in the scene (MpmCpuBackend::finish_particle): mpm::update_deformation
-/// (fluid lanes: J *= 1 + dt tr B, F = I; the others F = (I + dt B) F),
+/// (fluid lanes: J relaxed by mpm::volume_corrected_J with the lane's step
+/// fraction `beta` and volume fraction `phi`, then J *= 1 + dt tr B, F = I;
+/// the others F = (I + dt B) F),
 /// x += dt v_move, mpm::clamp_to_grid, and the quadratic stencil's 8 x 8
 /// block key for the next bucketing (MpmCpuBackend::block_key).
 struct Finish4 {
@@ -299,7 +309,7 @@ struct Finish4 {
   int blocks_x, blocks_y, block;  ///< block counts and size (cells)
 };
 inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f4 mvy, Mat2* F, float* J, Vec2* x,
-                         uint32_t* key) {
+                         uint32_t* key, f4 beta, f4 phi) {
   const float dt = f.dt;
   f4 r[4];
   __builtin_memcpy(r, F, sizeof r);  // Mat2 is four floats, row-major
@@ -318,6 +328,10 @@ inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f
   const f4 n10 = m10 * F00 + m11 * F10, n11 = m10 * F01 + m11 * F11;
   f4 Jv;
   __builtin_memcpy(&Jv, J, sizeof Jv);
+  {
+    const f4 Jc = Jv + beta * (Jv / phi - Jv);
+    Jv = (beta > 0.f) & (phi > 1.f) ? Jc : Jv;
+  }
   const f4 Jf = Jv * (1.f + dt * (q.b00 + q.b11));
   const f4 one = f4{} + 1.f, zero = f4{};
   Jv = fluid ? Jf : Jv;

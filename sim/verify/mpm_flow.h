@@ -115,6 +115,42 @@ struct ColumnRun {
 ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a, const Options& on,
                      bool flip);
 
+/// A tank of water at rest (the fluids' volume correction, mpm_kernels.h):
+/// a 1 x 0.6 domain, `grid` cells across, slip walls 3 nodes thick, water
+/// `depth` deep from wall to wall (4 particles per cell), density 1000,
+/// bulk modulus `K`, viscosity 2, APIC, gravity 9.81, wall_friction 0 (the
+/// faces hold the water: without it it sinks into the wall layer), dt = 2e-4 s at grid
+/// 128 and K = 2e5, scaled with dx and 1 / sqrt(K) (CFL 0.36 on the sound
+/// speed). Run for `seconds` of simulated time on `on`'s backend, sampled
+/// every `sample` s.
+struct TankOptions {
+  int grid = 128;
+  double K = 2e5;
+  double seconds = 60.0;
+  double depth = 0.3;
+  double sample = 0.5;
+  /// The water's volume_correction (1/s); < 0: the material's default.
+  double volume_correction = -1.0;
+};
+struct TankRun {
+  std::vector<double> t;      ///< sample times (s), t[0] = 0
+  std::vector<double> level;  ///< 99th-percentile particle height above the floor (m)
+  std::vector<double> floor_p;  ///< floor pressure (Pa): p = K (1 - J) fitted linearly in y, taken at the floor
+  double p_ref = 0.0;         ///< the water's weight over the floor's width, M g / W (Pa)
+  double mass0 = 0.0, mass_end = 0.0;
+  double max_speed = 0.0;     ///< the largest particle speed seen at the samples (m/s)
+  double dt = 0.0, dx = 0.0;
+  size_t particles = 0;
+  double wall_seconds = 0.0;
+  std::string error;
+  /// level(t) / level(0) - 1 at the last sample; the worst over all samples.
+  double drift_end() const { return level.empty() ? NAN : level.back() / level.front() - 1.0; }
+  double drift_worst() const;
+  /// Mean floor pressure over the samples of the last quarter of the run.
+  double floor_pressure() const;
+};
+TankRun run_still_tank(const TankOptions& opt, const Options& on);
+
 }  // namespace flow
 }  // namespace verify
 }  // namespace ps

@@ -22,11 +22,12 @@ void print(const CaseResult& r) {
 
 TEST_CASE("MPM flow cases are registered with their metadata", "[verify][mpmflow]") {
   std::vector<CaseSpec> cases = mpm_flow_cases();
-  REQUIRE(cases.size() == 4);
+  REQUIRE(cases.size() == 5);
   CHECK(cases[0].id == "mpm.dam_break");
   CHECK(cases[1].id == "mpm.granular_collapse");
   CHECK(cases[2].id == "mpm.angle_of_repose");
   CHECK(cases[3].id == "mpm.wall_friction_slide");
+  CHECK(cases[4].id == "mpm.still_tank");
   for (const CaseSpec& c : cases) {
     CHECK(c.group == "MPM flows");
     CHECK(static_cast<bool>(c.run));
