@@ -119,7 +119,7 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
     const Mat2 affine = apic ? mp * p_->C[i] : Mat2{};
     Scatter& q = pre_[o];
     q.mv = mp * p_->v[i] + (in.use_fext ? dt * p_->fext[i] : Vec2{});
-    q.vol = mpm::particle_volume(in.materials[p_->material[i]], p_->vol0[i], p_->F[i], p_->J[i], p_->Jp[i]);
+    q.vol = mpm::particle_volume(in.materials[p_->material[i]], p_->vol0[i], p_->F[i], p_->Jp[i]);
     if constexpr (K == Kernel::Linear) {
       q.A = affine;
       q.S = stress;
@@ -270,16 +270,33 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
 
 // [SECTION] Grid update --------------------------------------------------------------
 
+namespace {
+/// Whether a fluid of the scene corrects its volume (mpm::volume_corrected_J):
+/// the walls then count as full and hold matter at their faces.
+bool corrects_volume(const SubstepInput& in) {
+  for (int k = 0; k < in.material_count; ++k)
+    if (mpm::volume_correction_step(in.materials[k], in.dt) > 0.f) return true;
+  return false;
+}
+}  // namespace
+
 void MpmCpuBackend::grid_update(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point,
                            in.solver.wall_friction};
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const bool keep_old = in.solver.transfer == Transfer::FLIP;
+  // The walls' volume in the volume channel (mpm::wall_volume_fraction), where a fluid corrects its J.
+  const bool walls_volume = corrects_volume(in);
+  const float cell = g.dx * g.dx;
+  const int b = in.solver.boundary_nodes;
+  gp.face_contact = walls_volume;
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
     for (int64_t j = j0; j < j1; ++j)
       for (int i = 0; i < sx; ++i) {
         size_t node = static_cast<size_t>(j) * sx + i;
+        if (walls_volume)
+          grid_[node].pad += cell * mpm::wall_volume_fraction(g, b, in.solver.kernel, i, static_cast<int>(j));
         if (keep_old) grid_v_old_[node] = mpm::flip_old_velocity(grid_[node].m, grid_v_old_[node]);
         Vec2 mv{grid_[node].vx, grid_[node].vy};
         mpm::grid_update_node(i, static_cast<int>(j), grid_[node].m, mv, gp);
@@ -294,6 +311,9 @@ void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const float inv_dx = 1.f / g.dx;
   const float skin = mpm::kColliderSkin * g.dx;
+  // Only in the pass before G2P (impulses): the MUSL's second pass reads no volume.
+  const bool body_volume = impulses && corrects_volume(in);
+  const float cell = g.dx * g.dx;
   for (int k = 0; k < in.collider_count; ++k) {
     const RigidCollider& c = in.colliders[k];
     const int i0 = std::max(0, static_cast<int>(std::ceil((c.lo.x - skin - g.origin.x) * inv_dx)));
@@ -304,8 +324,12 @@ void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
     for (int j = j0; j <= j1; ++j)
       for (int i = i0; i <= i1; ++i) {
         Node& nd = grid_[static_cast<size_t>(j) * sx + i];
-        if (!(nd.m > 0.f)) continue;
         const Vec2 xi{g.origin.x + i * g.dx, g.origin.y + j * g.dx};
+        if (body_volume) {  // the body counts as full in the volume channel (mpm::volume_corrected_J)
+          Vec2 n;
+          nd.pad += cell * mpm::kernel_cdf(in.solver.kernel, -mpm::collider_distance(c, xi, n) * inv_dx);
+        }
+        if (!(nd.m > 0.f)) continue;
         Vec2 v{nd.vx, nd.vy};
         const Vec2 v0 = v;
         if (!mpm::collide_node(c, xi, v, skin)) continue;
@@ -563,6 +587,7 @@ SubstepResult MpmCpuBackend::musl_linear(const SubstepInput& in) {
   }
   mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point,
                            in.solver.wall_friction};
+  gp.face_contact = corrects_volume(in);
   const int sx = g.nodes_x(), sy = g.nodes_y();
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
     for (int64_t j = j0; j < j1; ++j)

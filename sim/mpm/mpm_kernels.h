@@ -242,6 +242,11 @@ struct GridUpdateParams {
   int boundary_nodes;
   PointForce point;
   float wall_friction = -1.f;  ///< SolverParams::wall_friction
+  /// The walls hold matter at their faces (wall_contact, frictionless unless
+  /// wall_friction says otherwise) even with wall_friction < 0: set where a
+  /// fluid corrects its volume, which counts the walls as full from their
+  /// faces (wall_volume_fraction), so matter may not sink past them.
+  bool face_contact = false;
 };
 
 /// FLIP's "old" grid velocity of a node: the momentum the particles brought,
@@ -292,16 +297,22 @@ PS_HD void coulomb_wall(float& vn, float& vt, float sign, float mu) {
 }
 
 /// The wall's surface (the first nodes inside the boundary layer, which sit on
-/// the wall: x = b dx, ...) with Coulomb friction, when wall_friction >= 0.
-/// Without it a particle layer thinner than a cell above a floor feels the
-/// boundary layer only through the small stencil weight of the nodes below
-/// the wall, so a spreading granular film slides on without basal friction
-/// (the verify case mpm.granular_collapse). With it, the wall holds such a
-/// film with friction mu: its deceleration is mu g.
+/// the wall: x = b dx, ...) holds matter at the face, with Coulomb friction
+/// when wall_friction >= 0 (frictionless with face_contact alone). Without it
+/// matter settles about a cell inside the boundary layer: a tank of water sank
+/// 6.7 % of its depth into the floor's layer in its first second at grid 64,
+/// and the dam break's front ran 8-10 % further ahead (`sandbox verify`'s
+/// mpm.still_tank and mpm.dam_break). It also brakes thin films: a particle
+/// layer thinner than a cell above a floor feels the boundary layer only
+/// through the small stencil weight of the nodes below the wall, so a
+/// spreading granular film slides on without basal friction
+/// (mpm.granular_collapse); with friction mu the wall holds such a film, its
+/// deceleration mu g.
 PS_HD Vec2 wall_contact(int i, int j, Vec2 v, const GridUpdateParams& p) {
-  if (!(p.wall_friction >= 0.f)) return v;
+  const bool friction = p.wall_friction >= 0.f;
+  if (!friction && !p.face_contact) return v;
   const int b = p.boundary_nodes;
-  const float mu = p.wall_friction;
+  const float mu = friction ? p.wall_friction : 0.f;
   if (j == b) coulomb_wall(v.y, v.x, 1.f, mu);
   if (j == p.grid.ny - b) coulomb_wall(v.y, v.x, -1.f, mu);
   if (i == b) coulomb_wall(v.x, v.y, 1.f, mu);
@@ -360,21 +371,25 @@ PS_HD void update_deformation(MaterialType type, const Mat2& B, float dt, Mat2& 
 // hydrostatic value: the particles compacted towards the floor, each one still
 // claiming its full volume vol0 J.
 //
-// The correction measures the volume the particles actually fill on the grid
-// and relaxes J towards it. P2G deposits every particle's current volume
-// (particle_volume) into the node's fourth channel; divided by the cell area
-// that is the node's volume fraction, 1 where matter tiles space at the
-// volumes it claims (the quadratic B-spline sums to exactly 1 over a lattice
-// of 2 x 2 particles a cell). Interpolated back to a particle it is phi_p; a
-// particle with phi_p > 1 sits among neighbours that claim more space than
-// there is, so its J is too large by the factor phi_p and relaxes towards
-// J / phi_p at `rate` (1/s): the pressure then follows the real density and
-// pushes the particles apart again. Only phi_p > 1 counts (a unilateral
-// correction): at a free surface the stencil is part empty and phi_p < 1
-// means nothing, and so it is next to a wall (the nodes in the wall layer
-// hold no matter). Only J changes, so
-// mass and momentum are conserved exactly (the stress impulse sums to zero
-// over the grid as before).
+// The correction measures how densely the particles actually fill space and
+// relaxes J towards that. P2G deposits every particle's volume into the node's
+// fourth channel: a fluid particle its rest volume vol0, any other matter the
+// volume it takes up now (particle_volume). Divided by the cell area that is
+// the node's fraction of rest volume, 1 where the water sits at its rest
+// density (the quadratic B-spline sums to exactly 1 over a lattice of 2 x 2
+// particles a cell). The domain's walls and the rigid bodies count as full
+// from their faces (wall_volume_fraction, kernel_cdf of the body's signed
+// distance): beside them the stencil is not missing neighbours. Interpolated
+// back to a particle it is phi_p, and 1 / phi_p is the volume ratio the
+// particles really have there. J relaxes towards it at `rate` (1/s):
+// both ways, where the stencil is full (phi_p >= 0.95; a free surface or a
+// splash has missing neighbours there, not thinner water, and is left alone):
+// crowded particles (phi_p > 1) get a smaller J, so more pressure, and push
+// apart; thinned ones a larger J, less pressure, and close up.
+// Only J changes, so mass and momentum stay exact (the stress impulse sums to
+// zero over the grid as before). Where it is on, the walls hold matter at
+// their faces (GridUpdateParams::face_contact), so the wall layer that counts
+// as full holds no water.
 //
 // The same idea as the density drift correction of FLIP fluids, where the
 // measured particle density per cell lowers the target divergence of the
@@ -385,12 +400,12 @@ PS_HD void update_deformation(MaterialType type, const Mat2& B, float dt, Mat2& 
 // liquids", IEEE TVCG 27(4), 2021; here it acts on the state J of the
 // weakly compressible model instead of on a pressure solve.
 
-/// The volume a particle takes up now: its rest volume times its volume
-/// ratio (fluid: J; snow and sand: det F Jp, elastic times plastic; the
-/// others det F).
-PS_HD float particle_volume(const MaterialParams& m, float vol0, const Mat2& F, float J, float Jp) {
+/// The volume a particle brings to the volume channel: a fluid its rest volume
+/// (the channel measures the fluid's density), the others the volume they take
+/// up now (snow and sand: det F Jp, elastic times plastic; the others det F).
+PS_HD float particle_volume(const MaterialParams& m, float vol0, const Mat2& F, float Jp) {
   switch (m.type) {
-    case MaterialType::Fluid: return vol0 * J;
+    case MaterialType::Fluid: return vol0;
     case MaterialType::Snow:
     case MaterialType::Sand: return vol0 * (det(F) * Jp);
     default: return vol0 * det(F);
@@ -405,12 +420,58 @@ PS_HD float volume_correction_step(const MaterialParams& m, float dt) {
   return b < 1.f ? b : 1.f;
 }
 
-/// J relaxed towards the volume measured on the grid: phi is the volume
-/// fraction interpolated at the particle (sum w (node volume) / dx^2), beta
-/// the step's fraction (volume_correction_step). Unilateral: only phi > 1.
+/// J relaxed towards the volume ratio measured on the grid, 1 / phi: phi is the
+/// rest volume fraction interpolated at the particle (sum w (node volume) /
+/// dx^2, the walls and bodies counted as full), beta the step's fraction
+/// (volume_correction_step). Crowded (phi > 1): J falls, the pressure rises
+/// and spreads the particles; thinned out (phi < 1): J rises, the pressure
+/// falls and gravity or the neighbours close the gap. Only where the stencil
+/// is full, phi >= kVolumeFull: where it is part empty (a free surface, a
+/// splash) phi < 1 means missing neighbours, not thinner water, and J is left
+/// alone. (Raising J only up to 1 there, to keep the correction from making
+/// tension, biased it: in stiff water, whose J sits just below 1, only the
+/// crowded side acted and the tank rose 0.8 % at K = 1e6.)
+constexpr float kVolumeFull = 0.95f;
 PS_HD float volume_corrected_J(float J, float phi, float beta) {
-  if (!(beta > 0.f) || !(phi > 1.f)) return J;
-  return J + beta * (J / phi - J);
+  if (!(beta > 0.f) || !(phi >= kVolumeFull)) return J;
+  return J + beta * (1.f / phi - J);
+}
+
+/// The integral of the kernel's 1-D weight from -infinity to u (cells): the
+/// part of a node's weight that lies beyond a flat solid face at distance -u
+/// (u = -t for a node t cells in front of the face; 1/2 on the face). The
+/// walls and rigid bodies count as full with it (volume_corrected_J).
+PS_HD float kernel_cdf(Kernel k, float u) {
+  if (u > 0.f) return 1.f - kernel_cdf(k, -u);
+  switch (k) {
+    case Kernel::Linear: return u <= -1.f ? 0.f : 0.5f * (1.f + u) * (1.f + u);
+    case Kernel::Quadratic:
+      if (u <= -1.5f) return 0.f;
+      if (u <= -0.5f) return (u + 1.5f) * (u + 1.5f) * (u + 1.5f) / 6.f;
+      return 1.f / 6.f + 0.75f * (u + 0.5f) - (u * u * u + 0.125f) / 3.f;
+    default:  // cubic B-spline
+      if (u <= -2.f) return 0.f;
+      if (u <= -1.f) {
+        const float a = 2.f + u;
+        return a * a * a * a / 24.f;
+      }
+      return 0.5f + u * (2.f / 3.f - u * u / 3.f - u * u * u / 8.f);
+  }
+}
+
+/// The part of node t's weight inside a wall whose face is t nodes away (t > 0:
+/// in the domain, t < 0: in the wall).
+PS_HD float wall_coverage_1d(Kernel k, int t) { return kernel_cdf(k, static_cast<float>(-t)); }
+
+/// The volume fraction of node (i, j) filled by the domain's walls (the
+/// boundary layer of `boundary_nodes`, faces at x = b dx, x = (nx - b) dx and
+/// likewise in y): 1 deep in a wall, 1/2 on its face, 0 away from it; corners
+/// combine as 1 - (1 - cx)(1 - cy).
+PS_HD float wall_volume_fraction(const GridSpec& g, int b, Kernel k, int i, int j) {
+  const int tx = (i - b) < (g.nx - b - i) ? i - b : g.nx - b - i;
+  const int ty = (j - b) < (g.ny - b - j) ? j - b : g.ny - b - j;
+  const float cx = wall_coverage_1d(k, tx), cy = wall_coverage_1d(k, ty);
+  return 1.f - (1.f - cx) * (1.f - cy);
 }
 
 /// Position clamp that keeps every kernel's stencil inside the node array.

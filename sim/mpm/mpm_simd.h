@@ -328,10 +328,7 @@ inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f
   const f4 n10 = m10 * F00 + m11 * F10, n11 = m10 * F01 + m11 * F11;
   f4 Jv;
   __builtin_memcpy(&Jv, J, sizeof Jv);
-  {
-    const f4 Jc = Jv + beta * (Jv / phi - Jv);
-    Jv = (beta > 0.f) & (phi > 1.f) ? Jc : Jv;
-  }
+  for (int l = 0; l < 4; ++l) Jv[l] = mpm::volume_corrected_J(Jv[l], phi[l], beta[l]);
   const f4 Jf = Jv * (1.f + dt * (q.b00 + q.b11));
   const f4 one = f4{} + 1.f, zero = f4{};
   Jv = fluid ? Jf : Jv;

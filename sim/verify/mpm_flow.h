@@ -134,8 +134,9 @@ struct TankOptions {
 };
 struct TankRun {
   std::vector<double> t;      ///< sample times (s), t[0] = 0
-  std::vector<double> level;  ///< 99th-percentile particle height above the floor (m)
+  std::vector<double> depth;  ///< twice the water's centre-of-mass height above the floor (m)
   std::vector<double> floor_p;  ///< floor pressure (Pa): p = K (1 - J) fitted linearly in y, taken at the floor
+  double depth_eq = 0.0;      ///< the hydrostatic equilibrium of `depth` for this K (m)
   double p_ref = 0.0;         ///< the water's weight over the floor's width, M g / W (Pa)
   double mass0 = 0.0, mass_end = 0.0;
   double max_speed = 0.0;     ///< the largest particle speed seen at the samples (m/s)
@@ -143,9 +144,9 @@ struct TankRun {
   size_t particles = 0;
   double wall_seconds = 0.0;
   std::string error;
-  /// level(t) / level(0) - 1 at the last sample; the worst over all samples.
-  double drift_end() const { return level.empty() ? NAN : level.back() / level.front() - 1.0; }
-  double drift_worst() const;
+  /// depth(t) / depth_eq - 1 at the last sample; the largest |depth / depth_eq - 1| from t0 on.
+  double error_end() const { return depth.empty() ? NAN : depth.back() / depth_eq - 1.0; }
+  double error_worst(double t0) const;
   /// Mean floor pressure over the samples of the last quarter of the run.
   double floor_pressure() const;
 };

@@ -90,6 +90,77 @@ TEST_CASE("volume_correction is read, range-checked and located", "[mpm][fluid][
     CHECK(what.find("volume_correction") != std::string::npos);
     CHECK(what.find("inline.json") != std::string::npos);
   }
-  // Off by default until mpm.still_tank holds its 1 %.
+  // Off by default for now (docs/architecture.md, "Volume correction (fluids)").
   CHECK(MaterialParams{}.volume_correction == 0.f);
+}
+
+TEST_CASE("The volume correction's rule: J towards the measured volume ratio where the stencil is full",
+          "[mpm][fluid][volume]") {
+  const float beta = 0.25f;
+  // Crowded (phi > 1): J falls towards 1 / phi, more pressure.
+  CHECK(mpm::volume_corrected_J(1.f, 1.1f, beta) == Approx(1.f + beta * (1.f / 1.1f - 1.f)));
+  CHECK(mpm::volume_corrected_J(0.99f, 1.05f, beta) < 0.99f);
+  // Thinned out in a full stencil: J rises towards 1 / phi, less pressure.
+  CHECK(mpm::volume_corrected_J(0.99f, 0.98f, beta) == Approx(0.99f + beta * (1.f / 0.98f - 0.99f)));
+  CHECK(mpm::volume_corrected_J(0.95f, 0.98f, 1.f) == Approx(1.f / 0.98f));
+  // Where it agrees, nothing moves.
+  CHECK(mpm::volume_corrected_J(1.f / 1.02f, 1.02f, beta) == Approx(1.f / 1.02f));
+  // A part-empty stencil (free surface, splash) is left alone.
+  CHECK(mpm::volume_corrected_J(0.97f, mpm::kVolumeFull - 0.01f, beta) == 0.97f);
+  // Off: nothing changes.
+  CHECK(mpm::volume_corrected_J(0.97f, 1.3f, 0.f) == 0.97f);
+  MaterialParams water;
+  water.type = MaterialType::Fluid;
+  water.volume_correction = 20.f;
+  CHECK(mpm::volume_correction_step(water, 1e-3f) == Approx(0.02f));
+  CHECK(mpm::volume_correction_step(water, 1.f) == 1.f);  // never past the measured volume
+  MaterialParams jelly = water;
+  jelly.type = MaterialType::Jelly;
+  CHECK(mpm::volume_correction_step(jelly, 1e-3f) == 0.f);
+}
+
+TEST_CASE("kernel_cdf is the integral of each kernel's weight", "[mpm][fluid][volume]") {
+  for (Kernel k : {Kernel::Linear, Kernel::Quadratic, Kernel::Cubic}) {
+    for (float u = -2.5f; u <= 2.5f; u += 0.125f) {
+      // Midpoint rule over the weight of a node at 0 seen from X: axis_weights gives the nodes base..
+      double sum = 0.0;
+      const int n = 4000;
+      const double lo = -3.0, h = (static_cast<double>(u) - lo) / n;
+      for (int i = 0; i < n; ++i) {
+        const float X = static_cast<float>(lo + (i + 0.5) * h);
+        int base;
+        float f, w[4], dw[4];
+        mpm::axis_weights(k, X, base, f, w, dw);
+        const int a = -base;
+        if (a >= 0 && a < mpm::kernel_support(k)) sum += w[a] * h;
+      }
+      INFO("kernel " << static_cast<int>(k) << ", u = " << u);
+      CHECK(mpm::kernel_cdf(k, u) == Approx(sum).margin(1e-4));
+    }
+    CHECK(mpm::kernel_cdf(k, 0.f) == 0.5f);
+  }
+}
+
+TEST_CASE("The walls count as full from their faces and hold matter there", "[mpm][fluid][volume]") {
+  GridSpec g;
+  g.nx = g.ny = 32;
+  const int b = 3;
+  const Kernel k = Kernel::Quadratic;
+  CHECK(mpm::wall_volume_fraction(g, b, k, 16, 16) == 0.f);
+  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b) == 0.5f);  // on the floor's face
+  CHECK(mpm::wall_volume_fraction(g, b, k, 16, g.ny - b) == 0.5f);  // on the ceiling's face
+  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b + 1) == Approx(1.f / 48.f));
+  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b - 1) == Approx(47.f / 48.f));
+  CHECK(mpm::wall_volume_fraction(g, b, k, 16, 0) == 1.f);
+  CHECK(mpm::wall_volume_fraction(g, b, k, b, b) == Approx(0.75f));  // a corner: 1 - (1/2)(1/2)
+  // Where a fluid corrects its volume the faces hold matter, frictionless without wall_friction.
+  mpm::GridUpdateParams gp{g, Vec2{0.f, -9.81f}, 1e-3f, Boundary::Slip, b, PointForce{}, -1.f};
+  CHECK(mpm::wall_contact(16, b, Vec2{0.3f, -1.f}, gp).y == -1.f);  // without it: the layer's rule alone
+  gp.face_contact = true;
+  const Vec2 v = mpm::wall_contact(16, b, Vec2{0.3f, -1.f}, gp);
+  CHECK(v.y == 0.f);
+  CHECK(v.x == 0.3f);
+  CHECK(mpm::wall_contact(b, 16, Vec2{-0.5f, 0.2f}, gp).x == 0.f);  // the left wall's face
+  CHECK(mpm::wall_contact(16, b + 1, Vec2{0.3f, -1.f}, gp).y == -1.f);  // in front of the face: free
+  CHECK(mpm::wall_contact(16, b, Vec2{0.3f, 1.f}, gp).y == 1.f);  // leaving the wall is free
 }
