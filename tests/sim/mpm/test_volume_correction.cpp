@@ -5,7 +5,9 @@
 #include <cmath>
 #include <string>
 #include "mpm_test_util.h"
+#include "sim/core/backend_error.h"
 #include "sim/mpm/mpm_cpu.h"
+#include "tests/sim/selfcheck/fake_backends.h"
 
 using namespace ps;
 
@@ -163,4 +165,27 @@ TEST_CASE("The walls count as full from their faces and hold matter there", "[mp
   CHECK(mpm::wall_contact(b, 16, Vec2{-0.5f, 0.2f}, gp).x == 0.f);  // the left wall's face
   CHECK(mpm::wall_contact(16, b + 1, Vec2{0.3f, -1.f}, gp).y == -1.f);  // in front of the face: free
   CHECK(mpm::wall_contact(16, b, Vec2{0.3f, 1.f}, gp).y == 1.f);  // leaving the wall is free
+}
+
+TEST_CASE("A device backend hands a world whose water corrects its volume to the CPU, and says why",
+          "[mpm][fluid][volume][selfcheck]") {
+  // The CUDA backend has no volume channel: stepping such a world on it would
+  // quietly lose the correction. A fake device stands in for CUDA.
+  reset_backend_failures_for_tests();
+  MpmScene ref = spinning_drop("20", true), dev = spinning_drop("20", true);
+  dev.world->set_backend(std::make_unique<fake::DeviceMpm>());
+  dev.world->fallback_threads = 2;
+  REQUIRE(dev.world->step(40).ok);
+  REQUIRE(ref.world->step(40).ok);
+  CHECK(dev.world->backend_name().rfind("cpu", 0) == 0);
+  const std::string notice = dev.world->take_notice();
+  INFO(notice);
+  CHECK(notice.find("volume correction") != std::string::npos);
+  CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);  // the CPU from the first step
+  reset_backend_failures_for_tests();
+  // Without the correction the device keeps the world.
+  MpmScene off = spinning_drop("0", true);
+  off.world->set_backend(std::make_unique<fake::DeviceMpm>());
+  REQUIRE(off.world->step(40).ok);
+  CHECK(off.world->backend_name() == "fake-device");
 }
