@@ -1,4 +1,4 @@
-/// The window's comparison view (issue #15, render/panel_compare.cpp): the
+/// The window's comparison view (render/panel_compare.cpp): the
 /// panes (sim/scene/compare.h), their particle renderers and tables, the
 /// linked camera, per-pane curves for the overlaid Stats plot, and what the
 /// Compare panel edits. Internal to render/.

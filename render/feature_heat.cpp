@@ -1,4 +1,4 @@
-// Heat and melting in the window (issue #13, sim/mpm/heat.h): the Heat panel
+// Heat and melting in the window (sim/mpm/heat.h): the Heat panel
 // (switches, walls, air, solver, the last pass, ice / water / heat content,
 // the energy ledger and its drift, plots over time), the heat lamp tool, the
 // thermal fields of the Materials panel and the Inspector, the temperature and

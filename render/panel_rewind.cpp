@@ -1,4 +1,4 @@
-// The rewind in the window (issue #15): the recording of the loaded scene,
+// The rewind in the window: the recording of the loaded scene,
 // seeking (keys Left / Right / Home, the strip under the scene), replaying
 // the recorded future (Space), and the strip itself. The recording and its
 // rules are sim/scene/rewind.h; what this file adds is the window's timing:

@@ -1,4 +1,4 @@
-// The rigid-body part of the window (issue #14): the Bodies panel (list,
+// The rigid-body part of the window: the Bodies panel (list,
 // inspector with live density / friction / restitution, coupling cost), the
 // Body tool (draw a box or disk), picking and grabbing bodies with Box2D's
 // mouse joint, and the drawing of bodies, joints, contacts and the force the

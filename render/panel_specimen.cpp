@@ -1,4 +1,4 @@
-// The specimen-from-image window (issue 6, seeds/000 section 2.1): load a
+// The specimen-from-image window (seeds/000 section 2.1): load a
 // PNG / JPG silhouette, mask it, trace its contours, fill it with equal
 // particles, and show both inside tests on the image (winding number and the
 // document's nearest-contour test) with their disagreements highlighted.

@@ -1,4 +1,4 @@
-/// The window's rewind (issue #15; internal to render/): the recording of the
+/// The window's rewind (internal to render/): the recording of the
 /// loaded scene (sim/scene/rewind.h), the strip under the scene that shows the
 /// recorded range, its snapshots, the actions and the playhead, and seeking.
 /// Code: panel_rewind.cpp.

@@ -1,4 +1,4 @@
-/// The window's rigid-body state (internal to render/, issue #14): the
+/// The window's rigid-body state (internal to render/): the
 /// selected body, the Body tool's drag, the panel's edits (applied to the
 /// Box2D world at App::sync, like the MPM parameters), the overlay toggles
 /// and storage the drawing reuses every frame. Used by panel_rigid.cpp.

@@ -1,4 +1,4 @@
-/// The soak driver (issue #16): with `sandbox gui --soak SECONDS`, the window's
+/// The soak driver: with `sandbox gui --soak SECONDS`, the window's
 /// own loop runs unattended while this applies, on a fixed frame schedule, what
 /// a lecture does: the t / r / s / d presets, the attract and repel tools, a
 /// grab dragged in a circle, SGF edits, and a scene reset; every 10 s it

@@ -6,7 +6,7 @@
 
 namespace ps {
 
-/// IceWater: pale ice to deep water blue (the melt-fraction mode, issue #13).
+/// IceWater: pale ice to deep water blue (the melt-fraction mode).
 enum class Colormap : int { Viridis = 0, Inferno = 1, Turbo = 2, Coolwarm = 3, IceWater = 4 };
 constexpr int kColormapCount = 5;
 const char* colormap_name(Colormap c);

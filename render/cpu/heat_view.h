@@ -1,4 +1,4 @@
-/// What the window shows of heat and melting (issue #13, sim/mpm/heat.h),
+/// What the window shows of heat and melting (sim/mpm/heat.h),
 /// GL-free so it is unit tested and a headless image writer can use it: the
 /// melt-fraction and temperature colours, the temperature range, and the
 /// energy balance of the heat ledger that the Heat panel prints.

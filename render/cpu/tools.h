@@ -6,7 +6,7 @@
 ///   paint    emit particles of a chosen material along the mouse path
 ///   select   click / box / lasso particles for SGF groups (render/cpu/selection.h)
 ///   body     draw a rigid box (drag corner to corner) or disk (drag centre to
-///            rim) that joins the scene as a Box2D body (issue #14)
+///            rim) that joins the scene as a Box2D body
 ///   heat     a heat lamp (negative power: a cold spot) under the cursor while
 ///            the button is held: MpmWorld::heat_tool (sim/mpm/heat.h)
 #pragma once

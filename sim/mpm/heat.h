@@ -1,4 +1,4 @@
-/// Heat and melting on the MPM grid (issue #13; SEEDS-DIGEST section 4, the
+/// Heat and melting on the MPM grid (SEEDS-DIGEST section 4, the
 /// ice-melting paper, J. Yanshan Univ. 2024). A pure module like the
 /// resampler: MpmWorld calls `HeatSolver::run` every `interval` substeps with
 /// the heat step dt_h = (sum of those substeps' dt) * time_scale.

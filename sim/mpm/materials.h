@@ -343,7 +343,7 @@ PS_HD float viscoplastic_return(float s_trial, float k, float mu_bar, float eta,
   return k + (s_trial - k) / (1.f + 2.f * mu_bar * dt / eta);
 }
 
-/// von Mises viscoplastic solid (issue #12; the MPM fracture paper after
+/// von Mises viscoplastic solid (the MPM fracture paper after
 /// Yue et al. 2015). F = Fe Fp with det Fp = 1, energy
 ///   W = kappa/2 (1/2 (J^2 - 1) - ln J) + mu/2 (tr b_bar - 2),  b_bar = J^-1 Fe Fe^T
 /// (J^(-2/d) with d = 2), Kirchhoff stress tau = kappa/2 (J^2 - 1) I + mu dev(b_bar).

@@ -1,4 +1,4 @@
-/// Moving rigid boundaries on the MPM grid (issue #14): one convex part of a
+/// Moving rigid boundaries on the MPM grid: one convex part of a
 /// rigid body (a disk or a convex polygon, placed at the substep's start) and
 /// the per-node rule that couples it with the matter, two-way.
 ///

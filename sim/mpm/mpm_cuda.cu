@@ -479,7 +479,7 @@ __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2*
   if (keep_old) gv_old[node] = mpm::flip_old_velocity(m, mv0);
 }
 
-// ---- rigid-body parts (issue #14; mirrors MpmCpuBackend::collide_grid) ---------------
+// ---- rigid-body parts (mirrors MpmCpuBackend::collide_grid) ---------------
 
 /// The substep's rigid-body parts (uploaded per advance() call) and their
 /// impulse accumulator: 3 doubles per part (x, y, angular about the body's

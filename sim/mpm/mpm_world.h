@@ -46,7 +46,7 @@ struct ResampleTotals {
 };
 
 /// Running totals of the heat passes (since the scene loaded): the energy
-/// ledger of issue #13 (J per unit depth) and the solver's work.
+/// ledger (J per unit depth) and the solver's work.
 struct HeatLedger {
   int64_t passes = 0;
   int64_t iterations = 0;       ///< PCG iterations, all passes
@@ -238,7 +238,7 @@ class MpmWorld {
   /// loading): index-based lists (grab, handles) are rebuilt from IDs.
   void particles_reindexed();
 
-  /// Particle resampling (issue #12, sim/mpm/resample.h): when
+  /// Particle resampling (sim/mpm/resample.h): when
   /// resampling.enabled, step() runs a pass after every substep whose
   /// 1-based index is a multiple of resampling.interval. On a device backend
   /// the pass runs on the host: the state comes back, is resampled and goes
@@ -263,7 +263,7 @@ class MpmWorld {
   /// The resampler (its signed distance and cell counts of the last pass, for overlays).
   const Resampler& resampler() const { return resampler_; }
 
-  /// Heat and melting (issue #13, sim/mpm/heat.h): when heat.enabled,
+  /// Heat and melting (sim/mpm/heat.h): when heat.enabled,
   /// step() runs a heat pass after every substep whose 1-based index is a
   /// multiple of heat.interval, over the time since the last pass (times
   /// heat.time_scale). heat.only freezes the material (no mechanics). On a

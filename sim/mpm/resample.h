@@ -1,4 +1,4 @@
-/// Particle resampling for MPM fracture (issue #12; SEEDS-DIGEST section 3,
+/// Particle resampling for MPM fracture (SEEDS-DIGEST section 3,
 /// after Yue et al. 2015): under stretch and shear MPM particles spread apart
 /// and leave numerical holes inside the material that look like cracks.
 /// `Resampler::run` fills interior holes with new particles (Poisson-disk

@@ -1,4 +1,4 @@
-/// Rigid bodies (issue #14): Box2D 2.4 (Debian's libbox2d-dev) is the solver;
+/// Rigid bodies: Box2D 2.4 (Debian's libbox2d-dev) is the solver;
 /// this module is the scene-facing wrapper: SI units in and out, bodies by
 /// index, the parts the MPM grid and the DEM see, the mouse joint, and the
 /// impulses the matter returns. See docs/rigid.md.

@@ -1,4 +1,4 @@
-/// Side by side (issue #15, "The classroom"): 2 to 4 panes, each a Simulation
+/// Side by side: 2 to 4 panes, each a Simulation
 /// built from the same scene document with its own settings ("--vary"
 /// overrides), stepped in lockstep, with the conserved quantities recorded per
 /// pane per frame. No GL: `sandbox compare` draws the panes into PNGs and the

@@ -1,4 +1,4 @@
-/// A scene as a composition (issue #14): matter (an MPM world, a DEM world,
+/// A scene as a composition: matter (an MPM world, a DEM world,
 /// both, or none) plus rigid bodies, stepped in one order with two-way
 /// coupling. MPM matter and DEM grains do not touch each other directly (the
 /// issue leaves MPM-DEM coupling out); both touch the bodies.

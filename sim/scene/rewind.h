@@ -1,4 +1,4 @@
-/// Rewind (issue #15, "the classroom"): a memory-bounded ring of saved
+/// Rewind: a memory-bounded ring of saved
 /// states plus a log of what the user did to the world, so a run can be
 /// scrubbed back instantly and played forward again exactly.
 ///

@@ -1,4 +1,4 @@
-// Heat and melting (issue #13, sim/mpm/heat.h) against analytical solutions:
+// Heat and melting (sim/mpm/heat.h) against analytical solutions:
 // the PCG solver on a manufactured Poisson problem, the backward-Euler slab
 // (discrete and continuous decay), conduction through particles between
 // fixed-temperature plates, the one-phase Stefan problem (driven by a plate
