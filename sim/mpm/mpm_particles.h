@@ -2,6 +2,7 @@
 /// with the stable ID `id[i]` (1-based, as in SGF and P4P files).
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 #include "sim/core/vec.h"
 
@@ -63,6 +64,16 @@ struct MpmParticles {
   void for_each_array(Fn&& f) const { each_array(*this, f); }
   void resize(size_t n) {
     for_each_array([n](auto& a) { a.resize(n); });
+  }
+  /// Whether every per-particle array holds size() entries (PolyPIC's modes
+  /// aside: the step rebuilds them when they are stale).
+  bool consistent() const {
+    bool ok = true;
+    const size_t n = size();
+    for_each_array([&](const auto& a) {
+      if constexpr (!std::is_same_v<std::decay_t<decltype(a)>, std::vector<PolyModes>>) ok = ok && a.size() == n;
+    });
+    return ok;
   }
   void reserve(size_t n) {
     for_each_array([n](auto& a) { a.reserve(n); });

@@ -8,6 +8,7 @@
 #include "sim/core/bytes.h"
 #include "sim/core/hash.h"
 #include "sim/mpm/mpm_cpu.h"
+#include "sim/core/assert.h"
 #include "sim/mpm/mpm_kernels.h"
 
 namespace ps {
@@ -132,6 +133,7 @@ StepRule MpmWorld::step_rule() const {
 float MpmWorld::next_dt() const { return next_substep_dt(step_rule(), clock_.last_max_speed); }
 
 void MpmWorld::host_changed() {
+  PS_ASSERT(particles.consistent(), "an edit left the per-particle arrays of different lengths");
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
   ++host_gen_;
   ckpt_.drop();  // older than the host arrays now
@@ -143,6 +145,7 @@ void MpmWorld::sync() { sync_guarded(); }
 
 StepStatus MpmWorld::step(int n) {
   if (!failure_.ok) return failure_;
+  PS_ASSERT(particles.consistent(), "every per-particle array holds one entry a particle");
   if (particles.size() == 0 || materials.empty()) {
     clock_.step += n;
     host_clock_ = clock_;  // nothing on a device to lose
