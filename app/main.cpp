@@ -342,6 +342,7 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
   heat_line("start");
   if (dump_every > 0) do_dump();
   if (image_every > 0) do_image(0);
+  int64_t last_image = 0;
   Progress progress(total_steps, !quiet, stderr_is_tty());
   auto t0 = std::chrono::steady_clock::now();
   int64_t done = 0;
@@ -362,9 +363,12 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
       std::fprintf(stderr, "error: %s\n", st.message.c_str());
       return 1;
     }
-    int64_t units_done = done / unit;
     if (dump_every > 0 && done % (dump_every * unit) == 0) do_dump();
-    if (image_every > 0 && !by_steps && done % spf == 0 && units_done % image_every == 0) do_image(units_done);
+    // --images K: a picture every K frames, with --steps too (named by the step then, by the frame otherwise).
+    if (image_every > 0 && done % spf == 0 && (done / spf) % image_every == 0) {
+      do_image(by_steps ? done : done / spf);
+      last_image = done;
+    }
     progress.update(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -372,7 +376,7 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
   emit(summary_line("final", 0, *sim, fin));
   bodies_line("final");
   heat_line("final");
-  if (image_every > 0 && by_steps) do_image(done);
+  if (image_every > 0 && by_steps && last_image != done) do_image(done);  // the last step, off the frame grid
   char perf[256];
   std::snprintf(perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
                 secs > 0 ? static_cast<double>(fin.count) * static_cast<double>(total_steps) / secs : 0.0);

@@ -203,6 +203,30 @@ TEST_CASE("Dumps every K steps with --steps, whatever the substeps per frame", "
   fs::remove_all(out);
 }
 
+TEST_CASE("--images K writes a picture every K frames with --steps too", "[app][runner]") {
+  // pic_vs_apic: 10 substeps a frame, so 400 steps are 40 frames: pictures at steps 0, 100, 200, 300, 400.
+  fs::path out = fs::temp_directory_path() / ("ps_runner_images_" + std::to_string(getpid()));
+  fs::remove_all(out);
+  Result r = sandbox("run pic_vs_apic --steps 400 --images 10 --threads 1 --quiet --out " + out.string());
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  for (int step : {0, 100, 200, 300, 400}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "frame_%05d.png", step);
+    CHECK(fs::exists(out / name));
+  }
+  int pngs = 0;
+  for (const auto& e : fs::directory_iterator(out)) pngs += e.path().extension() == ".png";
+  CHECK(pngs == 5);
+  // Off the frame grid, the last step gets its picture too.
+  fs::remove_all(out);
+  Result r2 = sandbox("run pic_vs_apic --steps 405 --images 10 --threads 1 --quiet --out " + out.string());
+  REQUIRE(r2.code == 0);
+  CHECK(fs::exists(out / "frame_00405.png"));
+  CHECK(fs::exists(out / "frame_00400.png"));
+  fs::remove_all(out);
+}
+
 TEST_CASE("A heat run prints the heat ledger, dumps T and melt, and colours images by temperature", "[app][runner][heat]") {
   fs::path out = fs::temp_directory_path() / ("ps_runner_heat_" + std::to_string(getpid()));
   fs::remove_all(out);
