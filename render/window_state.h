@@ -252,6 +252,9 @@ struct App {
   /// The open lesson's comparison was ended (Esc): its text, about the panes, is put away.
   bool lesson_compare_ended = false;
   bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
+  /// Frames until the Lesson panel logs what its first page shows (`lesson page ...`): the
+  /// column is scrolled to the top when a lesson opens, and laid out by then.
+  int lesson_page_frames = 0;
   /// What a lesson's view sets (colour, overlays, tool, preset speed).
   struct LessonView {
     ColorMode color_mode = ColorMode::Material;
