@@ -459,8 +459,9 @@ void file_bar(App& a) {
   ui_mark(a, "sgf_save");
   ImGui::SameLine();
   if (ImGui::Button("Load") && !s.folder.empty()) {
-    // Parsed into a fresh set (render/cpu/file_open.h); the live set, and so
-    // the running simulation's forces, change only when all of it loaded.
+    // Parsed into a fresh set (render/cpu/file_open.h), by the rule `--sgf` follows: the good
+    // files load, a file with any problem is skipped whole and listed (file:line:col, field).
+    // The live set, and so the running simulation's forces, change only when a file loaded.
     SgfSetOpen r = open_sgf_set(s.folder);
     if (!r.ok) {
       s.messages = std::move(r.messages);
@@ -469,7 +470,7 @@ void file_bar(App& a) {
       a.log("sgf load error %s%s%s", s.messages.empty() ? "" : s.messages.front().c_str(),
             s.messages.size() > 1 ? " | " : "", s.messages.size() > 1 ? s.messages[1].c_str() : "");
     } else {
-      s.messages.clear();
+      s.messages = std::move(r.messages);  // the skipped files' problems, if any
       s.status.clear();
       s.set = std::move(r.set);
       s.group = s.set.groups.empty() ? -1 : 0;
@@ -478,8 +479,11 @@ void file_bar(App& a) {
       s.view_user = false;
       s.show_timeline = true;
       s.source = "loaded " + s.folder + ": " + std::to_string(s.set.groups.size()) + " groups, " +
-                 std::to_string(r.entries) + " entries";
-      a.log("sgf load dir=%s groups=%zu entries=%zu problems=0", s.folder.c_str(), s.set.groups.size(), r.entries);
+                 std::to_string(r.entries) + " entries" +
+                 (r.skipped.empty() ? "" : ", " + std::to_string(r.skipped.size()) + " files skipped");
+      a.log("sgf load dir=%s groups=%zu entries=%zu problems=%zu files=%zu skipped=%zu", s.folder.c_str(),
+            s.set.groups.size(), r.entries, r.problems, r.files, r.skipped.size());
+      for (size_t k = 1; k < s.messages.size() && k <= 20; ++k) a.log("sgf load problem %s", s.messages[k].c_str());
     }
   }
   ui_mark(a, "sgf_load");
@@ -519,15 +523,32 @@ void selection_section(App& a) {
   help_marker("Select tool (key 6): click a particle, or drag a box / lasso around particles.\n"
               "Shift adds to the selection, Ctrl removes from it.\n"
               "IDs are the stable particle IDs that SGF files and dumps use.");
-  if (s.selection.empty()) {
-    ImGui::TextDisabled("nothing selected");
-  } else {
-    ImGui::Text("%zu particles", s.selection.size());
-    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-    ImGui::TextWrapped("%s", format_id_ranges(s.selection, 220).c_str());
+  // Typed / pasted IDs, then what is selected, then Copy / Clear: nothing above Select changes
+  // height when the selection does, and what grows (the ranges, the ID list) is below Clear, so
+  // a second click where Select was is Select again, never Clear.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float sel_w = ImGui::CalcTextSize("Select").x + 2 * st.FramePadding.x;
+  ImGui::SetNextItemWidth(-(sel_w + st.ItemSpacing.x));
+  bool enter = ImGui::InputTextWithHint("##ids", "type IDs: 12-40, 57", &s.ids_edit, ImGuiInputTextFlags_EnterReturnsTrue);
+  ui_mark(a, "sgf_ids");
+  ImGui::SameLine();
+  const bool select = ImGui::Button("Select");
+  ui_mark(a, "sgf_select");
+  if ((select || enter) && !s.ids_edit.empty()) {
+    std::vector<uint32_t> ids;
+    if (parse_id_ranges(s.ids_edit, ids, s.ids_error)) {
+      s.selection = std::move(ids);
+      a.log("select n=%zu ids=%s kind=typed op=replace hits=%zu", s.selection.size(),
+            format_id_ranges(s.selection).c_str(), s.selection.size());
+    }
+  }
+  if (!s.ids_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ImGui::TextWrapped("%s", s.ids_error.c_str());
     ImGui::PopStyleColor();
   }
-  const ImGuiStyle& st = ImGui::GetStyle();
+  if (s.selection.empty()) ImGui::TextDisabled("nothing selected");
+  else ImGui::Text("%zu particles", s.selection.size());
   const float bw = (ImGui::GetContentRegionAvail().x - st.ItemSpacing.x) * 0.5f;
   ImGui::BeginDisabled(s.selection.empty());
   if (ImGui::Button("Copy IDs", ImVec2(bw, 0))) {
@@ -543,23 +564,11 @@ void selection_section(App& a) {
     s.selection.clear();
     a.log("select n=0 ids= kind=clear op=replace hits=0");
   }
+  ui_mark(a, "sgf_clear");
   ImGui::EndDisabled();
-  // Typed / pasted IDs.
-  const float sel_w = ImGui::CalcTextSize("Select").x + 2 * st.FramePadding.x;
-  ImGui::SetNextItemWidth(-(sel_w + st.ItemSpacing.x));
-  bool enter = ImGui::InputTextWithHint("##ids", "type IDs: 12-40, 57", &s.ids_edit, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SameLine();
-  if ((ImGui::Button("Select") || enter) && !s.ids_edit.empty()) {
-    std::vector<uint32_t> ids;
-    if (parse_id_ranges(s.ids_edit, ids, s.ids_error)) {
-      s.selection = std::move(ids);
-      a.log("select n=%zu ids=%s kind=typed op=replace hits=%zu", s.selection.size(),
-            format_id_ranges(s.selection).c_str(), s.selection.size());
-    }
-  }
-  if (!s.ids_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kError);
-    ImGui::TextWrapped("%s", s.ids_error.c_str());
+  if (!s.selection.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+    ImGui::TextWrapped("%s", format_id_ranges(s.selection, 220).c_str());
     ImGui::PopStyleColor();
   }
   if (!s.selection.empty() && ImGui::TreeNode("list", "ID list (%zu)", s.selection.size())) {
@@ -899,11 +908,18 @@ void sgf_draw_timeline(App& a) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("step");
     ImGui::SameLine();
-    if (!ImGui::IsAnyItemActive() || !s.step_edit) s.step_edit = step;
+    // The field follows the simulation's step (also while the rewind strip is dragged and shows
+    // a recorded step) unless it is itself being typed in.
+    if (!s.step_typing) s.step_edit = step;
     ImGui::SetNextItemWidth(90.f * a.ui_scale);
     if (ImGui::InputScalar("##step", ImGuiDataType_S64, &s.step_edit, nullptr, nullptr, nullptr,
                            ImGuiInputTextFlags_EnterReturnsTrue))
       request_seek(a, s.step_edit);
+    s.step_typing = ImGui::IsItemActive();
+    if (!a.running && !s.step_typing && s.step_edit != s.step_logged) {
+      s.step_logged = s.step_edit;
+      a.log("timeline field step=%" PRId64, s.step_edit);
+    }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Type a step and press Enter to go there (back = re-run from step 0).");
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, kMuted);

@@ -94,6 +94,10 @@ struct SgfUi {
   bool scrubbing = false;
   int64_t scrub_step = 0;
   int64_t step_edit = 0;
+  /// The step field is being typed in (as of the last frame): only then does it not follow the
+  /// simulation's step (a rewind scrub, another active widget, must not freeze it).
+  bool step_typing = false;
+  int64_t step_logged = -1;  ///< the field's value last logged (`timeline field step=…`, while paused)
 
   // [SECTION] Seeking (scrub): reset + fast re-simulation when going back
   int64_t seek_target = -1;        ///< -1: not seeking

@@ -146,13 +146,19 @@ SgfLoadResult load_sgf_folder(const std::string& dir) {
     if (!parse_sgf_file_name(name, s, e)) {
       res.diagnostics.emplace_back(SourceLoc{path, 0, 0}, "name",
                                    "expected a file name SGF<start>-<end>.csv with 0 <= start <= end, got " + squote(name));
+      res.skipped.push_back(path);
       continue;
     }
+    // A file loads whole or not at all (SgfLoadResult): a move applied to part of its group
+    // would no longer balance.
+    const size_t before = res.diagnostics.size();
     try {
-      res.list.files.push_back(parse_sgf_csv(read_file_text(path), path, s, e, res.diagnostics));
+      SgfFile f = parse_sgf_csv(read_file_text(path), path, s, e, res.diagnostics);
+      if (res.diagnostics.size() == before) res.list.files.push_back(std::move(f));
     } catch (const InputError& err) {
       res.diagnostics.push_back(err);
     }
+    if (res.diagnostics.size() != before) res.skipped.push_back(path);
   }
   std::stable_sort(res.list.files.begin(), res.list.files.end(), [](const SgfFile& a, const SgfFile& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
@@ -380,6 +386,8 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
   SgfSetLoadResult res;
   SgfLoadResult flat = load_sgf_folder(dir);
   res.diagnostics = std::move(flat.diagnostics);
+  res.skipped = std::move(flat.skipped);
+  res.files = flat.list.files.size();
   const std::string index_path = (fs::path(dir) / kSgfIndexName).string();
   std::error_code ec;
   if (!fs::exists(index_path, ec)) {
@@ -427,7 +435,13 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
             double count = er.number_required("count", 0, 1e12);
             er.finish();
             auto it = by_name.find(file);
-            if (it == by_name.end()) er.fail("file", "no loaded SGF file named " + squote(file));
+            if (it == by_name.end()) {
+              const bool skipped = std::any_of(res.skipped.begin(), res.skipped.end(), [&](const std::string& p) {
+                return fs::path(p).filename().string() == file;
+              });
+              er.fail("file", skipped ? squote(file) + " was skipped (its problems are listed): the entry is not loaded"
+                                      : "no loaded SGF file named " + squote(file));
+            }
             const SgfFile& f = *it->second;
             size_t r0 = static_cast<size_t>(row), n = static_cast<size_t>(count);
             bool match = r0 + n <= f.rows.size() && n == g.ids.size();
