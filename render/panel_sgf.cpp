@@ -95,6 +95,7 @@ int64_t current_step(const App& a) { return a.sim ? a.sim->step_count() : 0; }
 void mark_edited(App& a) {
   a.sgf.dirty = true;
   a.sgf.edited = true;
+  ++a.sgf.edits;
 }
 
 std::vector<uint32_t> sorted_ids(const std::vector<uint32_t>& ids) {
@@ -651,6 +652,15 @@ void groups_section(App& a) {
     ImGui::TextDisabled("no groups yet: select particles, then New group");
     return;
   }
+  if (a.opt.verbose) {  // what the list shows, as the legend logs its rows (the same table)
+    std::vector<GroupRow> rows;
+    for (const SgfGroup& g : set.groups) rows.push_back(sgf_group_row(g));
+    std::string text = group_rows_text(rows);
+    if (text != s.list_logged) {
+      s.list_logged = text;
+      a.log("sgf groups entries=\"%s\"", text.c_str());
+    }
+  }
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float h = std::min<float>(7.f, static_cast<float>(set.groups.size())) * line + 2 * ImGui::GetStyle().FramePadding.y;
   if (ImGui::BeginListBox("##groups", ImVec2(-FLT_MIN, h))) {
@@ -659,18 +669,20 @@ void groups_section(App& a) {
     while (clip.Step()) {
       for (int g = clip.DisplayStart; g < clip.DisplayEnd; ++g) {
         const SgfGroup& grp = set.groups[static_cast<size_t>(g)];
+        // The name and colour every view shows for the group (the legend's and the body's too).
+        const GroupRow row = sgf_group_row(grp);
         const bool on = g < static_cast<int>(s.active.size()) && s.active[static_cast<size_t>(g)];
         ImGui::PushID(g);
         ImVec2 p = ImGui::GetCursorScreenPos();
         char label[160];
-        std::snprintf(label, sizeof label, "      %s", grp.name.c_str());
+        std::snprintf(label, sizeof label, "      %s", row.name.c_str());
         if (ImGui::Selectable(label, s.group == g)) {
           s.group = g;
           s.entry = -1;
         }
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const float fs = ImGui::GetFontSize();
-        dl->AddRectFilled(ImVec2(p.x + 2, p.y + 0.15f * fs), ImVec2(p.x + 2 + 0.85f * fs, p.y + fs), col32(grp.color), 3.f);
+        dl->AddRectFilled(ImVec2(p.x + 2, p.y + 0.15f * fs), ImVec2(p.x + 2 + 0.85f * fs, p.y + fs), col32(row.rgb.data()), 3.f);
         if (on) dl->AddRect(ImVec2(p.x, p.y + 0.05f * fs), ImVec2(p.x + 4 + 0.85f * fs, p.y + 1.1f * fs), IM_COL32(255, 255, 255, 230), 3.f, 0, 1.5f);
         char right[64];
         std::snprintf(right, sizeof right, "%s%zu · %zu", on ? "ON  " : "", grp.ids.size(), grp.entries.size());
@@ -1156,6 +1168,32 @@ void sgf_draw_timeline(App& a) {
   fg->PopClipRect();
   (void)last;
   ui::end_strip();
+}
+
+// [SECTION] The group table -----------------------------------------------------------------
+
+const GroupTable& App::group_table() {
+  // Rebuilt when the host table was (not every frame with the CUDA-GL interop) or the SGF set
+  // changed: its edit count, and a fingerprint of what the count does not see (a loaded set,
+  // a colour or a name typed in).
+  uint64_t key = 1469598103934665603ull;
+  auto mix = [&key](uint64_t v) { key = (key ^ v) * 1099511628211ull; };
+  mix(sgf.edits);
+  mix(sgf.set.groups.size());
+  mix(sgf_rows);
+  for (const SgfGroup& g : sgf.set.groups) {
+    mix(std::hash<std::string>{}(g.name));
+    for (float c : g.color) mix(static_cast<uint64_t>(std::lround(c * 1e6f)));
+    mix(g.ids.size());
+    if (!g.ids.empty()) mix((static_cast<uint64_t>(g.ids.front()) << 32) | g.ids.back());
+  }
+  if (groups_time != host_table_time || groups_rows != table.size() || groups_key != key) {
+    groups.build(sgf.set, table, sgf_rows);
+    groups_time = host_table_time;
+    groups_rows = table.size();
+    groups_key = key;
+  }
+  return groups;
 }
 
 }  // namespace ps

@@ -76,6 +76,8 @@ struct SgfUi {
   std::string source;              ///< where the set came from (shown)
   bool dirty = false;              ///< apply at the next sync point
   bool edited = false;             ///< edited since the scene was opened (re-applied after a reset)
+  uint64_t edits = 0;              ///< counts the edits (the group table rebuilds on a change)
+  std::string list_logged;         ///< the groups list as last logged (verbose)
   int group = -1, entry = -1;      ///< current group / entry (-1: none)
   std::string folder;              ///< save / load folder
   std::vector<std::string> messages;  ///< load and save problems (file:line:col: ...)

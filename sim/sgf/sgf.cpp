@@ -166,6 +166,15 @@ SgfLoadResult load_sgf_folder(const std::string& dir) {
   return res;
 }
 
+std::array<float, 3> group_palette_rgb(size_t k) {
+  static const float kPalette[10][3] = {{0.306f, 0.475f, 0.655f}, {0.949f, 0.557f, 0.169f}, {0.882f, 0.341f, 0.349f},
+                                        {0.463f, 0.718f, 0.698f}, {0.349f, 0.631f, 0.310f}, {0.929f, 0.788f, 0.282f},
+                                        {0.690f, 0.478f, 0.631f}, {1.000f, 0.616f, 0.655f}, {0.612f, 0.459f, 0.373f},
+                                        {0.729f, 0.690f, 0.675f}};
+  const float* c = kPalette[k % 10];
+  return {c[0], c[1], c[2]};
+}
+
 // [SECTION] Writing ----------------------------------------------------------------
 
 std::string sgf_csv_text(const SgfFile& file) {
@@ -277,9 +286,6 @@ SgfList sgf_flatten(const SgfSet& set) {
 
 namespace {
 
-const float kPalette[8][3] = {{0.90f, 0.30f, 0.25f}, {0.25f, 0.60f, 0.90f}, {0.35f, 0.80f, 0.35f},
-                              {0.95f, 0.70f, 0.20f}, {0.70f, 0.40f, 0.90f}, {0.20f, 0.80f, 0.80f},
-                              {0.95f, 0.50f, 0.70f}, {0.60f, 0.60f, 0.60f}};
 
 struct Candidate {
   std::vector<uint32_t> ids;
@@ -310,7 +316,8 @@ void append_inferred(std::vector<Candidate>& cands, SgfSet& set, const std::stri
       SgfGroup g;
       size_t k = set.groups.size();
       g.name = prefix + std::to_string(index.size() + 1);
-      for (int ch = 0; ch < 3; ++ch) g.color[ch] = kPalette[k % 8][ch];
+      const std::array<float, 3> rgb = group_palette_rgb(k + 1);  // as the window's "New from selection"
+      for (int ch = 0; ch < 3; ++ch) g.color[ch] = rgb[static_cast<size_t>(ch)];
       g.ids = c.ids;
       index.emplace(c.ids, set.groups.size());
       set.groups.push_back(std::move(g));

@@ -12,6 +12,7 @@
 /// at O(active rows) per step. See docs/sgf.md.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -106,6 +107,11 @@ struct SgfGroup {
 struct SgfSet {
   std::vector<SgfGroup> groups;
 };
+
+/// The group palette: ten distinct colours (Tableau-like), cycling. Groups
+/// inferred from CSVs, groups made in the window and the scene's group
+/// numbers (the window's group_rgb) all take their colours from it.
+std::array<float, 3> group_palette_rgb(size_t k);
 
 /// Editor form -> flat form: one file per distinct range, rows grouped by group
 /// order, then entry order, then ID order.
