@@ -309,13 +309,15 @@ void App::rigid_draw() {
           const BodyForce f = mean_force(&coupled->last_body_impulse()[3 * i], coupled->last_step_seconds());
           const Vec2 wv = clip(k * static_cast<float>(s.mass) * Vec2{static_cast<float>(rw->gravity().x), static_cast<float>(rw->gravity().y)});
           const Vec2 fv = clip(k * Vec2{static_cast<float>(f.fx), static_cast<float>(f.fy)});
+          // Side by side, each straight from its own anchor (render/cpu/body_tool.h).
+          const ForceArrows arr = force_arrows(c, wv, fv, 5.f * px);
           if (length(wv) > 2.f * px) {
-            over.arrow(c, c + wv, 4.f, halo);
-            over.arrow(c, c + wv, 2.f, pack_rgba(0.75f, 0.75f, 0.78f));
+            over.arrow(arr.weight.from, arr.weight.to, 4.f, halo);
+            over.arrow(arr.weight.from, arr.weight.to, 2.f, pack_rgba(0.75f, 0.75f, 0.78f));
           }
           if (length(fv) > 2.f * px) {
-            over.arrow(c, c + fv, 4.f, halo);
-            over.arrow(c, c + fv, 2.f, pack_rgba(0.3f, 0.9f, 1.f));
+            over.arrow(arr.force.from, arr.force.to, 4.f, halo);
+            over.arrow(arr.force.from, arr.force.to, 2.f, pack_rgba(0.3f, 0.9f, 1.f));
           }
         }
       }
