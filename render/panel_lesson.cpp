@@ -25,17 +25,45 @@ using ui::kAccent;
 using ui::kMuted;
 using ui::section_label;
 
-/// A lesson's text, what to look for and the keys to try.
-void lesson_body(const Lesson& l) {
-  for (const std::string& para : l.text) {
-    ImGui::TextWrapped("%s", para.c_str());
-    ImGui::Spacing();
-  }
+/// The lead (one or two sentences: what happens), what to look for, the rest of
+/// the text behind "More" (collapsed when the lesson opens), and the keys to
+/// try. The lead and the look-for lines fit the first page at 1280x720, so a
+/// class sees what to watch without the teacher scrolling. Returns the bottom
+/// of the last look-for line (screen y).
+float lesson_body(App& a, const Lesson& l, bool opened) {
+  const LessonPage page = lesson_page(l.text);
+  ImGui::TextWrapped("%s", page.lead.c_str());
+  ImGui::Spacing();
+  float look_bottom = ImGui::GetItemRectMax().y;
   if (!l.look_for.empty()) {
     section_label("look for");
+    // A dot and a narrow indent (ImGui's Bullet indents by a whole frame: in projector mode's
+    // narrow column that cost the look-for lines a line each).
+    const float indent = 0.9f * ImGui::GetFontSize();
     for (const std::string& s : l.look_for) {
-      ImGui::Bullet();
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(at.x + 0.35f * indent, at.y + 0.5f * ImGui::GetTextLineHeight()),
+                                                  0.15f * ImGui::GetFontSize(), ImGui::GetColorU32(ImGuiCol_Text), 8);
+      ImGui::Indent(indent);
       ImGui::TextWrapped("%s", s.c_str());
+      ImGui::Unindent(indent);
+    }
+    look_bottom = ImGui::GetItemRectMax().y;
+    ui_mark(a, "lesson_look_for");
+  }
+  if (!page.more.empty()) {
+    ImGui::Spacing();
+    if (opened) ImGui::SetNextItemOpen(false);
+    const bool was = ImGui::GetStateStorage()->GetInt(ImGui::GetID("More##lesson_more"), 0) != 0;
+    const bool open = ImGui::TreeNodeEx("More##lesson_more", ImGuiTreeNodeFlags_SpanAvailWidth);
+    ui_mark(a, "lesson_more");
+    if (open != was && !opened) a.log("lesson more open=%d id=%s", open ? 1 : 0, l.id.c_str());
+    if (open) {
+      for (const std::string& para : page.more) {
+        ImGui::TextWrapped("%s", para.c_str());
+        ImGui::Spacing();
+      }
+      ImGui::TreePop();
     }
   }
   if (!l.keys.empty()) {
@@ -59,6 +87,7 @@ void lesson_body(const Lesson& l) {
       ImGui::EndTable();
     }
   }
+  return look_bottom;
 }
 
 }  // namespace
@@ -240,9 +269,13 @@ void App::lessons_list() {
 void App::panel_lesson() {
   if (!lesson) return;
   const Lesson& l = *lesson;
+  const bool opened = lesson_panel_request;
   if (lesson_panel_request) {
+    // A lesson opens at the top of the column (the Lessons list below may have been scrolled to).
+    ImGui::SetScrollY(0.f);
     ImGui::SetNextItemOpen(true);
     lesson_panel_request = false;
+    lesson_page_frames = 2;  // logged once the scroll has been applied
   }
   const std::string header = "Lesson: " + l.title + "###lesson";
   if (!ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -254,7 +287,7 @@ void App::panel_lesson() {
   if (!running) {
     // A lesson opens paused: the teacher introduces it, then runs it.
     ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
-    ImGui::TextWrapped("PAUSED: press Space to start");
+    ImGui::TextWrapped("PAUSED: Space starts it");
     ImGui::PopStyleColor();
   }
   if (lesson_compare_ended) {
@@ -264,13 +297,25 @@ void App::panel_lesson() {
                        "Next goes on to the next lesson.");
     ui_mark(*this, "lesson_compare_ended");
   } else {
-    lesson_body(l);
+    const float look_bottom = lesson_body(*this, l, opened);
+    if (lesson_page_frames > 0 && --lesson_page_frames == 0) {
+      // What the first page shows, for the GUI tests: the look-for lines above the column's
+      // bottom edge (the scroll at the top) are read without scrolling.
+      const LessonPage page = lesson_page(l.text);
+      const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
+      log("lesson page id=%s lead_sentences=%zu look_for=%zu more=%zu look_for_bottom=%.0f panel_bottom=%.0f "
+          "scroll=%.0f visible=%d lead=\"%s\"",
+          l.id.c_str(), split_sentences(page.lead).size(), l.look_for.size(), page.more.size(),
+          static_cast<double>(look_bottom), static_cast<double>(bottom), static_cast<double>(ImGui::GetScrollY()),
+          look_bottom <= bottom && ImGui::GetScrollY() == 0.f ? 1 : 0, page.lead.c_str());
+    }
   }
   ImGui::Spacing();
   const std::vector<std::string> paths = builtin_lesson_paths();
   const auto it = std::find(paths.begin(), paths.end(), l.path);
   const float bw = (ImGui::GetContentRegionAvail().x - 3 * ImGui::GetStyle().ItemSpacing.x) / 4.f;
   if (ImGui::Button("Restart", ImVec2(bw, 0))) pending.open_lesson = l.path;
+  ui_mark(*this, "lesson_restart");
   ImGui::SameLine();
   ImGui::BeginDisabled(it == paths.end() || it == paths.begin());
   if (ImGui::Button("< Prev", ImVec2(bw, 0))) step_lesson(-1);

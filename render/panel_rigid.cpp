@@ -204,8 +204,8 @@ void App::panel_rigid() {
       prop("speed", "%.4f m/s", std::hypot(s.velocity.x, s.velocity.y));
       prop("angle", "%.2f deg", s.angle * 180.0 / 3.14159265358979);
       prop("omega", "%.4f rad/s", s.omega);
-      if (coupled && coupled->matter() && coupled->last_body_impulse().size() >= 3 * rw->body_count()) {
-        const BodyForce f = mean_force(&coupled->last_body_impulse()[3 * static_cast<size_t>(b)], coupled->last_step_seconds());
+      if (coupled && coupled->matter() && coupled->last_exchange_impulse().size() >= 3 * rw->body_count()) {
+        const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * static_cast<size_t>(b)], coupled->last_exchange_seconds());
         prop("matter force", "%.4g, %.4g N", f.fx, f.fy);
         prop("matter torque", "%.4g N m", f.torque);
         if (d.type == rigid::BodyType::Dynamic && s.mass > 0.0) {
@@ -282,7 +282,7 @@ void App::rigid_draw() {
     }
     auto* coupled = dynamic_cast<CoupledSimulation*>(sim.get());
     if (rigidui.show_forces && coupled && coupled->matter() &&
-        coupled->last_body_impulse().size() >= 3 * rw->body_count()) {
+        coupled->last_exchange_impulse().size() >= 3 * rw->body_count()) {
       // One scale for all arrows: the heaviest body's weight is 60 pixels
       // long (without dynamic bodies, the largest force seen since the load);
       // impacts are clipped at 4 weights so the steady forces stay readable.
@@ -293,7 +293,7 @@ void App::rigid_draw() {
         rigidui.force_ref = wmax;
       } else {
         for (size_t i = 0; i < rw->body_count(); ++i) {
-          const BodyForce f = mean_force(&coupled->last_body_impulse()[3 * i], coupled->last_step_seconds());
+          const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * i], coupled->last_exchange_seconds());
           rigidui.force_ref = std::max(rigidui.force_ref, std::hypot(f.fx, f.fy));
         }
       }
@@ -306,16 +306,18 @@ void App::rigid_draw() {
           const rigid::BodyState s = rw->state(static_cast<int>(i));
           if (rw->def(static_cast<int>(i)).type != rigid::BodyType::Dynamic) continue;
           const Vec2 c = to_f(s.com);
-          const BodyForce f = mean_force(&coupled->last_body_impulse()[3 * i], coupled->last_step_seconds());
+          const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * i], coupled->last_exchange_seconds());
           const Vec2 wv = clip(k * static_cast<float>(s.mass) * Vec2{static_cast<float>(rw->gravity().x), static_cast<float>(rw->gravity().y)});
           const Vec2 fv = clip(k * Vec2{static_cast<float>(f.fx), static_cast<float>(f.fy)});
+          // Side by side, each straight from its own anchor (render/cpu/body_tool.h).
+          const ForceArrows arr = force_arrows(c, wv, fv, 5.f * px);
           if (length(wv) > 2.f * px) {
-            over.arrow(c, c + wv, 4.f, halo);
-            over.arrow(c, c + wv, 2.f, pack_rgba(0.75f, 0.75f, 0.78f));
+            over.arrow(arr.weight.from, arr.weight.to, 4.f, halo);
+            over.arrow(arr.weight.from, arr.weight.to, 2.f, pack_rgba(0.75f, 0.75f, 0.78f));
           }
           if (length(fv) > 2.f * px) {
-            over.arrow(c, c + fv, 4.f, halo);
-            over.arrow(c, c + fv, 2.f, pack_rgba(0.3f, 0.9f, 1.f));
+            over.arrow(arr.force.from, arr.force.to, 4.f, halo);
+            over.arrow(arr.force.from, arr.force.to, 2.f, pack_rgba(0.3f, 0.9f, 1.f));
           }
         }
       }

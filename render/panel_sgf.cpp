@@ -95,6 +95,7 @@ int64_t current_step(const App& a) { return a.sim ? a.sim->step_count() : 0; }
 void mark_edited(App& a) {
   a.sgf.dirty = true;
   a.sgf.edited = true;
+  ++a.sgf.edits;
 }
 
 std::vector<uint32_t> sorted_ids(const std::vector<uint32_t>& ids) {
@@ -459,8 +460,9 @@ void file_bar(App& a) {
   ui_mark(a, "sgf_save");
   ImGui::SameLine();
   if (ImGui::Button("Load") && !s.folder.empty()) {
-    // Parsed into a fresh set (render/cpu/file_open.h); the live set, and so
-    // the running simulation's forces, change only when all of it loaded.
+    // Parsed into a fresh set (render/cpu/file_open.h), by the rule `--sgf` follows: the good
+    // files load, a file with any problem is skipped whole and listed (file:line:col, field).
+    // The live set, and so the running simulation's forces, change only when a file loaded.
     SgfSetOpen r = open_sgf_set(s.folder);
     if (!r.ok) {
       s.messages = std::move(r.messages);
@@ -469,7 +471,7 @@ void file_bar(App& a) {
       a.log("sgf load error %s%s%s", s.messages.empty() ? "" : s.messages.front().c_str(),
             s.messages.size() > 1 ? " | " : "", s.messages.size() > 1 ? s.messages[1].c_str() : "");
     } else {
-      s.messages.clear();
+      s.messages = std::move(r.messages);  // the skipped files' problems, if any
       s.status.clear();
       s.set = std::move(r.set);
       s.group = s.set.groups.empty() ? -1 : 0;
@@ -478,8 +480,11 @@ void file_bar(App& a) {
       s.view_user = false;
       s.show_timeline = true;
       s.source = "loaded " + s.folder + ": " + std::to_string(s.set.groups.size()) + " groups, " +
-                 std::to_string(r.entries) + " entries";
-      a.log("sgf load dir=%s groups=%zu entries=%zu problems=0", s.folder.c_str(), s.set.groups.size(), r.entries);
+                 std::to_string(r.entries) + " entries" +
+                 (r.skipped.empty() ? "" : ", " + std::to_string(r.skipped.size()) + " files skipped");
+      a.log("sgf load dir=%s groups=%zu entries=%zu problems=%zu files=%zu skipped=%zu", s.folder.c_str(),
+            s.set.groups.size(), r.entries, r.problems, r.files, r.skipped.size());
+      for (size_t k = 1; k < s.messages.size() && k <= 20; ++k) a.log("sgf load problem %s", s.messages[k].c_str());
     }
   }
   ui_mark(a, "sgf_load");
@@ -519,15 +524,32 @@ void selection_section(App& a) {
   help_marker("Select tool (key 6): click a particle, or drag a box / lasso around particles.\n"
               "Shift adds to the selection, Ctrl removes from it.\n"
               "IDs are the stable particle IDs that SGF files and dumps use.");
-  if (s.selection.empty()) {
-    ImGui::TextDisabled("nothing selected");
-  } else {
-    ImGui::Text("%zu particles", s.selection.size());
-    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-    ImGui::TextWrapped("%s", format_id_ranges(s.selection, 220).c_str());
+  // Typed / pasted IDs, then what is selected, then Copy / Clear: nothing above Select changes
+  // height when the selection does, and what grows (the ranges, the ID list) is below Clear, so
+  // a second click where Select was is Select again, never Clear.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float sel_w = ImGui::CalcTextSize("Select").x + 2 * st.FramePadding.x;
+  ImGui::SetNextItemWidth(-(sel_w + st.ItemSpacing.x));
+  bool enter = ImGui::InputTextWithHint("##ids", "type IDs: 12-40, 57", &s.ids_edit, ImGuiInputTextFlags_EnterReturnsTrue);
+  ui_mark(a, "sgf_ids");
+  ImGui::SameLine();
+  const bool select = ImGui::Button("Select");
+  ui_mark(a, "sgf_select");
+  if ((select || enter) && !s.ids_edit.empty()) {
+    std::vector<uint32_t> ids;
+    if (parse_id_ranges(s.ids_edit, ids, s.ids_error)) {
+      s.selection = std::move(ids);
+      a.log("select n=%zu ids=%s kind=typed op=replace hits=%zu", s.selection.size(),
+            format_id_ranges(s.selection).c_str(), s.selection.size());
+    }
+  }
+  if (!s.ids_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ImGui::TextWrapped("%s", s.ids_error.c_str());
     ImGui::PopStyleColor();
   }
-  const ImGuiStyle& st = ImGui::GetStyle();
+  if (s.selection.empty()) ImGui::TextDisabled("nothing selected");
+  else ImGui::Text("%zu particles", s.selection.size());
   const float bw = (ImGui::GetContentRegionAvail().x - st.ItemSpacing.x) * 0.5f;
   ImGui::BeginDisabled(s.selection.empty());
   if (ImGui::Button("Copy IDs", ImVec2(bw, 0))) {
@@ -543,23 +565,11 @@ void selection_section(App& a) {
     s.selection.clear();
     a.log("select n=0 ids= kind=clear op=replace hits=0");
   }
+  ui_mark(a, "sgf_clear");
   ImGui::EndDisabled();
-  // Typed / pasted IDs.
-  const float sel_w = ImGui::CalcTextSize("Select").x + 2 * st.FramePadding.x;
-  ImGui::SetNextItemWidth(-(sel_w + st.ItemSpacing.x));
-  bool enter = ImGui::InputTextWithHint("##ids", "type IDs: 12-40, 57", &s.ids_edit, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SameLine();
-  if ((ImGui::Button("Select") || enter) && !s.ids_edit.empty()) {
-    std::vector<uint32_t> ids;
-    if (parse_id_ranges(s.ids_edit, ids, s.ids_error)) {
-      s.selection = std::move(ids);
-      a.log("select n=%zu ids=%s kind=typed op=replace hits=%zu", s.selection.size(),
-            format_id_ranges(s.selection).c_str(), s.selection.size());
-    }
-  }
-  if (!s.ids_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kError);
-    ImGui::TextWrapped("%s", s.ids_error.c_str());
+  if (!s.selection.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
+    ImGui::TextWrapped("%s", format_id_ranges(s.selection, 220).c_str());
     ImGui::PopStyleColor();
   }
   if (!s.selection.empty() && ImGui::TreeNode("list", "ID list (%zu)", s.selection.size())) {
@@ -642,6 +652,15 @@ void groups_section(App& a) {
     ImGui::TextDisabled("no groups yet: select particles, then New group");
     return;
   }
+  if (a.opt.verbose) {  // what the list shows, as the legend logs its rows (the same table)
+    std::vector<GroupRow> rows;
+    for (const SgfGroup& g : set.groups) rows.push_back(sgf_group_row(g));
+    std::string text = group_rows_text(rows);
+    if (text != s.list_logged) {
+      s.list_logged = text;
+      a.log("sgf groups entries=\"%s\"", text.c_str());
+    }
+  }
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float h = std::min<float>(7.f, static_cast<float>(set.groups.size())) * line + 2 * ImGui::GetStyle().FramePadding.y;
   if (ImGui::BeginListBox("##groups", ImVec2(-FLT_MIN, h))) {
@@ -650,18 +669,20 @@ void groups_section(App& a) {
     while (clip.Step()) {
       for (int g = clip.DisplayStart; g < clip.DisplayEnd; ++g) {
         const SgfGroup& grp = set.groups[static_cast<size_t>(g)];
+        // The name and colour every view shows for the group (the legend's and the body's too).
+        const GroupRow row = sgf_group_row(grp);
         const bool on = g < static_cast<int>(s.active.size()) && s.active[static_cast<size_t>(g)];
         ImGui::PushID(g);
         ImVec2 p = ImGui::GetCursorScreenPos();
         char label[160];
-        std::snprintf(label, sizeof label, "      %s", grp.name.c_str());
+        std::snprintf(label, sizeof label, "      %s", row.name.c_str());
         if (ImGui::Selectable(label, s.group == g)) {
           s.group = g;
           s.entry = -1;
         }
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const float fs = ImGui::GetFontSize();
-        dl->AddRectFilled(ImVec2(p.x + 2, p.y + 0.15f * fs), ImVec2(p.x + 2 + 0.85f * fs, p.y + fs), col32(grp.color), 3.f);
+        dl->AddRectFilled(ImVec2(p.x + 2, p.y + 0.15f * fs), ImVec2(p.x + 2 + 0.85f * fs, p.y + fs), col32(row.rgb.data()), 3.f);
         if (on) dl->AddRect(ImVec2(p.x, p.y + 0.05f * fs), ImVec2(p.x + 4 + 0.85f * fs, p.y + 1.1f * fs), IM_COL32(255, 255, 255, 230), 3.f, 0, 1.5f);
         char right[64];
         std::snprintf(right, sizeof right, "%s%zu · %zu", on ? "ON  " : "", grp.ids.size(), grp.entries.size());
@@ -899,11 +920,18 @@ void sgf_draw_timeline(App& a) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("step");
     ImGui::SameLine();
-    if (!ImGui::IsAnyItemActive() || !s.step_edit) s.step_edit = step;
+    // The field follows the simulation's step (also while the rewind strip is dragged and shows
+    // a recorded step) unless it is itself being typed in.
+    if (!s.step_typing) s.step_edit = step;
     ImGui::SetNextItemWidth(90.f * a.ui_scale);
     if (ImGui::InputScalar("##step", ImGuiDataType_S64, &s.step_edit, nullptr, nullptr, nullptr,
                            ImGuiInputTextFlags_EnterReturnsTrue))
       request_seek(a, s.step_edit);
+    s.step_typing = ImGui::IsItemActive();
+    if (!a.running && !s.step_typing && s.step_edit != s.step_logged) {
+      s.step_logged = s.step_edit;
+      a.log("timeline field step=%" PRId64, s.step_edit);
+    }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Type a step and press Enter to go there (back = re-run from step 0).");
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
@@ -1140,6 +1168,32 @@ void sgf_draw_timeline(App& a) {
   fg->PopClipRect();
   (void)last;
   ui::end_strip();
+}
+
+// [SECTION] The group table -----------------------------------------------------------------
+
+const GroupTable& App::group_table() {
+  // Rebuilt when the host table was (not every frame with the CUDA-GL interop) or the SGF set
+  // changed: its edit count, and a fingerprint of what the count does not see (a loaded set,
+  // a colour or a name typed in).
+  uint64_t key = 1469598103934665603ull;
+  auto mix = [&key](uint64_t v) { key = (key ^ v) * 1099511628211ull; };
+  mix(sgf.edits);
+  mix(sgf.set.groups.size());
+  mix(sgf_rows);
+  for (const SgfGroup& g : sgf.set.groups) {
+    mix(std::hash<std::string>{}(g.name));
+    for (float c : g.color) mix(static_cast<uint64_t>(std::lround(c * 1e6f)));
+    mix(g.ids.size());
+    if (!g.ids.empty()) mix((static_cast<uint64_t>(g.ids.front()) << 32) | g.ids.back());
+  }
+  if (groups_time != host_table_time || groups_rows != table.size() || groups_key != key) {
+    groups.build(sgf.set, table, sgf_rows);
+    groups_time = host_table_time;
+    groups_rows = table.size();
+    groups_key = key;
+  }
+  return groups;
 }
 
 }  // namespace ps

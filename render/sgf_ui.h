@@ -76,6 +76,8 @@ struct SgfUi {
   std::string source;              ///< where the set came from (shown)
   bool dirty = false;              ///< apply at the next sync point
   bool edited = false;             ///< edited since the scene was opened (re-applied after a reset)
+  uint64_t edits = 0;              ///< counts the edits (the group table rebuilds on a change)
+  std::string list_logged;         ///< the groups list as last logged (verbose)
   int group = -1, entry = -1;      ///< current group / entry (-1: none)
   std::string folder;              ///< save / load folder
   std::vector<std::string> messages;  ///< load and save problems (file:line:col: ...)
@@ -94,6 +96,10 @@ struct SgfUi {
   bool scrubbing = false;
   int64_t scrub_step = 0;
   int64_t step_edit = 0;
+  /// The step field is being typed in (as of the last frame): only then does it not follow the
+  /// simulation's step (a rewind scrub, another active widget, must not freeze it).
+  bool step_typing = false;
+  int64_t step_logged = -1;  ///< the field's value last logged (`timeline field step=…`, while paused)
 
   // [SECTION] Seeking (scrub): reset + fast re-simulation when going back
   int64_t seek_target = -1;        ///< -1: not seeking

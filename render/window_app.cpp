@@ -677,7 +677,13 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
 const char* dem_device_fill(App& a, DemFillFrame& f) {
   switch (a.color_mode) {
     case ColorMode::Material: f.column = DemFillColumn::Color; return nullptr;
-    case ColorMode::Group: f.column = DemFillColumn::Color; f.group_colors = true; return nullptr;
+    case ColorMode::Group:
+      // The SGF groups' colours (render/cpu/group_table.h) come from the host table; the scene's
+      // group numbers take the palette on the device.
+      if (!a.sgf.set.groups.empty()) return "SGF group colours come from the host table";
+      f.column = DemFillColumn::Color;
+      f.group_colors = true;
+      return nullptr;
     case ColorMode::Direction: f.column = DemFillColumn::Velocity; return nullptr;
     case ColorMode::Speed: f.column = DemFillColumn::Scalar; f.scalar = DemScalar::Speed; return nullptr;
     case ColorMode::Scalar:
@@ -854,8 +860,9 @@ void App::snapshot() {
       // Neighbouring rows mostly share a colour (a material's or a group's): bytes packed once per run.
       std::array<float, 3> last{-1.f, -1.f, -1.f};
       uint8_t packed[3] = {0, 0, 0};
+      const GroupTable* groups = color_mode == ColorMode::Group ? &group_table() : nullptr;
       for (size_t i = 0; i < n; ++i) {
-        std::array<float, 3> c = color_mode == ColorMode::Group ? group_rgb(table.group[i]) : table.color[i];
+        std::array<float, 3> c = groups && i < groups->size() ? groups->rgb(i) : table.color[i];
         if (melt) {
           const size_t m = table.material[i];
           c = melt_rgb(melt_map, melt_display_value(m < melt_role.size() ? melt_role[m] : MeltRole::Inert,

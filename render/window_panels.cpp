@@ -888,20 +888,18 @@ void App::draw_legend() {
         colors.push_back(c);
       }
     } else {
-      // The largest group, counted again only when the host table was rebuilt
-      // (with the CUDA-GL interop that is not every frame).
-      if (group_max_time != host_table_time || group_max_rows != table.size()) {
-        group_max = 0;
-        for (uint16_t g : table.group) group_max = std::max<unsigned>(group_max, g);
-        group_max_time = host_table_time;
-        group_max_rows = table.size();
+      // One table with the SGF tab (render/cpu/group_table.h): the SGF groups' names and colours
+      // when the scene has some, else the scene's group numbers.
+      for (const GroupRow& r : group_legend(group_table())) {
+        names.push_back(r.name);
+        colors.push_back(r.rgb);
       }
-      const unsigned gmax = group_max;
-      for (unsigned g = 0; g <= std::min(gmax, 9u); ++g) {
-        names.push_back("group " + std::to_string(g));
-        colors.push_back(group_rgb(g));
+      if (group_table().from_sgf()) title = "SGF group";
+      const std::string logged = std::string(title) + ": " + group_rows_text(group_legend(group_table()));
+      if (logged != legend_logged) {
+        legend_logged = logged;
+        log("legend group title=\"%s\" entries=\"%s\"", title, group_rows_text(group_legend(group_table())).c_str());
       }
-      if (gmax > 9) { names.push_back("... (colours repeat)"); colors.push_back(group_rgb(10)); }
     }
     float wmax = ImGui::CalcTextSize(title).x;
     for (const auto& n : names) wmax = std::max(wmax, ImGui::CalcTextSize(n.c_str()).x + fs_ * 1.4f);

@@ -18,6 +18,7 @@
 #include <vector>
 #include "render/cpu/camera.h"
 #include "render/cpu/colormap.h"
+#include "render/cpu/group_table.h"
 #include "render/cpu/heat_view.h"
 #include "render/cpu/lesson.h"
 #include "render/cpu/settings.h"
@@ -199,10 +200,15 @@ struct App {
   int64_t selected_slot = -1;   ///< the selected particle's row in the GPU buffers when interop_frame
   double host_table_time = -1.0;  ///< glfwGetTime() of the last host table rebuild
   bool host_table_stale = true;   ///< rebuild the host table at the next snapshot
-  /// The group legend's largest group, and the table rebuild it was counted for.
-  unsigned group_max = 0;
-  double group_max_time = -2.0;
-  size_t group_max_rows = 0;
+  /// The particle groups shown (render/cpu/group_table.h): the "group" colour mode's colours and
+  /// legend and the SGF tab's list of groups, one table. Rebuilt by group_table() when the host
+  /// table was rebuilt or the SGF set changed (`groups_key`).
+  GroupTable groups;
+  double groups_time = -2.0;
+  size_t groups_rows = 0;
+  uint64_t groups_key = 0;
+  const GroupTable& group_table();
+  std::string legend_logged;  ///< the group legend as last logged (verbose)
 
   // [SECTION] Features (render/feature.h): resampling, heat, ... in frame order
   FeatureList features = make_features();
@@ -252,6 +258,9 @@ struct App {
   /// The open lesson's comparison was ended (Esc): its text, about the panes, is put away.
   bool lesson_compare_ended = false;
   bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
+  /// Frames until the Lesson panel logs what its first page shows (`lesson page ...`): the
+  /// column is scrolled to the top when a lesson opens, and laid out by then.
+  int lesson_page_frames = 0;
   /// What a lesson's view sets (colour, overlays, tool, preset speed).
   struct LessonView {
     ColorMode color_mode = ColorMode::Material;

@@ -59,6 +59,21 @@ bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec
   return true;
 }
 
+ForceArrows force_arrows(Vec2 com, Vec2 weight, Vec2 force, float gap) {
+  // Across gravity: perpendicular to the weight (x when there is none).
+  const float wl = length(weight);
+  const Vec2 down = wl > 0.f ? weight / wl : Vec2{0.f, -1.f};
+  const Vec2 side{-down.y, down.x};
+  // The force on the side its sideways part points to (so it leans away from the weight's line).
+  const float s = dot(force, side) >= 0.f ? 1.f : -1.f;
+  ForceArrows a;
+  a.force.from = com + (s * gap) * side;
+  a.force.to = a.force.from + force;
+  a.weight.from = com - (s * gap) * side;
+  a.weight.to = a.weight.from + weight;
+  return a;
+}
+
 BodyForce mean_force(const double* j, double seconds) {
   BodyForce f;
   if (!(seconds > 0.0)) return f;

@@ -30,4 +30,22 @@ struct BodyForce {
 };
 BodyForce mean_force(const double* j, double seconds);
 
+/// The Bodies panel's *forces* overlay for one body: its weight (grey) and the
+/// matter's force on it (cyan), each a straight arrow from its own anchor. The
+/// anchors sit `gap` either side of the centre of mass across gravity (level
+/// with it along gravity, so a floating body's equal and opposite arrows start
+/// side by side and compare at a glance), the force on the side its sideways
+/// part points to: the two never overlap, so neither is drawn kinked over the
+/// other (one arrow from the centre of mass each, at an angle, read as one
+/// bent line).
+struct ArrowSeg {
+  Vec2 from{0.f, 0.f}, to{0.f, 0.f};
+};
+struct ForceArrows {
+  ArrowSeg weight, force;
+};
+/// `weight` and `force` are the arrows' vectors (world units, scaled for the
+/// screen); `gap` is in world units (the window: 5 pixels).
+ForceArrows force_arrows(Vec2 com, Vec2 weight, Vec2 force, float gap);
+
 }  // namespace ps

@@ -1,5 +1,7 @@
 #include "render/cpu/colormap.h"
 
+#include "sim/sgf/sgf.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -87,13 +89,6 @@ std::array<float, 3> direction_rgb(float vx, float vy) {
   return {r, g, b};
 }
 
-std::array<float, 3> group_rgb(unsigned group) {
-  static const float kPalette[10][3] = {{0.306f, 0.475f, 0.655f}, {0.949f, 0.557f, 0.169f}, {0.882f, 0.341f, 0.349f},
-                                        {0.463f, 0.718f, 0.698f}, {0.349f, 0.631f, 0.310f}, {0.929f, 0.788f, 0.282f},
-                                        {0.690f, 0.478f, 0.631f}, {1.000f, 0.616f, 0.655f}, {0.612f, 0.459f, 0.373f},
-                                        {0.729f, 0.690f, 0.675f}};
-  const float* c = kPalette[group % 10];
-  return {c[0], c[1], c[2]};
-}
+std::array<float, 3> group_rgb(unsigned group) { return group_palette_rgb(group); }
 
 }  // namespace ps

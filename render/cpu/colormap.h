@@ -18,7 +18,9 @@ std::array<float, 3> colormap_rgb(Colormap c, float t);
 /// yellow-green, west cyan, south violet), full saturation, value 1.
 std::array<float, 3> direction_rgb(float vx, float vy);
 
-/// Distinct colours for group indices (Tableau-like palette, cycling).
+/// Distinct colours for group indices: the group palette (group_palette_rgb,
+/// sim/sgf/sgf.h), cycling. The window's group table (render/cpu/group_table.h)
+/// uses it for the scene's group numbers.
 std::array<float, 3> group_rgb(unsigned group);
 
 }  // namespace ps

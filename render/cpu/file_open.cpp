@@ -23,13 +23,21 @@ SgfSetOpen open_sgf_set(const std::string& folder) {
     out.messages.push_back(std::string(e.what()) + " (the current set is kept)");
     return out;
   }
+  out.files = r.files;
+  out.skipped = r.skipped;
+  out.problems = r.diagnostics.size();
   if (!r.ok()) {
     // The verdict first (the panel shows the first few lines), then the problems.
-    const size_t n = r.diagnostics.size();
-    out.messages.push_back(folder + ": not loaded, " + std::to_string(n) + (n == 1 ? " problem" : " problems") +
-                           " (the current set is kept; fix the files and load again)");
+    const size_t n = r.diagnostics.size(), all = r.files + r.skipped.size();
+    const std::string problems = std::to_string(n) + (n == 1 ? " problem" : " problems");
+    if (r.files == 0) {
+      out.messages.push_back(folder + ": not loaded, " + problems + " (the current set is kept; fix the files and load again)");
+    } else {
+      out.messages.push_back(folder + ": " + problems + ", " + std::to_string(r.skipped.size()) + " of " +
+                             std::to_string(all) + " SGF files skipped (the other files are loaded)");
+    }
     for (size_t k = 0; k < n && k < kMaxMessages; ++k) out.messages.push_back(r.diagnostics[k].what());
-    return out;
+    if (r.files == 0) return out;
   }
   out.ok = true;
   out.set = std::move(r.set);

@@ -20,18 +20,23 @@ namespace ps {
 
 /// An SGF folder opened for the editor.
 struct SgfSetOpen {
-  bool ok = false;                    ///< complete: `set` may replace the live set
-  SgfSet set;                         ///< the loaded set; empty unless ok
+  bool ok = false;                    ///< `set` may replace the live set
+  SgfSet set;                         ///< the loaded set (the good files); empty unless ok
   size_t entries = 0;                 ///< timed entries over all groups
-  /// Empty when ok; else the verdict ("FOLDER: not loaded, N problems (the
-  /// current set is kept ...)") then the first 100 problems.
+  size_t files = 0;                   ///< the SGF files loaded
+  std::vector<std::string> skipped;   ///< the SGF files skipped (each with its problems in `messages`)
+  size_t problems = 0;                ///< problems reported (files, rows, index entries)
+  /// Empty when everything loaded; else the verdict ("FOLDER: N problems, K of M
+  /// files skipped (the other files are loaded)", or "... not loaded ..." when
+  /// nothing could be) then the first 100 problems (file:line:col: field ...).
   std::vector<std::string> messages;
 };
 
-/// Loads `folder` (SGF CSVs, groups.json when present) with load_sgf_set.
-/// Not ok when it is not a folder or when any file name, row or index entry
-/// was reported: a partly loaded set would apply some forces and silently
-/// drop others, so it is never handed out.
+/// Loads `folder` (SGF CSVs, groups.json when present) with load_sgf_set, by
+/// the rule `sandbox run --sgf` follows too (SgfLoadResult): the good files load,
+/// a file with any problem is skipped whole, and each problem is listed. Not ok
+/// (the live set is kept) when it is not a folder, or when it has problems and
+/// not one file loaded.
 SgfSetOpen open_sgf_set(const std::string& folder);
 
 /// The set as the running simulation gets it (Simulation::set_force_list).

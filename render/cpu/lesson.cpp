@@ -1,6 +1,7 @@
 #include "render/cpu/lesson.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include "render/cpu/tools.h"
@@ -72,6 +73,40 @@ const std::vector<const char*>& lesson_color_names() {
                                                  "stress",   "group",          "scalar",      "plastic_strain",
                                                  "temperature", "melt_fraction"};
   return names;
+}
+
+std::vector<std::string> split_sentences(const std::string& para) {
+  std::vector<std::string> out;
+  const size_t n = para.size();
+  size_t begin = 0;
+  while (begin < n && para[begin] == ' ') ++begin;
+  for (size_t k = begin; k < n; ++k) {
+    if (para[k] != '.' && para[k] != '!' && para[k] != '?') continue;
+    size_t end = k + 1;  // after the punctuation and any closing quote or bracket
+    while (end < n && (para[end] == ')' || para[end] == '"' || para[end] == '\'')) ++end;
+    size_t next = end;
+    while (next < n && para[next] == ' ') ++next;
+    if (next == end || next >= n || !std::isupper(static_cast<unsigned char>(para[next]))) continue;
+    out.push_back(para.substr(begin, end - begin));
+    begin = next;
+    k = next - 1;
+  }
+  if (begin < n) out.push_back(para.substr(begin));
+  return out;
+}
+
+LessonPage lesson_page(const std::vector<std::string>& text) {
+  LessonPage p;
+  if (text.empty()) return p;
+  const std::vector<std::string> first = split_sentences(text[0]);
+  std::string rest;
+  for (size_t k = 0; k < first.size(); ++k) {
+    std::string& to = k < kLeadSentences ? p.lead : rest;
+    to += (to.empty() ? "" : " ") + first[k];
+  }
+  if (!rest.empty()) p.more.push_back(rest);
+  p.more.insert(p.more.end(), text.begin() + 1, text.end());
+  return p;
 }
 
 Lesson load_lesson(const std::string& path) { return parse_lesson(read_file_text(path), path); }

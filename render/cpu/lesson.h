@@ -50,6 +50,23 @@ struct Lesson {
   SourceLoc compare_loc;
 };
 
+/// How the Lesson panel stages a lesson's text: the lead (what happens, one or
+/// two sentences) and the "look for" lines on the first page, the rest behind
+/// a "More" header, collapsed when the lesson opens.
+struct LessonPage {
+  std::string lead;               ///< the first paragraph, cut after its second sentence
+  std::vector<std::string> more;  ///< the rest of the first paragraph (if cut), then the other paragraphs
+};
+/// Sentences a lead keeps (a longer first paragraph goes on under "More").
+constexpr size_t kLeadSentences = 2;
+/// A paragraph's sentences: one ends at '.', '!' or '?' (and any closing quote
+/// or bracket after it) followed by a space and a capital letter, or at the
+/// end; "Jiang et al. 2015" and "0.95" end none. Each keeps its punctuation,
+/// without the space after it.
+std::vector<std::string> split_sentences(const std::string& paragraph);
+/// The lead and the rest of a lesson's `text`.
+LessonPage lesson_page(const std::vector<std::string>& text);
+
 /// Colour-mode names a lesson may use, in the window's ColorMode order.
 const std::vector<const char*>& lesson_color_names();
 

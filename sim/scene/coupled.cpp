@@ -296,14 +296,20 @@ StepStatus CoupledSimulation::step(int substeps) {
     closed_seconds_ = 0.0;
     struct Span {  // the exchanges' time, however the call returns
       CoupledSimulation& c;
-      ~Span() { c.last_step_seconds_ = c.closed_seconds_; }
+      ~Span() {
+        c.last_step_seconds_ = c.closed_seconds_;
+        c.note_exchange();
+      }
     } span{*this};
     return step_mpm(*w, grains_ ? grains_->dem() : nullptr, substeps);
   }
   struct Span {  // the simulated time this call covered, however it returns
     CoupledSimulation& c;
     double t0;
-    ~Span() { c.last_step_seconds_ = c.time() - t0; }
+    ~Span() {
+      c.last_step_seconds_ = c.time() - t0;
+      c.note_exchange();
+    }
   } span{*this, t_start};
   if (dem::DemWorld* w = matter_ ? matter_->dem() : nullptr) {
     for (int s = 0; s < substeps; ++s) {

@@ -107,6 +107,12 @@ class CoupledSimulation final : public Simulation {
   /// Simulated seconds those exchanges covered (last_body_impulse / this =
   /// mean force; 0 when the last step() closed no batch).
   double last_step_seconds() const { return last_step_seconds_; }
+  /// The same for the latest step() that closed an exchange, kept through the
+  /// calls that close none (a window stepping a few substeps per call under its
+  /// frame budget closes a batch in only some of them): what a readout of the
+  /// matter's force on the bodies shows. Empty / 0 until one has closed.
+  const std::vector<double>& last_exchange_impulse() const { return exchange_impulse_; }
+  double last_exchange_seconds() const { return exchange_seconds_; }
   /// The scene file's "rigid" section as loaded (options kept when saving).
   const Json& rigid_doc() const { return rigid_doc_; }
   void set_rigid_doc(Json doc) { rigid_doc_ = std::move(doc); }
@@ -169,6 +175,13 @@ class CoupledSimulation final : public Simulation {
   std::vector<double> body_impulse_;  // 3 per body
   double coupling_ms_ = 0.0;
   double last_step_seconds_ = 0.0;
+  std::vector<double> exchange_impulse_;  // last_exchange_impulse()
+  double exchange_seconds_ = 0.0;
+  void note_exchange() {
+    if (!(last_step_seconds_ > 0.0)) return;
+    exchange_impulse_ = body_impulse_;
+    exchange_seconds_ = last_step_seconds_;
+  }
   Json rigid_doc_ = Json::object();
   std::vector<rigid::WorldPart> parts_;
   size_t dem_scene_walls_ = 0;  // the DEM scene's own walls come first; the bodies' parts follow

@@ -146,18 +146,33 @@ SgfLoadResult load_sgf_folder(const std::string& dir) {
     if (!parse_sgf_file_name(name, s, e)) {
       res.diagnostics.emplace_back(SourceLoc{path, 0, 0}, "name",
                                    "expected a file name SGF<start>-<end>.csv with 0 <= start <= end, got " + squote(name));
+      res.skipped.push_back(path);
       continue;
     }
+    // A file loads whole or not at all (SgfLoadResult): a move applied to part of its group
+    // would no longer balance.
+    const size_t before = res.diagnostics.size();
     try {
-      res.list.files.push_back(parse_sgf_csv(read_file_text(path), path, s, e, res.diagnostics));
+      SgfFile f = parse_sgf_csv(read_file_text(path), path, s, e, res.diagnostics);
+      if (res.diagnostics.size() == before) res.list.files.push_back(std::move(f));
     } catch (const InputError& err) {
       res.diagnostics.push_back(err);
     }
+    if (res.diagnostics.size() != before) res.skipped.push_back(path);
   }
   std::stable_sort(res.list.files.begin(), res.list.files.end(), [](const SgfFile& a, const SgfFile& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
   });
   return res;
+}
+
+std::array<float, 3> group_palette_rgb(size_t k) {
+  static const float kPalette[10][3] = {{0.306f, 0.475f, 0.655f}, {0.949f, 0.557f, 0.169f}, {0.882f, 0.341f, 0.349f},
+                                        {0.463f, 0.718f, 0.698f}, {0.349f, 0.631f, 0.310f}, {0.929f, 0.788f, 0.282f},
+                                        {0.690f, 0.478f, 0.631f}, {1.000f, 0.616f, 0.655f}, {0.612f, 0.459f, 0.373f},
+                                        {0.729f, 0.690f, 0.675f}};
+  const float* c = kPalette[k % 10];
+  return {c[0], c[1], c[2]};
 }
 
 // [SECTION] Writing ----------------------------------------------------------------
@@ -271,9 +286,6 @@ SgfList sgf_flatten(const SgfSet& set) {
 
 namespace {
 
-const float kPalette[8][3] = {{0.90f, 0.30f, 0.25f}, {0.25f, 0.60f, 0.90f}, {0.35f, 0.80f, 0.35f},
-                              {0.95f, 0.70f, 0.20f}, {0.70f, 0.40f, 0.90f}, {0.20f, 0.80f, 0.80f},
-                              {0.95f, 0.50f, 0.70f}, {0.60f, 0.60f, 0.60f}};
 
 struct Candidate {
   std::vector<uint32_t> ids;
@@ -304,7 +316,8 @@ void append_inferred(std::vector<Candidate>& cands, SgfSet& set, const std::stri
       SgfGroup g;
       size_t k = set.groups.size();
       g.name = prefix + std::to_string(index.size() + 1);
-      for (int ch = 0; ch < 3; ++ch) g.color[ch] = kPalette[k % 8][ch];
+      const std::array<float, 3> rgb = group_palette_rgb(k + 1);  // as the window's "New from selection"
+      for (int ch = 0; ch < 3; ++ch) g.color[ch] = rgb[static_cast<size_t>(ch)];
       g.ids = c.ids;
       index.emplace(c.ids, set.groups.size());
       set.groups.push_back(std::move(g));
@@ -380,6 +393,8 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
   SgfSetLoadResult res;
   SgfLoadResult flat = load_sgf_folder(dir);
   res.diagnostics = std::move(flat.diagnostics);
+  res.skipped = std::move(flat.skipped);
+  res.files = flat.list.files.size();
   const std::string index_path = (fs::path(dir) / kSgfIndexName).string();
   std::error_code ec;
   if (!fs::exists(index_path, ec)) {
@@ -427,7 +442,13 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
             double count = er.number_required("count", 0, 1e12);
             er.finish();
             auto it = by_name.find(file);
-            if (it == by_name.end()) er.fail("file", "no loaded SGF file named " + squote(file));
+            if (it == by_name.end()) {
+              const bool skipped = std::any_of(res.skipped.begin(), res.skipped.end(), [&](const std::string& p) {
+                return fs::path(p).filename().string() == file;
+              });
+              er.fail("file", skipped ? squote(file) + " was skipped (its problems are listed): the entry is not loaded"
+                                      : "no loaded SGF file named " + squote(file));
+            }
             const SgfFile& f = *it->second;
             size_t r0 = static_cast<size_t>(row), n = static_cast<size_t>(count);
             bool match = r0 + n <= f.rows.size() && n == g.ids.size();

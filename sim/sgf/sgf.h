@@ -12,6 +12,7 @@
 /// at O(active rows) per step. See docs/sgf.md.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -46,10 +47,15 @@ struct SgfList {
 };
 
 /// Loaded data plus what was wrong with the input ("FILE:LINE:COL: field 'FX': ...").
-/// Bad rows and badly named files are skipped; everything else loads.
+/// One rule for every reader of a folder (the window, `--sgf`, a scene's "sgf"):
+/// a file loads whole or not at all. A file with any problem (its name, header
+/// or a row) is skipped and each of its problems reported; the good files load.
+/// Skipping a single row would apply a move to a group short of a particle, so
+/// forces meant to sum to zero no longer would.
 struct SgfLoadResult {
   SgfList list;
   std::vector<InputError> diagnostics;
+  std::vector<std::string> skipped;  ///< the files not loaded, in name order
   bool ok() const { return diagnostics.empty(); }
 };
 
@@ -65,7 +71,8 @@ bool parse_sgf_file_name(const std::string& name, int64_t& start, int64_t& end);
 SgfFile parse_sgf_csv(const std::string& text, const std::string& path, int64_t start, int64_t end,
                       std::vector<InputError>& diagnostics);
 /// Loads every `SGF*.csv` directly in `dir` (subfolders and other files are
-/// ignored). Files are ordered by (start, end, name) whatever the directory order.
+/// ignored); a file with a problem is skipped whole (SgfLoadResult). Files are
+/// ordered by (start, end, name) whatever the directory order.
 SgfLoadResult load_sgf_folder(const std::string& dir);
 
 /// The CSV text of one file: "ID,FX,FY,FZ\n" then "id,fx,fy,fz\n" per row,
@@ -101,6 +108,11 @@ struct SgfSet {
   std::vector<SgfGroup> groups;
 };
 
+/// The group palette: ten distinct colours (Tableau-like), cycling. Groups
+/// inferred from CSVs, groups made in the window and the scene's group
+/// numbers (the window's group_rgb) all take their colours from it.
+std::array<float, 3> group_palette_rgb(size_t k);
+
 /// Editor form -> flat form: one file per distinct range, rows grouped by group
 /// order, then entry order, then ID order.
 SgfList sgf_flatten(const SgfSet& set);
@@ -117,10 +129,14 @@ void save_sgf_set(const SgfSet& set, const std::string& dir);
 /// Loads a folder written by save_sgf_set. Without groups.json the groups are
 /// inferred (sgf_infer_groups). Rows of the CSVs that the index does not claim
 /// (hand edits) are inferred into extra groups; index entries that do not match
-/// their rows are reported and skipped.
+/// their rows, or name a file that was skipped, are reported and skipped.
+/// The CSVs load as load_sgf_folder loads them: the good files, each bad one
+/// skipped whole and reported.
 struct SgfSetLoadResult {
   SgfSet set;
   std::vector<InputError> diagnostics;
+  std::vector<std::string> skipped;  ///< the CSVs not loaded (load_sgf_folder)
+  size_t files = 0;                  ///< the CSVs loaded
   bool ok() const { return diagnostics.empty(); }
 };
 SgfSetLoadResult load_sgf_set(const std::string& dir);

@@ -82,16 +82,15 @@ TEST_CASE("Opening bad SGF folders, P4P files and images while a scene runs leav
     REQUIRE(b->step(chunk).ok);
 
     TempDir d("open_bad");
-    // A folder whose index names rows the CSV does not hold (a hand edit).
+    // A folder whose only file has a bad header, and groups.json naming it.
     {
       SgfSet other = live_set();
       other.groups[0].name = "other";
       save_sgf_set(other, d / "bad_index");
-      put(d / "bad_index/SGF1-400.csv", "ID,FX,FY,FZ\n1,5,0,0\n2,5,0,0\n");
+      put(d / "bad_index/SGF1-400.csv", "ID,FX\n1,5,0,0\n2,5,0,0\n");
     }
-    // A folder with one good file and one bad row.
+    // A folder whose only file has a bad row: the file is skipped, so nothing loads.
     fs::create_directories(d / "bad_row");
-    put(d / "bad_row/SGF1-10.csv", "ID,FX,FY,FZ\n1,1,0,0\n");
     put(d / "bad_row/SGF20-30.csv", "ID,FX,FY,FZ\n3,1,0,0\n4,nan?,0,0\n");
 
     std::vector<std::string> shown;
@@ -102,6 +101,7 @@ TEST_CASE("Opening bad SGF folders, P4P files and images while a scene runs leav
     REQUIRE(a->step(chunk).ok);
 
     CHECK_FALSE(window_load(d / "bad_row", live, *a, shown));
+    CHECK(shown.front().find("not loaded, 1 problem (the current set is kept") != std::string::npos);
     CHECK(any_contains(shown, "SGF20-30.csv:3:3: field 'FX'"));
     CHECK_FALSE(window_load(d / "bad_index", live, *a, shown));
     CHECK(any_contains(shown, "groups.json"));
@@ -165,4 +165,72 @@ TEST_CASE("open_sgf_set: a complete folder loads, a broken one gives the verdict
   const SgfList off = sgf_list_for_sim(SgfSet{});
   REQUIRE(off.files.size() == 1);
   CHECK(off.files[0].rows.empty());
+}
+
+TEST_CASE("An SGF folder loads its good files and lists each bad one, in the window and with --sgf alike", "[open][sgf]") {
+  // One rule (SgfLoadResult): a file loads whole or not at all. SGF1-10.csv is good, SGF20-30.csv
+  // has one bad row among good ones (skipping only that row would push the group short of a
+  // particle), SGF5.csv has a bad name.
+  TempDir d("open_partial");
+  put(d / "SGF1-10.csv", "ID,FX,FY,FZ\n1,1,0,0\n2,1,0,0\n");
+  put(d / "SGF20-30.csv", "ID,FX,FY,FZ\n3,1,0,0\n4,nan?,0,0\n5,-1,0,0\n");
+  put(d / "SGF5.csv", "ID,FX,FY,FZ\n6,1,0,0\n");
+
+  // The library: the good file loads, the others are skipped, each problem located.
+  const SgfLoadResult flat = load_sgf_folder(d.path);
+  REQUIRE(flat.list.files.size() == 1);
+  CHECK(flat.list.files[0].start == 1);
+  CHECK(flat.list.files[0].rows.size() == 2);
+  REQUIRE(flat.skipped.size() == 2);
+  CHECK(fs::path(flat.skipped[0]).filename() == "SGF20-30.csv");
+  CHECK(fs::path(flat.skipped[1]).filename() == "SGF5.csv");
+  REQUIRE(flat.diagnostics.size() == 2);
+  CHECK(std::string(flat.diagnostics[0].what()) == (d / "SGF20-30.csv") + ":3:3: field 'FX': expected a finite number, got 'nan?'");
+  CHECK(flat.diagnostics[1].field() == "name");
+
+  // The window (the SGF panel's Load): the same files, the set from the good one, the verdict
+  // and each problem listed.
+  const SgfSetOpen w = open_sgf_set(d.path);
+  REQUIRE(w.ok);
+  CHECK(w.files == 1);
+  CHECK(w.skipped == flat.skipped);
+  CHECK(w.problems == 2);
+  REQUIRE(w.set.groups.size() == 1);
+  CHECK(w.set.groups[0].ids == std::vector<uint32_t>{1, 2});
+  CHECK(sgf_flatten(w.set).row_count() == flat.list.row_count());
+  REQUIRE(w.messages.size() == 3);
+  CHECK(w.messages[0] == d.path + ": 2 problems, 2 of 3 SGF files skipped (the other files are loaded)");
+  CHECK(w.messages[1] == std::string(flat.diagnostics[0].what()));
+  CHECK(w.messages[2] == std::string(flat.diagnostics[1].what()));
+
+  // With groups.json: an entry in a skipped file is reported and skipped too, the rest loads.
+  SgfSet two;
+  SgfGroup a, b;
+  a.name = "a";
+  a.ids = {1, 2};
+  a.entries.push_back(SgfEntry{1, 10, 1.0, 0.0, 0.0});
+  b.name = "b";
+  b.ids = {3, 5};
+  b.entries.push_back(SgfEntry{20, 30, 1.0, 0.0, 0.0});
+  two.groups = {a, b};
+  save_sgf_set(two, d / "indexed");
+  put(d / "indexed/SGF20-30.csv", "ID,FX,FY,FZ\n3,1,0,0\nx,1,0,0\n");
+  const SgfSetOpen wi = open_sgf_set(d / "indexed");
+  REQUIRE(wi.ok);
+  CHECK(wi.files == 1);
+  REQUIRE(wi.set.groups.size() == 2);
+  CHECK(wi.set.groups[0].entries.size() == 1);
+  CHECK(wi.set.groups[1].entries.empty());
+  CHECK(any_contains(wi.messages, "SGF20-30.csv:3:1: field 'ID'"));
+  CHECK(any_contains(wi.messages, "'SGF20-30.csv' was skipped (its problems are listed)"));
+
+  // An index entry that names rows its (good) file does not hold: the entry is listed and
+  // skipped, and the file's rows load as an inferred group, as `--sgf` applies them.
+  save_sgf_set(two, d / "hand_edit");
+  put(d / "hand_edit/SGF1-10.csv", "ID,FX,FY,FZ\n1,5,0,0\n7,5,0,0\n");
+  const SgfSetOpen wh = open_sgf_set(d / "hand_edit");
+  REQUIRE(wh.ok);
+  CHECK(wh.skipped.empty());
+  CHECK(any_contains(wh.messages, "groups.json"));
+  CHECK(sgf_flatten(wh.set).row_count() == load_sgf_folder(d / "hand_edit").list.row_count());
 }

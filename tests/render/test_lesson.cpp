@@ -145,6 +145,43 @@ TEST_CASE("Lesson 01's speed colours fade from the outside in and a stopped bloc
   CHECK(hi < 1e-3f * hi0);
 }
 
+TEST_CASE("A lesson's text is staged: a lead of at most two sentences, the rest behind More", "[lesson]") {
+  using V = std::vector<std::string>;
+  CHECK(split_sentences("One. Two! Three? four") == V{"One.", "Two!", "Three? four"});
+  // Abbreviations, years and decimals end no sentence; a closing bracket or quote stays with its sentence.
+  CHECK(split_sentences("APIC (Jiang et al. 2015) keeps 0.95 of it (e.g. this). Then \"more.\" Last") ==
+        V{"APIC (Jiang et al. 2015) keeps 0.95 of it (e.g. this).", "Then \"more.\"", "Last"});
+  CHECK(split_sentences("  no end") == V{"no end"});
+  CHECK(split_sentences("").empty());
+
+  const LessonPage one = lesson_page({"A block spins."});
+  CHECK(one.lead == "A block spins.");
+  CHECK(one.more.empty());
+  const LessonPage cut = lesson_page({"First. Second. Third. Fourth.", "Another paragraph."});
+  CHECK(cut.lead == "First. Second.");
+  CHECK(cut.more == V{"Third. Fourth.", "Another paragraph."});
+
+  // The built-in lessons lead with one or two sentences (nothing cut) and short look-for lines:
+  // the lead and the look-for lines fit the Lesson panel's first page at 1280x720 (the GUI test
+  // gui_lesson_page checks it in the window), the rest of the text is behind More.
+  const auto paths = builtin_lesson_paths();
+  REQUIRE(paths.size() >= 8);
+  for (const std::string& p : paths) {
+    INFO(p);
+    const Lesson l = load_lesson(p);
+    const LessonPage page = lesson_page(l.text);
+    const size_t n = split_sentences(l.text[0]).size();
+    CHECK(n >= 1);
+    CHECK(n <= kLeadSentences);
+    CHECK(page.lead == l.text[0]);
+    CHECK(page.lead.size() <= 240);
+    CHECK(page.more.size() == l.text.size() - 1);
+    CHECK(!page.more.empty());
+    CHECK(l.look_for.size() <= 3);
+    for (const std::string& s : l.look_for) CHECK(s.size() <= 180);
+  }
+}
+
 TEST_CASE("Lesson names resolve by id or unique prefix, unknown names list the built-ins", "[lesson]") {
   CHECK(fs::path(resolve_lesson_path("01_pic_loses_rotation")).stem() == "01_pic_loses_rotation");
   CHECK(fs::path(resolve_lesson_path("04")).stem() == "04_flip_noise_pic_damping");

@@ -153,6 +153,35 @@ TEST_CASE("Batches end at multiples of K: 37 substeps in one call equal 10 + 20 
   }
 }
 
+TEST_CASE("The latest closed exchange is kept through step() calls that close none", "[rigid][scene][batch]") {
+  // A window under its frame budget steps a few substeps per call: with K = 8 most calls close no
+  // batch and report no impulse, and a force readout (the Bodies panel, the force arrows) taken
+  // after such a call showed nothing. last_exchange_* keep the latest batch's.
+  const int K = 8;
+  std::unique_ptr<Simulation> sim = build(thrown("[0, -9.81]", "\"exchange_substeps\": " + std::to_string(K) + ", "));
+  auto& c = coupled(*sim);
+  CHECK(c.last_exchange_impulse().empty());
+  CHECK(c.last_exchange_seconds() == 0.0);
+  std::vector<double> closed;
+  int silent = 0;
+  for (int s = 0; s < 5 * K; s += 3) {
+    REQUIRE(sim->step(3).ok);
+    if (c.last_step_seconds() > 0.0) {
+      closed = c.last_body_impulse();
+      CHECK(c.last_exchange_seconds() == c.last_step_seconds());
+    } else {
+      ++silent;
+      CHECK(c.last_body_impulse()[0] == 0.0);  // the call's own impulse: none
+    }
+    if (!closed.empty()) {
+      CHECK(c.last_exchange_impulse() == closed);  // the latest closed batch's, held
+      CHECK(c.last_exchange_seconds() == Approx(K * static_cast<double>(1e-4f)).epsilon(1e-9));
+    }
+  }
+  CHECK(silent > 0);
+  REQUIRE_FALSE(closed.empty());
+}
+
 TEST_CASE("Batched exchange: matter + bodies keep their momentum, or change it by gravity alone",
           "[rigid][scene][batch]") {
   for (int K : {16, 5}) {

@@ -84,7 +84,7 @@ TEST_CASE("SGF folder: files in step order, subfolders and other files ignored, 
   fs::remove_all(out);
 }
 
-TEST_CASE("SGF: malformed names and rows are reported precisely - valid rows still load", "[sgf]") {
+TEST_CASE("SGF: malformed names and rows are reported precisely - a file with a problem is skipped whole", "[sgf]") {
   const std::string dir = kData + "malformed";
   const SgfLoadResult r = load_sgf_folder(dir);
   std::vector<std::string> m;
@@ -101,15 +101,17 @@ TEST_CASE("SGF: malformed names and rows are reported precisely - valid rows sti
   CHECK(m[6].find("SGFx-3.csv: field 'name'") != std::string::npos);
   CHECK(r.diagnostics[0].loc().line == 3);
   CHECK(r.diagnostics[0].field() == "FX");
-  // SGF1-5.csv keeps rows 1 and 4 (CRLF and blanks around fields are fine).
-  REQUIRE(r.list.files.size() == 2);
-  const SgfFile& a = r.list.files[0];
+  // Every file has a problem: none loads (a move must not reach part of its group), each is listed.
+  CHECK(r.list.files.empty());
+  REQUIRE(r.skipped.size() == 4);
+  CHECK(r.skipped[0] == f15);
+  CHECK(r.skipped[1] == f23);
+  // The rows themselves still parse as they did (parse_sgf_csv keeps the good rows of a file).
+  std::vector<InputError> diags;
+  const SgfFile a = parse_sgf_csv("ID,FX,FY,FZ\r\n1,1,2,3\r\n2,abc,0,0\r\n4, 4.5 ,-1,0\r\n", "x.csv", 1, 5, diags);
+  CHECK(diags.size() == 1);
   REQUIRE(a.rows.size() == 2);
-  CHECK(a.rows[0].id == 1u);
-  CHECK(a.rows[0].fz == 3.0);
-  CHECK(a.rows[1].id == 4u);
   CHECK(a.rows[1].fx == 4.5);
-  CHECK(r.list.files[1].rows.size() == 1);  // SGF2-3.csv: bad header, row 7 loads
 }
 
 TEST_CASE("SGF names", "[sgf]") {
