@@ -203,7 +203,7 @@ TEST_CASE("Dumps every K steps with --steps, whatever the substeps per frame", "
   fs::remove_all(out);
 }
 
-TEST_CASE("--images K writes a picture every K frames with --steps too", "[app][runner]") {
+TEST_CASE("run --images K writes a picture every K frames with --steps too", "[app][runner]") {
   // pic_vs_apic: 10 substeps a frame, so 400 steps are 40 frames: pictures at steps 0, 100, 200, 300, 400.
   fs::path out = fs::temp_directory_path() / ("ps_runner_images_" + std::to_string(getpid()));
   fs::remove_all(out);
