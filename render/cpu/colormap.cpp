@@ -71,7 +71,7 @@ std::array<float, 3> colormap_rgb(Colormap c, float t) {
   if (t > 1.f) t = 1.f;
   switch (c) {
     case Colormap::Inferno: return lerp_table(kInferno, 11, t);
-    case Colormap::Turbo: return turbo(t);
+    case Colormap::Turbo: return turbo(kTurboFloor + (1.f - kTurboFloor) * t);
     case Colormap::Coolwarm: return lerp_table(kCoolwarm, 5, t);
     case Colormap::IceWater: return lerp_table(kIceWater, 5, t);
     case Colormap::Viridis:

@@ -14,6 +14,12 @@ const char* colormap_name(Colormap c);
 /// Colour (linear 0..1 RGB) of t in [0, 1] (clamped).
 std::array<float, 3> colormap_rgb(Colormap c, float t);
 
+/// Turbo's darkest tenth is left out: its own t = 0 is near black (35, 23, 27),
+/// and a stopped block coloured by speed vanished into the dark background
+/// (students thought it had gone). From t = 0.1 the slow end is a clear blue,
+/// at least 3:1 against black (the non-text contrast of WCAG 2.1, 1.4.11).
+inline constexpr float kTurboFloor = 0.1f;
+
 /// Direction colouring: hue from the angle of (vx, vy) (east red, north
 /// yellow-green, west cyan, south violet), full saturation, value 1.
 std::array<float, 3> direction_rgb(float vx, float vy);

@@ -1,5 +1,7 @@
 // Colour maps and the settings file (render/cpu/colormap.*, settings.*).
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -27,6 +29,28 @@ TEST_CASE("colour maps hit their end points and clamp", "[render]") {
         CHECK(x >= 0.f);
         CHECK(x <= 1.f);
       }
+}
+
+TEST_CASE("The slow end of turbo stays visible on the dark and the projector's black background", "[render]") {
+  // WCAG 2.1 relative luminance of an sRGB colour and the contrast ratio of two.
+  auto lum = [](std::array<float, 3> c) {
+    auto ch = [](float v) { return v <= 0.03928f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); };
+    return 0.2126f * ch(c[0]) + 0.7152f * ch(c[1]) + 0.0722f * ch(c[2]);
+  };
+  auto contrast = [&](std::array<float, 3> a, std::array<float, 3> b) {
+    const float la = lum(a), lb = lum(b);
+    return (std::max(la, lb) + 0.05f) / (std::min(la, lb) + 0.05f);
+  };
+  const std::array<float, 3> window_bg{0.043f, 0.047f, 0.059f}, projector_bg{0.f, 0.f, 0.f};
+  const auto slow = colormap_rgb(Colormap::Turbo, 0.f);
+  INFO("turbo at 0: " << slow[0] << " " << slow[1] << " " << slow[2]);
+  CHECK(contrast(slow, projector_bg) >= 3.f);
+  CHECK(contrast(slow, window_bg) >= 3.f);
+  CHECK(slow[2] > slow[0]);  // still the blue end
+  // The fast end is Turbo's own.
+  const auto fast = colormap_rgb(Colormap::Turbo, 1.f);
+  CHECK(fast[0] > 0.4f);
+  CHECK(fast[2] < 0.1f);
 }
 
 TEST_CASE("direction colours follow the angle", "[render]") {
