@@ -123,6 +123,7 @@ struct App {
   double speed_ratio = 1.0;      ///< substeps done / substeps wanted (smoothed): < 1 is slow motion
   SimRate sim_rate;              ///< simulated seconds per wall second (render/cpu/time_rate.h)
   bool slow_shown = false;       ///< the slow-motion line is up (logged when it comes and goes)
+  bool slow_rate_logged = false; ///< its line was logged with a measured rate (the first may come before one)
   int substeps_last = 0;
   double fps = 0.0, frame_ms = 0.0;
   History ke, momentum_x, momentum_y, angular;
