@@ -455,6 +455,16 @@ double surge_at(const SurgeRun& r, double T) {
   return r.Z.empty() ? NAN : r.Z.back();
 }
 
+/// Every second sample of a run as a plot series, its T shifted by `delay`.
+Series surge_series(const SurgeRun& r, const std::string& label, bool dashed, double delay = 0.0) {
+  Series s{label, {}, {}, true, dashed};
+  for (size_t i = 0; i < r.T.size(); i += 2) {
+    s.x.push_back(r.T[i] + delay);
+    s.y.push_back(r.Z[i]);
+  }
+  return s;
+}
+
 /// RMS of the relative deviation from the experiment's five points, with the
 /// simulation delayed by `delay` (in T).
 double surge_rms(const SurgeRun& r, double delay) {
@@ -495,12 +505,8 @@ CaseResult dam_break(const Options& opt) {
             "viscosity 0, dt = " + fmt("%.3g", main.dt) + " s (CFL 0.25 on c + u), run to T = 3.4, released at t = 0. "
             "Front = farthest particle + half a spacing, from the wall.";
   double worst = 0, zsim[5] = {0, 0, 0, 0, 0};
-  Series sim{"MPM (grid " + std::to_string(grid) + ")", {}, {}, true, false};
+  const Series sim = surge_series(main, "MPM (grid " + std::to_string(grid) + ")", false);
   Series ex{"Martin & Moyce 1952, n^2 = 2", {}, {}, true, true};
-  for (size_t i = 0; i < main.T.size(); i += 2) {
-    sim.x.push_back(main.T[i]);
-    sim.y.push_back(main.Z[i]);
-  }
   for (int k = 0; k < 5; ++k) {
     ex.x.push_back(kExpT[k]);
     ex.y.push_back(kExpZ[k]);
@@ -554,18 +560,8 @@ CaseResult dam_break(const Options& opt) {
       r.checks.push_back(make_check("The same with the experiment's start delayed by dT = " + fmt("%.2f", best) +
                                         " (the best constant delay)",
                                     best_rms, 0.0, 0.10, Compare::Near));
-      Series f{"MPM grid 512, volume correction", {}, {}, true, false};
-      for (size_t i = 0; i < finest.T.size(); i += 2) {
-        f.x.push_back(finest.T[i]);
-        f.y.push_back(finest.Z[i]);
-      }
-      p.series.push_back(f);
-      Series fs{"the same, delayed by dT = " + fmt("%.2f", best), {}, {}, true, true};
-      for (size_t i = 0; i < finest.T.size(); i += 2) {
-        fs.x.push_back(finest.T[i] + best);
-        fs.y.push_back(finest.Z[i]);
-      }
-      p.series.push_back(fs);
+      p.series.push_back(surge_series(finest, "MPM grid 512, volume correction", false));
+      p.series.push_back(surge_series(finest, "the same, delayed by dT = " + fmt("%.2f", best), true, best));
     }
     r.notes +=
         "Why the front leads, run by run: " + series +
