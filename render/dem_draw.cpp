@@ -261,7 +261,6 @@ void App::dem_draw_legend() {
   const bool contacts = demui.show_contacts && demui.force_scale.ref > 0.f;
   if (!bonds && !broken && !contacts) return;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
-  const ScreenRect v = cam.viewport();
   const float pad = 12.f * ui_scale, fs = ImGui::GetFontSize(), line = fs * 1.35f;
   const ImU32 text = IM_COL32(228, 232, 240, 255), muted = IM_COL32(150, 158, 175, 255);
   const ImU32 bg = IM_COL32(16, 18, 24, 215);
@@ -280,8 +279,8 @@ void App::dem_draw_legend() {
   if (bonds) height += line + bar_h + fs * 1.3f;
   if (broken) height += line;
   if (contacts) height += line;
-  // Bottom left, above the "H help" hint (the colour legend is bottom right).
-  const ImVec2 p0(v.x + pad, v.y + v.h - height - pad - 1.8f * fs);
+  const Vec2 at = overlay_slot(Vec2{width + 2.f * pad, height});  // beside the scene (render/cpu/layout.h)
+  const ImVec2 p0(at.x, at.y);
   dl->AddRectFilled(p0, ImVec2(p0.x + width + 2.f * pad, p0.y + height), bg, 6.f * ui_scale);
   float y = p0.y + 0.75f * pad;
   const float x = p0.x + pad;

@@ -596,7 +596,8 @@ bool HeatFeature::legend(App& a) {
   float width = std::max(bar_w, ImGui::CalcTextSize(title).x + ImGui::CalcTextSize(kind).x + 1.5f * fs_);
   for (const auto& n : notes) width = std::max(width, ImGui::CalcTextSize(n.c_str()).x + (temp ? 0.f : fs_ * 1.4f));
   const ImVec2 size(width + 2 * pad, bar_h + 2.6f * fs_ + 1.5f * pad + line * static_cast<float>(notes.size()));
-  const ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
+  const Vec2 at = a.overlay_slot(Vec2{size.x, size.y});  // beside the scene (render/cpu/layout.h)
+  const ImVec2 p0(at.x, at.y);
   dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * a.ui_scale);
   dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, title);
   dl->AddText(ImVec2(p0.x + pad + width - ImGui::CalcTextSize(kind).x, p0.y + pad * 0.75f), muted, kind);

@@ -260,10 +260,6 @@ void App::compare_snapshot() {
 
 // [SECTION] Layout and drawing ------------------------------------------------------
 
-namespace {
-float pane_gap(float ui_scale) { return 4.f * ui_scale; }
-}  // namespace
-
 void App::compare_layout() {
   CompareUi& c = compare;
   if (!c.cmp) return;
@@ -275,7 +271,7 @@ void App::compare_layout() {
   c.cmp->pane(0).sim->bounds(lo, hi);
   const float aspect = std::max(hi.x - lo.x, 1e-6f) / std::max(hi.y - lo.y, 1e-6f);
   const size_t n = c.cmp->size();
-  const Tiling t = choose_tiling(static_cast<int>(n), v.w, v.h, aspect, pane_gap(ui_scale), band);
+  const Tiling t = choose_tiling(static_cast<int>(n), v.w, v.h, aspect, compare_pane_gap(), band);
   if (c.laid_panes == n && t == c.tiling && band == c.band && v.x == c.laid_for.x && v.y == c.laid_for.y &&
       v.w == c.laid_for.w && v.h == c.laid_for.h)
     return;
@@ -292,7 +288,7 @@ void App::compare_layout() {
 }
 
 ScreenRect App::compare_pane_rect(size_t k) const {
-  return tile_rect(compare.tiling, cam.viewport(), pane_gap(ui_scale), static_cast<int>(k));
+  return tile_rect(compare.tiling, cam.viewport(), compare_pane_gap(), static_cast<int>(k));
 }
 
 Camera2D App::compare_camera(size_t k) {

@@ -32,7 +32,7 @@ using ui::section_label;
 /// of the last look-for line (screen y).
 float lesson_body(App& a, const Lesson& l, bool opened) {
   const LessonPage page = lesson_page(l.text);
-  ImGui::TextWrapped("%s", page.lead.c_str());
+  ui::text_wrapped_words(page.lead);
   ImGui::Spacing();
   float look_bottom = ImGui::GetItemRectMax().y;
   if (!l.look_for.empty()) {
@@ -45,7 +45,7 @@ float lesson_body(App& a, const Lesson& l, bool opened) {
       ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(at.x + 0.35f * indent, at.y + 0.5f * ImGui::GetTextLineHeight()),
                                                   0.15f * ImGui::GetFontSize(), ImGui::GetColorU32(ImGuiCol_Text), 8);
       ImGui::Indent(indent);
-      ImGui::TextWrapped("%s", s.c_str());
+      ui::text_wrapped_words(s);
       ImGui::Unindent(indent);
     }
     look_bottom = ImGui::GetItemRectMax().y;
@@ -60,7 +60,7 @@ float lesson_body(App& a, const Lesson& l, bool opened) {
     if (open != was && !opened) a.log("lesson more open=%d id=%s", open ? 1 : 0, l.id.c_str());
     if (open) {
       for (const std::string& para : page.more) {
-        ImGui::TextWrapped("%s", para.c_str());
+        ui::text_wrapped_words(para);
         ImGui::Spacing();
       }
       ImGui::TreePop();
@@ -134,6 +134,7 @@ bool App::open_lesson(const std::string& name_or_path) {
   if (l.color >= 0) {
     color_mode = static_cast<ColorMode>(l.color);
     range_lo = range_hi = 0.f;
+    if (l.colormap >= 0) cmap[static_cast<size_t>(l.color)] = static_cast<Colormap>(l.colormap);
   }
   if (l.grid) show_grid = *l.grid;
   if (l.grid_velocity) show_grid_velocity = *l.grid_velocity;
@@ -173,6 +174,7 @@ bool App::open_lesson(const std::string& name_or_path) {
 App::LessonView App::current_view() const {
   LessonView v;
   v.color_mode = color_mode;
+  v.cmap = cmap;
   v.range_lo = range_lo;
   v.range_hi = range_hi;
   v.grid = show_grid;
@@ -188,6 +190,7 @@ App::LessonView App::current_view() const {
 
 void App::set_view(const LessonView& v) {
   color_mode = v.color_mode;
+  cmap = v.cmap;
   range_lo = v.range_lo;
   range_hi = v.range_hi;
   show_grid = v.grid;

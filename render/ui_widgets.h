@@ -3,6 +3,9 @@
 #include <imgui.h>
 
 #include <cstdarg>
+#include <string>
+
+#include "render/cpu/layout.h"
 
 namespace ps {
 namespace ui {
@@ -12,6 +15,19 @@ inline const ImVec4 kMuted{0.60f, 0.64f, 0.72f, 1.f};
 inline const ImVec4 kWarn{1.00f, 0.66f, 0.30f, 1.f};
 inline const ImVec4 kError{1.00f, 0.42f, 0.40f, 1.f};
 inline const ImVec4 kGood{0.45f, 0.85f, 0.55f, 1.f};
+
+/// `text` cut in the middle to `max_w` px of the current font (render/cpu/layout.h).
+inline std::string elide_middle(const std::string& text, float max_w) {
+  return ps::elide_middle(text, max_w, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
+}
+
+/// `text` wrapped to the available width at spaces only (render/cpu/layout.h: ImGui's
+/// TextWrapped also breaks after a full stop, "0.7 s" becoming "0." and "7 s").
+inline void text_wrapped_words(const std::string& text) {
+  const float w = ImGui::GetContentRegionAvail().x;
+  const std::string lines = ps::wrap_at_spaces(text, w, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
+  ImGui::TextUnformatted(lines.c_str());
+}
 
 /// A tooltip with `text` wrapped at about 28 characters' width of the font
 /// (SetTooltip draws one line, which runs off a 1280-wide window).

@@ -914,13 +914,38 @@ void App::snapshot() {
 
 // [SECTION] Input ------------------------------------------------------------------
 
-ScreenRect App::scene_viewport() const {
+ScreenRect App::scene_area() const {
   ScreenRect r;
   r.x = side_left();
   r.y = 0.f;
   r.w = std::max(64.f, cam.width() - side_left() - side_right());
   r.h = std::max(64.f, cam.height() - sgf_timeline_height(*this) - rewind_strip_height(*this));
   return r;
+}
+
+ScreenRect App::scene_viewport() {
+  const ScreenRect area = scene_area();
+  Simulation* shown = compare.cmp ? compare.cmp->pane(0).sim.get() : sim.get();
+  if (!shown) {
+    overlay_dock = OverlayDock{area, ScreenRect{area.x, area.y + area.h, area.w, 0.f}, false};
+    return area;
+  }
+  Vec2 lo, hi;
+  shown->bounds(lo, hi);
+  const float aspect = std::max(hi.x - lo.x, 1e-6f) / std::max(hi.y - lo.y, 1e-6f);
+  const int panes = compare.cmp ? static_cast<int>(compare.cmp->size()) : 1;
+  // How large the scene is drawn in a content rectangle: fitted whole, or in the comparison's tiling.
+  const float pane_gap = compare_pane_gap(), band = compare.band;
+  const auto drawn = [aspect, panes, pane_gap, band](const ScreenRect& r) {
+    if (panes > 1) {
+      const Tiling t = choose_tiling(panes, r.w, r.h, aspect, pane_gap, band);
+      return t.scene_w * t.scene_h;
+    }
+    const float w = std::min(r.w, r.h * aspect);
+    return w * (w / aspect);
+  };
+  overlay_dock = split_overlay_dock(area, overlay_boxes, overlay_gap(), drawn);
+  return overlay_dock.content;
 }
 
 void App::handle_input() {

@@ -257,8 +257,15 @@ void App::draw_panels() {
 }
 
 void App::draw_overlays() {
+  // The legends beside the scene (render/cpu/layout.h): the status line's box first, then each legend's.
+  overlay_flow.begin(overlay_dock, overlay_gap());
+  const ImVec2 hint_size = ImGui::CalcTextSize("H  help");
+  const float status_pad = 6.f * ui_scale;
+  const Vec2 status_at = overlay_slot(Vec2{hint_size.x + 2.f * status_pad, hint_size.y + 2.f * status_pad});
   draw_legend();
   dem_draw_legend();
+  draw_status_line(status_at, status_pad);
+  overlay_boxes = overlay_flow.boxes();
   sgf_draw_timeline(*this);
   rewind_draw_strip(*this);
   sgf_draw_specimen(*this);
@@ -848,7 +855,6 @@ void App::panel_backend_stats() {
 void App::draw_legend() {
   if (!sim) return;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
-  const ScreenRect v = cam.viewport();
   const float pad = 12.f * ui_scale, fs_ = ImGui::GetFontSize();
   const ImU32 text = IM_COL32(228, 232, 240, 255), muted = IM_COL32(150, 158, 175, 255);
   const ImU32 bg = IM_COL32(16, 18, 24, 215);
@@ -901,24 +907,32 @@ void App::draw_legend() {
         log("legend group title=\"%s\" entries=\"%s\"", title, group_rows_text(group_legend(group_table())).c_str());
       }
     }
-    float wmax = ImGui::CalcTextSize(title).x;
-    for (const auto& n : names) wmax = std::max(wmax, ImGui::CalcTextSize(n.c_str()).x + fs_ * 1.4f);
+    // Entries in columns of at most five (a scene's ten SGF groups: two columns), so the box stays low.
+    const size_t per_col = 5, ncol = std::max<size_t>(1, (names.size() + per_col - 1) / per_col);
+    const size_t nrow = std::min(names.size(), per_col);
+    float entry_w = 0.f;
+    for (const auto& n : names) entry_w = std::max(entry_w, ImGui::CalcTextSize(n.c_str()).x + fs_ * 1.4f);
+    const float col_gap = fs_;
+    const float wmax = std::max(ImGui::CalcTextSize(title).x, entry_w * ncol + col_gap * (ncol - 1));
     float line = fs_ * 1.35f;
-    ImVec2 size(wmax + 2 * pad, line * (names.size() + 1) + pad * 1.5f);
-    ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
+    ImVec2 size(wmax + 2 * pad, line * (nrow + 1) + pad * 1.5f);
+    const Vec2 at = overlay_slot(Vec2{size.x, size.y});
+    const ImVec2 p0(at.x, at.y);
     dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * ui_scale);
     dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, title);
     for (size_t i = 0; i < names.size(); ++i) {
-      float y = p0.y + pad * 0.75f + line * (i + 1);
-      dl->AddCircleFilled(ImVec2(p0.x + pad + fs_ * 0.45f, y + fs_ * 0.55f), fs_ * 0.4f, col(colors[i]), 20);
-      dl->AddText(ImVec2(p0.x + pad + fs_ * 1.4f, y), text, names[i].c_str());
+      const float x = p0.x + pad + static_cast<float>(i / per_col) * (entry_w + col_gap);
+      const float y = p0.y + pad * 0.75f + line * static_cast<float>(i % per_col + 1);
+      dl->AddCircleFilled(ImVec2(x + fs_ * 0.45f, y + fs_ * 0.55f), fs_ * 0.4f, col(colors[i]), 20);
+      dl->AddText(ImVec2(x + fs_ * 1.4f, y), text, names[i].c_str());
     }
     return;
   }
   if (color_mode == ColorMode::Direction) {
     float r = 34.f * ui_scale;
     ImVec2 size(2 * r + 2 * pad + fs_ * 2.f, 2 * r + 2 * pad + fs_ * 1.6f);
-    ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
+    const Vec2 at = overlay_slot(Vec2{size.x, size.y});
+    const ImVec2 p0(at.x, at.y);
     dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * ui_scale);
     dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, "velocity direction");
     ImVec2 c(p0.x + size.x * 0.5f, p0.y + pad + fs_ * 1.4f + r);
@@ -933,28 +947,31 @@ void App::draw_legend() {
     dl->AddCircleFilled(c, r * 0.35f, bg, 32);
     return;
   }
-  // Scalar colour bar.
+  // Scalar colour bar: the title on the bar's line, the values under it (two lines, so a
+  // band under the comparison's panes stays low).
   Colormap cm = cmap[static_cast<size_t>(color_mode)];
   const float bar_w = 220.f * ui_scale, bar_h = 12.f * ui_scale;
-  ImVec2 size(bar_w + 2 * pad, bar_h + 2.6f * fs_ + 1.5f * pad);
-  ImVec2 p0(v.x + v.w - size.x - pad, v.y + v.h - size.y - pad);
+  const float title_w = ImGui::CalcTextSize(title).x + fs_;
+  ImVec2 size(title_w + bar_w + 2 * pad, 2.35f * fs_ + 1.5f * pad);
+  const Vec2 at = overlay_slot(Vec2{size.x, size.y});
+  const ImVec2 p0(at.x, at.y);
   dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * ui_scale);
   dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, title);
-  float y0 = p0.y + pad * 0.75f + fs_ * 1.35f;
+  const float x0 = p0.x + pad + title_w, y0 = p0.y + pad * 0.75f + 0.5f * (fs_ - bar_h);
   const int n = 64;
   for (int k = 0; k < n; ++k) {
-    float x0 = p0.x + pad + bar_w * k / n, x1 = p0.x + pad + bar_w * (k + 1) / n;
+    float xa = x0 + bar_w * k / n, xb = x0 + bar_w * (k + 1) / n;
     ImU32 a = col(colormap_rgb(cm, static_cast<float>(k) / n)), b = col(colormap_rgb(cm, static_cast<float>(k + 1) / n));
-    dl->AddRectFilledMultiColor(ImVec2(x0, y0), ImVec2(x1 + 0.5f, y0 + bar_h), a, b, b, a);
+    dl->AddRectFilledMultiColor(ImVec2(xa, y0), ImVec2(xb + 0.5f, y0 + bar_h), a, b, b, a);
   }
   char lo[32], hi[32], mid[32];
   std::snprintf(lo, sizeof lo, "%.3g", static_cast<double>(range_lo));
   std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(range_hi));
   std::snprintf(mid, sizeof mid, "%.3g", 0.5 * (static_cast<double>(range_lo) + range_hi));
-  float ty = y0 + bar_h + 3.f * ui_scale;
-  dl->AddText(ImVec2(p0.x + pad, ty), text, lo);
-  dl->AddText(ImVec2(p0.x + pad + 0.5f * (bar_w - ImGui::CalcTextSize(mid).x), ty), text, mid);
-  dl->AddText(ImVec2(p0.x + pad + bar_w - ImGui::CalcTextSize(hi).x, ty), text, hi);
+  float ty = p0.y + pad * 0.75f + 1.3f * fs_;
+  dl->AddText(ImVec2(x0, ty), text, lo);
+  dl->AddText(ImVec2(x0 + 0.5f * (bar_w - ImGui::CalcTextSize(mid).x), ty), text, mid);
+  dl->AddText(ImVec2(x0 + bar_w - ImGui::CalcTextSize(hi).x, ty), text, hi);
 }
 
 // [SECTION] Banners -----------------------------------------------------------------
@@ -1069,23 +1086,25 @@ void App::draw_banners() {
     ImGui::End();
     ImGui::PopStyleVar();
     ImGui::PopStyleColor();
-  } else if (!status_line.empty() && glfwGetTime() - status_time < 4.0) {
-    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h - 16.f * ui_scale), ImGuiCond_Always, ImVec2(0.5f, 1.f));
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 6.f * ui_scale);
-    if (ImGui::Begin("##status", nullptr, f | ImGuiWindowFlags_NoInputs)) {
-      // Wrapped to the view (a long path would reach under the side panels).
-      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
-      ImGui::TextUnformatted(status_line.c_str());
-      ImGui::PopTextWrapPos();
-    }
-    ImGui::End();
-    ImGui::PopStyleVar();
   }
-  if (!show_help && load_error.empty()) {
-    ImGui::SetNextWindowPos(ImVec2(v.x + 12.f * ui_scale, v.y + v.h - 12.f * ui_scale), ImGuiCond_Always, ImVec2(0.f, 1.f));
-    ImGui::SetNextWindowBgAlpha(0.f);
-    if (ImGui::Begin("##hint", nullptr, f | ImGuiWindowFlags_NoInputs)) ImGui::TextDisabled("H  help");
-    ImGui::End();
+}
+
+/// The status line at the bottom left of the overlays' dock: a message for 4 s after
+/// it is set (cut in the middle to the room the legends leave), else "H  help".
+void App::draw_status_line(Vec2 at, float pad) {
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  if (!status_line.empty() && glfwGetTime() - status_time < 4.0) {
+    // The band: one line, cut to the room the legends leave; the column: wrapped to its width.
+    const float room = std::max(0.f, overlay_flow.status_room() - 2.f * pad);
+    const std::string shown = overlay_dock.column ? status_line : ui::elide_middle(status_line, room);
+    const float wrap = overlay_dock.column ? room : 0.f;
+    const ImVec2 ts = ImGui::CalcTextSize(shown.c_str(), nullptr, false, overlay_dock.column ? room : -1.f);
+    dl->AddRectFilled(ImVec2(at.x, at.y), ImVec2(at.x + ts.x + 2.f * pad, at.y + ts.y + 2.f * pad),
+                      IM_COL32(38, 44, 58, 235), 6.f * ui_scale);
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(at.x + pad, at.y + pad), IM_COL32(228, 232, 240, 255),
+                shown.c_str(), nullptr, wrap);
+  } else if (!show_help && load_error.empty()) {
+    dl->AddText(ImVec2(at.x + pad, at.y + pad), ImGui::GetColorU32(ImGuiCol_TextDisabled), "H  help");
   }
 }
 

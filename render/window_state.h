@@ -20,6 +20,7 @@
 #include "render/cpu/colormap.h"
 #include "render/cpu/group_table.h"
 #include "render/cpu/heat_view.h"
+#include "render/cpu/layout.h"
 #include "render/cpu/lesson.h"
 #include "render/cpu/settings.h"
 #include "render/cpu/time_rate.h"
@@ -134,6 +135,12 @@ struct App {
   Camera2D cam;
   bool view_touched = false;   ///< user panned/zoomed: stop auto-fitting on resize
   ScreenRect last_fit_viewport{0, 0, 0, 0};
+  /// The legends and the status line beside the scene, never over it (render/cpu/layout.h):
+  /// the split of the scene's area this frame, the boxes placed in it, and the last
+  /// frame's boxes, from which the split is made.
+  OverlayDock overlay_dock;
+  OverlayFlow overlay_flow;
+  std::vector<Vec2> overlay_boxes;
   ColorMode color_mode = ColorMode::Material;
   int scalar_column = 0;
   std::array<Colormap, kColorModeCount> cmap{Colormap::Viridis, Colormap::Turbo, Colormap::Viridis, Colormap::Coolwarm,
@@ -265,6 +272,7 @@ struct App {
   /// What a lesson's view sets (colour, overlays, tool, preset speed).
   struct LessonView {
     ColorMode color_mode = ColorMode::Material;
+    std::array<Colormap, kColorModeCount> cmap{};
     float range_lo = 0.f, range_hi = 1.f;
     bool grid = false, grid_velocity = false, particle_velocity = false, affine = true;
     bool contacts = true, forces = true;
@@ -319,7 +327,15 @@ struct App {
   void draw_scene();
   void log_view() const;
   void toggle_fullscreen();  ///< F11 (glfwSetWindowMonitor with the monitor's video mode, and back)
-  ScreenRect scene_viewport() const;
+  /// Between the side panels, above the SGF timeline and the rewind strip.
+  ScreenRect scene_area() const;
+  /// The scene area less the overlays' dock (sets overlay_dock): where the scene is fitted.
+  ScreenRect scene_viewport();
+  /// The top-left corner of a legend's box of `size` (px), in the dock.
+  Vec2 overlay_slot(Vec2 size) { return overlay_flow.place(size); }
+  float overlay_gap() const { return 10.f * ui_scale; }
+  void draw_status_line(Vec2 at, float pad);
+  float compare_pane_gap() const { return 4.f * ui_scale; }  ///< between the comparison's panes
   void take_screenshot(const std::string& path);
   void record_frame();
   void load_settings();

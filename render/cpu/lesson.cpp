@@ -1,5 +1,7 @@
 #include "render/cpu/lesson.h"
 
+#include "render/cpu/colormap.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -143,6 +145,11 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
   if (const Json* v = r.get("view")) {
     ObjReader vr(*v, "view");
     l.color = vr.choice("color", -1, lesson_color_names());
+    std::vector<const char*> maps;
+    for (int k = 0; k < kColormapCount; ++k) maps.push_back(colormap_name(static_cast<Colormap>(k)));
+    l.colormap = vr.choice("colormap", -1, maps);
+    if (l.colormap >= 0 && l.color < 0)
+      throw InputError(v->loc(), "view.colormap", "a colour map needs the colour mode it is for: set \"color\" too");
     l.grid = opt_bool(vr, "grid");
     l.grid_velocity = opt_bool(vr, "grid_velocity");
     l.particle_velocity = opt_bool(vr, "particle_velocity");

@@ -37,6 +37,7 @@ struct Lesson {
   // The view at the start (absent: the window's current choice stays).
   int color = -1;  ///< the window's colour mode index (material, speed, direction, J, stress, group,
                    ///< scalar, plastic_strain, temperature, melt_fraction), -1: unchanged
+  int colormap = -1;  ///< render/cpu/colormap.h Colormap index for that colour mode, -1: unchanged
   std::optional<bool> grid, grid_velocity, particle_velocity, affine, contacts, forces;
   int tool = -1;   ///< render/cpu/tools.h Tool index, -1: unchanged
   bool paused = true;  ///< opens paused (the teacher presses Space); a file opts out with "paused": false

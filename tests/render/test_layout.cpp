@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <utility>
+#include <vector>
 
 #include "render/cpu/layout.h"
 
@@ -121,4 +124,104 @@ TEST_CASE("tile_rect lays the panes out row by row with the gap between them", "
   CHECK(q1.y == 0.f);
   CHECK(q2.x == 340.f);
   CHECK(q2.y > 300.f);
+}
+
+namespace {
+// How large a scene of `aspect` is drawn when fitted into a rectangle: its area in px².
+std::function<float(const ScreenRect&)> fitted(float aspect) {
+  return [aspect](const ScreenRect& r) {
+    const float w = std::min(r.w, r.h * aspect);
+    return w * (w / aspect);
+  };
+}
+bool overlaps(Vec2 p, Vec2 s, const ScreenRect& r) {
+  return p.x < r.x + r.w && p.x + s.x > r.x && p.y < r.y + r.h && p.y + s.y > r.y;
+}
+bool inside(Vec2 p, Vec2 s, const ScreenRect& r) {
+  return p.x >= r.x - 1e-3f && p.y >= r.y - 1e-3f && p.x + s.x <= r.x + r.w + 1e-3f && p.y + s.y <= r.y + r.h + 1e-3f;
+}
+}  // namespace
+
+TEST_CASE("Legends go beside the scene, never over it: a column beside a square scene, a band under a wide one",
+          "[render][layout]") {
+  const ScreenRect area{0.f, 0.f, 1280.f, 680.f};  // the scene's area with the panels hidden at 1280x720
+  const std::vector<Vec2> boxes = {{90.f, 30.f}, {260.f, 70.f}, {160.f, 110.f}};  // status, colour bar, materials
+  const float gap = 10.f;
+  // A square scene in a wide area: the right edge is free, the column costs it nothing.
+  const OverlayDock sq = split_overlay_dock(area, boxes, gap, fitted(1.f));
+  CHECK(sq.column);
+  CHECK(sq.content.h == area.h);
+  CHECK(sq.content.w + sq.dock.w == Approx(area.w));
+  // dam_break (2:1, as wide as the area allows): a band below costs less than a column beside.
+  const OverlayDock wide = split_overlay_dock(area, boxes, gap, fitted(2.f));
+  CHECK_FALSE(wide.column);
+  CHECK(wide.content.w == area.w);
+  CHECK(wide.dock.y == Approx(wide.content.y + wide.content.h));
+  CHECK(wide.dock.h == Approx(110.f + 2.f * gap));  // one row: the tallest box and its gaps
+  // Every box lands in the dock and none over the content or another box, in both.
+  for (const OverlayDock& d : {sq, wide}) {
+    OverlayFlow flow;
+    flow.begin(d, gap);
+    std::vector<std::pair<Vec2, Vec2>> placed;
+    for (const Vec2& b : boxes) placed.emplace_back(flow.place(b), b);
+    for (size_t k = 0; k < placed.size(); ++k) {
+      INFO("box " << k << (d.column ? " column" : " band"));
+      CHECK(inside(placed[k].first, placed[k].second, d.dock));
+      CHECK_FALSE(overlaps(placed[k].first, placed[k].second, d.content));
+      for (size_t j = 0; j < k; ++j) {
+        const ScreenRect other{placed[j].first.x, placed[j].first.y, placed[j].second.x, placed[j].second.y};
+        CHECK_FALSE(overlaps(placed[k].first, placed[k].second, other));
+      }
+    }
+    CHECK(flow.boxes().size() == boxes.size());
+  }
+  // The band's status line is at the bottom left; the room right of it ends at the legends.
+  OverlayFlow flow;
+  flow.begin(wide, gap);
+  const Vec2 status = flow.place(boxes[0]);
+  CHECK(status.x == Approx(area.x + gap));
+  flow.place(boxes[1]);
+  flow.place(boxes[2]);
+  CHECK(flow.status_room() == Approx(area.w - 4.f * gap - 260.f - 160.f));
+}
+
+TEST_CASE("A band too narrow for its boxes wraps them into rows above, and grows by the rows", "[render][layout]") {
+  const std::vector<Vec2> boxes = {{90.f, 30.f}, {300.f, 60.f}, {300.f, 40.f}};
+  const float gap = 8.f;
+  CHECK(overlay_band_height(boxes, 1000.f, gap) == Approx(60.f + 2.f * gap));
+  CHECK(overlay_band_height(boxes, 500.f, gap) == Approx(60.f + 40.f + 3.f * gap));
+  CHECK(overlay_band_height({}, 500.f, gap) == 0.f);
+  // A narrow, tall area (a portrait window): no column half its width; the band wraps.
+  const ScreenRect area{100.f, 0.f, 500.f, 900.f};
+  const OverlayDock d = split_overlay_dock(area, boxes, gap, fitted(1.f));
+  CHECK_FALSE(d.column);
+  CHECK(d.dock.h == Approx(60.f + 40.f + 3.f * gap));
+  OverlayFlow flow;
+  flow.begin(d, gap);
+  const Vec2 s = flow.place(boxes[0]), a = flow.place(boxes[1]), b = flow.place(boxes[2]);
+  CHECK(a.y + 60.f <= d.dock.y + d.dock.h);
+  CHECK(b.y + 40.f <= a.y);  // the second legend went up a row
+  CHECK(inside(b, boxes[2], d.dock));
+  CHECK(s.y + 30.f == Approx(d.dock.y + d.dock.h - gap));
+}
+
+TEST_CASE("A long status message is cut in the middle, keeping the file's name", "[render][layout]") {
+  const auto chars = [](const std::string& t) { return static_cast<float>(t.size()); };  // one px a character
+  const std::string msg = "screenshot saved: /tmp/captures/screenshot-20261128-021052-02.png";
+  CHECK(elide_middle(msg, 200.f, chars) == msg);
+  const std::string cut = elide_middle(msg, 40.f, chars);
+  CHECK(cut.size() == 40);
+  CHECK(cut.find("...") != std::string::npos);
+  CHECK(cut.substr(0, 5) == "scree");
+  CHECK(cut.substr(cut.size() - 10) == "052-02.png");
+  CHECK(elide_middle(msg, 2.f, chars) == "...");
+}
+
+TEST_CASE("Lesson text wraps at spaces only: \"0.7 s\" stays on one line", "[render][layout]") {
+  const auto chars = [](const std::string& t) { return static_cast<float>(t.size()); };
+  // ImGui would break after "0." where the line is full; here the number moves down whole.
+  CHECK(wrap_at_spaces("PolyPIC after about 0.7 s: stripes", 22.f, chars) == "PolyPIC after about\n0.7 s: stripes");
+  CHECK(wrap_at_spaces("short", 22.f, chars) == "short");
+  CHECK(wrap_at_spaces("a verylongwordthatdoesnotfit b", 10.f, chars) == "a\nverylongwordthatdoesnotfit\nb");
+  CHECK(wrap_at_spaces("one\ntwo three", 7.f, chars) == "one\ntwo\nthree");
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include "render/cpu/colormap.h"
 #include "render/cpu/lesson.h"
 #include "render/cpu/particle_fields.h"
 #include "sim/mpm/mpm_world.h"
@@ -77,6 +78,35 @@ TEST_CASE("A lesson opens paused unless its file says \"paused\": false", "[less
     INFO(p);
     CHECK(load_lesson(p).paused);
   }
+}
+
+TEST_CASE("A lesson's colour map is named for its colour mode; lesson 05's zero stress stays visible", "[lesson]") {
+  const std::string base = R"({"title": "t", "scene": "mpm99", "text": "x")";
+  const Lesson l = parse_lesson(base + R"(, "view": {"color": "stress", "colormap": "turbo"}})", "a.json");
+  CHECK(l.color == 4);
+  CHECK(l.colormap == static_cast<int>(Colormap::Turbo));
+  CHECK(parse_lesson(base + "}", "b.json").colormap == -1);  // absent: the window's own map stays
+  // Without the mode it is for, or a map that does not exist: located errors naming the field.
+  auto error = [&](const std::string& view) {
+    try {
+      parse_lesson(base + R"(, "view": )" + view + "}", "bad.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string alone = error(R"({"colormap": "turbo"})");
+  CHECK(alone.find("bad.json:1:") != std::string::npos);
+  CHECK(alone.find("view.colormap") != std::string::npos);
+  const std::string unknown = error(R"({"color": "stress", "colormap": "rainbow"})");
+  CHECK(unknown.find("colormap") != std::string::npos);
+  CHECK(unknown.find("turbo") != std::string::npos);  // the choices are listed
+  // Lesson 05 shows water's zero von Mises stress in turbo's blue, not viridis's near-black.
+  const Lesson stress = load_lesson(resolve_lesson_path("05"));
+  REQUIRE(stress.colormap >= 0);
+  const auto zero = colormap_rgb(static_cast<Colormap>(stress.colormap), 0.f);
+  CHECK(zero[2] > 0.5f);  // a clear blue
+  CHECK(zero[0] + zero[1] + zero[2] > 0.8f);
 }
 
 TEST_CASE("Lessons 01 and 03 describe the angular momentum curves the way they go", "[lesson]") {
