@@ -528,7 +528,7 @@ bool HeatFeature::legend(App& a) {
 
   // The temperature of every held wall, outside the domain beside it (kept
   // inside the scene view).
-  if (show_sources_ && params_.enabled) {
+  if (show_sources_ && params_.enabled && !a.overlay_flow.measuring()) {
     Vec2 lo, hi;
     a.sim->bounds(lo, hi);
     const Vec2 mid{0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y)};
@@ -558,16 +558,18 @@ bool HeatFeature::legend(App& a) {
   const Colormap cm = a.cmap[static_cast<size_t>(a.color_mode)];
   const float bar_w = 220.f * a.ui_scale, bar_h = 12.f * a.ui_scale, line = fs_ * 1.35f;
 
-  // Extra rows: the melting points inside the range (temperature), the
+  // Extra rows: the melting points, ticked inside the range (temperature), the
   // materials that take no part (melt fraction).
   std::vector<std::string> notes;
-  std::vector<float> ticks;
+  std::vector<float> ticks, named;
   if (temp) {
     for (size_t k = 0; k < w->materials.size(); ++k) {
       const MaterialParams& m = w->materials[k];
-      if (!material_melts(m) || !(m.melting_point > a.range_lo && m.melting_point < a.range_hi)) continue;
-      if (std::find(ticks.begin(), ticks.end(), m.melting_point) != ticks.end()) continue;
-      ticks.push_back(m.melting_point);
+      // Every melting material named, its tick drawn where the range holds its melting point
+      // (a legend that does not grow and shrink as the range moves: the scene beside it stays put).
+      if (!material_melts(m) || std::find(named.begin(), named.end(), m.melting_point) != named.end()) continue;
+      named.push_back(m.melting_point);
+      if (m.melting_point > a.range_lo && m.melting_point < a.range_hi) ticks.push_back(m.melting_point);
       char b[96];
       std::snprintf(b, sizeof b, "| %s melts at %.1f " PS_DEG_C,
                     k < w->material_names.size() ? w->material_names[k].c_str() : "?",

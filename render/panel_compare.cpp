@@ -98,6 +98,8 @@ void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& var
   c.linked_fit = true;
   c.touched = false;
   c.laid_panes = 0;  // laid out again at the next use
+  // The panes' place this frame: the legends' dock is split for a comparison, not the single scene.
+  if (cam.width() > 0.f) cam.set_viewport(scene_viewport());
   c.grabbing = false;
   c.halted.clear();
   c.last_sample = -1.0;
@@ -264,9 +266,7 @@ void App::compare_layout() {
   CompareUi& c = compare;
   if (!c.cmp) return;
   const ScreenRect v = cam.viewport();
-  // The band at the top of each pane holds its label (the title font) and its time line.
-  ImFont* big = ui::title_font();
-  const float band = 16.f * ui_scale + (big ? big->FontSize : ImGui::GetFontSize()) + ImGui::GetFontSize();
+  const float band = compare_label_band();
   Vec2 lo, hi;
   c.cmp->pane(0).sim->bounds(lo, hi);
   const float aspect = std::max(hi.x - lo.x, 1e-6f) / std::max(hi.y - lo.y, 1e-6f);
@@ -285,6 +285,12 @@ void App::compare_layout() {
   log("compare layout rows=%d cols=%d panes=%zu viewport=%dx%d pane=%dx%d band=%d scene=%dx%d aspect=%.4g", t.rows, t.cols, n,
       static_cast<int>(v.w), static_cast<int>(v.h), static_cast<int>(r0.w), static_cast<int>(r0.h), static_cast<int>(band),
       static_cast<int>(t.scene_w), static_cast<int>(t.scene_h), static_cast<double>(aspect));
+}
+
+float App::compare_label_band() const {
+  // The band at the top of each pane holds its label (the title font) and its time line.
+  ImFont* big = ui::title_font();
+  return 16.f * ui_scale + (big ? big->FontSize : ImGui::GetFontSize()) + ImGui::GetFontSize();
 }
 
 ScreenRect App::compare_pane_rect(size_t k) const {

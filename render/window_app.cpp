@@ -125,10 +125,13 @@ void App::update_temperature_range(const std::vector<float>& v) {
 
 void App::log_view() const {
   Vec2 c = cam.viewport().centre();
-  log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g viewport=%dx%d",
+  // viewport: where the scene is fitted; area: it and the legends' dock (x, width, height).
+  const ScreenRect a = scene_area();
+  log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g viewport=%dx%d area=%d,%dx%d dock=%s",
       static_cast<double>(cam.scale()), static_cast<double>(cam.centre().x), static_cast<double>(cam.centre().y),
       static_cast<double>(c.x), static_cast<double>(c.y), static_cast<int>(cam.width()), static_cast<int>(cam.height()),
-      static_cast<double>(cam.pixel_ratio()), static_cast<int>(cam.viewport().w), static_cast<int>(cam.viewport().h));
+      static_cast<double>(cam.pixel_ratio()), static_cast<int>(cam.viewport().w), static_cast<int>(cam.viewport().h),
+      static_cast<int>(a.x), static_cast<int>(a.w), static_cast<int>(a.h), overlay_dock.column ? "column" : "band");
 }
 
 void App::toggle_fullscreen() {
@@ -935,7 +938,7 @@ ScreenRect App::scene_viewport() {
   const float aspect = std::max(hi.x - lo.x, 1e-6f) / std::max(hi.y - lo.y, 1e-6f);
   const int panes = compare.cmp ? static_cast<int>(compare.cmp->size()) : 1;
   // How large the scene is drawn in a content rectangle: fitted whole, or in the comparison's tiling.
-  const float pane_gap = compare_pane_gap(), band = compare.band;
+  const float pane_gap = compare_pane_gap(), band = compare.cmp ? compare_label_band() : 0.f;
   const auto drawn = [aspect, panes, pane_gap, band](const ScreenRect& r) {
     if (panes > 1) {
       const Tiling t = choose_tiling(panes, r.w, r.h, aspect, pane_gap, band);
@@ -944,6 +947,10 @@ ScreenRect App::scene_viewport() {
     const float w = std::min(r.w, r.h * aspect);
     return w * (w / aspect);
   };
+  // The dock is kept while the legends fit it and the area and what is shown stay the same.
+  const OverlayKey key{area.x, area.y, area.w, area.h, shown, panes};
+  if (key == overlay_key && overlay_boxes_fit(overlay_dock, overlay_boxes, overlay_gap())) return overlay_dock.content;
+  overlay_key = key;
   overlay_dock = split_overlay_dock(area, overlay_boxes, overlay_gap(), drawn);
   return overlay_dock.content;
 }
@@ -1625,6 +1632,14 @@ int run_window(const WindowOptions& options) {
     last_size = {ww, wh, fbw, fbh};
     gl.resize(fbw, fbh);  // EGL: the off-screen surface follows the window
     app.cam.set_window(static_cast<float>(ww), static_cast<float>(wh), static_cast<float>(fbw) / ww);
+
+    if (app.ui_rebuild) app.rebuild_ui();  // projector mode or UI scale changed last frame
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    // The scene's place: its area less the legends' dock, sized from the legends measured
+    // first (render/cpu/layout.h), so the first frame is laid out as the rest.
+    app.measure_overlays();
     app.cam.set_viewport(app.scene_viewport());
     ScreenRect vp = app.cam.viewport();
     bool vp_changed = vp.x != app.last_fit_viewport.x || vp.w != app.last_fit_viewport.w || vp.h != app.last_fit_viewport.h;
@@ -1637,11 +1652,6 @@ int run_window(const WindowOptions& options) {
       app.pending.fit_view = false;
       if (app.frame > 0) app.log_view();
     }
-
-    if (app.ui_rebuild) app.rebuild_ui();  // projector mode or UI scale changed last frame
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
 
     // Input, sync point, stepping.
     app.handle_input();

@@ -256,16 +256,26 @@ void App::draw_panels() {
   draw_overlays();
 }
 
+Vec2 App::status_box() const {
+  const ImVec2 hint = ImGui::CalcTextSize("H  help");
+  return Vec2{hint.x + 12.f * ui_scale, hint.y + 12.f * ui_scale};
+}
+
+void App::measure_overlays() {
+  overlay_flow.begin_measure(overlay_gap());
+  overlay_slot(status_box());
+  draw_legend();
+  dem_draw_legend();
+  overlay_boxes = overlay_flow.boxes();
+}
+
 void App::draw_overlays() {
   // The legends beside the scene (render/cpu/layout.h): the status line's box first, then each legend's.
   overlay_flow.begin(overlay_dock, overlay_gap());
-  const ImVec2 hint_size = ImGui::CalcTextSize("H  help");
-  const float status_pad = 6.f * ui_scale;
-  const Vec2 status_at = overlay_slot(Vec2{hint_size.x + 2.f * status_pad, hint_size.y + 2.f * status_pad});
+  const Vec2 status_at = overlay_slot(status_box());
   draw_legend();
   dem_draw_legend();
-  draw_status_line(status_at, status_pad);
-  overlay_boxes = overlay_flow.boxes();
+  draw_status_line(status_at, 6.f * ui_scale);
   sgf_draw_timeline(*this);
   rewind_draw_strip(*this);
   sgf_draw_specimen(*this);

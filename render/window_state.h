@@ -141,6 +141,16 @@ struct App {
   OverlayDock overlay_dock;
   OverlayFlow overlay_flow;
   std::vector<Vec2> overlay_boxes;
+  /// What the dock was split for: the scene's area, what is shown, how many panes.
+  struct OverlayKey {
+    float x = 0.f, y = 0.f, w = 0.f, h = 0.f;
+    const void* shown = nullptr;
+    int panes = 0;
+    bool operator==(const OverlayKey& o) const {
+      return x == o.x && y == o.y && w == o.w && h == o.h && shown == o.shown && panes == o.panes;
+    }
+  };
+  OverlayKey overlay_key;
   ColorMode color_mode = ColorMode::Material;
   int scalar_column = 0;
   std::array<Colormap, kColorModeCount> cmap{Colormap::Viridis, Colormap::Turbo, Colormap::Viridis, Colormap::Coolwarm,
@@ -335,7 +345,12 @@ struct App {
   Vec2 overlay_slot(Vec2 size) { return overlay_flow.place(size); }
   float overlay_gap() const { return 10.f * ui_scale; }
   void draw_status_line(Vec2 at, float pad);
+  Vec2 status_box() const;  ///< the status line's box ("H  help")
+  /// The legends' boxes of this frame, measured before the scene's place is set: they
+  /// draw off the screen (OverlayFlow::begin_measure).
+  void measure_overlays();
   float compare_pane_gap() const { return 4.f * ui_scale; }  ///< between the comparison's panes
+  float compare_label_band() const;  ///< each pane's label band at its top (px)
   void take_screenshot(const std::string& path);
   void record_frame();
   void load_settings();

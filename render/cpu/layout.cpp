@@ -124,7 +124,13 @@ OverlayDock split_overlay_dock(const ScreenRect& area, const std::vector<Vec2>& 
   return drawn(col.content) > drawn(band.content) ? col : band;
 }
 
+void OverlayFlow::begin_measure(float gap) {
+  begin(OverlayDock{}, gap);
+  measuring_ = true;
+}
+
 void OverlayFlow::begin(const OverlayDock& dock, float gap) {
+  measuring_ = false;
   dock_ = dock;
   gap_ = gap;
   boxes_.clear();
@@ -138,6 +144,7 @@ void OverlayFlow::begin(const OverlayDock& dock, float gap) {
 Vec2 OverlayFlow::place(Vec2 size) {
   const ScreenRect& d = dock_.dock;
   boxes_.push_back(size);
+  if (measuring_) return Vec2{-1e6f, -1e6f};
   if (boxes_.size() == 1) {  // the status line: bottom left of the band, top of the column
     if (dock_.column) return Vec2{d.x + gap_, d.y + gap_};
     const Vec2 at{d.x + gap_, y_ - size.y};
@@ -211,6 +218,20 @@ std::string wrap_at_spaces(const std::string& text, float max_w, const std::func
     k = end < text.size() && text[end] == ' ' ? end + 1 : end;
   }
   return out + line;
+}
+
+bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap) {
+  if (boxes.empty()) return true;
+  if (dock.dock.w <= 0.f || dock.dock.h <= 0.f) return false;
+  OverlayFlow flow;
+  flow.begin(dock, gap);
+  const ScreenRect& d = dock.dock;
+  for (const Vec2& b : boxes) {
+    const Vec2 at = flow.place(b);
+    if (at.x < d.x - 0.5f || at.y < d.y - 0.5f || at.x + b.x > d.x + d.w + 0.5f || at.y + b.y > d.y + d.h + 0.5f)
+      return false;
+  }
+  return true;
 }
 
 }  // namespace ps

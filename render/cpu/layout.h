@@ -78,6 +78,11 @@ float overlay_band_height(const std::vector<Vec2>& boxes, float width, float gap
 OverlayDock split_overlay_dock(const ScreenRect& area, const std::vector<Vec2>& boxes, float gap,
                                const std::function<float(const ScreenRect&)>& drawn);
 
+/// True when `boxes` all fit the dock (placed as OverlayFlow places them): the window
+/// keeps its dock while they do, so a legend that shrinks (a colour mode with a smaller
+/// one, a note that goes) does not move the scene; only one that needs more room does.
+bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap);
+
 /// Places the boxes of one frame, in the order they are drawn (the status line
 /// first), in a dock: the status line at the dock's bottom left (band) or top
 /// (column), the others right to left wrapping upwards (band) or stacked upwards
@@ -87,6 +92,10 @@ OverlayDock split_overlay_dock(const ScreenRect& area, const std::vector<Vec2>& 
 class OverlayFlow {
  public:
   void begin(const OverlayDock& dock, float gap);
+  /// Records the boxes only: place() returns a corner far off the screen (the
+  /// legends are measured by drawing them there, before the dock is split).
+  void begin_measure(float gap);
+  bool measuring() const { return measuring_; }
   /// The top-left corner of the next box of `size`.
   Vec2 place(Vec2 size);
   /// This frame's boxes, for the next frame's split.
@@ -100,6 +109,7 @@ class OverlayFlow {
   float gap_ = 0.f;
   float x_ = 0.f, y_ = 0.f, row_h_ = 0.f, first_row_left_ = 0.f, first_row_right_ = 0.f;
   bool first_row_ = true;
+  bool measuring_ = false;
   std::vector<Vec2> boxes_;
 };
 

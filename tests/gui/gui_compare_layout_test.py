@@ -72,10 +72,10 @@ def check_labels(log, n, left, right, window_w=1280):
 
 
 def side_panels(app, window_w=1280):
-    """The side panels' widths from the first `view` line: the scene's viewport lies between them."""
-    m = Reader(app).expect(r"^view scale=\S+ cx=\S+ cy=\S+ sx=(\S+) sy=\S+ .* viewport=(\d+)x(\d+)")
-    w = int(m.group(2))
-    x0 = round(float(m.group(1)) - 0.5 * w)
+    """The side panels' widths from the first `view` line: the scene's area (the viewport and
+    the legends' dock) lies between them."""
+    m = Reader(app).expect(r"^view scale=\S+ .* area=(\d+),(\d+)x(\d+)")
+    x0, w = int(m.group(1)), int(m.group(2))
     return x0, window_w - x0 - w
 
 

@@ -15,6 +15,7 @@ Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
 
 import os
+import re
 import sys
 import time
 
@@ -51,13 +52,20 @@ def expect_panels(app, window_w, share):
 
 
 def expect_scene_share(app, window_w, least):
-    """A `view` line whose viewport lies between the two panels and is at least `least` of the
-    window's width; waits for it (the view is fitted again when the viewport changes)."""
+    """A `view` line whose scene area (the viewport the scene is fitted in and the legends'
+    dock beside it) lies between the two panels and is at least `least` of the window's width;
+    waits for it (the view is fitted again when the viewport changes)."""
+    rx = r"^view scale=\S+ cx=\S+ cy=\S+ sx=\S+ sy=\S+ window=(\d+)x(\d+) ratio=\S+ viewport=\d+x\d+ area=(\d+),(\d+)x(\d+)"
+    # The view is set in the frame that changes the panels, its line logged before theirs: the
+    # last one read already counts.
+    seen = [re.match(rx, line) for line in app.log if line.startswith("view ")]
+    first = seen[-1] if seen else None
     while True:
-        v = app.expect(r"^view scale=\S+ cx=\S+ cy=\S+ sx=(\S+) sy=\S+ window=(\d+)x(\d+) ratio=\S+ viewport=(\d+)x(\d+)")
+        v = first or app.expect(rx)
+        first = None
         w = int(v.group(4))
-        x0 = float(v.group(1)) - 0.5 * w
-        if int(v.group(2)) == window_w and w >= least * window_w:
+        x0 = float(v.group(3))
+        if int(v.group(1)) == window_w and w >= least * window_w:
             if not (x0 > 50 and x0 + w < window_w - 50):
                 fail("the scene's viewport %d px from x=%.0f does not lie between two panels" % (w, x0))
             return w

@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import (App, connect, fail, parse_args, quit_cleanly, read_png, report_failure, view_transform,  # noqa: E402
+from guilib import (App, connect, fail, latest_view_transform, parse_args, quit_cleanly, read_png, report_failure, view_transform,  # noqa: E402
                     work_dirs, xdo)
 
 SCENE = "ice_cube"
@@ -107,6 +107,7 @@ def main():
         # 2. Colour by temperature from the panel's button.
         click("heat_color_temperature")
         app.expect(r"^color temperature")
+        to_screen, scale = latest_view_transform(app)  # the temperature legend is larger: the scene moved
         # 3. The heat lamp: key 7, run, hold it over the middle of the block.
         lx, ly = to_screen(*LAMP)
         move(lx, ly)

@@ -71,18 +71,18 @@ def main():
         print("scale keys ok; normal theme restored")
         xdo(args, "key", "Tab")
         app.expect(r"^panels hidden=1")
-        v = app.expect(r"^view scale=\S+ .* viewport=(\d+)x(\d+)")
+        v = app.expect(r"^view scale=\S+ .* area=\d+,(\d+)x(\d+)")  # the scene and its legends' dock
         if int(v.group(1)) != 1280:
-            fail("with the panels hidden the scene's viewport is %s wide, not the window's 1280" % v.group(1))
+            fail("with the panels hidden the scene's area is %s wide, not the window's 1280" % v.group(1))
         time.sleep(0.3)
         bare, path = panel_pixel(app, args)
         if bare == normal:
             fail("with the panels hidden the left edge still shows the panel background %s" % (bare,))
         xdo(args, "key", "Tab")
         app.expect(r"^panels hidden=0")
-        v2 = app.expect(r"^view scale=\S+ .* viewport=(\d+)x(\d+)")
+        v2 = app.expect(r"^view scale=\S+ .* area=\d+,(\d+)x(\d+)")
         if not int(v2.group(1)) < 1280 - 400:
-            fail("with the panels back the scene's viewport is %s wide" % v2.group(1))
+            fail("with the panels back the scene's area is %s wide" % v2.group(1))
         print("presenter view ok: the scene %s px wide with the panels hidden, %s with them, %s"
               % (v.group(1), v2.group(1), path))
 

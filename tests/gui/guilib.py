@@ -181,6 +181,17 @@ def connect(app, args, ready_timeout=40):
     return wid[0]
 
 
+def latest_view_transform(app, settle=0.5):
+    """view_transform from the last view line logged after `settle` seconds: a colour mode
+    whose legend is larger moves the scene (the legends go beside it, never over it)."""
+    app.drain(settle)
+    lines = [line for line in app.log if line.startswith("view scale=")]
+    if not lines:
+        return view_transform(app)
+    app.lines.put(lines[-1])  # read again by view_transform, as the next line
+    return view_transform(app)
+
+
 def view_transform(app):
     """(world -> window pixels, pixels per world unit), from the view line the app logs."""
     v = app.expect(r"^view scale=(\S+) cx=(\S+) cy=(\S+) sx=(\S+) sy=(\S+)")

@@ -225,3 +225,33 @@ TEST_CASE("Lesson text wraps at spaces only: \"0.7 s\" stays on one line", "[ren
   CHECK(wrap_at_spaces("a verylongwordthatdoesnotfit b", 10.f, chars) == "a\nverylongwordthatdoesnotfit\nb");
   CHECK(wrap_at_spaces("one\ntwo three", 7.f, chars) == "one\ntwo\nthree");
 }
+
+TEST_CASE("Measuring the legends records their boxes and draws them off the screen", "[render][layout]") {
+  OverlayFlow flow;
+  flow.begin_measure(10.f);
+  CHECK(flow.measuring());
+  const Vec2 at = flow.place(Vec2{100.f, 40.f});
+  CHECK(at.x < -1e5f);
+  flow.place(Vec2{200.f, 60.f});
+  REQUIRE(flow.boxes().size() == 2);
+  CHECK(flow.boxes()[1].x == 200.f);
+  // The dock split from them, then drawing: the same boxes, now in the dock.
+  const OverlayDock d = split_overlay_dock(ScreenRect{0.f, 0.f, 800.f, 600.f}, flow.boxes(), 10.f, fitted(2.f));
+  flow.begin(d, 10.f);
+  CHECK_FALSE(flow.measuring());
+  CHECK(inside(flow.place(Vec2{100.f, 40.f}), Vec2{100.f, 40.f}, d.dock));
+}
+
+TEST_CASE("A dock is kept while the legends fit it: a smaller legend does not move the scene", "[render][layout]") {
+  const ScreenRect area{0.f, 0.f, 1280.f, 680.f};
+  const float gap = 10.f;
+  const std::vector<Vec2> big = {{90.f, 30.f}, {300.f, 120.f}}, small = {{90.f, 30.f}, {300.f, 60.f}},
+                          taller = {{90.f, 30.f}, {300.f, 200.f}};
+  const OverlayDock d = split_overlay_dock(area, big, gap, fitted(2.f));
+  CHECK_FALSE(d.column);
+  CHECK(overlay_boxes_fit(d, big, gap));
+  CHECK(overlay_boxes_fit(d, small, gap));        // kept: the scene stays where it is
+  CHECK_FALSE(overlay_boxes_fit(d, taller, gap));  // a taller legend: split again
+  CHECK(overlay_boxes_fit(d, {}, gap));
+  CHECK_FALSE(overlay_boxes_fit(OverlayDock{area, ScreenRect{0.f, 680.f, 1280.f, 0.f}, false}, small, gap));
+}
