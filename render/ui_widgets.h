@@ -29,6 +29,19 @@ inline void text_wrapped_words(const std::string& text) {
   ImGui::TextUnformatted(lines.c_str());
 }
 
+/// True when the panel is too narrow for a widget with its label beside it (under
+/// about 15 characters of the font: projector mode's 256-px panels at 1280x720).
+inline bool narrow_panel() { return ImGui::GetContentRegionAvail().x < 15.f * ImGui::GetFontSize(); }
+
+/// A field's label: in a narrow panel on its own line above the widget, which then takes the
+/// whole width (returns "##" + label as the widget's id); else the label stays beside it.
+inline std::string field_label(const char* label) {
+  if (!narrow_panel()) return label;
+  ImGui::TextDisabled("%s", label);
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  return std::string("##") + label;
+}
+
 /// A tooltip with `text` wrapped at about 28 characters' width of the font
 /// (SetTooltip draws one line, which runs off a 1280-wide window).
 inline void wrapped_tooltip(const char* text) {

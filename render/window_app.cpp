@@ -1000,7 +1000,10 @@ void App::handle_input() {
       for (auto& f : features)
         if (f->key(*this, k.key, k.mods)) break;
     rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
-    if (pressed(GLFW_KEY_F12)) pending.screenshot = true;
+    if (pressed(GLFW_KEY_F12)) {
+      if (mods_of(GLFW_KEY_F12) & GLFW_MOD_SHIFT) pending.scene_shot = true;
+      else pending.screenshot = true;
+    }
     if (pressed(GLFW_KEY_F11)) toggle_fullscreen();
     if (pressed(GLFW_KEY_TAB)) {
       panels_hidden = !panels_hidden;
@@ -1322,13 +1325,23 @@ void App::draw_scene() {
 
 // [SECTION] Screenshots and recording -------------------------------------------
 
-void App::take_screenshot(const std::string& path) {
-  int fbw = 0, fbh = 0;
-  glfwGetFramebufferSize(window, &fbw, &fbh);
+void App::take_screenshot(const std::string& path, const ScreenRect* area) {
+  int win_w = 0, win_h = 0;
+  glfwGetFramebufferSize(window, &win_w, &win_h);
+  // The part to read, in framebuffer pixels (GL's rows run upwards).
+  int x0 = 0, y0 = 0, fbw = win_w, fbh = win_h;
+  if (area) {
+    const float r = cam.pixel_ratio();
+    x0 = std::clamp(static_cast<int>(std::lround(area->x * r)), 0, win_w - 1);
+    const int top = std::clamp(static_cast<int>(std::lround(area->y * r)), 0, win_h - 1);
+    fbw = std::clamp(static_cast<int>(std::lround(area->w * r)), 1, win_w - x0);
+    fbh = std::clamp(static_cast<int>(std::lround(area->h * r)), 1, win_h - top);
+    y0 = win_h - top - fbh;
+  }
   readback.resize(static_cast<size_t>(fbw) * fbh * 3);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, fbw, fbh, GL_RGB, GL_UNSIGNED_BYTE, readback.data());
+  glReadPixels(x0, y0, fbw, fbh, GL_RGB, GL_UNSIGNED_BYTE, readback.data());
   Image img;
   img.resize(fbw, fbh);
   const size_t row = static_cast<size_t>(fbw) * 3;
@@ -1339,7 +1352,8 @@ void App::take_screenshot(const std::string& path) {
   if (write_png(path, img, &err)) {
     set_status("screenshot saved: " + path);
     const SpritePath drew = compare.cmp ? compare.renderers[0].drew() : particles.drew();
-    log("screenshot path=%s width=%d height=%d sprites=%s", path.c_str(), fbw, fbh, sprite_path_name(drew));
+    log("screenshot path=%s width=%d height=%d sprites=%s scene_only=%d", path.c_str(), fbw, fbh, sprite_path_name(drew),
+        area ? 1 : 0);
   } else {
     load_error = "screenshot: " + err;
     log("screenshot error %s", err.c_str());
@@ -1582,6 +1596,10 @@ int run_window(const WindowOptions& options) {
   if (options.gl == GlBackend::Egl) ImGui_ImplGlfw_InitForOther(window, true);
   else ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 430 core");
+  // Tab is the window's (the panels hidden or shown), not ImGui's: its focus cycling put the
+  // keyboard in the SGF timeline's step field once the panels were hidden, and every key after
+  // (F12, Space, the remote's Page Down) went into the field.
+  ImGui::GetIO().KeyMap[ImGuiKey_Tab] = -1;
   gl.swap_interval(app.vsync ? 1 : 0);
   app.present = [&gl] { gl.swap(); };
 
@@ -1685,6 +1703,13 @@ int run_window(const WindowOptions& options) {
     auto ph3 = Clock::now();
     app.draw_scene();
     app.record_frame();
+    if (app.pending.scene_shot) {  // the scene before the panels, legends and text are drawn over it
+      app.pending.scene_shot = false;
+      char name[96];
+      std::snprintf(name, sizeof name, "scene-%s-%02d.png", timestamp().c_str(), ++app.screenshots);
+      const ScreenRect content = app.cam.viewport();
+      app.take_screenshot((fs::path(app.out_dir) / name).string(), &content);
+    }
     auto ph4 = Clock::now();
 
     // UI.

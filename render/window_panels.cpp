@@ -257,8 +257,9 @@ void App::draw_panels() {
 }
 
 Vec2 App::status_box() const {
+  // Twelve characters wide at least: a column as narrow as "H  help" broke messages mid-word.
   const ImVec2 hint = ImGui::CalcTextSize("H  help");
-  return Vec2{hint.x + 12.f * ui_scale, hint.y + 12.f * ui_scale};
+  return Vec2{std::max(hint.x, 12.f * ImGui::GetFontSize()) + 12.f * ui_scale, hint.y + 12.f * ui_scale};
 }
 
 void App::measure_overlays() {
@@ -655,7 +656,7 @@ void App::panel_view() {
   const float label_w = ImGui::GetFontSize() * 6.f;
   ImGui::PushItemWidth(-label_w);
   int mode = static_cast<int>(color_mode);
-  if (ImGui::BeginCombo("colour", color_mode_name(color_mode))) {
+  if (ImGui::BeginCombo(ui::field_label("colour").c_str(), color_mode_name(color_mode))) {
     for (int m = 0; m < kColorModeCount; ++m)
       if (ImGui::Selectable(color_mode_name(static_cast<ColorMode>(m)), m == mode)) mode = m;
     ImGui::EndCombo();
@@ -670,7 +671,7 @@ void App::panel_view() {
                      color_mode != ColorMode::Direction && color_mode != ColorMode::MeltFraction;
   if (color_mode == ColorMode::Scalar && !table.extra_names.empty()) {
     scalar_column = std::clamp(scalar_column, 0, static_cast<int>(table.extra_names.size()) - 1);
-    if (ImGui::BeginCombo("field", table.extra_names[static_cast<size_t>(scalar_column)].c_str())) {
+    if (ImGui::BeginCombo(ui::field_label("field").c_str(), table.extra_names[static_cast<size_t>(scalar_column)].c_str())) {
       for (size_t k = 0; k < table.extra_names.size(); ++k)
         if (ImGui::Selectable(table.extra_names[k].c_str(), static_cast<int>(k) == scalar_column)) scalar_column = static_cast<int>(k);
       ImGui::EndCombo();
@@ -678,7 +679,7 @@ void App::panel_view() {
   }
   if (scalar_mode || color_mode == ColorMode::MeltFraction) {
     int c = static_cast<int>(cmap[static_cast<size_t>(color_mode)]);
-    if (ImGui::BeginCombo("colour map", colormap_name(static_cast<Colormap>(c)))) {
+    if (ImGui::BeginCombo(ui::field_label("colour map").c_str(), colormap_name(static_cast<Colormap>(c)))) {
       for (int k = 0; k < kColormapCount; ++k)
         if (ImGui::Selectable(colormap_name(static_cast<Colormap>(k)), k == c)) c = k;
       ImGui::EndCombo();
@@ -691,45 +692,48 @@ void App::panel_view() {
     // Its own range, kept in the settings: a class compares runs on one scale.
     ImGui::Checkbox("auto range (min / max)", &temp_auto);
     ImGui::BeginDisabled(temp_auto);
-    ImGui::DragFloatRange2("range", &temp_lo, &temp_hi, 0.25f, -273.15f, 1e5f, "%.1f \xC2\xB0" "C",
+    ImGui::DragFloatRange2(ui::field_label("range").c_str(), &temp_lo, &temp_hi, 0.25f, -273.15f, 1e5f, "%.1f \xC2\xB0" "C",
                            "%.1f \xC2\xB0" "C");
     ImGui::EndDisabled();
     if (!(temp_hi > temp_lo)) temp_hi = temp_lo + 0.1f;
   } else if (scalar_mode) {
     ImGui::Checkbox("auto range", &auto_range);
     ImGui::BeginDisabled(auto_range);
-    ImGui::DragFloatRange2("range", &range_lo, &range_hi, 0.001f * std::max(1e-3f, std::fabs(range_hi - range_lo)) + 1e-4f,
+    ImGui::DragFloatRange2(ui::field_label("range").c_str(), &range_lo, &range_hi, 0.001f * std::max(1e-3f, std::fabs(range_hi - range_lo)) + 1e-4f,
                            0.f, 0.f, "%.4g", "%.4g");
     ImGui::EndDisabled();
   }
-  ImGui::SliderFloat("particle size", &sprite_scale, 0.25f, 3.f, "%.2fx");
+  ImGui::SliderFloat(ui::field_label("particle size").c_str(), &sprite_scale, 0.25f, 3.f, "%.2fx");
   ImGui::PopItemWidth();
 
   section_label("overlays");
   ImGui::Checkbox("grid  (G)", &show_grid);
   ImGui::Checkbox("grid velocities  (V)", &show_grid_velocity);
   ImGui::Checkbox("particle velocities", &show_particle_velocity);
-  ImGui::Checkbox("affine field C of the selection", &show_affine);
+  const bool narrow = ui::narrow_panel();
+  ImGui::Checkbox(narrow ? "affine field C###affine" : "affine field C of the selection###affine", &show_affine);
   help_marker("Arrows of C (x - x_p) around the selected particle, normalised to half a cell. "
               "APIC carries this field to the grid; PIC drops it (drawn faded in PIC).");
 
-  float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
+  // Three buttons in a row; in a narrow panel two, and Record below them.
+  const float avail = ImGui::GetContentRegionAvail().x, sp = ImGui::GetStyle().ItemSpacing.x;
+  float bw = narrow ? (avail - sp) / 2.f : (avail - 2 * sp) / 3.f;
   if (ImGui::Button("Fit  F", ImVec2(bw, 0))) pending.fit_view = true;
   ImGui::SameLine();
   if (ImGui::Button("Shot  F12", ImVec2(bw, 0))) pending.screenshot = true;
-  ImGui::SameLine();
+  if (!narrow) ImGui::SameLine();
   if (recorder.active()) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.70f, 0.20f, 0.22f, 1.f));
-  if (ImGui::Button(recorder.active() ? "Stop  F9" : "Record  F9", ImVec2(bw, 0))) pending.toggle_record = true;
+  if (ImGui::Button(recorder.active() ? "Stop  F9" : "Record  F9", ImVec2(narrow ? -FLT_MIN : bw, 0))) pending.toggle_record = true;
   if (recorder.active()) ImGui::PopStyleColor();
   ImGui::Checkbox("vsync", &vsync);
-  ImGui::SameLine();
+  if (!narrow) ImGui::SameLine();
   ImGui::SetNextItemWidth(-FLT_MIN);
   ImGui::InputTextWithHint("##out", "output folder", &out_dir);
   // Projector mode and the UI scale: fonts are rebuilt between frames.
   if (ImGui::Checkbox("projector  F2", &projector)) ui_rebuild = true;
   help_marker("High contrast (white on black, yellow marks), text 35 % larger and particles 30 % larger:\n"
               "readable from the back of a room at 1280x720. Ctrl+= / Ctrl+- scale the whole UI, Ctrl+0 resets.");
-  ImGui::SameLine();
+  if (!narrow) ImGui::SameLine();
   ImGui::SetNextItemWidth(-FLT_MIN);
   ImGui::SliderFloat("##uiscale", &user_scale, 0.6f, 3.f, "UI scale %.2f");
   if (ImGui::IsItemDeactivatedAfterEdit()) ui_rebuild = true;
@@ -1106,9 +1110,21 @@ void App::draw_status_line(Vec2 at, float pad) {
   if (!status_line.empty() && glfwGetTime() - status_time < 4.0) {
     // The band: one line, cut to the room the legends leave; the column: wrapped to its width.
     const float room = std::max(0.f, overlay_flow.status_room() - 2.f * pad);
-    const std::string shown = overlay_dock.column ? status_line : ui::elide_middle(status_line, room);
-    const float wrap = overlay_dock.column ? room : 0.f;
-    const ImVec2 ts = ImGui::CalcTextSize(shown.c_str(), nullptr, false, overlay_dock.column ? room : -1.f);
+    const auto width = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
+    std::string shown;
+    if (!overlay_dock.column) {
+      shown = ui::elide_middle(status_line, room);
+    } else {  // wrapped at spaces, a word wider than the column cut in its middle
+      const std::string lines = wrap_at_spaces(status_line, room, width);
+      size_t k = 0;
+      while (k <= lines.size()) {
+        const size_t e = std::min(lines.find('\n', k), lines.size());
+        shown += (shown.empty() ? "" : "\n") + ui::elide_middle(lines.substr(k, e - k), room);
+        k = e + 1;
+      }
+    }
+    const float wrap = 0.f;
+    const ImVec2 ts = ImGui::CalcTextSize(shown.c_str());
     dl->AddRectFilled(ImVec2(at.x, at.y), ImVec2(at.x + ts.x + 2.f * pad, at.y + ts.y + 2.f * pad),
                       IM_COL32(38, 44, 58, 235), 6.f * ui_scale);
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(at.x + pad, at.y + pad), IM_COL32(228, 232, 240, 255),
@@ -1148,6 +1164,7 @@ void App::draw_help() {
         {"F", "fit the domain in the view"},
         {"G / V", "grid lines / grid velocity arrows"},
         {"F12", "screenshot (PNG in the output folder)"},
+        {"Shift+F12", "the scene alone, without panels, legends or text (for slides)"},
         {"F9", "start / stop recording the view"},
         {"Page Down / Up", "next / previous lesson (the first one when none is open)"},
         {"F2", "projector mode: high contrast, larger text and particles"},

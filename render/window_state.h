@@ -77,6 +77,7 @@ struct Pending {
   std::optional<Preset> preset;
   bool fit_view = false;
   bool screenshot = false;
+  bool scene_shot = false;  ///< Shift+F12: the scene alone (no panels, legends or text), for slides
   bool toggle_record = false;
   int single_frames = 0;        ///< N: frames to step while paused
 };
@@ -351,7 +352,8 @@ struct App {
   void measure_overlays();
   float compare_pane_gap() const { return 4.f * ui_scale; }  ///< between the comparison's panes
   float compare_label_band() const;  ///< each pane's label band at its top (px)
-  void take_screenshot(const std::string& path);
+  /// The framebuffer, or its part under `area` (logical px), as a PNG.
+  void take_screenshot(const std::string& path, const ScreenRect* area = nullptr);
   void record_frame();
   void load_settings();
   void save_settings();

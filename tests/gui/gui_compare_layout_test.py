@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, colour_bins, connect, drive, fail, parse_args, work_dirs, xdo  # noqa: E402
+from guilib import App, colour_bins, connect, drive, fail, keep_image, parse_args, work_dirs, xdo  # noqa: E402
 
 
 class Reader:
@@ -102,6 +102,7 @@ def main():
         shot = log.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
         if colour_bins(shot.group(1))[2] < 8:
             fail("screenshot looks blank")
+        keep_image(args, shot.group(1), "compare_dam_break_by_aspect")
         print("dam_break x3: %d rows x %d column, scene %sx%s px per pane, labels %s; %s"
               % (rows, cols, m.group(7), m.group(8), [f for _, f in labels], shot.group(1)))
 

@@ -28,7 +28,15 @@ def parse_args():
     ap.add_argument("--xvfb-run", dest="xvfb_run", default="xvfb-run")
     ap.add_argument("--xdotool", default="xdotool")
     ap.add_argument("--work", required=True)
+    ap.add_argument("--images", default="", help="also keep the test's named screenshots here (docs/images)")
     return ap.parse_args()
+
+
+def keep_image(args, path, name):
+    """Copies a screenshot to --images as NAME.png when that folder is given (scripts/doc_images.sh)."""
+    if args.images:
+        os.makedirs(args.images, exist_ok=True)
+        shutil.copyfile(path, os.path.join(args.images, name + ".png"))
 
 
 def work_dirs(args, *names):

@@ -80,7 +80,7 @@ TEST_CASE("A lesson opens paused unless its file says \"paused\": false", "[less
   }
 }
 
-TEST_CASE("A lesson's colour map is named for its colour mode; lesson 05's zero stress stays visible", "[lesson]") {
+TEST_CASE("A lesson's colour map is named for its colour mode, and lesson 05's zero stress stays visible", "[lesson]") {
   const std::string base = R"({"title": "t", "scene": "mpm99", "text": "x")";
   const Lesson l = parse_lesson(base + R"(, "view": {"color": "stress", "colormap": "turbo"}})", "a.json");
   CHECK(l.color == 4);
