@@ -405,7 +405,9 @@ void App::compare_labels() {
     // The time line; paused (a lesson opens so), it says so, and in the first pane how to run,
     // as the single scene's title line does, where that fits.
     char line[96];
-    std::snprintf(line, sizeof line, "t = %.3f s", c.cmp->pane(k).sim->time());
+    // Running: the real-time factor (simulated seconds per wall second), one clock for every pane.
+    const std::string rate = running && sim_rate.known() ? "   " + rate_text(sim_rate.rate()) + " real time" : "";
+    std::snprintf(line, sizeof line, "t = %.3f s%s", c.cmp->pane(k).sim->time(), rate.c_str());
     const ImVec2 tp(p.x, r.y + 10.f * ui_scale + (big ? big->FontSize : ImGui::GetFontSize()));
     dl->AddText(tp, ImGui::ColorConvertFloat4ToU32(kMuted), line);
     if (!running && c.halted.empty()) {
