@@ -484,8 +484,19 @@ int cmd_bench(const Args& a) {
   for (const auto& name : scenes)
   for (int k : sizes)
   for (const auto& backend : backends) {
-    std::unique_ptr<Simulation> sim = k == 1 ? load_simulation(name, a.sets, backend, threads)
-                                             : load_refined(name, a.sets, k, backend, threads);
+    // A scene that cannot be built at this size (an image body refined below half a pixel, a
+    // memory limit) is reported with its name and size, and the other scenes still run.
+    std::unique_ptr<Simulation> sim;
+    try {
+      sim = k == 1 ? load_simulation(name, a.sets, backend, threads) : load_refined(name, a.sets, k, backend, threads);
+    } catch (const std::exception& e) {
+      std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), "", backend.c_str(), k, e.what());
+      csv_row(name + ",,\"" + backend + "\"," + std::to_string(k) + ",,,FAILED,,,\n");
+      std::fprintf(stderr, "bench: %s at size %dx on %s could not be built: %s\n", name.c_str(), k, backend.c_str(), e.what());
+      std::fflush(stdout);
+      ++failed;
+      continue;
+    }
     print_notices(*sim);
     StepStatus st = sim->step(static_cast<int>(warmup));
     size_t n = sim->diagnostics().count;

@@ -236,7 +236,10 @@ std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vec
   Json doc = read_scene_document(path, sets);
   doc.erase("sgf");
   auto scale = [&](Json* j, double f) {
-    if (j && j->is_number()) *j = Json::number(j->as_number() * f);
+    if (!j || !j->is_number()) return;
+    const SourceLoc at = j->loc();  // errors about the scaled value still point into the file
+    *j = Json::number(j->as_number() * f);
+    j->set_loc(at);
   };
   const std::string kind = scene_kind(doc);
   if (Json* solver = doc.find("solver"); solver && solver->is_object()) scale(solver->find("dt"), 1.0 / k);

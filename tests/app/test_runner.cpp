@@ -146,6 +146,19 @@ TEST_CASE("sandbox bench fails loudly when a scene blows up", "[app][bench]") {
   CHECK(w.out.find("bench: 1 run failed") != std::string::npos);
 }
 
+TEST_CASE("sandbox bench names a scene that cannot be built at a size, runs the others and fails at the end",
+          "[app][bench]") {
+  // dem_dance's bodies are an image mask: at 4x its grains are under half a pixel of it.
+  Result r = sandbox("bench --scenes dem_dance,pic_vs_apic --sizes 4 --steps 1 --warmup 0 --threads 1 --backend cpu");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("bench: dem_dance at size 4x on cpu could not be built: ") != std::string::npos);
+  CHECK(r.out.find("dem_dance.json:") != std::string::npos);  // the file and line, not "<input>"
+  CHECK(r.out.find("field 'bodies[0].radius'") != std::string::npos);
+  CHECK(r.out.find("pic_vs_apic    mpm  cpu (1 thread)") != std::string::npos);  // the next scene still ran
+  CHECK(r.out.find("bench: 1 run failed") != std::string::npos);
+}
+
 namespace {
 /// The number after `key=` in `line` (NaN when absent or not a number).
 double field(const std::string& line, const std::string& key) {
