@@ -158,7 +158,15 @@ class BrowserFeature final : public Feature {
   }
 
   void scene_panel(App& a) override {
-    if (ImGui::Button("Browse scenes and lessons...   B", ImVec2(-FLT_MIN, 0.f))) {
+    // The longest label that fits the column (projector mode's column is narrow).
+    const float room = ImGui::GetContentRegionAvail().x - 2.f * ImGui::GetStyle().FramePadding.x;
+    const char* label = "Browse...  B";
+    for (const char* l : {"Browse scenes and lessons...   B", "Scenes and lessons  B"})
+      if (ImGui::CalcTextSize(l).x <= room) {
+        label = l;
+        break;
+      }
+    if (ImGui::Button(label, ImVec2(-FLT_MIN, 0.f))) {
       if (open_) close(a);
       else open(a);
     }
