@@ -441,7 +441,7 @@ class BrowserFeature final : public Feature {
         y += 0.25f * line_h;
         const std::string& desc = e.error.empty() ? e.description : std::string("This file does not load.");
         const int desc_lines = std::max(1, std::min(2, static_cast<int>((p0.y + card_h - pad - y) / line_h)));
-        const bool desc_cut = wrap_lines(desc, text_w, desc_lines, lines);
+        wrap_lines(desc, text_w, desc_lines, lines);
         for (const std::string& l : lines) {
           dl->AddText(ImVec2(x, y), ImGui::GetColorU32(ui::kMuted), l.c_str());
           y += line_h;
@@ -460,7 +460,6 @@ class BrowserFeature final : public Feature {
           ImGui::TextDisabled("%s", fs::path(e.path).filename().string().c_str());
           ImGui::PopTextWrapPos();
           ImGui::EndTooltip();
-          (void)desc_cut;
         }
         ImGui::PopID();
         if (clicked) {
