@@ -1,24 +1,11 @@
-// Headless pictures of a simulation: the particles as splats through the
-// software rasteriser, DEM walls and rigid bodies over them (`sandbox run
-// --images`, `sandbox compare`).
+// Headless pictures of a simulation written as PNG files (`sandbox run
+// --images`, `sandbox compare`); the drawing itself is render/cpu/frame_render.h.
 #pragma once
 #include <string>
-#include "render/cpu/heat_view.h"
-#include "render/cpu/raster.h"
+#include "render/cpu/frame_render.h"  // render_frame, ImageColor
 #include "sim/scene/simulation.h"
 
 namespace ps {
-
-/// How headless images colour the particles (`sandbox run --color`).
-struct ImageColor {
-  bool heat = false;
-  HeatColor mode = HeatColor::Temperature;
-  float lo = 0.f, hi = 0.f;  ///< temperature range, fixed for the run
-};
-
-/// Draws the simulation's domain into `img` at its current size (the domain
-/// rectangle fitted, aspect kept). `table` is scratch reused between calls.
-void render_frame(Simulation& sim, ParticleTable& table, const ImageColor& color, Image& img);
 
 /// render_frame into a 960 x 720 image written as a PNG; false and *err when
 /// it cannot be written.

@@ -4,7 +4,8 @@
 /// `App::features` is one ordered list (render/features.cpp, one line a
 /// feature); each phase of the frame is a loop over it, in list order:
 ///
-///   key         a key press the app's own keys did not take (true: taken)
+///   key         a key press the app's own keys did not take (true: taken; the
+///               app's keys handled after the features', Esc among them, skip it)
 ///   push        the sync point: the feature's window-owned copies to the world,
 ///               before the rewind notes the controls; also when a reset keeps
 ///               the window's edits
@@ -14,8 +15,12 @@
 ///   draw_over   scene-space shapes over the particles (App::over)
 ///   pointer     the pointer over the scene, its world position (tools live)
 ///   panel       its part of the left column (hidden while comparing)
+///   overlay     its windows over the scene and the panels (a browser, a
+///               dialog), drawn every frame after the panels, also while
+///               comparing and with the panels hidden (Tab)
 ///
-/// and in the app's panels: `tool_panel` (the Tools panel while the tool is
+/// and in the app's panels: `scene_panel` (the top of the Scene panel, under
+/// the scene's name), `tool_panel` (the Tools panel while the tool is
 /// the feature's), `material` (a material's fields in the Materials panel),
 /// `inspector` (rows for the selected particle), `stats_rows` and `stats`
 /// (the Stats panel's table and below it), `legend` (the colour legend when
@@ -24,7 +29,9 @@
 /// and outside the frame: `pull` (the world's parameters into the window's
 /// copies: a new scene, a rewind restore), `on_scene` (a new simulation was
 /// adopted: per-scene state starts again), `load_settings` / `save_settings`
-/// (settings.ini keys) and `help` (rows of the keys overlay, H).
+/// (settings.ini keys), `help` (rows of the keys overlay, H) and `shutdown`
+/// (the window is closing, its GL context still current: stop workers, free
+/// GL objects; a feature is destroyed only after the context is gone).
 ///
 /// How to add one: docs/architecture.md, "Window features".
 #pragma once
@@ -62,6 +69,8 @@ class Feature {
   virtual void draw_over(App&) {}
   virtual void pointer(App&, Vec2 /*world*/, bool /*over_scene*/) {}
   virtual void panel(App&) {}
+  virtual void overlay(App&) {}
+  virtual void scene_panel(App&) {}
   virtual bool tool_panel(App&, Tool) { return false; }
   virtual void material(App&, MaterialParams&) {}
   virtual void inspector(App&, size_t /*row*/) {}
@@ -71,6 +80,7 @@ class Feature {
   virtual void load_settings(const SettingsFile&) {}
   virtual void save_settings(SettingsFile&) const {}
   virtual void help(std::vector<HelpRow>&) const {}
+  virtual void shutdown(App&) {}
 };
 
 using FeatureList = std::vector<std::unique_ptr<Feature>>;

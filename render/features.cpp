@@ -7,7 +7,8 @@
 #define PS_WINDOW_FEATURES(X) \
   X(resampling)                 \
   X(heat)                       \
-  X(field)
+  X(field)                      \
+  X(browser)
 
 namespace ps {
 

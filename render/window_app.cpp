@@ -996,9 +996,14 @@ void App::handle_input() {
       solver.transfer = solver.transfer == Transfer::PIC ? Transfer::APIC : Transfer::PIC;
       log("transfer %s", transfer_name(solver.transfer));
     }
-    for (const KeyPress& k : keys)  // the features' keys (render/feature.h)
-      for (auto& f : features)
-        if (f->key(*this, k.key, k.mods)) break;
+    // The features' keys (render/feature.h): a key a feature takes is not seen by the keys below.
+    keys.erase(std::remove_if(keys.begin(), keys.end(),
+                              [this](const KeyPress& k) {
+                                for (auto& f : features)
+                                  if (f->key(*this, k.key, k.mods)) return true;
+                                return false;
+                              }),
+               keys.end());
     rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) {
       if (mods_of(GLFW_KEY_F12) & GLFW_MOD_SHIFT) pending.scene_shot = true;
@@ -1790,6 +1795,7 @@ int run_window(const WindowOptions& options) {
   app.interop.release();  // before the renderer deletes the buffers, with the context current
   app.save_settings();
   sgf_shutdown(app);
+  for (auto& f : app.features) f->shutdown(app);  // with the GL context current
   if (ImGui::GetCurrentContext() && io.IniFilename) ImGui::SaveIniSettingsToDisk(io.IniFilename);
   app.particles.destroy();
   app.under.destroy();

@@ -280,6 +280,7 @@ void App::draw_overlays() {
   sgf_draw_timeline(*this);
   rewind_draw_strip(*this);
   sgf_draw_specimen(*this);
+  for (auto& f : features) f->overlay(*this);
   draw_banners();
   if (show_help) draw_help();
 }
@@ -339,17 +340,8 @@ void App::panel_scene() {
       ImGui::EndTooltip();
     }
   }
+  for (auto& f : features) f->scene_panel(*this);  // the scene browser's button (render/feature_browser.cpp)
   lessons_list();
-  // Built-in scenes.
-  std::string current = sim ? fs::path(sim->info().path).stem().string() : "";
-  ImGui::SetNextItemWidth(-FLT_MIN);
-  if (ImGui::BeginCombo("##builtin", current.empty() ? "built-in scenes" : current.c_str())) {
-    for (const auto& p : builtin_scene_paths()) {
-      std::string name = fs::path(p).stem().string();
-      if (ImGui::Selectable(name.c_str(), name == current)) pending.open_path = p;
-    }
-    ImGui::EndCombo();
-  }
   float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
   if (ImGui::Button(running ? "Pause  (Space)" : "Run  (Space)", ImVec2(bw, 0))) {
     running = !running;
