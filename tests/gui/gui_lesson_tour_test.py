@@ -157,7 +157,9 @@ def main():
         keep_image(args, shot().group(1), "lesson_06_presenter")
         after, _ = pixel_counts(hit.group(1), red, none, every=1)
         print("lesson 06: %d pixels in the near-breaking colour before the hit, %d after" % (before, after))
-        if not (after >= 20 and after > 4 * before + 10):
+        # Where the pause lands after step 8000 depends on the machine's frames (a few hundred
+        # steps): three runs gave 78, 44 and 19 such pixels, none before the hit.
+        if not (after >= 5 and after > 4 * before + 4):
             fail("lesson 06: %d near-breaking pixels after the hit, %d before: no bond drawn near 1" % (after, before))
 
     return drive(app, args, "lesson tour gui test", steps)
