@@ -17,7 +17,6 @@ The checks are on the logged layout, not on how many frames run meanwhile.
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
 
-import glob
 import os
 import re
 import sys
@@ -25,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, colour_bins, connect, drive, fail, parse_args, work_dirs, xdo  # noqa: E402
+from guilib import App, builtin_lessons, colour_bins, connect, drive, fail, parse_args, work_dirs, xdo  # noqa: E402
 
 PAGE = (r"^lesson page id=(\S+) lead_sentences=(\d+) look_for=(\d+) more=(\d+) look_for_bottom=(\S+) "
         r"panel_bottom=(\S+) scroll=(\S+) visible=(\d)")
@@ -51,9 +50,7 @@ def check_page(app, want_id, first=False, timeout=30):
 def main():
     args = parse_args()
     cfg, out = work_dirs(args, "config", "captures")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "lessons")
-    ids = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(src, "*.json")))
-    os.environ["PS_LESSONS_DIR"] = os.path.abspath(src)
+    ids = builtin_lessons()
     guilib.DEADLINE[0] = time.monotonic() + 150.0
     app = App(args, cfg, out, "--lesson 01")
 

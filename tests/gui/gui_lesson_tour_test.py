@@ -20,7 +20,6 @@ docs/images from them). The checks count on what the log says, not on frames or 
 Standard library only. Exits 0 on success, 1 with a reason on failure.
 """
 
-import glob
 import os
 import re
 import sys
@@ -28,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, colour_bins, connect, drive, fail, keep_image, parse_args, read_png, work_dirs, xdo  # noqa: E402
+from guilib import App, builtin_lessons, colour_bins, connect, drive, fail, keep_image, parse_args, read_png, work_dirs, xdo  # noqa: E402
 
 VIEW = r"^view scale=\S+ .* viewport=(\d+)x(\d+) area=(\d+),(\d+)x(\d+) dock=(\w+)"
 
@@ -49,9 +48,7 @@ def pixel_counts(path, warm, cool, every=2):
 def main():
     args = parse_args()
     cfg, out = work_dirs(args, "config", "captures")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "lessons")
-    ids = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(src, "*.json")))
-    os.environ["PS_LESSONS_DIR"] = os.path.abspath(src)
+    ids = builtin_lessons()
     guilib.DEADLINE[0] = time.monotonic() + 400.0
     app = App(args, cfg, out, "--lesson 01")
 

@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, connect, drive, fail, parse_args, work_dirs, xdo  # noqa: E402
+from guilib import App, connect, pointer, drive, fail, parse_args, work_dirs, xdo  # noqa: E402
 
 SETS = ["solver.gravity=[0,0]", "bodies.0.velocity=[0,0]", "bond.enabled=false"]
 
@@ -39,15 +39,7 @@ def main():
 
     def steps():
         wid = connect(app, args)
-
-        def move(px, py):
-            xdo(args, "mousemove", "--window", wid, int(px), int(py))
-
-        def hold(key):
-            xdo(args, "keydown", key)
-            time.sleep(0.15)
-            xdo(args, "keyup", key)
-            time.sleep(0.1)
+        move, hold = pointer(args, wid)
 
         def scroll(direction):  # the wheel over the right column (the SGF forces tab)
             move(1110, 130)

@@ -39,6 +39,29 @@ def keep_image(args, path, name):
         shutil.copyfile(path, os.path.join(args.images, name + ".png"))
 
 
+def builtin_lessons():
+    """The built-in lessons' ids (file stems, sorted) from assets/lessons, which becomes the
+    window's lessons folder (PS_LESSONS_DIR, inherited by the App)."""
+    src = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "lessons"))
+    os.environ["PS_LESSONS_DIR"] = src
+    return sorted(os.path.splitext(n)[0] for n in os.listdir(src) if n.endswith(".json"))
+
+
+def pointer(args, wid):
+    """move(x, y) of the pointer in the window and hold(key): a key held down 0.15 s (a tap
+    can fall between two frames and be missed)."""
+    def move(px, py):
+        xdo(args, "mousemove", "--window", wid, int(px), int(py))
+
+    def hold(key):
+        xdo(args, "keydown", key)
+        time.sleep(0.15)
+        xdo(args, "keyup", key)
+        time.sleep(0.1)
+
+    return move, hold
+
+
 def work_dirs(args, *names):
     """Fresh work folder with the given subfolders; returns their paths."""
     shutil.rmtree(args.work, ignore_errors=True)

@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guilib  # noqa: E402
-from guilib import App, connect, fail, parse_args, quit_cleanly, report_failure, work_dirs, xdo  # noqa: E402
+from guilib import App, connect, pointer, fail, parse_args, quit_cleanly, report_failure, work_dirs, xdo  # noqa: E402
 
 guilib.DEADLINE[0] = time.monotonic() + 60.0
 SETS = ["solver.gravity=[0,0]", "bodies.0.velocity=[0,0]", "bond.enabled=false"]
@@ -40,15 +40,7 @@ def main():
     app = App(args, cfg, out, "dem_soft_body", SETS)
     try:
         wid = connect(app, args)
-
-        def move(px, py):
-            xdo(args, "mousemove", "--window", wid, int(px), int(py))
-
-        def hold(key):
-            xdo(args, "keydown", key)
-            time.sleep(0.15)
-            xdo(args, "keyup", key)
-            time.sleep(0.1)
+        move, hold = pointer(args, wid)
 
         def scroll(direction):
             # Mouse wheel over the right column (the SGF forces tab).
