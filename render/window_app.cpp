@@ -949,7 +949,7 @@ ScreenRect App::scene_viewport() {
   };
   // The dock is kept while the legends fit it and the area and what is shown stay the same.
   const OverlayKey key{area.x, area.y, area.w, area.h, shown, panes};
-  if (key == overlay_key && overlay_boxes_fit(overlay_dock, overlay_boxes, overlay_gap())) return overlay_dock.content;
+  if (key == overlay_key && overlay_boxes_fit(overlay_dock, overlay_boxes, overlay_gap(), overlay_check)) return overlay_dock.content;
   overlay_key = key;
   overlay_dock = split_overlay_dock(area, overlay_boxes, overlay_gap(), drawn);
   return overlay_dock.content;

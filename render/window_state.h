@@ -140,7 +140,7 @@ struct App {
   /// the split of the scene's area this frame, the boxes placed in it, and the last
   /// frame's boxes, from which the split is made.
   OverlayDock overlay_dock;
-  OverlayFlow overlay_flow;
+  OverlayFlow overlay_flow, overlay_check;  ///< this frame's placing; the dock's fit, checked every frame
   std::vector<Vec2> overlay_boxes;
   /// What the dock was split for: the scene's area, what is shown, how many panes.
   struct OverlayKey {

@@ -220,10 +220,9 @@ std::string wrap_at_spaces(const std::string& text, float max_w, const std::func
   return out + line;
 }
 
-bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap) {
+bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap, OverlayFlow& flow) {
   if (boxes.empty()) return true;
   if (dock.dock.w <= 0.f || dock.dock.h <= 0.f) return false;
-  OverlayFlow flow;
   flow.begin(dock, gap);
   const ScreenRect& d = dock.dock;
   for (const Vec2& b : boxes) {

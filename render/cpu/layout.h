@@ -81,7 +81,9 @@ OverlayDock split_overlay_dock(const ScreenRect& area, const std::vector<Vec2>& 
 /// True when `boxes` all fit the dock (placed as OverlayFlow places them): the window
 /// keeps its dock while they do, so a legend that shrinks (a colour mode with a smaller
 /// one, a note that goes) does not move the scene; only one that needs more room does.
-bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap);
+/// `scratch` is reused (the window checks every frame: no allocation once warm).
+class OverlayFlow;
+bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap, OverlayFlow& scratch);
 
 /// Places the boxes of one frame, in the order they are drawn (the status line
 /// first), in a dock: the status line at the dock's bottom left (band) or top

@@ -248,10 +248,11 @@ TEST_CASE("A dock is kept while the legends fit it: a smaller legend does not mo
   const std::vector<Vec2> big = {{90.f, 30.f}, {300.f, 120.f}}, small = {{90.f, 30.f}, {300.f, 60.f}},
                           taller = {{90.f, 30.f}, {300.f, 200.f}};
   const OverlayDock d = split_overlay_dock(area, big, gap, fitted(2.f));
+  OverlayFlow scratch;
   CHECK_FALSE(d.column);
-  CHECK(overlay_boxes_fit(d, big, gap));
-  CHECK(overlay_boxes_fit(d, small, gap));        // kept: the scene stays where it is
-  CHECK_FALSE(overlay_boxes_fit(d, taller, gap));  // a taller legend: split again
-  CHECK(overlay_boxes_fit(d, {}, gap));
-  CHECK_FALSE(overlay_boxes_fit(OverlayDock{area, ScreenRect{0.f, 680.f, 1280.f, 0.f}, false}, small, gap));
+  CHECK(overlay_boxes_fit(d, big, gap, scratch));
+  CHECK(overlay_boxes_fit(d, small, gap, scratch));        // kept: the scene stays where it is
+  CHECK_FALSE(overlay_boxes_fit(d, taller, gap, scratch));  // a taller legend: split again
+  CHECK(overlay_boxes_fit(d, {}, gap, scratch));
+  CHECK_FALSE(overlay_boxes_fit(OverlayDock{area, ScreenRect{0.f, 680.f, 1280.f, 0.f}, false}, small, gap, scratch));
 }
