@@ -102,6 +102,7 @@ const char* kUsage =
     "  display of its own (a headless server with Xvfb or VNC) and copies each frame into the window.\n"
     "verify runs the verification cases (each model against a cited reference) and writes\n"
     "  DIR/report.html and DIR/summary.md (default out/verify/); --quick runs the ctest subset;\n"
+    "  --only runs the cases named (an id ending in * names every case it begins, e.g. scene.*);\n"
     "  exit status 1 when a must-pass case misses. --backend cpu (the default) runs them on the\n"
     "  reference backend; --backend cuda runs every case's worlds (MPM, DEM, heat solves, the\n"
     "  matter beside rigid bodies) on the device with the same references and tolerances, and\n"

@@ -92,15 +92,20 @@ int cmd_verify(const Args& a) {
     std::string valid;
     for (const auto& c : cases) valid += "\n  " + c.id;
     if (valid.empty()) valid = " (none are registered)";
+    // An id ending in '*' names every case it begins ("scene.*").
+    auto matches = [](const std::string& id, const std::string& pattern) {
+      if (!pattern.empty() && pattern.back() == '*') return id.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+      return id == pattern;
+    };
     for (const auto& id : ids) {
       bool found = false;
-      for (const auto& c : cases) found = found || c.id == id;
+      for (const auto& c : cases) found = found || matches(c.id, id);
       if (!found) throw UsageError("--only: unknown case '" + id + "'; valid ids:" + valid);
     }
     // Report order, each case once.
     for (const auto& c : cases) {
       bool want = false;
-      for (const auto& id : ids) want = want || c.id == id;
+      for (const auto& id : ids) want = want || matches(c.id, id);
       if (want) selected.push_back(c);
     }
   } else {

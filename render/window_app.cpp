@@ -34,7 +34,7 @@
 #include "render/cpu/particle_fields.h"
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
-#include "render/cpu/regrid.h"
+#include "sim/scene/regrid.h"
 #include "render/gl_context.h"
 #include "render/window_state.h"
 #include "sim/core/progress.h"

@@ -399,16 +399,20 @@ void MpmWorld::resample_now() {
   resample_totals_.last_ms = ms;
 }
 
+void MpmWorld::start_heat() {
+  if (heat_ledger_.have_initial) return;
+  heat_solver_.quantize(particles, materials);  // before the initial heat: the rounding is not drift
+  heat_ledger_.initial_heat = HeatSolver::totals(particles, materials).heat();
+  heat_ledger_.have_initial = true;
+  host_changed();
+}
+
 void MpmWorld::heat_now() {
   const auto t0 = std::chrono::steady_clock::now();
   const int fallbacks_before = fallbacks_;
   sync_guarded();
   if (fallbacks_ != fallbacks_before) return;
-  if (!heat_ledger_.have_initial) {
-    heat_solver_.quantize(particles, materials);  // before the initial heat: the rounding is not drift
-    heat_ledger_.initial_heat = HeatSolver::totals(particles, materials).heat();
-    heat_ledger_.have_initial = true;
-  }
+  start_heat();
   const double dt = (clock_.time - last_heat_time_) * static_cast<double>(heat.time_scale);
   last_heat_time_ = clock_.time;
   const size_t n0 = particles.size();

@@ -274,6 +274,11 @@ class MpmWorld {
   std::vector<HeatLamp> heat_tool;
   /// Runs one heat pass now over the time since the last one.
   void heat_now();
+  /// Puts the masses of melting materials on the heat solver's quantum and
+  /// takes the initial heat of the ledger, once (heat.h, "Conservation"). The
+  /// scene builder calls it when the scene starts with heat on, so the total
+  /// mass is exact from step 0; the first heat pass calls it otherwise.
+  void start_heat();
   const HeatReport& last_heat() const { return heat_solver_.last(); }
   const HeatLedger& heat_ledger() const { return heat_ledger_; }
   const HeatSolver& heat_solver() const { return heat_solver_; }

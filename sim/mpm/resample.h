@@ -48,11 +48,16 @@
 /// when the bilinear sdf there is <= -inside_margin, it lies at least
 /// insert_spacing from every particle (old and new) and it has donors: the
 /// existing particles within the quadratic B-spline support (|dx|, |dy| <
-/// 1.5) of the material with the largest summed weight w there. Donor k gives
+/// 1.5) of the material with the largest summed weight w there whose rest
+/// volume is at least half a seeded particle's ((particle_spacing dx)^2 / 2:
+/// no particle is drained to a sliver). Donor k gives
 /// dm_k = f w_k m_k and f w_k of its vol0, f = min(1 / sum w, 1 / (3 max w)):
 /// the new particle gets the w-weighted average donor mass and no donor loses
 /// more than a third per insertion. Its velocity is sum dm v / sum dm, its C,
-/// F, J, Jp the dm-weighted averages, material and group of the heaviest
+/// J, Jp the dm-weighted averages, its F the dm-weighted mean rotation (the
+/// chordal mean of the polar factors R) times the dm-weighted mean stretch S
+/// (a plain mean of F shrinks where donors are turned against each other),
+/// material and group of the heaviest
 /// donor, fext zero, id = next_id++. Mass and linear momentum are conserved
 /// to float round-off (a donor's dm is its exact float mass difference).
 /// Kinetic energy drops by sum dm |v_k - v_new|^2 / 2 (a perfectly inelastic
@@ -63,7 +68,8 @@
 /// unmerged one takes its nearest unmerged partner of the same material
 /// closer than merge_distance (a particle merges at most once per call). The
 /// survivor (smaller ID) gets the summed mass, vol0 and fext, the mass
-/// centroid, the momentum / mass velocity and the mass-weighted C, F, J, Jp;
+/// centroid, the momentum / mass velocity, the mass-weighted C, J, Jp and F
+/// averaged as for an insertion (mean rotation times mean stretch);
 /// the other is removed by stable compaction and its ID retired (next_id is
 /// unchanged). Mass, linear momentum and the centre of mass are conserved;
 /// kinetic energy drops by m_a m_b |v_a - v_b|^2 / (2 (m_a + m_b)) and the

@@ -655,6 +655,7 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
   root.finish();
   w.host_changed();
   for (const auto& pp : presets) w.apply_preset(pp.p, pp.speed, &pp.idx);
+  if (w.heat.enabled) w.start_heat();  // melting masses on the quantum before step 0: the total is exact from there
   return scene;
 }
 

@@ -48,7 +48,7 @@ bool CaseResult::passed() const {
 
 std::vector<CaseSpec> all_cases() {
   std::vector<CaseSpec> all = mpm_cases();
-  for (auto* group : {&mpm_material_cases, &mpm_flow_cases, &heat_cases, &dem_cases, &rigid_cases}) {
+  for (auto* group : {&mpm_material_cases, &mpm_flow_cases, &heat_cases, &dem_cases, &rigid_cases, &scene_cases}) {
     std::vector<CaseSpec> more = group();
     for (auto& c : more) all.push_back(std::move(c));
   }

@@ -173,6 +173,7 @@ std::vector<CaseSpec> mpm_material_cases();  ///< material models vs closed form
 std::vector<CaseSpec> heat_cases();      ///< PCG, conduction, Stefan, energy bookkeeping (cases_heat.cpp)
 std::vector<CaseSpec> dem_cases();       ///< Hertz, restitution, incline, cantilever, SGF (cases_dem.cpp)
 std::vector<CaseSpec> rigid_cases();     ///< rigid bodies coupled with matter (cases_rigid.cpp)
+std::vector<CaseSpec> scene_cases();     ///< the built-in MPM scenes re-gridded from the panel (cases_scenes.cpp)
 
 /// One floating box of the Archimedes case (also run by tests/sim/rigid, which
 /// compares batch lengths of the rigid-body exchange).

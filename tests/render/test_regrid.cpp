@@ -1,11 +1,11 @@
-// The window's grid control (render/cpu/regrid.h): the time step follows the
+// The window's grid control (sim/scene/regrid.h): the time step follows the
 // cell size as --refine does, so raising a scene's grid cannot blow it up.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "render/cpu/regrid.h"
+#include "sim/scene/regrid.h"
 #include "sim/mpm/mpm_world.h"
 #include "sim/scene/simulation.h"
 

@@ -140,15 +140,15 @@ TEST_CASE("CaseResult::passed needs every check and no error", "[verify]") {
 TEST_CASE("all_cases joins the groups in report order with unique ids", "[verify]") {
   std::vector<CaseSpec> all = all_cases();
   std::vector<CaseSpec> a = mpm_cases(), m = mpm_material_cases(), b = mpm_flow_cases(), h = heat_cases(),
-                        c = dem_cases(), r = rigid_cases();
-  REQUIRE(all.size() == a.size() + m.size() + b.size() + h.size() + c.size() + r.size());
+                        c = dem_cases(), r = rigid_cases(), s = scene_cases();
+  REQUIRE(all.size() == a.size() + m.size() + b.size() + h.size() + c.size() + r.size() + s.size());
   size_t k = 0;
-  for (const auto* g : {&a, &m, &b, &h, &c, &r})
+  for (const auto* g : {&a, &m, &b, &h, &c, &r, &s})
     for (const auto& s : *g) CHECK(all[k++].id == s.id);
   std::set<std::string> ids;
-  for (const auto& s : all) {
-    CHECK(ids.insert(s.id).second);
-    CHECK(static_cast<bool>(s.run));
+  for (const auto& spec : all) {
+    CHECK(ids.insert(spec.id).second);
+    CHECK(static_cast<bool>(spec.run));
   }
 }
 

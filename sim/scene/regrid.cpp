@@ -1,4 +1,4 @@
-#include "render/cpu/regrid.h"
+#include "sim/scene/regrid.h"
 
 #include <algorithm>
 #include <cmath>
