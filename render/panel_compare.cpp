@@ -1,4 +1,4 @@
-// The comparison view (issue #15): the scene's viewport split into 2 to 4
+// The comparison view: the scene's viewport split into 2 to 4
 // panes, each a copy of the same initial state run with its own setting
 // (sim/scene/compare.h), stepped in lockstep; presets, grab, attract and
 // repel act on every pane at the same place; the cameras are linked (pan and

@@ -1,4 +1,4 @@
-// Guided lessons in the window (issue #15): the Lessons list in the Scene
+// Guided lessons in the window: the Lessons list in the Scene
 // panel, opening a lesson (its scene with its overrides, then its view: colour
 // mode, overlays, tool, selection, a velocity preset, paused or running), and
 // the Lesson panel at the top of the left column (what happens, what to look

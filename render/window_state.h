@@ -269,10 +269,10 @@ struct App {
   // [SECTION] DEM (panel_dem.cpp, dem_draw.cpp)
   DemUi demui;
 
-  // [SECTION] Comparison view (panel_compare.cpp, issue #15)
+  // [SECTION] Comparison view (panel_compare.cpp)
   CompareUi compare;
 
-  // [SECTION] Lessons (panel_lesson.cpp, issue #15)
+  // [SECTION] Lessons (panel_lesson.cpp)
   std::optional<Lesson> lesson;       ///< the open lesson (its panel shows), if any
   /// The open lesson's comparison was ended (Esc): its text, about the panes, is put away.
   bool lesson_compare_ended = false;
@@ -301,13 +301,13 @@ struct App {
     double time = -1.0;
   } lesson_titles;
 
-  // [SECTION] Rigid bodies (panel_rigid.cpp, issue #14)
+  // [SECTION] Rigid bodies (panel_rigid.cpp)
   RigidUi rigidui;
 
   // [SECTION] SGF editor, selection, timeline, specimen (panel_sgf.cpp, panel_specimen.cpp)
   SgfUi sgf;
 
-  // [SECTION] Rewind (panel_rewind.cpp, issue #15): the recording, seeking, the strip
+  // [SECTION] Rewind (panel_rewind.cpp): the recording, seeking, the strip
   RewindUi rw;
 
   // [SECTION] Soak (render/soak.h): `--soak SECONDS` drives the loop unattended

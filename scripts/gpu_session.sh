@@ -277,7 +277,7 @@ for part in "$@"; do
     done
     ;;
   throughput)
-    # MPM 2D APIC fluid at >= 4 M particles (float and deterministic) and DEM at about 1 M (issue 40's goals).
+    # MPM 2D APIC fluid at >= 4 M particles (float and deterministic) and DEM at about 1 M (the throughput goals in docs/benchmarks.md).
     log "throughput: MPM at 23x (mpm88 4.28 M, mpm99 4.80 M), float"
     $S bench --backend cuda --scenes mpm88,mpm99 --sizes 23 --steps 400 --warmup 40 --phases \
       --csv "$R/throughput_mpm_cuda.csv" 2>&1 | tee -a "$out/summary.txt"

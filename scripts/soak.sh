@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test (issue #16; not a timed test): runs the window's own loop under Xvfb
+# Soak test (not a timed test): runs the window's own loop under Xvfb
 # on the largest built-in scene for a long time, with presets, attract / repel,
 # a grab, SGF edits and a scene reset applied on a fixed schedule
 # (render/soak.h), sampling resident memory every 10 s. Memory must stay flat

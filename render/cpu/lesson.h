@@ -1,4 +1,4 @@
-/// Guided lessons (issue #15), GL-free: a lesson file (JSON beside the scenes,
+/// Guided lessons, GL-free: a lesson file (JSON beside the scenes,
 /// assets/lessons/*.json; docs/lessons.md) names a scene and its overrides,
 /// the view to start with (colour mode, overlays, tool, a velocity preset, a
 /// selected particle), and a short text: what happens, what to look at, which

@@ -1,4 +1,4 @@
-// Lessons and comparisons that ask for unbounded work (issue #39), run as a
+// Lessons and comparisons that ask for unbounded work, run as a
 // user runs them: the `sandbox` executable under a memory limit and a time
 // limit. Each must stop promptly with a located error (exit 2), where before
 // it exhausted memory (std::bad_alloc after 35 s and 7.9 GB) or ran for hours.

@@ -224,7 +224,7 @@ int lesson(const uint8_t* data, size_t size) {
       }
     }
   } catch (const InputError& e) {
-    // Every error of a lesson is located in the lesson file (issue #39).
+    // Every error of a lesson is located in the lesson file.
     if (e.loc().file != lesson_path() || e.loc().line <= 0) {
       std::fprintf(stderr, "unlocated lesson error: %s\n", e.what());
       property_failed("a lesson error does not name the lesson file and line");

@@ -1,4 +1,4 @@
-/// libFuzzer harnesses for every input file the sandbox reads (issue #16).
+/// libFuzzer harnesses for every input file the sandbox reads.
 /// Each target takes the raw bytes of one input and drives the same code the
 /// program runs on it: parse, build, and a few steps where the input is a
 /// scene. A target returns normally for any input (bad input is an InputError,

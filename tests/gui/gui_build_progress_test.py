@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of long builds (issue #39: "nothing shows progress while a large
+"""GUI test of long builds ("nothing shows progress while a large
 scene builds, and it cannot be cancelled"), under Xvfb, with xdotool.
 
 The slow scene is written here: one jelly disk outlined by a 2000-point

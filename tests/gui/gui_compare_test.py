@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of the comparison view (issue #15) under Xvfb, with xdotool.
+"""GUI test of the comparison view under Xvfb, with xdotool.
 
 Starts `sandbox gui pic_vs_apic --compare "solver.transfer=pic,apic" --verbose
 --paused --size 1280x720` and checks against the app's one-line action log:

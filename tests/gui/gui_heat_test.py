@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of heat and melting (issue #13) on the ice_cube scene, under Xvfb
+"""GUI test of heat and melting on the ice_cube scene, under Xvfb
 with xdotool.
 
 Starts `sandbox gui ice_cube --verbose --paused --size 1280x720` (heat is on in

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of lessons and comparisons that ask for unbounded work (issue #39),
+"""GUI test of lessons and comparisons that ask for unbounded work,
 under Xvfb, with xdotool. Three short runs of the window:
   1. `sandbox gui --lesson hang-compare-dt-ratio-1e7.json`: the lesson compares
      dt 0.1 with 1e-8 on pic_vs_apic (before: ten million substeps per

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of guided lessons (issue #15) under Xvfb, with xdotool.
+"""GUI test of guided lessons under Xvfb, with xdotool.
 
 Starts `sandbox gui --lesson 01 --verbose --paused --size 1280x720` and checks
 against the app's one-line action log:

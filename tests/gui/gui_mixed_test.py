@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of a scene with MPM matter, DEM grains and a rigid body (issue #14)
+"""GUI test of a scene with MPM matter, DEM grains and a rigid body
 under Xvfb, with xdotool.
 
 Starts `sandbox gui rigid_balance --verbose --paused --size 1280x720` and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of projector mode (issue #15) under Xvfb, with xdotool.
+"""GUI test of projector mode under Xvfb, with xdotool.
 
 Starts `sandbox gui pic_vs_apic --verbose --paused --size 1280x720` and checks:
   1. F2 switches projector mode on: the UI is rebuilt at 1.35 x (logged), the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of particle resampling (issue #12) on the toffee scene, under Xvfb
+"""GUI test of particle resampling on the toffee scene, under Xvfb
 with xdotool.
 
 Starts `sandbox gui toffee --verbose --paused --size 1280x720` with the

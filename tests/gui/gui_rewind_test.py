@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of the rewind (issue #15) under Xvfb, driven with xdotool.
+"""GUI test of the rewind under Xvfb, driven with xdotool.
 
 Runs pic_vs_apic with a preset (t) and a grab while the window logs each live
 frame's state hash ("rewind frame step=S hash=H"), then pauses and checks:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GUI test of rigid bodies in the window (issue #14) under Xvfb, with xdotool.
+"""GUI test of rigid bodies in the window under Xvfb, with xdotool.
 
 Starts `sandbox gui rigid_float --verbose --paused --size 1280x720` and checks
 against the app's one-line action log:

@@ -149,7 +149,7 @@ def main():
             fail("load read back %s" % ld.group(0))
         print("save/load ok: %s (%d rows), groups.json" % (csv_path, n_sel))
 
-        # 6. Load a damaged copy while the scene runs (issue #16): the error names the file and
+        # 6. Load a damaged copy while the scene runs: the error names the file and
         #    line, nothing is loaded, and the simulation keeps running with its current set.
         with open(csv_path, "a") as f:
             f.write("%d,oops,0,0\n" % (n_sel + 1000))

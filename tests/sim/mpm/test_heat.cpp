@@ -1,4 +1,4 @@
-// Heat and melting (issue #13, sim/mpm/heat.h): PCG, conservation of mass and
+// Heat and melting (sim/mpm/heat.h): PCG, conservation of mass and
 // momentum through melting, water flow and emission, fresh IDs, radiative
 // equilibrium, lamp power, determinism across thread counts and located
 // scene errors. The analytical comparisons (slab decay, Stefan, energy

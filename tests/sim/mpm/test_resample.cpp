@@ -415,7 +415,7 @@ TEST_CASE("Resample: exact conservation, stable IDs under repeated stretching", 
   GridSpec g = grid(64);
   const std::vector<MaterialParams> mats = materials(2);
   MpmParticles p = messy(g, 7);
-  // Melting particles carry virtual water (heat, issue #13): it moves with the mass.
+  // Melting particles carry virtual water (heat): it moves with the mass.
   for (size_t i = 0; i < p.size(); ++i) p.vwater[i] = (i % 3 == 0) ? 0.25f * p.mass[i] : 0.f;
   auto water = [&] {
     double w = 0.0;

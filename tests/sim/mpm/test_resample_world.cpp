@@ -1,4 +1,4 @@
-// Resampling inside MpmWorld (issue #12), on the toffee scene: stretched with
+// Resampling inside MpmWorld, on the toffee scene: stretched with
 // resampling off it develops interior holes, with it on it does not; every
 // pass conserves mass and linear momentum; IDs stay unique and are never
 // reused; the run is deterministic across thread counts; a low viscosity

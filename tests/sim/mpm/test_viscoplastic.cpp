@@ -1,4 +1,4 @@
-// The von Mises viscoplastic material (issue #12) and the material table:
+// The von Mises viscoplastic material and the material table:
 // return map on / inside the yield surface, the eta limits, stress = dW/dF,
 // the uniaxial plateau, and every model's fields through the scene file.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Rigid bodies (issue #14): the grid rule's geometry, two-way coupling with
+// Rigid bodies: the grid rule's geometry, two-way coupling with
 // MPM (momentum, thin bodies, determinism), Box2D friction, and located
 // errors for bad "rigid" sections.
 #include <catch2/catch.hpp>
