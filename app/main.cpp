@@ -759,6 +759,7 @@ ProgressListener build_progress_lines() {
 }
 
 int main(int argc, char** argv) {
+  install_auto_backend();  // "auto" in the scene builder goes through the CUDA self-check gate
   // A CUDA self-check that `--backend auto` starts says so on stderr, case by case.
   set_self_check_reporter([](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());

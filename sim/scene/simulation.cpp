@@ -10,8 +10,8 @@
 #include "sim/dem/dem_sgf.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json_read.h"
+#include "sim/scene/auto_backend.h"
 #include "sim/scene/coupled.h"
-#include "sim/selfcheck/verdict.h"
 
 namespace ps {
 
@@ -365,10 +365,9 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   // if any, becomes a notice.
   std::string backend = backend_arg, notice;
   auto resolve = [&] {
-    if (backend != "auto") return;
-    AutoBackend a = choose_auto_backend();
+    AutoChoice a = resolve_backend(backend);  // the installed rule: the self-check gate, a layer above
     backend = a.kind;
-    notice = a.message;
+    notice = a.notice;
   };
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);

@@ -115,8 +115,9 @@ class MpmSimulation final : public Simulation {
 };
 
 /// Loads any scene file (by path or built-in name), applies overrides and
-/// creates the backend ("cpu", "cuda", "auto": CUDA only on a device that
-/// passed its self-check, sim/selfcheck/verdict.h). A scene's "sgf" folder is
+/// creates the backend ("cpu", "cuda", "auto": what the program's installed
+/// rule chooses, sim/scene/auto_backend.h; sandbox installs the CUDA
+/// self-check gate, sim/selfcheck/verdict.h). A scene's "sgf" folder is
 /// loaded and applied. Throws InputError for bad input and
 /// std::runtime_error for an unavailable backend.
 std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,

@@ -14,6 +14,7 @@
 #include "sim/cuda/cuda_info.h"
 #include "sim/dem/dem_backend.h"
 #include "sim/mpm/mpm_backend.h"
+#include "sim/scene/auto_backend.h"
 
 namespace ps {
 
@@ -300,6 +301,13 @@ SelfCheckReport run_with_progress(const CandidateBackends& c) {
 void set_self_check_reporter(std::function<void(const std::string&)> reporter) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_reporter = std::move(reporter);
+}
+
+void install_auto_backend() {
+  set_auto_backend_rule([] {
+    AutoBackend a = choose_auto_backend();
+    return AutoChoice{a.kind, a.message};
+  });
 }
 
 AutoBackend choose_auto_backend() {

@@ -103,6 +103,11 @@ struct AutoBackend {
 };
 AutoBackend choose_auto_backend();
 
+/// Installs choose_auto_backend as the scene builder's rule for "auto"
+/// (sim/scene/auto_backend.h). Every program calls it once at start: sandbox's
+/// main, the test and fuzz mains.
+void install_auto_backend();
+
 /// Where progress lines of a self-check that auto starts go (the app prints
 /// them to stderr; default: nowhere). Process-wide.
 void set_self_check_reporter(std::function<void(const std::string&)> reporter);

@@ -1674,5 +1674,6 @@ int main(int argc, char** argv) {
     std::printf("SKIPPED: no CUDA device (%s); the CUDA tests need a GPU\n", why.c_str());
     return 77;
   }
+  install_auto_backend();
   return Catch::Session().run(argc, argv);
 }
