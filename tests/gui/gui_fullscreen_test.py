@@ -41,28 +41,29 @@ view.sprite_scale = 1
 """
 
 
-def expect_panels(app, window_w, share):
-    """The next `panels` line for a window `window_w` wide: both panels shown, together at
-    most `share` of the width."""
-    m = app.expect(r"^panels left=(\d+) right=(\d+) window=%d share=(\S+)" % window_w)
+def expect_panels(app, window_w, share, since=None):
+    """The next `panels` line for a window `window_w` wide (or one read since the log mark
+    `since`): both panels shown, together at most `share` of the width."""
+    rx = r"^panels left=(\d+) right=(\d+) window=%d share=(\S+)" % window_w
+    m = app.expect(rx) if since is None else app.expect_since(since, rx)
     left, right = int(m.group(1)), int(m.group(2))
     if not (left > 0 and right > 0 and left + right <= share * window_w + 1):
         fail("panels %d + %d px in a %d px window (at most %.0f %% wanted)" % (left, right, window_w, 100 * share))
     return left, right
 
 
-def expect_scene_share(app, window_w, least):
+def expect_scene_share(app, window_w, least, since=None):
     """A `view` line whose scene area (the viewport the scene is fitted in and the legends'
     dock beside it) lies between the two panels and is at least `least` of the window's width;
     waits for it (the view is fitted again when the viewport changes)."""
     rx = r"^view scale=\S+ cx=\S+ cy=\S+ sx=\S+ sy=\S+ window=(\d+)x(\d+) ratio=\S+ viewport=\d+x\d+ area=(\d+),(\d+)x(\d+)"
     # The view is set in the frame that changes the panels, its line logged before theirs: the
     # last one read already counts.
-    seen = [re.match(rx, line) for line in app.log if line.startswith("view ")]
-    first = seen[-1] if seen else None
+    # After a resize (the log mark `since`), every view line read since then counts.
+    seen = [re.match(rx, line) for line in app.log[since or 0:] if line.startswith("view ")]
+    queued = [v for v in seen if v] if since is not None else seen[-1:]
     while True:
-        v = first or app.expect(rx)
-        first = None
+        v = queued.pop(0) if queued else app.expect(rx)
         w = int(v.group(4))
         x0 = float(v.group(3))
         if int(v.group(1)) == window_w and w >= least * window_w:
@@ -94,17 +95,19 @@ def main():
         xdo(args, "key", "F12")
         shot = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
 
+        resized = app.mark()
         xdo(args, "windowsize", wid, 1000, 600)
         app.expect(r"^window size=1000x600 ")
-        left, right = expect_panels(app, 1000, 0.4)
-        w = expect_scene_share(app, 1000, 0.6)
+        left, right = expect_panels(app, 1000, 0.4, since=resized)
+        w = expect_scene_share(app, 1000, 0.6, since=resized)
         print("resized to 1000x600: panels %d + %d px, scene %d px" % (left, right, w))
 
+        full_on = app.mark()
         xdo(args, "key", "F11")
         app.expect(r"^fullscreen on=1 size=1280x720")
         app.expect(r"^window size=1280x720 framebuffer=1280x720 fullscreen=1")
-        expect_panels(app, 1280, 0.4)
-        w = expect_scene_share(app, 1280, 0.6)
+        expect_panels(app, 1280, 0.4, since=full_on)
+        w = expect_scene_share(app, 1280, 0.6, since=full_on)
         time.sleep(0.3)
         xdo(args, "key", "F12")
         full = app.expect(r"^screenshot path=(\S+) width=(\d+) height=(\d+)")
@@ -115,10 +118,11 @@ def main():
             fail("full screen PNG is %dx%d" % (fw, fh))
         print("F11: full screen 1280x720, scene %d px, %s" % (w, full.group(1)))
 
+        full_off = app.mark()
         xdo(args, "key", "F11")
         app.expect(r"^fullscreen on=0 size=1000x600")
         app.expect(r"^window size=1000x600 framebuffer=1000x600 fullscreen=0")
-        expect_scene_share(app, 1000, 0.6)
+        expect_scene_share(app, 1000, 0.6, since=full_off)
         print("F11 again: back to the 1000x600 window; projector screenshot %s" % shot.group(1))
 
     return drive(app, args, "fullscreen gui test", steps)

@@ -93,15 +93,21 @@ def xenv():
 def xdo(args, *cmd):
     """Runs xdotool. On a loaded CI machine it once failed with status 1 on a plain key press
     (a fresh-clone CI run, 2026-11-26: gui_mixed's ctrl+q, the app still up), so it is retried
-    twice, and a last failure reports xdotool's own message."""
+    twice, and a last failure reports xdotool's own message. A call that hangs (CI, 2026-11-28:
+    gui_lesson's ctrl+q took over 10 s beside a 2-thread verify run) is retried the same way."""
     argv = [args.xdotool] + [str(c) for c in cmd]
+    why = ""
     for attempt in range(3):
-        r = subprocess.run(argv, env=xenv(), timeout=10, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            r = subprocess.run(argv, env=xenv(), timeout=20, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        except subprocess.TimeoutExpired:
+            why = "no answer in 20 s"
+            continue
         if r.returncode == 0:
             return
+        why = "status %d: %s" % (r.returncode, r.stderr.decode(errors="replace").strip())
         time.sleep(0.3)
-    raise RuntimeError("%s exited with status %d: %s" % (" ".join(argv), r.returncode,
-                                                        r.stderr.decode(errors="replace").strip()))
+    raise RuntimeError("%s failed 3 times, last with %s" % (" ".join(argv), why))
 
 
 class App:
@@ -150,6 +156,21 @@ class App:
             m = rx.search(line)
             if m:
                 return m
+
+    def mark(self):
+        """A place in the log: `expect_since` also finds lines read after it."""
+        return len(self.log)
+
+    def expect_since(self, mark, pattern, timeout=15.0):
+        """A line matching `pattern` read since `mark`, or the next one: for lines whose order
+        among themselves the window system decides (a resize's framebuffer and window size
+        events arrive in either order, and the panels follow the first)."""
+        rx = re.compile(pattern)
+        for line in self.log[mark:]:
+            m = rx.search(line)
+            if m:
+                return m
+        return self.expect(pattern, timeout)
 
     def drain(self, seconds):
         """Reads whatever arrives for `seconds` (keeps the ui rectangles current)."""
