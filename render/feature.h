@@ -6,6 +6,9 @@
 ///
 ///   key         a key press the app's own keys did not take (true: taken; the
 ///               app's keys handled after the features', Esc among them, skip it)
+///   sync        the sync point's start, before the rewind restores or notes
+///               anything: edits that may change the simulation itself (a drawn
+///               body gives a scene a rigid world)
 ///   push        the sync point: the feature's window-owned copies to the world,
 ///               before the rewind notes the controls; also when a reset keeps
 ///               the window's edits
@@ -13,6 +16,10 @@
 ///   sample      after the particle snapshot, `now` = glfwGetTime()
 ///   draw_under  scene-space shapes under the particles (App::under)
 ///   draw_over   scene-space shapes over the particles (App::over)
+///   press       a left press over the scene, its world position (true: taken;
+///               the app's pick and grab and later features' presses skip it)
+///   drag        the left button held (every feature, in order)
+///   release     the left button released
 ///   pointer     the pointer over the scene, its world position (tools live)
 ///   panel       its part of the left column (hidden while comparing)
 ///   overlay     its windows over the scene and the panels (a browser, a
@@ -60,6 +67,7 @@ class Feature {
   virtual const char* name() const = 0;
 
   virtual void pull(App&) {}
+  virtual void sync(App&) {}
   virtual void push(App&) {}
   virtual void on_scene(App&) {}
   virtual bool key(App&, int /*glfw_key*/, int /*mods*/) { return false; }
@@ -67,6 +75,9 @@ class Feature {
   virtual void sample(App&, double /*now*/) {}
   virtual void draw_under(App&) {}
   virtual void draw_over(App&) {}
+  virtual bool press(App&, Vec2 /*world*/) { return false; }
+  virtual void drag(App&, Vec2 /*world*/) {}
+  virtual void release(App&, Vec2 /*world*/) {}
   virtual void pointer(App&, Vec2 /*world*/, bool /*over_scene*/) {}
   virtual void panel(App&) {}
   virtual void overlay(App&) {}

@@ -6,6 +6,7 @@
 
 #define PS_WINDOW_FEATURES(X) \
   X(resampling)                 \
+  X(rigid)                      \
   X(heat)                       \
   X(field)                      \
   X(browser)

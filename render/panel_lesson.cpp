@@ -140,8 +140,8 @@ bool App::open_lesson(const std::string& name_or_path) {
   if (l.grid_velocity) show_grid_velocity = *l.grid_velocity;
   if (l.particle_velocity) show_particle_velocity = *l.particle_velocity;
   if (l.affine) show_affine = *l.affine;
-  if (l.contacts) rigidui.show_contacts = *l.contacts;
-  if (l.forces) rigidui.show_forces = *l.forces;
+  if (l.contacts) show_contacts = *l.contacts;
+  if (l.forces) show_forces = *l.forces;
   if (l.tool >= 0) tools.tool = static_cast<Tool>(l.tool);
   running = !l.paused && !(opt.paused && frame == 0);  // --paused holds the first lesson too
   if (l.select_id > 0) {
@@ -181,8 +181,8 @@ App::LessonView App::current_view() const {
   v.grid_velocity = show_grid_velocity;
   v.particle_velocity = show_particle_velocity;
   v.affine = show_affine;
-  v.contacts = rigidui.show_contacts;
-  v.forces = rigidui.show_forces;
+  v.contacts = show_contacts;
+  v.forces = show_forces;
   v.tool = tools.tool;
   v.preset_speed = preset_speed;
   return v;
@@ -197,8 +197,8 @@ void App::set_view(const LessonView& v) {
   show_grid_velocity = v.grid_velocity;
   show_particle_velocity = v.particle_velocity;
   show_affine = v.affine;
-  rigidui.show_contacts = v.contacts;
-  rigidui.show_forces = v.forces;
+  show_contacts = v.contacts;
+  show_forces = v.forces;
   tools.tool = v.tool;
   preset_speed = v.preset_speed;
 }

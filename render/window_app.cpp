@@ -245,11 +245,6 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   selected_slot = -1;
   host_table_stale = true;
   grab_rows.clear();
-  rigidui.selected = -1;  // the overlay toggles stay
-  rigidui.grabbing = rigidui.drawing = false;
-  rigidui.edits.clear();
-  rigidui.add.reset();
-  rigidui.force_ref = 0.0;
   stroke.end();
   paint_sites.clear();
   ke.clear(); momentum_x.clear(); momentum_y.clear(); angular.clear();
@@ -382,7 +377,7 @@ void App::sync() {
       }
     }
   }
-  rigid_sync();
+  for (auto& f : features) f->sync(*this);
   w = world();  // a drawn body may have wrapped the scene with a rigid world (same matter)
   // The rewind: a new simulation starts a new recording; a requested seek
   // restores its snapshot here, before the panels' copies are written.
@@ -1082,9 +1077,14 @@ void App::handle_input() {
     // Picking, grabbing, selecting and painting read the host table: make it
     // what the last frame showed (a sync when the interop drew it).
     refresh_host_table();
-    // A press on a body (pick, grab) or with the Body tool is the bodies' alone.
-    body_press = rigid_tool_begin(wm);
-    if (!body_press && (tools.tool == Tool::Pick || tools.tool == Tool::Grab)) {
+    // A press a feature takes (a body picked or grabbed, the Body tool) is that feature's alone.
+    bool taken = false;
+    for (auto& f : features)
+      if (f->press(*this, wm)) {
+        taken = true;
+        break;
+      }
+    if (!taken && (tools.tool == Tool::Pick || tools.tool == Tool::Grab)) {
       // Picking is exact: the row's ID is the ID the runner's dumps carry.
       float slack = 3.f / cam.scale();
       int64_t row = pick_particle(table, wm, slack);
@@ -1101,7 +1101,7 @@ void App::handle_input() {
       }
     }
     if (tools.tool == Tool::Select) sgf_select_begin(*this);
-    if (tools.tool == Tool::Grab && w && !body_press) {
+    if (tools.tool == Tool::Grab && w && !taken) {
       particles_within(table, wm, tools.radius, grab_rows);
       if (!grab_rows.empty()) {
         w->grab_stiffness = tools.grab_stiffness;
@@ -1113,7 +1113,7 @@ void App::handle_input() {
     }
     if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
       log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x), static_cast<double>(wm.y));
-    if (dem_world() && !body_press) dem_tool_begin(wm);
+    if (dem_world() && !taken) dem_tool_begin(wm);
     if (tools.tool == Tool::Paint && w) {
       uint16_t g = 0;
       for (uint16_t x : w->particles.group) g = std::max(g, x);
@@ -1127,7 +1127,7 @@ void App::handle_input() {
   if (left_down) {
     if (io.MouseDown[ImGuiMouseButton_Left]) {
       if (w && w->grabbing()) w->grab_move(wm);
-      rigid_tool_drag(wm);
+      for (auto& f : features) f->drag(*this, wm);
       if (tools.tool == Tool::Select) sgf_select_drag(*this);
       if (dem_world()) dem_tool_drag(wm);
       if (stroke.active()) stroke.extend(wm, paint_sites);
@@ -1150,8 +1150,7 @@ void App::handle_input() {
       }
       if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w) log("%s end", tool_name(tools.tool));
       if (dem_world()) dem_tool_end(wm);
-      rigid_tool_end(wm);
-      body_press = false;
+      for (auto& f : features) f->release(*this, wm);
     }
   }
   // While the shown state comes from the rewind, the tools leave the world's
@@ -1232,9 +1231,10 @@ void App::draw_scene() {
   particles.draw(view, cam.framebuffer_scale(), projector ? 1.3f * sprite_scale : sprite_scale, shade, range_lo, range_hi,
                  interop_frame ? selected_slot : selected_row);
 
-  // Over the particles: rigid bodies, velocity arrows, the selected particle's affine field, the brush.
+  // Over the particles: the features' (rigid bodies, ...), velocity arrows, the selected particle's
+  // affine field, the brush.
   over.clear(px);
-  rigid_draw();
+  for (auto& f : features) f->draw_over(*this);
   const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.55f);  // dark edge: arrows read on any colour
   const float dx = w ? w->grid.dx : 0.02f * (hi.x - lo.x);
   if (w && show_grid_velocity && !grid_mass.empty()) {
@@ -1307,12 +1307,11 @@ void App::draw_scene() {
         }
     }
   }
-  for (auto& f : features) f->draw_over(*this);
   if (dem_world()) dem_draw_over();
   sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
       tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: the heat feature draws it
-      tools.tool != Tool::Body &&                                // the body's draft: rigid_draw
+      tools.tool != Tool::Body &&                                // the body's draft: feature_rigid.cpp
       (w || (dem_world() && tools.tool != Tool::Paint))) {
     Vec2 wm = cam.screen_to_world(mouse);
     uint32_t col = pack_rgba(0.9f, 0.9f, 0.95f, 0.5f);

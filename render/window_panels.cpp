@@ -220,7 +220,6 @@ void App::draw_panels() {
     panel_presets();
     panel_tools();
     if (!compare.cmp) {  // these edit the single scene; the panes keep their own settings
-      panel_rigid();
       panel_solver();
       for (auto& f : features) f->panel(*this);
       panel_materials();
@@ -636,7 +635,10 @@ void App::panel_tools() {
       for (auto& f : features)
         if (f->tool_panel(*this, tools.tool)) break;
       break;
-    case Tool::Body: panel_rigid_tool(); break;
+    case Tool::Body:
+      for (auto& f : features)  // render/feature_rigid.cpp
+        if (f->tool_panel(*this, tools.tool)) break;
+      break;
   }
   ImGui::PopItemWidth();
 }

@@ -32,7 +32,6 @@
 #include "render/gl_draw.h"
 #include "render/recorder.h"
 #include "render/rewind_ui.h"
-#include "render/rigid_ui.h"
 #include "render/sgf_ui.h"
 #include "render/soak.h"
 #include "render/window_app.h"
@@ -161,6 +160,8 @@ struct App {
   float range_lo = 0.f, range_hi = 1.f;
   float sprite_scale = 1.f;
   bool show_grid = false, show_grid_velocity = false, show_particle_velocity = false, show_affine = true;
+  /// Rigid bodies' contact points and the matter's force on each body (render/feature_rigid.cpp).
+  bool show_contacts = true, show_forces = true;
   bool show_help = false;
   /// Speed drawn as a 1.5-cell arrow: the largest speed seen since the last
   /// load or preset, so decay (PIC losing rotation) shows as shrinking arrows.
@@ -240,7 +241,6 @@ struct App {
   // [SECTION] Tools
   ToolSettings tools;
   bool left_down = false, right_down = false;
-  bool body_press = false;  ///< the left press went to a body or the Body tool (panel_rigid.cpp)
   Vec2 mouse{0.f, 0.f}, last_mouse{0.f, 0.f};
   /// Key presses since the last frame (GLFW key, mods), queued by a GLFW
   /// callback: ImGui 1.86 polls key state per frame and would miss a press
@@ -300,9 +300,6 @@ struct App {
     LessonCatalog catalog;
     double time = -1.0;
   } lesson_titles;
-
-  // [SECTION] Rigid bodies (panel_rigid.cpp)
-  RigidUi rigidui;
 
   // [SECTION] SGF editor, selection, timeline, specimen (panel_sgf.cpp, panel_specimen.cpp)
   SgfUi sgf;
@@ -413,15 +410,8 @@ struct App {
   LessonView current_view() const;
   void set_view(const LessonView& v);
 
-  // Rigid bodies (panel_rigid.cpp).
+  // Rigid bodies: render/feature_rigid.cpp.
   rigid::RigidWorld* rigid_world() { return sim ? sim->rigid() : nullptr; }
-  void rigid_sync();                   ///< the panel's edits and a drawn body (may give the scene a rigid world)
-  bool rigid_tool_begin(Vec2 wm);      ///< true: the press went to a body (pick, grab) or the Body tool
-  void rigid_tool_drag(Vec2 wm);
-  void rigid_tool_end(Vec2 wm);
-  void panel_rigid();
-  void panel_rigid_tool();             ///< the Body tool's part of the Tools panel
-  void rigid_draw();                   ///< bodies, joints, contacts, forces and the tool's draft (over the particles)
 
   // Panels (window_panels.cpp).
   void setup_style();

@@ -2,7 +2,7 @@
 ///   box   drag from one corner to the opposite one
 ///   disk  drag from the centre to the rim
 /// and the force readout of a body (what the matter put on it over the last
-/// step). Used by the window (render/panel_rigid.cpp); tested in
+/// step). Used by the window (render/feature_rigid.cpp); tested in
 /// tests/render/test_body_tool.cpp.
 #pragma once
 #include <string>

@@ -23,6 +23,7 @@
 #include "render/feature.h"
 #include "render/window_state.h"
 #include "sim/io/json.h"
+#include "sim/rigid/rigid_world.h"
 #include "sim/scene/simulation.h"
 
 namespace ps {
@@ -208,6 +209,70 @@ TEST_CASE("The whole-field feature pulls every particle towards the cursor while
   f.help(rows);
   REQUIRE(rows.size() == 1);
   CHECK(std::string(rows[0].key) == "M");
+}
+
+TEST_CASE("The rigid feature draws a body into a scene without one, picks it and lists it in its panel",
+          "[window][features][rigid]") {
+  ImGuiFixture gui;
+  App app;
+  app.sim = small_scene();  // matter only
+  app.adopt_world_params();
+  app.cam.set(Vec2{0.5f, 0.5f}, 600.f);  // 600 px per metre
+  Feature& f = feature_named(app, "rigid");
+  REQUIRE(app.rigid_world() == nullptr);
+  const double mass_before = app.world()->diagnostics().mass;
+
+  // Not the Body tool and no bodies: the press is not the feature's.
+  app.tools.tool = Tool::Pick;
+  CHECK_FALSE(f.press(app, Vec2{0.5f, 0.8f}));
+
+  // The Body tool: press, drag, release draw a box; it is added at the sync point, which gives
+  // the scene a rigid world around the same matter.
+  app.tools.tool = Tool::Body;
+  app.tools.body_shape = 0;
+  app.tools.body_density = 500.f;
+  CHECK(f.press(app, Vec2{0.40f, 0.70f}));
+  f.drag(app, Vec2{0.50f, 0.75f});
+  f.release(app, Vec2{0.60f, 0.80f});
+  CHECK(app.rigid_world() == nullptr);  // not before the sync point
+  f.sync(app);
+  rigid::RigidWorld* rw = app.rigid_world();
+  REQUIRE(rw != nullptr);
+  REQUIRE(rw->body_count() == 1);
+  const rigid::BodyState s = rw->state(0);
+  CHECK(s.com.x == Approx(0.5).margin(1e-6));
+  CHECK(s.com.y == Approx(0.75).margin(1e-6));
+  CHECK(s.mass == Approx(500.0 * 0.2 * 0.1 * rw->depth()).epsilon(1e-6));  // per the world's depth
+  REQUIRE(app.world() != nullptr);
+  CHECK(app.world()->diagnostics().mass == mass_before);  // the matter is the same
+
+  // A drag too small to hold (under two grid cells) is refused, with the reason in the status line.
+  f.press(app, Vec2{0.2f, 0.8f});
+  f.release(app, Vec2{0.201f, 0.801f});
+  f.sync(app);
+  CHECK(rw->body_count() == 1);
+  CHECK(app.status_line.find("no body drawn") != std::string::npos);
+
+  // Pick: a press on the body is the feature's (the app's particle pick skips it), one beside it is not.
+  app.tools.tool = Tool::Pick;
+  app.selected_id = 7;
+  CHECK(f.press(app, Vec2{0.5f, 0.75f}));
+  f.release(app, Vec2{0.5f, 0.75f});
+  CHECK(app.selected_id == 0);  // a body's pick clears the particle's
+  CHECK_FALSE(f.press(app, Vec2{0.9f, 0.9f}));
+
+  // Its panel lists the body; the Body tool's part of the Tools panel is the feature's alone.
+  gui.frame([&] {
+    f.panel(app);
+    CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y > ImGui::GetCurrentWindow()->DC.CursorStartPos.y);
+    CHECK(f.tool_panel(app, Tool::Body));
+    CHECK_FALSE(f.tool_panel(app, Tool::Grab));
+  });
+
+  // A new scene starts the feature's state again: a press beside the bodies selects nothing.
+  f.on_scene(app);
+  app.tools.tool = Tool::Grab;
+  CHECK_FALSE(f.press(app, Vec2{0.9f, 0.9f}));
 }
 
 TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",
