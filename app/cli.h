@@ -13,11 +13,11 @@ class UsageError : public std::runtime_error {
 };
 
 struct Args {
-  std::string command;                    // "", run, compare, bench, info, gui, help
+  std::string command;  // "", run, compare, bench, info, gui, help
   std::vector<std::string> positional;
-  std::map<std::string, std::string> opt;   // last value of single-valued flags
-  std::vector<std::string> sets;            // --set (repeatable)
-  std::vector<std::string> varies;          // --vary (repeatable, compare)
+  std::map<std::string, std::string> opt;  // last value of single-valued flags
+  std::vector<std::string> sets;           // --set (repeatable)
+  std::vector<std::string> varies;         // --vary (repeatable, compare)
   bool has(const std::string& k) const { return opt.count(k) != 0; }
   std::string get(const std::string& k, const std::string& def) const {
     auto it = opt.find(k);

@@ -60,9 +60,12 @@ class FrameComposer {
     // label fits beside the time, else the time smaller, then the labels (a
     // label still too long is cut short with "..").
     size_t longest = 0;
-    for (size_t k = 0; k < cmp.size(); ++k) longest = std::max(longest, cmp.pane(k).spec.label.size());
+    for (size_t k = 0; k < cmp.size(); ++k)
+      longest = std::max(longest, cmp.pane(k).spec.label.size());
     const std::string widest(longest, 'm');
-    auto fits = [&](int ls, int ts) { return text_width(widest, ls) + text_width(kTimeWidest, ts) <= kLabelRoom; };
+    auto fits = [&](int ls, int ts) {
+      return text_width(widest, ls) + text_width(kTimeWidest, ts) <= kLabelRoom;
+    };
     time_scale_ = fits(2, 2) ? 2 : 1;
     label_scale_ = fits(2, time_scale_) ? 2 : 1;
     time_room_ = text_width(kTimeWidest, time_scale_);
@@ -86,8 +89,10 @@ class FrameComposer {
       while (text_width(label, label_scale_) + time_room_ > kLabelRoom && label.size() > 3)
         label = label.substr(0, label.size() - 4) + "..";
       const int tw = text_width(t, time_scale_);
-      draw_text(frame_, x0 + 30, (kBar - text_height(label_scale_)) / 2 + 1, label, label_scale_, ink);
-      draw_text(frame_, x0 + kTileWidth - 8 - tw, (kBar - text_height(time_scale_)) / 2 + 1, t, time_scale_, dim);
+      draw_text(frame_, x0 + 30, (kBar - text_height(label_scale_)) / 2 + 1, label, label_scale_,
+                ink);
+      draw_text(frame_, x0 + kTileWidth - 8 - tw, (kBar - text_height(time_scale_)) / 2 + 1, t,
+                time_scale_, dim);
     }
     return frame_;
   }
@@ -134,12 +139,13 @@ std::string curves_svg(const Comparison& cmp) {
       }
       plot.series.push_back(std::move(s));
     }
-    body += "<g transform=\"translate(0 " + std::to_string(y) + ")\">\n" + verify::plot_svg(plot, W, H) + "</g>\n";
+    body += "<g transform=\"translate(0 " + std::to_string(y) + ")\">\n" +
+            verify::plot_svg(plot, W, H) + "</g>\n";
     y += H;
   }
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(W) + "\" height=\"" +
-         std::to_string(y) + "\" viewBox=\"0 0 " + std::to_string(W) + " " + std::to_string(y) + "\">\n" + body +
-         "</svg>\n";
+         std::to_string(y) + "\" viewBox=\"0 0 " + std::to_string(W) + " " + std::to_string(y) +
+         "\">\n" + body + "</svg>\n";
 }
 
 }  // namespace
@@ -149,10 +155,12 @@ std::string curves_svg(const Comparison& cmp) {
 int cmd_compare(const Args& a) {
   // Setup: the panes from the --vary lists.
   if (a.positional.size() != 1)
-    throw UsageError(a.positional.empty() ? "compare needs a scene (a file or a built-in name; see `sandbox info`)"
-                                          : "compare takes one scene, got '" + a.positional[1] + "' as well");
+    throw UsageError(a.positional.empty()
+                         ? "compare needs a scene (a file or a built-in name; see `sandbox info`)"
+                         : "compare takes one scene, got '" + a.positional[1] + "' as well");
   if (a.varies.empty())
-    throw UsageError("compare needs at least one --vary path=a,b,... (e.g. --vary solver.transfer=pic,apic)");
+    throw UsageError(
+        "compare needs at least one --vary path=a,b,... (e.g. --vary solver.transfer=pic,apic)");
   if (a.has("steps") && a.has("frames")) throw UsageError("--steps and --frames are exclusive");
   const std::string backend = a.get("backend", "auto");
   if (backend != "cpu" && backend != "cuda" && backend != "auto")
@@ -165,27 +173,34 @@ int cmd_compare(const Args& a) {
   std::set<std::string> paths;
   for (const std::string& v : a.varies) {
     axes.push_back(parse_vary(v));  // InputError located at "--vary ..."
-    if (!paths.insert(axes.back().path).second) throw UsageError("--vary " + axes.back().path + " is given twice");
+    if (!paths.insert(axes.back().path).second)
+      throw UsageError("--vary " + axes.back().path + " is given twice");
   }
   // Counted from the list lengths before any pane is built (22 two-value lists are 4 M panes).
   const uint64_t count = vary_pane_count(axes);
   if (count > Comparison::kMaxPanes || count < Comparison::kMinPanes)
-    throw UsageError("--vary gives " + std::to_string(count) + " pane" + (count == 1 ? "" : "s") + " (" +
-                     vary_shape(axes) + "); compare shows 2 to 4 panes");
+    throw UsageError("--vary gives " + std::to_string(count) + " pane" + (count == 1 ? "" : "s") +
+                     " (" + vary_shape(axes) + "); compare shows 2 to 4 panes");
   const std::vector<PaneSpec> specs = vary_panes(axes);
   Comparison cmp(a.positional[0], a.sets, specs, backend, threads);
   for (size_t k = 0; k < cmp.size(); ++k) {
     const std::string n = cmp.pane(k).sim->take_notice();
-    if (!n.empty()) std::fprintf(stderr, "sandbox: pane %zu (%s): %s\n", k + 1, cmp.pane(k).spec.label.c_str(), n.c_str());
+    if (!n.empty())
+      std::fprintf(stderr, "sandbox: pane %zu (%s): %s\n", k + 1, cmp.pane(k).spec.label.c_str(),
+                   n.c_str());
   }
   if (a.has("sgf")) cmp.set_force_list(load_sgf_flag(a.get("sgf", ""), quiet));
-  const std::string out_dir = a.get("out", "out/compare_" + fs::path(cmp.info().path).stem().string());
+  const std::string out_dir =
+      a.get("out", "out/compare_" + fs::path(cmp.info().path).stem().string());
   create_output_dir(out_dir);
   const long image_every = png_interval(images_flag);
   bool make_video = video && image_every > 0;
-  if (video && image_every == 0) std::fprintf(stderr, "note: --video needs the PNG frames (--images 0 given or no libstb); no video\n");
+  if (video && image_every == 0)
+    std::fprintf(stderr,
+                 "note: --video needs the PNG frames (--images 0 given or no libstb); no video\n");
   if (make_video && !on_path("ffmpeg")) {
-    std::fprintf(stderr, "note: ffmpeg is not on PATH: no video (the PNG frames are in %s/)\n", out_dir.c_str());
+    std::fprintf(stderr, "note: ffmpeg is not on PATH: no video (the PNG frames are in %s/)\n",
+                 out_dir.c_str());
     make_video = false;
   }
 
@@ -195,13 +210,15 @@ int cmd_compare(const Args& a) {
   const int64_t total_steps = by_steps ? a.get_int("steps", 0, 0, 1L << 40)
                                        : a.get_int("frames", cmp.info().frames, 0, 1L << 40) * spf;
   if (!quiet) {
-    std::printf("compare %s (%s): %zu panes, %" PRId64 " steps of the first pane (%d per frame), backend %s\n",
+    std::printf("compare %s (%s): %zu panes, %" PRId64
+                " steps of the first pane (%d per frame), backend %s\n",
                 cmp.info().name.c_str(), cmp.info().path.c_str(), cmp.size(), total_steps, spf,
                 cmp.pane(0).sim->backend_name().c_str());
     for (size_t k = 0; k < cmp.size(); ++k) {
       std::string set;
       for (const std::string& s : cmp.pane(k).spec.settings) set += " " + s;
-      std::printf("  pane %zu: %s (--vary%s), %zu particles\n", k + 1, cmp.pane(k).spec.label.c_str(), set.c_str(),
+      std::printf("  pane %zu: %s (--vary%s), %zu particles\n", k + 1,
+                  cmp.pane(k).spec.label.c_str(), set.c_str(),
                   cmp.pane(k).sim->diagnostics().count);
     }
     std::fflush(stdout);
@@ -214,7 +231,8 @@ int cmd_compare(const Args& a) {
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05d.png", images++);
     std::string err;
-    if (!write_png((fs::path(out_dir) / name).string(), composer.compose(), &err)) throw std::runtime_error(err);
+    if (!write_png((fs::path(out_dir) / name).string(), composer.compose(), &err))
+      throw std::runtime_error(err);
   };
   if (image_every > 0) image();
   int64_t done = 0;
@@ -255,11 +273,13 @@ int cmd_compare(const Args& a) {
     for (size_t k = 0; k < cmp.size(); ++k) {
       const std::vector<CurveSample>& c = cmp.pane(k).curve;
       const CurveSample &s0 = c.front(), &s1 = c.back();
-      std::printf("  pane %zu %-28s t=%.6f steps=%" PRId64 " kinetic_energy=%.9g%s angular_momentum=%.9g%s "
+      std::printf("  pane %zu %-28s t=%.6f steps=%" PRId64
+                  " kinetic_energy=%.9g%s angular_momentum=%.9g%s "
                   "momentum=(%.9g, %.9g) hash=%016" PRIx64 "\n",
                   k + 1, cmp.pane(k).spec.label.c_str(), s1.time, s1.steps, s1.kinetic_energy,
                   ratio(s1.kinetic_energy, s0.kinetic_energy).c_str(), s1.angular_momentum,
-                  ratio(s1.angular_momentum, s0.angular_momentum).c_str(), s1.momentum[0], s1.momentum[1], s1.hash);
+                  ratio(s1.angular_momentum, s0.angular_momentum).c_str(), s1.momentum[0],
+                  s1.momentum[1], s1.hash);
     }
   }
   if (make_video) {
@@ -272,8 +292,8 @@ int cmd_compare(const Args& a) {
     }
   }
   if (!quiet)
-    std::printf("output written to %s/: %d frame%s, curves.csv, curves.svg\n", out_dir.c_str(), images,
-                images == 1 ? "" : "s");
+    std::printf("output written to %s/: %d frame%s, curves.csv, curves.svg\n", out_dir.c_str(),
+                images, images == 1 ? "" : "s");
   return status;
 }
 

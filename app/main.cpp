@@ -140,13 +140,16 @@ void print_notices(Simulation& sim) {
   if (!n.empty()) std::fprintf(stderr, "sandbox: %s\n", n.c_str());
 }
 
-std::string summary_line(const char* label, int64_t n, const Simulation& sim, const Diagnostics& d) {
+std::string summary_line(const char* label, int64_t n, const Simulation& sim,
+                         const Diagnostics& d) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "%s %6" PRId64 " step %8" PRId64 " t=%.6f particles=%zu mass=%.9g momentum=(%.9g, %.9g) "
+                "%s %6" PRId64 " step %8" PRId64
+                " t=%.6f particles=%zu mass=%.9g momentum=(%.9g, %.9g) "
                 "angular_momentum=%.9g kinetic_energy=%.9g max_speed=%.6g hash=%016" PRIx64,
-                label, n, sim.step_count(), sim.time(), d.count, d.mass, d.momentum[0], d.momentum[1],
-                d.angular_momentum, d.kinetic_energy, static_cast<double>(d.max_speed), d.hash);
+                label, n, sim.step_count(), sim.time(), d.count, d.mass, d.momentum[0],
+                d.momentum[1], d.angular_momentum, d.kinetic_energy,
+                static_cast<double>(d.max_speed), d.hash);
   return buf;
 }
 
@@ -163,7 +166,8 @@ class Progress {
       if (done == total_) std::fputc('\n', stderr);
       std::fflush(stderr);
     } else if (pct / 10 != last_ / 10 || done == total_) {
-      std::fprintf(stderr, "progress %3d%% (%" PRId64 "/%" PRId64 ") %.1fs\n", pct, done, total_, secs);
+      std::fprintf(stderr, "progress %3d%% (%" PRId64 "/%" PRId64 ") %.1fs\n", pct, done, total_,
+                   secs);
     }
     last_ = pct;
   }
@@ -180,7 +184,8 @@ class Progress {
 int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> built = nullptr) {
   // Setup: the scene and its settings.
   std::string scene = a.positional.empty() ? default_scene_name() : a.positional[0];
-  if (a.positional.size() > 1) throw UsageError("run takes one scene, got '" + a.positional[1] + "' as well");
+  if (a.positional.size() > 1)
+    throw UsageError("run takes one scene, got '" + a.positional[1] + "' as well");
   if (a.has("steps") && a.has("frames")) throw UsageError("--steps and --frames are exclusive");
   DumpFormat fmt = DumpFormat::CSV;
   if (a.has("format") && !parse_dump_format(a.get("format", ""), fmt))
@@ -194,13 +199,16 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
   bool quiet = a.has("quiet");
   // --refine K: the scene `bench --sizes K` times, run headless (the same load_refined).
   const int refine = static_cast<int>(a.get_int("refine", 1, 1, 64));
-  std::unique_ptr<Simulation> sim = refine > 1 ? load_refined(scene, a.sets, refine, backend, threads)
-                                    : built      ? std::move(built)
-                                                 : load_simulation(scene, a.sets, backend, threads);
+  std::unique_ptr<Simulation> sim = refine > 1
+                                        ? load_refined(scene, a.sets, refine, backend, threads)
+                                    : built ? std::move(built)
+                                            : load_simulation(scene, a.sets, backend, threads);
   print_notices(*sim);
   if (a.has("sgf")) sim->set_force_list(load_sgf_flag(a.get("sgf", ""), quiet));
-  std::string out_dir = a.get("out", default_headless ? "out/" + fs::path(sim->info().path).stem().string() : "");
-  if ((dump_every > 0 || image_every > 0) && out_dir.empty()) out_dir = "out/" + fs::path(sim->info().path).stem().string();
+  std::string out_dir =
+      a.get("out", default_headless ? "out/" + fs::path(sim->info().path).stem().string() : "");
+  if ((dump_every > 0 || image_every > 0) && out_dir.empty())
+    out_dir = "out/" + fs::path(sim->info().path).stem().string();
   if (!out_dir.empty()) create_output_dir(out_dir);
   image_every = png_interval(image_every);
 
@@ -213,11 +221,15 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
     if (c == "temperature" || c == "melt") {
       MpmWorld* w = sim->mpm();
       if (!w || !w->heat.enabled)
-        throw UsageError("--color " + c + ": the scene has no heat (add \"heat\": {} or --set heat.enabled=true)");
+        throw UsageError("--color " + c +
+                         ": the scene has no heat (add \"heat\": {} or --set heat.enabled=true)");
       color.heat = true;
       color.mode = c == "melt" ? HeatColor::MeltFraction : HeatColor::Temperature;
       temperature_range(w->particles, color.lo, color.hi);
-      auto widen = [&](float t) { color.lo = std::min(color.lo, t); color.hi = std::max(color.hi, t); };
+      auto widen = [&](float t) {
+        color.lo = std::min(color.lo, t);
+        color.hi = std::max(color.hi, t);
+      };
       for (const HeatWall& hw : w->heat.walls)
         if (hw.fixed) widen(hw.temperature);
       for (const HeatPlate& pl : w->heat.plates) widen(pl.temperature);
@@ -237,12 +249,13 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
     // MPM scenes name their transfer and kernel (e.g. "polypic, quadratic").
     std::string scheme;
     if (MpmWorld* w = sim->mpm())
-      scheme = std::string(", ") + transfer_name(w->solver.transfer) + " transfer, " + kernel_name(w->solver.kernel) +
-               " kernel";
+      scheme = std::string(", ") + transfer_name(w->solver.transfer) + " transfer, " +
+               kernel_name(w->solver.kernel) + " kernel";
     std::printf("scene %s (%s)%s: %zu particles, backend %s%s, %" PRId64 " steps (%d per frame)\n",
                 sim->info().name.c_str(), sim->info().path.c_str(),
-                refine > 1 ? (" refined " + std::to_string(refine) + "x").c_str() : "", sim->diagnostics().count,
-                sim->backend_name().c_str(), scheme.c_str(), total_steps, spf);
+                refine > 1 ? (" refined " + std::to_string(refine) + "x").c_str() : "",
+                sim->diagnostics().count, sim->backend_name().c_str(), scheme.c_str(), total_steps,
+                spf);
   }
 
   // State: summary file and counters.
@@ -264,12 +277,14 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
     const double in = L.walls + L.air + L.lamps;
     const double h0 = L.have_initial ? L.initial_heat : t.heat();
     char line[400];
-    std::snprintf(line, sizeof line,
-                  "heat %s t=%.4g s heat_time=%.4g s ice=%.6g water=%.6g heat=%.6g J in=%.6g J drift=%.3g J "
-                  "(solver %.3g, rounding %.3g) T=[%.2f, %.2f] C passes=%" PRId64 " pcg_iterations=%d residual=%.2g",
-                  tag, w->time(), L.heat_time, t.ice_mass, t.water_mass, t.heat(), in, t.heat() - h0 - in, L.solver,
-                  L.rounding, t.min_T,
-                  t.max_T, L.passes, w->last_heat().iterations, w->last_heat().residual);
+    std::snprintf(
+        line, sizeof line,
+        "heat %s t=%.4g s heat_time=%.4g s ice=%.6g water=%.6g heat=%.6g J in=%.6g J drift=%.3g J "
+        "(solver %.3g, rounding %.3g) T=[%.2f, %.2f] C passes=%" PRId64
+        " pcg_iterations=%d residual=%.2g",
+        tag, w->time(), L.heat_time, t.ice_mass, t.water_mass, t.heat(), in, t.heat() - h0 - in,
+        L.solver, L.rounding, t.min_T, t.max_T, L.passes, w->last_heat().iterations,
+        w->last_heat().residual);
     emit(line);
   };
   // Rigid bodies: one line per body (position, angle, velocity, spin).
@@ -279,10 +294,11 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
     for (size_t b = 0; b < rw->body_count(); ++b) {
       const rigid::BodyState st = rw->state(static_cast<int>(b));
       char line[384];
-      std::snprintf(line, sizeof line,
-                    "body %s %zu %s x=(%.6f, %.6f) angle=%.4f deg v=(%.5f, %.5f) omega=%.5f mass=%.6g", tag, b + 1,
-                    rw->def(static_cast<int>(b)).name.c_str(), st.com.x, st.com.y, st.angle * 57.29577951308232,
-                    st.velocity.x, st.velocity.y, st.omega, st.mass);
+      std::snprintf(
+          line, sizeof line,
+          "body %s %zu %s x=(%.6f, %.6f) angle=%.4f deg v=(%.5f, %.5f) omega=%.5f mass=%.6g", tag,
+          b + 1, rw->def(static_cast<int>(b)).name.c_str(), st.com.x, st.com.y,
+          st.angle * 57.29577951308232, st.velocity.x, st.velocity.y, st.omega, st.mass);
       emit(line);
     }
   };
@@ -304,12 +320,14 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
           const int err = errno;
           f.close();
           if (!ec) fs::resize_file(p, before, ec);
-          throw std::runtime_error(p.string() + ": write failed" +
-                                   (err ? ": " + std::generic_category().message(err) : std::string()));
+          throw std::runtime_error(
+              p.string() + ": write failed" +
+              (err ? ": " + std::generic_category().message(err) : std::string()));
         }
       };
       // MPM state is float: write the shortest text that reads back to that float.
-      append("particles.p4p", p4p_text({sim->p4_particles()}, sim->dem() ? P4Precision::Double : P4Precision::Float));
+      append("particles.p4p", p4p_text({sim->p4_particles()},
+                                       sim->dem() ? P4Precision::Double : P4Precision::Float));
       append("contacts.p4c", p4c_text({sim->p4_contacts()}));
     } else if (dump_every > 0) {
       sim->table(table);
@@ -335,7 +353,8 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05" PRId64 ".png", frame);
     std::string err;
-    if (!write_image(*sim, (fs::path(out_dir) / name).string(), table, &err, color)) throw std::runtime_error(err);
+    if (!write_image(*sim, (fs::path(out_dir) / name).string(), table, &err, color))
+      throw std::runtime_error(err);
   };
 
   // Main loop: step in chunks of one frame (or one dump interval).
@@ -353,7 +372,8 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
     // fallback that rolled the state back to mid-frame rejoins them).
     int64_t chunk = std::min<int64_t>(by_steps ? spf : spf - done % spf, total_steps - done);
     // Stop at every dump step: with --steps K need not be a multiple of the substeps per frame.
-    if (dump_every > 0) chunk = std::min<int64_t>(chunk, dump_every * unit - done % (dump_every * unit));
+    if (dump_every > 0)
+      chunk = std::min<int64_t>(chunk, dump_every * unit - done % (dump_every * unit));
     StepStatus st = sim->step(static_cast<int>(chunk));
     // Counted by the simulation's clock: a CUDA failure makes it go on on the
     // CPU from its last preserved state, which may lie some steps back.
@@ -370,17 +390,20 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
       do_image(by_steps ? done : done / spf);
       last_image = done;
     }
-    progress.update(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    progress.update(done,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Diagnostics fin = sim->diagnostics();
   emit(summary_line("final", 0, *sim, fin));
   bodies_line("final");
   heat_line("final");
-  if (image_every > 0 && by_steps && last_image != done) do_image(done);  // the last step, off the frame grid
+  if (image_every > 0 && by_steps && last_image != done)
+    do_image(done);  // the last step, off the frame grid
   char perf[256];
-  std::snprintf(perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
-                secs > 0 ? static_cast<double>(fin.count) * static_cast<double>(total_steps) / secs : 0.0);
+  std::snprintf(
+      perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
+      secs > 0 ? static_cast<double>(fin.count) * static_cast<double>(total_steps) / secs : 0.0);
   emit(perf);
   if (const auto* cs = dynamic_cast<const CoupledSimulation*>(sim.get());
       cs && (sim->mpm() || sim->dem()) && total_steps > 0 && secs > 0) {
@@ -392,36 +415,44 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
     const double grid_ms = sim->mpm() ? sim->mpm()->backend_stats().rigid_grid_ms : 0.0;
     const size_t nb = sim->rigid()->body_count();
     if (sim->mpm())
-      std::snprintf(line, sizeof line,
-                    "coupling %.4f ms per substep (%.1f %% of %.4f ms): exchange and Box2D %.4f ms, grid rule %.4f ms; %zu %s",
-                    cs->coupling_ms() + grid_ms, 100.0 * (cs->coupling_ms() + grid_ms) / ms_step, ms_step,
-                    cs->coupling_ms(), grid_ms, nb, nb == 1 ? "body" : "bodies");
+      std::snprintf(
+          line, sizeof line,
+          "coupling %.4f ms per substep (%.1f %% of %.4f ms): exchange and Box2D %.4f ms, grid rule %.4f ms; %zu %s",
+          cs->coupling_ms() + grid_ms, 100.0 * (cs->coupling_ms() + grid_ms) / ms_step, ms_step,
+          cs->coupling_ms(), grid_ms, nb, nb == 1 ? "body" : "bodies");
     else
-      std::snprintf(line, sizeof line, "coupling %.4f ms per DEM step (%.1f %% of %.4f ms): walls, reactions and Box2D; %zu %s",
-                    cs->coupling_ms(), 100.0 * cs->coupling_ms() / ms_step, ms_step, nb, nb == 1 ? "body" : "bodies");
+      std::snprintf(
+          line, sizeof line,
+          "coupling %.4f ms per DEM step (%.1f %% of %.4f ms): walls, reactions and Box2D; %zu %s",
+          cs->coupling_ms(), 100.0 * cs->coupling_ms() / ms_step, ms_step, nb,
+          nb == 1 ? "body" : "bodies");
     emit(line);
   }
   if (MpmWorld* w = sim->mpm(); w && w->resample_totals().calls > 0) {
     const ResampleTotals& rt = w->resample_totals();
     char line[320];
     std::snprintf(line, sizeof line,
-                  "resampling %" PRId64 " passes (every %d substeps): %" PRId64 " particles inserted, %" PRId64
+                  "resampling %" PRId64 " passes (every %d substeps): %" PRId64
+                  " particles inserted, %" PRId64
                   " merged pairs, %.3f ms per pass (%.2f%% of the run)",
-                  rt.calls, w->resampling.interval, rt.inserted, rt.merged, rt.ms / double(rt.calls),
-                  secs > 0 ? 100.0 * rt.ms * 1e-3 / secs : 0.0);
+                  rt.calls, w->resampling.interval, rt.inserted, rt.merged,
+                  rt.ms / double(rt.calls), secs > 0 ? 100.0 * rt.ms * 1e-3 / secs : 0.0);
     emit(line);
   }
   if (MpmWorld* w = sim->mpm(); w && w->heat_ledger().passes > 0) {
     const HeatLedger& L = w->heat_ledger();
     char line[448];
     std::snprintf(line, sizeof line,
-                  "heat %" PRId64 " passes (every %d substeps): %.3g PCG iterations per pass, %" PRId64
-                  " unconverged, %" PRId64 " water particles emitted, %" PRId64 " converted, %.3f ms per pass "
+                  "heat %" PRId64
+                  " passes (every %d substeps): %.3g PCG iterations per pass, %" PRId64
+                  " unconverged, %" PRId64 " water particles emitted, %" PRId64
+                  " converted, %.3f ms per pass "
                   "(%.2f%% of the run; the solve %.3f ms, %d unknowns at the last, %" PRId64
                   " solved on the device)",
-                  L.passes, w->heat.interval, double(L.iterations) / double(L.passes), L.unconverged, L.emitted,
-                  L.converted, L.ms / double(L.passes), secs > 0 ? 100.0 * L.ms * 1e-3 / secs : 0.0,
-                  L.solve_ms / double(L.passes), w->last_heat().unknowns, L.device_passes);
+                  L.passes, w->heat.interval, double(L.iterations) / double(L.passes),
+                  L.unconverged, L.emitted, L.converted, L.ms / double(L.passes),
+                  secs > 0 ? 100.0 * L.ms * 1e-3 / secs : 0.0, L.solve_ms / double(L.passes),
+                  w->last_heat().unknowns, L.device_passes);
     emit(line);
   }
   if (!out_dir.empty() && !quiet) std::printf("output written to %s/\n", out_dir.c_str());
@@ -433,8 +464,10 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
 int cmd_bench(const Args& a) {
   const std::string backend_arg = a.get("backend", "all");
   std::vector<std::string> backends;
-  if (backend_arg == "all") backends = available_backends();
-  else backends.push_back(backend_arg);
+  if (backend_arg == "all")
+    backends = available_backends();
+  else
+    backends.push_back(backend_arg);
   const bool phases = a.has("phases");
   int threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
   long steps = a.get_int("steps", 400, 1, 1L << 30);
@@ -442,8 +475,9 @@ int cmd_bench(const Args& a) {
   std::vector<std::string> scenes;
   // rigid_float: MPM water with rigid bodies (the batched exchange's cost:
   // the same command with --set rigid=null times the water alone).
-  std::string list = a.get("scenes", "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic,rigid_float,"
-                                     "dem_hopper,dem_smash,dem_soft_body,dem_dance");
+  std::string list = a.get("scenes",
+                           "mpm88,mpm99,dam_break,sand_column,snowball,pic_vs_apic,rigid_float,"
+                           "dem_hopper,dem_smash,dem_soft_body,dem_dance");
   // --sizes k1,k2,...: linear refinement factors (particles grow by k^2).
   std::vector<int> sizes;
   {
@@ -464,7 +498,8 @@ int cmd_bench(const Args& a) {
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
-    std::string s = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string s =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!s.empty()) scenes.push_back(s);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -480,78 +515,86 @@ int cmd_bench(const Args& a) {
     write_file_atomic(csv_path, csv);
   };
   csv_row("");  // a header even when every scene fails
-  std::printf("%-14s %-4s %-18s %4s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend", "size", "particles",
-              "steps", "ms/step", "particle-steps/s", "contact-steps/s", "hash");
+  std::printf("%-14s %-4s %-18s %4s %9s %7s %11s %16s %15s  %s\n", "scene", "kind", "backend",
+              "size", "particles", "steps", "ms/step", "particle-steps/s", "contact-steps/s",
+              "hash");
   for (const auto& name : scenes)
-  for (int k : sizes)
-  for (const auto& backend : backends) {
-    // A scene that cannot be built at this size (an image body refined below half a pixel, a
-    // memory limit) is reported with its name and size, and the other scenes still run.
-    std::unique_ptr<Simulation> sim;
-    try {
-      sim = k == 1 ? load_simulation(name, a.sets, backend, threads) : load_refined(name, a.sets, k, backend, threads);
-    } catch (const std::exception& e) {
-      std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), "", backend.c_str(), k, e.what());
-      csv_row(name + ",,\"" + backend + "\"," + std::to_string(k) + ",,,FAILED,,,\n");
-      std::fprintf(stderr, "bench: %s at size %dx on %s could not be built: %s\n", name.c_str(), k, backend.c_str(), e.what());
-      std::fflush(stdout);
-      ++failed;
-      continue;
-    }
-    print_notices(*sim);
-    StepStatus st = sim->step(static_cast<int>(warmup));
-    size_t n = sim->diagnostics().count;
-    // DEM: count the pairwise interactions of every timed step.
-    const bool per_step = sim->dem() != nullptr;
-    double interactions = 0.0;
-    auto t0 = std::chrono::steady_clock::now();
-    if (per_step) {
-      for (long k = 0; k < steps && st.ok; ++k) {
-        st = sim->step(1);
-        interactions += static_cast<double>(sim->last_interactions());
+    for (int k : sizes)
+      for (const auto& backend : backends) {
+        // A scene that cannot be built at this size (an image body refined below half a pixel, a
+        // memory limit) is reported with its name and size, and the other scenes still run.
+        std::unique_ptr<Simulation> sim;
+        try {
+          sim = k == 1 ? load_simulation(name, a.sets, backend, threads)
+                       : load_refined(name, a.sets, k, backend, threads);
+        } catch (const std::exception& e) {
+          std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), "", backend.c_str(), k,
+                      e.what());
+          csv_row(name + ",,\"" + backend + "\"," + std::to_string(k) + ",,,FAILED,,,\n");
+          std::fprintf(stderr, "bench: %s at size %dx on %s could not be built: %s\n", name.c_str(),
+                       k, backend.c_str(), e.what());
+          std::fflush(stdout);
+          ++failed;
+          continue;
+        }
+        print_notices(*sim);
+        StepStatus st = sim->step(static_cast<int>(warmup));
+        size_t n = sim->diagnostics().count;
+        // DEM: count the pairwise interactions of every timed step.
+        const bool per_step = sim->dem() != nullptr;
+        double interactions = 0.0;
+        auto t0 = std::chrono::steady_clock::now();
+        if (per_step) {
+          for (long k = 0; k < steps && st.ok; ++k) {
+            st = sim->step(1);
+            interactions += static_cast<double>(sim->last_interactions());
+          }
+        } else if (st.ok) {
+          st = sim->step(static_cast<int>(steps));
+        }
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        Diagnostics d = sim->diagnostics();
+        print_notices(*sim);  // a CUDA fallback: the row then measures the CPU from the fallback on
+        if (!st.ok) {
+          // A benchmark of a scene that blew up measures nothing: say so loudly and fail the run.
+          std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), sim->info().kind.c_str(),
+                      sim->backend_name().c_str(), k, st.message.c_str());
+          csv_row(name + "," + sim->info().kind + ",\"" + sim->backend_name() + "\"," +
+                  std::to_string(k) + "," + std::to_string(n) + "," + std::to_string(steps) +
+                  ",FAILED,,,\n");
+          std::fprintf(stderr, "bench: %s at size %dx on %s failed: %s\n", name.c_str(), k,
+                       sim->backend_name().c_str(), st.message.c_str());
+          std::fflush(stdout);
+          ++failed;
+          continue;
+        }
+        char contact_rate[32] = "-";
+        if (per_step) std::snprintf(contact_rate, sizeof contact_rate, "%.4g", interactions / secs);
+        std::printf("%-14s %-4s %-18s %3dx %9zu %7ld %11.4f %16.4g %15s  %016" PRIx64 "\n",
+                    name.c_str(), sim->info().kind.c_str(), sim->backend_name().c_str(), k, n,
+                    steps, 1e3 * secs / static_cast<double>(steps),
+                    static_cast<double>(n) * steps / secs, contact_rate, d.hash);
+        {
+          char row[512];
+          std::snprintf(row, sizeof row, "%s,%s,\"%s\",%d,%zu,%ld,%.6g,%.6g,%s,%016" PRIx64 "\n",
+                        name.c_str(), sim->info().kind.c_str(), sim->backend_name().c_str(), k, n,
+                        steps, 1e3 * secs / static_cast<double>(steps),
+                        static_cast<double>(n) * steps / secs, per_step ? contact_rate : "",
+                        d.hash);
+          csv_row(row);
+        }
+        if (phases && sim->mpm()) {
+          const BackendStats bs = sim->mpm()->backend().stats();
+          std::printf("    %s:", bs.device.c_str());
+          for (const PhaseTiming& p : bs.phases) std::printf("  %s %.4f ms", p.name.c_str(), p.ms);
+          if (!bs.notes.empty()) std::printf("  [%s]", bs.notes.c_str());
+          std::printf("\n");
+        }
+        std::fflush(stdout);
       }
-    } else if (st.ok) {
-      st = sim->step(static_cast<int>(steps));
-    }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    Diagnostics d = sim->diagnostics();
-    print_notices(*sim);  // a CUDA fallback: the row then measures the CPU from the fallback on
-    if (!st.ok) {
-      // A benchmark of a scene that blew up measures nothing: say so loudly and fail the run.
-      std::printf("%-14s %-4s %-18s %3dx FAILED: %s\n", name.c_str(), sim->info().kind.c_str(),
-                  sim->backend_name().c_str(), k, st.message.c_str());
-      csv_row(name + "," + sim->info().kind + ",\"" + sim->backend_name() + "\"," + std::to_string(k) + "," +
-              std::to_string(n) + "," + std::to_string(steps) + ",FAILED,,,\n");
-      std::fprintf(stderr, "bench: %s at size %dx on %s failed: %s\n", name.c_str(), k, sim->backend_name().c_str(),
-                   st.message.c_str());
-      std::fflush(stdout);
-      ++failed;
-      continue;
-    }
-    char contact_rate[32] = "-";
-    if (per_step) std::snprintf(contact_rate, sizeof contact_rate, "%.4g", interactions / secs);
-    std::printf("%-14s %-4s %-18s %3dx %9zu %7ld %11.4f %16.4g %15s  %016" PRIx64 "\n", name.c_str(),
-                sim->info().kind.c_str(), sim->backend_name().c_str(), k, n, steps,
-                1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs, contact_rate, d.hash);
-    {
-      char row[512];
-      std::snprintf(row, sizeof row, "%s,%s,\"%s\",%d,%zu,%ld,%.6g,%.6g,%s,%016" PRIx64 "\n", name.c_str(),
-                    sim->info().kind.c_str(), sim->backend_name().c_str(), k, n, steps,
-                    1e3 * secs / static_cast<double>(steps), static_cast<double>(n) * steps / secs,
-                    per_step ? contact_rate : "", d.hash);
-      csv_row(row);
-    }
-    if (phases && sim->mpm()) {
-      const BackendStats bs = sim->mpm()->backend().stats();
-      std::printf("    %s:", bs.device.c_str());
-      for (const PhaseTiming& p : bs.phases) std::printf("  %s %.4f ms", p.name.c_str(), p.ms);
-      if (!bs.notes.empty()) std::printf("  [%s]", bs.notes.c_str());
-      std::printf("\n");
-    }
-    std::fflush(stdout);
-  }
   if (failed > 0) {
-    std::fprintf(stderr, "bench: %d run%s failed (see FAILED above)\n", failed, failed == 1 ? "" : "s");
+    std::fprintf(stderr, "bench: %d run%s failed (see FAILED above)\n", failed,
+                 failed == 1 ? "" : "s");
     return 1;
   }
   return 0;
@@ -564,14 +607,21 @@ int cmd_specimen(const Args& a) {
   const std::string path = a.positional[0];
   SpecimenParams sp;
   std::string test = a.get("test", "winding");
-  if (test == "winding") sp.test = InsideTest::Winding;
-  else if (test == "nearest") sp.test = InsideTest::NearestContour;
-  else if (test == "nearest_oriented") sp.test = InsideTest::NearestContourOriented;
-  else throw UsageError("--test: expected winding, nearest or nearest_oriented, got '" + test + "'");
+  if (test == "winding")
+    sp.test = InsideTest::Winding;
+  else if (test == "nearest")
+    sp.test = InsideTest::NearestContour;
+  else if (test == "nearest_oriented")
+    sp.test = InsideTest::NearestContourOriented;
+  else
+    throw UsageError("--test: expected winding, nearest or nearest_oriented, got '" + test + "'");
   std::string mask = a.get("mask", "not_background");
-  if (mask == "dark") sp.mask.rule = MaskRule::Dark;
-  else if (mask == "not_background") sp.mask.rule = MaskRule::NotBackground;
-  else throw UsageError("--mask: expected dark or not_background, got '" + mask + "'");
+  if (mask == "dark")
+    sp.mask.rule = MaskRule::Dark;
+  else if (mask == "not_background")
+    sp.mask.rule = MaskRule::NotBackground;
+  else
+    throw UsageError("--mask: expected dark or not_background, got '" + mask + "'");
   sp.mask.threshold = static_cast<int>(a.get_int("threshold", 128, 0, 255));
   sp.mask.tolerance = static_cast<int>(a.get_int("tolerance", 32, 0, 255));
   sp.mask.invert = a.has("invert");
@@ -597,7 +647,8 @@ int cmd_specimen(const Args& a) {
       std::snprintf(buf, sizeof buf, "%u,%.9g,%.9g\n", s.id[k], s.pos_px[k].x, s.pos_px[k].y);
       text += buf;
     }
-    write_file_atomic((fs::path(out) / "particles.csv").string(), text);  // WriteError naming the file
+    write_file_atomic((fs::path(out) / "particles.csv").string(),
+                      text);  // WriteError naming the file
   }
   save_color_csv(s, (fs::path(out) / "colors.csv").string());
   const std::vector<uint32_t> belt_ids = select_bright(s, static_cast<int>(belt));
@@ -606,10 +657,13 @@ int cmd_specimen(const Args& a) {
   const auto diff = inside_test_disagreements(m, contours, sp.grid, InsideTest::NearestContour);
   Image overlay = img;
   for (size_t k = 0; k < s.size(); ++k) {
-    int col = static_cast<int>(s.pos_px[k].x), row = img.height - 1 - static_cast<int>(s.pos_px[k].y);
+    int col = static_cast<int>(s.pos_px[k].x),
+        row = img.height - 1 - static_cast<int>(s.pos_px[k].y);
     if (col >= 0 && row >= 0 && col < img.width && row < img.height) {
       uint8_t* px = overlay.at(col, row);
-      px[0] = 40; px[1] = 200; px[2] = 90;  // kept particle centres
+      px[0] = 40;
+      px[1] = 200;
+      px[2] = 90;  // kept particle centres
     }
   }
   for (const auto& d : diff) {
@@ -619,14 +673,17 @@ int cmd_specimen(const Args& a) {
         int c = col + dx, r = row + dy;
         if (c < 0 || r < 0 || c >= img.width || r >= img.height) continue;
         uint8_t* px = overlay.at(c, r);
-        px[0] = d.nearest_inside ? 230 : 30; px[1] = 40; px[2] = d.nearest_inside ? 40 : 230;
+        px[0] = d.nearest_inside ? 230 : 30;
+        px[1] = 40;
+        px[2] = d.nearest_inside ? 40 : 230;
       }
   }
   save_png((fs::path(out) / "inside_tests.png").string(), overlay);
-  std::printf("specimen %s: %dx%d px, %zu contours, %zu particles (radius %.3g px, %s test), %zu in the belt (> %ld), "
-              "%zu points where the nearest-contour and winding tests disagree\n",
-              path.c_str(), img.width, img.height, contours.size(), s.size(), sp.grid.radius_px, test.c_str(),
-              belt_ids.size(), belt, diff.size());
+  std::printf(
+      "specimen %s: %dx%d px, %zu contours, %zu particles (radius %.3g px, %s test), %zu in the belt (> %ld), "
+      "%zu points where the nearest-contour and winding tests disagree\n",
+      path.c_str(), img.width, img.height, contours.size(), s.size(), sp.grid.radius_px,
+      test.c_str(), belt_ids.size(), belt, diff.size());
   std::printf("written to %s/: particles.csv colors.csv belt.txt inside_tests.png\n", out.c_str());
   return 0;
 }
@@ -643,12 +700,16 @@ int cmd_self_check() {
   std::printf("CUDA self-check of %s against the CPU reference:\n", cuda_device_label(0).c_str());
   for (const SelfCheckCase& c : d.report.cases)
     std::printf("  %-30s %s  %s\n", c.name.c_str(), c.pass ? "pass" : "FAIL", c.detail.c_str());
-  std::printf("verdict: %s (%.1f s)\n", d.report.pass ? "pass: --backend auto uses CUDA" : "FAIL: --backend auto uses the CPU",
-              d.report.seconds);
+  std::printf(
+      "verdict: %s (%.1f s)\n",
+      d.report.pass ? "pass: --backend auto uses CUDA" : "FAIL: --backend auto uses the CPU",
+      d.report.seconds);
   if (!d.report.pass) std::printf("reason: %s\n", d.report.reason.c_str());
   const std::string cache = verdict_cache_path();
-  if (!d.cache_error.empty()) std::printf("verdict not stored: %s\n", d.cache_error.c_str());
-  else if (!cache.empty()) std::printf("verdict stored in %s\n", cache.c_str());
+  if (!d.cache_error.empty())
+    std::printf("verdict not stored: %s\n", d.cache_error.c_str());
+  else if (!cache.empty())
+    std::printf("verdict stored in %s\n", cache.c_str());
   return d.report.pass ? 0 : 1;
 }
 
@@ -656,7 +717,8 @@ int cmd_info(const Args& a) {
   if (a.has("self-check")) return cmd_self_check();
   std::printf("Particle Sandbox %s\n", "0.1.0");
   std::printf("backends:\n");
-  std::printf("  cpu    available (%u hardware threads)\n", std::max(1u, std::thread::hardware_concurrency()));
+  std::printf("  cpu    available (%u hardware threads)\n",
+              std::max(1u, std::thread::hardware_concurrency()));
   std::string why;
   auto devices = cuda_devices(&why);
   const std::string cache = verdict_cache_path();
@@ -664,12 +726,13 @@ int cmd_info(const Args& a) {
   if (!cuda_compiled()) {
     std::printf("  cuda   not built (%s)\n", why.c_str());
   } else if (devices.empty()) {
-    std::printf("  cuda   compiled, no device found (%s)\n", why.empty() ? "no CUDA device" : why.c_str());
+    std::printf("  cuda   compiled, no device found (%s)\n",
+                why.empty() ? "no CUDA device" : why.c_str());
   } else {
     for (const auto& d : devices) {
-      std::printf("  cuda   device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs%s%s\n", d.index, d.name.c_str(),
-                  d.cc_major, d.cc_minor, d.memory_bytes / 1073741824.0, d.multiprocessors,
-                  d.pci_bus_id.empty() ? "" : ", PCI ", d.pci_bus_id.c_str());
+      std::printf("  cuda   device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs%s%s\n",
+                  d.index, d.name.c_str(), d.cc_major, d.cc_minor, d.memory_bytes / 1073741824.0,
+                  d.multiprocessors, d.pci_bus_id.empty() ? "" : ", PCI ", d.pci_bus_id.c_str());
       // The verdict this build has for the device (the steppers run on device 0).
       const Verdict v = read_verdict(cache, cuda_device_key(d.index));
       char when[64] = "";
@@ -683,8 +746,12 @@ int cmd_info(const Args& a) {
         std::printf("         self-check: FAIL%s: %s\n", when, v.reason.c_str());
       else
         std::printf("         self-check: not yet checked with this build%s\n",
-                    d.index == 0 ? " (the first --backend auto run checks it)" : " (the CUDA backends use device 0)");
-      if (d.index == 0) auto_pick = v.state == VerdictState::Pass ? "cuda" : v.state == VerdictState::Fail ? "cpu" : "cuda after its self-check passes, else cpu";
+                    d.index == 0 ? " (the first --backend auto run checks it)"
+                                 : " (the CUDA backends use device 0)");
+      if (d.index == 0)
+        auto_pick = v.state == VerdictState::Pass   ? "cuda"
+                    : v.state == VerdictState::Fail ? "cpu"
+                                                    : "cuda after its self-check passes, else cpu";
     }
     std::printf("  self-check verdicts: %s (`sandbox info --self-check` checks again)\n",
                 cache.empty() ? "not stored (no settings folder)" : cache.c_str());
@@ -751,7 +818,8 @@ ProgressListener build_progress_lines() {
     const double t = std::chrono::duration<double>(now - st->t0).count();
     if (t >= 1.0 && t >= st->printed + 1.0) {
       st->printed = t;
-      std::fprintf(stderr, "sandbox: building the scene: %s, %.0f %% (%.1f s)\n", stage.c_str(), 100.0 * fraction, t);
+      std::fprintf(stderr, "sandbox: building the scene: %s, %.0f %% (%.1f s)\n", stage.c_str(),
+                   100.0 * fraction, t);
       std::fflush(stderr);
     }
     return true;
@@ -767,7 +835,8 @@ int main(int argc, char** argv) {
   });
   try {
     Args a = parse_args(argc, argv);
-    ProgressScope progress_lines(a.has("no-progress") ? ProgressListener{} : build_progress_lines());
+    ProgressScope progress_lines(a.has("no-progress") ? ProgressListener{}
+                                                      : build_progress_lines());
     if (a.command == "help" || a.has("help")) {
       std::fputs(kUsage, stdout);
       return 0;
@@ -782,7 +851,8 @@ int main(int argc, char** argv) {
     if (a.command == "verify") return cmd_verify(a);
     if (a.command == "compare") return cmd_compare(a);
     if (a.command == "run") {
-      if (a.positional.empty()) throw UsageError("run needs a scene (a file or a built-in name; see `sandbox info`)");
+      if (a.positional.empty())
+        throw UsageError("run needs a scene (a file or a built-in name; see `sandbox info`)");
       return cmd_run(a, false);
     }
     // Default and "gui": the window when there is one, else a headless run.
@@ -809,7 +879,8 @@ int main(int argc, char** argv) {
       w.log_hashes = a.has("log-hashes");
       w.paused = a.has("paused");
       w.screenshot_path = a.get("screenshot", "");
-      w.screenshot_after_frames = static_cast<int>(a.get_int("screenshot-after", w.screenshot_path.empty() ? -1 : 60, -1, 1 << 30));
+      w.screenshot_after_frames = static_cast<int>(
+          a.get_int("screenshot-after", w.screenshot_path.empty() ? -1 : 60, -1, 1 << 30));
       w.quit_after_frames = static_cast<int>(a.get_int("quit-after", -1, -1, 1 << 30));
       w.refine = static_cast<int>(a.get_int("refine", 1, 1, 64));
       w.interop = on_off(a, "interop", true);
@@ -818,7 +889,8 @@ int main(int argc, char** argv) {
       if (a.has("gl") && !parse_gl_backend(a.get("gl", ""), w.gl))
         throw UsageError("--gl: expected glx or egl, got '" + a.get("gl", "") + "'");
       // A timed run with a screenshot and no frame for it: the last frame's.
-      if (w.seconds > 0 && !w.screenshot_path.empty() && !a.has("screenshot-after")) w.screenshot_after_frames = -2;
+      if (w.seconds > 0 && !w.screenshot_path.empty() && !a.has("screenshot-after"))
+        w.screenshot_after_frames = -2;
       w.out_dir = a.get("out", "");
       w.soak_seconds = static_cast<double>(a.get_int("soak", 0, 0, 10000000));
       w.soak_log = a.get("soak-log", "");
@@ -827,7 +899,8 @@ int main(int argc, char** argv) {
         throw UsageError("--soak-plan: expected lecture or classroom, got '" + w.soak_plan + "'");
       if (a.has("size")) {
         std::string s = a.get("size", "");
-        if (std::sscanf(s.c_str(), "%dx%d", &w.width, &w.height) != 2 || w.width < 320 || w.height < 240)
+        if (std::sscanf(s.c_str(), "%dx%d", &w.width, &w.height) != 2 || w.width < 320 ||
+            w.height < 240)
           throw UsageError("--size: expected WIDTHxHEIGHT of at least 320x240, got '" + s + "'");
       }
       return run_window(w);
@@ -837,14 +910,26 @@ int main(int argc, char** argv) {
 #if defined(PS_HAVE_WINDOW)
       std::fprintf(stderr, "no display (DISPLAY is not set): running the scene headless instead\n");
 #else
-      std::fprintf(stderr, "this build has no window (GLFW/ImGui were not found): running the scene headless instead\n");
+      std::fprintf(
+          stderr,
+          "this build has no window (GLFW/ImGui were not found): running the scene headless instead\n");
 #endif
     }
     Args run = a;
-    run.opt.erase("screenshot"); run.opt.erase("screenshot-after"); run.opt.erase("quit-after");
-    run.opt.erase("size"); run.opt.erase("verbose"); run.opt.erase("paused");
-    run.opt.erase("soak"); run.opt.erase("soak-log"); run.opt.erase("soak-plan"); run.opt.erase("lesson");
-    run.opt.erase("interop"); run.opt.erase("vsync"); run.opt.erase("seconds"); run.opt.erase("gl");
+    run.opt.erase("screenshot");
+    run.opt.erase("screenshot-after");
+    run.opt.erase("quit-after");
+    run.opt.erase("size");
+    run.opt.erase("verbose");
+    run.opt.erase("paused");
+    run.opt.erase("soak");
+    run.opt.erase("soak-log");
+    run.opt.erase("soak-plan");
+    run.opt.erase("lesson");
+    run.opt.erase("interop");
+    run.opt.erase("vsync");
+    run.opt.erase("seconds");
+    run.opt.erase("gl");
     if (run.has("compare")) throw UsageError("--compare needs the window (a display)");
     std::unique_ptr<Simulation> built;
     if (lesson) {

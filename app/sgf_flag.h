@@ -16,14 +16,18 @@ namespace ps {
 /// a folder.
 inline SgfList load_sgf_flag(const std::string& dir, bool quiet) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw UsageError("--sgf: '" + dir + "' is not a folder");
+  if (!std::filesystem::is_directory(dir, ec))
+    throw UsageError("--sgf: '" + dir + "' is not a folder");
   SgfLoadResult sgf = load_sgf_folder(dir);
   for (const auto& d : sgf.diagnostics) std::fprintf(stderr, "warning: %s\n", d.what());
-  for (const auto& p : sgf.skipped) std::fprintf(stderr, "warning: %s: skipped (its problems are above)\n", p.c_str());
+  for (const auto& p : sgf.skipped)
+    std::fprintf(stderr, "warning: %s: skipped (its problems are above)\n", p.c_str());
   if (!quiet) {
-    std::printf("sgf %s: %zu files, %zu rows", dir.c_str(), sgf.list.files.size(), sgf.list.row_count());
+    std::printf("sgf %s: %zu files, %zu rows", dir.c_str(), sgf.list.files.size(),
+                sgf.list.row_count());
     if (!sgf.skipped.empty())
-      std::printf(" (%zu %s skipped, see warnings)", sgf.skipped.size(), sgf.skipped.size() == 1 ? "file" : "files");
+      std::printf(" (%zu %s skipped, see warnings)", sgf.skipped.size(),
+                  sgf.skipped.size() == 1 ? "file" : "files");
     std::printf("\n");
   }
   return std::move(sgf.list);

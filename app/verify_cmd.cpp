@@ -43,7 +43,9 @@ std::string compare_text(const verify::Check& c) {
   char b[64];
   switch (c.compare) {
     case verify::Compare::Near: std::snprintf(b, sizeof b, "± %.4g", c.tolerance); return b;
-    case verify::Compare::NearRel: std::snprintf(b, sizeof b, "± %.4g %%", 100.0 * c.tolerance); return b;
+    case verify::Compare::NearRel:
+      std::snprintf(b, sizeof b, "± %.4g %%", 100.0 * c.tolerance);
+      return b;
     case verify::Compare::Below: return "upper bound";
     case verify::Compare::Above: return "lower bound";
   }
@@ -53,7 +55,8 @@ std::string compare_text(const verify::Check& c) {
 }  // namespace
 
 int cmd_verify(const Args& a) {
-  if (!a.positional.empty()) throw UsageError("verify takes no scene or other argument, got '" + a.positional[0] + "'");
+  if (!a.positional.empty())
+    throw UsageError("verify takes no scene or other argument, got '" + a.positional[0] + "'");
   verify::Options opt;
   opt.quick = a.has("quick");
   opt.threads = static_cast<int>(a.get_int("threads", 0, 0, 1024));
@@ -70,16 +73,20 @@ int cmd_verify(const Args& a) {
   {
     std::set<std::string> seen;
     for (const auto& c : cases)
-      if (!seen.insert(c.id).second) std::fprintf(stderr, "warning: verification case id '%s' is registered twice\n", c.id.c_str());
+      if (!seen.insert(c.id).second)
+        std::fprintf(stderr, "warning: verification case id '%s' is registered twice\n",
+                     c.id.c_str());
   }
 
   if (a.has("list")) {
     if (cases.empty()) std::printf("no verification cases are registered\n");
     size_t w = 4;
     for (const auto& c : cases) w = std::max(w, c.id.size());
-    if (!cases.empty()) std::printf("%-*s  %-5s  %s\n", static_cast<int>(w), "id", "quick", "group");
+    if (!cases.empty())
+      std::printf("%-*s  %-5s  %s\n", static_cast<int>(w), "id", "quick", "group");
     for (const auto& c : cases)
-      std::printf("%-*s  %-5s  %s\n", static_cast<int>(w), c.id.c_str(), c.in_quick ? "yes" : "no", c.group.c_str());
+      std::printf("%-*s  %-5s  %s\n", static_cast<int>(w), c.id.c_str(), c.in_quick ? "yes" : "no",
+                  c.group.c_str());
     return 0;
   }
 
@@ -88,13 +95,16 @@ int cmd_verify(const Args& a) {
   std::vector<verify::CaseSpec> selected;
   if (a.has("only")) {
     const std::vector<std::string> ids = split_ids(a.get("only", ""));
-    if (ids.empty()) throw UsageError("--only: expected comma-separated case ids, got '" + a.get("only", "") + "'");
+    if (ids.empty())
+      throw UsageError("--only: expected comma-separated case ids, got '" + a.get("only", "") +
+                       "'");
     std::string valid;
     for (const auto& c : cases) valid += "\n  " + c.id;
     if (valid.empty()) valid = " (none are registered)";
     // An id ending in '*' names every case it begins ("scene.*").
     auto matches = [](const std::string& id, const std::string& pattern) {
-      if (!pattern.empty() && pattern.back() == '*') return id.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+      if (!pattern.empty() && pattern.back() == '*')
+        return id.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
       return id == pattern;
     };
     for (const auto& id : ids) {
@@ -116,15 +126,17 @@ int cmd_verify(const Args& a) {
   // A device that is not there stops the run before any case: asked for
   // cuda, the user must not get a CPU run (nor a report of every case's reason).
   if (const std::string why = verify::backend_unavailable(opt.backend); !why.empty())
-    throw UsageError("--backend " + opt.backend + ": " + why + "; the verification cases were not run (--backend cpu "
+    throw UsageError("--backend " + opt.backend + ": " + why +
+                     "; the verification cases were not run (--backend cpu "
                      "runs them on the reference backend)");
 
-  std::printf("verify: %zu case%s (%s), results in %s/\n", selected.size(), selected.size() == 1 ? "" : "s",
-              opt.quick ? "quick" : "full", out.c_str());
+  std::printf("verify: %zu case%s (%s), results in %s/\n", selected.size(),
+              selected.size() == 1 ? "" : "s", opt.quick ? "quick" : "full", out.c_str());
   if (opt.backend != "cpu")
-    std::printf("verify: every case runs on the %s backend where it can (the reference and tolerances are the CPU's); "
-                "each says where it ran\n",
-                opt.backend.c_str());
+    std::printf(
+        "verify: every case runs on the %s backend where it can (the reference and tolerances are the CPU's); "
+        "each says where it ran\n",
+        opt.backend.c_str());
   std::fflush(stdout);
 
   std::vector<verify::CaseResult> results;
@@ -137,38 +149,47 @@ int cmd_verify(const Args& a) {
     if (!r.error.empty()) std::printf("       error: %s\n", r.error.c_str());
     for (const auto& c : r.checks)
       if (!c.pass)
-        std::printf("       miss: %s: measured %.4g, reference %.4g (%s)%s%s\n", c.quantity.c_str(), c.measured,
-                    c.reference, compare_text(c).c_str(), c.unit.empty() ? "" : " ", c.unit.c_str());
+        std::printf("       miss: %s: measured %.4g, reference %.4g (%s)%s%s\n", c.quantity.c_str(),
+                    c.measured, c.reference, compare_text(c).c_str(), c.unit.empty() ? "" : " ",
+                    c.unit.c_str());
     std::fflush(stdout);
     results.push_back(std::move(r));
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count();
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count();
 
   int pass = 0, miss = 0, error = 0, must_fail = 0;
   for (const auto& r : results) {
-    if (!r.error.empty()) ++error;
-    else if (r.passed()) ++pass;
-    else ++miss;
+    if (!r.error.empty())
+      ++error;
+    else if (r.passed())
+      ++pass;
+    else
+      ++miss;
     if (r.must_pass && !r.passed()) ++must_fail;
   }
-  std::printf("verify: %zu cases in %.1f s: %d passed, %d missed, %d errors; %s\n", results.size(), total, pass, miss,
-              error, must_fail == 0 ? "every must-pass case passed" : (std::to_string(must_fail) + " must-pass case" +
-                                                                         (must_fail == 1 ? "" : "s") + " did not pass")
-                                                                            .c_str());
+  std::printf("verify: %zu cases in %.1f s: %d passed, %d missed, %d errors; %s\n", results.size(),
+              total, pass, miss, error,
+              must_fail == 0 ? "every must-pass case passed"
+                             : (std::to_string(must_fail) + " must-pass case" +
+                                (must_fail == 1 ? "" : "s") + " did not pass")
+                                   .c_str());
   std::printf("verify: ran on: %s\n", verify::backend_tally_text(results, opt.backend).c_str());
   // A device world that failed mid-case went on on the CPU: its verdict is
   // partly the CPU's, so the device run is incomplete and does not exit 0.
   const int fell_back = verify::tally_backends(results).fell_back;
   if (fell_back > 0)
-    std::printf("verify: %d case%s fell back from the %s backend to the cpu (see \"ran on\"): the %s run is "
-                "incomplete\n",
-                fell_back, fell_back == 1 ? "" : "s", opt.backend.c_str(), opt.backend.c_str());
+    std::printf(
+        "verify: %d case%s fell back from the %s backend to the cpu (see \"ran on\"): the %s run is "
+        "incomplete\n",
+        fell_back, fell_back == 1 ? "" : "s", opt.backend.c_str(), opt.backend.c_str());
   std::string err;
   if (!verify::write_report(out, results, opt, &err)) {
     std::fprintf(stderr, "sandbox: verify: %s\n", err.c_str());
     return 1;
   }
-  std::printf("report: %s (and summary.md)\n", (std::filesystem::path(out) / "report.html").string().c_str());
+  std::printf("report: %s (and summary.md)\n",
+              (std::filesystem::path(out) / "report.html").string().c_str());
   return must_fail == 0 && fell_back == 0 ? 0 : 1;
 }
 

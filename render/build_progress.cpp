@@ -54,8 +54,8 @@ bool draw_progress_frame(App& app, const std::string& what, Shared& s, double se
   app.key_queue.clear();  // keys pressed while building are not replayed on the new scene
   begin_imgui_frame();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + 0.5f * vp->Size.x, vp->Pos.y + 0.5f * vp->Size.y), ImGuiCond_Always,
-                          ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + 0.5f * vp->Size.x, vp->Pos.y + 0.5f * vp->Size.y),
+                          ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(std::min(vp->Size.x * 0.8f, 30.f * ImGui::GetFontSize()), 0.f));
   ImGui::Begin("Building a scene##build_progress", nullptr,
                ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
@@ -69,8 +69,10 @@ bool draw_progress_frame(App& app, const std::string& what, Shared& s, double se
   const double f = std::clamp(s.fraction.load(), 0.0, 1.0);
   ImGui::TextDisabled("%s, %.0f s", stage.empty() ? "starting" : stage.c_str(), seconds);
   ImGui::ProgressBar(static_cast<float>(f), ImVec2(-1.f, 0.f));
-  if (s.cancel) ImGui::TextUnformatted("Cancelling...");
-  else if (ImGui::Button("Cancel (Esc)")) cancel = true;
+  if (s.cancel)
+    ImGui::TextUnformatted("Cancelling...");
+  else if (ImGui::Button("Cancel (Esc)"))
+    cancel = true;
   ImGui::End();
   ImGui::Render();
   int fbw = 0, fbh = 0;
@@ -82,7 +84,8 @@ bool draw_progress_frame(App& app, const std::string& what, Shared& s, double se
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   if (shot) {
     char name[96];
-    std::snprintf(name, sizeof name, "screenshot-%s-%02d.png", timestamp().c_str(), ++app.screenshots);
+    std::snprintf(name, sizeof name, "screenshot-%s-%02d.png", timestamp().c_str(),
+                  ++app.screenshots);
     app.take_screenshot((std::filesystem::path(app.out_dir) / name).string());
   }
   if (app.present) app.present();
@@ -115,10 +118,12 @@ void build_with_progress(App& app, const std::string& what, const std::function<
   });
   const auto t0 = Clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  while (!s.done && seconds() < kQuietSeconds) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  while (!s.done && seconds() < kQuietSeconds)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   if (!s.done) {
     const bool in_frame = GImGui->WithinFrameScope;
-    if (in_frame) ImGui::EndFrame();  // this frame's input was handled; its drawing starts again below
+    if (in_frame)
+      ImGui::EndFrame();  // this frame's input was handled; its drawing starts again below
     app.log("build progress what=\"%s\"", what.c_str());
     while (!s.done) {
       if (draw_progress_frame(app, what, s, seconds()) && !s.cancel) {

@@ -42,7 +42,8 @@ void App::dem_draw_under() {
     std::array<float, 3> c{0.7f, 0.74f, 0.8f};
     if (wall.material >= 0 && static_cast<size_t>(wall.material) < d->materials.size()) {
       const float* m = d->materials[static_cast<size_t>(wall.material)].color;
-      for (int k = 0; k < 3; ++k) c[static_cast<size_t>(k)] = 0.45f * m[k] + 0.55f;  // lightened: reads on the dark view
+      for (int k = 0; k < 3; ++k)
+        c[static_cast<size_t>(k)] = 0.45f * m[k] + 0.55f;  // lightened: reads on the dark view
     }
     if (wall.type == dem::WallType::Plane) {
       // The solid side (-n) as a band, then the surface line.
@@ -68,7 +69,8 @@ BondView bond_view(const Camera2D& cam) {
   BondView v;
   v.scale = cam.scale();
   v.px = 1.f / v.scale;
-  const Vec2 a = cam.screen_to_world(Vec2{0.f, 0.f}), b = cam.screen_to_world(Vec2{cam.width(), cam.height()});
+  const Vec2 a = cam.screen_to_world(Vec2{0.f, 0.f}),
+             b = cam.screen_to_world(Vec2{cam.width(), cam.height()});
   v.lo = Vec2{std::min(a.x, b.x), std::min(a.y, b.y)};
   v.hi = Vec2{std::max(a.x, b.x), std::max(a.y, b.y)};
   return v;
@@ -104,8 +106,10 @@ bool App::dem_draw_bonds_on_device(const BondView& bv, bool intact, bool broken)
   DemBondCount& c = demui.bond_count;
   if (!interop.count_dem_bonds(*view, f, c)) return false;
   if (intact) {
-    if (demui.bond_auto_range) update_bond_range(demui, c.sample);
-    else demui.bond_hi = 1.f;
+    if (demui.bond_auto_range)
+      update_bond_range(demui, c.sample);
+    else
+      demui.bond_hi = 1.f;
   }
   f.hi = demui.bond_hi;
   // At most 64 M vertices (768 MB): only a view of tens of millions of bond
@@ -117,7 +121,9 @@ bool App::dem_draw_bonds_on_device(const BondView& bv, bool intact, bool broken)
     bond_lines.reserve(want);
   }
   bond_lines.set_count(0);
-  if (want > 0 && !interop.fill_dem_bonds(*view, bond_lines.buffer(), bond_lines.capacity(), want, f)) return false;
+  if (want > 0 &&
+      !interop.fill_dem_bonds(*view, bond_lines.buffer(), bond_lines.capacity(), want, f))
+    return false;
   bond_lines.set_count(want);
   demui.drawn_bonds = c.intact;
   demui.drawn_broken = c.broken;
@@ -142,20 +148,25 @@ void App::dem_draw_over() {
   const size_t n = p.size();
   const float scale = cam.scale();
   const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.6f);
-  auto bond_width = [&](uint32_t i, uint32_t j) { return bond_width_px(p.radius[i], p.radius[j], scale); };
+  auto bond_width = [&](uint32_t i, uint32_t j) {
+    return bond_width_px(p.radius[i], p.radius[j], scale);
+  };
 
   // Bonds, intact (coloured by their stress / strength) and broken (dashed),
   // where their rest length is at least kBondMinPx on screen and they cross
   // the window: when none can be (the longest rest length is shorter), no
   // pass over the bonds at all.
-  const bool want_intact = demui.show_bonds && b.size() > 0, want_broken = demui.show_broken && b.size() > 0;
+  const bool want_intact = demui.show_bonds && b.size() > 0,
+             want_broken = demui.show_broken && b.size() > 0;
   if (want_intact || want_broken) {
     demui.bond_index.update(*d);  // a pass over the bonds only when their topology changed
     const BondView bv = bond_view(cam);
     if (!bond_long_enough(demui.bond_index.max_length0, scale)) {
       char note[160];
-      std::snprintf(note, sizeof note, "bonds not drawn: %.2g px long on screen (under %.1f px); zoom in to see them",
-                    demui.bond_index.max_length0 * static_cast<double>(scale), static_cast<double>(kBondMinPx));
+      std::snprintf(note, sizeof note,
+                    "bonds not drawn: %.2g px long on screen (under %.1f px); zoom in to see them",
+                    demui.bond_index.max_length0 * static_cast<double>(scale),
+                    static_cast<double>(kBondMinPx));
       demui.bond_note = note;
     } else if (interop_frame) {
       // The CUDA-GL interop drew the particles: the host arrays are not
@@ -164,8 +175,10 @@ void App::dem_draw_over() {
     } else {
       if (want_intact) {
         bond_stress_ratios(*d, demui.ratios);
-        if (demui.bond_auto_range) update_bond_range(demui, demui.ratios);
-        else demui.bond_hi = 1.f;
+        if (demui.bond_auto_range)
+          update_bond_range(demui, demui.ratios);
+        else
+          demui.bond_hi = 1.f;
         const float top = demui.bond_hi;
         for (size_t k = 0; k < b.size(); ++k) {
           if (b.broken[k]) continue;
@@ -205,11 +218,14 @@ void App::dem_draw_over() {
   if (demui.show_contacts) {
     d->backend().read_contacts(demui.pairs, demui.wall_contacts);
     demui.force_mag.clear();
-    for (const dem::DemContact& c : demui.pairs) demui.force_mag.push_back(static_cast<float>(length(c.f_i)));
-    for (const dem::DemContact& c : demui.wall_contacts) demui.force_mag.push_back(static_cast<float>(length(c.f_i)));
+    for (const dem::DemContact& c : demui.pairs)
+      demui.force_mag.push_back(static_cast<float>(length(c.f_i)));
+    for (const dem::DemContact& c : demui.wall_contacts)
+      demui.force_mag.push_back(static_cast<float>(length(c.f_i)));
     demui.force_scale.update(demui.force_mag, demui.scratch);
     float rmean = 0.f;
-    for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 256)) rmean = std::max(rmean, static_cast<float>(p.radius[i]));
+    for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 256))
+      rmean = std::max(rmean, static_cast<float>(p.radius[i]));
     const float max_px = std::clamp(0.8f * rmean * scale, 2.f, 7.f);
     const uint32_t col = pack_rgba(kContact[0], kContact[1], kContact[2], 0.9f);
     size_t q = 0;
@@ -232,7 +248,8 @@ void App::dem_draw_over() {
   // its state as this frame saw it (host arrays or the interop's read-back).
   const DemSelected& sel = demui.selected;
   const int64_t srow = selected_row - static_cast<int64_t>(dem_row0);  // the grain's index
-  if (sel.valid && srow == static_cast<int64_t>(sel.index) && sel.index < n && p.id[sel.index] == selected_id) {
+  if (sel.valid && srow == static_cast<int64_t>(sel.index) && sel.index < n &&
+      p.id[sel.index] == selected_id) {
     for (const DemSelectedBond& sb : sel.bonds) {
       if (sb.other >= n) continue;
       // In the bond's (i, j) order, as the bonds are drawn.
@@ -240,17 +257,19 @@ void App::dem_draw_over() {
       const Vec2 a = vf(first ? sel.x : sb.other_x), e = vf(first ? sb.other_x : sel.x);
       const float w = bond_width(sel.index, sb.other) + 1.5f;
       std::array<float, 3> c{kBroken[0], kBroken[1], kBroken[2]};
-      if (!sb.broken) c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(sb.stress.ratio), demui.bond_hi);
+      if (!sb.broken)
+        c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(sb.stress.ratio), demui.bond_hi);
       over.line(a, e, w + 3.f, pack_rgba(1.f, 1.f, 1.f, 0.9f));
       over.line(a, e, w, pack_rgba(c));
     }
   }
   // A screenshot's log line says what the overlays hold (scripts check it).
-  const bool shot = pending.screenshot || (opt.screenshot_after_frames >= 0 && frame == opt.screenshot_after_frames &&
-                                           !opt.screenshot_path.empty());
+  const bool shot =
+      pending.screenshot || (opt.screenshot_after_frames >= 0 &&
+                             frame == opt.screenshot_after_frames && !opt.screenshot_path.empty());
   if (shot)
-    log("dem overlay bonds=%zu broken=%zu contacts=%zu walls=%zu device=%d", demui.drawn_bonds, demui.drawn_broken,
-        demui.drawn_contacts, demui.drawn_walls, demui.device_bonds ? 1 : 0);
+    log("dem overlay bonds=%zu broken=%zu contacts=%zu walls=%zu device=%d", demui.drawn_bonds,
+        demui.drawn_broken, demui.drawn_contacts, demui.drawn_walls, demui.device_bonds ? 1 : 0);
 }
 
 void App::dem_draw_legend() {
@@ -270,7 +289,9 @@ void App::dem_draw_legend() {
   };
   const float bar_w = 200.f * ui_scale, bar_h = 10.f * ui_scale;
   char force[64] = "";
-  if (contacts) std::snprintf(force, sizeof force, "contact force (full width %.3g N)", static_cast<double>(demui.force_scale.ref));
+  if (contacts)
+    std::snprintf(force, sizeof force, "contact force (full width %.3g N)",
+                  static_cast<double>(demui.force_scale.ref));
   float width = bar_w;
   width = std::max(width, ImGui::CalcTextSize("bond stress / strength").x);
   if (contacts) width = std::max(width, fs * 2.4f + ImGui::CalcTextSize(force).x);
@@ -279,7 +300,8 @@ void App::dem_draw_legend() {
   if (bonds) height += line + bar_h + fs * 1.3f;
   if (broken) height += line;
   if (contacts) height += line;
-  const Vec2 at = overlay_slot(Vec2{width + 2.f * pad, height});  // beside the scene (render/cpu/layout.h)
+  const Vec2 at =
+      overlay_slot(Vec2{width + 2.f * pad, height});  // beside the scene (render/cpu/layout.h)
   const ImVec2 p0(at.x, at.y);
   dl->AddRectFilled(p0, ImVec2(p0.x + width + 2.f * pad, p0.y + height), bg, 6.f * ui_scale);
   float y = p0.y + 0.75f * pad;
@@ -296,8 +318,10 @@ void App::dem_draw_legend() {
     }
     y += bar_h + 2.f * ui_scale;
     char hi[32];
-    if (demui.bond_hi >= 0.9995f) std::snprintf(hi, sizeof hi, "1 (breaks)");
-    else std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(demui.bond_hi));
+    if (demui.bond_hi >= 0.9995f)
+      std::snprintf(hi, sizeof hi, "1 (breaks)");
+    else
+      std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(demui.bond_hi));
     dl->AddText(ImVec2(x, y), text, "0");
     dl->AddText(ImVec2(x + bar_w - ImGui::CalcTextSize(hi).x, y), text, hi);
     y += fs * 1.3f;
@@ -305,13 +329,16 @@ void App::dem_draw_legend() {
   if (broken) {
     const ImU32 c = col({kBroken[0], kBroken[1], kBroken[2]});
     const float ly = y + 0.55f * fs;
-    for (int q = 0; q < 3; ++q) dl->AddLine(ImVec2(x + q * 0.7f * fs, ly), ImVec2(x + q * 0.7f * fs + 0.4f * fs, ly), c, 2.f * ui_scale);
+    for (int q = 0; q < 3; ++q)
+      dl->AddLine(ImVec2(x + q * 0.7f * fs, ly), ImVec2(x + q * 0.7f * fs + 0.4f * fs, ly), c,
+                  2.f * ui_scale);
     dl->AddText(ImVec2(x + 2.4f * fs, y), text, "broken bond");
     y += line;
   }
   if (contacts) {
     const ImU32 c = col({kContact[0], kContact[1], kContact[2]});
-    dl->AddLine(ImVec2(x, y + 0.55f * fs), ImVec2(x + 1.8f * fs, y + 0.55f * fs), c, 4.f * ui_scale);
+    dl->AddLine(ImVec2(x, y + 0.55f * fs), ImVec2(x + 1.8f * fs, y + 0.55f * fs), c,
+                4.f * ui_scale);
     dl->AddText(ImVec2(x + 2.4f * fs, y), text, force);
   }
 }

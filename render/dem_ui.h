@@ -27,7 +27,7 @@ struct DemUi {
   /// on: it spans the frame's largest ratio.
   bool bond_auto_range = false;
   Colormap bond_cmap = Colormap::Turbo;
-  float bond_hi = 1.f;          ///< top of the bond colour bar (ratio)
+  float bond_hi = 1.f;  ///< top of the bond colour bar (ratio)
   ForceScale force_scale;
 
   // Grab on DEM particles.
@@ -47,12 +47,12 @@ struct DemUi {
   DemSelected selected;
 
   // The CUDA-GL interop (App::snapshot, dem_draw.cpp).
-  DemFillResult fill;                 ///< the last particle fill's read-back
-  std::vector<float> material_rgb;    ///< 3 floats per material for the fill
-  bool device_bonds = false;          ///< this frame's bonds were drawn on the device
-  std::vector<uint32_t> bond_lut;     ///< the bond colour map as packed RGBA8 (bond_color_lut)
-  int bond_lut_cmap = -1;             ///< which map bond_lut holds
-  DemBondCount bond_count;            ///< the device's last count
+  DemFillResult fill;               ///< the last particle fill's read-back
+  std::vector<float> material_rgb;  ///< 3 floats per material for the fill
+  bool device_bonds = false;        ///< this frame's bonds were drawn on the device
+  std::vector<uint32_t> bond_lut;   ///< the bond colour map as packed RGBA8 (bond_color_lut)
+  int bond_lut_cmap = -1;           ///< which map bond_lut holds
+  DemBondCount bond_count;          ///< the device's last count
   /// Why the bond overlay draws nothing now ("" when it draws): the bonds
   /// are too short on screen (zoom in).
   std::string bond_note;

@@ -96,7 +96,8 @@ void work(std::shared_ptr<WorkerState> s, std::vector<Job> jobs) {
 /// Up to `max_lines` lines of `text` wrapped at `width` with the current font (at word breaks, or
 /// within a word wider than the line, such as a path); the last one cut with "..." when the text
 /// goes on. Returns whether it was cut.
-bool wrap_lines(const std::string& text, float width, int max_lines, std::vector<std::string>& out) {
+bool wrap_lines(const std::string& text, float width, int max_lines,
+                std::vector<std::string>& out) {
   out.clear();
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize();
@@ -122,7 +123,8 @@ bool wrap_lines(const std::string& text, float width, int max_lines, std::vector
     if (static_cast<int>(out.size()) == max_lines - 1 && p < end) {
       // The last line: cut so that "..." fits after it.
       while (!line.empty() && wide(line.c_str(), nullptr) + wide("...", nullptr) > width)
-        line.erase(static_cast<size_t>(back(line.c_str() + line.size(), line.c_str()) - line.c_str()));
+        line.erase(
+            static_cast<size_t>(back(line.c_str() + line.size(), line.c_str()) - line.c_str()));
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out.push_back(line + "...");
       return true;
@@ -134,20 +136,25 @@ bool wrap_lines(const std::string& text, float width, int max_lines, std::vector
 
 /// A located error for a small box: the file named without its folder ("99_broken.json:5:5: ...").
 std::string short_error(const std::string& error, const std::string& path) {
-  if (error.rfind(path, 0) == 0) return fs::path(path).filename().string() + error.substr(path.size());
+  if (error.rfind(path, 0) == 0)
+    return fs::path(path).filename().string() + error.substr(path.size());
   return error;
 }
 
 class BrowserFeature final : public Feature {
  public:
-  ~BrowserFeature() override { stop_worker(); }  // no GL here: the context is gone (shutdown freed the textures)
+  ~BrowserFeature() override {
+    stop_worker();
+  }  // no GL here: the context is gone (shutdown freed the textures)
 
   const char* name() const override { return "browser"; }
 
   bool key(App& a, int key, int) override {
     if (key == GLFW_KEY_B) {
-      if (open_) close(a);
-      else open(a);
+      if (open_)
+        close(a);
+      else
+        open(a);
       return true;
     }
     if (key == GLFW_KEY_ESCAPE && open_) {
@@ -167,12 +174,15 @@ class BrowserFeature final : public Feature {
         break;
       }
     if (ImGui::Button(label, ImVec2(-FLT_MIN, 0.f))) {
-      if (open_) close(a);
-      else open(a);
+      if (open_)
+        close(a);
+      else
+        open(a);
     }
     if (ImGui::IsItemHovered())
-      ui::wrapped_tooltip("Every built-in scene and lesson with a picture and a line about it, grouped: "
-                          "lessons, MPM, heat, fracture, DEM, rigid bodies. Click one to open it.");
+      ui::wrapped_tooltip(
+          "Every built-in scene and lesson with a picture and a line about it, grouped: "
+          "lessons, MPM, heat, fracture, DEM, rigid bodies. Click one to open it.");
   }
 
   void overlay(App& a) override {
@@ -187,14 +197,15 @@ class BrowserFeature final : public Feature {
   }
 
   void help(std::vector<HelpRow>& rows) const override {
-    rows.push_back({"B", "scene and lesson browser: open / close (Esc closes it; a click opens an entry)"});
+    rows.push_back(
+        {"B", "scene and lesson browser: open / close (Esc closes it; a click opens an entry)"});
   }
 
  private:
   struct Thumb {
     GLuint tex = 0;
-    bool done = false;   ///< drawn (tex) or failed (error)
-    std::string error;   ///< the entry's located error, shown in place of the picture
+    bool done = false;  ///< drawn (tex) or failed (error)
+    std::string error;  ///< the entry's located error, shown in place of the picture
   };
 
   void open(App& a) {
@@ -213,7 +224,8 @@ class BrowserFeature final : public Feature {
         fail(a, i, e.error);
         continue;
       }
-      const std::string cache = a.config_dir.empty() ? std::string() : thumbnail_cache_path(a.config_dir, e.key);
+      const std::string cache =
+          a.config_dir.empty() ? std::string() : thumbnail_cache_path(a.config_dir, e.key);
       std::error_code ec;
       if (!cache.empty() && fs::is_regular_file(cache, ec)) {
         try {
@@ -270,7 +282,8 @@ class BrowserFeature final : public Feature {
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB8, img.width, img.height, 0, GL_RGB, GL_UNSIGNED_BYTE, img.rgb.data());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB8, img.width, img.height, 0, GL_RGB, GL_UNSIGNED_BYTE,
+                 img.rgb.data());
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glBindTexture(GL_TEXTURE_2D, 0);
     t.done = true;
@@ -305,8 +318,10 @@ class BrowserFeature final : public Feature {
 
   void choose(App& a, size_t i) {
     const CatalogEntry& e = entries_[i];
-    if (e.lesson) a.pending.open_lesson = e.path;
-    else a.pending.open_path = e.path;
+    if (e.lesson)
+      a.pending.open_lesson = e.path;
+    else
+      a.pending.open_path = e.path;
     a.log("browser choose %s", e.path.c_str());
     close(a);
   }
@@ -329,24 +344,26 @@ class BrowserFeature final : public Feature {
     const float s = a.ui_scale;
     // The whole height (the side panels' titles do not peek over it), a margin at the sides.
     const ImVec2 size(std::min(vp->Size.x - 24.f * s, 1400.f * s), vp->Size.y);
-    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + 0.5f * vp->Size.x, vp->Pos.y + 0.5f * vp->Size.y), ImGuiCond_Always,
-                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + 0.5f * vp->Size.x, vp->Pos.y + 0.5f * vp->Size.y),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowSize(size, ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(1.f);
     if (first_frame_) ImGui::SetNextWindowFocus();
     bool keep = true;
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(14.f * s, 10.f * s));
-    const bool shown = ImGui::Begin("Scenes and lessons###scene_browser", &keep,
-                                    ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                                        ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoScrollbar);
+    const bool shown = ImGui::Begin(
+        "Scenes and lessons###scene_browser", &keep,
+        ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+            ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoScrollbar);
     ImGui::PopStyleVar();
     if (shown) {
       int ready = 0;
       for (const Thumb& t : thumbs_) ready += t.done ? 1 : 0;
       ImGui::TextUnformatted("Click a lesson or a scene to open it.");
       ImGui::SameLine();
-      ImGui::TextDisabled(ready < static_cast<int>(thumbs_.size()) ? "  B or Esc closes.   Pictures: %d of %zu drawn"
-                                                                    : "  B or Esc closes.",
+      ImGui::TextDisabled(ready < static_cast<int>(thumbs_.size())
+                              ? "  B or Esc closes.   Pictures: %d of %zu drawn"
+                              : "  B or Esc closes.",
                           ready, thumbs_.size());
       ImGui::Spacing();
       if (ImGui::BeginChild("##browser_cards", ImVec2(0.f, 0.f), false)) {
@@ -371,8 +388,8 @@ class BrowserFeature final : public Feature {
     const float card_h = thumb_h + 2.f * pad;
     const float text_w = card_w - thumb_w - 3.f * pad;
     const float line_h = ImGui::GetTextLineHeight();
-    const ImVec2 clip_lo = ImGui::GetWindowPos(), clip_hi(clip_lo.x + ImGui::GetWindowWidth(),
-                                                          clip_lo.y + ImGui::GetWindowHeight());
+    const ImVec2 clip_lo = ImGui::GetWindowPos(),
+                 clip_hi(clip_lo.x + ImGui::GetWindowWidth(), clip_lo.y + ImGui::GetWindowHeight());
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const std::string running = running_path(a);
     std::vector<std::string> lines;
@@ -400,10 +417,11 @@ class BrowserFeature final : public Feature {
         const bool now = canonical_[i] == running && e.lesson == (a.lesson.has_value());
         log_rect(a, i, p0, ImVec2(card_w, card_h), clip_lo, clip_hi);
         dl->AddRectFilled(p0, ImVec2(p0.x + card_w, p0.y + card_h),
-                          ImGui::GetColorU32(hovered ? ImGuiCol_FrameBgHovered : ImGuiCol_FrameBg), 6.f * s);
+                          ImGui::GetColorU32(hovered ? ImGuiCol_FrameBgHovered : ImGuiCol_FrameBg),
+                          6.f * s);
         if (now || hovered)
-          dl->AddRect(p0, ImVec2(p0.x + card_w, p0.y + card_h), ImGui::GetColorU32(ui::kAccent), 6.f * s, 0,
-                      2.f * s);
+          dl->AddRect(p0, ImVec2(p0.x + card_w, p0.y + card_h), ImGui::GetColorU32(ui::kAccent),
+                      6.f * s, 0, 2.f * s);
         // The picture, or what stands in for it.
         const ImVec2 t0(p0.x + pad, p0.y + pad), t1(t0.x + thumb_w, t0.y + thumb_h);
         const Thumb& t = thumbs_[i];
@@ -414,8 +432,8 @@ class BrowserFeature final : public Feature {
           dl->AddRect(t0, t1, ImGui::GetColorU32(ImGuiCol_Border), 3.f * s);
           if (!t.error.empty()) {
             // The located error (file:line:col: field: what), wrapped within the box; whole in the tooltip.
-            wrap_lines(short_error(t.error, e.path), thumb_w - 8.f * s, static_cast<int>((thumb_h - 8.f * s) / line_h),
-                       lines);
+            wrap_lines(short_error(t.error, e.path), thumb_w - 8.f * s,
+                       static_cast<int>((thumb_h - 8.f * s) / line_h), lines);
             float y = t0.y + 4.f * s;
             for (const std::string& l : lines) {
               dl->AddText(ImVec2(t0.x + 4.f * s, y), ImGui::GetColorU32(ui::kError), l.c_str());
@@ -439,8 +457,10 @@ class BrowserFeature final : public Feature {
           y += line_h;
         }
         y += 0.25f * line_h;
-        const std::string& desc = e.error.empty() ? e.description : std::string("This file does not load.");
-        const int desc_lines = std::max(1, std::min(2, static_cast<int>((p0.y + card_h - pad - y) / line_h)));
+        const std::string& desc =
+            e.error.empty() ? e.description : std::string("This file does not load.");
+        const int desc_lines =
+            std::max(1, std::min(2, static_cast<int>((p0.y + card_h - pad - y) / line_h)));
         wrap_lines(desc, text_w, desc_lines, lines);
         for (const std::string& l : lines) {
           dl->AddText(ImVec2(x, y), ImGui::GetColorU32(ui::kMuted), l.c_str());
@@ -474,12 +494,14 @@ class BrowserFeature final : public Feature {
   /// "browser entry PATH x= y= w= h= visible=" when an entry's card appears or moves (verbose):
   /// where a GUI test clicks.
   void log_rect(App& a, size_t i, ImVec2 p, ImVec2 sz, ImVec2 clip_lo, ImVec2 clip_hi) {
-    const bool vis = p.y >= clip_lo.y && p.y + sz.y <= clip_hi.y && p.x >= clip_lo.x && p.x + sz.x <= clip_hi.x;
+    const bool vis =
+        p.y >= clip_lo.y && p.y + sz.y <= clip_hi.y && p.x >= clip_lo.x && p.x + sz.x <= clip_hi.x;
     const std::array<int, 5> r{static_cast<int>(p.x), static_cast<int>(p.y), static_cast<int>(sz.x),
                                static_cast<int>(sz.y), vis ? 1 : 0};
     if (logged_rects_[i] == r) return;
     logged_rects_[i] = r;
-    a.log("browser entry %s x=%d y=%d w=%d h=%d visible=%d", entries_[i].path.c_str(), r[0], r[1], r[2], r[3], r[4]);
+    a.log("browser entry %s x=%d y=%d w=%d h=%d visible=%d", entries_[i].path.c_str(), r[0], r[1],
+          r[2], r[3], r[4]);
   }
 
   bool open_ = false;

@@ -53,8 +53,9 @@ class FieldFeature final : public Feature {
       a.log("tool %s", tool_name(a.tools.tool));
     }
     a.log("field on=%d cap=%.6g", on_ ? 1 : 0, static_cast<double>(field_cap(*a.world())));
-    a.set_status(on_ ? "whole field: hold the left button to pull everything to the cursor, Shift to push (M: off)"
-                     : "whole field off: attract and repel act within the brush");
+    a.set_status(
+        on_ ? "whole field: hold the left button to pull everything to the cursor, Shift to push (M: off)"
+            : "whole field off: attract and repel act within the brush");
     return true;
   }
 
@@ -93,8 +94,10 @@ class FieldFeature final : public Feature {
       const float t = 0.785398163f * static_cast<float>(k);
       const Vec2 d{std::cos(t), std::sin(t)};
       const Vec2 far = c + (40.f * px) * d, near = c + (18.f * px) * d;
-      if (repel) a.over.arrow(near, far, held_ ? 2.4f : 1.6f, col);
-      else a.over.arrow(far, near, held_ ? 2.4f : 1.6f, col);
+      if (repel)
+        a.over.arrow(near, far, held_ ? 2.4f : 1.6f, col);
+      else
+        a.over.arrow(far, near, held_ ? 2.4f : 1.6f, col);
     }
   }
 
@@ -105,9 +108,10 @@ class FieldFeature final : public Feature {
     if (ImGui::Checkbox("whole field  M", &on_) && w)
       a.log("field on=%d cap=%.6g", on_ ? 1 : 0, static_cast<double>(field_cap(*w)));
     ImGui::EndDisabled();
-    ui::help_marker("Every particle is pulled towards the cursor while the left button is held (pushed away:\n"
-                    "the repel tool, or Shift held), as in Taichi's mpm128 example, instead of those within\n"
-                    "the brush. The strength is capped for the scene so that it cannot blow it up.");
+    ui::help_marker(
+        "Every particle is pulled towards the cursor while the left button is held (pushed away:\n"
+        "the repel tool, or Shift held), as in Taichi's mpm128 example, instead of those within\n"
+        "the brush. The strength is capped for the scene so that it cannot blow it up.");
     if (w && on_)
       ImGui::TextDisabled("acting: %.3g m/s^2 (at most %.3g here)",
                           static_cast<double>(std::min(std::fabs(a.tools.force), field_cap(*w))),
@@ -120,12 +124,14 @@ class FieldFeature final : public Feature {
   void load_settings(const SettingsFile& s) override { on_ = s.get_bool("tool.whole_field", on_); }
   void save_settings(SettingsFile& s) const override { s.set_bool("tool.whole_field", on_); }
   void help(std::vector<HelpRow>& rows) const override {
-    rows.push_back({"M", "whole field: attract / repel (3, 4) pull or push every particle, Shift repels"});
+    rows.push_back(
+        {"M", "whole field: attract / repel (3, 4) pull or push every particle, Shift repels"});
   }
 
   /// The world's point force for the whole field at `cursor`: towards it (away when
   /// `repel`), `strength` capped for the world, active only while `held`.
-  static PointForce field_force(const MpmWorld& w, Vec2 cursor, float strength, bool repel, bool held) {
+  static PointForce field_force(const MpmWorld& w, Vec2 cursor, float strength, bool repel,
+                                bool held) {
     PointForce f;
     f.active = held && std::isfinite(cursor.x) && std::isfinite(cursor.y);
     f.pos = cursor;

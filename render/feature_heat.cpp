@@ -30,7 +30,9 @@
 #include "sim/mpm/material_table.h"
 
 // "°C" (UTF-8; the panel fonts cover Latin-1).
-#define PS_DEG_C "\xC2\xB0" "C"
+#define PS_DEG_C \
+  "\xC2\xB0"     \
+  "C"
 
 namespace ps {
 
@@ -52,10 +54,19 @@ std::string si(double v, const char* unit) {
   const double a = std::fabs(v);
   const char* prefix = "";
   double s = 1.0;
-  if (a >= 1e9) { prefix = "G"; s = 1e9; }
-  else if (a >= 1e6) { prefix = "M"; s = 1e6; }
-  else if (a >= 1e3) { prefix = "k"; s = 1e3; }
-  else if (a > 0.0 && a < 1e-3) { prefix = "\xC2\xB5"; s = 1e-6; }  // micro
+  if (a >= 1e9) {
+    prefix = "G";
+    s = 1e9;
+  } else if (a >= 1e6) {
+    prefix = "M";
+    s = 1e6;
+  } else if (a >= 1e3) {
+    prefix = "k";
+    s = 1e3;
+  } else if (a > 0.0 && a < 1e-3) {
+    prefix = "\xC2\xB5";
+    s = 1e-6;
+  }  // micro
   char b[64];
   std::snprintf(b, sizeof b, "%.4g %s%s", v / s, prefix, unit);
   return b;
@@ -64,10 +75,14 @@ std::string si(double v, const char* unit) {
 /// Heat time in the unit that reads best (s, min, h, days).
 std::string duration_text(double s) {
   char b[48];
-  if (s < 120.0) std::snprintf(b, sizeof b, "%.3g s", s);
-  else if (s < 7200.0) std::snprintf(b, sizeof b, "%.3g min", s / 60.0);
-  else if (s < 172800.0) std::snprintf(b, sizeof b, "%.3g h", s / 3600.0);
-  else std::snprintf(b, sizeof b, "%.3g days", s / 86400.0);
+  if (s < 120.0)
+    std::snprintf(b, sizeof b, "%.3g s", s);
+  else if (s < 7200.0)
+    std::snprintf(b, sizeof b, "%.3g min", s / 60.0);
+  else if (s < 172800.0)
+    std::snprintf(b, sizeof b, "%.3g h", s / 3600.0);
+  else
+    std::snprintf(b, sizeof b, "%.3g days", s / 86400.0);
   return b;
 }
 
@@ -78,7 +93,8 @@ ImU32 im_col(const std::array<float, 3>& c, float a = 1.f) {
 
 /// Heating orange, cooling blue (lamps, the heat tool).
 std::array<float, 3> lamp_rgb(float power) {
-  return power >= 0.f ? std::array<float, 3>{1.f, 0.58f, 0.22f} : std::array<float, 3>{0.45f, 0.75f, 1.f};
+  return power >= 0.f ? std::array<float, 3>{1.f, 0.58f, 0.22f}
+                      : std::array<float, 3>{0.45f, 0.75f, 1.f};
 }
 
 class HeatFeature final : public Feature {
@@ -116,7 +132,8 @@ class HeatFeature final : public Feature {
   void stats_rows(App& a) override {
     if (MpmWorld* w = a.world(); w && w->heat.enabled && w->heat_ledger().passes > 0) {
       const HeatReport& h = w->last_heat();
-      prop("heat solve", "%d it, res %.1e, %.2f ms", h.iterations, h.residual, w->heat_ledger().last_ms);
+      prop("heat solve", "%d it, res %.1e, %.2f ms", h.iterations, h.residual,
+           w->heat_ledger().last_ms);
     }
   }
   void stats(App& a) override {
@@ -141,7 +158,7 @@ class HeatFeature final : public Feature {
 
  private:
   void log_switch(App& a);  ///< "heat on|off passes=... lamps=... melted=..."
-  void plots(App& a);       ///< ice mass, water mass and heat content over time (Heat and Stats panels)
+  void plots(App& a);  ///< ice mass, water mass and heat content over time (Heat and Stats panels)
   /// The temperature colours the overlays use: the colour mode's range while it
   /// shows temperature, else the fixed range (or the particles' when auto).
   void overlay_range(const App& a, float& lo, float& hi) const {
@@ -163,11 +180,11 @@ class HeatFeature final : public Feature {
   int panel_request_ = 0;        ///< key K: +1 open (and scroll to it), -1 close, at the next draw
   bool show_sources_ = true;     ///< walls held at a temperature, plates and scene lamps
   bool show_grid_ = false;       ///< the last pass's node temperatures under the particles
-  HeatTotals totals_;            ///< sampled with the diagnostics while heat is on or the panel open
+  HeatTotals totals_;  ///< sampled with the diagnostics while heat is on or the panel open
   bool have_totals_ = false;
   double last_sample_ = -1.0;
   History ice_history_, water_history_, heat_history_;  ///< the plots
-  bool lamp_held_ = false;       ///< the heat tool is held over the scene
+  bool lamp_held_ = false;                              ///< the heat tool is held over the scene
   double lamp_energy_at_press_ = 0.0;  ///< the ledger's lamp energy when it was pressed
 };
 
@@ -178,8 +195,8 @@ class HeatFeature final : public Feature {
 void HeatFeature::log_switch(App& a) {
   MpmWorld* w = a.world();
   const HeatLedger L = w ? w->heat_ledger() : HeatLedger{};
-  a.log("heat %s passes=%" PRId64 " walls=%.6g air=%.6g lamps=%.6g melted=%.6g emitted=%" PRId64, params_.enabled ? "on" : "off",
-      L.passes, L.walls, L.air, L.lamps, L.melted, L.emitted);
+  a.log("heat %s passes=%" PRId64 " walls=%.6g air=%.6g lamps=%.6g melted=%.6g emitted=%" PRId64,
+        params_.enabled ? "on" : "off", L.passes, L.walls, L.air, L.lamps, L.melted, L.emitted);
 }
 
 // [SECTION] Heat panel -------------------------------------------------------------
@@ -196,9 +213,11 @@ void HeatFeature::panel(App& a) {
   if (panel_request_ != 0) ImGui::SetNextItemOpen(panel_request_ > 0);
   panel_request_ = 0;
   panel_open_ = false;
-  const bool open = ImGui::CollapsingHeader("Heat and melting", in_scene ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+  const bool open =
+      ImGui::CollapsingHeader("Heat and melting", in_scene ? ImGuiTreeNodeFlags_DefaultOpen : 0);
   header_visible_ = ImGui::IsItemVisible();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Key K opens this panel (and scrolls to it) or closes it.");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Key K opens this panel (and scrolls to it) or closes it.");
   if (!open) return;
   panel_open_ = true;
   ImGui::PushID("heat");  // labels such as "every" are also in the Resampling panel (same window)
@@ -213,13 +232,16 @@ void HeatFeature::panel(App& a) {
       "its water runs down over the surface and drips off as water particles.");
   ImGui::SameLine();
   if (ImGui::Checkbox("heat only", &params_.only)) a.log("heat only=%d", params_.only ? 1 : 0);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The material stays where it is: conduction alone, no motion.");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The material stays where it is: conduction alone, no motion.");
   ImGui::SliderInt("every", &params_.interval, 1, 200, "%d substeps", ImGuiSliderFlags_Logarithmic);
   params_.interval = std::max(1, params_.interval);
-  ImGui::SliderFloat("time scale", &params_.time_scale, 0.01f, 1e6f, "x %.4g", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("time scale", &params_.time_scale, 0.01f, 1e6f, "x %.4g",
+                     ImGuiSliderFlags_Logarithmic);
   params_.time_scale = std::max(params_.time_scale, 1e-6f);
-  help_marker("Heat time per second of motion. Melting a block of ice takes hours, its motion a\n"
-              "fraction of a second: a class demo runs heat thousands of times faster.");
+  help_marker(
+      "Heat time per second of motion. Melting a block of ice takes hours, its motion a\n"
+      "fraction of a second: a class demo runs heat thousands of times faster.");
 
   // One click to the two heat colour modes (the View panel has them too).
   const float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
@@ -253,10 +275,12 @@ void HeatFeature::panel(App& a) {
       ImGui::TextUnformatted(kSides[k]);
       ImGui::TableSetColumnIndex(1);
       if (ImGui::Checkbox("held", &wall.fixed))
-        a.log("heat wall %s %s T=%.6g", kSides[k], wall.fixed ? "held" : "insulated", static_cast<double>(wall.temperature));
+        a.log("heat wall %s %s T=%.6g", kSides[k], wall.fixed ? "held" : "insulated",
+              static_cast<double>(wall.temperature));
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Held: the wall's boundary layer of nodes stays at this temperature.\n"
-                          "Off: insulated (no heat crosses it).");
+        ImGui::SetTooltip(
+            "Held: the wall's boundary layer of nodes stays at this temperature.\n"
+            "Off: insulated (no heat crosses it).");
       ImGui::TableSetColumnIndex(2);
       ImGui::BeginDisabled(!wall.fixed);
       ImGui::SetNextItemWidth(-FLT_MIN);
@@ -271,20 +295,24 @@ void HeatFeature::panel(App& a) {
     params_.air = static_cast<AirModel>(air);
     a.log("heat air %s", kAirModels[air]);
   }
-  help_marker("What the material's free surface exchanges with the air around it.\n"
-              "Photons: the air's thermal radiation, absorbed where photons shot from the border hit\n"
-              "the body (emissivity). Convection: h (T_air - T) through every face towards empty cells.");
+  help_marker(
+      "What the material's free surface exchanges with the air around it.\n"
+      "Photons: the air's thermal radiation, absorbed where photons shot from the border hit\n"
+      "the body (emissivity). Convection: h (T_air - T) through every face towards empty cells.");
   ImGui::BeginDisabled(params_.air == AirModel::None);
   ImGui::SliderFloat("air temp.", &params_.air_temperature, -50.f, 200.f, "%.1f " PS_DEG_C);
   ImGui::EndDisabled();
   if (params_.air == AirModel::Convection)
-    ImGui::SliderFloat("h", &params_.convection_h, 0.f, 1000.f, "%.3g W/(m\xC2\xB2 K)", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("h", &params_.convection_h, 0.f, 1000.f, "%.3g W/(m\xC2\xB2 K)",
+                       ImGuiSliderFlags_Logarithmic);
   if (params_.air == AirModel::Photons) {
     ImGui::SliderFloat("emissivity", &params_.emissivity, 0.f, 1.f, "%.2f");
-    ImGui::SliderInt("photons", &params_.photons, 100, 100000, "%d a pass", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderInt("photons", &params_.photons, 100, 100000, "%d a pass",
+                     ImGuiSliderFlags_Logarithmic);
   }
   if (!params_.plates.empty() || !params_.lamps.empty())
-    ImGui::TextDisabled("scene: %zu plate(s), %zu lamp(s)", params_.plates.size(), params_.lamps.size());
+    ImGui::TextDisabled("scene: %zu plate(s), %zu lamp(s)", params_.plates.size(),
+                        params_.lamps.size());
 
   if (ImGui::TreeNode("solver and water")) {
     int pre = static_cast<int>(params_.preconditioner);
@@ -293,39 +321,47 @@ void HeatFeature::panel(App& a) {
       params_.preconditioner = static_cast<HeatPreconditioner>(pre);
       a.log("heat preconditioner %s", pre ? "ic0" : "jacobi");
     }
-    help_marker("The conjugate gradient's preconditioner: IC(0) needs several times fewer iterations\n"
-                "than Jacobi on the same system (compare the iteration count below).");
+    help_marker(
+        "The conjugate gradient's preconditioner: IC(0) needs several times fewer iterations\n"
+        "than Jacobi on the same system (compare the iteration count below).");
     if (w->backend_name().rfind("cuda", 0) == 0) {  // only a device backend can solve elsewhere
       int where = static_cast<int>(params_.device_solve);
-      const std::string auto_label = "auto (device from " + std::to_string(kDeviceSolveFrom) + " unknowns)";
+      const std::string auto_label =
+          "auto (device from " + std::to_string(kDeviceSolveFrom) + " unknowns)";
       const char* wheres[3] = {"host (CPU)", auto_label.c_str(), "device (GPU)"};
       if (ImGui::Combo("solve on", &where, wheres, 3)) {
         params_.device_solve = static_cast<HeatDeviceSolve>(where);
         a.log("heat device_solve %s", kHeatDeviceSolveNames[where]);
       }
-      help_marker("Where the heat equation's linear system is solved. The GPU runs a Jacobi PCG (IC(0)\n"
-                  "is sequential), so it needs more iterations but wins on large grids; the rest of the\n"
-                  "heat pass runs on the CPU either way. Compare 'cost' and 'solve' below.");
+      help_marker(
+          "Where the heat equation's linear system is solved. The GPU runs a Jacobi PCG (IC(0)\n"
+          "is sequential), so it needs more iterations but wins on large grids; the rest of the\n"
+          "heat pass runs on the CPU either way. Compare 'cost' and 'solve' below.");
     }
     float tol = static_cast<float>(params_.tolerance);
     if (ImGui::SliderFloat("tolerance", &tol, 1e-12f, 1e-2f, "%.0e", ImGuiSliderFlags_Logarithmic))
       params_.tolerance = std::clamp(static_cast<double>(tol), 1e-14, 0.1);
-    ImGui::SliderInt("max iter.", &params_.max_iterations, 10, 5000, "%d", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderInt("max iter.", &params_.max_iterations, 10, 5000, "%d",
+                     ImGuiSliderFlags_Logarithmic);
     params_.max_iterations = std::max(1, params_.max_iterations);
     ImGui::SliderFloat("T transfer", &params_.flip, 0.f, 1.f, "%.2f FLIP");
-    help_marker("Grid to particle: the share of the temperature increment (FLIP: keeps detail, may\n"
-                "overshoot) against the interpolated temperature (PIC: smooth, never overshoots).");
+    help_marker(
+        "Grid to particle: the share of the temperature increment (FLIP: keeps detail, may\n"
+        "overshoot) against the interpolated temperature (PIC: smooth, never overshoots).");
     ImGui::Checkbox("water runs down", &params_.water_flow);
     ImGui::BeginDisabled(!params_.water_flow);
-    ImGui::SliderFloat("down rate", &params_.flow_down_rate, 0.f, 200.f, "%.3g /s", ImGuiSliderFlags_Logarithmic);
-    ImGui::SliderFloat("level rate", &params_.flow_level_rate, 0.f, 200.f, "%.3g /s", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("down rate", &params_.flow_down_rate, 0.f, 200.f, "%.3g /s",
+                       ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("level rate", &params_.flow_level_rate, 0.f, 200.f, "%.3g /s",
+                       ImGuiSliderFlags_Logarithmic);
     ImGui::EndDisabled();
     ImGui::TreePop();
   }
   ImGui::Checkbox("show walls, plates and lamps", &show_sources_);
   ImGui::Checkbox("show grid temperature", &show_grid_);
-  help_marker("Under the particles: the temperature of every node of the last heat pass (material and\n"
-              "held nodes), in the temperature colours.");
+  help_marker(
+      "Under the particles: the temperature of every node of the last heat pass (material and\n"
+      "held nodes), in the temperature colours.");
 
   // Readouts: the last pass, the state, the ledger.
   const HeatReport& r = w->last_heat();
@@ -368,10 +404,11 @@ void HeatFeature::panel(App& a) {
   if (have_totals_) {
     const HeatBalance b = heat_balance(L, totals_);
     section_label("energy ledger (since load)");
-    help_marker("Heat content = sum over particles of c m (T - T_ref) + L m_water (T_ref: the lowest\n"
-                "melting point). What came in through walls (and plates), air and lamps should be\n"
-                "the change of the heat content: the difference is the drift of the passes (the\n"
-                "linear solver's residual and round-off).");
+    help_marker(
+        "Heat content = sum over particles of c m (T - T_ref) + L m_water (T_ref: the lowest\n"
+        "melting point). What came in through walls (and plates), air and lamps should be\n"
+        "the change of the heat content: the difference is the drift of the passes (the\n"
+        "linear solver's residual and round-off).");
     if (begin_props("##heat_ledger")) {
       prop("walls", "%s", si(L.walls, "J/m").c_str());
       prop("air", "%s", si(L.air, "J/m").c_str());
@@ -402,18 +439,20 @@ void HeatFeature::plots(App& a) {
     const ImVec2 plot(ImGui::GetContentRegionAvail().x, 44.f * a.ui_scale);
     char over[96];
     std::snprintf(over, sizeof over, "ice %s", si(ice_history_.last(), "kg/m").c_str());
-    ImGui::PlotLines("##ice", ice_history_.v.data(), ice_history_.count, ice_history_.offset(), over, FLT_MAX, FLT_MAX, plot);
+    ImGui::PlotLines("##ice", ice_history_.v.data(), ice_history_.count, ice_history_.offset(),
+                     over, FLT_MAX, FLT_MAX, plot);
     std::snprintf(over, sizeof over, "water %s", si(water_history_.last(), "kg/m").c_str());
-    ImGui::PlotLines("##water", water_history_.v.data(), water_history_.count, water_history_.offset(), over, FLT_MAX,
-                     FLT_MAX, plot);
+    ImGui::PlotLines("##water", water_history_.v.data(), water_history_.count,
+                     water_history_.offset(), over, FLT_MAX, FLT_MAX, plot);
     std::snprintf(over, sizeof over, "heat content %s", si(heat_history_.last(), "J/m").c_str());
-    ImGui::PlotLines("##heat", heat_history_.v.data(), heat_history_.count, heat_history_.offset(), over, FLT_MAX, FLT_MAX,
-                     plot);
+    ImGui::PlotLines("##heat", heat_history_.v.data(), heat_history_.count, heat_history_.offset(),
+                     over, FLT_MAX, FLT_MAX, plot);
   }
 }
 
 void HeatFeature::sample(App& a, double now) {
-  if (last_sample_ >= 0.0 && now - last_sample_ < kDiagPeriod) return;  // with the plots' diagnostics
+  if (last_sample_ >= 0.0 && now - last_sample_ < kDiagPeriod)
+    return;  // with the plots' diagnostics
   last_sample_ = now;
   MpmWorld* w = a.world();
   if (!w || (!w->heat.enabled && !panel_open_)) return;
@@ -430,10 +469,12 @@ void HeatFeature::sample(App& a, double now) {
 
 bool HeatFeature::tool_panel(App& a, Tool tool) {
   if (tool != Tool::Heat) return false;
-  ImGui::SliderFloat("power", &a.tools.heat_power, -kHeatPowerMax, kHeatPowerMax, "%.4g W/m", ImGuiSliderFlags_Logarithmic);
-  help_marker("Watts per metre of depth that the lamp gives material covering its whole disk, most at\n"
-              "the centre, falling to zero at the radius; partly covered, it gives the covered share.\n"
-              "Negative: a cold spot that draws heat out.");
+  ImGui::SliderFloat("power", &a.tools.heat_power, -kHeatPowerMax, kHeatPowerMax, "%.4g W/m",
+                     ImGuiSliderFlags_Logarithmic);
+  help_marker(
+      "Watts per metre of depth that the lamp gives material covering its whole disk, most at\n"
+      "the centre, falling to zero at the radius; partly covered, it gives the covered share.\n"
+      "Negative: a cold spot that draws heat out.");
   if (!a.world()) {
     ImGui::TextDisabled("heat works on MPM scenes only");
     return true;
@@ -450,10 +491,11 @@ bool HeatFeature::tool_panel(App& a, Tool tool) {
   }
   if (lamp_held_) {
     MpmWorld* w = a.world();
-    ImGui::Text("lamp: %s so far", si(w->heat_ledger().lamps - lamp_energy_at_press_, "J/m").c_str());
+    ImGui::Text("lamp: %s so far",
+                si(w->heat_ledger().lamps - lamp_energy_at_press_, "J/m").c_str());
   } else {
     ImGui::TextDisabled(a.tools.heat_power >= 0.f ? "hold the button over the material to heat it"
-                                                : "hold the button over the material to cool it");
+                                                  : "hold the button over the material to cool it");
   }
   return true;
 }
@@ -466,18 +508,21 @@ void HeatFeature::pointer(App& a, Vec2 wm, bool /*over_scene*/) {
   if (active && !lamp_held_) {
     lamp_held_ = true;
     lamp_energy_at_press_ = w->heat_ledger().lamps;
-    a.log("heat lamp begin x=%.9g y=%.9g radius=%.6g power=%.6g heat=%s heat_time=%.9g", static_cast<double>(wm.x),
-        static_cast<double>(wm.y), static_cast<double>(a.tools.radius), static_cast<double>(a.tools.heat_power),
-        params_.enabled ? "on" : "off", w->heat_ledger().heat_time);
-    if (!params_.enabled) a.set_status("heat is off: the lamp does nothing (turn it on in the Heat panel, key K)");
+    a.log("heat lamp begin x=%.9g y=%.9g radius=%.6g power=%.6g heat=%s heat_time=%.9g",
+          static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(a.tools.radius),
+          static_cast<double>(a.tools.heat_power), params_.enabled ? "on" : "off",
+          w->heat_ledger().heat_time);
+    if (!params_.enabled)
+      a.set_status("heat is off: the lamp does nothing (turn it on in the Heat panel, key K)");
   } else if (!active && lamp_held_) {
     lamp_held_ = false;
     const HeatLedger& L = w->heat_ledger();
     const HeatTotals t = w->heat_totals();
-    a.log("heat lamp end x=%.9g y=%.9g lamp_energy=%.9g lamps_total=%.9g heat_time=%.9g passes=%" PRId64
+    a.log(
+        "heat lamp end x=%.9g y=%.9g lamp_energy=%.9g lamps_total=%.9g heat_time=%.9g passes=%" PRId64
         " melted=%.6g ice=%.6g water=%.6g T=[%.4f,%.4f]",
-        static_cast<double>(wm.x), static_cast<double>(wm.y), L.lamps - lamp_energy_at_press_, L.lamps, L.heat_time,
-        L.passes, L.melted, t.ice_mass, t.water_mass, t.min_T, t.max_T);
+        static_cast<double>(wm.x), static_cast<double>(wm.y), L.lamps - lamp_energy_at_press_,
+        L.lamps, L.heat_time, L.passes, L.melted, t.ice_mass, t.water_mass, t.min_T, t.max_T);
   }
 }
 
@@ -495,8 +540,9 @@ void HeatFeature::material(App& a, MaterialParams& m) {
     if (ImGui::IsItemHovered()) ui::wrapped_tooltip(fd.help);
   }
   if (m.melts_into >= 0 && w && static_cast<size_t>(m.melts_into) < w->material_names.size())
-    ImGui::TextDisabled(m.latent_heat > 0.f ? "melts into %s" : "melts into %s (once latent_heat > 0)",
-                        w->material_names[static_cast<size_t>(m.melts_into)].c_str());
+    ImGui::TextDisabled(
+        m.latent_heat > 0.f ? "melts into %s" : "melts into %s (once latent_heat > 0)",
+        w->material_names[static_cast<size_t>(m.melts_into)].c_str());
   else
     ImGui::TextDisabled("does not melt");
 }
@@ -515,7 +561,6 @@ void HeatFeature::inspector(App& a, size_t r) {
 }
 
 // [SECTION] Temperature range and legends ------------------------------------------
-
 
 bool HeatFeature::legend(App& a) {
   MpmWorld* w = a.world();
@@ -537,7 +582,8 @@ bool HeatFeature::legend(App& a) {
     for (int k = 0; k < 4; ++k) {
       if (!params_.walls[k].fixed) continue;
       char b[48];
-      std::snprintf(b, sizeof b, "%s %.1f " PS_DEG_C, kSides[k], static_cast<double>(params_.walls[k].temperature));
+      std::snprintf(b, sizeof b, "%s %.1f " PS_DEG_C, kSides[k],
+                    static_cast<double>(params_.walls[k].temperature));
       const ImVec2 ts = ImGui::CalcTextSize(b);
       Vec2 s = a.cam.world_to_screen(at[k]);
       if (k == 0) s.x -= ts.x + gap;
@@ -548,12 +594,14 @@ bool HeatFeature::legend(App& a) {
       if (k < 2) s.y -= 0.5f * ts.y;
       s.x = std::clamp(s.x, v.x + 2.f, std::max(v.x + 2.f, v.x + v.w - ts.x - 2.f));
       s.y = std::clamp(s.y, v.y + 2.f, std::max(v.y + 2.f, v.y + v.h - ts.y - 2.f));
-      dl->AddRectFilled(ImVec2(s.x - 3.f, s.y - 1.f), ImVec2(s.x + ts.x + 3.f, s.y + ts.y + 1.f), bg, 3.f);
+      dl->AddRectFilled(ImVec2(s.x - 3.f, s.y - 1.f), ImVec2(s.x + ts.x + 3.f, s.y + ts.y + 1.f),
+                        bg, 3.f);
       dl->AddText(ImVec2(s.x, s.y), text, b);
     }
   }
 
-  if (a.color_mode != ColorMode::Temperature && a.color_mode != ColorMode::MeltFraction) return false;
+  if (a.color_mode != ColorMode::Temperature && a.color_mode != ColorMode::MeltFraction)
+    return false;
   const bool temp = a.color_mode == ColorMode::Temperature;
   const Colormap cm = a.cmap[static_cast<size_t>(a.color_mode)];
   const float bar_w = 220.f * a.ui_scale, bar_h = 12.f * a.ui_scale, line = fs_ * 1.35f;
@@ -567,9 +615,12 @@ bool HeatFeature::legend(App& a) {
       const MaterialParams& m = w->materials[k];
       // Every melting material named, its tick drawn where the range holds its melting point
       // (a legend that does not grow and shrink as the range moves: the scene beside it stays put).
-      if (!material_melts(m) || std::find(named.begin(), named.end(), m.melting_point) != named.end()) continue;
+      if (!material_melts(m) ||
+          std::find(named.begin(), named.end(), m.melting_point) != named.end())
+        continue;
       named.push_back(m.melting_point);
-      if (m.melting_point > a.range_lo && m.melting_point < a.range_hi) ticks.push_back(m.melting_point);
+      if (m.melting_point > a.range_lo && m.melting_point < a.range_hi)
+        ticks.push_back(m.melting_point);
       char b[96];
       std::snprintf(b, sizeof b, "| %s melts at %.1f " PS_DEG_C,
                     k < w->material_names.size() ? w->material_names[k].c_str() : "?",
@@ -595,14 +646,18 @@ bool HeatFeature::legend(App& a) {
 
   const char* title = temp ? "temperature (" PS_DEG_C ")" : "melt fraction";
   const char* kind = temp ? (a.temp_auto ? "auto: min to max" : "fixed range") : "";
-  float width = std::max(bar_w, ImGui::CalcTextSize(title).x + ImGui::CalcTextSize(kind).x + 1.5f * fs_);
-  for (const auto& n : notes) width = std::max(width, ImGui::CalcTextSize(n.c_str()).x + (temp ? 0.f : fs_ * 1.4f));
-  const ImVec2 size(width + 2 * pad, bar_h + 2.6f * fs_ + 1.5f * pad + line * static_cast<float>(notes.size()));
+  float width =
+      std::max(bar_w, ImGui::CalcTextSize(title).x + ImGui::CalcTextSize(kind).x + 1.5f * fs_);
+  for (const auto& n : notes)
+    width = std::max(width, ImGui::CalcTextSize(n.c_str()).x + (temp ? 0.f : fs_ * 1.4f));
+  const ImVec2 size(width + 2 * pad,
+                    bar_h + 2.6f * fs_ + 1.5f * pad + line * static_cast<float>(notes.size()));
   const Vec2 at = a.overlay_slot(Vec2{size.x, size.y});  // beside the scene (render/cpu/layout.h)
   const ImVec2 p0(at.x, at.y);
   dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), bg, 6.f * a.ui_scale);
   dl->AddText(ImVec2(p0.x + pad, p0.y + pad * 0.75f), muted, title);
-  dl->AddText(ImVec2(p0.x + pad + width - ImGui::CalcTextSize(kind).x, p0.y + pad * 0.75f), muted, kind);
+  dl->AddText(ImVec2(p0.x + pad + width - ImGui::CalcTextSize(kind).x, p0.y + pad * 0.75f), muted,
+              kind);
   const float x0 = p0.x + pad, y0 = p0.y + pad * 0.75f + fs_ * 1.35f;
   const int n = 64;
   for (int k = 0; k < n; ++k) {
@@ -613,10 +668,10 @@ bool HeatFeature::legend(App& a) {
   }
   for (float t : ticks) {
     const float x = x0 + bar_w * (t - a.range_lo) / (a.range_hi - a.range_lo);
-    dl->AddLine(ImVec2(x, y0 - 3.f * a.ui_scale), ImVec2(x, y0 + bar_h + 3.f * a.ui_scale), IM_COL32(0, 0, 0, 200),
-                3.f * a.ui_scale);
-    dl->AddLine(ImVec2(x, y0 - 3.f * a.ui_scale), ImVec2(x, y0 + bar_h + 3.f * a.ui_scale), IM_COL32(255, 255, 255, 255),
-                1.4f * a.ui_scale);
+    dl->AddLine(ImVec2(x, y0 - 3.f * a.ui_scale), ImVec2(x, y0 + bar_h + 3.f * a.ui_scale),
+                IM_COL32(0, 0, 0, 200), 3.f * a.ui_scale);
+    dl->AddLine(ImVec2(x, y0 - 3.f * a.ui_scale), ImVec2(x, y0 + bar_h + 3.f * a.ui_scale),
+                IM_COL32(255, 255, 255, 255), 1.4f * a.ui_scale);
   }
   char lo[40], hi[40], mid[40];
   if (temp) {
@@ -641,7 +696,8 @@ bool HeatFeature::legend(App& a) {
   for (const auto& note : notes) {
     float x = x0;
     if (!temp) {
-      dl->AddCircleFilled(ImVec2(x + fs_ * 0.45f, y + fs_ * 0.55f), fs_ * 0.4f, im_col(kNoMeltGrey), 20);
+      dl->AddCircleFilled(ImVec2(x + fs_ * 0.45f, y + fs_ * 0.55f), fs_ * 0.4f, im_col(kNoMeltGrey),
+                          20);
       x += fs_ * 1.4f;
     }
     dl->AddText(ImVec2(x, y), muted, note.c_str());
@@ -651,7 +707,6 @@ bool HeatFeature::legend(App& a) {
 }
 
 // [SECTION] Overlays ------------------------------------------------------------------
-
 
 void HeatFeature::draw_under(App& a) {
   MpmWorld* w = a.world();
@@ -664,14 +719,17 @@ void HeatFeature::draw_under(App& a) {
     const std::vector<double>& T = w->heat_solver().grid_temperature();
     const std::vector<uint8_t>& kind = w->heat_solver().node_kind();
     const int nx = g.nodes_x(), ny = g.nodes_y();
-    if (T.size() == kind.size() && kind.size() == static_cast<size_t>(nx) * static_cast<size_t>(ny)) {
+    if (T.size() == kind.size() &&
+        kind.size() == static_cast<size_t>(nx) * static_cast<size_t>(ny)) {
       const Vec2 half{0.5f * g.dx, 0.5f * g.dx};
       for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
-          const size_t k = static_cast<size_t>(j) * static_cast<size_t>(nx) + static_cast<size_t>(i);
+          const size_t k =
+              static_cast<size_t>(j) * static_cast<size_t>(nx) + static_cast<size_t>(i);
           if (kind[k] == 0) continue;
           const Vec2 c = g.origin + Vec2{g.dx * i, g.dx * j};
-          a.under.rect(c - half, c + half, pack_rgba(temperature_rgb(cm, static_cast<float>(T[k]), lo, hi), 0.55f));
+          a.under.rect(c - half, c + half,
+                       pack_rgba(temperature_rgb(cm, static_cast<float>(T[k]), lo, hi), 0.55f));
         }
     }
   }
@@ -683,7 +741,8 @@ void HeatFeature::draw_under(App& a) {
   const Vec2 band_hi[4] = {{dlo.x + b, dhi.y}, dhi, {dhi.x, dlo.y + b}, dhi};
   for (int k = 0; k < 4; ++k)
     if (params_.walls[k].fixed)
-      a.under.rect(band_lo[k], band_hi[k], pack_rgba(temperature_rgb(cm, params_.walls[k].temperature, lo, hi), 0.8f));
+      a.under.rect(band_lo[k], band_hi[k],
+                   pack_rgba(temperature_rgb(cm, params_.walls[k].temperature, lo, hi), 0.8f));
   for (const HeatPlate& p : params_.plates) {
     a.under.rect(p.lo, p.hi, pack_rgba(temperature_rgb(cm, p.temperature, lo, hi), 0.6f));
     a.under.rect_outline(p.lo, p.hi, 1.2f, pack_rgba(0.9f, 0.92f, 0.96f, 0.6f));
@@ -700,14 +759,16 @@ void HeatFeature::draw_over(App& a) {
     }
   }
   // The heat tool's cursor: orange (heating) or blue (cooling), lit while held.
-  if (a.tools.tool != Tool::Heat || !a.cam.viewport().contains(a.mouse) || (ImGui::GetIO().WantCaptureMouse && !a.left_down))
+  if (a.tools.tool != Tool::Heat || !a.cam.viewport().contains(a.mouse) ||
+      (ImGui::GetIO().WantCaptureMouse && !a.left_down))
     return;
   const Vec2 c = a.cam.screen_to_world(a.mouse);
   const float r = a.tools.radius;
   const std::array<float, 3> col = lamp_rgb(a.tools.heat_power);
   const bool lit = lamp_held_ && params_.enabled;
   if (lit) a.over.disc(c, r, pack_rgba(col, 0.16f), 48);
-  a.over.circle(c, r, lit ? 2.4f : 1.5f, pack_rgba(col, lit ? 0.95f : (params_.enabled ? 0.6f : 0.3f)), 64);
+  a.over.circle(c, r, lit ? 2.4f : 1.5f,
+                pack_rgba(col, lit ? 0.95f : (params_.enabled ? 0.6f : 0.3f)), 64);
   // Rays: outwards for a lamp, inwards for a cold spot.
   const float px = 1.f / a.cam.scale();
   const float len = std::max(0.18f * r, 6.f * px);
@@ -715,8 +776,10 @@ void HeatFeature::draw_over(App& a) {
     const float ang = 0.7853982f * static_cast<float>(k) + 0.3926991f;
     const Vec2 d{std::cos(ang), std::sin(ang)};
     const Vec2 p0 = c + (r + 3.f * px) * d, p1 = c + (r + 3.f * px + len) * d;
-    if (a.tools.heat_power >= 0.f) a.over.line(p0, p1, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
-    else a.over.arrow(p1, p0, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
+    if (a.tools.heat_power >= 0.f)
+      a.over.line(p0, p1, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
+    else
+      a.over.arrow(p1, p0, lit ? 2.f : 1.2f, pack_rgba(col, lit ? 0.9f : 0.45f));
   }
 }
 

@@ -82,9 +82,10 @@ class ResamplingFeature final : public Feature {
   bool show_marks_ = true;      ///< rings on inserted (green) and merged (orange) particles, fading
   bool first_logged_ = false;   ///< "resample first insert" logged since the last switch
   int64_t inserted_at_switch_ = 0;
-  bool panel_open_ = false;     ///< the Resampling header was open last frame (holes are measured then)
-  int interior_holes_ = -1;     ///< measured now and then (-1: not yet)
-  History holes_history_;       ///< interior_holes_ at each measurement (the panel's plot)
+  bool panel_open_ =
+      false;  ///< the Resampling header was open last frame (holes are measured then)
+  int interior_holes_ = -1;  ///< measured now and then (-1: not yet)
+  History holes_history_;    ///< interior_holes_ at each measurement (the panel's plot)
   double holes_time_ = -1.0;
   std::vector<uint32_t> id_row_;  ///< ID -> host row scratch for the rings
 };
@@ -93,20 +94,24 @@ class ResamplingFeature final : public Feature {
 // switched on (tests wait for it; one line per switch).
 void ResamplingFeature::after_step(App& a) {
   MpmWorld* w = a.world();
-  if (w && params_.enabled && !first_logged_ && w->resample_totals().inserted > inserted_at_switch_) {
+  if (w && params_.enabled && !first_logged_ &&
+      w->resample_totals().inserted > inserted_at_switch_) {
     first_logged_ = true;
-    a.log("resample first insert step=%" PRId64 " inserted=%" PRId64 " particles=%zu", w->step_count(),
-          w->resample_totals().inserted - inserted_at_switch_, w->particles.size());
+    a.log("resample first insert step=%" PRId64 " inserted=%" PRId64 " particles=%zu",
+          w->step_count(), w->resample_totals().inserted - inserted_at_switch_,
+          w->particles.size());
   }
 }
 
 // Interior holes (and the signed distance the band overlay draws), now and then.
 void ResamplingFeature::sample(App& a, double now) {
   MpmWorld* w = a.world();
-  if (w && (show_sdf_band_ || panel_open_) && (holes_time_ < 0.0 || now - holes_time_ >= kDiagPeriod * 2)) {
+  if (w && (show_sdf_band_ || panel_open_) &&
+      (holes_time_ < 0.0 || now - holes_time_ >= kDiagPeriod * 2)) {
     interior_holes_ = w->measure_interior_holes();
     holes_time_ = now;
-    if (a.running || holes_history_.count == 0) holes_history_.push(static_cast<float>(interior_holes_));
+    if (a.running || holes_history_.count == 0)
+      holes_history_.push(static_cast<float>(interior_holes_));
   }
 }
 
@@ -131,19 +136,22 @@ void ResamplingFeature::panel(App& a) {
       "Only jelly and viscoplastic particles are resampled: water, sand and snow spread apart for real.");
   ImGui::SliderInt("every", &params_.interval, 1, 200, "%d substeps", ImGuiSliderFlags_Logarithmic);
   ImGui::SliderInt("hole below", &params_.min_per_cell, 1, 8, "%d per cell");
-  ui::help_marker("An interior cell with fewer particles than this gets new ones (towards 'refill to').\n"
-                  "2 finds the holes of a tear; 4 also fills the sparse stripes of a stretched bar.");
+  ui::help_marker(
+      "An interior cell with fewer particles than this gets new ones (towards 'refill to').\n"
+      "2 finds the holes of a tear; 4 also fills the sparse stripes of a stretched bar.");
   ImGui::SliderInt("refill to", &params_.target_per_cell, 1, 8, "%d per cell");
   params_.target_per_cell = std::max(params_.target_per_cell, params_.min_per_cell);
   ImGui::SliderFloat("merge below", &params_.merge_distance, 0.f, 0.45f, "%.2f cells");
   ImGui::SliderFloat("smoothing", &params_.smoothing, 0.5f, 2.f, "%.2f cells");
-  ui::help_marker("Radius of the particle disks whose union is the body. Gaps narrower than about twice\n"
-                  "this count as inside (a crack that thin is refilled); larger lets stretched material\n"
-                  "look like outside space.");
+  ui::help_marker(
+      "Radius of the particle disks whose union is the body. Gaps narrower than about twice\n"
+      "this count as inside (a crack that thin is refilled); larger lets stretched material\n"
+      "look like outside space.");
   ImGui::Checkbox("show distance band and holes", &show_sdf_band_);
-  ui::help_marker("Under the particles: the signed distance to the body's surface within its narrow band\n"
-                  "(blue inside, amber outside; the line is the surface) and, in red, the interior cells\n"
-                  "holding too few particles with room for one more: the numerical holes.");
+  ui::help_marker(
+      "Under the particles: the signed distance to the body's surface within its narrow band\n"
+      "(blue inside, amber outside; the line is the surface) and, in red, the interior cells\n"
+      "holding too few particles with room for one more: the numerical holes.");
   ImGui::Checkbox("highlight new and merged", &show_marks_);
 
   if (ui::begin_props("##resample")) {
@@ -151,12 +159,15 @@ void ResamplingFeature::panel(App& a) {
     const ResampleTotals& t = w->resample_totals();
     if (w->last_resample_step() >= 0) {
       const ResampleReport& r = w->last_resample();
-      ui::prop("last pass", "step %" PRId64 ": +%d, %d merged", w->last_resample_step(), r.inserted, r.merged);
+      ui::prop("last pass", "step %" PRId64 ": +%d, %d merged", w->last_resample_step(), r.inserted,
+               r.merged);
       ui::prop("holes", "%d before, %d after", r.interior_holes_before, r.interior_holes_after);
-      ui::prop("cost", "%.2f ms a pass, %.3f ms a substep", t.last_ms, t.last_ms / std::max(1, params_.interval));
+      ui::prop("cost", "%.2f ms a pass, %.3f ms a substep", t.last_ms,
+               t.last_ms / std::max(1, params_.interval));
     }
     if (t.calls > 0)
-      ui::prop("since load", "%" PRId64 " passes, +%" PRId64 ", %" PRId64 " merged", t.calls, t.inserted, t.merged);
+      ui::prop("since load", "%" PRId64 " passes, +%" PRId64 ", %" PRId64 " merged", t.calls,
+               t.inserted, t.merged);
     ui::prop("particles", "%zu (next ID %u)", w->particles.size(), w->particles.next_id);
     ImGui::EndTable();
   }
@@ -165,8 +176,8 @@ void ResamplingFeature::panel(App& a) {
     const ImVec2 plot(ImGui::GetContentRegionAvail().x, 44.f * a.ui_scale);
     char over[64];
     std::snprintf(over, sizeof over, "interior holes %d", interior_holes_);
-    ImGui::PlotLines("##holes", holes_history_.v.data(), holes_history_.count, holes_history_.offset(), over, 0.f,
-                     FLT_MAX, plot);
+    ImGui::PlotLines("##holes", holes_history_.v.data(), holes_history_.count,
+                     holes_history_.offset(), over, 0.f, FLT_MAX, plot);
   }
   ImGui::PopItemWidth();
 }
@@ -177,7 +188,8 @@ void ResamplingFeature::log_switch(App& a) {
   first_logged_ = false;
   inserted_at_switch_ = t.inserted;
   a.log("resampling %s passes=%" PRId64 " inserted=%" PRId64 " merged=%" PRId64 " particles=%zu",
-        params_.enabled ? "on" : "off", t.calls, t.inserted, t.merged, w ? w->particles.size() : size_t{0});
+        params_.enabled ? "on" : "off", t.calls, t.inserted, t.merged,
+        w ? w->particles.size() : size_t{0});
 }
 
 void ResamplingFeature::draw_under(App& a) {
@@ -187,7 +199,9 @@ void ResamplingFeature::draw_under(App& a) {
   const std::vector<float>& sdf = w->resampler().sdf();
   const std::vector<uint8_t>& hole = w->resampler().holes();
   const GridSpec& g = w->grid;
-  if (sdf.size() != static_cast<size_t>(g.nx) * static_cast<size_t>(g.ny) || hole.size() != sdf.size()) return;
+  if (sdf.size() != static_cast<size_t>(g.nx) * static_cast<size_t>(g.ny) ||
+      hole.size() != sdf.size())
+    return;
   const float band = std::max(params_.band, 0.5f) * g.dx;
   for (int j = 0; j < g.ny; ++j)
     for (int i = 0; i < g.nx; ++i) {
@@ -201,7 +215,9 @@ void ResamplingFeature::draw_under(App& a) {
       }
       if (std::fabs(s) >= band) continue;
       const float alpha = 0.38f * (1.f - std::fabs(s) / band);
-      under.rect(lo, hi, s < 0.f ? pack_rgba(0.30f, 0.55f, 1.0f, alpha) : pack_rgba(1.0f, 0.72f, 0.30f, alpha));
+      under.rect(
+          lo, hi,
+          s < 0.f ? pack_rgba(0.30f, 0.55f, 1.0f, alpha) : pack_rgba(1.0f, 0.72f, 0.30f, alpha));
     }
   // The surface: the zero level of the signed distance, by marching squares
   // on the cell centres (saddles resolved by the quad average).
@@ -214,7 +230,8 @@ void ResamplingFeature::draw_under(App& a) {
       const bool in[4] = {v[0] < 0.f, v[1] < 0.f, v[2] < 0.f, v[3] < 0.f};
       if (in[0] == in[1] && in[1] == in[2] && in[2] == in[3]) continue;
       const Vec2 base = g.origin + Vec2{g.dx * (i + 0.5f), g.dx * (j + 0.5f)};
-      const Vec2 corner[4] = {base, base + Vec2{g.dx, 0.f}, base + Vec2{g.dx, g.dx}, base + Vec2{0.f, g.dx}};
+      const Vec2 corner[4] = {base, base + Vec2{g.dx, 0.f}, base + Vec2{g.dx, g.dx},
+                              base + Vec2{0.f, g.dx}};
       Vec2 pt[4];
       int edge[4], ne = 0;
       for (int k = 0; k < 4; ++k) {
@@ -256,14 +273,17 @@ void ResamplingFeature::draw_over(App& a) {
   for (uint32_t v : ids) max_id = std::max(max_id, v);
   id_row_.assign(static_cast<size_t>(max_id) + 1, UINT32_MAX);
   for (size_t i = 0; i < ids.size(); ++i) id_row_[ids[i]] = static_cast<uint32_t>(i);
-  const float r = std::max(0.32f * w->grid.dx, 3.5f / a.cam.scale());  // at least 3.5 px: visible when zoomed out
+  const float r = std::max(0.32f * w->grid.dx,
+                           3.5f / a.cam.scale());  // at least 3.5 px: visible when zoomed out
   for (const ResampleMark& m : marks) {
     const int64_t age = now - m.step;
     if (age >= fade || m.id >= id_row_.size() || id_row_[m.id] == UINT32_MAX) continue;
     const size_t i = id_row_[m.id];
     const Vec2 x = use_table ? Vec2{table.x[i], table.y[i]} : w->particles.x[i];
     const float alpha = 0.95f * (1.f - static_cast<float>(age) / static_cast<float>(fade));
-    a.over.circle(x, r, 2.2f, m.merged ? pack_rgba(1.f, 0.55f, 0.15f, alpha) : pack_rgba(0.35f, 1.f, 0.55f, alpha), 12);
+    a.over.circle(
+        x, r, 2.2f,
+        m.merged ? pack_rgba(1.f, 0.55f, 0.15f, alpha) : pack_rgba(0.35f, 1.f, 0.55f, alpha), 12);
   }
 }
 

@@ -80,8 +80,10 @@ class RigidFeature final : public Feature {
     selected_ = b;
     const rigid::BodyState s = rw->state(b);
     a.log("body add id=%d name=\"%s\" shape=%s x=%.9g y=%.9g mass=%.9g", b + 1, def.name.c_str(),
-        def.parts[0].shape == ColliderShape::Disk ? "disk" : "box", s.position.x, s.position.y, s.mass);
-    a.set_status("added " + def.name + " (" + std::to_string(static_cast<int>(std::lround(s.mass))) + " kg per metre of depth)");
+          def.parts[0].shape == ColliderShape::Disk ? "disk" : "box", s.position.x, s.position.y,
+          s.mass);
+    a.set_status("added " + def.name + " (" +
+                 std::to_string(static_cast<int>(std::lround(s.mass))) + " kg per metre of depth)");
   }
 
   // [SECTION] Mouse -----------------------------------------------------------------
@@ -107,12 +109,16 @@ class RigidFeature final : public Feature {
     a.selected_id = 0;
     a.selected_row = -1;
     const rigid::BodyState s = rw->state(b);
-    a.log("pick body=%d name=\"%s\" mass=%.9g vx=%.9g vy=%.9g omega=%.9g", b + 1, rw->def(b).name.c_str(), s.mass,
-        s.velocity.x, s.velocity.y, s.omega);
+    a.log("pick body=%d name=\"%s\" mass=%.9g vx=%.9g vy=%.9g omega=%.9g", b + 1,
+          rw->def(b).name.c_str(), s.mass, s.velocity.x, s.velocity.y, s.omega);
     if (a.tools.tool == Tool::Grab) {
       grabbing_ = rw->grab(b, rigid::Vec2d{wm.x, wm.y});
-      if (grabbing_) a.log("grab body=%d x=%.9g y=%.9g", b + 1, s.com.x, s.com.y);
-      else a.set_status(std::string(rw->def(b).name) + " is " + rigid::body_type_name(rw->def(b).type) + ": only dynamic bodies can be dragged");
+      if (grabbing_)
+        a.log("grab body=%d x=%.9g y=%.9g", b + 1, s.com.x, s.com.y);
+      else
+        a.set_status(std::string(rw->def(b).name) + " is " +
+                     rigid::body_type_name(rw->def(b).type) +
+                     ": only dynamic bodies can be dragged");
     }
     return true;
   }
@@ -153,7 +159,8 @@ class RigidFeature final : public Feature {
     rigid::RigidWorld empty(rigid::Vec2d{0.0, 0.0}, 1.0, 1.0);
     rigid::BodyDef def;
     std::string why;
-    if (!body_from_drag(draft_, a.rigid_world() ? *a.rigid_world() : empty, lo, hi, min_size, def, &why)) {
+    if (!body_from_drag(draft_, a.rigid_world() ? *a.rigid_world() : empty, lo, hi, min_size, def,
+                        &why)) {
       a.set_status("no body drawn: " + why);
       a.log("body add refused: %s", why.c_str());
       return;
@@ -167,11 +174,14 @@ class RigidFeature final : public Feature {
     if (t != Tool::Body) return false;
     const char* shapes[] = {"box (drag corner to corner)", "disk (drag centre to rim)"};
     ImGui::Combo("shape", &a.tools.body_shape, shapes, 2);
-    ImGui::SliderFloat("density", &a.tools.body_density, 10.f, 20000.f, "%.0f kg/m3", ImGuiSliderFlags_Logarithmic);
-    help_marker("Water is 1000 kg/m3: lighter bodies float, heavier ones sink. Wood ~500, ice 917, steel 7850.");
+    ImGui::SliderFloat("density", &a.tools.body_density, 10.f, 20000.f, "%.0f kg/m3",
+                       ImGuiSliderFlags_Logarithmic);
+    help_marker(
+        "Water is 1000 kg/m3: lighter bodies float, heavier ones sink. Wood ~500, ice 917, steel 7850.");
     ImGui::SliderFloat("friction", &a.tools.body_friction, 0.f, 2.f, "%.2f");
     ImGui::SliderFloat("restitution", &a.tools.body_restitution, 0.f, 1.f, "%.2f");
-    if (!a.rigid_world() && a.sim) ImGui::TextDisabled("the first body gives this scene a rigid world");
+    if (!a.rigid_world() && a.sim)
+      ImGui::TextDisabled("the first body gives this scene a rigid world");
     return true;
   }
 
@@ -187,19 +197,26 @@ class RigidFeature final : public Feature {
       // The coupling's own cost (placing the parts, the impulses, Box2D's step) per substep.
       const double c = coupled->coupling_ms();
       ImGui::SameLine();
-      ImGui::TextDisabled("coupling %.3f ms/substep (%.1f%%)", c, a.ms_per_substep > 0.0 ? 100.0 * c / a.ms_per_substep : 0.0);
+      ImGui::TextDisabled("coupling %.3f ms/substep (%.1f%%)", c,
+                          a.ms_per_substep > 0.0 ? 100.0 * c / a.ms_per_substep : 0.0);
     }
     ImGui::Checkbox("contacts", &a.show_contacts);
     ImGui::SameLine();
     ImGui::Checkbox("forces", &a.show_forces);
-    help_marker("Contacts: where bodies touch each other or the walls (red), the line's length grows with the\n"
-                "normal impulse. Forces: the matter's mean force on each body over the last frame (cyan), and\n"
-                "its weight (grey) for comparison: a floating body's two arrows are equal and opposite.");
-    if (ImGui::BeginListBox("##bodies", ImVec2(-FLT_MIN, ImGui::GetTextLineHeightWithSpacing() * std::min<float>(6.f, static_cast<float>(rw->body_count()) + 0.5f)))) {
+    help_marker(
+        "Contacts: where bodies touch each other or the walls (red), the line's length grows with the\n"
+        "normal impulse. Forces: the matter's mean force on each body over the last frame (cyan), and\n"
+        "its weight (grey) for comparison: a floating body's two arrows are equal and opposite.");
+    if (ImGui::BeginListBox(
+            "##bodies",
+            ImVec2(-FLT_MIN,
+                   ImGui::GetTextLineHeightWithSpacing() *
+                       std::min<float>(6.f, static_cast<float>(rw->body_count()) + 0.5f)))) {
       for (size_t i = 0; i < rw->body_count(); ++i) {
         const rigid::BodyDef& d = rw->def(static_cast<int>(i));
         char label[160];
-        std::snprintf(label, sizeof label, "%zu  %s  (%s)", i + 1, d.name.c_str(), rigid::body_type_name(d.type));
+        std::snprintf(label, sizeof label, "%zu  %s  (%s)", i + 1, d.name.c_str(),
+                      rigid::body_type_name(d.type));
         if (ImGui::Selectable(label, selected_ == static_cast<int>(i))) {
           selected_ = static_cast<int>(i);
           a.log("select body=%zu", i + 1);
@@ -214,14 +231,18 @@ class RigidFeature final : public Feature {
       if (begin_props("body")) {
         prop("ID", "%d  %s", b + 1, d.name.c_str());
         prop("type", "%s", rigid::body_type_name(d.type));
-        if (d.type == rigid::BodyType::Dynamic) prop("mass", "%.4g kg  (per %.3g m depth)", s.mass, rw->depth());
+        if (d.type == rigid::BodyType::Dynamic)
+          prop("mass", "%.4g kg  (per %.3g m depth)", s.mass, rw->depth());
         prop("centre", "%.4f, %.4f m", s.com.x, s.com.y);
         prop("velocity", "%.4f, %.4f m/s", s.velocity.x, s.velocity.y);
         prop("speed", "%.4f m/s", std::hypot(s.velocity.x, s.velocity.y));
         prop("angle", "%.2f deg", s.angle * 180.0 / 3.14159265358979);
         prop("omega", "%.4f rad/s", s.omega);
-        if (coupled && coupled->matter() && coupled->last_exchange_impulse().size() >= 3 * rw->body_count()) {
-          const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * static_cast<size_t>(b)], coupled->last_exchange_seconds());
+        if (coupled && coupled->matter() &&
+            coupled->last_exchange_impulse().size() >= 3 * rw->body_count()) {
+          const BodyForce f =
+              mean_force(&coupled->last_exchange_impulse()[3 * static_cast<size_t>(b)],
+                         coupled->last_exchange_seconds());
           prop("matter force", "%.4g, %.4g N", f.fx, f.fy);
           prop("matter torque", "%.4g N m", f.torque);
           if (d.type == rigid::BodyType::Dynamic && s.mass > 0.0) {
@@ -232,15 +253,20 @@ class RigidFeature final : public Feature {
         ImGui::EndTable();
       }
       // Live edits: applied at the sync point.
-      float dens = static_cast<float>(d.density), fr = static_cast<float>(d.friction), re = static_cast<float>(d.restitution);
+      float dens = static_cast<float>(d.density), fr = static_cast<float>(d.friction),
+            re = static_cast<float>(d.restitution);
       ImGui::BeginDisabled(d.type != rigid::BodyType::Dynamic);
-      if (ImGui::SliderFloat("density", &dens, 10.f, 20000.f, "%.0f kg/m3", ImGuiSliderFlags_Logarithmic))
+      if (ImGui::SliderFloat("density", &dens, 10.f, 20000.f, "%.0f kg/m3",
+                             ImGuiSliderFlags_Logarithmic))
         edits_.push_back({b, 0, static_cast<double>(dens)});
       ImGui::EndDisabled();
-      if (ImGui::SliderFloat("friction", &fr, 0.f, 2.f, "%.2f")) edits_.push_back({b, 1, static_cast<double>(fr)});
-      if (ImGui::SliderFloat("restitution", &re, 0.f, 1.f, "%.2f")) edits_.push_back({b, 2, static_cast<double>(re)});
-      help_marker("Friction acts between bodies and, through the grid rule, between a body and the matter.\n"
-                  "Restitution acts between bodies (the matter's own response decides its bounce).");
+      if (ImGui::SliderFloat("friction", &fr, 0.f, 2.f, "%.2f"))
+        edits_.push_back({b, 1, static_cast<double>(fr)});
+      if (ImGui::SliderFloat("restitution", &re, 0.f, 1.f, "%.2f"))
+        edits_.push_back({b, 2, static_cast<double>(re)});
+      help_marker(
+          "Friction acts between bodies and, through the grid rule, between a body and the matter.\n"
+          "Restitution acts between bodies (the matter's own response decides its bounce).");
     } else {
       ImGui::TextDisabled("click a body (pick or grab tool) to inspect it");
     }
@@ -259,15 +285,21 @@ class RigidFeature final : public Feature {
       for (const rigid::WorldPart& p : parts_) {
         const rigid::BodyDef& d = rw->def(p.body);
         const bool sel = p.body == selected_;
-        const uint32_t fill = pack_rgba(d.color[0], d.color[1], d.color[2], d.type == rigid::BodyType::Static ? 0.75f : 0.95f);
-        const uint32_t edge = sel ? pack_rgba(1.f, 0.85f, 0.25f) : pack_rgba(0.1f * d.color[0], 0.1f * d.color[1], 0.1f * d.color[2], 0.9f);
+        const uint32_t fill = pack_rgba(d.color[0], d.color[1], d.color[2],
+                                        d.type == rigid::BodyType::Static ? 0.75f : 0.95f);
+        const uint32_t edge =
+            sel ? pack_rgba(1.f, 0.85f, 0.25f)
+                : pack_rgba(0.1f * d.color[0], 0.1f * d.color[1], 0.1f * d.color[2], 0.9f);
         if (p.shape == ColliderShape::Disk) {
           const Vec2 c = to_f(p.v[0]);
           const float r = static_cast<float>(p.radius);
           const double angle = rw->state(p.body).angle;
           a.over.disc(c, r, fill, 48);
           a.over.circle(c, r, sel ? 2.5f : 1.5f, edge, 48);
-          a.over.line(c, c + r * Vec2{static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))}, 1.5f, edge);  // the angle shows
+          a.over.line(c,
+                      c + r * Vec2{static_cast<float>(std::cos(angle)),
+                                   static_cast<float>(std::sin(angle))},
+                      1.5f, edge);  // the angle shows
         } else {
           poly_.clear();
           for (int k = 0; k < p.count; ++k) poly_.push_back(to_f(p.v[k]));
@@ -304,26 +336,34 @@ class RigidFeature final : public Feature {
         // impacts are clipped at 4 weights so the steady forces stay readable.
         const double g = std::hypot(rw->gravity().x, rw->gravity().y);
         double wmax = 0.0;
-        for (size_t i = 0; i < rw->body_count(); ++i) wmax = std::max(wmax, rw->state(static_cast<int>(i)).mass * g);
+        for (size_t i = 0; i < rw->body_count(); ++i)
+          wmax = std::max(wmax, rw->state(static_cast<int>(i)).mass * g);
         if (wmax > 0.0) {
           force_ref_ = wmax;
         } else {
           for (size_t i = 0; i < rw->body_count(); ++i) {
-            const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * i], coupled->last_exchange_seconds());
+            const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * i],
+                                           coupled->last_exchange_seconds());
             force_ref_ = std::max(force_ref_, std::hypot(f.fx, f.fy));
           }
         }
         if (force_ref_ > 0.0) {
           const float k = static_cast<float>(60.0 / force_ref_) * px;
           const float cap = 240.f * px;
-          auto clip = [&](Vec2 v) { const float l = length(v); return l > cap ? (cap / l) * v : v; };
+          auto clip = [&](Vec2 v) {
+            const float l = length(v);
+            return l > cap ? (cap / l) * v : v;
+          };
           const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.6f);
           for (size_t i = 0; i < rw->body_count(); ++i) {
             const rigid::BodyState s = rw->state(static_cast<int>(i));
             if (rw->def(static_cast<int>(i)).type != rigid::BodyType::Dynamic) continue;
             const Vec2 c = to_f(s.com);
-            const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * i], coupled->last_exchange_seconds());
-            const Vec2 wv = clip(k * static_cast<float>(s.mass) * Vec2{static_cast<float>(rw->gravity().x), static_cast<float>(rw->gravity().y)});
+            const BodyForce f = mean_force(&coupled->last_exchange_impulse()[3 * i],
+                                           coupled->last_exchange_seconds());
+            const Vec2 wv = clip(
+                k * static_cast<float>(s.mass) *
+                Vec2{static_cast<float>(rw->gravity().x), static_cast<float>(rw->gravity().y)});
             const Vec2 fv = clip(k * Vec2{static_cast<float>(f.fx), static_cast<float>(f.fy)});
             // Side by side, each straight from its own anchor (render/cpu/body_tool.h).
             const ForceArrows arr = force_arrows(c, wv, fv, 5.f * px);
@@ -340,8 +380,9 @@ class RigidFeature final : public Feature {
       }
     }
     // A screenshot's log line says what the overlay holds (scripts check it).
-    if (rw && (a.pending.screenshot || (a.opt.screenshot_after_frames >= 0 && a.frame == a.opt.screenshot_after_frames &&
-                                      !a.opt.screenshot_path.empty())))
+    if (rw && (a.pending.screenshot ||
+               (a.opt.screenshot_after_frames >= 0 && a.frame == a.opt.screenshot_after_frames &&
+                !a.opt.screenshot_path.empty())))
       a.log("rigid overlay bodies=%zu contacts=%zu", drawn_bodies_, drawn_contacts_);
     // The Body tool's draft.
     if (drawing_) {
@@ -352,7 +393,7 @@ class RigidFeature final : public Feature {
         a.over.line(d.a, d.b, 1.f, col);
       } else {
         a.over.rect_outline(Vec2{std::min(d.a.x, d.b.x), std::min(d.a.y, d.b.y)},
-                          Vec2{std::max(d.a.x, d.b.x), std::max(d.a.y, d.b.y)}, 2.f, col);
+                            Vec2{std::max(d.a.x, d.b.x), std::max(d.a.y, d.b.y)}, 2.f, col);
       }
     }
   }

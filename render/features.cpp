@@ -5,10 +5,10 @@
 #include "render/feature.h"
 
 #define PS_WINDOW_FEATURES(X) \
-  X(resampling)                 \
-  X(rigid)                      \
-  X(heat)                       \
-  X(field)                      \
+  X(resampling)               \
+  X(rigid)                    \
+  X(heat)                     \
+  X(field)                    \
   X(browser)
 
 namespace ps {

@@ -26,9 +26,12 @@ extern "C" Window glfwGetX11Window(GLFWwindow* window);
 namespace ps {
 
 bool parse_gl_backend(const std::string& s, GlBackend& out) {
-  if (s == "glx") out = GlBackend::Glx;
-  else if (s == "egl") out = GlBackend::Egl;
-  else return false;
+  if (s == "glx")
+    out = GlBackend::Glx;
+  else if (s == "egl")
+    out = GlBackend::Egl;
+  else
+    return false;
   return true;
 }
 
@@ -81,8 +84,9 @@ struct GlContext::Impl {
     readback.assign(pixels.size(), 0u);
     XWindowAttributes wa{};
     XGetWindowAttributes(x, xwin, &wa);
-    image = XCreateImage(x, wa.visual, static_cast<unsigned>(wa.depth), ZPixmap, 0, reinterpret_cast<char*>(pixels.data()),
-                         static_cast<unsigned>(w), static_cast<unsigned>(h), 32, 0);
+    image = XCreateImage(x, wa.visual, static_cast<unsigned>(wa.depth), ZPixmap, 0,
+                         reinterpret_cast<char*>(pixels.data()), static_cast<unsigned>(w),
+                         static_cast<unsigned>(h), 32, 0);
     if (!image) {
       error = "XCreateImage failed (the window's visual is not 24 or 32 bits deep)";
       return false;
@@ -91,10 +95,12 @@ struct GlContext::Impl {
   }
 
   bool create_egl(std::string& error) {
-    auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
-    auto platform_display =
-        reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
-    auto query_attrib = reinterpret_cast<PFNEGLQUERYDEVICEATTRIBEXTPROC>(eglGetProcAddress("eglQueryDeviceAttribEXT"));
+    auto query_devices =
+        reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+    auto platform_display = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
+        eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    auto query_attrib = reinterpret_cast<PFNEGLQUERYDEVICEATTRIBEXTPROC>(
+        eglGetProcAddress("eglQueryDeviceAttribEXT"));
     if (!query_devices || !platform_display) {
       error = "EGL has no device platform (EGL_EXT_device_enumeration, EGL_EXT_platform_device)";
       return false;
@@ -121,8 +127,8 @@ struct GlContext::Impl {
       dpy = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
       EGLint major = 0, minor = 0;
       if (dpy != EGL_NO_DISPLAY && eglInitialize(dpy, &major, &minor)) {
-        description = "EGL " + std::to_string(major) + "." + std::to_string(minor) + " on GPU " + std::to_string(i) +
-                      ", frames copied into the window";
+        description = "EGL " + std::to_string(major) + "." + std::to_string(minor) + " on GPU " +
+                      std::to_string(i) + ", frames copied into the window";
         break;
       }
       dpy = EGL_NO_DISPLAY;
@@ -135,15 +141,33 @@ struct GlContext::Impl {
       error = "EGL cannot bind the OpenGL API";
       return false;
     }
-    const EGLint cfg[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_RED_SIZE, 8,
-                          EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_DEPTH_SIZE, 24, EGL_NONE};
+    const EGLint cfg[] = {EGL_SURFACE_TYPE,
+                          EGL_PBUFFER_BIT,
+                          EGL_RENDERABLE_TYPE,
+                          EGL_OPENGL_BIT,
+                          EGL_RED_SIZE,
+                          8,
+                          EGL_GREEN_SIZE,
+                          8,
+                          EGL_BLUE_SIZE,
+                          8,
+                          EGL_ALPHA_SIZE,
+                          8,
+                          EGL_DEPTH_SIZE,
+                          24,
+                          EGL_NONE};
     EGLint n = 0;
     if (!eglChooseConfig(dpy, cfg, &config, 1, &n) || n < 1) {
       error = "no EGL configuration with an RGBA8 pbuffer";
       return false;
     }
-    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,
-                                EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                4,
+                                EGL_CONTEXT_MINOR_VERSION,
+                                3,
+                                EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                EGL_NONE};
     ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ctx_attrs);
     if (ctx == EGL_NO_CONTEXT) {
       error = "eglCreateContext (OpenGL 4.3 core) failed (" + std::to_string(eglGetError()) + ")";
@@ -166,9 +190,10 @@ struct GlContext::Impl {
     glReadPixels(0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, readback.data());
     const size_t w = static_cast<size_t>(width);
     for (int r = 0; r < height; ++r)  // OpenGL's rows go up, X's down
-      std::memcpy(&pixels[static_cast<size_t>(r) * w], &readback[static_cast<size_t>(height - 1 - r) * w],
-                  w * sizeof(uint32_t));
-    XPutImage(x, xwin, gc, image, 0, 0, 0, 0, static_cast<unsigned>(width), static_cast<unsigned>(height));
+      std::memcpy(&pixels[static_cast<size_t>(r) * w],
+                  &readback[static_cast<size_t>(height - 1 - r) * w], w * sizeof(uint32_t));
+    XPutImage(x, xwin, gc, image, 0, 0, 0, 0, static_cast<unsigned>(width),
+              static_cast<unsigned>(height));
     XFlush(x);
   }
 
@@ -228,7 +253,8 @@ bool GlContext::create(GlBackend b, GLFWwindow* window, std::string& error) {
     glfwMakeContextCurrent(window);
     glv = gladLoadGL(glfwGetProcAddress);
   }
-  if (glv == 0 || GLAD_VERSION_MAJOR(glv) < 4 || (GLAD_VERSION_MAJOR(glv) == 4 && GLAD_VERSION_MINOR(glv) < 3)) {
+  if (glv == 0 || GLAD_VERSION_MAJOR(glv) < 4 ||
+      (GLAD_VERSION_MAJOR(glv) == 4 && GLAD_VERSION_MINOR(glv) < 3)) {
     error = "OpenGL 4.3 core is required (got " + std::to_string(GLAD_VERSION_MAJOR(glv)) + "." +
             std::to_string(GLAD_VERSION_MINOR(glv)) + ")";
     return false;
@@ -242,7 +268,8 @@ void GlContext::resize(int fb_width, int fb_height) {
   if (s.backend != GlBackend::Egl || fb_width <= 0 || fb_height <= 0) return;
   if (fb_width == s.width && fb_height == s.height) return;
   std::string error;
-  if (!s.make_surface(fb_width, fb_height, error)) std::fprintf(stderr, "sandbox: %s\n", error.c_str());
+  if (!s.make_surface(fb_width, fb_height, error))
+    std::fprintf(stderr, "sandbox: %s\n", error.c_str());
 #else
   (void)fb_width;
   (void)fb_height;

@@ -1,5 +1,6 @@
 #include "render/gl_draw.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "render/cpu/dem_draw_rules.h"
 
@@ -116,7 +116,9 @@ const char* sprite_path_name(SpritePath p) {
 }
 
 uint32_t pack_rgba(float r, float g, float b, float a) {
-  auto q = [](float v) { return static_cast<uint32_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+  auto q = [](float v) {
+    return static_cast<uint32_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f));
+  };
   return q(r) | (q(g) << 8) | (q(b) << 16) | (q(a) << 24);
 }
 
@@ -143,7 +145,8 @@ void ParticleRenderer::init() {
   const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   std::string lower = renderer ? renderer : "";
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  software_gl_ = lower.find("llvmpipe") != std::string::npos || lower.find("softpipe") != std::string::npos ||
+  software_gl_ = lower.find("llvmpipe") != std::string::npos ||
+                 lower.find("softpipe") != std::string::npos ||
                  lower.find("swiftshader") != std::string::npos;
   layer_prog_.load("layer.vert", "layer.frag");
   glGenVertexArrays(1, &layer_vao_);
@@ -197,8 +200,8 @@ void ParticleRenderer::reserve(size_t n) {
   buf_.capacity = cap;
 }
 
-void ParticleRenderer::upload(size_t n, const float* xy, const float* vxy, const float* scalar, const uint8_t* rgba,
-                              const float* radius) {
+void ParticleRenderer::upload(size_t n, const float* xy, const float* vxy, const float* scalar,
+                              const uint8_t* rgba, const float* radius) {
   reserve(n);
   count_ = n;
   if (n == 0) return;
@@ -234,7 +237,8 @@ void ParticleRenderer::set_colormap(Colormap c) {
   uint8_t texels[256 * 4];
   for (int i = 0; i < 256; ++i) {
     auto rgb = colormap_rgb(c, static_cast<float>(i) / 255.f);
-    for (int k = 0; k < 3; ++k) texels[4 * i + k] = static_cast<uint8_t>(std::lround(rgb[static_cast<size_t>(k)] * 255.f));
+    for (int k = 0; k < 3; ++k)
+      texels[4 * i + k] = static_cast<uint8_t>(std::lround(rgb[static_cast<size_t>(k)] * 255.f));
     texels[4 * i + 3] = 255;
   }
   std::copy(texels, texels + 256 * 4, cmap_texels_.begin());
@@ -245,8 +249,8 @@ void ParticleRenderer::set_colormap(Colormap c) {
   glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
 }
 
-void ParticleRenderer::draw(const float view[16], float px_per_world, float size_scale, ParticleShade shade, float lo,
-                            float hi, int64_t selected) {
+void ParticleRenderer::draw(const float view[16], float px_per_world, float size_scale,
+                            ParticleShade shade, float lo, float hi, int64_t selected) {
   if (count_ == 0) return;
   glUseProgram(prog_.id());
   glUniformMatrix4fv(prog_.uniform("u_view"), 1, GL_FALSE, view);
@@ -262,9 +266,11 @@ void ParticleRenderer::draw(const float view[16], float px_per_world, float size
   const float r_px_max = std::max(max_radius_ * size_scale * px_per_world, 1.f);
   const bool small = r_px_max <= kPointSpriteMaxRadiusPx;
   const bool host = host_count_ == count_;
-  if ((path_ == SpritePath::Software || (path_ == SpritePath::Auto && software_gl_ && small)) && host) {
+  if ((path_ == SpritePath::Software || (path_ == SpritePath::Auto && software_gl_ && small)) &&
+      host) {
     used_ = SpritePath::Software;
-  } else if ((path_ == SpritePath::Points || (path_ == SpritePath::Auto && small)) && 2.f * r_px_max <= max_point_px_) {
+  } else if ((path_ == SpritePath::Points || (path_ == SpritePath::Auto && small)) &&
+             2.f * r_px_max <= max_point_px_) {
     used_ = SpritePath::Points;
   } else {
     used_ = SpritePath::Quads;
@@ -281,7 +287,8 @@ void ParticleRenderer::draw(const float view[16], float px_per_world, float size
   }
   glUniform1i(prog_.uniform("u_points"), 0);
   glBindVertexArray(vao_);
-  if (used_ == SpritePath::Quads) glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(count_));
+  if (used_ == SpritePath::Quads)
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(count_));
   if (selected >= 0 && static_cast<size_t>(selected) < count_) {
     // Drawn again on top so neighbours never hide it; gl_InstanceID is 0 here.
     glUniform1i(prog_.uniform("u_selected"), 0);
@@ -290,8 +297,8 @@ void ParticleRenderer::draw(const float view[16], float px_per_world, float size
   glBindVertexArray(0);
 }
 
-void ParticleRenderer::draw_layer(const float view[16], float px_per_world, float size_scale, ParticleShade shade,
-                                  float lo, float hi) {
+void ParticleRenderer::draw_layer(const float view[16], float px_per_world, float size_scale,
+                                  ParticleShade shade, float lo, float hi) {
   // The region: the scissor box where one is set (comparison panes), else the viewport.
   GLint vp[4] = {0, 0, 0, 0};
   glGetIntegerv(GL_VIEWPORT, vp);
@@ -300,7 +307,8 @@ void ParticleRenderer::draw_layer(const float view[16], float px_per_world, floa
     GLint sc[4];
     glGetIntegerv(GL_SCISSOR_BOX, sc);
     const GLint x0 = std::max(vp[0], sc[0]), y0 = std::max(vp[1], sc[1]);
-    const GLint x1 = std::min(vp[0] + vp[2], sc[0] + sc[2]), y1 = std::min(vp[1] + vp[3], sc[1] + sc[3]);
+    const GLint x1 = std::min(vp[0] + vp[2], sc[0] + sc[2]),
+                y1 = std::min(vp[1] + vp[3], sc[1] + sc[3]);
     r[0] = x0;
     r[1] = y0;
     r[2] = std::max(0, x1 - x0);
@@ -342,7 +350,8 @@ void ParticleRenderer::draw_layer(const float view[16], float px_per_world, floa
   glBindTexture(GL_TEXTURE_2D, layer_tex_);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   if (layer_w_ != v.w || layer_h_ != v.h) {
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, v.w, v.h, 0, GL_RGBA, GL_UNSIGNED_BYTE, layer_.pixels().data());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, v.w, v.h, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                 layer_.pixels().data());
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -353,22 +362,30 @@ void ParticleRenderer::draw_layer(const float view[16], float px_per_world, floa
     glPixelStorei(GL_UNPACK_ROW_LENGTH, v.w);
     glPixelStorei(GL_UNPACK_SKIP_PIXELS, d.x);
     glPixelStorei(GL_UNPACK_SKIP_ROWS, d.y);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, d.x, d.y, d.w, d.h, GL_RGBA, GL_UNSIGNED_BYTE, layer_.pixels().data());
+    glTexSubImage2D(GL_TEXTURE_2D, 0, d.x, d.y, d.w, d.h, GL_RGBA, GL_UNSIGNED_BYTE,
+                    layer_.pixels().data());
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
     glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
   }
   glUseProgram(layer_prog_.id());
-  const auto ndc_x = [&](GLint x) { return 2.f * static_cast<float>(x - vp[0]) / static_cast<float>(vp[2]) - 1.f; };
-  const auto ndc_y = [&](GLint y) { return 2.f * static_cast<float>(y - vp[1]) / static_cast<float>(vp[3]) - 1.f; };
+  const auto ndc_x = [&](GLint x) {
+    return 2.f * static_cast<float>(x - vp[0]) / static_cast<float>(vp[2]) - 1.f;
+  };
+  const auto ndc_y = [&](GLint y) {
+    return 2.f * static_cast<float>(y - vp[1]) / static_cast<float>(vp[3]) - 1.f;
+  };
   const GLint fx0 = r[0] + d.x, fy0 = r[1] + d.y;  // the box in framebuffer pixels
-  glUniform4f(layer_prog_.uniform("u_rect"), ndc_x(fx0), ndc_y(fy0), ndc_x(fx0 + d.w), ndc_y(fy0 + d.h));
+  glUniform4f(layer_prog_.uniform("u_rect"), ndc_x(fx0), ndc_y(fy0), ndc_x(fx0 + d.w),
+              ndc_y(fy0 + d.h));
   const float iw = 1.f / static_cast<float>(v.w), ih = 1.f / static_cast<float>(v.h);
-  glUniform4f(layer_prog_.uniform("u_uv"), static_cast<float>(d.x) * iw, static_cast<float>(d.y) * ih,
-              static_cast<float>(d.x + d.w) * iw, static_cast<float>(d.y + d.h) * ih);
+  glUniform4f(layer_prog_.uniform("u_uv"), static_cast<float>(d.x) * iw,
+              static_cast<float>(d.y) * ih, static_cast<float>(d.x + d.w) * iw,
+              static_cast<float>(d.y + d.h) * ih);
   glUniform1i(layer_prog_.uniform("u_layer"), 0);
   // Premultiplied "over"; the blend state is restored for what follows.
-  GLint src_rgb = GL_SRC_ALPHA, dst_rgb = GL_ONE_MINUS_SRC_ALPHA, src_a = GL_SRC_ALPHA, dst_a = GL_ONE_MINUS_SRC_ALPHA;
+  GLint src_rgb = GL_SRC_ALPHA, dst_rgb = GL_ONE_MINUS_SRC_ALPHA, src_a = GL_SRC_ALPHA,
+        dst_a = GL_ONE_MINUS_SRC_ALPHA;
   glGetIntegerv(GL_BLEND_SRC_RGB, &src_rgb);
   glGetIntegerv(GL_BLEND_DST_RGB, &dst_rgb);
   glGetIntegerv(GL_BLEND_SRC_ALPHA, &src_a);
@@ -376,11 +393,12 @@ void ParticleRenderer::draw_layer(const float view[16], float px_per_world, floa
   glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
   glBindVertexArray(layer_vao_);
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-  glBlendFuncSeparate(static_cast<GLenum>(src_rgb), static_cast<GLenum>(dst_rgb), static_cast<GLenum>(src_a),
-                      static_cast<GLenum>(dst_a));
+  glBlendFuncSeparate(static_cast<GLenum>(src_rgb), static_cast<GLenum>(dst_rgb),
+                      static_cast<GLenum>(src_a), static_cast<GLenum>(dst_a));
   glBindTexture(GL_TEXTURE_2D, 0);
   glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_1D, cmap_tex_);  // the sprite program's colour map, for the selection drawn next
+  glBindTexture(GL_TEXTURE_1D,
+                cmap_tex_);  // the sprite program's colour map, for the selection drawn next
 }
 
 // [SECTION] Overlay shapes -----------------------------------------------------
@@ -396,11 +414,13 @@ void init_line_vertices(ShaderProgram& prog, GLuint& vao, GLuint& vbo, size_t ca
   glBindVertexArray(vao);
   glBindBuffer(GL_ARRAY_BUFFER, vbo);
   if (capacity)
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * sizeof(LineVertex)), nullptr, GL_DYNAMIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * sizeof(LineVertex)), nullptr,
+                 GL_DYNAMIC_DRAW);
   glEnableVertexAttribArray(0);
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(LineVertex), nullptr);
   glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(LineVertex), reinterpret_cast<void*>(2 * sizeof(float)));
+  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(LineVertex),
+                        reinterpret_cast<void*>(2 * sizeof(float)));
   glBindVertexArray(0);
 }
 
@@ -427,7 +447,8 @@ void ShapeBatch::tri(Vec2 a, Vec2 b, Vec2 c, uint32_t rgba) {
 
 void ShapeBatch::line(Vec2 a, Vec2 b, float width_px, uint32_t rgba) {
   Vec2 v[6];
-  if (!line_triangles(a, b, width_px, px_, v)) return;  // the device's bond lines use the same triangles
+  if (!line_triangles(a, b, width_px, px_, v))
+    return;  // the device's bond lines use the same triangles
   tri(v[0], v[1], v[2], rgba);
   tri(v[3], v[4], v[5], rgba);
 }
@@ -472,7 +493,8 @@ void ShapeBatch::circle(Vec2 c, float r, float width_px, uint32_t rgba, int segm
 void ShapeBatch::disc(Vec2 c, float r, uint32_t rgba, int segments) {
   for (int k = 0; k < segments; ++k) {
     float a0 = 6.2831853f * k / segments, a1 = 6.2831853f * (k + 1) / segments;
-    tri(c, c + r * Vec2{std::cos(a0), std::sin(a0)}, c + r * Vec2{std::cos(a1), std::sin(a1)}, rgba);
+    tri(c, c + r * Vec2{std::cos(a0), std::sin(a0)}, c + r * Vec2{std::cos(a1), std::sin(a1)},
+        rgba);
   }
 }
 
@@ -490,9 +512,11 @@ void ShapeBatch::draw(const float view[16]) {
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
   if (verts_.size() > capacity_) {
     while (capacity_ < verts_.size()) capacity_ *= 2;
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity_ * sizeof(Vertex)), nullptr, GL_DYNAMIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity_ * sizeof(Vertex)), nullptr,
+                 GL_DYNAMIC_DRAW);
   }
-  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(verts_.size() * sizeof(Vertex)), verts_.data());
+  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(verts_.size() * sizeof(Vertex)),
+                  verts_.data());
   glUseProgram(prog_.id());
   glUniformMatrix4fv(prog_.uniform("u_view"), 1, GL_FALSE, view);
   glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(verts_.size()));
@@ -516,7 +540,8 @@ void DeviceLineBuffer::reserve(size_t n) {
   size_t cap = capacity_ ? capacity_ : 1 << 16;
   while (cap < n) cap *= 2;
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(cap * sizeof(LineVertex)), nullptr, GL_DYNAMIC_DRAW);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(cap * sizeof(LineVertex)), nullptr,
+               GL_DYNAMIC_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
   capacity_ = cap;
   count_ = 0;

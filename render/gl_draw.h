@@ -91,8 +91,8 @@ class ParticleRenderer {
               const float* radius);
   void set_colormap(Colormap c);
   /// Draws n particles; `selected` (row) is drawn last with a ring, or -1.
-  void draw(const float view[16], float px_per_world, float size_scale, ParticleShade shade, float lo, float hi,
-            int64_t selected);
+  void draw(const float view[16], float px_per_world, float size_scale, ParticleShade shade,
+            float lo, float hi, int64_t selected);
 
  private:
   ShaderProgram prog_;
@@ -103,13 +103,15 @@ class ParticleRenderer {
   SpritePath used_ = SpritePath::Quads;
   // The software path: host copies of the uploaded columns (kept only under
   // software OpenGL or when asked for), the colour map's texels, the layer.
-  void draw_layer(const float view[16], float px_per_world, float size_scale, ParticleShade shade, float lo, float hi);
+  void draw_layer(const float view[16], float px_per_world, float size_scale, ParticleShade shade,
+                  float lo, float hi);
   bool software_gl_ = false;
   struct HostColumns {
     std::vector<float> xy, vxy, scalar, radius;
     std::vector<uint8_t> rgba;
   } host_;
-  size_t host_count_ = 0;  ///< rows the host copies hold (0: none; the interop writes on the device)
+  size_t host_count_ =
+      0;  ///< rows the host copies hold (0: none; the interop writes on the device)
   std::array<uint8_t, 256 * 4> cmap_texels_{};
   SpriteLayer layer_;
   ShaderProgram layer_prog_;
@@ -126,7 +128,10 @@ class ShapeBatch {
  public:
   void init();
   void destroy();
-  void clear(float px_to_world) { verts_.clear(); px_ = px_to_world; }
+  void clear(float px_to_world) {
+    verts_.clear();
+    px_ = px_to_world;
+  }
   void line(Vec2 a, Vec2 b, float width_px, uint32_t rgba);
   /// Arrow from a to b with a head scaled to the pixel width.
   void arrow(Vec2 a, Vec2 b, float width_px, uint32_t rgba);
@@ -177,6 +182,8 @@ class DeviceLineBuffer {
 
 /// Packs 0..1 RGB and an alpha into a little-endian RGBA8 word.
 uint32_t pack_rgba(float r, float g, float b, float a = 1.f);
-inline uint32_t pack_rgba(const std::array<float, 3>& c, float a = 1.f) { return pack_rgba(c[0], c[1], c[2], a); }
+inline uint32_t pack_rgba(const std::array<float, 3>& c, float a = 1.f) {
+  return pack_rgba(c[0], c[1], c[2], a);
+}
 
 }  // namespace ps

@@ -19,8 +19,8 @@
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "render/cpu/file_open.h"
-#include "render/cpu/picking.h"
 #include "render/cpu/particle_fields.h"
+#include "render/cpu/picking.h"
 #include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/core/error.h"
@@ -37,13 +37,16 @@ using ui::section_label;
 // Pane colours for labels and curves (distinct on dark and black backgrounds): the hues of
 // `sandbox compare`'s images and curves.svg (verify::plot_colour: blue, orange, green, pink),
 // lighter so they read on the dark panels.
-const ImVec4 kPaneColor[4] = {{0.35f, 0.80f, 1.00f, 1.f}, {1.00f, 0.55f, 0.25f, 1.f}, {0.55f, 0.95f, 0.45f, 1.f},
+const ImVec4 kPaneColor[4] = {{0.35f, 0.80f, 1.00f, 1.f},
+                              {1.00f, 0.55f, 0.25f, 1.f},
+                              {0.55f, 0.95f, 0.45f, 1.f},
                               {1.00f, 0.45f, 0.80f, 1.f}};
 
 double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-constexpr double kCompareBudgetMs = 12.0;  // simulation time per frame for all panes together, as the single view
+constexpr double kCompareBudgetMs =
+    12.0;  // simulation time per frame for all panes together, as the single view
 
 }  // namespace
 
@@ -81,7 +84,8 @@ bool App::start_compare(const std::string& vary) {
   return true;
 }
 
-void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& vary, const std::vector<PaneSpec>& panes) {
+void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& vary,
+                        const std::vector<PaneSpec>& panes) {
   CompareUi& c = compare;
   c.error.clear();
   c.cmp = std::move(next);
@@ -90,7 +94,8 @@ void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& var
   if (!sgf.set.groups.empty()) c.cmp->set_force_list(sgf_list_for_sim(sgf.set));
   // Every pane recorded (Left / Right / Home and the strip): half the rewind budget on top of
   // the single scene's recording, which stays for when the comparison ends.
-  if (!c.cmp->enable_rewind(rw.ring.budget() / 2)) log("compare rewind off: %s", c.cmp->rewind_off().c_str());
+  if (!c.cmp->enable_rewind(rw.ring.budget() / 2))
+    log("compare rewind off: %s", c.cmp->rewind_off().c_str());
   c.pending_seek = -1;
   c.dragging = false;
   c.vary = vary;
@@ -103,7 +108,8 @@ void App::adopt_compare(std::unique_ptr<Comparison> next, const std::string& var
   c.grabbing = false;
   c.halted.clear();
   c.last_sample = -1.0;
-  if (color_mode == ColorMode::Speed) range_lo = range_hi = 0.f;  // the speed range starts with the panes
+  if (color_mode == ColorMode::Speed)
+    range_lo = range_hi = 0.f;  // the speed range starts with the panes
   for (auto& cv : c.curves) cv = CompareUi::Curves{};
   if (!c.renderers_ready) {
     for (ParticleRenderer& r : c.renderers) r.init();
@@ -173,7 +179,8 @@ void App::compare_step_frame() {
     // the first pane waits for it (the Compare panel says so). A single frame is stepped whole.
     const double room = c.ms_per_pane_substep > 0.0 ? left_ms / c.ms_per_pane_substep : 64.0;
     c.cmp->set_catch_up_limit(single ? 0 : static_cast<int64_t>(std::clamp(room, 1.0, 1e9)));
-    const StepStatus st = c.cmp->step_part(chunk);  // the displayed frame ends below: one rewind frame
+    const StepStatus st =
+        c.cmp->step_part(chunk);  // the displayed frame ends below: one rewind frame
     done = static_cast<int>(c.cmp->pane(0).sim->step_count() - ref0);
     if (!st.ok) {
       ok = false;
@@ -189,14 +196,19 @@ void App::compare_step_frame() {
   const double per = ms / std::max(1, done);
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
   const double per_pane = ms / static_cast<double>(std::max<int64_t>(1, all_steps() - all0));
-  c.ms_per_pane_substep = c.ms_per_pane_substep > 0.0 ? 0.8 * c.ms_per_pane_substep + 0.2 * per_pane : per_pane;
+  c.ms_per_pane_substep =
+      c.ms_per_pane_substep > 0.0 ? 0.8 * c.ms_per_pane_substep + 0.2 * per_pane : per_pane;
   speed_ratio = single ? 1.0 : 0.85 * speed_ratio + 0.15 * static_cast<double>(done) / want;
   if (c.cmp->behind() != c.was_behind) {
     c.was_behind = c.cmp->behind();
-    if (c.was_behind) log("compare behind %s", c.cmp->behind_text().c_str());
-    else log("compare caught up");
+    if (c.was_behind)
+      log("compare behind %s", c.cmp->behind_text().c_str());
+    else
+      log("compare caught up");
   }
-  if (single) log("step frame substeps=%d want=%d step=%" PRId64, done, want, c.cmp->pane(0).sim->step_count());
+  if (single)
+    log("step frame substeps=%d want=%d step=%" PRId64, done, want,
+        c.cmp->pane(0).sim->step_count());
 }
 
 /// Each pane's particles into its renderer; the curves sampled at the plots' rate.
@@ -234,7 +246,8 @@ void App::compare_snapshot() {
       c.rgba.resize(4 * n);
       for (size_t i = 0; i < n; ++i) {
         for (int q = 0; q < 3; ++q)
-          c.rgba[4 * i + q] = static_cast<uint8_t>(std::lround(std::clamp(t.color[i][static_cast<size_t>(q)], 0.f, 1.f) * 255.f));
+          c.rgba[4 * i + q] = static_cast<uint8_t>(
+              std::lround(std::clamp(t.color[i][static_cast<size_t>(q)], 0.f, 1.f) * 255.f));
         c.rgba[4 * i + 3] = 255;
       }
       col = c.rgba.data();
@@ -272,19 +285,21 @@ void App::compare_layout() {
   const float aspect = std::max(hi.x - lo.x, 1e-6f) / std::max(hi.y - lo.y, 1e-6f);
   const size_t n = c.cmp->size();
   const Tiling t = choose_tiling(static_cast<int>(n), v.w, v.h, aspect, compare_pane_gap(), band);
-  if (c.laid_panes == n && t == c.tiling && band == c.band && v.x == c.laid_for.x && v.y == c.laid_for.y &&
-      v.w == c.laid_for.w && v.h == c.laid_for.h)
+  if (c.laid_panes == n && t == c.tiling && band == c.band && v.x == c.laid_for.x &&
+      v.y == c.laid_for.y && v.w == c.laid_for.w && v.h == c.laid_for.h)
     return;
   c.tiling = t;
   c.band = band;
   c.laid_for = v;
   c.laid_panes = n;
   c.labels_logged = false;
-  if (!c.touched) c.linked_fit = true;  // a resize refits the panes, as the single view, until zoomed or panned
+  if (!c.touched)
+    c.linked_fit = true;  // a resize refits the panes, as the single view, until zoomed or panned
   const ScreenRect r0 = compare_pane_rect(0);
-  log("compare layout rows=%d cols=%d panes=%zu viewport=%dx%d pane=%dx%d band=%d scene=%dx%d aspect=%.4g", t.rows, t.cols, n,
-      static_cast<int>(v.w), static_cast<int>(v.h), static_cast<int>(r0.w), static_cast<int>(r0.h), static_cast<int>(band),
-      static_cast<int>(t.scene_w), static_cast<int>(t.scene_h), static_cast<double>(aspect));
+  log("compare layout rows=%d cols=%d panes=%zu viewport=%dx%d pane=%dx%d band=%d scene=%dx%d aspect=%.4g",
+      t.rows, t.cols, n, static_cast<int>(v.w), static_cast<int>(v.h), static_cast<int>(r0.w),
+      static_cast<int>(r0.h), static_cast<int>(band), static_cast<int>(t.scene_w),
+      static_cast<int>(t.scene_h), static_cast<double>(aspect));
 }
 
 float App::compare_label_band() const {
@@ -327,33 +342,37 @@ void App::compare_draw() {
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glEnable(GL_SCISSOR_TEST);
-  const ParticleShade shade = color_mode == ColorMode::Speed ? ParticleShade::Scalar : ParticleShade::Base;
+  const ParticleShade shade =
+      color_mode == ColorMode::Speed ? ParticleShade::Scalar : ParticleShade::Base;
   for (size_t k = 0; k < c.cmp->size(); ++k) {
     const Camera2D pc = compare_camera(k);
     const ScreenRect r = pc.viewport();
     const Vec2 f0 = pc.screen_to_framebuffer(Vec2{r.x, r.y + r.h});
     const Vec2 f1 = pc.screen_to_framebuffer(Vec2{r.x + r.w, r.y});
-    glScissor(static_cast<GLint>(f0.x), fbh - static_cast<GLint>(f0.y), static_cast<GLsizei>(f1.x - f0.x),
-              static_cast<GLsizei>(f0.y - f1.y));
+    glScissor(static_cast<GLint>(f0.x), fbh - static_cast<GLint>(f0.y),
+              static_cast<GLsizei>(f1.x - f0.x), static_cast<GLsizei>(f0.y - f1.y));
     float view[16];
     pc.world_to_ndc(view);
     const float px = 1.f / pc.scale();
     Vec2 lo, hi;
     c.cmp->pane(k).sim->bounds(lo, hi);
     under.clear(px);
-    under.rect(lo, hi, projector ? pack_rgba(0.05f, 0.05f, 0.06f) : pack_rgba(0.075f, 0.082f, 0.102f));
+    under.rect(lo, hi,
+               projector ? pack_rgba(0.05f, 0.05f, 0.06f) : pack_rgba(0.075f, 0.082f, 0.102f));
     under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
     under.draw(view);
     c.renderers[k].set_colormap(cmap[static_cast<size_t>(ColorMode::Speed)]);
     c.renderers[k].set_sprite_path(sprite_path);
-    c.renderers[k].draw(view, pc.framebuffer_scale(), projector ? 1.3f * sprite_scale : sprite_scale, shade, range_lo,
-                        range_hi, -1);
+    c.renderers[k].draw(view, pc.framebuffer_scale(),
+                        projector ? 1.3f * sprite_scale : sprite_scale, shade, range_lo, range_hi,
+                        -1);
     // The brush under the cursor, in the pane it is over (the same place acts in all).
     over.clear(px);
     if (r.contains(mouse) && !ImGui::GetIO().WantCaptureMouse &&
         (tools.tool == Tool::Grab || tools.tool == Tool::Attract || tools.tool == Tool::Repel)) {
       uint32_t col = pack_rgba(0.9f, 0.9f, 0.95f, 0.5f);
-      if (tools.tool == Tool::Attract) col = pack_rgba(0.35f, 0.85f, 0.55f, left_down ? 0.9f : 0.5f);
+      if (tools.tool == Tool::Attract)
+        col = pack_rgba(0.35f, 0.85f, 0.55f, left_down ? 0.9f : 0.5f);
       if (tools.tool == Tool::Repel) col = pack_rgba(1.f, 0.4f, 0.35f, left_down ? 0.9f : 0.5f);
       over.circle(pc.screen_to_world(mouse), tools.radius, 1.5f, col);
     }
@@ -376,57 +395,66 @@ void App::compare_labels() {
   // One font for every label: the title font where all of them fit it.
   bool title_fits = big != nullptr;
   for (size_t k = 0; k < c.cmp->size() && title_fits; ++k)
-    title_fits = big->CalcTextSizeA(big->FontSize, FLT_MAX, 0.f, c.cmp->pane(k).spec.label.c_str()).x <=
-                 compare_pane_rect(k).w - 2.f * pad;
+    title_fits =
+        big->CalcTextSizeA(big->FontSize, FLT_MAX, 0.f, c.cmp->pane(k).spec.label.c_str()).x <=
+        compare_pane_rect(k).w - 2.f * pad;
   for (size_t k = 0; k < c.cmp->size(); ++k) {
     const ScreenRect r = compare_pane_rect(k);
     const ImVec4 pc = kPaneColor[k];
     dl->PushClipRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), true);
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), ImGui::ColorConvertFloat4ToU32(ImVec4(pc.x, pc.y, pc.z, 0.6f)),
-                0.f, 0, 1.5f * ui_scale);
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h),
+                ImGui::ColorConvertFloat4ToU32(ImVec4(pc.x, pc.y, pc.z, 0.6f)), 0.f, 0,
+                1.5f * ui_scale);
     std::string label = c.cmp->pane(k).spec.label;
     const float room = std::max(0.f, r.w - 2.f * pad);
     ImFont* f = title_fits ? big : ImGui::GetFont();
     float size = title_fits ? big->FontSize : ImGui::GetFontSize();
     const char* fit = title_fits ? "title" : "text";
     if (f->CalcTextSizeA(size, FLT_MAX, 0.f, label.c_str()).x > room) {
-      while (label.size() > 1 && f->CalcTextSizeA(size, FLT_MAX, 0.f, (label + "...").c_str()).x > room) {
+      while (label.size() > 1 &&
+             f->CalcTextSizeA(size, FLT_MAX, 0.f, (label + "...").c_str()).x > room) {
         label.pop_back();
-        while (label.size() > 1 && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80) label.pop_back();  // whole UTF-8
+        while (label.size() > 1 && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80)
+          label.pop_back();  // whole UTF-8
       }
       label += "...";
       fit = "shortened";
     }
     const ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0.f, label.c_str());
     const ImVec2 p(r.x + pad, r.y + 6.f * ui_scale);
-    dl->AddRectFilled(ImVec2(p.x - 4.f * ui_scale, p.y - 2.f * ui_scale), ImVec2(p.x + ts.x + 4.f * ui_scale, p.y + ts.y + 2.f * ui_scale),
+    dl->AddRectFilled(ImVec2(p.x - 4.f * ui_scale, p.y - 2.f * ui_scale),
+                      ImVec2(p.x + ts.x + 4.f * ui_scale, p.y + ts.y + 2.f * ui_scale),
                       IM_COL32(0, 0, 0, 170), 4.f * ui_scale);
     dl->AddText(f, size, p, ImGui::ColorConvertFloat4ToU32(pc), label.c_str());
     // The time line; paused (a lesson opens so), it says so, and in the first pane how to run,
     // as the single scene's title line does, where that fits.
     char line[96];
     // Running: the real-time factor (simulated seconds per wall second), one clock for every pane.
-    const std::string rate = running && sim_rate.known() ? "   " + rate_text(sim_rate.rate()) + " real time" : "";
+    const std::string rate =
+        running && sim_rate.known() ? "   " + rate_text(sim_rate.rate()) + " real time" : "";
     std::snprintf(line, sizeof line, "t = %.3f s%s", c.cmp->pane(k).sim->time(), rate.c_str());
     const ImVec2 tp(p.x, r.y + 10.f * ui_scale + (big ? big->FontSize : ImGui::GetFontSize()));
     dl->AddText(tp, ImGui::ColorConvertFloat4ToU32(kMuted), line);
     if (!running && c.halted.empty()) {
       const float x = tp.x + ImGui::CalcTextSize(line).x + 2.f * pad;
-      const char* cue = k == 0 && ImGui::CalcTextSize("PAUSED   Space runs, N steps one frame").x <= r.x + r.w - pad - x
+      const char* cue = k == 0 && ImGui::CalcTextSize("PAUSED   Space runs, N steps one frame").x <=
+                                      r.x + r.w - pad - x
                             ? "PAUSED   Space runs, N steps one frame"
                             : "PAUSED";
       dl->AddText(ImVec2(x, tp.y), ImGui::ColorConvertFloat4ToU32(kAccent), cue);
     }
     dl->PopClipRect();
     if (!c.labels_logged)
-      log("compare label pane=%zu x=%d y=%d w=%d h=%d font=%s pane_rect=%d,%d,%d,%d", k, static_cast<int>(p.x),
-          static_cast<int>(p.y), static_cast<int>(ts.x), static_cast<int>(ts.y), fit, static_cast<int>(r.x),
-          static_cast<int>(r.y), static_cast<int>(r.w), static_cast<int>(r.h));
+      log("compare label pane=%zu x=%d y=%d w=%d h=%d font=%s pane_rect=%d,%d,%d,%d", k,
+          static_cast<int>(p.x), static_cast<int>(p.y), static_cast<int>(ts.x),
+          static_cast<int>(ts.y), fit, static_cast<int>(r.x), static_cast<int>(r.y),
+          static_cast<int>(r.w), static_cast<int>(r.h));
   }
   c.labels_logged = true;
   if (!c.halted.empty()) {
     const ScreenRect v = cam.viewport();
-    dl->AddText(ImVec2(v.x + 12.f * ui_scale, v.y + v.h - 3.f * ImGui::GetFontSize()), ImGui::ColorConvertFloat4ToU32(kError),
+    dl->AddText(ImVec2(v.x + 12.f * ui_scale, v.y + v.h - 3.f * ImGui::GetFontSize()),
+                ImGui::ColorConvertFloat4ToU32(kError),
                 ("stopped: " + c.halted + "   (Shift+R restarts the comparison)").c_str());
   }
 }
@@ -474,8 +502,8 @@ void App::compare_input(bool over_scene) {
       if (!c.grab_rows.empty()) {
         c.cmp->grab_begin(c.grab_rows, wm, tools.grab_stiffness);
         c.grabbing = true;
-        log("compare grab begin n=%zu pane=%d x=%.9g y=%.9g", c.grab_rows.size(), pane, static_cast<double>(wm.x),
-            static_cast<double>(wm.y));
+        log("compare grab begin n=%zu pane=%d x=%.9g y=%.9g", c.grab_rows.size(), pane,
+            static_cast<double>(wm.x), static_cast<double>(wm.y));
       }
     }
   }
@@ -492,7 +520,8 @@ void App::compare_input(bool over_scene) {
     }
   }
   // After a seek the recorded attract / repel force stays until a button is pressed over a pane.
-  if (!c.cmp->playing_back() || (left_down && in_pane)) c.cmp->set_point_force(tool_point_force(tools, wm, left_down && in_pane));
+  if (!c.cmp->playing_back() || (left_down && in_pane))
+    c.cmp->set_point_force(tool_point_force(tools, wm, left_down && in_pane));
 }
 
 // [SECTION] Panels ------------------------------------------------------------------------
@@ -503,34 +532,39 @@ void App::panel_compare() {
   if (c.cmp) ImGui::SetNextItemOpen(true);
   if (!ImGui::CollapsingHeader("Compare side by side", open)) return;
   if (!c.cmp) {
-    ImGui::TextWrapped("Copies of this scene's initial state, one per setting, run in lockstep side by side.");
+    ImGui::TextWrapped(
+        "Copies of this scene's initial state, one per setting, run in lockstep side by side.");
     section_label("vary (path=value,value,...; items separated by spaces)");
     ImGui::SetNextItemWidth(-FLT_MIN);
     const bool enter = ImGui::InputText("##vary", &c.vary, ImGuiInputTextFlags_EnterReturnsTrue);
-    const char* quick[][2] = {{"PIC / APIC / FLIP", "solver.transfer=pic,apic,flip"},
-                              {"FLIP blend 0 / 0.95 / 1", "solver.transfer=flip solver.flip_blend=0,0.95,1"},
-                              {"kernel order", "solver.kernel=linear,quadratic,cubic"},
-                              {"grid 32 / 64", "domain.grid=32,64"}};
+    const char* quick[][2] = {
+        {"PIC / APIC / FLIP", "solver.transfer=pic,apic,flip"},
+        {"FLIP blend 0 / 0.95 / 1", "solver.transfer=flip solver.flip_blend=0,0.95,1"},
+        {"kernel order", "solver.kernel=linear,quadratic,cubic"},
+        {"grid 32 / 64", "domain.grid=32,64"}};
     for (int q = 0; q < 4; ++q) {
       if (q % 2) ImGui::SameLine();
       if (ImGui::SmallButton(quick[q][0])) c.vary = quick[q][1];
     }
     if (ImGui::Button("Compare", ImVec2(-FLT_MIN, 0)) || enter) pending.compare_vary = c.vary;
-    help_marker("Presets (T R S D), grab, attract and repel act on every pane at the same place; pan and zoom\n"
-                "move all panes; Shift+R restarts the comparison; Esc or End comparison returns to the scene.\n"
-                "Panes run to the same simulated time: a pane with a smaller time step takes more substeps (at\n"
-                "most 100 times the first pane's dt apart); a pane that falls behind catches up while the others wait.");
+    help_marker(
+        "Presets (T R S D), grab, attract and repel act on every pane at the same place; pan and zoom\n"
+        "move all panes; Shift+R restarts the comparison; Esc or End comparison returns to the scene.\n"
+        "Panes run to the same simulated time: a pane with a smaller time step takes more substeps (at\n"
+        "most 100 times the first pane's dt apart); a pane that falls behind catches up while the others wait.");
   } else {
     for (size_t k = 0; k < c.cmp->size(); ++k) {
       ImGui::PushStyleColor(ImGuiCol_Text, kPaneColor[k]);
       ImGui::TextWrapped("%zu  %s", k + 1, c.cmp->pane(k).spec.label.c_str());
       ImGui::PopStyleColor();
     }
-    ImGui::TextDisabled("step %" PRId64 "  |  %.3f ms per substep, all panes", c.cmp->pane(0).sim->step_count(), ms_per_substep);
+    ImGui::TextDisabled("step %" PRId64 "  |  %.3f ms per substep, all panes",
+                        c.cmp->pane(0).sim->step_count(), ms_per_substep);
     if (c.cmp->behind()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
-      ImGui::TextWrapped("catching up: %s; the other panes wait (smaller time steps take more substeps)",
-                         c.cmp->behind_text().c_str());
+      ImGui::TextWrapped(
+          "catching up: %s; the other panes wait (smaller time steps take more substeps)",
+          c.cmp->behind_text().c_str());
       ImGui::PopStyleColor();
     }
     const float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
@@ -579,12 +613,16 @@ void App::compare_plot(const char* title, int which) {
     for (int j = 0; j < n; ++j)
       pts[j] = ImVec2(p0.x + w * static_cast<float>(j) / (CompareUi::kSamples - 1),
                       p0.y + h - 3.f - (h - 6.f) * (s[static_cast<size_t>(j)] - lo) / (hi - lo));
-    if (n >= 2) dl->AddPolyline(pts, n, ImGui::ColorConvertFloat4ToU32(kPaneColor[k]), ImDrawFlags_None, thickness);
+    if (n >= 2)
+      dl->AddPolyline(pts, n, ImGui::ColorConvertFloat4ToU32(kPaneColor[k]), ImDrawFlags_None,
+                      thickness);
   }
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%s  [%.3g, %.3g]", title, static_cast<double>(lo), static_cast<double>(hi));
+  std::snprintf(buf, sizeof buf, "%s  [%.3g, %.3g]", title, static_cast<double>(lo),
+                static_cast<double>(hi));
   dl->AddText(ImVec2(p0.x + 4.f, p0.y + 2.f), ImGui::GetColorU32(ImGuiCol_Text), buf);
-  ImGui::Dummy(ImVec2(w, h));  // the plot was drawn with the draw list: reserve its place in the layout
+  ImGui::Dummy(
+      ImVec2(w, h));  // the plot was drawn with the draw list: reserve its place in the layout
 }
 
 void App::panel_compare_stats() {

@@ -17,46 +17,49 @@
 #include "imgui.h"
 #include "render/cpu/dem_view.h"
 #include "render/cpu/picking.h"
+#include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/dem/dem_kernels.h"
-#include "render/ui_widgets.h"
 
 namespace ps {
 
 namespace {
+using ui::begin_props;
+using ui::help_marker;
 using ui::kMuted;
 using ui::kWarn;
-using ui::help_marker;
-using ui::section_label;
-using ui::begin_props;
 using ui::mono_font;
 using ui::prop;
+using ui::section_label;
 
 const ImVec4 kBrokenText{1.00f, 0.45f, 0.80f, 1.f};
-
-
-
-
-
 
 /// "1.23 MPa": stresses span Pa to GPa.
 void format_pa(char* buf, size_t n, double v) {
   const double a = std::fabs(v);
-  if (a >= 1e9) std::snprintf(buf, n, "%.3g GPa", v * 1e-9);
-  else if (a >= 1e6) std::snprintf(buf, n, "%.3g MPa", v * 1e-6);
-  else if (a >= 1e3) std::snprintf(buf, n, "%.3g kPa", v * 1e-3);
-  else std::snprintf(buf, n, "%.3g Pa", v);
+  if (a >= 1e9)
+    std::snprintf(buf, n, "%.3g GPa", v * 1e-9);
+  else if (a >= 1e6)
+    std::snprintf(buf, n, "%.3g MPa", v * 1e-6);
+  else if (a >= 1e3)
+    std::snprintf(buf, n, "%.3g kPa", v * 1e-3);
+  else
+    std::snprintf(buf, n, "%.3g Pa", v);
 }
 
 /// "1.2e-05 s" as "12.0 us".
 void format_s(char* buf, size_t n, double v) {
-  if (!std::isfinite(v)) std::snprintf(buf, n, "none");
-  else if (v < 1e-3) std::snprintf(buf, n, "%.3g us", v * 1e6);
-  else std::snprintf(buf, n, "%.3g ms", v * 1e3);
+  if (!std::isfinite(v))
+    std::snprintf(buf, n, "none");
+  else if (v < 1e-3)
+    std::snprintf(buf, n, "%.3g us", v * 1e6);
+  else
+    std::snprintf(buf, n, "%.3g ms", v * 1e3);
 }
 
 /// A double slider; true when an edit has just finished (for the log).
-bool slider_double(const char* label, double* v, double lo, double hi, const char* fmt, bool logarithmic) {
+bool slider_double(const char* label, double* v, double lo, double hi, const char* fmt,
+                   bool logarithmic) {
   ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, fmt,
                       logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
   return ImGui::IsItemDeactivatedAfterEdit();
@@ -79,7 +82,8 @@ void App::dem_adopt(bool same_scene) {
   }
   // The fresh world's particles have the file's densities.
   demui.applied_density.resize(d->materials.size());
-  for (size_t m = 0; m < d->materials.size(); ++m) demui.applied_density[m] = d->materials[m].density;
+  for (size_t m = 0; m < d->materials.size(); ++m)
+    demui.applied_density[m] = d->materials[m].density;
   if (same_scene && demui.have && demui.materials.size() == d->materials.size()) {
     // A reset keeps what was edited in the window (densities rescale the masses at the next sync).
     d->solver = demui.solver;
@@ -133,7 +137,8 @@ void App::dem_tool_begin(Vec2 wm) {
   if (tools.tool == Tool::Grab) {
     particles_within(table, wm, tools.radius, grab_rows);
     // Beside MPM matter the grains' rows come after the matter's: only those.
-    grab_rows.erase(std::remove_if(grab_rows.begin(), grab_rows.end(), [&](uint32_t r) { return r < dem_row0; }),
+    grab_rows.erase(std::remove_if(grab_rows.begin(), grab_rows.end(),
+                                   [&](uint32_t r) { return r < dem_row0; }),
                     grab_rows.end());
     dem_rows_to_indices(table, *d, grab_rows, demui.grab_index);
     if (!demui.grab_index.empty()) {
@@ -142,12 +147,14 @@ void App::dem_tool_begin(Vec2 wm) {
       demui.grabbing = true;
       demui.grab_centroid_start = dem_centroid(*d, demui.grab_index);
       log("grab begin n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g)", demui.grab_index.size(),
-          static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(demui.grab_centroid_start.x),
+          static_cast<double>(wm.x), static_cast<double>(wm.y),
+          static_cast<double>(demui.grab_centroid_start.x),
           static_cast<double>(demui.grab_centroid_start.y));
     }
   }
   if (tools.tool == Tool::Attract || tools.tool == Tool::Repel)
-    log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x), static_cast<double>(wm.y));
+    log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x),
+        static_cast<double>(wm.y));
 }
 
 void App::dem_tool_drag(Vec2 wm) {
@@ -161,15 +168,17 @@ void App::dem_tool_end(Vec2 wm) {
   if (demui.grabbing) {
     d->sync();
     Vec2 c = dem_centroid(*d, demui.grab_index);
-    log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g", demui.grab_index.size(),
-        static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(c.x), static_cast<double>(c.y),
+    log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g",
+        demui.grab_index.size(), static_cast<double>(wm.x), static_cast<double>(wm.y),
+        static_cast<double>(c.x), static_cast<double>(c.y),
         static_cast<double>(length(c - demui.grab_centroid_start)));
     d->grab_end();
     demui.grabbing = false;
     demui.grab_index.clear();
     grab_rows.clear();
   }
-  if (tools.tool == Tool::Attract || tools.tool == Tool::Repel) log("%s end", tool_name(tools.tool));
+  if (tools.tool == Tool::Attract || tools.tool == Tool::Repel)
+    log("%s end", tool_name(tools.tool));
 }
 
 // [SECTION] DEM panel ----------------------------------------------------------------------
@@ -195,7 +204,8 @@ void App::panel_dem() {
         const dem::DemParticles& p = d->particles;
         const uint32_t i = d->bonds.i[k], j = d->bonds.j[k];
         prop("last break", "step %" PRId64 ", %s", lb.step, bond_break_name(lb.mode));
-        prop("between", "particles %u and %u", i < p.size() ? p.id[i] : 0u, j < p.size() ? p.id[j] : 0u);
+        prop("between", "particles %u and %u", i < p.size() ? p.id[i] : 0u,
+             j < p.size() ? p.id[j] : 0u);
       } else
         prop("last break", "none yet");
     }
@@ -210,10 +220,12 @@ void App::panel_dem() {
   };
   if (nbonds > 0) {
     toggle("bonds, coloured by stress", "bonds", &demui.show_bonds);
-    help_marker("Each bond is a line between the two centres, coloured by max(sigma / sigma_t, sigma_c / sigma_c,max, "
-             "tau / tau_max): 1 breaks it. Auto range stretches the colour bar to the largest value now.");
+    help_marker(
+        "Each bond is a line between the two centres, coloured by max(sigma / sigma_t, sigma_c / sigma_c,max, "
+        "tau / tau_max): 1 breaks it. Auto range stretches the colour bar to the largest value now.");
     ImGui::Indent();
-    if (ImGui::Checkbox("auto range", &demui.bond_auto_range)) log("dem bond_auto_range=%d", demui.bond_auto_range ? 1 : 0);
+    if (ImGui::Checkbox("auto range", &demui.bond_auto_range))
+      log("dem bond_auto_range=%d", demui.bond_auto_range ? 1 : 0);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-FLT_MIN);
     int c = static_cast<int>(demui.bond_cmap);
@@ -228,19 +240,23 @@ void App::panel_dem() {
     }
     ImGui::Unindent();
     toggle("broken bonds (dashed)", "broken", &demui.show_broken);
-    help_marker("Broken bonds are drawn dashed while their particles stay within three rest lengths of each other.");
+    help_marker(
+        "Broken bonds are drawn dashed while their particles stay within three rest lengths of each other.");
     if (!demui.bond_note.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
       ImGui::TextWrapped("%s", demui.bond_note.c_str());
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("A bond is drawn once its rest length is %.1f px on screen; shorter ones would lie under\n"
-                          "their particles. The wheel zooms about the cursor.", static_cast<double>(kBondMinPx));
+        ImGui::SetTooltip(
+            "A bond is drawn once its rest length is %.1f px on screen; shorter ones would lie under\n"
+            "their particles. The wheel zooms about the cursor.",
+            static_cast<double>(kBondMinPx));
     }
   }
   toggle("contact forces", "contacts", &demui.show_contacts);
-  help_marker("Force chains: a line from centre to centre (or to the wall) for every unbonded contact, "
-           "its width proportional to |F|; the legend gives the force drawn at full width.");
+  help_marker(
+      "Force chains: a line from centre to centre (or to the wall) for every unbonded contact, "
+      "its width proportional to |F|; the legend gives the force drawn at full width.");
   toggle("walls", "walls", &demui.show_walls);
 
   // Bonds.
@@ -251,17 +267,20 @@ void App::panel_dem() {
     if (slider_double("nu", &bp.nu, 0.0, 0.49, "%.3f", false)) log("dem bond_nu=%.9g", bp.nu);
     if (slider_double("radius ratio", &bp.radius_ratio, 0.05, 1.5, "%.3f", false))
       log("dem bond_radius_ratio=%.9g", bp.radius_ratio);
-    help_marker("lambda: the bond is a cylinder of radius lambda min(R_i, R_j). E, nu and lambda act on the "
-             "existing bonds at the next step (the bonds store displacements, not forces).");
+    help_marker(
+        "lambda: the bond is a cylinder of radius lambda min(R_i, R_j). E, nu and lambda act on the "
+        "existing bonds at the next step (the bonds store displacements, not forces).");
     if (slider_double("tensile", &bp.tensile_strength, 1e2, 1e10, "%.3g Pa", true))
       log("dem bond_tensile_strength=%.9g", bp.tensile_strength);
     if (slider_double("compressive", &bp.compressive_strength, 1e2, 1e10, "%.3g Pa", true))
       log("dem bond_compressive_strength=%.9g", bp.compressive_strength);
     if (slider_double("shear", &bp.shear_strength, 1e2, 1e10, "%.3g Pa", true))
       log("dem bond_shear_strength=%.9g", bp.shear_strength);
-    help_marker("Strengths: a bond breaks for good when a stress reaches its strength. Lowering them "
-             "breaks the loaded bonds at the next step.");
-    if (slider_double("damping", &bp.damping, 0.0, 1.0, "%.3f", false)) log("dem bond_damping=%.9g", bp.damping);
+    help_marker(
+        "Strengths: a bond breaks for good when a stress reaches its strength. Lowering them "
+        "breaks the loaded bonds at the next step.");
+    if (slider_double("damping", &bp.damping, 0.0, 1.0, "%.3f", false))
+      log("dem bond_damping=%.9g", bp.damping);
     ImGui::PopItemWidth();
     ImGui::TreePop();
   }
@@ -272,30 +291,36 @@ void App::panel_dem() {
       dem::DemMaterial& mat = demui.materials[m];
       const char* name = m < d->material_names.size() ? d->material_names[m].c_str() : "material";
       ImGui::PushID(static_cast<int>(m));
-      if (ImGui::ColorEdit3("##c", mat.color, ImGuiColorEditFlags_NoInputs | ImGuiColorEditFlags_NoLabel))
+      if (ImGui::ColorEdit3("##c", mat.color,
+                            ImGuiColorEditFlags_NoInputs | ImGuiColorEditFlags_NoLabel))
         log("dem material=%s color=(%.3f,%.3f,%.3f)", name, static_cast<double>(mat.color[0]),
             static_cast<double>(mat.color[1]), static_cast<double>(mat.color[2]));
       ImGui::SameLine();
       if (ImGui::TreeNodeEx("##m", ImGuiTreeNodeFlags_DefaultOpen, "%s", name)) {
         ImGui::PushItemWidth(-label_w);
-        if (slider_double("E", &mat.E, 1e3, 1e11, "%.3g Pa", true)) log("dem material=%s E=%.9g", name, mat.E);
-        if (slider_double("nu", &mat.nu, 0.0, 0.49, "%.3f", false)) log("dem material=%s nu=%.9g", name, mat.nu);
+        if (slider_double("E", &mat.E, 1e3, 1e11, "%.3g Pa", true))
+          log("dem material=%s E=%.9g", name, mat.E);
+        if (slider_double("nu", &mat.nu, 0.0, 0.49, "%.3f", false))
+          log("dem material=%s nu=%.9g", name, mat.nu);
         if (slider_double("density", &mat.density, 10.0, 5e4, "%.4g kg/m3", true))
           log("dem material=%s density=%.9g", name, mat.density);
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("Rescales the mass and inertia of this material's particles when released.");
+          ImGui::SetTooltip(
+              "Rescales the mass and inertia of this material's particles when released.");
         if (slider_double("friction", &mat.friction, 0.0, 2.0, "%.3f", false))
           log("dem material=%s friction=%.9g", name, mat.friction);
         if (slider_double("restitution", &mat.restitution, 0.01, 1.0, "%.3f", false))
           log("dem material=%s restitution=%.9g", name, mat.restitution);
         if (slider_double("rolling", &mat.rolling_friction, 0.0, 0.5, "%.3f", false))
           log("dem material=%s rolling_friction=%.9g", name, mat.rolling_friction);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Rolling friction mu_r: caps the rolling moment at mu_r R* F_n.");
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("Rolling friction mu_r: caps the rolling moment at mu_r R* F_n.");
         if (slider_double("rolling damping", &mat.rolling_damping, 0.0, 1.0, "%.2f", false))
           log("dem material=%s rolling_damping=%.9g", name, mat.rolling_damping);
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("Rolling damping ratio eta_r (Ai et al. 2011, model C): a viscous rolling moment\n"
-                            "-eta_r 2 sqrt(I_r k_r) omega_rel while the rolling spring is below its cap.");
+          ImGui::SetTooltip(
+              "Rolling damping ratio eta_r (Ai et al. 2011, model C): a viscous rolling moment\n"
+              "-eta_r 2 sqrt(I_r k_r) omega_rel while the rolling spring is below its cap.");
         ImGui::PopItemWidth();
         ImGui::TreePop();
       }
@@ -329,11 +354,13 @@ void App::panel_dem() {
       autodt = false;
       log("dem dt=fixed value=%.9g", s.dt);
     }
-    help_marker("Auto: dt = safety x min(Rayleigh time, bond bound, Hertz time / 2), recomputed every frame "
-             "(0.2 gives LIGGGHTS' limits). Fixed: the dt you set; above the stable bound the run blows up.");
+    help_marker(
+        "Auto: dt = safety x min(Rayleigh time, bond bound, Hertz time / 2), recomputed every frame "
+        "(0.2 gives LIGGGHTS' limits). Fixed: the dt you set; above the stable bound the run blows up.");
     ImGui::PushItemWidth(-label_w);
     if (autodt) {
-      if (slider_double("safety", &s.dt_safety, 0.01, 1.0, "%.2f", false)) log("dem dt_safety=%.9g", s.dt_safety);
+      if (slider_double("safety", &s.dt_safety, 0.01, 1.0, "%.2f", false))
+        log("dem dt_safety=%.9g", s.dt_safety);
     } else {
       if (slider_double("dt", &s.dt, 1e-8, 1e-3, "%.3e s", true)) log("dem dt=%.9g", s.dt);
     }
@@ -365,11 +392,13 @@ void App::panel_dem() {
     const double glo = -100.0, ghi = 100.0;
     ImGui::DragScalarN("gravity", ImGuiDataType_Double, g, 2, 0.05f, &glo, &ghi, "%.2f");
     s.gravity = dem::Vec2d{g[0], g[1]};
-    if (ImGui::IsItemDeactivatedAfterEdit()) log("dem gravity=(%.9g,%.9g)", s.gravity.x, s.gravity.y);
+    if (ImGui::IsItemDeactivatedAfterEdit())
+      log("dem gravity=(%.9g,%.9g)", s.gravity.x, s.gravity.y);
     if (slider_double("local damping", &s.local_damping, 0.0, 0.9, "%.2f", false))
       log("dem local_damping=%.9g", s.local_damping);
-    help_marker("Cundall's local damping alpha: each force component loses alpha |F| against the velocity. "
-             "Settles piles and beams without changing their equilibria.");
+    help_marker(
+        "Cundall's local damping alpha: each force component loses alpha |F| against the velocity. "
+        "Settles piles and beams without changing their equilibria.");
     ImGui::PopItemWidth();
     ImGui::TreePop();
   }
@@ -398,7 +427,8 @@ void App::panel_dem_inspector(size_t row) {
     ImGui::TextDisabled("particle %u: its state comes with the next frame", p.id[i]);
     return;
   }
-  const char* mat = p.material[i] < d->material_names.size() ? d->material_names[p.material[i]].c_str() : "?";
+  const char* mat =
+      p.material[i] < d->material_names.size() ? d->material_names[p.material[i]].c_str() : "?";
   size_t broken = 0;
   for (const DemSelectedBond& sb : sel.bonds) broken += sb.broken ? 1 : 0;
   if (begin_props("dem_insp")) {
@@ -411,7 +441,8 @@ void App::panel_dem_inspector(size_t row) {
     prop("radius", "%.4g m", p.radius[i]);
     prop("mass", "%.4g kg", p.mass[i]);
     prop("fixed", "%s", p.fixed[i] ? "yes (kinematic)" : "no");
-    if (!sel.bonds.empty()) prop("bonds", "%zu intact, %zu broken", sel.bonds.size() - broken, broken);
+    if (!sel.bonds.empty())
+      prop("bonds", "%zu intact, %zu broken", sel.bonds.size() - broken, broken);
     ImGui::EndTable();
   }
   if (sel.bonds.empty()) {
@@ -420,7 +451,8 @@ void App::panel_dem_inspector(size_t row) {
   }
   if (sel.bond_total > static_cast<int>(sel.bonds.size()))
     ImGui::TextDisabled("the first %zu of its %d bonds", sel.bonds.size(), sel.bond_total);
-  const ImGuiTableFlags f = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
+  const ImGuiTableFlags f =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
   if (!ImGui::BeginTable("dem_bonds", 4, f)) return;
   ImGui::TableSetupColumn("partner", ImGuiTableColumnFlags_WidthStretch, 0.9f);
   ImGui::TableSetupColumn("sigma", ImGuiTableColumnFlags_WidthStretch, 1.2f);
@@ -436,7 +468,8 @@ void App::panel_dem_inspector(size_t row) {
     ImGui::TableSetColumnIndex(0);
     ImGui::Text("%u", sb.other < p.size() ? p.id[sb.other] : 0u);
     ImGui::TableSetColumnIndex(1);
-    if (sb.broken) ImGui::TextDisabled("-");
+    if (sb.broken)
+      ImGui::TextDisabled("-");
     else {
       format_pa(buf, sizeof buf, st.sigma);
       ImGui::TextUnformatted(buf);
@@ -447,7 +480,8 @@ void App::panel_dem_inspector(size_t row) {
       }
     }
     ImGui::TableSetColumnIndex(2);
-    if (sb.broken) ImGui::TextDisabled("-");
+    if (sb.broken)
+      ImGui::TextDisabled("-");
     else {
       format_pa(buf, sizeof buf, st.tau);
       ImGui::TextUnformatted(buf);
@@ -460,14 +494,17 @@ void App::panel_dem_inspector(size_t row) {
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("broke in %s at step %" PRId64, bond_break_name(sb.mode), sb.break_step);
     } else {
-      std::array<float, 3> c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(st.ratio), demui.bond_hi);
-      ImGui::ColorButton("##s", ImVec4(c[0], c[1], c[2], 1.f), ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder,
+      std::array<float, 3> c =
+          bond_stress_rgb(demui.bond_cmap, static_cast<float>(st.ratio), demui.bond_hi);
+      ImGui::ColorButton("##s", ImVec4(c[0], c[1], c[2], 1.f),
+                         ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder,
                          ImVec2(ImGui::GetFontSize() * 0.7f, ImGui::GetFontSize() * 0.7f));
       ImGui::SameLine(0.f, 4.f);
       ImGui::Text("%.0f%%", 100.0 * std::min(st.ratio, 9.99));
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("intact, at %.1f%% of its %s strength", 100.0 * st.ratio,
-                          st.critical == dem::BondBreak::None ? "tensile" : bond_break_name(st.critical));
+        ImGui::SetTooltip(
+            "intact, at %.1f%% of its %s strength", 100.0 * st.ratio,
+            st.critical == dem::BondBreak::None ? "tensile" : bond_break_name(st.critical));
     }
     if (mono) ImGui::PopFont();
   }

@@ -42,8 +42,9 @@ float lesson_body(App& a, const Lesson& l, bool opened) {
     const float indent = 0.9f * ImGui::GetFontSize();
     for (const std::string& s : l.look_for) {
       const ImVec2 at = ImGui::GetCursorScreenPos();
-      ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(at.x + 0.35f * indent, at.y + 0.5f * ImGui::GetTextLineHeight()),
-                                                  0.15f * ImGui::GetFontSize(), ImGui::GetColorU32(ImGuiCol_Text), 8);
+      ImGui::GetWindowDrawList()->AddCircleFilled(
+          ImVec2(at.x + 0.35f * indent, at.y + 0.5f * ImGui::GetTextLineHeight()),
+          0.15f * ImGui::GetFontSize(), ImGui::GetColorU32(ImGuiCol_Text), 8);
       ImGui::Indent(indent);
       ui::text_wrapped_words(s);
       ImGui::Unindent(indent);
@@ -106,11 +107,13 @@ bool App::open_lesson(const std::string& name_or_path) {
     o.backend = backend;
     o.compare_backend = "cpu";  // as start_compare
     o.threads = opt.threads;
-    build_with_progress(*this, l.title.empty() ? l.id : l.title, [&] { built = build_lesson(l, o); });
+    build_with_progress(*this, l.title.empty() ? l.id : l.title,
+                        [&] { built = build_lesson(l, o); });
   } catch (const Cancelled&) {
     load_cancelled = true;
     log("lesson cancelled id=%s", l.id.c_str());
-    set_status("Opening the lesson was cancelled" + std::string(sim ? "; the scene before it runs on" : ""));
+    set_status("Opening the lesson was cancelled" +
+               std::string(sim ? "; the scene before it runs on" : ""));
     return false;
   } catch (const InputError& e) {
     load_error = e.what();
@@ -161,13 +164,15 @@ bool App::open_lesson(const std::string& name_or_path) {
   lesson = l;
   lesson_compare_ended = false;
   lesson_panel_request = true;
-  log("lesson open id=%s scene=%s title=\"%s\" paused=%d", l.id.c_str(), sim->info().path.c_str(), l.title.c_str(),
-      running ? 0 : 1);
+  log("lesson open id=%s scene=%s title=\"%s\" paused=%d", l.id.c_str(), sim->info().path.c_str(),
+      l.title.c_str(), running ? 0 : 1);
   if (MpmWorld* w = world()) log("transfer %s", transfer_name(w->solver.transfer));
   set_status("lesson: " + l.title);
   // A lesson with a comparison opens it (the preset then acts on every pane); one without ends any.
-  if (built.comparison) adopt_compare(std::move(built.comparison), l.compare, built.panes);
-  else pending.compare_end = true;
+  if (built.comparison)
+    adopt_compare(std::move(built.comparison), l.compare, built.panes);
+  else
+    pending.compare_end = true;
   return true;
 }
 
@@ -296,8 +301,9 @@ void App::panel_lesson() {
   if (lesson_compare_ended) {
     // The text, what to look for and the keys are about the panes, which Esc has ended: a
     // class reading "Four copies of ..." over one block would be misled.
-    ImGui::TextWrapped("The comparison has ended (Esc): this is the single scene. Restart opens the panes again; "
-                       "Next goes on to the next lesson.");
+    ImGui::TextWrapped(
+        "The comparison has ended (Esc): this is the single scene. Restart opens the panes again; "
+        "Next goes on to the next lesson.");
     ui_mark(*this, "lesson_compare_ended");
   } else {
     const float look_bottom = lesson_body(*this, l, opened);
@@ -309,7 +315,8 @@ void App::panel_lesson() {
       log("lesson page id=%s lead_sentences=%zu look_for=%zu more=%zu look_for_bottom=%.0f panel_bottom=%.0f "
           "scroll=%.0f visible=%d lead=\"%s\"",
           l.id.c_str(), split_sentences(page.lead).size(), l.look_for.size(), page.more.size(),
-          static_cast<double>(look_bottom), static_cast<double>(bottom), static_cast<double>(ImGui::GetScrollY()),
+          static_cast<double>(look_bottom), static_cast<double>(bottom),
+          static_cast<double>(ImGui::GetScrollY()),
           look_bottom <= bottom && ImGui::GetScrollY() == 0.f ? 1 : 0, page.lead.c_str());
     }
   }
@@ -323,12 +330,14 @@ void App::panel_lesson() {
   ImGui::BeginDisabled(it == paths.end() || it == paths.begin());
   if (ImGui::Button("< Prev", ImVec2(bw, 0))) step_lesson(-1);
   ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Page Up (a presenter's remote sends it)");
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Page Up (a presenter's remote sends it)");
   ImGui::SameLine();
   ImGui::BeginDisabled(it == paths.end() || it + 1 == paths.end());
   if (ImGui::Button("Next >", ImVec2(bw, 0))) step_lesson(+1);
   ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Page Down (a presenter's remote sends it)");
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Page Down (a presenter's remote sends it)");
   ImGui::SameLine();
   if (ImGui::Button("Close", ImVec2(bw, 0))) close_lesson();
 }

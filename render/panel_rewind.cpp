@@ -26,7 +26,9 @@ using Clock = std::chrono::steady_clock;
 constexpr double kSeekBudgetMs = 40.0;    // simulation time per frame while seeking
 constexpr double kReplayBudgetMs = 12.0;  // ... while replaying at normal speed (as live frames)
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 /// The state hash for the verbose log (0 when not verbose: it costs a pass).
 uint64_t logged_hash(App& a) { return a.sim ? a.log_hash(*a.sim) : 0; }
@@ -44,7 +46,8 @@ void adopt(App& a) {
     a.demui.bond = d->bond;
     a.demui.materials = d->materials;
     a.demui.applied_density.resize(d->materials.size());
-    for (size_t m = 0; m < d->materials.size(); ++m) a.demui.applied_density[m] = d->materials[m].density;
+    for (size_t m = 0; m < d->materials.size(); ++m)
+      a.demui.applied_density[m] = d->materials[m].density;
   }
   a.host_table_stale = true;
   a.grab_rows.clear();
@@ -53,8 +56,10 @@ void adopt(App& a) {
 void log_start(App& a) {
   RewindUi& r = a.rw;
   if (r.ring.active())
-    a.log("rewind start step=%" PRId64 " hash=%016" PRIx64 " budget=%zu snapshot=%zu interval=%" PRId64,
-          a.sim->step_count(), logged_hash(a), r.ring.budget(), r.ring.stats().snapshot_bytes, r.ring.stats().interval);
+    a.log("rewind start step=%" PRId64 " hash=%016" PRIx64
+          " budget=%zu snapshot=%zu interval=%" PRId64,
+          a.sim->step_count(), logged_hash(a), r.ring.budget(), r.ring.stats().snapshot_bytes,
+          r.ring.stats().interval);
   else
     a.log("rewind off reason=\"%s\"", r.ring.why_off().c_str());
 }
@@ -72,7 +77,9 @@ ImU32 action_color(RewindAction::Kind k) {
 
 }  // namespace
 
-size_t rewind_budget_from_settings(int mb) { return mb > 0 ? static_cast<size_t>(mb) << 20 : default_rewind_budget(); }
+size_t rewind_budget_from_settings(int mb) {
+  return mb > 0 ? static_cast<size_t>(mb) << 20 : default_rewind_budget();
+}
 
 void rewind_check_scene(App& a) {
   RewindUi& r = a.rw;
@@ -127,11 +134,16 @@ void rewind_keys(App& a, bool left, bool right, bool home) {
     return;
   }
   RewindUi& r = a.rw;
-  const int64_t cur = r.pending_seek >= 0 ? r.pending_seek : r.target >= 0 ? r.target : a.sim->step_count();
+  const int64_t cur = r.pending_seek >= 0 ? r.pending_seek
+                      : r.target >= 0     ? r.target
+                                          : a.sim->step_count();
   int64_t to = cur;
-  if (home) to = r.ring.start();
-  else if (left) to = r.ring.prev_boundary(cur);
-  else to = r.ring.next_boundary(cur);
+  if (home)
+    to = r.ring.start();
+  else if (left)
+    to = r.ring.prev_boundary(cur);
+  else
+    to = r.ring.next_boundary(cur);
   rewind_request_seek(a, to);
 }
 
@@ -164,7 +176,8 @@ bool rewind_step_frame(App& a) {
     // One frame of the recorded future: whole recorded calls, up to a frame's substeps.
     const int64_t want = std::max(1, s.substeps_per_frame());
     target = s.step_count();
-    while (target < s.step_count() + want && target < r.ring.head()) target = r.ring.next_boundary(target);
+    while (target < s.step_count() + want && target < r.ring.head())
+      target = r.ring.next_boundary(target);
     budget = kReplayBudgetMs;
     if (single) {
       --a.pending.single_frames;
@@ -179,7 +192,8 @@ bool rewind_step_frame(App& a) {
     StepStatus st = r.ring.replay_call(s, target, n);
     done += n;
     if (!st.ok) {
-      a.log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id, st.message.c_str());
+      a.log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id,
+            st.message.c_str());
       halted = true;
       break;
     }
@@ -193,8 +207,8 @@ bool rewind_step_frame(App& a) {
   r.playback = true;
   adopt(a);
   if (seeking && (s.step_count() >= r.target || halted)) {
-    a.log("rewind seek step=%" PRId64 " hash=%016" PRIx64 " from=%" PRId64 " ms=%.1f", s.step_count(), logged_hash(a),
-          r.seek_from, ms_since(r.seek_t0));
+    a.log("rewind seek step=%" PRId64 " hash=%016" PRIx64 " from=%" PRId64 " ms=%.1f",
+          s.step_count(), logged_hash(a), r.seek_from, ms_since(r.seek_t0));
     r.target = -1;
   } else if (!seeking && done > 0) {
     a.log("rewind replay step=%" PRId64 " hash=%016" PRIx64, s.step_count(), logged_hash(a));
@@ -231,7 +245,8 @@ namespace {
 /// The strip's common layout: its label, the bar (an invisible button named
 /// `id`, marked for the GUI tests) and the memory text after it. Returns the
 /// bar's corners.
-void strip_bar(App& a, float rh, const char* label, const char* mem, const char* id, ImVec2& p0, ImVec2& p1) {
+void strip_bar(App& a, float rh, const char* label, const char* mem, const char* id, ImVec2& p0,
+               ImVec2& p1) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(label);
   ImGui::SameLine();
@@ -252,7 +267,8 @@ void bar_base(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float xs) {
 
 /// The playhead at `xs` and the bar's frame.
 void bar_top(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float xs, float ui_scale) {
-  dl->AddLine(ImVec2(xs, p0.y - 1.f), ImVec2(xs, p1.y + 1.f), IM_COL32(255, 255, 255, 255), 2.f * ui_scale);
+  dl->AddLine(ImVec2(xs, p0.y - 1.f), ImVec2(xs, p1.y + 1.f), IM_COL32(255, 255, 255, 255),
+              2.f * ui_scale);
   dl->AddRect(p0, p1, IM_COL32(90, 98, 120, 255), 3.f);
 }
 
@@ -270,16 +286,19 @@ void compare_draw_strip(App& a, float rh) {
   char label[96];
   std::snprintf(label, sizeof label, "Rewind frame %6" PRId64 " / %" PRId64, shown, c.head_frame());
   char mem[64];
-  std::snprintf(mem, sizeof mem, "%.0f MB, %zu panes", static_cast<double>(c.rewind_bytes()) / (1 << 20), c.size());
+  std::snprintf(mem, sizeof mem, "%.0f MB, %zu panes",
+                static_cast<double>(c.rewind_bytes()) / (1 << 20), c.size());
   ImVec2 p0, p1;
   strip_bar(a, rh, label, mem, "##compare_rewind_bar", p0, p1);
   const float bw = p1.x - p0.x;
   auto to_x = [&](int64_t f) {
-    return p0.x + bw * static_cast<float>(static_cast<double>(f - first) / static_cast<double>(head - first));
+    return p0.x + bw * static_cast<float>(static_cast<double>(f - first) /
+                                          static_cast<double>(head - first));
   };
   if (ImGui::IsItemActive()) {
     const double u = std::clamp((io.MousePos.x - p0.x) / bw, 0.f, 1.f);
-    const int64_t f = first + static_cast<int64_t>(std::floor(u * static_cast<double>(head - first) + 0.5));
+    const int64_t f =
+        first + static_cast<int64_t>(std::floor(u * static_cast<double>(head - first) + 0.5));
     if (!a.compare.dragging || f != shown) compare_request_seek(a, f);
     a.compare.dragging = true;
   } else if (a.compare.dragging) {
@@ -291,9 +310,10 @@ void compare_draw_strip(App& a, float rh) {
   bar_base(dl, p0, p1, xs);
   bar_top(dl, p0, p1, xs, a.ui_scale);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Every pane at the same frame (drag to scrub; Left / Right: one frame, Home: the start,\n"
-                      "Space: replay the recorded frames, then live). An edit behind the head discards the\n"
-                      "recorded frames after it in every pane.");
+    ImGui::SetTooltip(
+        "Every pane at the same frame (drag to scrub; Left / Right: one frame, Home: the start,\n"
+        "Space: replay the recorded frames, then live). An edit behind the head discards the\n"
+        "recorded frames after it in every pane.");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", mem);
 }
@@ -307,7 +327,8 @@ void rewind_draw_strip(App& a) {
   const ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
   const float x = a.side_left(), w = std::max(64.f, W - a.side_left() - a.side_right());
-  if (!ui::begin_strip("##rewind_strip", ImVec2(x, H - rh), ImVec2(w, rh), ImVec2(8.f * a.ui_scale, 4.f * a.ui_scale)))
+  if (!ui::begin_strip("##rewind_strip", ImVec2(x, H - rh), ImVec2(w, rh),
+                       ImVec2(8.f * a.ui_scale, 4.f * a.ui_scale)))
     return;
   if (a.compare.cmp) {
     compare_draw_strip(a, rh);
@@ -326,7 +347,8 @@ void rewind_draw_strip(App& a) {
   char label[96];
   std::snprintf(label, sizeof label, "Rewind %7" PRId64 " / %" PRId64, step, r.ring.head());
   char mem[64];
-  std::snprintf(mem, sizeof mem, "%.0f / %.0f MB", static_cast<double>(st.snapshot_bytes + st.log_bytes) / (1 << 20),
+  std::snprintf(mem, sizeof mem, "%.0f / %.0f MB",
+                static_cast<double>(st.snapshot_bytes + st.log_bytes) / (1 << 20),
                 static_cast<double>(st.budget) / (1 << 20));
   ImVec2 p0, p1;
   strip_bar(a, rh, label, mem, "##rewind_bar", p0, p1);
@@ -371,8 +393,10 @@ void rewind_draw_strip(App& a) {
   if (hovered) {
     const int64_t hs = std::clamp(r.view.step_at(io.MousePos.x), start, r.ring.head());
     ImGui::SetTooltip(
-        "Step %" PRId64 " (drag to scrub; Left / Right: one frame, Home: the start, Space: replay, then live)\n"
-        "%zu snapshots every %" PRId64 " substeps or more, %zu recorded edits, %" PRId64 " branches\n"
+        "Step %" PRId64
+        " (drag to scrub; Left / Right: one frame, Home: the start, Space: replay, then live)\n"
+        "%zu snapshots every %" PRId64 " substeps or more, %zu recorded edits, %" PRId64
+        " branches\n"
         "An edit behind the head discards the recorded future after it (a new branch).",
         hs, st.snapshots, st.interval, st.actions, st.branches);
   }

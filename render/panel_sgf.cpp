@@ -32,26 +32,25 @@
 #include "render/cpu/colormap.h"
 #include "render/cpu/file_open.h"
 #include "render/cpu/picking.h"
+#include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/io/json.h"
 #include "sim/scene/scene.h"
-#include "render/ui_widgets.h"
 
 namespace ps {
 
 namespace fs = std::filesystem;
 
 namespace {
+using ui::help_marker;
 using ui::kAccent;
-using ui::kMuted;
-using ui::kWarn;
 using ui::kError;
 using ui::kGood;
-using ui::help_marker;
+using ui::kMuted;
+using ui::kWarn;
 using ui::section_label;
 
 using Clock = std::chrono::steady_clock;
-
 
 constexpr double kSeekBudgetMs = 40.0;  // simulation time per frame while seeking
 
@@ -59,8 +58,6 @@ ImU32 col32(const float c[3], float a = 1.f) {
   auto q = [](float v) { return static_cast<int>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
   return IM_COL32(q(c[0]), q(c[1]), q(c[2]), q(a));
 }
-
-
 
 }  // namespace
 
@@ -73,9 +70,10 @@ void ui_mark(App& a, const char* name) {
   static std::map<std::string, std::array<int, 5>> seen;
   const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
   const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
-  const bool vis = ImGui::IsItemVisible() && lo.y >= wp.y && hi.y <= wp.y + ws.y && lo.x >= wp.x && hi.x <= wp.x + ws.x;
-  std::array<int, 5> r{static_cast<int>(lo.x), static_cast<int>(lo.y), static_cast<int>(hi.x - lo.x),
-                       static_cast<int>(hi.y - lo.y), vis ? 1 : 0};
+  const bool vis = ImGui::IsItemVisible() && lo.y >= wp.y && hi.y <= wp.y + ws.y && lo.x >= wp.x &&
+                   hi.x <= wp.x + ws.x;
+  std::array<int, 5> r{static_cast<int>(lo.x), static_cast<int>(lo.y),
+                       static_cast<int>(hi.x - lo.x), static_cast<int>(hi.y - lo.y), vis ? 1 : 0};
   auto it = seen.find(name);
   if (it != seen.end() && it->second == r) return;
   seen[name] = r;
@@ -123,8 +121,8 @@ void log_motion(App& a) {
     Vec2 vi = mean_velocity(a.table, ids, true, ni);
     Vec2 vo = mean_velocity(a.table, ids, false, no);
     a.log("sgf motion group=\"%s\" n=%zu v=(%.6g,%.6g) others n=%zu v=(%.6g,%.6g) step=%" PRId64,
-          s.set.groups[g].name.c_str(), ni, static_cast<double>(vi.x), static_cast<double>(vi.y), no,
-          static_cast<double>(vo.x), static_cast<double>(vo.y), current_step(a));
+          s.set.groups[g].name.c_str(), ni, static_cast<double>(vi.x), static_cast<double>(vi.y),
+          no, static_cast<double>(vo.x), static_cast<double>(vo.y), current_step(a));
   }
 }
 
@@ -149,7 +147,6 @@ void cancel_seek(App& a, const char* why) {
   a.sgf.seek_target = -1;
   a.sgf.seek_reset = false;
 }
-
 
 }  // namespace
 
@@ -188,9 +185,10 @@ void sgf_scene_loaded(App& a) {
       size_t entries = 0;
       for (const SgfGroup& g : s.set.groups) entries += g.entries.size();
       s.source = "scene folder " + fs::path(s.scene_sgf_dir).filename().string() + ": " +
-                 std::to_string(s.set.groups.size()) + " groups, " + std::to_string(entries) + " entries";
-      a.log("sgf scene dir=%s groups=%zu entries=%zu problems=%zu", s.scene_sgf_dir.c_str(), s.set.groups.size(),
-            entries, r.diagnostics.size());
+                 std::to_string(s.set.groups.size()) + " groups, " + std::to_string(entries) +
+                 " entries";
+      a.log("sgf scene dir=%s groups=%zu entries=%zu problems=%zu", s.scene_sgf_dir.c_str(),
+            s.set.groups.size(), entries, r.diagnostics.size());
     }
   } catch (const std::exception& e) {
     s.messages.push_back(e.what());
@@ -218,8 +216,9 @@ void sgf_sync(App& a) {
   act.list = l;
   a.rw.ring.apply(*a.sim, std::move(act));
   if (a.compare.cmp) a.compare.cmp->set_force_list(*l);  // every pane alike
-  a.log("sgf apply files=%zu rows=%zu step=%" PRId64, s.set.groups.empty() ? size_t{0} : sgf_flatten(s.set).files.size(),
-        l->row_count(), current_step(a));
+  a.log("sgf apply files=%zu rows=%zu step=%" PRId64,
+        s.set.groups.empty() ? size_t{0} : sgf_flatten(s.set).files.size(), l->row_count(),
+        current_step(a));
 }
 
 bool sgf_seek_frame(App& a) {
@@ -240,14 +239,16 @@ bool sgf_seek_frame(App& a) {
   int done = 0;
   while (cur < s.seek_target) {
     int64_t chunk = 1;
-    if (a.ms_per_substep > 0.0) chunk = static_cast<int64_t>((kSeekBudgetMs - elapsed) / a.ms_per_substep);
+    if (a.ms_per_substep > 0.0)
+      chunk = static_cast<int64_t>((kSeekBudgetMs - elapsed) / a.ms_per_substep);
     chunk = std::clamp<int64_t>(chunk, 1, std::min<int64_t>(s.seek_target - cur, 1 << 20));
     StepStatus st = a.rw.ring.step(*a.sim, static_cast<int>(chunk));
     done += static_cast<int>(chunk);
     cur = a.sim->step_count();
     elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (!st.ok) {
-      a.log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id, st.message.c_str());
+      a.log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id,
+            st.message.c_str());
       cancel_seek(a, "the simulation blew up");
       break;
     }
@@ -287,7 +288,8 @@ void sgf_select_drag(App& a) {
   if (s.select_mode == 1 && length(a.mouse - s.lasso.back()) >= 2.f) s.lasso.push_back(a.mouse);
   // The modifiers may be pressed after the button.
   const ImGuiIO& io = ImGui::GetIO();
-  if (io.KeyShift || io.KeyCtrl || io.KeySuper) s.drag_op = select_op_from_mods(io.KeyShift, io.KeyCtrl || io.KeySuper);
+  if (io.KeyShift || io.KeyCtrl || io.KeySuper)
+    s.drag_op = select_op_from_mods(io.KeyShift, io.KeyCtrl || io.KeySuper);
 }
 
 void sgf_select_end(App& a) {
@@ -308,7 +310,8 @@ void sgf_select_end(App& a) {
     }
   } else if (s.select_mode == 0) {
     kind = "box";
-    hits = select_box(a.table, a.cam.screen_to_world(s.drag_start), a.cam.screen_to_world(end), a.sgf_rows);
+    hits = select_box(a.table, a.cam.screen_to_world(s.drag_start), a.cam.screen_to_world(end),
+                      a.sgf_rows);
   } else {
     kind = "lasso";
     s.lasso.push_back(end);
@@ -320,8 +323,8 @@ void sgf_select_end(App& a) {
   apply_selection(s.selection, hits, s.drag_op);
   s.lasso.clear();
   s.request_tab = !s.tab_open;
-  a.log("select n=%zu ids=%s kind=%s op=%s hits=%zu", s.selection.size(), format_id_ranges(s.selection).c_str(), kind,
-        select_op_name(s.drag_op), hits.size());
+  a.log("select n=%zu ids=%s kind=%s op=%s hits=%zu", s.selection.size(),
+        format_id_ranges(s.selection).c_str(), kind, select_op_name(s.drag_op), hits.size());
 }
 
 // [SECTION] Overlays on the scene -------------------------------------------------------
@@ -340,14 +343,16 @@ void sgf_draw_over(App& a) {
   SgfUi& s = a.sgf;
   if (!a.sim) return;
   const ParticleTable& t = a.table;
-  const size_t n = std::min(t.size(), a.sgf_rows);  // the rows the lists act on (not a scene's grains)
+  const size_t n =
+      std::min(t.size(), a.sgf_rows);  // the rows the lists act on (not a scene's grains)
   // ID -> row for this frame.
   uint32_t max_id = 0;
   for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, t.id[i]);
   s.row_of_id.assign(static_cast<size_t>(max_id) + 1, 0);
   for (size_t i = 0; i < n; ++i) s.row_of_id[t.id[i]] = static_cast<uint32_t>(i + 1);
   auto row_of = [&](uint32_t id) -> int64_t {
-    return id < s.row_of_id.size() && s.row_of_id[id] ? static_cast<int64_t>(s.row_of_id[id]) - 1 : -1;
+    return id < s.row_of_id.size() && s.row_of_id[id] ? static_cast<int64_t>(s.row_of_id[id]) - 1
+                                                      : -1;
   };
   const float px = 1.f / a.cam.scale();
   const int64_t step = current_step(a);
@@ -370,7 +375,8 @@ void sgf_draw_over(App& a) {
       int64_t r = row_of(id);
       if (r < 0) continue;
       const size_t k = static_cast<size_t>(r);
-      const float rad = std::max(t.radius.size() == n ? t.radius[k] * a.sprite_scale : 0.f, 1.6f * px);
+      const float rad =
+          std::max(t.radius.size() == n ? t.radius[k] * a.sprite_scale : 0.f, 1.6f * px);
       a.over.disc(Vec2{t.x[k], t.y[k]}, rad, tint, 8);
       cx += t.x[k];
       cy += t.y[k];
@@ -410,15 +416,18 @@ void sgf_draw_over(App& a) {
     const uint32_t fill = (col & 0x00FFFFFFu) | (0x22u << 24);
     if (s.select_mode == 0) {
       Vec2 w0 = a.cam.screen_to_world(s.drag_start), w1 = a.cam.screen_to_world(a.mouse);
-      Vec2 lo{std::min(w0.x, w1.x), std::min(w0.y, w1.y)}, hi{std::max(w0.x, w1.x), std::max(w0.y, w1.y)};
+      Vec2 lo{std::min(w0.x, w1.x), std::min(w0.y, w1.y)},
+          hi{std::max(w0.x, w1.x), std::max(w0.y, w1.y)};
       a.over.rect(lo, hi, fill);
       a.over.rect_outline(lo, hi, 1.5f, col);
     } else if (s.lasso.size() >= 2) {
       s.lasso_world.clear();
       for (const Vec2& p : s.lasso) s.lasso_world.push_back(a.cam.screen_to_world(p));
       s.lasso_world.push_back(a.cam.screen_to_world(a.mouse));
-      for (size_t k = 0; k + 1 < s.lasso_world.size(); ++k) a.over.line(s.lasso_world[k], s.lasso_world[k + 1], 1.6f, col);
-      a.over.line(s.lasso_world.back(), s.lasso_world.front(), 1.f, (col & 0x00FFFFFFu) | (0x80u << 24));
+      for (size_t k = 0; k + 1 < s.lasso_world.size(); ++k)
+        a.over.line(s.lasso_world[k], s.lasso_world[k + 1], 1.6f, col);
+      a.over.line(s.lasso_world.back(), s.lasso_world.front(), 1.f,
+                  (col & 0x00FFFFFFu) | (0x80u << 24));
     }
   }
 }
@@ -436,7 +445,8 @@ void file_bar(App& a) {
   const float bw = ImGui::CalcTextSize("Load").x + 2 * st.FramePadding.x;
   ImGui::SetNextItemWidth(-(2 * bw + 2 * st.ItemSpacing.x + 12.f));
   ImGui::InputTextWithHint("##sgf_folder", "folder for SGF CSVs + groups.json", &s.folder);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save writes SGF<start>-<end>.csv files and groups.json here.");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Save writes SGF<start>-<end>.csv files and groups.json here.");
   ImGui::SameLine();
   if (ImGui::Button("Save") && !s.folder.empty()) {
     // All or nothing (save_sgf_set): on failure the folder keeps the previous
@@ -446,10 +456,11 @@ void file_bar(App& a) {
       save_sgf_set(s.set, s.folder);
       SgfList flat = sgf_flatten(s.set);
       s.messages.clear();
-      s.status = "saved " + std::to_string(s.set.groups.size()) + " groups, " + std::to_string(flat.files.size()) +
-                 " files to " + s.folder;
+      s.status = "saved " + std::to_string(s.set.groups.size()) + " groups, " +
+                 std::to_string(flat.files.size()) + " files to " + s.folder;
       a.set_status("SGF set saved: " + s.folder);
-      a.log("sgf save dir=%s groups=%zu files=%zu", s.folder.c_str(), s.set.groups.size(), flat.files.size());
+      a.log("sgf save dir=%s groups=%zu files=%zu", s.folder.c_str(), s.set.groups.size(),
+            flat.files.size());
     } catch (const std::exception& e) {
       s.status.clear();
       s.messages.assign(1, std::string("not saved: ") + e.what());
@@ -479,12 +490,15 @@ void file_bar(App& a) {
       mark_edited(a);
       s.view_user = false;
       s.show_timeline = true;
-      s.source = "loaded " + s.folder + ": " + std::to_string(s.set.groups.size()) + " groups, " +
-                 std::to_string(r.entries) + " entries" +
-                 (r.skipped.empty() ? "" : ", " + std::to_string(r.skipped.size()) + " files skipped");
-      a.log("sgf load dir=%s groups=%zu entries=%zu problems=%zu files=%zu skipped=%zu", s.folder.c_str(),
-            s.set.groups.size(), r.entries, r.problems, r.files, r.skipped.size());
-      for (size_t k = 1; k < s.messages.size() && k <= 20; ++k) a.log("sgf load problem %s", s.messages[k].c_str());
+      s.source =
+          "loaded " + s.folder + ": " + std::to_string(s.set.groups.size()) + " groups, " +
+          std::to_string(r.entries) + " entries" +
+          (r.skipped.empty() ? "" : ", " + std::to_string(r.skipped.size()) + " files skipped");
+      a.log("sgf load dir=%s groups=%zu entries=%zu problems=%zu files=%zu skipped=%zu",
+            s.folder.c_str(), s.set.groups.size(), r.entries, r.problems, r.files,
+            r.skipped.size());
+      for (size_t k = 1; k < s.messages.size() && k <= 20; ++k)
+        a.log("sgf load problem %s", s.messages[k].c_str());
     }
   }
   ui_mark(a, "sgf_load");
@@ -521,16 +535,18 @@ void selection_section(App& a) {
   ImGui::SameLine();
   if (ImGui::RadioButton("lasso", s.select_mode == 1)) s.select_mode = 1;
   ui_mark(a, "sgf_lasso");
-  help_marker("Select tool (key 6): click a particle, or drag a box / lasso around particles.\n"
-              "Shift adds to the selection, Ctrl removes from it.\n"
-              "IDs are the stable particle IDs that SGF files and dumps use.");
+  help_marker(
+      "Select tool (key 6): click a particle, or drag a box / lasso around particles.\n"
+      "Shift adds to the selection, Ctrl removes from it.\n"
+      "IDs are the stable particle IDs that SGF files and dumps use.");
   // Typed / pasted IDs, then what is selected, then Copy / Clear: nothing above Select changes
   // height when the selection does, and what grows (the ranges, the ID list) is below Clear, so
   // a second click where Select was is Select again, never Clear.
   const ImGuiStyle& st = ImGui::GetStyle();
   const float sel_w = ImGui::CalcTextSize("Select").x + 2 * st.FramePadding.x;
   ImGui::SetNextItemWidth(-(sel_w + st.ItemSpacing.x));
-  bool enter = ImGui::InputTextWithHint("##ids", "type IDs: 12-40, 57", &s.ids_edit, ImGuiInputTextFlags_EnterReturnsTrue);
+  bool enter = ImGui::InputTextWithHint("##ids", "type IDs: 12-40, 57", &s.ids_edit,
+                                        ImGuiInputTextFlags_EnterReturnsTrue);
   ui_mark(a, "sgf_ids");
   ImGui::SameLine();
   const bool select = ImGui::Button("Select");
@@ -548,14 +564,17 @@ void selection_section(App& a) {
     ImGui::TextWrapped("%s", s.ids_error.c_str());
     ImGui::PopStyleColor();
   }
-  if (s.selection.empty()) ImGui::TextDisabled("nothing selected");
-  else ImGui::Text("%zu particles", s.selection.size());
+  if (s.selection.empty())
+    ImGui::TextDisabled("nothing selected");
+  else
+    ImGui::Text("%zu particles", s.selection.size());
   const float bw = (ImGui::GetContentRegionAvail().x - st.ItemSpacing.x) * 0.5f;
   ImGui::BeginDisabled(s.selection.empty());
   if (ImGui::Button("Copy IDs", ImVec2(bw, 0))) {
     std::string text = format_id_ranges(s.selection);
     ImGui::SetClipboardText(text.c_str());
-    a.set_status("copied " + std::to_string(s.selection.size()) + " IDs: " + format_id_ranges(s.selection, 60));
+    a.set_status("copied " + std::to_string(s.selection.size()) +
+                 " IDs: " + format_id_ranges(s.selection, 60));
     a.log("select copy n=%zu", s.selection.size());
   }
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -573,7 +592,8 @@ void selection_section(App& a) {
     ImGui::PopStyleColor();
   }
   if (!s.selection.empty() && ImGui::TreeNode("list", "ID list (%zu)", s.selection.size())) {
-    const float h = std::min<float>(6.f, static_cast<float>(s.selection.size())) * ImGui::GetTextLineHeightWithSpacing() +
+    const float h = std::min<float>(6.f, static_cast<float>(s.selection.size())) *
+                        ImGui::GetTextLineHeightWithSpacing() +
                     ImGui::GetStyle().FramePadding.y * 2;
     if (ImGui::BeginListBox("##idlist", ImVec2(-FLT_MIN, h))) {
       ImGuiListClipper clip;
@@ -623,7 +643,8 @@ void groups_section(App& a) {
     s.entry = -1;
     s.show_timeline = true;
     mark_edited(a);
-    a.log("sgf group add name=\"%s\" n=%zu ids=%s", g.name.c_str(), g.ids.size(), format_id_ranges(g.ids, 400).c_str());
+    a.log("sgf group add name=\"%s\" n=%zu ids=%s", g.name.c_str(), g.ids.size(),
+          format_id_ranges(g.ids, 400).c_str());
   }
   ImGui::EndDisabled();
   if (s.selection.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -632,12 +653,14 @@ void groups_section(App& a) {
   ImGui::SameLine();
   ImGui::BeginDisabled(s.group < 0);
   if (ImGui::Button("Delete group", ImVec2(bw, 0))) ImGui::OpenPopup("Delete group?");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Delete the current group and its entries (asks first).");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Delete the current group and its entries (asks first).");
   ImGui::EndDisabled();
   if (ImGui::BeginPopupModal("Delete group?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     if (s.group >= 0 && s.group < static_cast<int>(set.groups.size())) {
       const SgfGroup& g = set.groups[static_cast<size_t>(s.group)];
-      ImGui::Text("Delete '%s' (%zu particles, %zu entries)?", g.name.c_str(), g.ids.size(), g.entries.size());
+      ImGui::Text("Delete '%s' (%zu particles, %zu entries)?", g.name.c_str(), g.ids.size(),
+                  g.entries.size());
     }
     if (ImGui::Button("Delete", ImVec2(120, 0))) {
       delete_group(a, s.group);
@@ -662,7 +685,8 @@ void groups_section(App& a) {
     }
   }
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float h = std::min<float>(7.f, static_cast<float>(set.groups.size())) * line + 2 * ImGui::GetStyle().FramePadding.y;
+  const float h = std::min<float>(7.f, static_cast<float>(set.groups.size())) * line +
+                  2 * ImGui::GetStyle().FramePadding.y;
   if (ImGui::BeginListBox("##groups", ImVec2(-FLT_MIN, h))) {
     ImGuiListClipper clip;
     clip.Begin(static_cast<int>(set.groups.size()));
@@ -682,16 +706,21 @@ void groups_section(App& a) {
         }
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const float fs = ImGui::GetFontSize();
-        dl->AddRectFilled(ImVec2(p.x + 2, p.y + 0.15f * fs), ImVec2(p.x + 2 + 0.85f * fs, p.y + fs), col32(row.rgb.data()), 3.f);
-        if (on) dl->AddRect(ImVec2(p.x, p.y + 0.05f * fs), ImVec2(p.x + 4 + 0.85f * fs, p.y + 1.1f * fs), IM_COL32(255, 255, 255, 230), 3.f, 0, 1.5f);
+        dl->AddRectFilled(ImVec2(p.x + 2, p.y + 0.15f * fs), ImVec2(p.x + 2 + 0.85f * fs, p.y + fs),
+                          col32(row.rgb.data()), 3.f);
+        if (on)
+          dl->AddRect(ImVec2(p.x, p.y + 0.05f * fs), ImVec2(p.x + 4 + 0.85f * fs, p.y + 1.1f * fs),
+                      IM_COL32(255, 255, 255, 230), 3.f, 0, 1.5f);
         char right[64];
-        std::snprintf(right, sizeof right, "%s%zu · %zu", on ? "ON  " : "", grp.ids.size(), grp.entries.size());
+        std::snprintf(right, sizeof right, "%s%zu · %zu", on ? "ON  " : "", grp.ids.size(),
+                      grp.entries.size());
         const float rw = ImGui::CalcTextSize(right).x;
         const float x1 = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-        dl->AddText(ImVec2(x1 - rw - 4, p.y), on ? ImGui::GetColorU32(kAccent) : ImGui::GetColorU32(kMuted), right);
+        dl->AddText(ImVec2(x1 - rw - 4, p.y),
+                    on ? ImGui::GetColorU32(kAccent) : ImGui::GetColorU32(kMuted), right);
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("%s: %zu particles, %zu entries%s", grp.name.c_str(), grp.ids.size(), grp.entries.size(),
-                            on ? " (force on now)" : "");
+          ImGui::SetTooltip("%s: %zu particles, %zu entries%s", grp.name.c_str(), grp.ids.size(),
+                            grp.entries.size(), on ? " (force on now)" : "");
         ImGui::PopID();
       }
     }
@@ -719,8 +748,9 @@ void group_section(App& a) {
   }
   ImGui::ColorEdit3("colour", g.color, ImGuiColorEditFlags_Float);
   if (ImGui::IsItemDeactivatedAfterEdit()) {
-    a.log("sgf group color name=\"%s\" rgb=(%.3f,%.3f,%.3f)", g.name.c_str(), static_cast<double>(g.color[0]),
-          static_cast<double>(g.color[1]), static_cast<double>(g.color[2]));
+    a.log("sgf group color name=\"%s\" rgb=(%.3f,%.3f,%.3f)", g.name.c_str(),
+          static_cast<double>(g.color[0]), static_cast<double>(g.color[1]),
+          static_cast<double>(g.color[2]));
     s.edited = true;
   }
   ImGui::PopItemWidth();
@@ -737,8 +767,8 @@ void group_section(App& a) {
   ImGui::SameLine();
   if (ImGui::SmallButton("select them")) {
     s.selection = sorted_ids(g.ids);
-    a.log("select n=%zu ids=%s kind=group op=replace hits=%zu", s.selection.size(), format_id_ranges(s.selection).c_str(),
-          s.selection.size());
+    a.log("select n=%zu ids=%s kind=group op=replace hits=%zu", s.selection.size(),
+          format_id_ranges(s.selection).c_str(), s.selection.size());
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
   ImGui::TextWrapped("%s", ids.empty() ? "(none)" : ids.c_str());
@@ -750,8 +780,10 @@ void group_section(App& a) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tip);
     if (!clicked) return;
     std::vector<uint32_t> cur = sorted_ids(g.ids);
-    if (op[0] == 's') cur = s.selection;
-    else apply_selection(cur, s.selection, op[0] == 'a' ? SelectOp::Add : SelectOp::Remove);
+    if (op[0] == 's')
+      cur = s.selection;
+    else
+      apply_selection(cur, s.selection, op[0] == 'a' ? SelectOp::Add : SelectOp::Remove);
     g.ids = cur;
     mark_edited(a);
     a.log("sgf group ids name=\"%s\" op=%s n=%zu", g.name.c_str(), op, g.ids.size());
@@ -795,8 +827,8 @@ void group_section(App& a) {
     }
     if (ImGui::IsItemActivated()) s.entry = static_cast<int>(e);
     if (ImGui::IsItemDeactivatedAfterEdit())
-      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%zu action=edit", en.s0, en.s1,
-            force_text(en).c_str(), g.name.c_str(), e);
+      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%zu action=edit",
+            en.s0, en.s1, force_text(en).c_str(), g.name.c_str(), e);
     double f[3] = {en.fx, en.fy, en.fz};
     if (ImGui::InputScalarN("force", ImGuiDataType_Double, f, 3, nullptr, nullptr, "%.4g")) {
       if (std::isfinite(f[0]) && std::isfinite(f[1]) && std::isfinite(f[2])) {
@@ -809,10 +841,11 @@ void group_section(App& a) {
     if (e == 0) ui_mark(a, "sgf_entry0_force");
     if (ImGui::IsItemActivated()) s.entry = static_cast<int>(e);
     if (ImGui::IsItemDeactivatedAfterEdit())
-      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%zu action=edit", en.s0, en.s1,
-            force_text(en).c_str(), g.name.c_str(), e);
+      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%zu action=edit",
+            en.s0, en.s1, force_text(en).c_str(), g.name.c_str(), e);
     if (ImGui::IsItemHovered() && !ImGui::IsItemActive())
-      ImGui::SetTooltip("fx, fy, fz added to every particle of the group during the steps (z is ignored in 2D)");
+      ImGui::SetTooltip(
+          "fx, fy, fz added to every particle of the group during the steps (z is ignored in 2D)");
     ImGui::PopID();
   }
   ImGui::PopItemWidth();
@@ -821,8 +854,8 @@ void group_section(App& a) {
     g.entries.erase(g.entries.begin() + erase);
     s.entry = -1;
     mark_edited(a);
-    a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=delete", en.s0, en.s1,
-          force_text(en).c_str(), g.name.c_str(), erase);
+    a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=delete", en.s0,
+          en.s1, force_text(en).c_str(), g.name.c_str(), erase);
   }
   if (ImGui::Button("+ Add entry", ImVec2(-FLT_MIN, 0))) {
     SgfEntry en;
@@ -833,11 +866,12 @@ void group_section(App& a) {
     g.entries.push_back(en);
     s.entry = static_cast<int>(g.entries.size()) - 1;
     mark_edited(a);
-    a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=add", en.s0, en.s1,
-          force_text(en).c_str(), g.name.c_str(), s.entry);
+    a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=add", en.s0,
+          en.s1, force_text(en).c_str(), g.name.c_str(), s.entry);
   }
   ui_mark(a, "sgf_entry_add");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("A new entry from the next step, 60 frames long; type its force.");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("A new entry from the next step, 60 frames long; type its force.");
 }
 
 }  // namespace
@@ -864,7 +898,8 @@ void sgf_right_tabs(App& a) {
   groups_section(a);
   group_section(a);
   ImGui::Spacing();
-  if (!s.show_timeline && ImGui::Button("Show the timeline", ImVec2(-FLT_MIN, 0))) s.show_timeline = true;
+  if (!s.show_timeline && ImGui::Button("Show the timeline", ImVec2(-FLT_MIN, 0)))
+    s.show_timeline = true;
   if (ImGui::Button("Specimen from image...", ImVec2(-FLT_MIN, 0))) s.spec.open = true;
   ui_mark(a, "sgf_specimen");
   ImGui::EndTabItem();
@@ -902,18 +937,22 @@ void sgf_draw_timeline(App& a) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Space");
   ImGui::SameLine();
   if (ImGui::Button("Restart")) request_seek(a, 0);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to step 0 (Shift+R); the edited forces are kept.");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Back to step 0 (Shift+R); the edited forces are kept.");
   ImGui::SameLine();
   if (seeking) {
     // While seeking the toolbar is the progress: where to, how far, Cancel.
-    const double span = static_cast<double>(std::max<int64_t>(1, s.seek_target - (s.seek_reset ? 0 : s.seek_from)));
+    const double span =
+        static_cast<double>(std::max<int64_t>(1, s.seek_target - (s.seek_reset ? 0 : s.seek_from)));
     const double done = static_cast<double>(step - (s.seek_reset ? 0 : s.seek_from));
     char over[128];
     std::snprintf(over, sizeof over, "%s to step %" PRId64 "  (now %" PRId64 ")",
                   s.seek_reset ? "re-simulating from 0" : "fast-forward", s.seek_target, step);
     const float cancel_w = ImGui::CalcTextSize("Cancel").x + 2 * ImGui::GetStyle().FramePadding.x;
-    ImGui::ProgressBar(static_cast<float>(std::clamp(done / span, 0.0, 1.0)),
-                       ImVec2(ImGui::GetContentRegionAvail().x - cancel_w - ImGui::GetStyle().ItemSpacing.x, 0), over);
+    ImGui::ProgressBar(
+        static_cast<float>(std::clamp(done / span, 0.0, 1.0)),
+        ImVec2(ImGui::GetContentRegionAvail().x - cancel_w - ImGui::GetStyle().ItemSpacing.x, 0),
+        over);
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) cancel_seek(a, "cancel");
   } else {
@@ -932,7 +971,8 @@ void sgf_draw_timeline(App& a) {
       s.step_logged = s.step_edit;
       a.log("timeline field step=%" PRId64, s.step_edit);
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Type a step and press Enter to go there (back = re-run from step 0).");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Type a step and press Enter to go there (back = re-run from step 0).");
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
     ImGui::Text("t = %.3f s", a.sim->time());
@@ -940,12 +980,15 @@ void sgf_draw_timeline(App& a) {
     ImGui::SameLine();
     ImGui::Checkbox("on body", &s.highlight);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Tint the particles of groups whose force is on now, in the group colour,\n"
-                        "with an arrow in the force direction.");
+      ImGui::SetTooltip(
+          "Tint the particles of groups whose force is on now, in the group colour,\n"
+          "with an arrow in the force direction.");
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
     const char* hint = "drag the ruler to go to a step · wheel on it zooms";
-    ImGui::TextUnformatted(ImGui::CalcTextSize(hint).x < ImGui::GetContentRegionAvail().x - 90.f * a.ui_scale ? hint : "");
+    ImGui::TextUnformatted(
+        ImGui::CalcTextSize(hint).x < ImGui::GetContentRegionAvail().x - 90.f * a.ui_scale ? hint
+                                                                                           : "");
     ImGui::PopStyleColor();
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 84.f * a.ui_scale);
     if (ImGui::Button("Fit", ImVec2(38.f * a.ui_scale, 0))) s.view_user = false;
@@ -986,7 +1029,8 @@ void sgf_draw_timeline(App& a) {
     s.view.zoom_about(io.MousePos.x, std::pow(1.25f, io.MouseWheel));
     s.view_user = true;
   }
-  dl->AddRectFilled(ImVec2(bars_x0, origin.y), ImVec2(bars_x0 + bars_w, origin.y + ruler_h), IM_COL32(30, 34, 44, 255), 3.f);
+  dl->AddRectFilled(ImVec2(bars_x0, origin.y), ImVec2(bars_x0 + bars_w, origin.y + ruler_h),
+                    IM_COL32(30, 34, 44, 255), 3.f);
   const double tick = tick_spacing(s.view, 70.f * a.ui_scale);
   dl->PushClipRect(ImVec2(bars_x0, origin.y), ImVec2(bars_x0 + bars_w, origin.y + th), true);
   for (double t0 = std::ceil(s.view.step0 / tick) * tick; t0 <= s.view.step1; t0 += tick) {
@@ -1008,7 +1052,8 @@ void sgf_draw_timeline(App& a) {
   // Rows (scroll when there are many groups).
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + ruler_h + 2.f));
   const float rows_h = std::max(row_h, ImGui::GetContentRegionAvail().y);
-  ImGui::BeginChild("##rows", ImVec2(avail_w, rows_h), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+  ImGui::BeginChild("##rows", ImVec2(avail_w, rows_h), false,
+                    ImGuiWindowFlags_AlwaysVerticalScrollbar);
   ImDrawList* cl = ImGui::GetWindowDrawList();
   const ImVec2 co = ImGui::GetCursorScreenPos();  // scrolled origin of row 0
   const int ng = static_cast<int>(s.set.groups.size());
@@ -1019,8 +1064,8 @@ void sgf_draw_timeline(App& a) {
   const float pad = 3.f * a.ui_scale;
   const Vec2 m{io.MousePos.x, io.MousePos.y};
   BarHit hover = rows_hover ? hit_test_bar(s.set, s.view, co.y, row_h, pad, m) : BarHit{};
-  if (hover.part == BarPart::Start || hover.part == BarPart::End || s.drag_bar.part == BarPart::Start ||
-      s.drag_bar.part == BarPart::End)
+  if (hover.part == BarPart::Start || hover.part == BarPart::End ||
+      s.drag_bar.part == BarPart::Start || s.drag_bar.part == BarPart::End)
     ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
   // Press: select the group (label column) or the bar under the mouse; drag moves / resizes it.
   if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) {
@@ -1032,31 +1077,36 @@ void sgf_draw_timeline(App& a) {
     }
     if (hover.part != BarPart::None) {
       s.drag_bar = hover;
-      s.drag_orig = s.set.groups[static_cast<size_t>(hover.group)].entries[static_cast<size_t>(hover.entry)];
+      s.drag_orig =
+          s.set.groups[static_cast<size_t>(hover.group)].entries[static_cast<size_t>(hover.entry)];
       s.drag_x = m.x;
     }
   }
-  if (rows_hover && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && hover.part == BarPart::None && m.x > bars_x0) {
+  if (rows_hover && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) &&
+      hover.part == BarPart::None && m.x > bars_x0) {
     const int g = static_cast<int>(std::floor((m.y - co.y) / row_h));
     if (g >= 0 && g < ng) {
       SgfGroup& grp = s.set.groups[static_cast<size_t>(g)];
       SgfEntry en;
       en.s0 = std::max<int64_t>(1, s.view.step_at(m.x));
-      en.s1 = en.s0 + std::max<int64_t>(1, static_cast<int64_t>(0.1 * (s.view.step1 - s.view.step0))) - 1;
+      en.s1 = en.s0 +
+              std::max<int64_t>(1, static_cast<int64_t>(0.1 * (s.view.step1 - s.view.step0))) - 1;
       grp.entries.push_back(en);
       s.group = g;
       s.entry = static_cast<int>(grp.entries.size()) - 1;
       mark_edited(a);
-      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=add", en.s0, en.s1,
-            force_text(en).c_str(), grp.name.c_str(), s.entry);
+      a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=add", en.s0,
+            en.s1, force_text(en).c_str(), grp.name.c_str(), s.entry);
     }
   }
   if (s.drag_bar.part != BarPart::None) {
     if (rows_active && s.drag_bar.group < ng &&
-        s.drag_bar.entry < static_cast<int>(s.set.groups[static_cast<size_t>(s.drag_bar.group)].entries.size())) {
+        s.drag_bar.entry <
+            static_cast<int>(s.set.groups[static_cast<size_t>(s.drag_bar.group)].entries.size())) {
       const double per_px = (s.view.step1 - s.view.step0) / std::max(1.f, s.view.width);
       const int64_t d = static_cast<int64_t>(std::llround((m.x - s.drag_x) * per_px));
-      SgfEntry& en = s.set.groups[static_cast<size_t>(s.drag_bar.group)].entries[static_cast<size_t>(s.drag_bar.entry)];
+      SgfEntry& en = s.set.groups[static_cast<size_t>(s.drag_bar.group)]
+                         .entries[static_cast<size_t>(s.drag_bar.entry)];
       SgfEntry moved = drag_entry(s.drag_orig, s.drag_bar.part, d);
       if (moved.s0 != en.s0 || moved.s1 != en.s1) {
         en.s0 = moved.s0;
@@ -1069,8 +1119,8 @@ void sgf_draw_timeline(App& a) {
         if (s.drag_bar.entry < static_cast<int>(grp.entries.size())) {
           const SgfEntry& en = grp.entries[static_cast<size_t>(s.drag_bar.entry)];
           if (en.s0 != s.drag_orig.s0 || en.s1 != s.drag_orig.s1)
-            a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=move", en.s0, en.s1,
-                  force_text(en).c_str(), grp.name.c_str(), s.drag_bar.entry);
+            a.log("sgf entry s0=%" PRId64 " s1=%" PRId64 " f=%s group=\"%s\" index=%d action=move",
+                  en.s0, en.s1, force_text(en).c_str(), grp.name.c_str(), s.drag_bar.entry);
         }
       }
       s.drag_bar = BarHit{};
@@ -1090,14 +1140,15 @@ void sgf_draw_timeline(App& a) {
     const SgfGroup& grp = s.set.groups[static_cast<size_t>(g)];
     const bool on = g < static_cast<int>(s.active.size()) && s.active[static_cast<size_t>(g)];
     const float y0 = co.y + g * row_h, y1 = y0 + row_h;
-    if (g == s.group) cl->AddRectFilled(ImVec2(co.x, y0), ImVec2(clip_x1, y1), IM_COL32(255, 255, 255, 14));
+    if (g == s.group)
+      cl->AddRectFilled(ImVec2(co.x, y0), ImVec2(clip_x1, y1), IM_COL32(255, 255, 255, 14));
     if (on) cl->AddRectFilled(ImVec2(bars_x0, y0), ImVec2(clip_x1, y1), col32(grp.color, 0.14f));
     cl->AddLine(ImVec2(co.x, y1 - 0.5f), ImVec2(clip_x1, y1 - 0.5f), IM_COL32(255, 255, 255, 16));
     // Label.
     cl->AddRectFilled(ImVec2(co.x + 2, y0 + 5), ImVec2(co.x + 12, y1 - 5), col32(grp.color), 2.f);
     cl->PushClipRect(ImVec2(co.x, y0), ImVec2(bars_x0 - 4.f, y1), true);
-    cl->AddText(ImVec2(co.x + 18.f, y0 + 0.5f * (row_h - ImGui::GetFontSize())), on ? accent : (g == s.group ? text : muted),
-                grp.name.c_str());
+    cl->AddText(ImVec2(co.x + 18.f, y0 + 0.5f * (row_h - ImGui::GetFontSize())),
+                on ? accent : (g == s.group ? text : muted), grp.name.c_str());
     cl->PopClipRect();
     // Bars.
     cl->PushClipRect(ImVec2(bars_x0, y0), ImVec2(clip_x1, y1), true);
@@ -1111,49 +1162,60 @@ void sgf_draw_timeline(App& a) {
       const float alpha = zero ? 0.35f : (cur_on ? 1.f : 0.75f);
       cl->AddRectFilled(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad), col32(grp.color, alpha), 3.f);
       const bool sel = g == s.group && static_cast<int>(e) == s.entry;
-      if (cur_on || sel) cl->AddRect(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad), IM_COL32(255, 255, 255, sel ? 255 : 200), 3.f, 0, sel ? 2.f : 1.2f);
+      if (cur_on || sel)
+        cl->AddRect(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad),
+                    IM_COL32(255, 255, 255, sel ? 255 : 200), 3.f, 0, sel ? 2.f : 1.2f);
       // Force direction arrow inside the bar.
       const float len = std::hypot(static_cast<float>(en.fx), static_cast<float>(en.fy));
       if (xb - xa > 20.f && len > 0.f) {
         const float r = 0.5f * (row_h - 2 * pad) - 2.f;
         const ImVec2 c(0.5f * (xa + xb), 0.5f * (y0 + y1));
-        const float ux = static_cast<float>(en.fx) / len, uy = -static_cast<float>(en.fy) / len;  // screen y down
+        const float ux = static_cast<float>(en.fx) / len,
+                    uy = -static_cast<float>(en.fy) / len;  // screen y down
         const ImVec2 tip(c.x + ux * r * 1.4f, c.y + uy * r);
         const ImVec2 tail(c.x - ux * r * 1.4f, c.y - uy * r);
         cl->AddLine(tail, tip, IM_COL32(10, 12, 16, 230), 2.f);
         const ImVec2 nrm(-uy, ux);
-        cl->AddTriangleFilled(tip, ImVec2(tip.x - ux * 5 + nrm.x * 3.5f, tip.y - uy * 5 + nrm.y * 3.5f),
-                              ImVec2(tip.x - ux * 5 - nrm.x * 3.5f, tip.y - uy * 5 - nrm.y * 3.5f), IM_COL32(10, 12, 16, 230));
+        cl->AddTriangleFilled(tip,
+                              ImVec2(tip.x - ux * 5 + nrm.x * 3.5f, tip.y - uy * 5 + nrm.y * 3.5f),
+                              ImVec2(tip.x - ux * 5 - nrm.x * 3.5f, tip.y - uy * 5 - nrm.y * 3.5f),
+                              IM_COL32(10, 12, 16, 230));
       }
     }
     cl->PopClipRect();
   }
   if (ng == 0) {
-    cl->AddText(ImVec2(bars_x0 + 8.f, co.y + 3.f), muted,
-                "Select particles (tool 6), then SGF forces > New from selection; add entries with a force.");
+    cl->AddText(
+        ImVec2(bars_x0 + 8.f, co.y + 3.f), muted,
+        "Select particles (tool 6), then SGF forces > New from selection; add entries with a force.");
   }
   if (hover.part != BarPart::None && s.drag_bar.part == BarPart::None) {
     const SgfGroup& grp = s.set.groups[static_cast<size_t>(hover.group)];
     const SgfEntry& en = grp.entries[static_cast<size_t>(hover.entry)];
-    ImGui::SetTooltip("%s, entry %d\nsteps %" PRId64 " - %" PRId64 "\nforce per particle (%.4g, %.4g, %.4g)\n%zu particles\n"
+    ImGui::SetTooltip("%s, entry %d\nsteps %" PRId64 " - %" PRId64
+                      "\nforce per particle (%.4g, %.4g, %.4g)\n%zu particles\n"
                       "drag to move, drag an end to resize",
-                      grp.name.c_str(), hover.entry + 1, en.s0, en.s1, en.fx, en.fy, en.fz, grp.ids.size());
+                      grp.name.c_str(), hover.entry + 1, en.s0, en.s1, en.fx, en.fy, en.fz,
+                      grp.ids.size());
   }
   ImGui::EndChild();
 
   // Playhead, scrub ghost and seek target, over ruler and rows.
   ImDrawList* fg = ImGui::GetWindowDrawList();
-  fg->PushClipRect(ImVec2(bars_x0 - 1.f, origin.y), ImVec2(bars_x0 + bars_w + 1.f, origin.y + ruler_h + 2.f + rows_h), false);
+  fg->PushClipRect(ImVec2(bars_x0 - 1.f, origin.y),
+                   ImVec2(bars_x0 + bars_w + 1.f, origin.y + ruler_h + 2.f + rows_h), false);
   const float y_top = origin.y, y_bot = origin.y + ruler_h + 2.f + rows_h;
   auto vline = [&](int64_t sv, ImU32 c, float width, const char* label) {
     const float px = s.view.step_to_x(static_cast<double>(sv));
     if (px < bars_x0 - 1.f || px > bars_x0 + bars_w + 1.f) return;
     fg->AddLine(ImVec2(px, y_top), ImVec2(px, y_bot), c, width);
-    fg->AddTriangleFilled(ImVec2(px - 5.f, y_top), ImVec2(px + 5.f, y_top), ImVec2(px, y_top + 7.f), c);
+    fg->AddTriangleFilled(ImVec2(px - 5.f, y_top), ImVec2(px + 5.f, y_top), ImVec2(px, y_top + 7.f),
+                          c);
     if (label) {
       ImVec2 ts = ImGui::CalcTextSize(label);
       float lx = std::min(px + 4.f, bars_x0 + bars_w - ts.x - 2.f);
-      fg->AddRectFilled(ImVec2(lx - 2.f, y_top + ruler_h - ts.y - 1.f), ImVec2(lx + ts.x + 2.f, y_top + ruler_h), IM_COL32(20, 24, 32, 235), 2.f);
+      fg->AddRectFilled(ImVec2(lx - 2.f, y_top + ruler_h - ts.y - 1.f),
+                        ImVec2(lx + ts.x + 2.f, y_top + ruler_h), IM_COL32(20, 24, 32, 235), 2.f);
       fg->AddText(ImVec2(lx, y_top + ruler_h - ts.y - 1.f), c, label);
     }
   };

@@ -17,20 +17,19 @@
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "render/cpu/file_open.h"
+#include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/io/json.h"
 #include "sim/scene/scene.h"
-#include "render/ui_widgets.h"
 
 namespace ps {
 
 namespace fs = std::filesystem;
 
 namespace {
-using ui::kMuted;
 using ui::kError;
 using ui::kGood;
-
+using ui::kMuted;
 
 // Marker colours (also the legend's).
 const ImU32 kBoth = IM_COL32(90, 220, 140, 200);
@@ -39,7 +38,8 @@ const ImU32 kNearestOnly = IM_COL32(235, 70, 235, 255);
 const ImU32 kContour = IM_COL32(60, 200, 255, 230);
 const ImU32 kHole = IM_COL32(255, 230, 60, 230);
 
-const char* kTests[] = {"nearest contour (document)", "winding number", "nearest contour (oriented)"};
+const char* kTests[] = {"nearest contour (document)", "winding number",
+                        "nearest contour (oriented)"};
 
 void sep(const char* text) {
   ImGui::Spacing();
@@ -53,7 +53,8 @@ void upload_texture(SpecimenUi& sp) {
   if (!sp.texture) glGenTextures(1, &sp.texture);
   glBindTexture(GL_TEXTURE_2D, sp.texture);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB8, sp.image.width, sp.image.height, 0, GL_RGB, GL_UNSIGNED_BYTE, sp.image.rgb.data());
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB8, sp.image.width, sp.image.height, 0, GL_RGB,
+               GL_UNSIGNED_BYTE, sp.image.rgb.data());
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -93,9 +94,12 @@ void compute(App& a) {
     for (size_t i = 0; i < n; ++i) {
       sp.by_nearest[i] = idx.inside_nearest(sp.grid[i], sp.compare == 1) ? 1 : 0;
       const bool w = sp.by_winding[i] != 0, c = sp.by_nearest[i] != 0;
-      if (w && c) ++sp.both;
-      else if (w) ++sp.winding_only;
-      else if (c) ++sp.nearest_only;
+      if (w && c)
+        ++sp.both;
+      else if (w)
+        ++sp.winding_only;
+      else if (c)
+        ++sp.nearest_only;
     }
   }
   SpecimenParams spp;
@@ -105,11 +109,13 @@ void compute(App& a) {
   spp.metres_per_pixel = sp.width_m / static_cast<float>(sp.image.width);
   sp.specimen = make_specimen(sp.image, sp.mask, sp.contours, spp);
   sp.belt = select_bright(sp.specimen, sp.belt_t);
-  sp.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  a.log("specimen compute particles=%zu both=%zu winding_only=%zu nearest_only=%zu contours=%zu belt=%zu test=%d "
-        "radius_px=%.3g",
-        sp.specimen.size(), sp.both, sp.winding_only, sp.nearest_only, sp.contours.size(), sp.belt.size(), sp.test,
-        static_cast<double>(sp.radius_px));
+  sp.compute_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  a.log(
+      "specimen compute particles=%zu both=%zu winding_only=%zu nearest_only=%zu contours=%zu belt=%zu test=%d "
+      "radius_px=%.3g",
+      sp.specimen.size(), sp.both, sp.winding_only, sp.nearest_only, sp.contours.size(),
+      sp.belt.size(), sp.test, static_cast<double>(sp.radius_px));
 }
 
 void load(App& a) {
@@ -128,11 +134,16 @@ void load(App& a) {
     sp.error.clear();
     sp.status.clear();
     upload_texture(sp);
-    sp.out_folder = (fs::path(a.out_dir) / ("specimen-" + fs::path(sp.path).stem().string())).string();
+    sp.out_folder =
+        (fs::path(a.out_dir) / ("specimen-" + fs::path(sp.path).stem().string())).string();
     // Fit the image in about 420 px.
-    sp.zoom = std::clamp(std::floor(520.f / static_cast<float>(std::max(sp.image.width, sp.image.height)) * 2.f) / 2.f, 0.5f, 8.f);
+    sp.zoom = std::clamp(
+        std::floor(520.f / static_cast<float>(std::max(sp.image.width, sp.image.height)) * 2.f) /
+            2.f,
+        0.5f, 8.f);
     sp.dirty = true;
-    a.log("specimen load path=%s width=%d height=%d", sp.path.c_str(), sp.image.width, sp.image.height);
+    a.log("specimen load path=%s width=%d height=%d", sp.path.c_str(), sp.image.width,
+          sp.image.height);
   } catch (const std::exception& e) {
     sp.error = e.what();
     a.log("specimen load error %s", e.what());
@@ -160,14 +171,16 @@ std::string write_soft_body(App& a) {
   if (s.size() == 0) throw std::runtime_error("the specimen has no particles (check the mask)");
   const std::string stem = fs::path(sp.loaded_path).stem().string();
   fs::create_directories(sp.out_folder);
-  const double W = sp.width_m, H = sp.width_m * sp.image.height / static_cast<double>(sp.image.width);
+  const double W = sp.width_m,
+               H = sp.width_m * sp.image.height / static_cast<double>(sp.image.width);
   const double dom_w = std::max(2.2 * W, 1.2 * H), dom_h = std::max(1.5 * H, 0.8 * dom_w);
   const double ox = 0.5 * (dom_w - W), oy = sp.gravity ? 0.08 * H + 0.01 : 0.5 * (dom_h - H);
   const double radius = sp.radius_px * W / sp.image.width;
 
   // Mean colours of the body and the belt (the materials' colours).
   std::vector<uint8_t> is_belt(s.size() + 1, 0);
-  for (uint32_t id : sp.belt) if (id <= s.size()) is_belt[id] = 1;
+  for (uint32_t id : sp.belt)
+    if (id <= s.size()) is_belt[id] = 1;
   double sum[2][3] = {{0, 0, 0}, {0, 0, 0}};
   size_t cnt[2] = {0, 0};
   for (size_t i = 0; i < s.size(); ++i) {
@@ -183,10 +196,12 @@ std::string write_soft_body(App& a) {
   Json doc = Json::object();
   doc.set("kind", Json::string("dem"));
   doc.set("name", Json::string("Soft body: " + fs::path(sp.loaded_path).filename().string()));
-  doc.set("description", Json::string("Made in the window from " + sp.loaded_path + " (" + std::to_string(s.size()) +
-                                      " particles, " + kTests[sp.test] + " inside test" +
-                                      (sp.bonded ? ", EBPM bonds" : ", no bonds") + "). The belt (pixels with R, G, B > " +
-                                      std::to_string(sp.belt_t) + ") is group 2 and the SGF group 'belt'."));
+  doc.set("description",
+          Json::string("Made in the window from " + sp.loaded_path + " (" +
+                       std::to_string(s.size()) + " particles, " + kTests[sp.test] +
+                       " inside test" + (sp.bonded ? ", EBPM bonds" : ", no bonds") +
+                       "). The belt (pixels with R, G, B > " + std::to_string(sp.belt_t) +
+                       ") is group 2 and the SGF group 'belt'."));
   doc.set("frames", Json::number(600));
   doc.set("sgf", Json::string("sgf"));
   Json domain = Json::object();
@@ -203,7 +218,8 @@ std::string write_soft_body(App& a) {
   solver.set("velocity_limit", Json::number(50));
   solver.set("local_damping", Json::number(0.02));
   doc.set("solver", solver);
-  auto material = [](double density, double E, double nu, double rest, double fric, const std::string& colour) {
+  auto material = [](double density, double E, double nu, double rest, double fric,
+                     const std::string& colour) {
     Json m = Json::object();
     m.set("density", Json::number(density));
     m.set("E", Json::number(E));
@@ -268,8 +284,10 @@ std::string write_soft_body(App& a) {
 void controls(App& a) {
   SpecimenUi& sp = a.sgf.spec;
   const float label_w = ImGui::GetFontSize() * 6.5f;
-  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("Load").x + 2 * ImGui::GetStyle().FramePadding.x + ImGui::GetStyle().ItemSpacing.x));
-  bool enter = ImGui::InputTextWithHint("##img", "PNG or JPG file", &sp.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("Load").x + 2 * ImGui::GetStyle().FramePadding.x +
+                            ImGui::GetStyle().ItemSpacing.x));
+  bool enter = ImGui::InputTextWithHint("##img", "PNG or JPG file", &sp.path,
+                                        ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if (ImGui::Button("Load") || enter) load(a);
   if (!sp.error.empty()) {
@@ -281,25 +299,30 @@ void controls(App& a) {
     ImGui::TextDisabled("load an image to start");
     return;
   }
-  ImGui::TextDisabled("%s  %d x %d px", fs::path(sp.loaded_path).filename().string().c_str(), sp.image.width, sp.image.height);
+  ImGui::TextDisabled("%s  %d x %d px", fs::path(sp.loaded_path).filename().string().c_str(),
+                      sp.image.width, sp.image.height);
 
   ImGui::PushItemWidth(-label_w);
   sep("mask");
   const char* rules[] = {"dark pixels", "not background"};
   sp.dirty |= ImGui::Combo("inside is", &sp.rule, rules, 2);
-  if (sp.rule == 0) sp.dirty |= ImGui::SliderInt("threshold", &sp.threshold, 1, 255, "luminance < %d");
-  else sp.dirty |= ImGui::SliderInt("tolerance", &sp.tolerance, 0, 255, "%d");
+  if (sp.rule == 0)
+    sp.dirty |= ImGui::SliderInt("threshold", &sp.threshold, 1, 255, "luminance < %d");
+  else
+    sp.dirty |= ImGui::SliderInt("tolerance", &sp.tolerance, 0, 255, "%d");
   sp.dirty |= ImGui::Checkbox("invert", &sp.invert);
   sep("particles");
   sp.dirty |= ImGui::SliderFloat("radius", &sp.radius_px, 0.5f, 6.f, "%.2f px");
   sp.dirty |= ImGui::Combo("inside test", &sp.test, kTests, 3);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("The test that decides the particles of the specimen (exports and soft body).");
+    ImGui::SetTooltip(
+        "The test that decides the particles of the specimen (exports and soft body).");
   const char* cmp[] = {"document's formula", "oriented variant"};
   sp.dirty |= ImGui::Combo("compare", &sp.compare, cmp, 2);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Which nearest-contour test the picture compares with the winding number.\n"
-                      "The document's formula swaps its convex / concave branches (docs/sgf.md).");
+    ImGui::SetTooltip(
+        "Which nearest-contour test the picture compares with the winding number.\n"
+        "The document's formula swaps its convex / concave branches (docs/sgf.md).");
   ImGui::PopItemWidth();
 
   // Legend with counts.
@@ -308,8 +331,10 @@ void controls(App& a) {
     ImVec2 p = ImGui::GetCursorScreenPos();
     const float fs = ImGui::GetFontSize();
     ImVec2 cc(p.x + 0.5f * fs, p.y + 0.55f * fs);
-    if (ring) dl->AddCircle(cc, 0.38f * fs, c, 16, 2.f);
-    else dl->AddCircleFilled(cc, 0.25f * fs, c, 12);
+    if (ring)
+      dl->AddCircle(cc, 0.38f * fs, c, 16, 2.f);
+    else
+      dl->AddCircleFilled(cc, 0.25f * fs, c, 12);
     ImGui::SetCursorScreenPos(ImVec2(p.x + 1.3f * fs, p.y));
     ImGui::Text(fmt, n);
   };
@@ -318,7 +343,8 @@ void controls(App& a) {
   legend(kNearestOnly, true, "%zu inside by nearest contour only", sp.nearest_only);
   ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
   ImGui::Text("%zu contours (cyan; holes yellow)", sp.contours.size());
-  ImGui::Text("specimen: %zu particles (%s)", sp.specimen.size(), sp.test == 1 ? "winding" : "nearest contour");
+  ImGui::Text("specimen: %zu particles (%s)", sp.specimen.size(),
+              sp.test == 1 ? "winding" : "nearest contour");
   ImGui::PopStyleColor();
 
   sep("colours and belt");
@@ -350,7 +376,8 @@ void controls(App& a) {
       const std::string p = (fs::path(sp.out_folder) / "belt.txt").string();
       save_id_list(sp.belt, p);  // atomic: a failure keeps the previous file
       sp.error.clear();
-      sp.status = "wrote " + p + " (" + std::to_string(sp.belt.size()) + " IDs, usable as an SGF group)";
+      sp.status =
+          "wrote " + p + " (" + std::to_string(sp.belt.size()) + " IDs, usable as an SGF group)";
       a.log("specimen export belt path=%s n=%zu", p.c_str(), sp.belt.size());
     } catch (const std::exception& e) {
       sp.status.clear();
@@ -361,7 +388,8 @@ void controls(App& a) {
 
   sep("DEM soft body");
   ImGui::PushItemWidth(-label_w);
-  if (ImGui::SliderFloat("width", &sp.width_m, 0.05f, 2.f, "%.3f m", ImGuiSliderFlags_Logarithmic)) sp.dirty = true;
+  if (ImGui::SliderFloat("width", &sp.width_m, 0.05f, 2.f, "%.3f m", ImGuiSliderFlags_Logarithmic))
+    sp.dirty = true;
   ImGui::PopItemWidth();
   ImGui::Checkbox("bonded (EBPM)", &sp.bonded);
   ImGui::SameLine();
@@ -372,8 +400,9 @@ void controls(App& a) {
     static ImVec2 last(-1, -1);
     if (lo.x != last.x || lo.y != last.y) {
       last = lo;
-      a.log("ui name=spec_create x=%d y=%d w=%d h=%d visible=%d", static_cast<int>(lo.x), static_cast<int>(lo.y),
-            static_cast<int>(hi.x - lo.x), static_cast<int>(hi.y - lo.y), ImGui::IsItemVisible() ? 1 : 0);
+      a.log("ui name=spec_create x=%d y=%d w=%d h=%d visible=%d", static_cast<int>(lo.x),
+            static_cast<int>(lo.y), static_cast<int>(hi.x - lo.x), static_cast<int>(hi.y - lo.y),
+            ImGui::IsItemVisible() ? 1 : 0);
     }
   }
   if (create) {
@@ -383,8 +412,8 @@ void controls(App& a) {
       sp.error.clear();
       sp.status = "wrote " + path;
       sp.open = false;  // show the new scene
-      a.log("specimen soft body scene=%s particles=%zu belt=%zu bonded=%d", path.c_str(), sp.specimen.size(),
-            sp.belt.size(), sp.bonded ? 1 : 0);
+      a.log("specimen soft body scene=%s particles=%zu belt=%zu bonded=%d", path.c_str(),
+            sp.specimen.size(), sp.belt.size(), sp.bonded ? 1 : 0);
     } catch (const std::exception& e) {
       sp.status.clear();
       sp.error = std::string("not created: ") + e.what();
@@ -411,12 +440,16 @@ void picture(App& a) {
   const float z = sp.zoom;
   const float W = static_cast<float>(sp.image.width), H = static_cast<float>(sp.image.height);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(sp.texture)), ImVec2(W * z, H * z));
+  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(sp.texture)),
+               ImVec2(W * z, H * z));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   auto to_screen = [&](Vec2 p) { return ImVec2(p0.x + p.x * z, p0.y + (H - p.y) * z); };
   // Only what is visible is drawn (large images at high zoom).
-  const ImVec2 clip0 = ImGui::GetWindowPos(), clip1(clip0.x + ImGui::GetWindowWidth(), clip0.y + ImGui::GetWindowHeight());
-  auto visible = [&](ImVec2 s) { return s.x >= clip0.x - 8 && s.y >= clip0.y - 8 && s.x <= clip1.x + 8 && s.y <= clip1.y + 8; };
+  const ImVec2 clip0 = ImGui::GetWindowPos(),
+               clip1(clip0.x + ImGui::GetWindowWidth(), clip0.y + ImGui::GetWindowHeight());
+  auto visible = [&](ImVec2 s) {
+    return s.x >= clip0.x - 8 && s.y >= clip0.y - 8 && s.x <= clip1.x + 8 && s.y <= clip1.y + 8;
+  };
   // Dim the image slightly so markers read on any colour.
   dl->AddRectFilled(p0, ImVec2(p0.x + W * z, p0.y + H * z), IM_COL32(0, 0, 0, 70));
   if (sp.show_contours) {
@@ -459,8 +492,8 @@ void picture(App& a) {
     const int c = std::clamp(static_cast<int>(px), 0, sp.image.width - 1);
     const int r = std::clamp(static_cast<int>((m.y - p0.y) / z), 0, sp.image.height - 1);
     const uint8_t* rgb = sp.image.at(c, r);
-    ImGui::SetTooltip("pixel (%d, %d)  y-up (%.1f, %.1f)\nRGB %d %d %d", c, r, static_cast<double>(px), static_cast<double>(py),
-                      rgb[0], rgb[1], rgb[2]);
+    ImGui::SetTooltip("pixel (%d, %d)  y-up (%.1f, %.1f)\nRGB %d %d %d", c, r,
+                      static_cast<double>(px), static_cast<double>(py), rgb[0], rgb[1], rgb[2]);
   }
   ImGui::EndChild();
 }
@@ -474,9 +507,11 @@ void sgf_draw_specimen(App& a) {
   if (sp.dirty) compute(a);
   // Centred in the window, inside it whatever its size.
   const ImVec2 ds = ImGui::GetIO().DisplaySize;
-  ImGui::SetNextWindowPos(ImVec2(0.5f * ds.x, 0.5f * ds.y), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowSize(ImVec2(std::min(860.f * a.ui_scale, ds.x - 40.f), std::min(640.f * a.ui_scale, ds.y - 40.f)),
-                           ImGuiCond_Appearing);
+  ImGui::SetNextWindowPos(ImVec2(0.5f * ds.x, 0.5f * ds.y), ImGuiCond_Appearing,
+                          ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(
+      ImVec2(std::min(860.f * a.ui_scale, ds.x - 40.f), std::min(640.f * a.ui_scale, ds.y - 40.f)),
+      ImGuiCond_Appearing);
   if (ImGui::Begin("Specimen from image", &sp.open, ImGuiWindowFlags_NoCollapse)) {
     ImGui::BeginChild("##ctl", ImVec2(330.f * a.ui_scale, 0), false);
     controls(a);

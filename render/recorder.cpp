@@ -39,8 +39,9 @@ bool Recorder::start(const std::string& dir, int w, int h, int fps, std::string*
   if (on_path("ffmpeg")) {
     // Rows arrive bottom-up from glReadPixels: vflip puts them right.
     target_ = stem + ".mp4";
-    std::string cmd = "ffmpeg -loglevel error -y -f rawvideo -pixel_format rgb24 -video_size " + std::to_string(w_) +
-                      "x" + std::to_string(h_) + " -framerate " + std::to_string(fps) +
+    std::string cmd = "ffmpeg -loglevel error -y -f rawvideo -pixel_format rgb24 -video_size " +
+                      std::to_string(w_) + "x" + std::to_string(h_) + " -framerate " +
+                      std::to_string(fps) +
                       " -i - -vf vflip -c:v libx264 -pix_fmt yuv420p -crf 18 '" + target_ + "'";
     pipe_ = popen(cmd.c_str(), "w");
     if (pipe_) {

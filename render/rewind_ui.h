@@ -31,20 +31,21 @@ struct RewindUi {
   int64_t target = -1;              ///< seeking: replaying towards this step (-1: none)
   int64_t seek_from = 0;            ///< the step the seek restored (or continued) from
   std::chrono::steady_clock::time_point seek_t0;
-  bool playback = false;            ///< the shown state comes from the recording
-  bool dragging = false;            ///< the strip is dragged
-  bool was_behind = false;          ///< behind the head last frame (logs "rewind live" on reaching it)
+  bool playback = false;    ///< the shown state comes from the recording
+  bool dragging = false;    ///< the strip is dragged
+  bool was_behind = false;  ///< behind the head last frame (logs "rewind live" on reaching it)
   TimelineView view;
 };
 
 // Hooks called from the window's shared code (window_app.cpp, window_panels.cpp).
-void rewind_check_scene(App& app);   ///< a new Simulation (load, reset, bodies added): a new recording
+void rewind_check_scene(
+    App& app);  ///< a new Simulation (load, reset, bodies added): a new recording
 void rewind_backend_changed(App& app);
-void rewind_sync(App& app);          ///< App::sync: applies a pending seek (restore), before the edits
+void rewind_sync(App& app);  ///< App::sync: applies a pending seek (restore), before the edits
 void rewind_request_seek(App& app, int64_t step);
 /// App::step_frame: true when the frame was a seek or a replay of the recorded future.
 bool rewind_step_frame(App& app);
-void rewind_after_live(App& app);    ///< App::step_frame after live steps (verbose: the frame's hash)
+void rewind_after_live(App& app);  ///< App::step_frame after live steps (verbose: the frame's hash)
 void rewind_keys(App& app, bool left, bool right, bool home);
 /// While comparing: every pane to `frame` at the next sync point (pauses).
 void compare_request_seek(App& app, int64_t frame);

@@ -1,10 +1,10 @@
 #include "render/soak.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <vector>
-#include <unistd.h>
 #include "render/cpu/picking.h"
 #include "render/rewind_ui.h"
 #include "render/window_state.h"
@@ -30,8 +30,10 @@ void SoakDriver::start(double seconds, const std::string& csv, const std::string
   next_sample_ = 0.0;
   if (!csv.empty()) {
     csv_ = std::fopen(csv.c_str(), "w");
-    if (!csv_) std::fprintf(stderr, "sandbox: --soak-log %s: cannot open for writing\n", csv.c_str());
-    else std::fprintf(csv_, "seconds,rss_kib,frame,step,particles\n");
+    if (!csv_)
+      std::fprintf(stderr, "sandbox: --soak-log %s: cannot open for writing\n", csv.c_str());
+    else
+      std::fprintf(csv_, "seconds,rss_kib,frame,step,particles\n");
   }
 }
 
@@ -47,18 +49,19 @@ bool SoakDriver::tick(App& a) {
     next_sample_ += 10.0;
     const int64_t rss = resident_kib();
     const int64_t step = a.sim ? a.sim->step_count() : 0;
-    a.log("soak t=%.1f rss_kib=%" PRId64 " frame=%" PRId64 " step=%" PRId64 " particles=%zu", t, rss, a.frame, step,
-          a.table.size());
+    a.log("soak t=%.1f rss_kib=%" PRId64 " frame=%" PRId64 " step=%" PRId64 " particles=%zu", t,
+          rss, a.frame, step, a.table.size());
     if (csv_) {
-      std::fprintf(csv_, "%.1f,%" PRId64 ",%" PRId64 ",%" PRId64 ",%zu\n", t, rss, a.frame, step, a.table.size());
+      std::fprintf(csv_, "%.1f,%" PRId64 ",%" PRId64 ",%" PRId64 ",%zu\n", t, rss, a.frame, step,
+                   a.table.size());
       std::fflush(csv_);
     }
   }
   if (t >= seconds_) {
     if (grabbing_ && a.world()) a.world()->grab_end();
     if (classroom_)
-      a.log("soak classroom lessons=%" PRId64 " compares=%" PRId64 " seeks=%" PRId64, lessons_opened_,
-            compares_started_, seeks_);
+      a.log("soak classroom lessons=%" PRId64 " compares=%" PRId64 " seeks=%" PRId64,
+            lessons_opened_, compares_started_, seeks_);
     return false;
   }
   if (classroom_) classroom_tick(a, f);

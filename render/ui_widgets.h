@@ -18,20 +18,24 @@ inline const ImVec4 kGood{0.45f, 0.85f, 0.55f, 1.f};
 
 /// `text` cut in the middle to `max_w` px of the current font (render/cpu/layout.h).
 inline std::string elide_middle(const std::string& text, float max_w) {
-  return ps::elide_middle(text, max_w, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
+  return ps::elide_middle(text, max_w,
+                          [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
 }
 
 /// `text` wrapped to the available width at spaces only (render/cpu/layout.h: ImGui's
 /// TextWrapped also breaks after a full stop, "0.7 s" becoming "0." and "7 s").
 inline void text_wrapped_words(const std::string& text) {
   const float w = ImGui::GetContentRegionAvail().x;
-  const std::string lines = ps::wrap_at_spaces(text, w, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
+  const std::string lines = ps::wrap_at_spaces(
+      text, w, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
   ImGui::TextUnformatted(lines.c_str());
 }
 
 /// True when the panel is too narrow for a widget with its label beside it (under
 /// about 15 characters of the font: projector mode's 256-px panels at 1280x720).
-inline bool narrow_panel() { return ImGui::GetContentRegionAvail().x < 15.f * ImGui::GetFontSize(); }
+inline bool narrow_panel() {
+  return ImGui::GetContentRegionAvail().x < 15.f * ImGui::GetFontSize();
+}
 
 /// A field's label: in a narrow panel on its own line above the widget, which then takes the
 /// whole width (returns "##" + label as the widget's id); else the label stays beside it.
@@ -65,9 +69,9 @@ inline void help_marker(const char* text) {
 inline bool begin_strip(const char* id, ImVec2 pos, ImVec2 size, ImVec2 padding) {
   ImGui::SetNextWindowPos(pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(size, ImGuiCond_Always);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoScrollWithMouse |
-                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  const ImGuiWindowFlags flags =
+      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+      ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, padding);
   if (ImGui::Begin(id, nullptr, flags)) return true;
   ImGui::End();

@@ -34,11 +34,11 @@
 #include "render/cpu/particle_fields.h"
 #include "render/cpu/particle_scalars.h"
 #include "render/cpu/picking.h"
-#include "sim/scene/regrid.h"
 #include "render/gl_context.h"
 #include "render/window_state.h"
 #include "sim/core/progress.h"
 #include "sim/scene/coupled.h"
+#include "sim/scene/regrid.h"
 #include "sim/selfcheck/verdict.h"
 
 namespace ps {
@@ -47,13 +47,18 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr double kStepBudgetMs = 12.0;   // simulation time per frame, at most
-constexpr double kFrameTargetMs = 15.5;  // the step's budget shrinks so that a frame fits this (~64 fps)
-constexpr double kMinStepBudgetMs = 4.0; // ... but never below this: a heavy scene still moves
+constexpr double kStepBudgetMs = 12.0;  // simulation time per frame, at most
+constexpr double kFrameTargetMs =
+    15.5;  // the step's budget shrinks so that a frame fits this (~64 fps)
+constexpr double kMinStepBudgetMs = 4.0;  // ... but never below this: a heavy scene still moves
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
-void glfw_error(int code, const char* msg) { std::fprintf(stderr, "GLFW error %d: %s\n", code, msg); }
+void glfw_error(int code, const char* msg) {
+  std::fprintf(stderr, "GLFW error %d: %s\n", code, msg);
+}
 }  // namespace
 
 const char* color_mode_name(ColorMode m) {
@@ -89,10 +94,12 @@ void App::log_run_state() {
     std::string L;
     for (size_t k = 0; k < compare.cmp->size(); ++k) {
       char b[48];
-      std::snprintf(b, sizeof b, "%s%.9g", k ? "," : "", compare.cmp->pane(k).sim->totals().angular_momentum);
+      std::snprintf(b, sizeof b, "%s%.9g", k ? "," : "",
+                    compare.cmp->pane(k).sim->totals().angular_momentum);
       L += b;
     }
-    log("pause compare step=%lld angular=[%s]", static_cast<long long>(compare.cmp->pane(0).sim->step_count()), L.c_str());
+    log("pause compare step=%lld angular=[%s]",
+        static_cast<long long>(compare.cmp->pane(0).sim->step_count()), L.c_str());
     return;
   }
   if (running || !sim || !opt.verbose) {
@@ -100,8 +107,8 @@ void App::log_run_state() {
     return;
   }
   const Diagnostics d = sim->diagnostics();  // a sync and a hash: only for the log line
-  log("pause step=%lld t=%.9g ke=%.9g angular=%.9g", static_cast<long long>(sim->step_count()), sim->time(),
-      d.kinetic_energy, d.angular_momentum);
+  log("pause step=%lld t=%.9g ke=%.9g angular=%.9g", static_cast<long long>(sim->step_count()),
+      sim->time(), d.kinetic_energy, d.angular_momentum);
 }
 
 void App::set_status(const std::string& s) {
@@ -128,15 +135,18 @@ void App::log_view() const {
   // viewport: where the scene is fitted; area: it and the legends' dock (x, width, height).
   const ScreenRect a = scene_area();
   log("view scale=%.9g cx=%.9g cy=%.9g sx=%.9g sy=%.9g window=%dx%d ratio=%.4g viewport=%dx%d area=%d,%dx%d dock=%s",
-      static_cast<double>(cam.scale()), static_cast<double>(cam.centre().x), static_cast<double>(cam.centre().y),
-      static_cast<double>(c.x), static_cast<double>(c.y), static_cast<int>(cam.width()), static_cast<int>(cam.height()),
-      static_cast<double>(cam.pixel_ratio()), static_cast<int>(cam.viewport().w), static_cast<int>(cam.viewport().h),
-      static_cast<int>(a.x), static_cast<int>(a.w), static_cast<int>(a.h), overlay_dock.column ? "column" : "band");
+      static_cast<double>(cam.scale()), static_cast<double>(cam.centre().x),
+      static_cast<double>(cam.centre().y), static_cast<double>(c.x), static_cast<double>(c.y),
+      static_cast<int>(cam.width()), static_cast<int>(cam.height()),
+      static_cast<double>(cam.pixel_ratio()), static_cast<int>(cam.viewport().w),
+      static_cast<int>(cam.viewport().h), static_cast<int>(a.x), static_cast<int>(a.w),
+      static_cast<int>(a.h), overlay_dock.column ? "column" : "band");
 }
 
 void App::toggle_fullscreen() {
   if (glfwGetWindowMonitor(window)) {
-    glfwSetWindowMonitor(window, nullptr, windowed[0], windowed[1], windowed[2], windowed[3], GLFW_DONT_CARE);
+    glfwSetWindowMonitor(window, nullptr, windowed[0], windowed[1], windowed[2], windowed[3],
+                         GLFW_DONT_CARE);
     fullscreen = false;
     log("fullscreen on=0 size=%dx%d", windowed[2], windowed[3]);
     return;
@@ -155,7 +165,8 @@ void App::toggle_fullscreen() {
   }
   glfwGetWindowPos(window, &windowed[0], &windowed[1]);
   glfwGetWindowSize(window, &windowed[2], &windowed[3]);
-  const int k = monitor_of_window(DesktopRect{windowed[0], windowed[1], windowed[2], windowed[3]}, rects);
+  const int k =
+      monitor_of_window(DesktopRect{windowed[0], windowed[1], windowed[2], windowed[3]}, rects);
   const GLFWvidmode* mode = k >= 0 ? glfwGetVideoMode(monitors[k]) : nullptr;
   if (!mode) {
     log("fullscreen on=0 reason=\"no monitor\"");
@@ -188,7 +199,8 @@ void App::adopt_world_params() {
   for (auto& f : features) f->pull(*this);
 }
 
-bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr, bool keep_edits) {
+bool App::load_scene(const std::string& name_or_path, const std::vector<std::string>& ovr,
+                     bool keep_edits) {
   std::unique_ptr<Simulation> next;
   const std::string what = fs::path(name_or_path).stem().string();
   load_cancelled = false;
@@ -204,7 +216,8 @@ bool App::load_scene(const std::string& name_or_path, const std::vector<std::str
     // Not an error: what ran before goes on (the first scene: the window opens empty).
     load_cancelled = true;
     log("load cancelled what=\"%s\"", what.c_str());
-    set_status("Building " + what + " was cancelled" + (sim ? "; the scene before it runs on" : ""));
+    set_status("Building " + what + " was cancelled" +
+               (sim ? "; the scene before it runs on" : ""));
     return false;
   } catch (const InputError& e) {
     load_error = e.what();
@@ -224,8 +237,8 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
                       const std::vector<std::string>& ovr, bool keep_edits) {
   // A reset or re-grid of the same scene keeps the parameters edited in the
   // window; a different scene starts from its file.
-  bool same = keep_edits && sim && next->info().path == sim->info().path && next->mpm() && world() &&
-              next->mpm()->materials.size() == materials.size();
+  bool same = keep_edits && sim && next->info().path == sim->info().path && next->mpm() &&
+              world() && next->mpm()->materials.size() == materials.size();
   const bool same_path = sim && next->info().path == sim->info().path;
   sim = std::move(next);
   if (same) {
@@ -247,19 +260,23 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   grab_rows.clear();
   stroke.end();
   paint_sites.clear();
-  ke.clear(); momentum_x.clear(); momentum_y.clear(); angular.clear();
+  ke.clear();
+  momentum_x.clear();
+  momentum_y.clear();
+  angular.clear();
   last_diag_time = -1.0;
   pending.fit_view = true;
   view_touched = false;
   grid_ref_speed = particle_ref_speed = 0.f;
   if (color_mode == ColorMode::Speed) range_lo = range_hi = 0.f;  // the speed range starts again
   if (save_path.empty() || !same)
-    save_path = (fs::path(out_dir) / (fs::path(sim->info().path).stem().string() + "-edited.json")).string();
+    save_path = (fs::path(out_dir) / (fs::path(sim->info().path).stem().string() + "-edited.json"))
+                    .string();
   sgf_scene_loaded(*this);
   for (auto& f : features) f->on_scene(*this);
   diag = sim->diagnostics();
-  log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(), sim->info().path.c_str(),
-      diag.count, sim->backend_name().c_str());
+  log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(),
+      sim->info().path.c_str(), diag.count, sim->backend_name().c_str());
   rewind_check_scene(*this);  // a new recording starts at the loaded state
 }
 
@@ -290,7 +307,8 @@ void App::sync() {
     const int step = pending.lesson_step;
     pending.open_lesson.clear();
     pending.lesson_step = 0;
-    if (open_lesson(p) || step == 0 || load_cancelled) break;  // a cancelled lesson is not skipped past
+    if (open_lesson(p) || step == 0 || load_cancelled)
+      break;  // a cancelled lesson is not skipped past
     lesson_titles.catalog.mark_failed(p, load_error);
     step_lesson(step);
   }
@@ -311,7 +329,8 @@ void App::sync() {
   if (compare.cmp && pending.preset) {
     const Preset p = *pending.preset;
     pending.preset.reset();
-    compare.cmp->apply_preset(p, preset_speed);  // (a pending fit of a new comparison stays pending)
+    compare.cmp->apply_preset(p,
+                              preset_speed);  // (a pending fit of a new comparison stays pending)
     if (color_mode == ColorMode::Speed) range_lo = range_hi = 0.f;  // the speed range starts again
     log("compare preset %s hash0=%016" PRIx64, preset_name(p), log_hash(*compare.cmp->pane(0).sim));
   }
@@ -320,12 +339,16 @@ void App::sync() {
     compare.pending_seek = -1;
     compare.grabbing = false;  // the restored controls say what is grabbed; a held drag ends here
     const StepStatus st = compare.cmp->seek_frame(f);
-    if (!st.ok) compare.halted = st.message;
-    else compare.halted.clear();
-    for (auto& cv : compare.curves) cv = CompareUi::Curves{};  // the plots refill as the replay runs
+    if (!st.ok)
+      compare.halted = st.message;
+    else
+      compare.halted.clear();
+    for (auto& cv : compare.curves)
+      cv = CompareUi::Curves{};  // the plots refill as the replay runs
     compare.last_sample = -1.0;
-    log("compare seek frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64, compare.cmp->frame(),
-        log_hash(*compare.cmp->pane(0).sim), log_hash(*compare.cmp->pane(1).sim));
+    log("compare seek frame=%" PRId64 " hash0=%016" PRIx64 " hash1=%016" PRIx64,
+        compare.cmp->frame(), log_hash(*compare.cmp->pane(0).sim),
+        log_hash(*compare.cmp->pane(1).sim));
   }
   if (!pending.open_path.empty()) {
     std::string p = pending.open_path;
@@ -345,7 +368,8 @@ void App::sync() {
     // dt follows the cell size (as --refine), so a finer grid keeps the CFL number and does not blow up;
     // the edited parameters go to the new world (adopt_scene keeps the window's copies).
     const MpmWorld* w0 = world();
-    const RegridPlan plan = plan_regrid(overrides, w0 ? w0->grid.nx : n, n, solver.dt, solver.substeps);
+    const RegridPlan plan =
+        plan_regrid(overrides, w0 ? w0->grid.nx : n, n, solver.dt, solver.substeps);
     const SolverParams before = solver;
     solver.dt = plan.dt;
     solver.substeps = plan.substeps;
@@ -423,8 +447,9 @@ void App::sync() {
     diag = after;
     log("preset %s ke_before=%.9g ke_after=%.9g momentum_before=(%.9g,%.9g) momentum_after=(%.9g,%.9g) "
         "angular_before=%.9g angular_after=%.9g",
-        preset_name(p), before.kinetic_energy, after.kinetic_energy, before.momentum[0], before.momentum[1],
-        after.momentum[0], after.momentum[1], before.angular_momentum, after.angular_momentum);
+        preset_name(p), before.kinetic_energy, after.kinetic_energy, before.momentum[0],
+        before.momentum[1], after.momentum[0], after.momentum[1], before.angular_momentum,
+        after.angular_momentum);
   }
 }
 
@@ -437,7 +462,7 @@ void App::step_frame() {
     return;
   }
   if (!sim) return;
-  if (sgf_seek_frame(*this)) return;  // scrubbing: fast-forward or re-simulate to a step
+  if (sgf_seek_frame(*this)) return;     // scrubbing: fast-forward or re-simulate to a step
   if (rewind_step_frame(*this)) return;  // a rewind seek, or replaying the recorded future
   MpmWorld* w = world();
   if (w && w->halted()) return;
@@ -451,9 +476,10 @@ void App::step_frame() {
   // scene keeps ~60 frames per second; where the rest alone is too slow for
   // that (software OpenGL), the full kStepBudgetMs keeps the simulation moving.
   const bool can_reach = frame_rest_ms < kFrameTargetMs - kMinStepBudgetMs;
-  const double budget = single ? 1e30
-                        : can_reach ? std::clamp(kFrameTargetMs - frame_rest_ms, kMinStepBudgetMs, kStepBudgetMs)
-                                    : kStepBudgetMs;
+  const double budget =
+      single      ? 1e30
+      : can_reach ? std::clamp(kFrameTargetMs - frame_rest_ms, kMinStepBudgetMs, kStepBudgetMs)
+                  : kStepBudgetMs;
   auto t0 = Clock::now();
   int done = 0;
   double elapsed_ms = 0.0;
@@ -466,7 +492,8 @@ void App::step_frame() {
     done += chunk;
     elapsed_ms = 1e3 * seconds_since(t0);
     if (!st.ok) {
-      log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id, st.message.c_str());
+      log("halt step=%" PRId64 " particle=%u message=\"%s\"", st.step, st.particle_id,
+          st.message.c_str());
       break;
     }
     if (elapsed_ms >= budget) break;
@@ -488,14 +515,16 @@ namespace {
 /// The snapshot computes the stress columns only for the modes that show them.
 bool wants_stress(const App& a) {
   return a.color_mode == ColorMode::Stress ||
-         (a.color_mode == ColorMode::Scalar && (a.scalar_column == kColPressure || a.scalar_column == kColVonMises));
+         (a.color_mode == ColorMode::Scalar &&
+          (a.scalar_column == kColPressure || a.scalar_column == kColVonMises));
 }
 
 /// Row of the particle with this ID in host order among rows [lo, hi), or -1
 /// (rows are stable for MPM: painting appends, so the guess lo + id - 1
 /// nearly always hits). A scene with MPM matter and DEM grains numbers each
 /// kind from 1: the range says which kind is meant.
-int64_t row_of_id(const std::vector<uint32_t>& id, uint32_t want, size_t lo = 0, size_t hi = SIZE_MAX) {
+int64_t row_of_id(const std::vector<uint32_t>& id, uint32_t want, size_t lo = 0,
+                  size_t hi = SIZE_MAX) {
   if (want == 0) return -1;
   hi = std::min(hi, id.size());
   const size_t guess = lo + want - 1;
@@ -515,7 +544,8 @@ void update_auto_range(App& a, const std::vector<float>& v) {
     hold_speed_range(hi, a.range_lo, a.range_hi);
     return;
   }
-  if (a.color_mode == ColorMode::Speed || a.color_mode == ColorMode::Stress || a.color_mode == ColorMode::PlasticStrain)
+  if (a.color_mode == ColorMode::Speed || a.color_mode == ColorMode::Stress ||
+      a.color_mode == ColorMode::PlasticStrain)
     lo = 0.f;
   if (a.color_mode == ColorMode::VolumeRatio) {
     float d = std::max({std::fabs(lo - 1.f), std::fabs(hi - 1.f), 1e-3f});
@@ -534,10 +564,22 @@ const char* device_fill(App& a, InteropFrame& f) {
   switch (a.color_mode) {
     case ColorMode::Material: f.fill = InteropFill::Color; return nullptr;
     case ColorMode::Direction: f.fill = InteropFill::Velocity; return nullptr;
-    case ColorMode::Speed: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::Speed; return nullptr;
-    case ColorMode::VolumeRatio: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VolumeRatio; return nullptr;
-    case ColorMode::Stress: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::VonMises; return nullptr;
-    case ColorMode::PlasticStrain: f.fill = InteropFill::Scalar; f.scalar = InteropScalar::PlasticStrain; return nullptr;
+    case ColorMode::Speed:
+      f.fill = InteropFill::Scalar;
+      f.scalar = InteropScalar::Speed;
+      return nullptr;
+    case ColorMode::VolumeRatio:
+      f.fill = InteropFill::Scalar;
+      f.scalar = InteropScalar::VolumeRatio;
+      return nullptr;
+    case ColorMode::Stress:
+      f.fill = InteropFill::Scalar;
+      f.scalar = InteropScalar::VonMises;
+      return nullptr;
+    case ColorMode::PlasticStrain:
+      f.fill = InteropFill::Scalar;
+      f.scalar = InteropScalar::PlasticStrain;
+      return nullptr;
     case ColorMode::Temperature:
     case ColorMode::MeltFraction: return "heat colours come from the host table";
     case ColorMode::Scalar:
@@ -561,10 +603,14 @@ const char* device_fill(App& a, InteropFrame& f) {
 /// backend (`have_view`), the switch on, no failure this session; else the
 /// note says why.
 bool interop_allowed(App& a, bool have_view) {
-  if (!have_view) a.interop_note = "CUDA-GL interop: off: CPU backend";
-  else if (!a.interop_wanted) a.interop_note = "CUDA-GL interop: off: turned off (Stats panel or --interop off)";
-  else if (!a.interop.usable()) a.interop_note = a.interop.note();
-  else return true;
+  if (!have_view)
+    a.interop_note = "CUDA-GL interop: off: CPU backend";
+  else if (!a.interop_wanted)
+    a.interop_note = "CUDA-GL interop: off: turned off (Stats panel or --interop off)";
+  else if (!a.interop.usable())
+    a.interop_note = a.interop.note();
+  else
+    return true;
   return false;
 }
 
@@ -577,7 +623,11 @@ InteropTargets interop_targets(App& a, size_t n) {
   }
   const ParticleGpuBuffers& b = a.particles.buffers();
   InteropTargets t;
-  t.pos = b.pos; t.vel = b.vel; t.scalar = b.scalar; t.color = b.color; t.radius = b.radius;
+  t.pos = b.pos;
+  t.vel = b.vel;
+  t.scalar = b.scalar;
+  t.color = b.color;
+  t.radius = b.radius;
   t.capacity = b.capacity;
   return t;
 }
@@ -658,12 +708,17 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
     p.J[i] = r.selected.J;
     p.Jp[i] = r.selected.Jp;
     ParticleTable& tb = a.table;
-    if (i < tb.size() && tb.extra.size() == static_cast<size_t>(kMpmColumnCount) && p.material[i] < w.materials.size()) {
-      tb.x[i] = p.x[i].x; tb.y[i] = p.x[i].y;
-      tb.vx[i] = p.v[i].x; tb.vy[i] = p.v[i].y;
+    if (i < tb.size() && tb.extra.size() == static_cast<size_t>(kMpmColumnCount) &&
+        p.material[i] < w.materials.size()) {
+      tb.x[i] = p.x[i].x;
+      tb.y[i] = p.x[i].y;
+      tb.vx[i] = p.v[i].x;
+      tb.vy[i] = p.v[i].y;
       tb.extra[kColJ][i] = display_volume_ratio(w.materials[p.material[i]], p.F[i], p.J[i]);
       tb.extra[kColJp][i] = p.Jp[i];
-      if (stress) display_pressure_mises(particle_cauchy_stress(w, i), tb.extra[kColPressure][i], tb.extra[kColVonMises][i]);
+      if (stress)
+        display_pressure_mises(particle_cauchy_stress(w, i), tb.extra[kColPressure][i],
+                               tb.extra[kColVonMises][i]);
     }
   }
   if (f.fill == InteropFill::Scalar && a.auto_range) update_auto_range(a, r.sample);
@@ -683,7 +738,10 @@ const char* dem_device_fill(App& a, DemFillFrame& f) {
       f.group_colors = true;
       return nullptr;
     case ColorMode::Direction: f.column = DemFillColumn::Velocity; return nullptr;
-    case ColorMode::Speed: f.column = DemFillColumn::Scalar; f.scalar = DemScalar::Speed; return nullptr;
+    case ColorMode::Speed:
+      f.column = DemFillColumn::Scalar;
+      f.scalar = DemScalar::Speed;
+      return nullptr;
     case ColorMode::Scalar:
       if (a.scalar_column < 0 || a.scalar_column >= 2) a.scalar_column = 0;
       f.column = DemFillColumn::Scalar;
@@ -708,11 +766,13 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
   const char* why = dem_device_fill(a, f);
   if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
   if (!why && sgf_overlay_needs_rows(a)) why = "the SGF overlay needs the host table";
-  if (!why && a.demui.show_contacts) why = "contact force chains are drawn from a host copy of every contact";
+  if (!why && a.demui.show_contacts)
+    why = "contact force chains are drawn from a host copy of every contact";
   const dem::DemParticles& p = d.particles;
   const size_t n = p.size();
   if (!why && n == 0) why = "no particles";
-  if (!why && (view->count != n || view->bond_count != d.bonds.size())) why = "the device arrays are not current";
+  if (!why && (view->count != n || view->bond_count != d.bonds.size()))
+    why = "the device arrays are not current";
   if (!why && d.materials.empty()) why = "no materials";
   if (why) {
     a.interop_note = std::string("CUDA-GL interop: off: ") + why;
@@ -757,8 +817,10 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
 
 void App::refresh_host_table() {
   if (!sim || !interop_frame) return;  // the host path rebuilt it for the last frame
-  if (MpmWorld* w = world()) mpm_snapshot(*w, table, wants_stress(*this));
-  else sim->table(table);  // a DEM world: synced
+  if (MpmWorld* w = world())
+    mpm_snapshot(*w, table, wants_stress(*this));
+  else
+    sim->table(table);  // a DEM world: synced
   host_table_time = glfwGetTime();
   host_table_stale = false;
 }
@@ -785,13 +847,18 @@ void App::snapshot() {
   // DEM grains beside the MPM matter: drawn from the host table, after the matter's rows.
   auto* coupled = dynamic_cast<CoupledSimulation*>(sim.get());
   Simulation* grains = coupled ? coupled->grains() : nullptr;
-  if (w && grains) interop_note = "CUDA-GL interop: off: the scene has DEM grains beside the MPM matter";
+  if (w && grains)
+    interop_note = "CUDA-GL interop: off: the scene has DEM grains beside the MPM matter";
   bool device = false;
-  if (w && !grains) device = snapshot_interop(*this, *w, stress);
-  else if (!w && d) device = snapshot_dem_interop(*this, *d);
+  if (w && !grains)
+    device = snapshot_interop(*this, *w, stress);
+  else if (!w && d)
+    device = snapshot_dem_interop(*this, *d);
   if (!device) {
-    if (w) mpm_snapshot(*w, table, stress);
-    else sim->table(table);
+    if (w)
+      mpm_snapshot(*w, table, stress);
+    else
+      sim->table(table);
     // A selected grain stays a grain (the two kinds' IDs overlap).
     const bool grain_selected = dem_row0 > 0 && selected_row >= static_cast<int64_t>(dem_row0);
     dem_row0 = 0;
@@ -801,7 +868,8 @@ void App::snapshot() {
       dem_row0 = sgf_rows = n0;
       grains->table(grain_table);
       append_table_rows(table, grain_table, static_cast<uint16_t>(w->materials.size()));
-      for (auto& col : table.extra)  // the MPM's columns do not apply to grains: 0 for the colour maps
+      for (auto& col :
+           table.extra)  // the MPM's columns do not apply to grains: 0 for the colour maps
         for (size_t i = n0; i < col.size(); ++i)
           if (std::isnan(col[i])) col[i] = 0.f;
       for (auto& col : table.extra)
@@ -832,23 +900,32 @@ void App::snapshot() {
     }
 
     xy.resize(2 * n);
-    for (size_t i = 0; i < n; ++i) { xy[2 * i] = table.x[i]; xy[2 * i + 1] = table.y[i]; }
+    for (size_t i = 0; i < n; ++i) {
+      xy[2 * i] = table.x[i];
+      xy[2 * i + 1] = table.y[i];
+    }
     const float* vel = nullptr;
     const float* sc = nullptr;
     const uint8_t* col = nullptr;
     if (color_mode == ColorMode::Direction) {
       vxy.resize(2 * n);
-      for (size_t i = 0; i < n; ++i) { vxy[2 * i] = table.vx[i]; vxy[2 * i + 1] = table.vy[i]; }
+      for (size_t i = 0; i < n; ++i) {
+        vxy[2 * i] = table.vx[i];
+        vxy[2 * i + 1] = table.vy[i];
+      }
       vel = vxy.data();
     } else if (color_mode == ColorMode::Speed || column) {
       scalar.resize(n);
       if (color_mode == ColorMode::Speed)
-        for (size_t i = 0; i < n; ++i) scalar[i] = std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i]);
+        for (size_t i = 0; i < n; ++i)
+          scalar[i] = std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i]);
       else
         std::copy(column->begin(), column->end(), scalar.begin());
       sc = scalar.data();
-      if (color_mode == ColorMode::Temperature) update_temperature_range(scalar);
-      else if (auto_range) update_auto_range(*this, scalar);
+      if (color_mode == ColorMode::Temperature)
+        update_temperature_range(scalar);
+      else if (auto_range)
+        update_auto_range(*this, scalar);
     } else {
       rgba.resize(4 * n);
       // Melt fraction (MPM): the host arrays are current (mpm_snapshot synced them), same rows as the table.
@@ -863,11 +940,13 @@ void App::snapshot() {
         std::array<float, 3> c = groups && i < groups->size() ? groups->rgb(i) : table.color[i];
         if (melt) {
           const size_t m = table.material[i];
-          c = melt_rgb(melt_map, melt_display_value(m < melt_role.size() ? melt_role[m] : MeltRole::Inert,
-                                                    w->particles.melt[i]));
+          c = melt_rgb(melt_map,
+                       melt_display_value(m < melt_role.size() ? melt_role[m] : MeltRole::Inert,
+                                          w->particles.melt[i]));
         }
         if (c != last) {
-          for (size_t k = 0; k < 3; ++k) packed[k] = static_cast<uint8_t>(std::lround(std::clamp(c[k], 0.f, 1.f) * 255.f));
+          for (size_t k = 0; k < 3; ++k)
+            packed[k] = static_cast<uint8_t>(std::lround(std::clamp(c[k], 0.f, 1.f) * 255.f));
           last = c;
         }
         rgba[4 * i] = packed[0];
@@ -881,19 +960,21 @@ void App::snapshot() {
     particles.upload(n, xy.data(), vel, sc, col, table.radius.data());
 
     // The selection follows its ID (rows are stable for MPM: painting appends).
-    selected_row = dem_row0 == 0       ? row_of_id(table.id, selected_id)
-                   : grain_selected    ? row_of_id(table.id, selected_id, dem_row0)
-                                       : row_of_id(table.id, selected_id, 0, dem_row0);
+    selected_row = dem_row0 == 0    ? row_of_id(table.id, selected_id)
+                   : grain_selected ? row_of_id(table.id, selected_id, dem_row0)
+                                    : row_of_id(table.id, selected_id, 0, dem_row0);
     // A DEM world's selected particle from the host arrays (synced by the table).
     demui.selected = DemSelected{};
     if (d && selected_row >= static_cast<int64_t>(dem_row0)) {
       demui.bond_index.update(*d);
-      dem_selected_from_host(*d, demui.bond_index, static_cast<uint32_t>(selected_row - static_cast<int64_t>(dem_row0)),
+      dem_selected_from_host(*d, demui.bond_index,
+                             static_cast<uint32_t>(selected_row - static_cast<int64_t>(dem_row0)),
                              demui.selected);
     }
   }
 
-  if (w && (show_grid_velocity || show_grid)) w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
+  if (w && (show_grid_velocity || show_grid))
+    w->read_grid(grid_spec, grid_mass, grid_vel);  // guarded: a CUDA error falls back
   for (auto& f : features) f->sample(*this, now);
 
   // Diagnostics for the plots, sampled at a fixed rate (a CUDA world sums on
@@ -944,7 +1025,9 @@ ScreenRect App::scene_viewport() {
   };
   // The dock is kept while the legends fit it and the area and what is shown stay the same.
   const OverlayKey key{area.x, area.y, area.w, area.h, shown, panes};
-  if (key == overlay_key && overlay_boxes_fit(overlay_dock, overlay_boxes, overlay_gap(), overlay_check)) return overlay_dock.content;
+  if (key == overlay_key &&
+      overlay_boxes_fit(overlay_dock, overlay_boxes, overlay_gap(), overlay_check))
+    return overlay_dock.content;
   overlay_key = key;
   overlay_dock = split_overlay_dock(area, overlay_boxes, overlay_gap(), drawn);
   return overlay_dock.content;
@@ -977,12 +1060,17 @@ void App::handle_input() {
       log_run_state();
     }
     if (pressed(GLFW_KEY_N)) {
-      if (running) { running = false; log("pause"); }
+      if (running) {
+        running = false;
+        log("pause");
+      }
       pending.single_frames++;
     }
     if (pressed(GLFW_KEY_R)) {
-      if (mods_of(GLFW_KEY_R) & GLFW_MOD_SHIFT) pending.reset = true;
-      else pending.preset = Preset::Rotation;
+      if (mods_of(GLFW_KEY_R) & GLFW_MOD_SHIFT)
+        pending.reset = true;
+      else
+        pending.preset = Preset::Rotation;
     }
     if (pressed(GLFW_KEY_T)) pending.preset = Preset::Translation;
     if (pressed(GLFW_KEY_S)) pending.preset = Preset::Shear;
@@ -1001,8 +1089,10 @@ void App::handle_input() {
                keys.end());
     rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) {
-      if (mods_of(GLFW_KEY_F12) & GLFW_MOD_SHIFT) pending.scene_shot = true;
-      else pending.screenshot = true;
+      if (mods_of(GLFW_KEY_F12) & GLFW_MOD_SHIFT)
+        pending.scene_shot = true;
+      else
+        pending.screenshot = true;
     }
     if (pressed(GLFW_KEY_F11)) toggle_fullscreen();
     if (pressed(GLFW_KEY_TAB)) {
@@ -1017,12 +1107,16 @@ void App::handle_input() {
       ui_rebuild = true;
     }
     // Ctrl+= / Ctrl++ (keypad) / Ctrl+- / Ctrl+0: the UI scale, 10 % a press.
-    const bool ctrl_scale = (mods_of(GLFW_KEY_EQUAL) | mods_of(GLFW_KEY_KP_ADD) | mods_of(GLFW_KEY_MINUS) |
-                             mods_of(GLFW_KEY_KP_SUBTRACT) | mods_of(GLFW_KEY_0)) & GLFW_MOD_CONTROL;
+    const bool ctrl_scale =
+        (mods_of(GLFW_KEY_EQUAL) | mods_of(GLFW_KEY_KP_ADD) | mods_of(GLFW_KEY_MINUS) |
+         mods_of(GLFW_KEY_KP_SUBTRACT) | mods_of(GLFW_KEY_0)) &
+        GLFW_MOD_CONTROL;
     if (ctrl_scale) {
       const float before = user_scale;
-      if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD)) user_scale = std::min(3.f, user_scale * 1.1f);
-      if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT)) user_scale = std::max(0.6f, user_scale / 1.1f);
+      if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD))
+        user_scale = std::min(3.f, user_scale * 1.1f);
+      if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT))
+        user_scale = std::max(0.6f, user_scale / 1.1f);
       if (pressed(GLFW_KEY_0)) user_scale = 1.f;
       if (user_scale != before) ui_rebuild = true;
     }
@@ -1035,7 +1129,8 @@ void App::handle_input() {
     if (pressed(GLFW_KEY_F)) pending.fit_view = true;
     if (pressed(GLFW_KEY_G)) show_grid = !show_grid;
     if (pressed(GLFW_KEY_V)) show_grid_velocity = !show_grid_velocity;
-    if (pressed(GLFW_KEY_Q) && (mods_of(GLFW_KEY_Q) & GLFW_MOD_CONTROL)) glfwSetWindowShouldClose(window, 1);
+    if (pressed(GLFW_KEY_Q) && (mods_of(GLFW_KEY_Q) & GLFW_MOD_CONTROL))
+      glfwSetWindowShouldClose(window, 1);
     for (int k = 0; k < kToolCount; ++k) {
       if (pressed(GLFW_KEY_1 + k)) {
         tools.tool = static_cast<Tool>(k);
@@ -1063,7 +1158,10 @@ void App::handle_input() {
   if (right_down) {
     if (io.MouseDown[ImGuiMouseButton_Right]) {
       Vec2 d = mouse - last_mouse;
-      if (d.x != 0.f || d.y != 0.f) { cam.pan(d); view_touched = true; }
+      if (d.x != 0.f || d.y != 0.f) {
+        cam.pan(d);
+        view_touched = true;
+      }
     } else {
       right_down = false;
       log_view();
@@ -1073,7 +1171,8 @@ void App::handle_input() {
   // Left drag: the current tool.
   if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && over_scene) {
     left_down = true;
-    rw.playback = false;  // a press over the scene takes the tools back (an edit behind the head is a branch)
+    rw.playback =
+        false;  // a press over the scene takes the tools back (an edit behind the head is a branch)
     // Picking, grabbing, selecting and painting read the host table: make it
     // what the last frame showed (a sync when the interop drew it).
     refresh_host_table();
@@ -1092,8 +1191,9 @@ void App::handle_input() {
         selected_id = table.id[static_cast<size_t>(row)];
         selected_row = row;
         log("pick id=%u row=%" PRId64 " x=%.9g y=%.9g mouse=(%.1f,%.1f)", selected_id, row,
-            static_cast<double>(table.x[static_cast<size_t>(row)]), static_cast<double>(table.y[static_cast<size_t>(row)]),
-            static_cast<double>(mouse.x), static_cast<double>(mouse.y));
+            static_cast<double>(table.x[static_cast<size_t>(row)]),
+            static_cast<double>(table.y[static_cast<size_t>(row)]), static_cast<double>(mouse.x),
+            static_cast<double>(mouse.y));
       } else if (tools.tool == Tool::Pick) {
         selected_id = 0;
         selected_row = -1;
@@ -1107,12 +1207,14 @@ void App::handle_input() {
         w->grab_stiffness = tools.grab_stiffness;
         w->grab_begin(grab_rows, wm);
         grab_centroid_start = centroid(grab_rows);
-        log("grab begin n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g)", grab_rows.size(), static_cast<double>(wm.x),
-            static_cast<double>(wm.y), static_cast<double>(grab_centroid_start.x), static_cast<double>(grab_centroid_start.y));
+        log("grab begin n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g)", grab_rows.size(),
+            static_cast<double>(wm.x), static_cast<double>(wm.y),
+            static_cast<double>(grab_centroid_start.x), static_cast<double>(grab_centroid_start.y));
       }
     }
     if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
-      log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x), static_cast<double>(wm.y));
+      log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x),
+          static_cast<double>(wm.y));
     if (dem_world() && !taken) dem_tool_begin(wm);
     if (tools.tool == Tool::Paint && w) {
       uint16_t g = 0;
@@ -1139,8 +1241,8 @@ void App::handle_input() {
         grab_rows = w->grab_indices();  // resampling passes may have moved the rows
         Vec2 c = centroid(grab_rows);
         log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g", grab_rows.size(),
-            static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(c.x), static_cast<double>(c.y),
-            static_cast<double>(length(c - grab_centroid_start)));
+            static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(c.x),
+            static_cast<double>(c.y), static_cast<double>(length(c - grab_centroid_start)));
         w->grab_end();
         grab_rows.clear();
       }
@@ -1148,7 +1250,8 @@ void App::handle_input() {
         log("paint n=%zu material=%d", stroke.emitted(), tools.paint_material);
         stroke.end();
       }
-      if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w) log("%s end", tool_name(tools.tool));
+      if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
+        log("%s end", tool_name(tools.tool));
       if (dem_world()) dem_tool_end(wm);
       for (auto& f : features) f->release(*this, wm);
     }
@@ -1159,7 +1262,8 @@ void App::handle_input() {
   if (w && tools_live) w->point_force = tool_point_force(tools, wm, left_down);
   if (tools_live)
     for (auto& f : features) f->pointer(*this, wm, over_scene);
-  if (dem::DemWorld* d = dem_world(); d && tools_live) d->point_force = tool_point_force(tools, wm, left_down);
+  if (dem::DemWorld* d = dem_world(); d && tools_live)
+    d->point_force = tool_point_force(tools, wm, left_down);
   keys.clear();
   key_queue.swap(keys);  // keep the storage: no allocation per frame
 }
@@ -1170,8 +1274,10 @@ void App::draw_scene() {
   int fbw = 0, fbh = 0;
   glfwGetFramebufferSize(window, &fbw, &fbh);
   glViewport(0, 0, fbw, fbh);
-  if (projector) glClearColor(0.f, 0.f, 0.f, 1.f);
-  else glClearColor(0.043f, 0.047f, 0.059f, 1.f);
+  if (projector)
+    glClearColor(0.f, 0.f, 0.f, 1.f);
+  else
+    glClearColor(0.043f, 0.047f, 0.059f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
   if (!sim) return;
   if (compare.cmp) {
@@ -1221,21 +1327,25 @@ void App::draw_scene() {
 
   // The particles.
   ParticleShade shade = ParticleShade::Base;
-  if (color_mode == ColorMode::Direction) shade = ParticleShade::Direction;
-  else if (color_mode != ColorMode::Material && color_mode != ColorMode::Group && color_mode != ColorMode::MeltFraction)
+  if (color_mode == ColorMode::Direction)
+    shade = ParticleShade::Direction;
+  else if (color_mode != ColorMode::Material && color_mode != ColorMode::Group &&
+           color_mode != ColorMode::MeltFraction)
     shade = ParticleShade::Scalar;
-  if (shade == ParticleShade::Scalar && table.extra.empty() && color_mode != ColorMode::Speed) shade = ParticleShade::Base;
+  if (shade == ParticleShade::Scalar && table.extra.empty() && color_mode != ColorMode::Speed)
+    shade = ParticleShade::Base;
   particles.set_colormap(cmap[static_cast<size_t>(color_mode)]);
   // The interop writes rows in the backend's slot order: the ring goes on the selected particle's slot.
   particles.set_sprite_path(sprite_path);
-  particles.draw(view, cam.framebuffer_scale(), projector ? 1.3f * sprite_scale : sprite_scale, shade, range_lo, range_hi,
-                 interop_frame ? selected_slot : selected_row);
+  particles.draw(view, cam.framebuffer_scale(), projector ? 1.3f * sprite_scale : sprite_scale,
+                 shade, range_lo, range_hi, interop_frame ? selected_slot : selected_row);
 
   // Over the particles: the features' (rigid bodies, ...), velocity arrows, the selected particle's
   // affine field, the brush.
   over.clear(px);
   for (auto& f : features) f->draw_over(*this);
-  const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.55f);  // dark edge: arrows read on any colour
+  const uint32_t halo =
+      pack_rgba(0.02f, 0.02f, 0.03f, 0.55f);  // dark edge: arrows read on any colour
   const float dx = w ? w->grid.dx : 0.02f * (hi.x - lo.x);
   if (w && show_grid_velocity && !grid_mass.empty()) {
     // Arrows of the grid velocity after the last grid update; the fastest
@@ -1250,7 +1360,8 @@ void App::draw_scene() {
       uint32_t col = pack_rgba(0.55f, 0.85f, 1.0f, 0.9f);
       for (size_t k = 0; k < grid_mass.size(); ++k) {
         if (!(grid_mass[k] > 0.f)) continue;
-        int i = static_cast<int>(k % static_cast<size_t>(nx)), j = static_cast<int>(k / static_cast<size_t>(nx));
+        int i = static_cast<int>(k % static_cast<size_t>(nx)),
+            j = static_cast<int>(k / static_cast<size_t>(nx));
         Vec2 p = grid_spec.origin + Vec2{grid_spec.dx * i, grid_spec.dx * j};
         over.disc(p, 1.5f * px, col, 8);
         if (length(grid_vel[k]) * s * cam.scale() > 1.f) {
@@ -1264,7 +1375,8 @@ void App::draw_scene() {
     // At most ~3000 arrows so the field stays readable.
     size_t stride = std::max<size_t>(1, table.size() / 3000);
     float vmax = 0.f;
-    for (size_t i = 0; i < table.size(); i += stride) vmax = std::max(vmax, std::hypot(table.vx[i], table.vy[i]));
+    for (size_t i = 0; i < table.size(); i += stride)
+      vmax = std::max(vmax, std::hypot(table.vx[i], table.vy[i]));
     particle_ref_speed = std::max(particle_ref_speed, vmax);
     if (vmax > 0.f) {
       float s = 2.f * dx / particle_ref_speed;
@@ -1279,7 +1391,8 @@ void App::draw_scene() {
       }
     }
   }
-  if (w && show_affine && selected_row >= 0 && static_cast<size_t>(selected_row) < w->particles.size()) {
+  if (w && show_affine && selected_row >= 0 &&
+      static_cast<size_t>(selected_row) < w->particles.size()) {
     // The selected particle's affine field C (x - x_p) on a 5x5 lattice of
     // grid-cell spacing (the quadratic kernel's reach): what APIC carries to
     // the grid and PIC discards. Normalised so the longest arrow is 0.9 dx.
@@ -1309,9 +1422,10 @@ void App::draw_scene() {
   }
   if (dem_world()) dem_draw_over();
   sgf_draw_over(*this);
-  if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse && tools.tool != Tool::Pick &&
-      tools.tool != Tool::Select && tools.tool != Tool::Heat &&  // the heat lamp: the heat feature draws it
-      tools.tool != Tool::Body &&                                // the body's draft: feature_rigid.cpp
+  if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse &&
+      tools.tool != Tool::Pick && tools.tool != Tool::Select &&
+      tools.tool != Tool::Heat &&  // the heat lamp: the heat feature draws it
+      tools.tool != Tool::Body &&  // the body's draft: feature_rigid.cpp
       (w || (dem_world() && tools.tool != Tool::Paint))) {
     Vec2 wm = cam.screen_to_world(mouse);
     uint32_t col = pack_rgba(0.9f, 0.9f, 0.95f, 0.5f);
@@ -1356,8 +1470,8 @@ void App::take_screenshot(const std::string& path, const ScreenRect* area) {
   if (write_png(path, img, &err)) {
     set_status("screenshot saved: " + path);
     const SpritePath drew = compare.cmp ? compare.renderers[0].drew() : particles.drew();
-    log("screenshot path=%s width=%d height=%d sprites=%s scene_only=%d", path.c_str(), fbw, fbh, sprite_path_name(drew),
-        area ? 1 : 0);
+    log("screenshot path=%s width=%d height=%d sprites=%s scene_only=%d", path.c_str(), fbw, fbh,
+        sprite_path_name(drew), area ? 1 : 0);
   } else {
     load_error = "screenshot: " + err;
     log("screenshot error %s", err.c_str());
@@ -1369,7 +1483,8 @@ void App::record_frame() {
     pending.toggle_record = false;
     if (recorder.active()) {
       recorder.stop();
-      set_status("recording saved: " + recorder.target() + " (" + std::to_string(recorder.frames()) + " frames)");
+      set_status("recording saved: " + recorder.target() + " (" +
+                 std::to_string(recorder.frames()) + " frames)");
       log("record stop path=%s frames=%d", recorder.target().c_str(), recorder.frames());
     } else {
       ScreenRect v = cam.viewport();
@@ -1377,7 +1492,8 @@ void App::record_frame() {
       std::string err;
       if (recorder.start(out_dir, static_cast<int>(v.w * r), static_cast<int>(v.h * r), 30, &err)) {
         set_status("recording to " + recorder.target());
-        log("record start path=%s ffmpeg=%d", recorder.target().c_str(), recorder.uses_ffmpeg() ? 1 : 0);
+        log("record start path=%s ffmpeg=%d", recorder.target().c_str(),
+            recorder.uses_ffmpeg() ? 1 : 0);
       } else {
         load_error = "recording: " + err;
       }
@@ -1399,7 +1515,8 @@ void App::record_frame() {
   readback.resize(static_cast<size_t>(recorder.width()) * recorder.height() * 3);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
-  glReadPixels(x0, y0, recorder.width(), recorder.height(), GL_RGB, GL_UNSIGNED_BYTE, readback.data());
+  glReadPixels(x0, y0, recorder.width(), recorder.height(), GL_RGB, GL_UNSIGNED_BYTE,
+               readback.data());
   std::string err;
   if (!recorder.write_bottom_up(readback.data(), &err)) load_error = "recording: " + err;
 }
@@ -1412,17 +1529,21 @@ void App::load_settings() {
   settings_path = (fs::path(config_dir) / "settings.ini").string();
   imgui_ini_path = (fs::path(config_dir) / "imgui.ini").string();
   settings.load(settings_path);
-  settings_autosave.saved(settings.text(), 0.0);  // what the file holds (written again once it differs)
+  settings_autosave.saved(settings.text(),
+                          0.0);  // what the file holds (written again once it differs)
   const SettingsFile& s = settings;
-  tools.tool = static_cast<Tool>(s.get_int("tool", static_cast<int>(tools.tool), 0, kToolCount - 1));
+  tools.tool =
+      static_cast<Tool>(s.get_int("tool", static_cast<int>(tools.tool), 0, kToolCount - 1));
   tools.radius = s.get_float("tool.radius", tools.radius, 1e-6f, 1e6f);
   tools.force = s.get_float("tool.force", tools.force, 0.f, 1e9f);
   tools.grab_stiffness = s.get_float("tool.grab_stiffness", tools.grab_stiffness, 1.f, 1e9f);
-  tools.heat_power = s.get_float("tool.heat_power", tools.heat_power, -kHeatPowerMax, kHeatPowerMax);
+  tools.heat_power =
+      s.get_float("tool.heat_power", tools.heat_power, -kHeatPowerMax, kHeatPowerMax);
   color_mode = static_cast<ColorMode>(s.get_int("view.color_mode", 0, 0, kColorModeCount - 1));
   for (int m = 0; m < kColorModeCount; ++m)
     cmap[static_cast<size_t>(m)] = static_cast<Colormap>(
-        s.get_int("view.colormap." + std::to_string(m), static_cast<int>(cmap[static_cast<size_t>(m)]), 0, kColormapCount - 1));
+        s.get_int("view.colormap." + std::to_string(m),
+                  static_cast<int>(cmap[static_cast<size_t>(m)]), 0, kColormapCount - 1));
   auto_range = s.get_bool("view.auto_range", auto_range);
   sprite_scale = s.get_float("view.sprite_scale", sprite_scale, 0.25f, 4.f);
   show_grid = s.get_bool("view.grid", show_grid);
@@ -1458,13 +1579,15 @@ void App::fill_settings() {
   // A lesson's view is the lesson's: while one is open, the view before it is what is kept.
   const LessonView view = view_before_lesson ? *view_before_lesson : current_view();
   s.set_int("tool", static_cast<int>(view.tool));
-  if (!s.has("rewind.budget_mb")) s.set_int("rewind.budget_mb", 0);  // listed, so it can be found and edited
+  if (!s.has("rewind.budget_mb"))
+    s.set_int("rewind.budget_mb", 0);  // listed, so it can be found and edited
   s.set_float("tool.radius", tools.radius);
   s.set_float("tool.force", tools.force);
   s.set_float("tool.grab_stiffness", tools.grab_stiffness);
   s.set_float("tool.heat_power", tools.heat_power);
   s.set_int("view.color_mode", static_cast<int>(view.color_mode));
-  for (int m = 0; m < kColorModeCount; ++m) s.set_int("view.colormap." + std::to_string(m), static_cast<int>(cmap[static_cast<size_t>(m)]));
+  for (int m = 0; m < kColorModeCount; ++m)
+    s.set_int("view.colormap." + std::to_string(m), static_cast<int>(cmap[static_cast<size_t>(m)]));
   s.set_bool("view.auto_range", auto_range);
   s.set_float("view.sprite_scale", sprite_scale);
   s.set_bool("view.grid", view.grid);
@@ -1489,11 +1612,13 @@ void App::save_settings() {
   fill_settings();
   // Best effort (on exit, nothing to show it in): the reason goes to stderr.
   std::string err;
-  if (!settings.save(settings_path, &err)) std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
+  if (!settings.save(settings_path, &err))
+    std::fprintf(stderr, "sandbox: settings not saved: %s\n", err.c_str());
 }
 
 bool App::autosave_settings(double now) {
-  if (settings_path.empty() || (settings_offered >= 0.0 && now - settings_offered < 0.25)) return false;
+  if (settings_path.empty() || (settings_offered >= 0.0 && now - settings_offered < 0.25))
+    return false;
   settings_offered = now;
   fill_settings();
   const std::string text = settings.text();
@@ -1532,7 +1657,8 @@ int run_window(const WindowOptions& options) {
   GlContext::window_hints(options.gl);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
-  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "Particle Sandbox", nullptr, nullptr);
+  GLFWwindow* window =
+      glfwCreateWindow(options.width, options.height, "Particle Sandbox", nullptr, nullptr);
   if (!window) {
     std::fprintf(stderr, "sandbox: cannot open a window with an OpenGL 4.3 core context\n");
     glfwTerminate();
@@ -1578,7 +1704,8 @@ int run_window(const WindowOptions& options) {
     app.left_w = sp.left;
     app.right_w = sp.right;
   }
-  if (const GLubyte* r = glGetString(GL_RENDERER)) app.gl_renderer = reinterpret_cast<const char*>(r);
+  if (const GLubyte* r = glGetString(GL_RENDERER))
+    app.gl_renderer = reinterpret_cast<const char*>(r);
   if (options.gl == GlBackend::Egl) app.gl_renderer += " (" + gl.describe() + ")";
 
   IMGUI_CHECKVERSION();
@@ -1595,10 +1722,13 @@ int run_window(const WindowOptions& options) {
   glfwSetWindowUserPointer(window, &app);
   glfwSetKeyCallback(window, [](GLFWwindow* win, int key, int, int action, int mods) {
     auto* a = static_cast<App*>(glfwGetWindowUserPointer(win));
-    if (a && action == GLFW_PRESS && a->key_queue.size() < 64) a->key_queue.push_back(App::KeyPress{key, mods});
+    if (a && action == GLFW_PRESS && a->key_queue.size() < 64)
+      a->key_queue.push_back(App::KeyPress{key, mods});
   });
-  if (options.gl == GlBackend::Egl) ImGui_ImplGlfw_InitForOther(window, true);
-  else ImGui_ImplGlfw_InitForOpenGL(window, true);
+  if (options.gl == GlBackend::Egl)
+    ImGui_ImplGlfw_InitForOther(window, true);
+  else
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 430 core");
   // Tab is the window's (the panels hidden or shown), not ImGui's: its focus cycling put the
   // keyboard in the SGF timeline's step field once the panels were hidden, and every key after
@@ -1625,14 +1755,16 @@ int run_window(const WindowOptions& options) {
   }
   if (app.open_folder.empty()) app.open_folder = scenes_dir();
   if (!options.compare.empty() && app.sim) app.pending.compare_vary = options.compare;
-  if (options.soak_seconds > 0.0) app.soak.start(options.soak_seconds, options.soak_log, options.soak_plan);
+  if (options.soak_seconds > 0.0)
+    app.soak.start(options.soak_seconds, options.soak_log, options.soak_plan);
 
   // Main loop.
   bool applied_vsync = app.vsync;
   auto last = Clock::now();
   auto rate_t0 = last;  // --verbose frame-rate log: frames counted over ~2 s of wall time
   int64_t rate_f0 = 0;
-  double phase_sum[5] = {0, 0, 0, 0, 0};  // step, snapshot, scene, UI, swap: ms summed over the fps line's frames
+  double phase_sum[5] = {
+      0, 0, 0, 0, 0};  // step, snapshot, scene, UI, swap: ms summed over the fps line's frames
   int phase_frames = 0;
   int64_t phase_substeps = 0;
   const auto run_start = last;  // --seconds: the last frame is the first to start after it
@@ -1649,11 +1781,14 @@ int run_window(const WindowOptions& options) {
       glfwWaitEventsTimeout(0.1);
       continue;
     }
-    if (app.frame > 0 && (ww != last_size[0] || wh != last_size[1] || fbw != last_size[2] || fbh != last_size[3]))
-      app.log("window size=%dx%d framebuffer=%dx%d fullscreen=%d", ww, wh, fbw, fbh, app.fullscreen ? 1 : 0);
+    if (app.frame > 0 &&
+        (ww != last_size[0] || wh != last_size[1] || fbw != last_size[2] || fbh != last_size[3]))
+      app.log("window size=%dx%d framebuffer=%dx%d fullscreen=%d", ww, wh, fbw, fbh,
+              app.fullscreen ? 1 : 0);
     last_size = {ww, wh, fbw, fbh};
     gl.resize(fbw, fbh);  // EGL: the off-screen surface follows the window
-    app.cam.set_window(static_cast<float>(ww), static_cast<float>(wh), static_cast<float>(fbw) / ww);
+    app.cam.set_window(static_cast<float>(ww), static_cast<float>(wh),
+                       static_cast<float>(fbw) / ww);
 
     if (app.ui_rebuild) app.rebuild_ui();  // projector mode or UI scale changed last frame
     ImGui_ImplOpenGL3_NewFrame();
@@ -1664,7 +1799,8 @@ int run_window(const WindowOptions& options) {
     app.measure_overlays();
     app.cam.set_viewport(app.scene_viewport());
     ScreenRect vp = app.cam.viewport();
-    bool vp_changed = vp.x != app.last_fit_viewport.x || vp.w != app.last_fit_viewport.w || vp.h != app.last_fit_viewport.h;
+    bool vp_changed = vp.x != app.last_fit_viewport.x || vp.w != app.last_fit_viewport.w ||
+                      vp.h != app.last_fit_viewport.h;
     if (app.sim && (app.pending.fit_view || (vp_changed && !app.view_touched))) {
       Vec2 lo, hi;
       app.sim->bounds(lo, hi);
@@ -1707,7 +1843,8 @@ int run_window(const WindowOptions& options) {
     auto ph3 = Clock::now();
     app.draw_scene();
     app.record_frame();
-    if (app.pending.scene_shot) {  // the scene before the panels, legends and text are drawn over it
+    if (app.pending
+            .scene_shot) {  // the scene before the panels, legends and text are drawn over it
       app.pending.scene_shot = false;
       char name[96];
       std::snprintf(name, sizeof name, "scene-%s-%02d.png", timestamp().c_str(), ++app.screenshots);
@@ -1725,7 +1862,8 @@ int run_window(const WindowOptions& options) {
     if (app.pending.screenshot) {
       app.pending.screenshot = false;
       char name[96];
-      std::snprintf(name, sizeof name, "screenshot-%s-%02d.png", timestamp().c_str(), ++app.screenshots);
+      std::snprintf(name, sizeof name, "screenshot-%s-%02d.png", timestamp().c_str(),
+                    ++app.screenshots);
       app.take_screenshot((fs::path(app.out_dir) / name).string());
     }
     if (!options.screenshot_path.empty() &&
@@ -1737,9 +1875,12 @@ int run_window(const WindowOptions& options) {
     gl.swap();
     {
       // Where a frame's time goes (the fps line): step, snapshot, scene, UI, swap (software GL rasterises here).
-      auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      auto ms = [](Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+      };
       const auto frame_end = Clock::now();
-      const double now_ph[5] = {ms(ph0, ph1), ms(ph1, ph2), ms(ph3, ph4), ms(ph4, ph5), ms(ph5, frame_end)};
+      const double now_ph[5] = {ms(ph0, ph1), ms(ph1, ph2), ms(ph3, ph4), ms(ph4, ph5),
+                                ms(ph5, frame_end)};
       // What the frame costs besides stepping (input, snapshot, drawing, swap): the step budget's complement.
       const double rest = std::max(0.0, ms(frame_start, frame_end) - now_ph[0]);
       app.frame_rest_ms = app.frame_rest_ms > 0.0 ? 0.9 * app.frame_rest_ms + 0.1 * rest : rest;
@@ -1753,8 +1894,8 @@ int run_window(const WindowOptions& options) {
     }
     ++app.frame;
     if (app.frame == 3) {
-      app.log("ready scene=%s particles=%zu window=%dx%d framebuffer=%dx%d", app.sim ? app.sim->info().path.c_str() : "-",
-              app.table.size(), ww, wh, fbw, fbh);
+      app.log("ready scene=%s particles=%zu window=%dx%d framebuffer=%dx%d",
+              app.sim ? app.sim->info().path.c_str() : "-", app.table.size(), ww, wh, fbw, fbh);
       app.log_view();
     }
     if (options.quit_after_frames >= 0 && app.frame >= options.quit_after_frames) break;
@@ -1764,7 +1905,8 @@ int run_window(const WindowOptions& options) {
     // does not block (virtual displays): leaves the cores to the simulation.
     if (app.vsync) {
       double spent = seconds_since(frame_start);
-      if (spent < 1.0 / 62) std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / 62 - spent));
+      if (spent < 1.0 / 62)
+        std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / 62 - spent));
     }
     double dt = seconds_since(last);
     last = Clock::now();
@@ -1772,15 +1914,17 @@ int run_window(const WindowOptions& options) {
     app.fps = app.frame_ms > 0 ? 1e3 / app.frame_ms : 0.0;
     if (const double span = seconds_since(rate_t0); span >= 2.0) {
       const double rate = static_cast<double>(app.frame - rate_f0) / span;
-      const SpritePath drew = app.compare.cmp ? app.compare.renderers[0].drew() : app.particles.drew();
+      const SpritePath drew =
+          app.compare.cmp ? app.compare.renderers[0].drew() : app.particles.drew();
       const double pf = std::max(1, phase_frames);
-      app.log("fps frames=%lld fps=%.1f frame_ms=%.2f running=%d particles=%zu vsync=%d sprites=%s "
-              "substeps=%.2f ms_step=%.2f ms_snapshot=%.2f ms_scene=%.2f ms_ui=%.2f ms_swap=%.2f renderer=\"%s\" "
-              "interop=\"%s\"",
-              static_cast<long long>(app.frame - rate_f0), rate, rate > 0 ? 1e3 / rate : 0.0, app.running ? 1 : 0,
-              app.table.size(), app.vsync ? 1 : 0, sprite_path_name(drew), phase_substeps / pf, phase_sum[0] / pf,
-              phase_sum[1] / pf,
-              phase_sum[2] / pf, phase_sum[3] / pf, phase_sum[4] / pf, app.gl_renderer.c_str(), app.interop_note.c_str());
+      app.log(
+          "fps frames=%lld fps=%.1f frame_ms=%.2f running=%d particles=%zu vsync=%d sprites=%s "
+          "substeps=%.2f ms_step=%.2f ms_snapshot=%.2f ms_scene=%.2f ms_ui=%.2f ms_swap=%.2f renderer=\"%s\" "
+          "interop=\"%s\"",
+          static_cast<long long>(app.frame - rate_f0), rate, rate > 0 ? 1e3 / rate : 0.0,
+          app.running ? 1 : 0, app.table.size(), app.vsync ? 1 : 0, sprite_path_name(drew),
+          phase_substeps / pf, phase_sum[0] / pf, phase_sum[1] / pf, phase_sum[2] / pf,
+          phase_sum[3] / pf, phase_sum[4] / pf, app.gl_renderer.c_str(), app.interop_note.c_str());
       for (double& v : phase_sum) v = 0.0;
       phase_frames = 0;
       phase_substeps = 0;

@@ -7,9 +7,9 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
-#include <cstdarg>
 #include <cinttypes>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 
@@ -18,10 +18,10 @@
 #include "imgui_stdlib.h"
 #include "render/cpu/layout.h"
 #include "render/cpu/particle_fields.h"
+#include "render/ui_widgets.h"
+#include "render/window_state.h"
 #include "sim/mpm/material_table.h"
 #include "sim/mpm/mpm_kernels.h"
-#include "render/window_state.h"
-#include "render/ui_widgets.h"
 #include "sim/rigid/rigid_scene.h"
 #include "sim/scene/coupled.h"
 
@@ -30,20 +30,14 @@ namespace ps {
 namespace fs = std::filesystem;
 
 namespace {
+using ui::begin_props;
+using ui::help_marker;
 using ui::kAccent;
+using ui::kError;
 using ui::kMuted;
 using ui::kWarn;
-using ui::kError;
-using ui::help_marker;
-using ui::section_label;
-using ui::begin_props;
 using ui::prop;
-
-
-
-
-
-
+using ui::section_label;
 
 std::string with_commas(size_t n) {
   std::string s = std::to_string(n);
@@ -61,14 +55,17 @@ void App::setup_style() {
   const char* sans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
   const char* mono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
   std::error_code ec;
-  if (fs::exists(sans, ec)) io.Fonts->AddFontFromFileTTF(sans, size);
+  if (fs::exists(sans, ec))
+    io.Fonts->AddFontFromFileTTF(sans, size);
   else {
     ImFontConfig cfg;
     cfg.SizePixels = 13.f * ui_scale;
     io.Fonts->AddFontDefault(&cfg);
   }
-  if (fs::exists(mono, ec)) io.Fonts->AddFontFromFileTTF(mono, size - 1.f * ui_scale);  // ui::mono_font()
-  else io.Fonts->AddFontDefault();
+  if (fs::exists(mono, ec))
+    io.Fonts->AddFontFromFileTTF(mono, size - 1.f * ui_scale);  // ui::mono_font()
+  else
+    io.Fonts->AddFontDefault();
   if (fs::exists(sans, ec)) io.Fonts->AddFontFromFileTTF(sans, 1.45f * size);  // ui::title_font()
 
   ImGui::StyleColorsDark();
@@ -147,7 +144,8 @@ void App::rebuild_ui() {
   // The panels grow with the text, within their share of the window (render/cpu/layout.h).
   left_pref *= ui_scale / old;
   right_pref *= ui_scale / old;
-  const SidePanels sp = clamp_side_panels(left_pref, right_pref, cam.width(), side_panel_share(projector), 240.f * ui_scale);
+  const SidePanels sp = clamp_side_panels(left_pref, right_pref, cam.width(),
+                                          side_panel_share(projector), 240.f * ui_scale);
   left_w = sp.left;
   right_w = sp.right;
   panels_resized = true;
@@ -156,7 +154,8 @@ void App::rebuild_ui() {
   setup_style();
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
-  log("ui scale=%.3f user=%.3f projector=%d", static_cast<double>(ui_scale), static_cast<double>(user_scale), projector ? 1 : 0);
+  log("ui scale=%.3f user=%.3f projector=%d", static_cast<double>(ui_scale),
+      static_cast<double>(user_scale), projector ? 1 : 0);
 }
 
 // [SECTION] Layout --------------------------------------------------------------
@@ -168,7 +167,8 @@ void App::draw_panels() {
   // The side panels' background: a scissored clear at the start of each
   // panel's draw list (clear_panel_backgrounds), the colour ImGui would blend over the scene's.
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-  const float clear_rgb[3] = {projector ? 0.f : 0.043f, projector ? 0.f : 0.047f, projector ? 0.f : 0.059f};
+  const float clear_rgb[3] = {projector ? 0.f : 0.043f, projector ? 0.f : 0.047f,
+                              projector ? 0.f : 0.059f};
   const auto begin_side = [&](const char* name, size_t k) {
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.f, 0.f, 0.f, 0.f));
     const bool open = ImGui::Begin(name, nullptr, side);
@@ -200,8 +200,8 @@ void App::draw_panels() {
   }
   const bool set_widths = panels_resized;
   if (set_widths)
-    log("panels left=%.0f right=%.0f window=%.0f share=%.2f", static_cast<double>(left_w), static_cast<double>(right_w),
-        static_cast<double>(W), static_cast<double>(share));
+    log("panels left=%.0f right=%.0f window=%.0f share=%.2f", static_cast<double>(left_w),
+        static_cast<double>(right_w), static_cast<double>(W), static_cast<double>(share));
   // A width ImGui reports that is not the one set: the user dragged the edge (or imgui.ini
   // brought it); it becomes the wanted width, which a larger window gives back in full.
   const auto took = [set_widths](float got, float& w, float& pref) {
@@ -211,8 +211,10 @@ void App::draw_panels() {
   const float min_each = std::min(min_w, 0.5f * share * W);
   // Left column: docked to the left edge, full height, width resizable (kept in imgui.ini).
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
-  ImGui::SetNextWindowSize(ImVec2(left_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSizeConstraints(ImVec2(min_each, H), ImVec2(std::max(min_each, share * W - right_w), H));
+  ImGui::SetNextWindowSize(ImVec2(left_w, H),
+                           panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(min_each, H),
+                                      ImVec2(std::max(min_each, share * W - right_w), H));
   if (begin_side("Particle Sandbox", 0)) {
     panel_lesson();
     panel_compare();
@@ -230,8 +232,10 @@ void App::draw_panels() {
   ImGui::End();
 
   // Right column.
-  ImGui::SetNextWindowSizeConstraints(ImVec2(min_each, H), ImVec2(std::max(min_each, share * W - left_w), H));
-  ImGui::SetNextWindowSize(ImVec2(right_w, H), panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(min_each, H),
+                                      ImVec2(std::max(min_each, share * W - left_w), H));
+  ImGui::SetNextWindowSize(ImVec2(right_w, H),
+                           panels_resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowPos(ImVec2(W, 0), ImGuiCond_Always, ImVec2(1.f, 0.f));
   if (begin_side("Inspect", 1)) {
     if (ImGui::BeginTabBar("##right_tabs")) {
@@ -258,7 +262,8 @@ void App::draw_panels() {
 Vec2 App::status_box() const {
   // Twelve characters wide at least: a column as narrow as "H  help" broke messages mid-word.
   const ImVec2 hint = ImGui::CalcTextSize("H  help");
-  return Vec2{std::max(hint.x, 12.f * ImGui::GetFontSize()) + 12.f * ui_scale, hint.y + 12.f * ui_scale};
+  return Vec2{std::max(hint.x, 12.f * ImGui::GetFontSize()) + 12.f * ui_scale,
+              hint.y + 12.f * ui_scale};
 }
 
 void App::measure_overlays() {
@@ -295,8 +300,10 @@ void clear_panel_background(const ImDrawList*, const ImDrawCmd* cmd) {
   if (!b || !dd) return;
   // The backend's mapping of a clip rectangle to framebuffer pixels.
   const ImVec2 s = dd->FramebufferScale;
-  const float x0 = (b->rect[0] - dd->DisplayPos.x) * s.x, x1 = (b->rect[0] + b->rect[2] - dd->DisplayPos.x) * s.x;
-  const float y0 = (b->rect[1] - dd->DisplayPos.y) * s.y, y1 = (b->rect[1] + b->rect[3] - dd->DisplayPos.y) * s.y;
+  const float x0 = (b->rect[0] - dd->DisplayPos.x) * s.x,
+              x1 = (b->rect[0] + b->rect[2] - dd->DisplayPos.x) * s.x;
+  const float y0 = (b->rect[1] - dd->DisplayPos.y) * s.y,
+              y1 = (b->rect[1] + b->rect[3] - dd->DisplayPos.y) * s.y;
   const float fb_h = dd->DisplaySize.y * s.y;
   if (!(x1 > x0 && y1 > y0)) return;
   GLfloat previous[4];
@@ -339,7 +346,8 @@ void App::panel_scene() {
       ImGui::EndTooltip();
     }
   }
-  for (auto& f : features) f->scene_panel(*this);  // the scene browser's button (render/feature_browser.cpp)
+  for (auto& f : features)
+    f->scene_panel(*this);  // the scene browser's button (render/feature_browser.cpp)
   lessons_list();
   float bw = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
   if (ImGui::Button(running ? "Pause  (Space)" : "Run  (Space)", ImVec2(bw, 0))) {
@@ -353,7 +361,8 @@ void App::panel_scene() {
     ImGui::SetNextItemWidth(-FLT_MIN);
     ImGui::InputTextWithHint("##folder", "folder", &open_folder);
     std::error_code ec;
-    if (ImGui::BeginListBox("##files", ImVec2(-FLT_MIN, 5.5f * ImGui::GetTextLineHeightWithSpacing()))) {
+    if (ImGui::BeginListBox("##files",
+                            ImVec2(-FLT_MIN, 5.5f * ImGui::GetTextLineHeightWithSpacing()))) {
       if (fs::is_directory(open_folder, ec)) {
         std::vector<fs::path> files;
         for (const auto& e : fs::directory_iterator(open_folder, ec))
@@ -361,7 +370,8 @@ void App::panel_scene() {
         std::sort(files.begin(), files.end());
         for (const auto& f : files) {
           bool sel = open_path == f.string();
-          if (ImGui::Selectable(f.filename().string().c_str(), sel, ImGuiSelectableFlags_AllowDoubleClick)) {
+          if (ImGui::Selectable(f.filename().string().c_str(), sel,
+                                ImGuiSelectableFlags_AllowDoubleClick)) {
             open_path = f.string();
             if (ImGui::IsMouseDoubleClicked(0)) pending.open_path = open_path;
           }
@@ -372,9 +382,10 @@ void App::panel_scene() {
       }
       ImGui::EndListBox();
     }
-    ImGui::SetNextItemWidth(-FLT_MIN - ImGui::CalcTextSize("Open").x - 2 * ImGui::GetStyle().FramePadding.x -
-                            ImGui::GetStyle().ItemSpacing.x);
-    bool enter = ImGui::InputTextWithHint("##path", "scene file", &open_path, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SetNextItemWidth(-FLT_MIN - ImGui::CalcTextSize("Open").x -
+                            2 * ImGui::GetStyle().FramePadding.x - ImGui::GetStyle().ItemSpacing.x);
+    bool enter = ImGui::InputTextWithHint("##path", "scene file", &open_path,
+                                          ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if ((ImGui::Button("Open") || enter) && !open_path.empty()) pending.open_path = open_path;
     ImGui::TreePop();
@@ -382,14 +393,16 @@ void App::panel_scene() {
   if (MpmScene* sc = mpm_scene()) {
     if (ImGui::TreeNode("Save scene")) {
       ImGui::TextDisabled("with the parameters edited here");
-      ImGui::SetNextItemWidth(-FLT_MIN - ImGui::CalcTextSize("Save").x - 2 * ImGui::GetStyle().FramePadding.x -
+      ImGui::SetNextItemWidth(-FLT_MIN - ImGui::CalcTextSize("Save").x -
+                              2 * ImGui::GetStyle().FramePadding.x -
                               ImGui::GetStyle().ItemSpacing.x);
       ImGui::InputText("##save", &save_path);
       ImGui::SameLine();
       if (ImGui::Button("Save") && !save_path.empty()) {
         try {
           std::error_code ec;
-          if (fs::path(save_path).has_parent_path()) fs::create_directories(fs::path(save_path).parent_path(), ec);
+          if (fs::path(save_path).has_parent_path())
+            fs::create_directories(fs::path(save_path).parent_path(), ec);
           Json doc = mpm_scene_to_json(*sc);
           if (auto* c = dynamic_cast<CoupledSimulation*>(sim.get())) {
             doc.set("rigid", rigid::rigid_section_json(*c->rigid(), c->rigid_doc()));
@@ -438,11 +451,12 @@ void App::panel_solver() {
   if (ImGui::RadioButton("FLIP", t == 2)) t = 2;
   ImGui::SameLine();
   if (ImGui::RadioButton("PolyPIC", t == 3)) t = 3;
-  help_marker("PIC averages particle velocities onto the grid and loses rotation and shear.\n"
-              "APIC also carries each particle's affine field C, so rotation survives.\n"
-              "FLIP transfers velocity changes; the blend mixes FLIP with PIC.  Key A toggles PIC / APIC.\n"
-              "PolyPIC (Fu et al. 2017) carries six more polynomial modes (quadratic kernel only, CPU backend):\n"
-              "it conserves what APIC does and dissipates less.");
+  help_marker(
+      "PIC averages particle velocities onto the grid and loses rotation and shear.\n"
+      "APIC also carries each particle's affine field C, so rotation survives.\n"
+      "FLIP transfers velocity changes; the blend mixes FLIP with PIC.  Key A toggles PIC / APIC.\n"
+      "PolyPIC (Fu et al. 2017) carries six more polynomial modes (quadratic kernel only, CPU backend):\n"
+      "it conserves what APIC does and dissipates less.");
   if (t != static_cast<int>(solver.transfer)) {
     solver.transfer = static_cast<Transfer>(t);
     if (solver.transfer == Transfer::PolyPIC && solver.kernel != Kernel::Quadratic) {
@@ -459,9 +473,10 @@ void App::panel_solver() {
     solver.flip_advect = static_cast<FlipAdvect>(adv);
     log("FLIP advects with the %s", advects[adv]);
   }
-  help_marker("How FLIP particles move. Grid (PIC) velocity, the default: x += dt sum w v_i, the same\n"
-              "motion that updates F (Brackbill's FLIP, Sulsky's MPM). Blended velocity: x += dt v_p,\n"
-              "as the lecture's demo and many FLIP fluid codes do. Velocities are FLIP-blended either way.");
+  help_marker(
+      "How FLIP particles move. Grid (PIC) velocity, the default: x += dt sum w v_i, the same\n"
+      "motion that updates F (Brackbill's FLIP, Sulsky's MPM). Blended velocity: x += dt v_p,\n"
+      "as the lecture's demo and many FLIP fluid codes do. Velocities are FLIP-blended either way.");
   ImGui::EndDisabled();
 
   int k = static_cast<int>(solver.kernel) - 1;
@@ -474,7 +489,8 @@ void App::panel_solver() {
     }
   }
   ImGui::SliderFloat("dt", &solver.dt, 1e-6f, 1e-2f, "%.2e", ImGuiSliderFlags_Logarithmic);
-  ImGui::SliderInt("substeps", &solver.substeps, 1, 400, "%d / frame", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("substeps", &solver.substeps, 1, 400, "%d / frame",
+                   ImGuiSliderFlags_Logarithmic);
   ImGui::Checkbox("adaptive dt (CFL)", &solver.adaptive_dt);
   ImGui::BeginDisabled(!solver.adaptive_dt);
   ImGui::SliderFloat("CFL", &solver.cfl, 0.05f, 1.f, "%.2f");
@@ -485,17 +501,19 @@ void App::panel_solver() {
   bool rough = solver.wall_friction >= 0.f;
   if (ImGui::Checkbox("wall friction", &rough)) solver.wall_friction = rough ? 0.5f : -1.f;
   ImGui::SameLine();
-  help_marker("Coulomb friction on the walls' surface (solver.wall_friction): matter pressed against a wall "
-              "slides only against friction mu times the pressing force; a film thinner than a cell then "
-              "stops at mu g instead of sliding on. Off: the surface nodes move freely.");
+  help_marker(
+      "Coulomb friction on the walls' surface (solver.wall_friction): matter pressed against a wall "
+      "slides only against friction mu times the pressing force; a film thinner than a cell then "
+      "stops at mu g instead of sliding on. Off: the surface nodes move freely.");
   if (rough) ImGui::SliderFloat("mu (walls)", &solver.wall_friction, 0.f, 2.f, "%.2f");
   ImGui::DragFloat2("gravity", &solver.gravity.x, 0.05f, -100.f, 100.f, "%.2f");
 
   ImGui::InputInt("grid", &grid_edit, 8, 32);
   grid_edit = std::clamp(grid_edit, 8, 8192);  // 1 M-particle scenes need grids past 1024
   ImGui::SameLine();
-  help_marker("Cells along x. Applying re-initialises the scene at this resolution "
-              "(--set domain.grid=N), keeping the parameters edited here.");
+  help_marker(
+      "Cells along x. Applying re-initialises the scene at this resolution "
+      "(--set domain.grid=N), keeping the parameters edited here.");
   if (grid_edit != w->grid.nx) {
     if (ImGui::Button("Apply grid and restart", ImVec2(-FLT_MIN, 0))) pending.grid = grid_edit;
   }
@@ -518,7 +536,8 @@ void App::panel_presets() {
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.f);
   ImGui::SliderFloat("speed", &preset_speed, 0.05f, 10.f, "%.2f", ImGuiSliderFlags_Logarithmic);
   if (compare.cmp) return;  // each pane keeps its own transfer
-  const char* toggle = solver.transfer == Transfer::PIC ? "Switch to APIC  (A)" : "Switch to PIC  (A)";
+  const char* toggle =
+      solver.transfer == Transfer::PIC ? "Switch to APIC  (A)" : "Switch to PIC  (A)";
   if (ImGui::Button(toggle, ImVec2(-FLT_MIN, 0))) {
     solver.transfer = solver.transfer == Transfer::PIC ? Transfer::APIC : Transfer::PIC;
     log("transfer %s", transfer_name(solver.transfer));
@@ -536,28 +555,35 @@ void App::panel_materials() {
   const float label_w = ImGui::GetFontSize() * 6.f;
   for (size_t i = 0; i < materials.size(); ++i) {
     MaterialParams& m = materials[i];
-    const std::string& name = i < w->material_names.size() ? w->material_names[i] : std::string("material");
+    const std::string& name =
+        i < w->material_names.size() ? w->material_names[i] : std::string("material");
     ImGui::PushID(static_cast<int>(i));
     ImGui::ColorEdit3("##c", m.color, ImGuiColorEditFlags_NoInputs | ImGuiColorEditFlags_NoLabel);
     ImGui::SameLine();
-    bool open = ImGui::TreeNodeEx("##m", ImGuiTreeNodeFlags_DefaultOpen, "%s  (%s)", name.c_str(), material_type_name(m.type));
+    bool open = ImGui::TreeNodeEx("##m", ImGuiTreeNodeFlags_DefaultOpen, "%s  (%s)", name.c_str(),
+                                  material_type_name(m.type));
     if (open) {
       ImGui::PushItemWidth(-label_w);
       ImGui::SliderFloat("density", &m.density, 0.01f, 100.f, "%.3g", ImGuiSliderFlags_Logarithmic);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Mass per area of particles painted from now on.");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Mass per area of particles painted from now on.");
       const MaterialKind& kind = material_kind(m.type);
       if (kind.field_count == 0) ImGui::TextDisabled("%s", kind.summary);
       for (int f = 0; f < kind.field_count; ++f) {
         const MaterialField& fd = kind.fields[f];
         float& value = m.*fd.member;
-        if (ImGui::SliderFloat(fd.key, &value, fd.ui_min, fd.ui_max, fd.format,
-                               fd.log_slider ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None))
-          value = static_cast<float>(std::min(std::max(static_cast<double>(value), fd.min), fd.max));
+        if (ImGui::SliderFloat(
+                fd.key, &value, fd.ui_min, fd.ui_max, fd.format,
+                fd.log_slider ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None))
+          value =
+              static_cast<float>(std::min(std::max(static_cast<double>(value), fd.min), fd.max));
         if (ImGui::IsItemHovered()) ui::wrapped_tooltip(fd.help);
       }
       // psi <= phi (the scene reader refuses more, so a saved scene reloads).
-      if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle) m.dilatancy = m.friction_angle;
-      for (auto& f : features) f->material(*this, m);  // e.g. heat: conductivity, heat capacity, melting point
+      if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle)
+        m.dilatancy = m.friction_angle;
+      for (auto& f : features)
+        f->material(*this, m);  // e.g. heat: conductivity, heat capacity, melting point
       ImGui::PopItemWidth();
       ImGui::TreePop();
     }
@@ -570,7 +596,8 @@ void App::panel_materials() {
 void App::panel_tools() {
   if (!ImGui::CollapsingHeader("Tools", ImGuiTreeNodeFlags_DefaultOpen)) return;
   MpmWorld* w = world();
-  const char* labels[kToolCount] = {"Pick 1", "Grab 2", "Attract 3", "Repel 4", "Paint 5", "Select 6", "Heat 7", "Body 8"};
+  const char* labels[kToolCount] = {"Pick 1",  "Grab 2",   "Attract 3", "Repel 4",
+                                    "Paint 5", "Select 6", "Heat 7",    "Body 8"};
   float bw = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.f;
   for (int k = 0; k < kToolCount; ++k) {
     if (k % 3) ImGui::SameLine();
@@ -578,16 +605,21 @@ void App::panel_tools() {
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.26f, 0.45f, 0.70f, 1.f));
     // Pick works on any scene; grab, attract and repel on MPM and DEM; paint and heat on MPM.
     // Grab and Body also work on a scene of bodies alone.
-    const bool bodies_ok = rigid_world() && (k == static_cast<int>(Tool::Grab) || k == static_cast<int>(Tool::Body));
-    ImGui::BeginDisabled(!w && k != 0 && !bodies_ok && !(dem_world() && k != static_cast<int>(Tool::Paint) && k != static_cast<int>(Tool::Heat)));
+    const bool bodies_ok =
+        rigid_world() && (k == static_cast<int>(Tool::Grab) || k == static_cast<int>(Tool::Body));
+    ImGui::BeginDisabled(
+        !w && k != 0 && !bodies_ok &&
+        !(dem_world() && k != static_cast<int>(Tool::Paint) && k != static_cast<int>(Tool::Heat)));
     if (ImGui::Button(labels[k], ImVec2(bw, 0))) {
       tools.tool = static_cast<Tool>(k);
       log("tool %s", tool_name(tools.tool));
     }
     if (k == static_cast<int>(Tool::Heat) && ImGui::IsItemHovered())
-      ImGui::SetTooltip("Heat lamp: hold the left button over the material to heat it (negative power cools).");
+      ImGui::SetTooltip(
+          "Heat lamp: hold the left button over the material to heat it (negative power cools).");
     if (k == static_cast<int>(Tool::Body) && ImGui::IsItemHovered())
-      ImGui::SetTooltip("Draw a rigid box or disk with the mouse; it falls into the matter and floats or sinks.");
+      ImGui::SetTooltip(
+          "Draw a rigid box or disk with the mouse; it falls into the matter and floats or sinks.");
     ImGui::EndDisabled();
     if (on) ImGui::PopStyleColor();
   }
@@ -597,34 +629,42 @@ void App::panel_tools() {
     Vec2 lo, hi;
     sim->bounds(lo, hi);
     float size = std::max(hi.x - lo.x, hi.y - lo.y);
-    ImGui::SliderFloat("radius", &tools.radius, 0.005f * size, 0.5f * size, "%.3g", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("radius", &tools.radius, 0.005f * size, 0.5f * size, "%.3g",
+                       ImGuiSliderFlags_Logarithmic);
   }
   switch (tools.tool) {
     case Tool::Pick: ImGui::TextDisabled("click a particle to inspect it"); break;
-    case Tool::Select: ImGui::TextDisabled("click, box or lasso (SGF forces tab);\nShift adds, Ctrl removes"); break;
+    case Tool::Select:
+      ImGui::TextDisabled("click, box or lasso (SGF forces tab);\nShift adds, Ctrl removes");
+      break;
     case Tool::Grab:
-      ImGui::SliderFloat("stiffness", &tools.grab_stiffness, 10.f, 1e5f, "%.0f", ImGuiSliderFlags_Logarithmic);
+      ImGui::SliderFloat("stiffness", &tools.grab_stiffness, 10.f, 1e5f, "%.0f",
+                         ImGuiSliderFlags_Logarithmic);
       ImGui::TextDisabled("drag: particles in the radius follow");
       break;
     case Tool::Attract:
     case Tool::Repel:
-      ImGui::SliderFloat("strength", &tools.force, 1.f, 2000.f, "%.0f", ImGuiSliderFlags_Logarithmic);
+      ImGui::SliderFloat("strength", &tools.force, 1.f, 2000.f, "%.0f",
+                         ImGuiSliderFlags_Logarithmic);
       for (auto& f : features)  // the whole-field switch (render/feature_field.cpp)
         if (f->tool_panel(*this, tools.tool)) break;
       break;
     case Tool::Paint:
       if (w && !materials.empty()) {
-        tools.paint_material = std::clamp(tools.paint_material, 0, static_cast<int>(materials.size()) - 1);
+        tools.paint_material =
+            std::clamp(tools.paint_material, 0, static_cast<int>(materials.size()) - 1);
         const std::string& cur = w->material_names[static_cast<size_t>(tools.paint_material)];
         if (ImGui::BeginCombo("material", cur.c_str())) {
           for (size_t i = 0; i < w->material_names.size(); ++i)
-            if (ImGui::Selectable(w->material_names[i].c_str(), static_cast<int>(i) == tools.paint_material))
+            if (ImGui::Selectable(w->material_names[i].c_str(),
+                                  static_cast<int>(i) == tools.paint_material))
               tools.paint_material = static_cast<int>(i);
           ImGui::EndCombo();
         }
         float def = default_paint_spacing(*w);
         float h = tools.paint_spacing > 0.f ? tools.paint_spacing : def;
-        if (ImGui::SliderFloat("spacing", &h, 0.25f * def, 4.f * def, "%.4g", ImGuiSliderFlags_Logarithmic))
+        if (ImGui::SliderFloat("spacing", &h, 0.25f * def, 4.f * def, "%.4g",
+                               ImGuiSliderFlags_Logarithmic))
           tools.paint_spacing = h;
         ImGui::DragFloat2("velocity", &tools.paint_velocity.x, 0.02f, -20.f, 20.f, "%.2f");
       } else if (dem_world()) {
@@ -665,15 +705,18 @@ void App::panel_view() {
                      color_mode != ColorMode::Direction && color_mode != ColorMode::MeltFraction;
   if (color_mode == ColorMode::Scalar && !table.extra_names.empty()) {
     scalar_column = std::clamp(scalar_column, 0, static_cast<int>(table.extra_names.size()) - 1);
-    if (ImGui::BeginCombo(ui::field_label("field").c_str(), table.extra_names[static_cast<size_t>(scalar_column)].c_str())) {
+    if (ImGui::BeginCombo(ui::field_label("field").c_str(),
+                          table.extra_names[static_cast<size_t>(scalar_column)].c_str())) {
       for (size_t k = 0; k < table.extra_names.size(); ++k)
-        if (ImGui::Selectable(table.extra_names[k].c_str(), static_cast<int>(k) == scalar_column)) scalar_column = static_cast<int>(k);
+        if (ImGui::Selectable(table.extra_names[k].c_str(), static_cast<int>(k) == scalar_column))
+          scalar_column = static_cast<int>(k);
       ImGui::EndCombo();
     }
   }
   if (scalar_mode || color_mode == ColorMode::MeltFraction) {
     int c = static_cast<int>(cmap[static_cast<size_t>(color_mode)]);
-    if (ImGui::BeginCombo(ui::field_label("colour map").c_str(), colormap_name(static_cast<Colormap>(c)))) {
+    if (ImGui::BeginCombo(ui::field_label("colour map").c_str(),
+                          colormap_name(static_cast<Colormap>(c)))) {
       for (int k = 0; k < kColormapCount; ++k)
         if (ImGui::Selectable(colormap_name(static_cast<Colormap>(k)), k == c)) c = k;
       ImGui::EndCombo();
@@ -686,15 +729,20 @@ void App::panel_view() {
     // Its own range, kept in the settings: a class compares runs on one scale.
     ImGui::Checkbox("auto range (min / max)", &temp_auto);
     ImGui::BeginDisabled(temp_auto);
-    ImGui::DragFloatRange2(ui::field_label("range").c_str(), &temp_lo, &temp_hi, 0.25f, -273.15f, 1e5f, "%.1f \xC2\xB0" "C",
-                           "%.1f \xC2\xB0" "C");
+    ImGui::DragFloatRange2(ui::field_label("range").c_str(), &temp_lo, &temp_hi, 0.25f, -273.15f,
+                           1e5f,
+                           "%.1f \xC2\xB0"
+                           "C",
+                           "%.1f \xC2\xB0"
+                           "C");
     ImGui::EndDisabled();
     if (!(temp_hi > temp_lo)) temp_hi = temp_lo + 0.1f;
   } else if (scalar_mode) {
     ImGui::Checkbox("auto range", &auto_range);
     ImGui::BeginDisabled(auto_range);
-    ImGui::DragFloatRange2(ui::field_label("range").c_str(), &range_lo, &range_hi, 0.001f * std::max(1e-3f, std::fabs(range_hi - range_lo)) + 1e-4f,
-                           0.f, 0.f, "%.4g", "%.4g");
+    ImGui::DragFloatRange2(ui::field_label("range").c_str(), &range_lo, &range_hi,
+                           0.001f * std::max(1e-3f, std::fabs(range_hi - range_lo)) + 1e-4f, 0.f,
+                           0.f, "%.4g", "%.4g");
     ImGui::EndDisabled();
   }
   ImGui::SliderFloat(ui::field_label("particle size").c_str(), &sprite_scale, 0.25f, 3.f, "%.2fx");
@@ -705,9 +753,11 @@ void App::panel_view() {
   ImGui::Checkbox("grid velocities  (V)", &show_grid_velocity);
   ImGui::Checkbox("particle velocities", &show_particle_velocity);
   const bool narrow = ui::narrow_panel();
-  ImGui::Checkbox(narrow ? "affine field C###affine" : "affine field C of the selection###affine", &show_affine);
-  help_marker("Arrows of C (x - x_p) around the selected particle, normalised to half a cell. "
-              "APIC carries this field to the grid; PIC drops it (drawn faded in PIC).");
+  ImGui::Checkbox(narrow ? "affine field C###affine" : "affine field C of the selection###affine",
+                  &show_affine);
+  help_marker(
+      "Arrows of C (x - x_p) around the selected particle, normalised to half a cell. "
+      "APIC carries this field to the grid; PIC drops it (drawn faded in PIC).");
 
   // Three buttons in a row; in a narrow panel two, and Record below them.
   const float avail = ImGui::GetContentRegionAvail().x, sp = ImGui::GetStyle().ItemSpacing.x;
@@ -717,7 +767,9 @@ void App::panel_view() {
   if (ImGui::Button("Shot  F12", ImVec2(bw, 0))) pending.screenshot = true;
   if (!narrow) ImGui::SameLine();
   if (recorder.active()) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.70f, 0.20f, 0.22f, 1.f));
-  if (ImGui::Button(recorder.active() ? "Stop  F9" : "Record  F9", ImVec2(narrow ? -FLT_MIN : bw, 0))) pending.toggle_record = true;
+  if (ImGui::Button(recorder.active() ? "Stop  F9" : "Record  F9",
+                    ImVec2(narrow ? -FLT_MIN : bw, 0)))
+    pending.toggle_record = true;
   if (recorder.active()) ImGui::PopStyleColor();
   ImGui::Checkbox("vsync", &vsync);
   if (!narrow) ImGui::SameLine();
@@ -725,8 +777,9 @@ void App::panel_view() {
   ImGui::InputTextWithHint("##out", "output folder", &out_dir);
   // Projector mode and the UI scale: fonts are rebuilt between frames.
   if (ImGui::Checkbox("projector  F2", &projector)) ui_rebuild = true;
-  help_marker("High contrast (white on black, yellow marks), text 35 % larger and particles 30 % larger:\n"
-              "readable from the back of a room at 1280x720. Ctrl+= / Ctrl+- scale the whole UI, Ctrl+0 resets.");
+  help_marker(
+      "High contrast (white on black, yellow marks), text 35 % larger and particles 30 % larger:\n"
+      "readable from the back of a room at 1280x720. Ctrl+= / Ctrl+- scale the whole UI, Ctrl+0 resets.");
   if (!narrow) ImGui::SameLine();
   ImGui::SetNextItemWidth(-FLT_MIN);
   ImGui::SliderFloat("##uiscale", &user_scale, 0.6f, 3.f, "UI scale %.2f");
@@ -751,11 +804,15 @@ void App::panel_inspector() {
   MpmWorld* w = world();
   if (begin_props("insp")) {
     prop("ID", "%u", table.id[r]);
-    if (w) prop("material", "%s (%s)", mat, material_type_name(w->materials[table.material[r]].type));
-    else prop("material", "%s", mat);
+    if (w)
+      prop("material", "%s (%s)", mat, material_type_name(w->materials[table.material[r]].type));
+    else
+      prop("material", "%s", mat);
     prop("group", "%u", static_cast<unsigned>(table.group[r]));
-    prop("position", "%.5f, %.5f", static_cast<double>(table.x[r]), static_cast<double>(table.y[r]));
-    prop("velocity", "%.4f, %.4f", static_cast<double>(table.vx[r]), static_cast<double>(table.vy[r]));
+    prop("position", "%.5f, %.5f", static_cast<double>(table.x[r]),
+         static_cast<double>(table.y[r]));
+    prop("velocity", "%.4f, %.4f", static_cast<double>(table.vx[r]),
+         static_cast<double>(table.vy[r]));
     prop("mass", "%.4g", static_cast<double>(table.mass[r]));
     if (w && r < w->particles.size()) {
       const Mat2& C = w->particles.C[r];
@@ -812,11 +869,14 @@ void App::panel_stats() {
   std::snprintf(over, sizeof over, "kinetic energy %.4g", static_cast<double>(ke.last()));
   ImGui::PlotLines("##ke", ke.v.data(), ke.count, ke.offset(), over, FLT_MAX, FLT_MAX, plot);
   std::snprintf(over, sizeof over, "momentum x %.4g", static_cast<double>(momentum_x.last()));
-  ImGui::PlotLines("##px", momentum_x.v.data(), momentum_x.count, momentum_x.offset(), over, FLT_MAX, FLT_MAX, plot);
+  ImGui::PlotLines("##px", momentum_x.v.data(), momentum_x.count, momentum_x.offset(), over,
+                   FLT_MAX, FLT_MAX, plot);
   std::snprintf(over, sizeof over, "momentum y %.4g", static_cast<double>(momentum_y.last()));
-  ImGui::PlotLines("##py", momentum_y.v.data(), momentum_y.count, momentum_y.offset(), over, FLT_MAX, FLT_MAX, plot);
+  ImGui::PlotLines("##py", momentum_y.v.data(), momentum_y.count, momentum_y.offset(), over,
+                   FLT_MAX, FLT_MAX, plot);
   std::snprintf(over, sizeof over, "angular momentum %.4g", static_cast<double>(angular.last()));
-  ImGui::PlotLines("##L", angular.v.data(), angular.count, angular.offset(), over, FLT_MAX, FLT_MAX, plot);
+  ImGui::PlotLines("##L", angular.v.data(), angular.count, angular.offset(), over, FLT_MAX, FLT_MAX,
+                   plot);
   for (auto& f : features) f->stats(*this);
 }
 
@@ -831,7 +891,8 @@ void App::panel_backend_stats() {
   if (begin_props("backend_stats")) {
     prop("device", "%s", bs.device.c_str());
     if (bs.memory_total > 0)
-      prop("GPU memory", "%.0f / %.0f MiB", bs.memory_used / 1048576.0, bs.memory_total / 1048576.0);
+      prop("GPU memory", "%.0f / %.0f MiB", bs.memory_used / 1048576.0,
+           bs.memory_total / 1048576.0);
     prop("state", "%.1f MiB", bs.state_bytes / 1048576.0);
     if (bs.ms_per_substep > 0.0) {
       const double ps = static_cast<double>(table.size()) / (bs.ms_per_substep * 1e-3);
@@ -844,7 +905,8 @@ void App::panel_backend_stats() {
   for (const PhaseTiming& p : bs.phases) {
     char overlay[96];
     std::snprintf(overlay, sizeof overlay, "%s  %.3f ms", p.name.c_str(), p.ms);
-    ImGui::ProgressBar(total > 0.0 ? static_cast<float>(p.ms / total) : 0.f, ImVec2(-1.f, 0.f), overlay);
+    ImGui::ProgressBar(total > 0.0 ? static_cast<float>(p.ms / total) : 0.f, ImVec2(-1.f, 0.f),
+                       overlay);
   }
   if (!bs.notes.empty()) ImGui::TextDisabled("%s", bs.notes.c_str());
   if (sim && sim->mpm() && sim->mpm()->backend().device_view()) {
@@ -867,7 +929,8 @@ void App::draw_legend() {
   const ImU32 text = IM_COL32(228, 232, 240, 255), muted = IM_COL32(150, 158, 175, 255);
   const ImU32 bg = IM_COL32(16, 18, 24, 215);
   auto col = [](const std::array<float, 3>& c) {
-    return IM_COL32(static_cast<int>(c[0] * 255.f + 0.5f), static_cast<int>(c[1] * 255.f + 0.5f), static_cast<int>(c[2] * 255.f + 0.5f), 255);
+    return IM_COL32(static_cast<int>(c[0] * 255.f + 0.5f), static_cast<int>(c[1] * 255.f + 0.5f),
+                    static_cast<int>(c[2] * 255.f + 0.5f), 255);
   };
   const char* title = color_mode_name(color_mode);
   if (color_mode == ColorMode::Scalar && scalar_column < static_cast<int>(table.extra_names.size()))
@@ -875,7 +938,8 @@ void App::draw_legend() {
   for (auto& f : features)
     if (f->legend(*this)) return;  // e.g. heat: temperature, melt fraction
   // A heat mode on a scene without heat (DEM) shows the material colours.
-  const bool heat_mode = color_mode == ColorMode::Temperature || color_mode == ColorMode::MeltFraction;
+  const bool heat_mode =
+      color_mode == ColorMode::Temperature || color_mode == ColorMode::MeltFraction;
   if (heat_mode) title = color_mode_name(ColorMode::Material);
 
   if (color_mode == ColorMode::Material || color_mode == ColorMode::Group || heat_mode) {
@@ -886,19 +950,24 @@ void App::draw_legend() {
       MpmWorld* w = world();
       for (size_t i = 0; i < names.size(); ++i) {
         if (w && i < w->materials.size()) {
-          colors.push_back({w->materials[i].color[0], w->materials[i].color[1], w->materials[i].color[2]});
+          colors.push_back(
+              {w->materials[i].color[0], w->materials[i].color[1], w->materials[i].color[2]});
           continue;
         }
         // DEM materials (after the MPM's when the scene has both).
         const size_t k = i - (w ? w->materials.size() : 0);
         if (dem::DemWorld* d = dem_world(); d && k < d->materials.size()) {
-          colors.push_back({d->materials[k].color[0], d->materials[k].color[1], d->materials[k].color[2]});
+          colors.push_back(
+              {d->materials[k].color[0], d->materials[k].color[1], d->materials[k].color[2]});
           continue;
         }
         // Other simulations: the colour the table gives this material's particles.
         std::array<float, 3> c = group_rgb(static_cast<unsigned>(i));
         for (size_t r = 0; r < table.size(); ++r)
-          if (table.material[r] == i) { c = table.color[r]; break; }
+          if (table.material[r] == i) {
+            c = table.color[r];
+            break;
+          }
         colors.push_back(c);
       }
     } else {
@@ -909,19 +978,23 @@ void App::draw_legend() {
         colors.push_back(r.rgb);
       }
       if (group_table().from_sgf()) title = "SGF group";
-      const std::string logged = std::string(title) + ": " + group_rows_text(group_legend(group_table()));
+      const std::string logged =
+          std::string(title) + ": " + group_rows_text(group_legend(group_table()));
       if (logged != legend_logged) {
         legend_logged = logged;
-        log("legend group title=\"%s\" entries=\"%s\"", title, group_rows_text(group_legend(group_table())).c_str());
+        log("legend group title=\"%s\" entries=\"%s\"", title,
+            group_rows_text(group_legend(group_table())).c_str());
       }
     }
     // Entries in columns of at most five (a scene's ten SGF groups: two columns), so the box stays low.
     const size_t per_col = 5, ncol = std::max<size_t>(1, (names.size() + per_col - 1) / per_col);
     const size_t nrow = std::min(names.size(), per_col);
     float entry_w = 0.f;
-    for (const auto& n : names) entry_w = std::max(entry_w, ImGui::CalcTextSize(n.c_str()).x + fs_ * 1.4f);
+    for (const auto& n : names)
+      entry_w = std::max(entry_w, ImGui::CalcTextSize(n.c_str()).x + fs_ * 1.4f);
     const float col_gap = fs_;
-    const float wmax = std::max(ImGui::CalcTextSize(title).x, entry_w * ncol + col_gap * (ncol - 1));
+    const float wmax =
+        std::max(ImGui::CalcTextSize(title).x, entry_w * ncol + col_gap * (ncol - 1));
     float line = fs_ * 1.35f;
     ImVec2 size(wmax + 2 * pad, line * (nrow + 1) + pad * 1.5f);
     const Vec2 at = overlay_slot(Vec2{size.x, size.y});
@@ -948,7 +1021,8 @@ void App::draw_legend() {
     for (int k = 0; k < seg; ++k) {
       float a0 = 6.2831853f * k / seg, a1 = 6.2831853f * (k + 1) / seg;
       // Screen y points down: world angle a is drawn at -a.
-      ImU32 cc = col(direction_rgb(std::cos(a0 + 0.5f * (a1 - a0)), std::sin(a0 + 0.5f * (a1 - a0))));
+      ImU32 cc =
+          col(direction_rgb(std::cos(a0 + 0.5f * (a1 - a0)), std::sin(a0 + 0.5f * (a1 - a0))));
       dl->AddTriangleFilled(c, ImVec2(c.x + r * std::cos(a0), c.y - r * std::sin(a0)),
                             ImVec2(c.x + r * std::cos(a1), c.y - r * std::sin(a1)), cc);
     }
@@ -969,7 +1043,8 @@ void App::draw_legend() {
   const int n = 64;
   for (int k = 0; k < n; ++k) {
     float xa = x0 + bar_w * k / n, xb = x0 + bar_w * (k + 1) / n;
-    ImU32 a = col(colormap_rgb(cm, static_cast<float>(k) / n)), b = col(colormap_rgb(cm, static_cast<float>(k + 1) / n));
+    ImU32 a = col(colormap_rgb(cm, static_cast<float>(k) / n)),
+          b = col(colormap_rgb(cm, static_cast<float>(k + 1) / n));
     dl->AddRectFilledMultiColor(ImVec2(xa, y0), ImVec2(xb + 0.5f, y0 + bar_h), a, b, b, a);
   }
   char lo[32], hi[32], mid[32];
@@ -987,8 +1062,9 @@ void App::draw_legend() {
 void App::draw_banners() {
   const ScreenRect v = cam.viewport();
   const ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                             ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                             ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
+                             ImGuiWindowFlags_NoSavedSettings |
+                             ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
+                             ImGuiWindowFlags_NoMove;
   float y = v.y + 12.f * ui_scale;
   const float wrap = std::min(v.w - 40.f * ui_scale, 720.f * ui_scale);
 
@@ -1003,19 +1079,20 @@ void App::draw_banners() {
       if (ui::title_font()) ImGui::PopFont();
       MpmWorld* w = world();
       // The real-time factor (simulated seconds per wall second), while running.
-      const std::string rate_note = running && sim_rate.known() ? "  |  " + rate_text(sim_rate.rate()) + " real time" : "";
+      const std::string rate_note =
+          running && sim_rate.known() ? "  |  " + rate_text(sim_rate.rate()) + " real time" : "";
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-      if (w)
-      {
+      if (w) {
         const char* tns[] = {"PIC", "APIC", "FLIP", "PolyPIC"};
         const char* tn = tns[static_cast<int>(w->solver.transfer) & 3];
         char blend[32] = "";
-        if (w->solver.transfer == Transfer::FLIP) std::snprintf(blend, sizeof blend, " %.2f", static_cast<double>(w->solver.flip_blend));
-        ImGui::Text("%s%s  |  %s particles  |  t = %.3f s%s", tn, blend, with_commas(table.size()).c_str(), sim->time(),
+        if (w->solver.transfer == Transfer::FLIP)
+          std::snprintf(blend, sizeof blend, " %.2f", static_cast<double>(w->solver.flip_blend));
+        ImGui::Text("%s%s  |  %s particles  |  t = %.3f s%s", tn, blend,
+                    with_commas(table.size()).c_str(), sim->time(), rate_note.c_str());
+      } else
+        ImGui::Text("%s particles  |  t = %.3f s%s", with_commas(table.size()).c_str(), sim->time(),
                     rate_note.c_str());
-      }
-      else
-        ImGui::Text("%s particles  |  t = %.3f s%s", with_commas(table.size()).c_str(), sim->time(), rate_note.c_str());
       ImGui::PopStyleColor();
       bool halted = (w && w->halted()) || (dem_world() && dem_world()->halted());
       if (!running && !halted) {
@@ -1025,13 +1102,16 @@ void App::draw_banners() {
       } else if (running && !halted) {
         // Slower than kSlowMotionRate of real time (a tiny dt: stiff bonds, a fine grid), or substeps
         // cut by the frame budget: said, with the dt and the motion a frame covers.
-        const std::string slow = slow_motion_text(sim_rate, sim->substeps_per_frame(), speed_ratio, substeps_last, 12.0);
-        if (slow.empty() != !slow_shown || (slow_shown && !slow_rate_logged && sim_rate.rate() > 0.0)) {
+        const std::string slow =
+            slow_motion_text(sim_rate, sim->substeps_per_frame(), speed_ratio, substeps_last, 12.0);
+        if (slow.empty() != !slow_shown ||
+            (slow_shown && !slow_rate_logged && sim_rate.rate() > 0.0)) {
           // Logged when it appears, and once more when the rate is first measured (a line cut by the
           // frame budget can come up before the rate has a second of frames behind it).
           slow_shown = !slow.empty();
           if (slow_shown) {
-            log("slow motion rate=%.6g dt=%.6g text=\"%s\"", sim_rate.rate(), sim_rate.dt(), slow.c_str());
+            log("slow motion rate=%.6g dt=%.6g text=\"%s\"", sim_rate.rate(), sim_rate.dt(),
+                slow.c_str());
             slow_rate_logged = sim_rate.rate() > 0.0;
           } else {
             log("slow motion end");
@@ -1058,10 +1138,12 @@ void App::draw_banners() {
   // Blow-up: stepping has stopped until reset.
   MpmWorld* w = world();
   const std::string* halt_message = w && w->halted() ? &w->failure().message
-                                    : dem_world() && dem_world()->halted() ? &dem_world()->failure().message
-                                                                           : nullptr;
+                                    : dem_world() && dem_world()->halted()
+                                        ? &dem_world()->failure().message
+                                        : nullptr;
   if (halt_message) {
-    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always,
+                            ImVec2(0.5f, 0.5f));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.40f, 0.07f, 0.09f, 0.96f));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 8.f * ui_scale);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(18.f * ui_scale, 14.f * ui_scale));
@@ -1069,8 +1151,9 @@ void App::draw_banners() {
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap * 0.8f);
       ImGui::TextUnformatted("Numerical blow-up: the simulation has stopped.");
       ImGui::TextWrapped("%s", halt_message->c_str());
-      ImGui::TextDisabled(w ? "Try a smaller dt, more substeps or adaptive dt, then reset."
-                            : "Try a smaller dt (or auto dt with a smaller safety factor), then reset.");
+      ImGui::TextDisabled(
+          w ? "Try a smaller dt, more substeps or adaptive dt, then reset."
+            : "Try a smaller dt (or auto dt with a smaller safety factor), then reset.");
       ImGui::PopTextWrapPos();
       if (ImGui::Button("Reset  (Shift+R)")) pending.reset = true;
     }
@@ -1081,12 +1164,14 @@ void App::draw_banners() {
 
   // A scene that failed to load: the message names file:line:col and field.
   if (!load_error.empty()) {
-    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h - 16.f * ui_scale), ImGuiCond_Always, ImVec2(0.5f, 1.f));
+    ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h - 16.f * ui_scale), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.f));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.33f, 0.19f, 0.05f, 0.96f));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 6.f * ui_scale);
     if (ImGui::Begin("##loaderr", nullptr, f)) {
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
-      ImGui::TextUnformatted(sim ? "Could not do that; the current scene keeps running:" : "Could not open the scene:");
+      ImGui::TextUnformatted(sim ? "Could not do that; the current scene keeps running:"
+                                 : "Could not open the scene:");
       ImGui::TextUnformatted(load_error.c_str());
       ImGui::PopTextWrapPos();
       if (ImGui::SmallButton("Dismiss")) load_error.clear();
@@ -1121,10 +1206,11 @@ void App::draw_status_line(Vec2 at, float pad) {
     const ImVec2 ts = ImGui::CalcTextSize(shown.c_str());
     dl->AddRectFilled(ImVec2(at.x, at.y), ImVec2(at.x + ts.x + 2.f * pad, at.y + ts.y + 2.f * pad),
                       IM_COL32(38, 44, 58, 235), 6.f * ui_scale);
-    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(at.x + pad, at.y + pad), IM_COL32(228, 232, 240, 255),
-                shown.c_str(), nullptr, wrap);
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(at.x + pad, at.y + pad),
+                IM_COL32(228, 232, 240, 255), shown.c_str(), nullptr, wrap);
   } else if (!show_help && load_error.empty()) {
-    dl->AddText(ImVec2(at.x + pad, at.y + pad), ImGui::GetColorU32(ImGuiCol_TextDisabled), "H  help");
+    dl->AddText(ImVec2(at.x + pad, at.y + pad), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                "H  help");
   }
 }
 
@@ -1132,13 +1218,15 @@ void App::draw_status_line(Vec2 at, float pad) {
 
 void App::draw_help() {
   const ScreenRect v = cam.viewport();
-  ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowBgAlpha(1.f);  // opaque: at 0.96 the side panels' widgets showed through where it overlaps them
+  ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always,
+                          ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(
+      1.f);  // opaque: at 0.96 the side panels' widgets showed through where it overlaps them
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 8.f * ui_scale);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(20.f * ui_scale, 16.f * ui_scale));
   if (ImGui::Begin("Keys and mouse", &show_help,
-                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
-                       ImGuiWindowFlags_NoMove)) {
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                       ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove)) {
     // The app's keys, the features' (render/feature.h) after "A", then the rest.
     std::vector<HelpRow> rows = {
         {"Space", "pause / resume (after a rewind: replay the recorded future, then live)"},
@@ -1150,24 +1238,26 @@ void App::draw_help() {
         {"A", "toggle PIC / APIC"},
     };
     for (const auto& f : features) f->help(rows);
-    rows.insert(rows.end(), {
-        {"1 ... 8", "tool: pick, grab, attract, repel, paint, select, heat lamp, draw a body"},
-        {"left drag", "use the current tool (pick and grab also select)"},
-        {"right drag", "pan"},
-        {"wheel", "zoom about the cursor"},
-        {"F", "fit the domain in the view"},
-        {"G / V", "grid lines / grid velocity arrows"},
-        {"F12", "screenshot (PNG in the output folder)"},
-        {"Shift+F12", "the scene alone, without panels, legends or text (for slides)"},
-        {"F9", "start / stop recording the view"},
-        {"Page Down / Up", "next / previous lesson (the first one when none is open)"},
-        {"F2", "projector mode: high contrast, larger text and particles"},
-        {"F11", "full screen on the window's monitor / back to the window"},
-        {"Tab", "hide / show the side panels (the scene takes the window)"},
-        {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
-        {"H / Esc", "show / hide this help"},
-        {"Ctrl+Q", "quit"},
-    });
+    rows.insert(
+        rows.end(),
+        {
+            {"1 ... 8", "tool: pick, grab, attract, repel, paint, select, heat lamp, draw a body"},
+            {"left drag", "use the current tool (pick and grab also select)"},
+            {"right drag", "pan"},
+            {"wheel", "zoom about the cursor"},
+            {"F", "fit the domain in the view"},
+            {"G / V", "grid lines / grid velocity arrows"},
+            {"F12", "screenshot (PNG in the output folder)"},
+            {"Shift+F12", "the scene alone, without panels, legends or text (for slides)"},
+            {"F9", "start / stop recording the view"},
+            {"Page Down / Up", "next / previous lesson (the first one when none is open)"},
+            {"F2", "projector mode: high contrast, larger text and particles"},
+            {"F11", "full screen on the window's monitor / back to the window"},
+            {"Tab", "hide / show the side panels (the scene takes the window)"},
+            {"Ctrl+= / Ctrl+-", "scale the whole UI up / down (Ctrl+0: back to 1)"},
+            {"H / Esc", "show / hide this help"},
+            {"Ctrl+Q", "quit"},
+        });
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7.f);
       ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 24.f);
@@ -1178,11 +1268,13 @@ void App::draw_help() {
         ImGui::TextUnformatted(r.key);
         ImGui::PopStyleColor();
         ImGui::TableSetColumnIndex(1);
-        ImGui::TextWrapped("%s", r.action);  // long entries take a second line instead of being cut at the column
+        ImGui::TextWrapped(
+            "%s", r.action);  // long entries take a second line instead of being cut at the column
       }
       ImGui::EndTable();
     }
-    ImGui::TextDisabled("Settings and window layout are kept in %s", config_dir.empty() ? "(nowhere: no $HOME)" : config_dir.c_str());
+    ImGui::TextDisabled("Settings and window layout are kept in %s",
+                        config_dir.empty() ? "(nowhere: no $HOME)" : config_dir.c_str());
   }
   ImGui::End();
   ImGui::PopStyleVar(2);

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "render/compare_ui.h"
 #include "render/cpu/camera.h"
 #include "render/cpu/colormap.h"
 #include "render/cpu/group_table.h"
@@ -24,7 +25,6 @@
 #include "render/cpu/lesson.h"
 #include "render/cpu/settings.h"
 #include "render/cpu/time_rate.h"
-#include "render/compare_ui.h"
 #include "render/cpu/tools.h"
 #include "render/cuda/particle_interop.h"
 #include "render/dem_ui.h"
@@ -43,7 +43,16 @@ namespace ps {
 
 /// Temperature and MeltFraction: heat and melting (render/feature_heat.cpp).
 enum class ColorMode : int {
-  Material = 0, Speed, Direction, VolumeRatio, Stress, Group, Scalar, PlasticStrain, Temperature, MeltFraction
+  Material = 0,
+  Speed,
+  Direction,
+  VolumeRatio,
+  Stress,
+  Group,
+  Scalar,
+  PlasticStrain,
+  Temperature,
+  MeltFraction
 };
 constexpr int kColorModeCount = 10;
 const char* color_mode_name(ColorMode m);
@@ -56,7 +65,11 @@ struct History {
   static constexpr int kSize = 240;
   std::array<float, kSize> v{};
   int head = 0, count = 0;
-  void push(float x) { v[static_cast<size_t>(head)] = x; head = (head + 1) % kSize; count = count < kSize ? count + 1 : kSize; }
+  void push(float x) {
+    v[static_cast<size_t>(head)] = x;
+    head = (head + 1) % kSize;
+    count = count < kSize ? count + 1 : kSize;
+  }
   void clear() { head = count = 0; }
   /// Offset for PlotLines so the oldest sample comes first.
   int offset() const { return count < kSize ? 0 : head; }
@@ -66,53 +79,57 @@ struct History {
 /// Actions requested by panels and keys, applied at the sync point.
 struct Pending {
   bool reset = false;
-  std::string open_path;        ///< load this scene (name or path)
-  std::string open_lesson;      ///< open this lesson (id or path; render/panel_lesson.cpp)
-  int lesson_step = 0;          ///< open_lesson came from Page Down (+1) / Up (-1): on failure go on past it
-  std::string compare_vary;     ///< start (or restart) the comparison view with these items
-  bool compare_end = false;     ///< back to the single view
-  int grid = 0;                 ///< re-initialise with this grid resolution
-  std::string backend;          ///< switch backend
+  std::string open_path;    ///< load this scene (name or path)
+  std::string open_lesson;  ///< open this lesson (id or path; render/panel_lesson.cpp)
+  int lesson_step =
+      0;  ///< open_lesson came from Page Down (+1) / Up (-1): on failure go on past it
+  std::string compare_vary;  ///< start (or restart) the comparison view with these items
+  bool compare_end = false;  ///< back to the single view
+  int grid = 0;              ///< re-initialise with this grid resolution
+  std::string backend;       ///< switch backend
   std::optional<Preset> preset;
   bool fit_view = false;
   bool screenshot = false;
   bool scene_shot = false;  ///< Shift+F12: the scene alone (no panels, legends or text), for slides
   bool toggle_record = false;
-  int single_frames = 0;        ///< N: frames to step while paused
+  int single_frames = 0;  ///< N: frames to step while paused
 };
 
 struct App {
   // [SECTION] Setup
   WindowOptions opt;
   GLFWwindow* window = nullptr;
-  std::function<void()> present;  ///< shows the drawn frame (swap buffers; render/build_progress.cpp draws its own)
-  float ui_scale = 1.f;          ///< effective UI scale: content x user x projector
-  float content_scale = 1.f;     ///< the monitor's content scale (HiDPI)
-  float user_scale = 1.f;        ///< settings "ui.scale", Ctrl+= / Ctrl+- / Ctrl+0
-  bool projector = false;        ///< projector mode (F2): high contrast, larger text and particles
-  bool ui_rebuild = false;       ///< rebuild fonts and style before the next frame
-  bool panels_resized = false;   ///< the panels take left_w / right_w at the next draw
+  std::function<void()>
+      present;  ///< shows the drawn frame (swap buffers; render/build_progress.cpp draws its own)
+  float ui_scale = 1.f;         ///< effective UI scale: content x user x projector
+  float content_scale = 1.f;    ///< the monitor's content scale (HiDPI)
+  float user_scale = 1.f;       ///< settings "ui.scale", Ctrl+= / Ctrl+- / Ctrl+0
+  bool projector = false;       ///< projector mode (F2): high contrast, larger text and particles
+  bool ui_rebuild = false;      ///< rebuild fonts and style before the next frame
+  bool panels_resized = false;  ///< the panels take left_w / right_w at the next draw
   /// F11: full screen on the window's monitor; the windowed position and size to go back to.
   bool fullscreen = false;
   std::array<int, 4> windowed{0, 0, 0, 0};
   std::string gl_renderer;
   std::string config_dir, settings_path, imgui_ini_path;
   SettingsFile settings;
-  SettingsAutosave settings_autosave;   ///< settings.ini is written when it changes, not only on quit
-  double settings_offered = -1.0;        ///< when autosave_settings last looked (every 0.25 s)
+  SettingsAutosave
+      settings_autosave;           ///< settings.ini is written when it changes, not only on quit
+  double settings_offered = -1.0;  ///< when autosave_settings last looked (every 0.25 s)
 
   // [SECTION] Scene
   std::unique_ptr<Simulation> sim;
-  std::string scene_arg;                 ///< as given (built-in name or path)
-  std::vector<std::string> overrides;    ///< --set overrides, plus domain.grid when changed in the window
+  std::string scene_arg;  ///< as given (built-in name or path)
+  std::vector<std::string>
+      overrides;  ///< --set overrides, plus domain.grid when changed in the window
   std::string backend = "auto";
-  SolverParams solver;                   ///< app-owned copies the panels edit
+  SolverParams solver;  ///< app-owned copies the panels edit
   std::vector<MaterialParams> materials;
   int grid_edit = 0;
   float preset_speed = 1.f;
-  std::string load_error;                ///< last failed load (shown in the window)
-  bool load_cancelled = false;           ///< the last load or lesson was cancelled (render/build_progress.h)
-  std::string status_line;               ///< last success message (saved, recording, ...)
+  std::string load_error;       ///< last failed load (shown in the window)
+  bool load_cancelled = false;  ///< the last load or lesson was cancelled (render/build_progress.h)
+  std::string status_line;      ///< last success message (saved, recording, ...)
   double status_time = -1.0;
   std::string open_folder, open_path, save_path;
 
@@ -120,11 +137,12 @@ struct App {
   bool running = true;
   Pending pending;
   int64_t frame = 0;
-  double ms_per_substep = 0.0;   ///< smoothed
-  double speed_ratio = 1.0;      ///< substeps done / substeps wanted (smoothed): < 1 is slow motion
-  SimRate sim_rate;              ///< simulated seconds per wall second (render/cpu/time_rate.h)
-  bool slow_shown = false;       ///< the slow-motion line is up (logged when it comes and goes)
-  bool slow_rate_logged = false; ///< its line was logged with a measured rate (the first may come before one)
+  double ms_per_substep = 0.0;  ///< smoothed
+  double speed_ratio = 1.0;     ///< substeps done / substeps wanted (smoothed): < 1 is slow motion
+  SimRate sim_rate;             ///< simulated seconds per wall second (render/cpu/time_rate.h)
+  bool slow_shown = false;      ///< the slow-motion line is up (logged when it comes and goes)
+  bool slow_rate_logged =
+      false;  ///< its line was logged with a measured rate (the first may come before one)
   int substeps_last = 0;
   double fps = 0.0, frame_ms = 0.0;
   History ke, momentum_x, momentum_y, angular;
@@ -133,13 +151,14 @@ struct App {
 
   // [SECTION] View
   Camera2D cam;
-  bool view_touched = false;   ///< user panned/zoomed: stop auto-fitting on resize
+  bool view_touched = false;  ///< user panned/zoomed: stop auto-fitting on resize
   ScreenRect last_fit_viewport{0, 0, 0, 0};
   /// The legends and the status line beside the scene, never over it (render/cpu/layout.h):
   /// the split of the scene's area this frame, the boxes placed in it, and the last
   /// frame's boxes, from which the split is made.
   OverlayDock overlay_dock;
-  OverlayFlow overlay_flow, overlay_check;  ///< this frame's placing; the dock's fit, checked every frame
+  OverlayFlow overlay_flow,
+      overlay_check;  ///< this frame's placing; the dock's fit, checked every frame
   std::vector<Vec2> overlay_boxes;
   /// What the dock was split for: the scene's area, what is shown, how many panes.
   struct OverlayKey {
@@ -153,13 +172,15 @@ struct App {
   OverlayKey overlay_key;
   ColorMode color_mode = ColorMode::Material;
   int scalar_column = 0;
-  std::array<Colormap, kColorModeCount> cmap{Colormap::Viridis, Colormap::Turbo, Colormap::Viridis, Colormap::Coolwarm,
-                                             Colormap::Viridis, Colormap::Viridis, Colormap::Turbo,
-                                             Colormap::Turbo, Colormap::Coolwarm, Colormap::IceWater};
+  std::array<Colormap, kColorModeCount> cmap{
+      Colormap::Viridis,  Colormap::Turbo,   Colormap::Viridis, Colormap::Coolwarm,
+      Colormap::Viridis,  Colormap::Viridis, Colormap::Turbo,   Colormap::Turbo,
+      Colormap::Coolwarm, Colormap::IceWater};
   bool auto_range = true;
   float range_lo = 0.f, range_hi = 1.f;
   float sprite_scale = 1.f;
-  bool show_grid = false, show_grid_velocity = false, show_particle_velocity = false, show_affine = true;
+  bool show_grid = false, show_grid_velocity = false, show_particle_velocity = false,
+       show_affine = true;
   /// Rigid bodies' contact points and the matter's force on each body (render/feature_rigid.cpp).
   bool show_contacts = true, show_forces = true;
   bool show_help = false;
@@ -167,16 +188,19 @@ struct App {
   /// load or preset, so decay (PIC losing rotation) shows as shrinking arrows.
   float grid_ref_speed = 0.f, particle_ref_speed = 0.f;
   bool vsync = true;
-  double frame_rest_ms = 0.0;  ///< a frame's time besides stepping (moving average): the step budget's complement
+  double frame_rest_ms =
+      0.0;  ///< a frame's time besides stepping (moving average): the step budget's complement
   SpritePath sprite_path = SpritePath::Auto;  ///< settings view.sprites (render/gl_draw.h)
-  float left_w = 340.f, right_w = 330.f;  ///< panel widths (logical px, scaled)
+  float left_w = 340.f, right_w = 330.f;      ///< panel widths (logical px, scaled)
   /// The widths wanted (the defaults, or where the user dragged the edges): left_w and right_w
   /// are these within the panels' share of the window (render/cpu/layout.h), applied every frame.
   float left_pref = 340.f, right_pref = 330.f;
   /// Tab: both side panels hidden, the scene takes the window (a projector's presenter view).
   bool panels_hidden = false;
-  float side_left() const { return panels_hidden ? 0.f : left_w; }   ///< what the left panel takes
-  float side_right() const { return panels_hidden ? 0.f : right_w; } ///< what the right panel takes
+  float side_left() const { return panels_hidden ? 0.f : left_w; }  ///< what the left panel takes
+  float side_right() const {
+    return panels_hidden ? 0.f : right_w;
+  }  ///< what the right panel takes
   /// The side panels' background: their ImGui window background is left
   /// transparent and a scissored clear in the colour ImGui would have blended
   /// over the scene is put first in each panel's draw list (a callback), so it
@@ -185,7 +209,8 @@ struct App {
   struct PanelBackground {
     std::array<float, 4> rect{};  ///< display coordinates: x, y, w, h
     std::array<float, 3> rgb{};
-    void* draw_list = nullptr;    ///< this frame's ImDrawList of the panel, until the callback is put in
+    void* draw_list =
+        nullptr;  ///< this frame's ImDrawList of the panel, until the callback is put in
   };
   std::array<PanelBackground, 2> panel_backgrounds{};
 
@@ -202,8 +227,8 @@ struct App {
   std::vector<float> grid_mass;
   std::vector<Vec2> grid_vel;
   GridSpec grid_spec;
-  uint32_t selected_id = 0;     ///< 0: none
-  int64_t selected_row = -1;    ///< host row (table, host arrays)
+  uint32_t selected_id = 0;   ///< 0: none
+  int64_t selected_row = -1;  ///< host row (table, host arrays)
 
   // [SECTION] CUDA-GL interop (render/cuda/particle_interop.h)
   // With the CUDA backend the particle buffers are filled on the device, in
@@ -212,12 +237,15 @@ struct App {
   // selected particle's row is patched every frame and the plots' totals are
   // summed on the device.
   ParticleInterop interop;
-  bool interop_wanted = true;   ///< the Stats panel's switch (--interop off): draw from the host copy
+  bool interop_wanted =
+      true;  ///< the Stats panel's switch (--interop off): draw from the host copy
   InteropResult interop_result;
   /// "CUDA-GL interop: on", or "CUDA-GL interop: off: <reason>" (for the Stats panel).
   std::string interop_note = "CUDA-GL interop: off: not started";
-  bool interop_frame = false;   ///< the last snapshot drew through the interop (buffers in slot order)
-  int64_t selected_slot = -1;   ///< the selected particle's row in the GPU buffers when interop_frame
+  bool interop_frame =
+      false;  ///< the last snapshot drew through the interop (buffers in slot order)
+  int64_t selected_slot =
+      -1;  ///< the selected particle's row in the GPU buffers when interop_frame
   double host_table_time = -1.0;  ///< glfwGetTime() of the last host table rebuild
   bool host_table_stale = true;   ///< rebuild the host table at the next snapshot
   /// The particle groups shown (render/cpu/group_table.h): the "group" colour mode's colours and
@@ -234,9 +262,9 @@ struct App {
   FeatureList features = make_features();
 
   // [SECTION] Temperature colours (the view's; heat itself is a feature, render/feature_heat.cpp)
-  bool temp_auto = true;             ///< temperature range from the particles' min / max
+  bool temp_auto = true;                  ///< temperature range from the particles' min / max
   float temp_lo = -10.f, temp_hi = 60.f;  ///< the fixed temperature range, deg C
-  std::vector<MeltRole> melt_role;   ///< per material (melt-fraction colours)
+  std::vector<MeltRole> melt_role;        ///< per material (melt-fraction colours)
 
   // [SECTION] Tools
   ToolSettings tools;
@@ -273,7 +301,7 @@ struct App {
   CompareUi compare;
 
   // [SECTION] Lessons (panel_lesson.cpp)
-  std::optional<Lesson> lesson;       ///< the open lesson (its panel shows), if any
+  std::optional<Lesson> lesson;  ///< the open lesson (its panel shows), if any
   /// The open lesson's comparison was ended (Esc): its text, about the panes, is put away.
   bool lesson_compare_ended = false;
   bool lesson_panel_request = false;  ///< open the Lesson header at the next draw
@@ -314,13 +342,16 @@ struct App {
   void log(const char* fmt, ...) const;
   /// A simulation's state hash for a log line: only with --verbose --log-hashes
   /// (it is a pass over every particle), else 0.
-  uint64_t log_hash(Simulation& s) const { return opt.verbose && opt.log_hashes ? s.diagnostics().hash : 0; }
+  uint64_t log_hash(Simulation& s) const {
+    return opt.verbose && opt.log_hashes ? s.diagnostics().hash : 0;
+  }
   void set_status(const std::string& s);
   /// "resume", or "pause step=... t=... ke=... angular=..." (the GUI tests read it).
   void log_run_state();
   /// keep_edits: a reset or re-grid of the same scene keeps the parameters
   /// edited in the window (false: the file's and the overrides' values, as a lesson wants).
-  bool load_scene(const std::string& name_or_path, const std::vector<std::string>& overrides, bool keep_edits = true);
+  bool load_scene(const std::string& name_or_path, const std::vector<std::string>& overrides,
+                  bool keep_edits = true);
   /// What load_scene does with the simulation it built (a lesson builds its own, build_lesson).
   void adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_or_path,
                    const std::vector<std::string>& overrides, bool keep_edits);
@@ -383,7 +414,8 @@ struct App {
   // Comparison view (panel_compare.cpp).
   bool start_compare(const std::string& vary);  ///< false: the reason is in compare.error
   /// What start_compare does with the comparison it built (a lesson builds its own).
-  void adopt_compare(std::unique_ptr<Comparison> next, const std::string& vary, const std::vector<PaneSpec>& panes);
+  void adopt_compare(std::unique_ptr<Comparison> next, const std::string& vary,
+                     const std::vector<PaneSpec>& panes);
   void end_compare();
   void compare_step_frame();
   void compare_snapshot();
@@ -401,12 +433,15 @@ struct App {
   bool begin_props_compare();
 
   // Lessons (panel_lesson.cpp).
-  bool open_lesson(const std::string& name_or_path);  ///< false: the error is in load_error, the old scene runs on
+  bool open_lesson(const std::string&
+                       name_or_path);  ///< false: the error is in load_error, the old scene runs on
   void lessons_list();                 ///< the Lessons list in the Scene panel
-  void step_lesson(int delta);         ///< the next (+1) or previous (-1) built-in lesson that loads (Page Down / Up)
-  void report_lesson_errors(const std::vector<std::string>& errors);  ///< the log and stderr, one line each
-  void panel_lesson();                 ///< the open lesson's text, keys and buttons
-  void close_lesson();                 ///< ends the open lesson and gives the view back
+  void step_lesson(
+      int delta);  ///< the next (+1) or previous (-1) built-in lesson that loads (Page Down / Up)
+  void report_lesson_errors(
+      const std::vector<std::string>& errors);  ///< the log and stderr, one line each
+  void panel_lesson();                          ///< the open lesson's text, keys and buttons
+  void close_lesson();                          ///< ends the open lesson and gives the view back
   LessonView current_view() const;
   void set_view(const LessonView& v);
 
@@ -418,9 +453,11 @@ struct App {
   /// The scale from content_scale, user_scale and projector; fonts, style and
   /// panel widths rebuilt to it (between frames: ImGui's font atlas).
   void rebuild_ui();
-  float effective_ui_scale() const { return content_scale * user_scale * (projector ? 1.35f : 1.f); }
+  float effective_ui_scale() const {
+    return content_scale * user_scale * (projector ? 1.35f : 1.f);
+  }
   void draw_panels();
-  void draw_overlays();  ///< legend, strips, banners, help: over the scene, panels or not
+  void draw_overlays();            ///< legend, strips, banners, help: over the scene, panels or not
   void clear_panel_backgrounds();  ///< after ImGui::Render(): the panels' background callbacks
   void panel_scene();
   void panel_solver();

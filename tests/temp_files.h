@@ -15,7 +15,8 @@ struct TempDir {
   std::string path;
   explicit TempDir(const std::string& tag) {
     static std::mt19937_64 rng(std::random_device{}());
-    path = (std::filesystem::temp_directory_path() / ("ps_" + tag + "_" + std::to_string(rng()))).string();
+    path = (std::filesystem::temp_directory_path() / ("ps_" + tag + "_" + std::to_string(rng())))
+               .string();
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
@@ -25,7 +26,9 @@ struct TempDir {
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return (std::filesystem::path(path) / name).string(); }
+  std::string operator/(const std::string& name) const {
+    return (std::filesystem::path(path) / name).string();
+  }
 };
 
 inline std::string slurp(const std::string& path) {

@@ -6,8 +6,8 @@
 
 namespace ps {
 
-bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec2 hi, float min_size,
-                    rigid::BodyDef& out, std::string* why) {
+bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec2 hi,
+                    float min_size, rigid::BodyDef& out, std::string* why) {
   auto fail = [&](const std::string& s) {
     if (why) *why = s;
     return false;
@@ -17,7 +17,9 @@ bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec
   Vec2 blo, bhi;
   if (d.shape == 1) {
     const float r = length(d.b - d.a);
-    if (!(2.f * r >= min_size)) return fail("too small: drag from the centre outwards to at least " + std::to_string(0.5f * min_size));
+    if (!(2.f * r >= min_size))
+      return fail("too small: drag from the centre outwards to at least " +
+                  std::to_string(0.5f * min_size));
     p.shape = ColliderShape::Disk;
     p.radius = r;
     b.position = rigid::Vec2d{d.a.x, d.a.y};
@@ -35,7 +37,8 @@ bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec
     p.vertices = {{-h.x, -h.y}, {h.x, -h.y}, {h.x, h.y}, {-h.x, h.y}};
     b.position = rigid::Vec2d{c.x, c.y};
   }
-  if (blo.x < lo.x || blo.y < lo.y || bhi.x > hi.x || bhi.y > hi.y) return fail("the body must lie inside the domain");
+  if (blo.x < lo.x || blo.y < lo.y || bhi.x > hi.x || bhi.y > hi.y)
+    return fail("the body must lie inside the domain");
   if (!(d.density > 0.f)) return fail("the density must be positive");
   b.parts.push_back(p);
   b.type = rigid::BodyType::Dynamic;
@@ -45,7 +48,8 @@ bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec
   for (int n = 1;; ++n) {
     const std::string name = "drawn " + std::to_string(n);
     bool taken = false;
-    for (size_t i = 0; i < w.body_count() && !taken; ++i) taken = w.def(static_cast<int>(i)).name == name;
+    for (size_t i = 0; i < w.body_count() && !taken; ++i)
+      taken = w.def(static_cast<int>(i)).name == name;
     if (!taken) {
       b.name = name;
       break;

@@ -20,8 +20,8 @@ struct BodyDraft {
 /// would be smaller than `min_size` (world units) across, or would not lie
 /// inside [lo, hi] entirely. The name is "drawn N" with the smallest N not
 /// taken in `w`; the colour depends on the density (light wood .. dark steel).
-bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec2 hi, float min_size,
-                    rigid::BodyDef& out, std::string* why);
+bool body_from_drag(const BodyDraft& d, const rigid::RigidWorld& w, Vec2 lo, Vec2 hi,
+                    float min_size, rigid::BodyDef& out, std::string* why);
 
 /// Mean force and torque (about the centre of mass) over `seconds` from the
 /// impulse triple j = (Jx, Jy, L); zero when seconds <= 0.

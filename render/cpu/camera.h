@@ -52,7 +52,10 @@ class Camera2D {
   Vec2 centre() const { return centre_; }
   float width() const { return width_; }
   float height() const { return height_; }
-  void set(Vec2 centre, float scale) { centre_ = centre; scale_ = scale; }
+  void set(Vec2 centre, float scale) {
+    centre_ = centre;
+    scale_ = scale;
+  }
 
   static constexpr float kMinScale = 1e-3f;
   static constexpr float kMaxScale = 1e7f;

@@ -31,14 +31,16 @@ struct BondStress {
 /// Normalises stresses by the bond strengths (ties in the order tensile,
 /// compressive, shear, as the solver's break check). A strength of zero or
 /// less reads as 1e30 times broken under any positive stress.
-PS_HD BondStress normalise_bond_stress(const dem::DemBondParams& bp, double sigma, double sigma_c, double tau) {
+PS_HD BondStress normalise_bond_stress(const dem::DemBondParams& bp, double sigma, double sigma_c,
+                                       double tau) {
   BondStress s;
   s.sigma = sigma;
   s.sigma_c = sigma_c;
   s.tau = tau;
   const double stress[3] = {sigma, sigma_c, tau};
   const double strength[3] = {bp.tensile_strength, bp.compressive_strength, bp.shear_strength};
-  const dem::BondBreak modes[3] = {dem::BondBreak::Tensile, dem::BondBreak::Compressive, dem::BondBreak::Shear};
+  const dem::BondBreak modes[3] = {dem::BondBreak::Tensile, dem::BondBreak::Compressive,
+                                   dem::BondBreak::Shear};
   for (int k = 0; k < 3; ++k) {
     const double r = strength[k] > 0.0 ? stress[k] / strength[k] : stress[k] > 0.0 ? 1e30 : 0.0;
     if (r > s.ratio) {
@@ -52,17 +54,20 @@ PS_HD BondStress normalise_bond_stress(const dem::DemBondParams& bp, double sigm
 /// An intact bond's stresses now: the solver's bond law (dem_kernels.h
 /// bond_force) on the current positions, rotations and bond parameters, so an
 /// edit of E, nu or the bond radius shows at once, even while paused.
-PS_HD BondStress bond_stress_now(const dem::DemBondParams& bp, dem::Vec2d xi, dem::Vec2d xj, dem::Vec2d vi,
-                                 dem::Vec2d vj, double wi, double wj, double Ri, double Rj, double mi, double mj,
-                                 double Ii, double Ij, double L0, double shear_disp, double bend_angle) {
-  const dem::BondResult r = dem::bond_force(bp, xi, xj, vi, vj, wi, wj, Ri, Rj, mi, mj, Ii, Ij, L0, shear_disp,
-                                            bend_angle);
+PS_HD BondStress bond_stress_now(const dem::DemBondParams& bp, dem::Vec2d xi, dem::Vec2d xj,
+                                 dem::Vec2d vi, dem::Vec2d vj, double wi, double wj, double Ri,
+                                 double Rj, double mi, double mj, double Ii, double Ij, double L0,
+                                 double shear_disp, double bend_angle) {
+  const dem::BondResult r = dem::bond_force(bp, xi, xj, vi, vj, wi, wj, Ri, Rj, mi, mj, Ii, Ij, L0,
+                                            shear_disp, bend_angle);
   return normalise_bond_stress(bp, r.sigma, r.sigma_c, r.tau);
 }
 
 /// The ratio as the colour bar's float (capped at 1e30; -1 for a broken bond,
 /// which the auto range then ignores at its low end only).
-PS_HD float bond_ratio_float(double ratio) { return static_cast<float>(ratio < 1e30 ? ratio : 1e30); }
+PS_HD float bond_ratio_float(double ratio) {
+  return static_cast<float>(ratio < 1e30 ? ratio : 1e30);
+}
 
 /// Where a ratio sits on a colour bar spanning [0, hi], in [0, 1].
 PS_HD float bond_stress_t(float ratio, float hi) {
@@ -82,8 +87,8 @@ constexpr float kBondMinPx = 1.5f;
 
 /// The drawing's parameters for one frame.
 struct BondView {
-  float scale = 1.f;          ///< logical pixels per world unit
-  float px = 1.f;             ///< one logical pixel in world units (1 / scale)
+  float scale = 1.f;                ///< logical pixels per world unit
+  float px = 1.f;                   ///< one logical pixel in world units (1 / scale)
   Vec2 lo{0.f, 0.f}, hi{0.f, 0.f};  ///< the window in world units: segments outside it are skipped
 };
 

@@ -12,9 +12,9 @@ BondStress bond_stress(const dem::DemWorld& w, size_t k) {
   if (k >= b.size() || b.broken[k]) return BondStress{};
   const uint32_t i = b.i[k], j = b.j[k];
   if (i >= p.size() || j >= p.size()) return BondStress{};
-  return bond_stress_now(w.bond, p.x[i], p.x[j], p.v[i], p.v[j], p.omega[i], p.omega[j], p.radius[i], p.radius[j],
-                         p.mass[i], p.mass[j], p.inertia[i], p.inertia[j], b.length0[k], b.shear_disp[k],
-                         b.bend_angle[k]);
+  return bond_stress_now(w.bond, p.x[i], p.x[j], p.v[i], p.v[j], p.omega[i], p.omega[j],
+                         p.radius[i], p.radius[j], p.mass[i], p.mass[j], p.inertia[i], p.inertia[j],
+                         b.length0[k], b.shear_disp[k], b.bend_angle[k]);
 }
 
 void bond_stress_ratios(const dem::DemWorld& w, std::vector<float>& out) {
@@ -31,9 +31,12 @@ std::array<float, 3> bond_stress_rgb(Colormap cm, float ratio, float hi) {
 void bond_color_lut(Colormap cm, std::vector<uint32_t>& out) {
   out.resize(kDemBondLut);
   // pack_rgba's bytes (render/gl_draw.h), alpha 1.
-  auto q = [](float v) { return static_cast<uint32_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+  auto q = [](float v) {
+    return static_cast<uint32_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f));
+  };
   for (int k = 0; k < kDemBondLut; ++k) {
-    const std::array<float, 3> c = colormap_rgb(cm, static_cast<float>(k) / static_cast<float>(kDemBondLut - 1));
+    const std::array<float, 3> c =
+        colormap_rgb(cm, static_cast<float>(k) / static_cast<float>(kDemBondLut - 1));
     out[static_cast<size_t>(k)] = q(c[0]) | (q(c[1]) << 8) | (q(c[2]) << 16) | (255u << 24);
   }
 }
@@ -54,7 +57,8 @@ void ForceScale::update(const std::vector<float>& magnitudes, std::vector<float>
     if (std::isfinite(f) && f > 0.f) scratch.push_back(f);
   if (scratch.empty()) return;  // keep the last reference: contacts come and go
   const size_t k = static_cast<size_t>(0.99 * static_cast<double>(scratch.size() - 1));
-  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k), scratch.end());
+  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k),
+                   scratch.end());
   const float hi = scratch[k];
   ref = hi > ref ? hi : ref + 0.05f * (hi - ref);
 }
@@ -66,8 +70,8 @@ float ForceScale::width_px(float f, float max_px) const {
   return std::min(max_px, 0.5f + (max_px - 0.5f) * t);
 }
 
-void dem_rows_to_indices(const ParticleTable& t, const dem::DemWorld& w, const std::vector<uint32_t>& rows,
-                         std::vector<uint32_t>& out) {
+void dem_rows_to_indices(const ParticleTable& t, const dem::DemWorld& w,
+                         const std::vector<uint32_t>& rows, std::vector<uint32_t>& out) {
   out.clear();
   const size_t n = w.particles.size();
   for (uint32_t r : rows) {
@@ -92,7 +96,8 @@ Vec2 dem_centroid(const dem::DemWorld& w, const std::vector<uint32_t>& idx) {
     ++n;
   }
   if (n == 0) return Vec2{0.f, 0.f};
-  return Vec2{static_cast<float>(sx / static_cast<double>(n)), static_cast<float>(sy / static_cast<double>(n))};
+  return Vec2{static_cast<float>(sx / static_cast<double>(n)),
+              static_cast<float>(sy / static_cast<double>(n))};
 }
 
 bool wall_segment(const dem::DemWall& wall, Vec2 lo, Vec2 hi, Vec2& a, Vec2& b) {
@@ -164,7 +169,8 @@ void DemBondIndex::bonds_of(uint32_t index, std::vector<uint32_t>& out) const {
   for (uint32_t k = start_i_[index]; k < start_i_[index + 1]; ++k) out.push_back(k);
 }
 
-void dem_selected_from_host(const dem::DemWorld& w, const DemBondIndex& idx, uint32_t index, DemSelected& out) {
+void dem_selected_from_host(const dem::DemWorld& w, const DemBondIndex& idx, uint32_t index,
+                            DemSelected& out) {
   out.valid = false;
   out.bonds.clear();
   const dem::DemParticles& p = w.particles;

@@ -50,8 +50,8 @@ struct ForceScale {
 
 /// DEM particle indices of table rows (the table is DemSimulation::table:
 /// rows are indices, checked by ID; a row whose ID moved is looked up).
-void dem_rows_to_indices(const ParticleTable& t, const dem::DemWorld& w, const std::vector<uint32_t>& rows,
-                         std::vector<uint32_t>& out);
+void dem_rows_to_indices(const ParticleTable& t, const dem::DemWorld& w,
+                         const std::vector<uint32_t>& rows, std::vector<uint32_t>& out);
 
 /// Mean position of the particles `idx` (0, 0 when empty).
 Vec2 dem_centroid(const dem::DemWorld& w, const std::vector<uint32_t>& idx);
@@ -84,7 +84,8 @@ struct DemBondIndex {
 
 /// The selected particle's state and bonds from the host arrays (current on
 /// the host path), as the interop reads them back on the device path.
-void dem_selected_from_host(const dem::DemWorld& w, const DemBondIndex& idx, uint32_t index, DemSelected& out);
+void dem_selected_from_host(const dem::DemWorld& w, const DemBondIndex& idx, uint32_t index,
+                            DemSelected& out);
 
 /// The most recent bond break: its step, mode and particle IDs (step 0: none yet).
 struct LastBreak {

@@ -31,12 +31,15 @@ SgfSetOpen open_sgf_set(const std::string& folder) {
     const size_t n = r.diagnostics.size(), all = r.files + r.skipped.size();
     const std::string problems = std::to_string(n) + (n == 1 ? " problem" : " problems");
     if (r.files == 0) {
-      out.messages.push_back(folder + ": not loaded, " + problems + " (the current set is kept; fix the files and load again)");
+      out.messages.push_back(folder + ": not loaded, " + problems +
+                             " (the current set is kept; fix the files and load again)");
     } else {
-      out.messages.push_back(folder + ": " + problems + ", " + std::to_string(r.skipped.size()) + " of " +
-                             std::to_string(all) + " SGF files skipped (the other files are loaded)");
+      out.messages.push_back(folder + ": " + problems + ", " + std::to_string(r.skipped.size()) +
+                             " of " + std::to_string(all) +
+                             " SGF files skipped (the other files are loaded)");
     }
-    for (size_t k = 0; k < n && k < kMaxMessages; ++k) out.messages.push_back(r.diagnostics[k].what());
+    for (size_t k = 0; k < n && k < kMaxMessages; ++k)
+      out.messages.push_back(r.diagnostics[k].what());
     if (r.files == 0) return out;
   }
   out.ok = true;

@@ -20,12 +20,13 @@ namespace ps {
 
 /// An SGF folder opened for the editor.
 struct SgfSetOpen {
-  bool ok = false;                    ///< `set` may replace the live set
-  SgfSet set;                         ///< the loaded set (the good files); empty unless ok
-  size_t entries = 0;                 ///< timed entries over all groups
-  size_t files = 0;                   ///< the SGF files loaded
-  std::vector<std::string> skipped;   ///< the SGF files skipped (each with its problems in `messages`)
-  size_t problems = 0;                ///< problems reported (files, rows, index entries)
+  bool ok = false;     ///< `set` may replace the live set
+  SgfSet set;          ///< the loaded set (the good files); empty unless ok
+  size_t entries = 0;  ///< timed entries over all groups
+  size_t files = 0;    ///< the SGF files loaded
+  std::vector<std::string>
+      skipped;          ///< the SGF files skipped (each with its problems in `messages`)
+  size_t problems = 0;  ///< problems reported (files, rows, index entries)
   /// Empty when everything loaded; else the verdict ("FOLDER: N problems, K of M
   /// files skipped (the other files are loaded)", or "... not loaded ..." when
   /// nothing could be) then the first 100 problems (file:line:col: field ...).

@@ -30,9 +30,10 @@ void render_frame(Simulation& sim, ParticleTable& table, const ImageColor& color
   if (color.heat) {
     if (MpmWorld* w = sim.mpm()) {
       std::vector<std::array<float, 3>> rgb;
-      heat_particle_rgb(w->particles, w->materials, color.mode,
-                        color.mode == HeatColor::Temperature ? Colormap::Coolwarm : Colormap::IceWater, color.lo,
-                        color.hi, rgb);
+      heat_particle_rgb(
+          w->particles, w->materials, color.mode,
+          color.mode == HeatColor::Temperature ? Colormap::Coolwarm : Colormap::IceWater, color.lo,
+          color.hi, rgb);
       for (size_t i = 0; i < splats.size() && i < rgb.size(); ++i)
         for (int c = 0; c < 3; ++c) splats[i].rgb[c] = rgb[i][static_cast<size_t>(c)];
     }
@@ -64,7 +65,8 @@ void render_frame(Simulation& sim, ParticleTable& table, const ImageColor& color
       rw->outline(static_cast<int>(b), parts);
       for (const auto& part : parts) {
         FilledPolygon fp;
-        for (const dem::Vec2d& q : part) fp.pts.push_back(Vec2{static_cast<float>(q.x), static_cast<float>(q.y)});
+        for (const dem::Vec2d& q : part)
+          fp.pts.push_back(Vec2{static_cast<float>(q.x), static_cast<float>(q.y)});
         for (int c = 0; c < 3; ++c) fp.rgb[c] = rw->def(static_cast<int>(b)).color[c];
         polys.push_back(std::move(fp));
       }

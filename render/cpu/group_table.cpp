@@ -7,7 +7,9 @@
 
 namespace ps {
 
-GroupRow sgf_group_row(const SgfGroup& g) { return GroupRow{g.name, {g.color[0], g.color[1], g.color[2]}, 0}; }
+GroupRow sgf_group_row(const SgfGroup& g) {
+  return GroupRow{g.name, {g.color[0], g.color[1], g.color[2]}, 0};
+}
 
 void GroupTable::build(const SgfSet& set, const ParticleTable& t, size_t sgf_rows) {
   const size_t n = t.size();
@@ -38,11 +40,15 @@ void GroupTable::build(const SgfSet& set, const ParticleTable& t, size_t sgf_row
   for (size_t i = 0; i < n; ++i) {
     const uint32_t g = i < ns ? by_id_[t.id[i]] : 0;
     row_of_[i] = g ? g - 1 : none;
-    if (g) ++rows_[g - 1].particles;
-    else ++in_none;
+    if (g)
+      ++rows_[g - 1].particles;
+    else
+      ++in_none;
   }
-  if (in_none) rows_.push_back(GroupRow{"no SGF group", kNoGroupRgb, in_none});
-  else if (n == 0) row_of_.clear();
+  if (in_none)
+    rows_.push_back(GroupRow{"no SGF group", kNoGroupRgb, in_none});
+  else if (n == 0)
+    row_of_.clear();
 }
 
 std::vector<GroupRow> group_legend(const GroupTable& t, size_t max_rows) {
@@ -54,8 +60,9 @@ std::vector<GroupRow> group_legend(const GroupTable& t, size_t max_rows) {
   if (max_rows >= 1 && out.size() > max_rows) {
     const size_t more = out.size() - (max_rows - 1);
     out.resize(max_rows - 1);
-    out.push_back(GroupRow{t.from_sgf() ? "... " + std::to_string(more) + " more groups" : "... (colours repeat)",
-                           t.from_sgf() ? kNoGroupRgb : group_rgb(10), 0});
+    out.push_back(GroupRow{
+        t.from_sgf() ? "... " + std::to_string(more) + " more groups" : "... (colours repeat)",
+        t.from_sgf() ? kNoGroupRgb : group_rgb(10), 0});
   }
   return out;
 }

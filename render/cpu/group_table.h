@@ -46,8 +46,8 @@ class GroupTable {
 
  private:
   std::vector<GroupRow> rows_;
-  std::vector<uint32_t> row_of_;    ///< per particle row
-  std::vector<uint32_t> by_id_;     ///< scratch: ID -> SGF group + 1
+  std::vector<uint32_t> row_of_;  ///< per particle row
+  std::vector<uint32_t> by_id_;   ///< scratch: ID -> SGF group + 1
   bool sgf_ = false;
 };
 

@@ -13,7 +13,8 @@ void melt_roles(const std::vector<MaterialParams>& materials, std::vector<MeltRo
     if (material_melts(m)) {
       out[k] = MeltRole::Melts;
       const size_t t = static_cast<size_t>(m.melts_into);
-      if (t < materials.size() && t != k && !material_melts(materials[t])) out[t] = MeltRole::Target;
+      if (t < materials.size() && t != k && !material_melts(materials[t]))
+        out[t] = MeltRole::Target;
     }
   }
 }
@@ -52,13 +53,15 @@ void temperature_range(const MpmParticles& p, float& lo, float& hi) {
   }
 }
 
-void heat_particle_rgb(const MpmParticles& p, const std::vector<MaterialParams>& materials, HeatColor mode,
-                       Colormap c, float lo, float hi, std::vector<std::array<float, 3>>& out) {
+void heat_particle_rgb(const MpmParticles& p, const std::vector<MaterialParams>& materials,
+                       HeatColor mode, Colormap c, float lo, float hi,
+                       std::vector<std::array<float, 3>>& out) {
   const size_t n = p.size();
   out.resize(n);
   if (mode == HeatColor::Temperature) {
     if (!(hi > lo)) temperature_range(p, lo, hi);
-    for (size_t i = 0; i < n; ++i) out[i] = temperature_rgb(c, i < p.temp.size() ? p.temp[i] : lo, lo, hi);
+    for (size_t i = 0; i < n; ++i)
+      out[i] = temperature_rgb(c, i < p.temp.size() ? p.temp[i] : lo, lo, hi);
     return;
   }
   std::vector<MeltRole> role;

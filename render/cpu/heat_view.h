@@ -24,7 +24,9 @@ enum class MeltRole : uint8_t {
 };
 
 /// A material melts when it has a latent heat and a material to melt into.
-inline bool material_melts(const MaterialParams& m) { return m.latent_heat > 0.f && m.melts_into >= 0; }
+inline bool material_melts(const MaterialParams& m) {
+  return m.latent_heat > 0.f && m.melts_into >= 0;
+}
 
 /// The role of every material (out[k] for materials[k]).
 void melt_roles(const std::vector<MaterialParams>& materials, std::vector<MeltRole>& out);
@@ -50,8 +52,9 @@ enum class HeatColor : uint8_t { Temperature = 0, MeltFraction = 1 };
 /// Per-particle colours of a heat colour mode (row i for particle i). The
 /// temperature map spans [lo, hi] deg C; pass lo >= hi for the particles'
 /// own min / max. The melt-fraction map spans 0..1 whatever lo and hi.
-void heat_particle_rgb(const MpmParticles& p, const std::vector<MaterialParams>& materials, HeatColor mode,
-                       Colormap c, float lo, float hi, std::vector<std::array<float, 3>>& out);
+void heat_particle_rgb(const MpmParticles& p, const std::vector<MaterialParams>& materials,
+                       HeatColor mode, Colormap c, float lo, float hi,
+                       std::vector<std::array<float, 3>>& out);
 
 /// The heat ledger's balance (J per unit depth): what came in from walls
 /// (and plates), air and lamps against the change of the heat content.

@@ -19,8 +19,10 @@ SidePanels clamp_side_panels(float left, float right, float window_w, float shar
   right = std::max(right, lo);
   // A panel raised to its minimum takes its room from the other one.
   if (left + right > cap) {
-    if (left > right) left = cap - right;
-    else right = cap - left;
+    if (left > right)
+      left = cap - right;
+    else
+      right = cap - left;
   }
   return SidePanels{left, right};
 }
@@ -54,8 +56,10 @@ Tiling choose_tiling(int n, float w, float h, float aspect, float gap, float ban
   for (int cols = 1; cols <= n; ++cols) {
     const int rows = (n + cols - 1) / cols;
     if ((rows - 1) * cols >= n) continue;  // an empty row: the same as fewer rows, smaller
-    const float pw = std::max(0.f, (w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols));
-    const float ph = std::max(0.f, (h - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows) - band);
+    const float pw =
+        std::max(0.f, (w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols));
+    const float ph =
+        std::max(0.f, (h - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows) - band);
     // The scene fitted into the pane below its band: limited by the width or the height.
     Tiling t;
     t.rows = rows;
@@ -70,7 +74,9 @@ Tiling choose_tiling(int n, float w, float h, float aspect, float gap, float ban
     const float a = t.scene_w * t.scene_h, b = best.scene_w * best.scene_h;
     const float tol = 1e-3f * std::max(a, b);
     const int empty = rows * cols - n, best_empty = best.rows * best.cols - n;
-    if (a > b + tol || (a >= b - tol && (empty < best_empty || (empty == best_empty && cols > best.cols)))) best = t;
+    if (a > b + tol ||
+        (a >= b - tol && (empty < best_empty || (empty == best_empty && cols > best.cols))))
+      best = t;
   }
   return best;
 }
@@ -80,7 +86,8 @@ ScreenRect tile_rect(const Tiling& t, const ScreenRect& area, float gap, int k) 
   const int cx = k % cols, cy = k / cols;
   const float w = (area.w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols);
   const float h = (area.h - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows);
-  return ScreenRect{area.x + static_cast<float>(cx) * (w + gap), area.y + static_cast<float>(cy) * (h + gap), w, h};
+  return ScreenRect{area.x + static_cast<float>(cx) * (w + gap),
+                    area.y + static_cast<float>(cy) * (h + gap), w, h};
 }
 
 float overlay_band_height(const std::vector<Vec2>& boxes, float width, float gap) {
@@ -179,7 +186,8 @@ float OverlayFlow::status_room() const {
   return std::max(0.f, right - (d.x + gap_));
 }
 
-std::string elide_middle(const std::string& text, float max_w, const std::function<float(const std::string&)>& width) {
+std::string elide_middle(const std::string& text, float max_w,
+                         const std::function<float(const std::string&)>& width) {
   if (width(text) <= max_w) return text;
   // Keep `keep` characters, a third at the start and two thirds at the end (the name
   // of a file is at the end of its path); the largest that fits, by bisection.
@@ -190,13 +198,16 @@ std::string elide_middle(const std::string& text, float max_w, const std::functi
   size_t lo = 0, hi = text.size();
   while (lo < hi) {
     const size_t mid = (lo + hi + 1) / 2;
-    if (width(cut(mid)) <= max_w) lo = mid;
-    else hi = mid - 1;
+    if (width(cut(mid)) <= max_w)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return cut(lo);
 }
 
-std::string wrap_at_spaces(const std::string& text, float max_w, const std::function<float(const std::string&)>& width) {
+std::string wrap_at_spaces(const std::string& text, float max_w,
+                           const std::function<float(const std::string&)>& width) {
   std::string out, line;
   size_t k = 0;
   while (k < text.size()) {
@@ -220,14 +231,16 @@ std::string wrap_at_spaces(const std::string& text, float max_w, const std::func
   return out + line;
 }
 
-bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap, OverlayFlow& flow) {
+bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap,
+                       OverlayFlow& flow) {
   if (boxes.empty()) return true;
   if (dock.dock.w <= 0.f || dock.dock.h <= 0.f) return false;
   flow.begin(dock, gap);
   const ScreenRect& d = dock.dock;
   for (const Vec2& b : boxes) {
     const Vec2 at = flow.place(b);
-    if (at.x < d.x - 0.5f || at.y < d.y - 0.5f || at.x + b.x > d.x + d.w + 0.5f || at.y + b.y > d.y + d.h + 0.5f)
+    if (at.x < d.x - 0.5f || at.y < d.y - 0.5f || at.x + b.x > d.x + d.w + 0.5f ||
+        at.y + b.y > d.y + d.h + 0.5f)
       return false;
   }
   return true;

@@ -38,7 +38,8 @@ int monitor_of_window(const DesktopRect& window, const std::vector<DesktopRect>&
 /// The comparison's panes in rows x cols (row-major: left to right, then down).
 struct Tiling {
   int rows = 1, cols = 1;
-  float scene_w = 0.f, scene_h = 0.f;  ///< the scene drawn whole in one pane, under its label band (px)
+  float scene_w = 0.f,
+        scene_h = 0.f;  ///< the scene drawn whole in one pane, under its label band (px)
   bool operator==(const Tiling& o) const { return rows == o.rows && cols == o.cols; }
   bool operator!=(const Tiling& o) const { return !(*this == o); }
 };
@@ -83,7 +84,8 @@ OverlayDock split_overlay_dock(const ScreenRect& area, const std::vector<Vec2>& 
 /// one, a note that goes) does not move the scene; only one that needs more room does.
 /// `scratch` is reused (the window checks every frame: no allocation once warm).
 class OverlayFlow;
-bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap, OverlayFlow& scratch);
+bool overlay_boxes_fit(const OverlayDock& dock, const std::vector<Vec2>& boxes, float gap,
+                       OverlayFlow& scratch);
 
 /// Places the boxes of one frame, in the order they are drawn (the status line
 /// first), in a dock: the status line at the dock's bottom left (band) or top
@@ -118,12 +120,14 @@ class OverlayFlow {
 /// `text` cut in the middle to at most `max_w` wide (an ellipsis "..." in the
 /// cut), keeping its start and its end (a saved file's name): `width` measures
 /// a string. Unchanged when it fits; "..." alone when nothing else does.
-std::string elide_middle(const std::string& text, float max_w, const std::function<float(const std::string&)>& width);
+std::string elide_middle(const std::string& text, float max_w,
+                         const std::function<float(const std::string&)>& width);
 
 /// `text` broken into lines at most `max_w` wide, at spaces only: ImGui's own
 /// wrapping also breaks after a full stop, which split "0.7 s" into "0." and
 /// "7 s" in a lesson's text. A word wider than a line gets a line of its own.
 /// The lines are joined with '\n'.
-std::string wrap_at_spaces(const std::string& text, float max_w, const std::function<float(const std::string&)>& width);
+std::string wrap_at_spaces(const std::string& text, float max_w,
+                           const std::function<float(const std::string&)>& width);
 
 }  // namespace ps

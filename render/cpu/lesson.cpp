@@ -21,7 +21,8 @@ namespace ps {
 namespace {
 
 /// A string or an array of strings; `locs` gets where each one is.
-std::vector<std::string> string_list(ObjReader& r, const char* key, std::vector<SourceLoc>* locs = nullptr) {
+std::vector<std::string> string_list(ObjReader& r, const char* key,
+                                     std::vector<SourceLoc>* locs = nullptr) {
   std::vector<std::string> out;
   const Json* v = r.get(key);
   if (!v) return out;
@@ -29,10 +30,13 @@ std::vector<std::string> string_list(ObjReader& r, const char* key, std::vector<
     if (locs) locs->push_back(v->loc());
     return {v->as_string()};
   }
-  if (!v->is_array()) throw InputError(v->loc(), r.field(key), "expected a string or an array of strings, got " + describe(*v));
+  if (!v->is_array())
+    throw InputError(v->loc(), r.field(key),
+                     "expected a string or an array of strings, got " + describe(*v));
   for (size_t k = 0; k < v->size(); ++k) {
     if (!v->at(k).is_string())
-      throw InputError(v->at(k).loc(), r.field(key) + "[" + std::to_string(k) + "]", "expected a string, got " + describe(v->at(k)));
+      throw InputError(v->at(k).loc(), r.field(key) + "[" + std::to_string(k) + "]",
+                       "expected a string, got " + describe(v->at(k)));
     out.push_back(v->at(k).as_string());
     if (locs) locs->push_back(v->at(k).loc());
   }
@@ -44,7 +48,9 @@ bool same_loc(const SourceLoc& a, const SourceLoc& b) {
 }
 
 /// An error of the command line's --set (its own location, kept as is).
-bool from_command_line(const InputError& e) { return e.loc().line == 0 && e.loc().file.rfind("--set ", 0) == 0; }
+bool from_command_line(const InputError& e) {
+  return e.loc().line == 0 && e.loc().file.rfind("--set ", 0) == 0;
+}
 
 /// An error raised while the lesson's scene was read and built, as the
 /// lesson's: at the `set` entry whose value it is about, else at `scene`
@@ -55,13 +61,16 @@ InputError lesson_error(const Lesson& l, const InputError& e) {
     if (!same_loc(e.loc(), l.set_locs[k])) continue;
     const std::string entry = "set[" + std::to_string(k) + "]";
     if (e.field() == entry) return e;  // apply_override's own error: already the entry's
-    return InputError(e.loc(), entry, "\"" + l.set[k] + "\": scene field '" + e.field() + "': " + e.message());
+    return InputError(e.loc(), entry,
+                      "\"" + l.set[k] + "\": scene field '" + e.field() + "': " + e.message());
   }
   if (same_loc(e.loc(), l.scene_loc) && e.field() == "scene") return e;
   return InputError(l.scene_loc, "scene", "\"" + l.scene + "\": " + e.what());
 }
 
-std::string path_of(const std::string& assignment) { return assignment.substr(0, assignment.find('=')); }
+std::string path_of(const std::string& assignment) {
+  return assignment.substr(0, assignment.find('='));
+}
 
 std::optional<bool> opt_bool(ObjReader& r, const char* key) {
   if (!r.has(key)) return std::nullopt;
@@ -71,9 +80,9 @@ std::optional<bool> opt_bool(ObjReader& r, const char* key) {
 }  // namespace
 
 const std::vector<const char*>& lesson_color_names() {
-  static const std::vector<const char*> names = {"material", "speed",          "direction",   "J",
-                                                 "stress",   "group",          "scalar",      "plastic_strain",
-                                                 "temperature", "melt_fraction"};
+  static const std::vector<const char*> names = {
+      "material", "speed",  "direction",      "J",           "stress",
+      "group",    "scalar", "plastic_strain", "temperature", "melt_fraction"};
   return names;
 }
 
@@ -115,7 +124,8 @@ Lesson load_lesson(const std::string& path) { return parse_lesson(read_file_text
 
 Lesson parse_lesson(const std::string& text, const std::string& path) {
   const Json doc = Json::parse(text, path);
-  if (!doc.is_object()) throw InputError(doc.loc(), "", "a lesson is a JSON object, got " + describe(doc));
+  if (!doc.is_object())
+    throw InputError(doc.loc(), "", "a lesson is a JSON object, got " + describe(doc));
   ObjReader r(doc, "");
   Lesson l;
   l.path = path;
@@ -124,16 +134,20 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
   l.scene = r.string_required("scene");
   l.scene_loc = r.get("scene")->loc();
   if (l.scene.empty())
-    throw InputError(l.scene_loc, "scene", "empty: name a built-in scene (see `sandbox info`) or a .json file");
+    throw InputError(l.scene_loc, "scene",
+                     "empty: name a built-in scene (see `sandbox info`) or a .json file");
   l.set = string_list(r, "set", &l.set_locs);
   for (size_t k = 0; k < l.set.size(); ++k)
     if (l.set[k].find('=') == std::string::npos || l.set[k][0] == '=')
-      throw InputError(l.set_locs[k], "set[" + std::to_string(k) + "]", "expected path=value, got \"" + l.set[k] + "\"");
+      throw InputError(l.set_locs[k], "set[" + std::to_string(k) + "]",
+                       "expected path=value, got \"" + l.set[k] + "\"");
   l.text = string_list(r, "text");
   if (l.text.empty()) r.fail("text", "a lesson needs at least one paragraph of text");
   l.look_for = string_list(r, "look_for");
   if (const Json* keys = r.get("keys")) {
-    if (!keys->is_array()) throw InputError(keys->loc(), "keys", "expected an array of [key, what it does], got " + describe(*keys));
+    if (!keys->is_array())
+      throw InputError(keys->loc(), "keys",
+                       "expected an array of [key, what it does], got " + describe(*keys));
     for (size_t k = 0; k < keys->size(); ++k) {
       const Json& e = keys->at(k);
       const std::string f = "keys[" + std::to_string(k) + "]";
@@ -146,10 +160,12 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
     ObjReader vr(*v, "view");
     l.color = vr.choice("color", -1, lesson_color_names());
     std::vector<const char*> maps;
-    for (int k = 0; k < kColormapCount; ++k) maps.push_back(colormap_name(static_cast<Colormap>(k)));
+    for (int k = 0; k < kColormapCount; ++k)
+      maps.push_back(colormap_name(static_cast<Colormap>(k)));
     l.colormap = vr.choice("colormap", -1, maps);
     if (l.colormap >= 0 && l.color < 0)
-      throw InputError(v->loc(), "view.colormap", "a colour map needs the colour mode it is for: set \"color\" too");
+      throw InputError(v->loc(), "view.colormap",
+                       "a colour map needs the colour mode it is for: set \"color\" too");
     l.grid = opt_bool(vr, "grid");
     l.grid_velocity = opt_bool(vr, "grid_velocity");
     l.particle_velocity = opt_bool(vr, "particle_velocity");
@@ -159,16 +175,20 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
     std::vector<const char*> tools;
     for (int k = 0; k < kToolCount; ++k) tools.push_back(tool_name(static_cast<Tool>(k)));
     l.tool = vr.choice("tool", -1, tools);
-    l.paused = vr.boolean("paused", true);  // a lesson waits for the teacher unless it says otherwise
+    l.paused =
+        vr.boolean("paused", true);  // a lesson waits for the teacher unless it says otherwise
     l.select_id = static_cast<unsigned>(vr.integer("select", 0, 0, 2000000000));
     vr.finish();
   }
   if (const Json* cmp = r.get("compare")) {
-    if (!cmp->is_string()) throw InputError(cmp->loc(), "compare", "expected \"path=a,b,... [path=...]\", got " + describe(*cmp));
+    if (!cmp->is_string())
+      throw InputError(cmp->loc(), "compare",
+                       "expected \"path=a,b,... [path=...]\", got " + describe(*cmp));
     try {
       vary_panes_text(cmp->as_string());  // counts the panes before making them
     } catch (const InputError& e) {
-      throw InputError(cmp->loc(), "compare", (e.field().empty() ? "" : "'" + e.field() + "': ") + e.message());
+      throw InputError(cmp->loc(), "compare",
+                       (e.field().empty() ? "" : "'" + e.field() + "': ") + e.message());
     }
     l.compare = cmp->as_string();
     l.compare_loc = cmp->loc();
@@ -210,9 +230,11 @@ std::string resolve_lesson_path(const std::string& name_or_path) {
   }
   if (hits.size() == 1) return hits[0];
   std::string names;
-  for (const std::string& p : all) names += (names.empty() ? "" : ", ") + fs::path(p).stem().string();
+  for (const std::string& p : all)
+    names += (names.empty() ? "" : ", ") + fs::path(p).stem().string();
   throw InputError({name_or_path, 0, 0}, "",
-                   std::string(hits.empty() ? "no such lesson file or built-in lesson" : "more than one built-in lesson starts so") +
+                   std::string(hits.empty() ? "no such lesson file or built-in lesson"
+                                            : "more than one built-in lesson starts so") +
                        " (built-ins: " + names + ")");
 }
 
@@ -233,7 +255,8 @@ LessonBuild build_lesson(const Lesson& l, const LessonOptions& opt) {
   }
   try {
     raw = opt.read_scene ? opt.read_scene(b.scene_path) : Json::parse_file(b.scene_path);
-    if (!raw.is_object()) throw InputError(raw.loc(), "", "a scene file must be a JSON object {...}");
+    if (!raw.is_object())
+      throw InputError(raw.loc(), "", "a scene file must be a JSON object {...}");
   } catch (const InputError& e) {
     throw InputError(l.scene_loc, "scene", "\"" + l.scene + "\": " + e.what());
   }
@@ -263,8 +286,8 @@ LessonBuild build_lesson(const Lesson& l, const LessonOptions& opt) {
     throw lesson_error(l, e);
   }
   if (!b.panes.empty() && opt.build_comparison)
-    b.comparison = std::make_unique<Comparison>(base, b.scene_path, b.panes, opt.compare_backend, opt.threads,
-                                                l.compare_loc, "compare");
+    b.comparison = std::make_unique<Comparison>(base, b.scene_path, b.panes, opt.compare_backend,
+                                                opt.threads, l.compare_loc, "compare");
   return b;
 }
 
@@ -282,7 +305,8 @@ std::vector<std::string> LessonCatalog::refresh() {
     e.path = p;
     e.size = fs::file_size(p, ec);
     e.mtime = fs::last_write_time(p, ec);
-    const auto old = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& o) { return o.path == p; });
+    const auto old =
+        std::find_if(entries_.begin(), entries_.end(), [&](const Entry& o) { return o.path == p; });
     if (old != entries_.end() && old->size == e.size && old->mtime == e.mtime) {
       next.push_back(*old);  // unchanged: neither parsed nor reported again
       continue;

@@ -26,25 +26,29 @@ struct LessonKey {
 };
 
 struct Lesson {
-  std::string path;   ///< the lesson file
-  std::string id;     ///< its stem ("01_pic_loses_rotation")
+  std::string path;  ///< the lesson file
+  std::string id;    ///< its stem ("01_pic_loses_rotation")
   std::string title;
   std::string scene;  ///< built-in scene name or a path (relative paths: to the lesson file)
-  std::vector<std::string> set;  ///< --set overrides for the scene
+  std::vector<std::string> set;       ///< --set overrides for the scene
   std::vector<std::string> text;      ///< paragraphs
   std::vector<std::string> look_for;  ///< what to watch, one line each
   std::vector<LessonKey> keys;
   // The view at the start (absent: the window's current choice stays).
-  int color = -1;  ///< the window's colour mode index (material, speed, direction, J, stress, group,
-                   ///< scalar, plastic_strain, temperature, melt_fraction), -1: unchanged
+  int color =
+      -1;  ///< the window's colour mode index (material, speed, direction, J, stress, group,
+           ///< scalar, plastic_strain, temperature, melt_fraction), -1: unchanged
   int colormap = -1;  ///< render/cpu/colormap.h Colormap index for that colour mode, -1: unchanged
   std::optional<bool> grid, grid_velocity, particle_velocity, affine, contacts, forces;
-  int tool = -1;   ///< render/cpu/tools.h Tool index, -1: unchanged
-  bool paused = true;  ///< opens paused (the teacher presses Space); a file opts out with "paused": false
-  int preset = -1;  ///< Preset index (translation, rotation, shear, dilation) applied at the start, -1: none
+  int tool = -1;  ///< render/cpu/tools.h Tool index, -1: unchanged
+  bool paused =
+      true;  ///< opens paused (the teacher presses Space); a file opts out with "paused": false
+  int preset =
+      -1;  ///< Preset index (translation, rotation, shear, dilation) applied at the start, -1: none
   float preset_speed = 1.f;
   unsigned select_id = 0;  ///< particle ID selected at the start (its affine field shows), 0: none
-  std::string compare;     ///< open the comparison view with these `path=a,b,...` items (sim/scene/compare.h), if set
+  std::string
+      compare;  ///< open the comparison view with these `path=a,b,...` items (sim/scene/compare.h), if set
   // Where the entries that name other input are in the file (their errors point there).
   SourceLoc scene_loc;
   std::vector<SourceLoc> set_locs;  ///< one per `set` entry
@@ -55,8 +59,9 @@ struct Lesson {
 /// two sentences) and the "look for" lines on the first page, the rest behind
 /// a "More" header, collapsed when the lesson opens.
 struct LessonPage {
-  std::string lead;               ///< the first paragraph, cut after its second sentence
-  std::vector<std::string> more;  ///< the rest of the first paragraph (if cut), then the other paragraphs
+  std::string lead;  ///< the first paragraph, cut after its second sentence
+  std::vector<std::string>
+      more;  ///< the rest of the first paragraph (if cut), then the other paragraphs
 };
 /// Sentences a lead keeps (a longer first paragraph goes on under "More").
 constexpr size_t kLeadSentences = 2;
@@ -93,10 +98,11 @@ struct LessonOptions {
 };
 
 struct LessonBuild {
-  std::string scene_path;              ///< the resolved scene file
-  std::vector<std::string> overrides;  ///< the lesson's `set` entries, then extra_sets (what a reload applies)
-  std::unique_ptr<Simulation> sim;     ///< the scene with them
-  std::vector<PaneSpec> panes;         ///< the comparison's panes (empty: the lesson compares nothing)
+  std::string scene_path;  ///< the resolved scene file
+  std::vector<std::string>
+      overrides;  ///< the lesson's `set` entries, then extra_sets (what a reload applies)
+  std::unique_ptr<Simulation> sim;  ///< the scene with them
+  std::vector<PaneSpec> panes;      ///< the comparison's panes (empty: the lesson compares nothing)
   std::unique_ptr<Comparison> comparison;  ///< built when asked and the lesson compares
 };
 

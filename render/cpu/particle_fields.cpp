@@ -11,8 +11,15 @@ void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress) {
   w.sync();
   const MpmParticles& p = w.particles;
   const size_t n = p.size();
-  t.id.resize(n); t.material.resize(n); t.group.resize(n);
-  t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
+  t.id.resize(n);
+  t.material.resize(n);
+  t.group.resize(n);
+  t.x.resize(n);
+  t.y.resize(n);
+  t.vx.resize(n);
+  t.vy.resize(n);
+  t.mass.resize(n);
+  t.radius.resize(n);
   t.color.resize(n);
   if (t.extra_names.size() != kMpmColumnCount)
     t.extra_names = {"J", "Jp", "pressure", "von Mises", "plastic strain", "temperature"};
@@ -24,8 +31,10 @@ void mpm_snapshot(MpmWorld& w, ParticleTable& t, bool with_stress) {
       t.id[i] = p.id[i];
       t.material[i] = p.material[i];
       t.group[i] = p.group[i];
-      t.x[i] = p.x[i].x; t.y[i] = p.x[i].y;
-      t.vx[i] = p.v[i].x; t.vy[i] = p.v[i].y;
+      t.x[i] = p.x[i].x;
+      t.y[i] = p.x[i].y;
+      t.vx[i] = p.v[i].x;
+      t.vy[i] = p.v[i].y;
       t.mass[i] = p.mass[i];
       t.radius[i] = 0.5f * std::sqrt(p.vol0[i]);
       t.color[i] = {m.color[0], m.color[1], m.color[2]};
@@ -68,7 +77,11 @@ void value_range(const std::vector<float>& v, float& lo, float& hi) {
   lo = hi = 0.f;
   for (float x : v) {
     if (!std::isfinite(x)) continue;
-    if (!any) { lo = hi = x; any = true; continue; }
+    if (!any) {
+      lo = hi = x;
+      any = true;
+      continue;
+    }
     lo = std::min(lo, x);
     hi = std::max(hi, x);
   }
@@ -78,7 +91,8 @@ void value_range(const std::vector<float>& v, float& lo, float& hi) {
 
 namespace ps {
 
-void robust_range(const std::vector<float>& v, float tail, std::vector<float>& scratch, float& lo, float& hi) {
+void robust_range(const std::vector<float>& v, float tail, std::vector<float>& scratch, float& lo,
+                  float& hi) {
   scratch.clear();
   for (float x : v)
     if (std::isfinite(x)) scratch.push_back(x);
@@ -88,9 +102,11 @@ void robust_range(const std::vector<float>& v, float tail, std::vector<float>& s
   tail = std::clamp(tail, 0.f, 0.5f);
   size_t k_lo = static_cast<size_t>(tail * static_cast<float>(n - 1));
   size_t k_hi = n - 1 - k_lo;
-  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k_lo), scratch.end());
+  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k_lo),
+                   scratch.end());
   lo = scratch[k_lo];
-  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k_hi), scratch.end());
+  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k_hi),
+                   scratch.end());
   hi = scratch[k_hi];
 }
 

@@ -40,7 +40,8 @@ void value_range(const std::vector<float>& v, float& lo, float& hi);
 /// Robust range: the `tail` and 1 - `tail` quantiles of the finite values, so
 /// a few splashing particles do not wash out the colour scale. `scratch` is
 /// reused storage (no allocation once it has grown).
-void robust_range(const std::vector<float>& v, float tail, std::vector<float>& scratch, float& lo, float& hi);
+void robust_range(const std::vector<float>& v, float tail, std::vector<float>& scratch, float& lo,
+                  float& hi);
 
 /// The speed colours' auto range: 0 to the fastest speed since it was reset
 /// (a load, a preset, a comparison's start: hi = 0), never shrinking, so a

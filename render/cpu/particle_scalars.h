@@ -18,7 +18,8 @@ PS_HD float display_volume_ratio(const MaterialParams& m, const Mat2& F, float J
 /// Cauchy stress sigma = tau / J from the material's constitutive model (the
 /// kernels' `constitutive`, applied to copies of F and Jp; J is det of the
 /// projected F for solids). Zero where J is degenerate.
-PS_HD Mat2 display_cauchy_stress(const MaterialParams& m, Mat2 F, float J, float Jp, const Mat2& C) {
+PS_HD Mat2 display_cauchy_stress(const MaterialParams& m, Mat2 F, float J, float Jp,
+                                 const Mat2& C) {
   const Mat2 tau = mpm::constitutive(m, F, J, Jp, C, 0.f);
   const float Jd = m.type == MaterialType::Fluid ? J : det(F);
   if (!(fabsf(Jd) > 1e-6f)) return Mat2{};

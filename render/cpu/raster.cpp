@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace ps {
 
 namespace {
@@ -43,15 +42,19 @@ void draw_polygons(Image& img, Vec2 lo, Vec2 hi, const std::vector<FilledPolygon
     float x0 = 1e30f, x1 = -1e30f, y0 = 1e30f, y1 = -1e30f;
     for (size_t k = 0; k < n; ++k) {
       m.to_px(poly.pts[k], px[k], py[k]);
-      x0 = std::min(x0, px[k]); x1 = std::max(x1, px[k]);
-      y0 = std::min(y0, py[k]); y1 = std::max(y1, py[k]);
+      x0 = std::min(x0, px[k]);
+      x1 = std::max(x1, px[k]);
+      y0 = std::min(y0, py[k]);
+      y1 = std::max(y1, py[k]);
     }
     // Orientation in pixel space (y flips it).
     float area = 0.f;
     for (size_t k = 0; k < n; ++k) area += px[k] * py[(k + 1) % n] - py[k] * px[(k + 1) % n];
     const float sgn = area > 0.f ? 1.f : -1.f;
-    const int ix0 = std::max(0, static_cast<int>(std::floor(x0))), ix1 = std::min(W - 1, static_cast<int>(std::ceil(x1)));
-    const int iy0 = std::max(0, static_cast<int>(std::floor(y0))), iy1 = std::min(H - 1, static_cast<int>(std::ceil(y1)));
+    const int ix0 = std::max(0, static_cast<int>(std::floor(x0))),
+              ix1 = std::min(W - 1, static_cast<int>(std::ceil(x1)));
+    const int iy0 = std::max(0, static_cast<int>(std::floor(y0))),
+              iy1 = std::min(H - 1, static_cast<int>(std::ceil(y1)));
     for (int y = iy0; y <= iy1; ++y)
       for (int x = ix0; x <= ix1; ++x) {
         const float qx = x + 0.5f, qy = y + 0.5f;
@@ -80,7 +83,8 @@ void rasterize(Image& img, Vec2 lo, Vec2 hi, const std::vector<Splat>& splats,
   const int W = img.width, H = img.height;
   for (int i = 0; i < W * H; ++i)
     for (int c = 0; c < 3; ++c)
-      img.rgb[static_cast<size_t>(i) * 3 + c] = static_cast<uint8_t>(std::clamp(background[c], 0.f, 1.f) * 255.f + 0.5f);
+      img.rgb[static_cast<size_t>(i) * 3 + c] =
+          static_cast<uint8_t>(std::clamp(background[c], 0.f, 1.f) * 255.f + 0.5f);
   const ViewMap m(img, lo, hi);
   if (!m.ok) return;
   const float scale = m.scale;
@@ -94,15 +98,23 @@ void rasterize(Image& img, Vec2 lo, Vec2 hi, const std::vector<Splat>& splats,
       uint8_t* p = &img.rgb[(static_cast<size_t>(y) * W + x) * 3];
       p[0] = p[1] = p[2] = 110;
     };
-    for (int x = static_cast<int>(x0); x <= static_cast<int>(x1); ++x) { put(x, static_cast<int>(y0)); put(x, static_cast<int>(y1)); }
-    for (int y = static_cast<int>(y0); y <= static_cast<int>(y1); ++y) { put(static_cast<int>(x0), y); put(static_cast<int>(x1), y); }
+    for (int x = static_cast<int>(x0); x <= static_cast<int>(x1); ++x) {
+      put(x, static_cast<int>(y0));
+      put(x, static_cast<int>(y1));
+    }
+    for (int y = static_cast<int>(y0); y <= static_cast<int>(y1); ++y) {
+      put(static_cast<int>(x0), y);
+      put(static_cast<int>(x1), y);
+    }
   }
   for (const Splat& s : splats) {
     float cx, cy;
     to_px(s.x, cx, cy);
     float r = std::max(0.75f, s.radius * scale);
-    int x0 = std::max(0, static_cast<int>(std::floor(cx - r))), x1 = std::min(W - 1, static_cast<int>(std::ceil(cx + r)));
-    int y0 = std::max(0, static_cast<int>(std::floor(cy - r))), y1 = std::min(H - 1, static_cast<int>(std::ceil(cy + r)));
+    int x0 = std::max(0, static_cast<int>(std::floor(cx - r))),
+        x1 = std::min(W - 1, static_cast<int>(std::ceil(cx + r)));
+    int y0 = std::max(0, static_cast<int>(std::floor(cy - r))),
+        y1 = std::min(H - 1, static_cast<int>(std::ceil(cy + r)));
     for (int y = y0; y <= y1; ++y)
       for (int x = x0; x <= x1; ++x) {
         float dx = x + 0.5f - cx, dy = y + 0.5f - cy;

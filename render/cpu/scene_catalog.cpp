@@ -37,11 +37,13 @@ double number_of(const Json& o, const char* key, double def) {
 bool has_heat(const Json& doc) {
   if (const Json* h = member(doc, "heat")) {
     const Json* on = member(*h, "enabled");
-    if (!(on && on->is_bool() && !on->as_bool())) return true;  // "heat": {...} switches heat on unless disabled
+    if (!(on && on->is_bool() && !on->as_bool()))
+      return true;  // "heat": {...} switches heat on unless disabled
   }
   if (const Json* mats = member(doc, "materials"); mats && mats->is_object())
     for (const auto& [name, m] : mats->members())
-      if (member(m, "melting_point") || member(m, "latent_heat") || member(m, "conductivity")) return true;
+      if (member(m, "melting_point") || member(m, "latent_heat") || member(m, "conductivity"))
+        return true;
   return false;
 }
 
@@ -65,7 +67,8 @@ bool bonds_break(const Json& doc) {
   const Json* on = member(*bond, "enabled");
   if (!on || !on->is_bool() || !on->as_bool()) return false;
   const double E = number_of(*bond, "E", 0.0);
-  const double strength = std::min(number_of(*bond, "tensile_strength", 1e300), number_of(*bond, "shear_strength", 1e300));
+  const double strength = std::min(number_of(*bond, "tensile_strength", 1e300),
+                                   number_of(*bond, "shear_strength", 1e300));
   return E > 0.0 && strength / E < kBondBreakStrain;
 }
 
@@ -92,7 +95,8 @@ SceneGroup classify_scene(const Json& doc) {
   const std::string kind = string_of(doc, "kind");
   if (has_heat(doc)) return SceneGroup::Heat;
   if (kind == "rigid" || member(doc, "rigid")) return SceneGroup::Rigid;
-  if ((kind != "dem" && mpm_tears(doc)) || (kind == "dem" && bonds_break(doc))) return SceneGroup::Fracture;
+  if ((kind != "dem" && mpm_tears(doc)) || (kind == "dem" && bonds_break(doc)))
+    return SceneGroup::Fracture;
   if (kind == "dem") return SceneGroup::Dem;
   return SceneGroup::Mpm;
 }
@@ -167,7 +171,8 @@ std::vector<CatalogEntry> read_catalog(const std::vector<std::string>& scene_pat
     if (a.group != b.group) return a.group < b.group;
     return lower(a.title) < lower(b.title);
   });
-  lessons.insert(lessons.end(), std::make_move_iterator(scenes.begin()), std::make_move_iterator(scenes.end()));
+  lessons.insert(lessons.end(), std::make_move_iterator(scenes.begin()),
+                 std::make_move_iterator(scenes.end()));
   return lessons;
 }
 

@@ -45,13 +45,13 @@ inline constexpr int kThumbWidth = 256, kThumbHeight = 192;
 
 /// One entry of the browser.
 struct CatalogEntry {
-  std::string path;          ///< the scene or lesson file
+  std::string path;  ///< the scene or lesson file
   bool lesson = false;
   SceneGroup group = SceneGroup::Mpm;
-  std::string title;         ///< the scene's "name" / the lesson's "title" (the file's stem when absent)
-  std::string description;   ///< the scene's "description" / the first sentence of the lesson's text
-  std::string error;         ///< the file does not read: its located error ("FILE:LINE:COL: ...")
-  uint64_t key = 0;          ///< thumbnail_key of the file (and a lesson's scene file)
+  std::string title;  ///< the scene's "name" / the lesson's "title" (the file's stem when absent)
+  std::string description;  ///< the scene's "description" / the first sentence of the lesson's text
+  std::string error;        ///< the file does not read: its located error ("FILE:LINE:COL: ...")
+  uint64_t key = 0;         ///< thumbnail_key of the file (and a lesson's scene file)
 };
 
 /// The thumbnail cache key of file contents: a hash of the thumbnail's

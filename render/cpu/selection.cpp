@@ -53,7 +53,8 @@ bool point_in_polygon(const std::vector<Vec2>& poly, Vec2 p) {
   return inside;
 }
 
-std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly, size_t rows) {
+std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly,
+                                   size_t rows) {
   std::vector<uint32_t> out;
   if (poly.size() < 3) return out;
   // Bounding box first: most particles of a large scene are far from a small lasso.
@@ -71,17 +72,20 @@ std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec
   return out;
 }
 
-void apply_selection(std::vector<uint32_t>& selection, const std::vector<uint32_t>& hits, SelectOp op) {
+void apply_selection(std::vector<uint32_t>& selection, const std::vector<uint32_t>& hits,
+                     SelectOp op) {
   std::vector<uint32_t> out;
   switch (op) {
     case SelectOp::Replace: out = hits; break;
     case SelectOp::Add:
       out.reserve(selection.size() + hits.size());
-      std::set_union(selection.begin(), selection.end(), hits.begin(), hits.end(), std::back_inserter(out));
+      std::set_union(selection.begin(), selection.end(), hits.begin(), hits.end(),
+                     std::back_inserter(out));
       break;
     case SelectOp::Remove:
       out.reserve(selection.size());
-      std::set_difference(selection.begin(), selection.end(), hits.begin(), hits.end(), std::back_inserter(out));
+      std::set_difference(selection.begin(), selection.end(), hits.begin(), hits.end(),
+                          std::back_inserter(out));
       break;
   }
   selection.swap(out);
@@ -95,9 +99,12 @@ std::string format_id_ranges(const std::vector<uint32_t>& ids, size_t max_chars)
     size_t j = i;
     while (j + 1 < n && ids[j + 1] == ids[j] + 1) ++j;
     std::string item;
-    if (j == i) item = std::to_string(ids[i]);
-    else if (j == i + 1) item = std::to_string(ids[i]) + ", " + std::to_string(ids[j]);
-    else item = std::to_string(ids[i]) + "-" + std::to_string(ids[j]);
+    if (j == i)
+      item = std::to_string(ids[i]);
+    else if (j == i + 1)
+      item = std::to_string(ids[i]) + ", " + std::to_string(ids[j]);
+    else
+      item = std::to_string(ids[i]) + "-" + std::to_string(ids[j]);
     if (max_chars > 0 && !s.empty() && s.size() + 2 + item.size() > max_chars) {
       s += " ... (" + std::to_string(n - i) + " more)";
       return s;
@@ -130,12 +137,16 @@ bool parse_id_ranges(const std::string& text, std::vector<uint32_t>& out, std::s
   uint64_t total = 0;
   while (true) {
     skip_blanks();
-    while (i < n && (text[i] == ',' || text[i] == ';')) { ++i; skip_blanks(); }
+    while (i < n && (text[i] == ',' || text[i] == ';')) {
+      ++i;
+      skip_blanks();
+    }
     if (i >= n) break;
     uint64_t a = 0, b = 0;
     size_t at = 0;
     if (!read_number(a, at)) {
-      error = "character " + std::to_string(i + 1) + ": expected an ID or a range like 12-40, got '" +
+      error = "character " + std::to_string(i + 1) +
+              ": expected an ID or a range like 12-40, got '" +
               text.substr(i, std::min<size_t>(12, n - i)) + "'";
       return false;
     }
@@ -152,7 +163,8 @@ bool parse_id_ranges(const std::string& text, std::vector<uint32_t>& out, std::s
     }
     if (a < 1 || b > kMaxId || a > b) {
       error = "character " + std::to_string(at + 1) + ": '" + std::to_string(a) +
-              (a == b ? std::string() : "-" + std::to_string(b)) + "' is not a valid ID range (IDs are 1-based, a <= b)";
+              (a == b ? std::string() : "-" + std::to_string(b)) +
+              "' is not a valid ID range (IDs are 1-based, a <= b)";
       return false;
     }
     total += b - a + 1;
@@ -162,8 +174,10 @@ bool parse_id_ranges(const std::string& text, std::vector<uint32_t>& out, std::s
     }
     ranges.emplace_back(a, b);
     skip_blanks();
-    if (i < n && text[i] != ',' && text[i] != ';' && !std::isdigit(static_cast<unsigned char>(text[i]))) {
-      error = "character " + std::to_string(i + 1) + ": unexpected '" + std::string(1, text[i]) + "'";
+    if (i < n && text[i] != ',' && text[i] != ';' &&
+        !std::isdigit(static_cast<unsigned char>(text[i]))) {
+      error =
+          "character " + std::to_string(i + 1) + ": unexpected '" + std::string(1, text[i]) + "'";
       return false;
     }
   }
@@ -174,14 +188,17 @@ bool parse_id_ranges(const std::string& text, std::vector<uint32_t>& out, std::s
   return true;
 }
 
-void rows_of_ids(const ParticleTable& t, const std::vector<uint32_t>& ids, std::vector<uint32_t>& rows) {
+void rows_of_ids(const ParticleTable& t, const std::vector<uint32_t>& ids,
+                 std::vector<uint32_t>& rows) {
   rows.clear();
   if (ids.empty()) return;
   for (size_t i = 0; i < t.size(); ++i)
-    if (std::binary_search(ids.begin(), ids.end(), t.id[i])) rows.push_back(static_cast<uint32_t>(i));
+    if (std::binary_search(ids.begin(), ids.end(), t.id[i]))
+      rows.push_back(static_cast<uint32_t>(i));
 }
 
-Vec2 mean_velocity(const ParticleTable& t, const std::vector<uint32_t>& ids, bool inside, size_t& count) {
+Vec2 mean_velocity(const ParticleTable& t, const std::vector<uint32_t>& ids, bool inside,
+                   size_t& count) {
   double sx = 0.0, sy = 0.0;
   count = 0;
   for (size_t i = 0; i < t.size(); ++i) {

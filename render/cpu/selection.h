@@ -32,11 +32,13 @@ bool point_in_polygon(const std::vector<Vec2>& poly, Vec2 p);
 
 /// IDs of particles whose centres lie inside the lasso polygon (fewer than 3
 /// points: none), sorted and unique.
-std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly, size_t rows = SIZE_MAX);
+std::vector<uint32_t> select_lasso(const ParticleTable& t, const std::vector<Vec2>& poly,
+                                   size_t rows = SIZE_MAX);
 
 /// Combines: Replace -> hits; Add -> union; Remove -> selection minus hits.
 /// Both inputs sorted and unique; so is the result.
-void apply_selection(std::vector<uint32_t>& selection, const std::vector<uint32_t>& hits, SelectOp op);
+void apply_selection(std::vector<uint32_t>& selection, const std::vector<uint32_t>& hits,
+                     SelectOp op);
 
 /// Sorts and removes duplicates and the invalid ID 0.
 void normalize_ids(std::vector<uint32_t>& ids);
@@ -53,10 +55,12 @@ std::string format_id_ranges(const std::vector<uint32_t>& ids, size_t max_chars 
 bool parse_id_ranges(const std::string& text, std::vector<uint32_t>& out, std::string& error);
 
 /// Rows of `t` whose ID is in the sorted list `ids` (in row order).
-void rows_of_ids(const ParticleTable& t, const std::vector<uint32_t>& ids, std::vector<uint32_t>& rows);
+void rows_of_ids(const ParticleTable& t, const std::vector<uint32_t>& ids,
+                 std::vector<uint32_t>& rows);
 
 /// Mean velocity of the particles whose ID is (`inside` true) or is not
 /// (`inside` false) in the sorted list `ids`; `count` receives how many.
-Vec2 mean_velocity(const ParticleTable& t, const std::vector<uint32_t>& ids, bool inside, size_t& count);
+Vec2 mean_velocity(const ParticleTable& t, const std::vector<uint32_t>& ids, bool inside,
+                   size_t& count);
 
 }  // namespace ps

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "sim/core/atomic_write.h"
 #include "sim/core/error.h"
 #include "sim/core/file.h"
-#include "sim/core/atomic_write.h"
 
 namespace ps {
 

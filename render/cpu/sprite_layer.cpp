@@ -4,8 +4,8 @@
 #include <array>
 #include <climits>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include "render/cpu/colormap.h"
 #if defined(__SSE2__)
@@ -25,7 +25,8 @@ typedef uint8_t U8x4 __attribute__((vector_size(4)));
 void sprite_colour(const SpriteLayerInput& in, size_t i, float c[3]) {
   if (in.mode == 1 && in.scalar && in.cmap) {
     float t = std::clamp((in.scalar[i] - in.lo) / std::max(in.hi - in.lo, 1e-20f), 0.f, 1.f);
-    if (!(t >= 0.f)) t = 0.f;  // NaN (a blow-up's J or stress) takes the map's low end, not an undefined index
+    if (!(t >= 0.f))
+      t = 0.f;  // NaN (a blow-up's J or stress) takes the map's low end, not an undefined index
     // The 1D texture's linear filter at t (255/256) + 0.5/256: texel t * 255, interpolated.
     const float u = t * 255.f;
     const int k0 = std::min(static_cast<int>(u), 254);
@@ -33,7 +34,8 @@ void sprite_colour(const SpriteLayerInput& in, size_t i, float c[3]) {
     for (int k = 0; k < 3; ++k)
       c[k] = ((1.f - f) * in.cmap[4 * k0 + k] + f * in.cmap[4 * (k0 + 1) + k]) / 255.f;
   } else if (in.mode == 2 && in.vxy) {
-    const std::array<float, 3> h = direction_rgb(in.vxy[2 * i], in.vxy[2 * i + 1]);  // the shader's hue
+    const std::array<float, 3> h =
+        direction_rgb(in.vxy[2 * i], in.vxy[2 * i + 1]);  // the shader's hue
     c[0] = h[0];
     c[1] = h[1];
     c[2] = h[2];
@@ -83,8 +85,8 @@ inline void blend_pixel(uint8_t* p, F4 src, float keep) {
 /// that lane, dst the pixel's channels; the result's channels as integers.
 template <int L>
 inline __m128i blend_lane(__m128 rgb255, __m128 a, __m128 as, __m128 keep, __m128 dst) {
-  const __m128 t = _mm_shuffle_ps(as, a, _MM_SHUFFLE(L, L, L, L));     // as as a a
-  const __m128 asa = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 0, 0, 0));    // as as as a
+  const __m128 t = _mm_shuffle_ps(as, a, _MM_SHUFFLE(L, L, L, L));   // as as a a
+  const __m128 asa = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 0, 0, 0));  // as as as a
   const __m128 kp = _mm_shuffle_ps(keep, keep, _MM_SHUFFLE(L, L, L, L));
   __m128 out = _mm_add_ps(_mm_mul_ps(rgb255, asa), _mm_mul_ps(kp, dst));
   out = _mm_min_ps(out, _mm_set1_ps(255.f));  // out < 255 ? out : 255, as blend_pixel
@@ -98,15 +100,17 @@ inline __m128i blend_lane(__m128 rgb255, __m128 a, __m128 as, __m128 keep, __m12
 template <bool Split>
 inline void blend4(uint8_t* p, uint8_t* q, F4 rgb255, F4 a, F4 as, F4 keep, I4 lit) {
   const __m128i z = _mm_setzero_si128();
-  const __m128i old = Split ? _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)),
-                                                 _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)))
-                            : _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i old = Split
+                          ? _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)),
+                                               _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)))
+                          : _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   const __m128i lo = _mm_unpacklo_epi8(old, z), hi = _mm_unpackhi_epi8(old, z);
   const __m128i q0 = blend_lane<0>(rgb255, a, as, keep, _mm_cvtepi32_ps(_mm_unpacklo_epi16(lo, z)));
   const __m128i q1 = blend_lane<1>(rgb255, a, as, keep, _mm_cvtepi32_ps(_mm_unpackhi_epi16(lo, z)));
   const __m128i q2 = blend_lane<2>(rgb255, a, as, keep, _mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, z)));
   const __m128i q3 = blend_lane<3>(rgb255, a, as, keep, _mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, z)));
-  const __m128i now = _mm_packus_epi16(_mm_packs_epi32(q0, q1), _mm_packs_epi32(q2, q3));  // 0..255: exact
+  const __m128i now =
+      _mm_packus_epi16(_mm_packs_epi32(q0, q1), _mm_packs_epi32(q2, q3));  // 0..255: exact
   const __m128i m = reinterpret_cast<__m128i>(lit);  // a lane's four bytes: all ones or zero
   const __m128i out = _mm_or_si128(_mm_and_si128(m, now), _mm_andnot_si128(m, old));
   if (Split) {
@@ -120,8 +124,8 @@ inline void blend4(uint8_t* p, uint8_t* q, F4 rgb255, F4 a, F4 as, F4 keep, I4 l
 
 /// Draws the sprites' rows [row_lo, row_hi) of the layer (a band: bands
 /// write disjoint pixels, each in sprite order, so any split gives the same image).
-void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerInput& in, int row_lo, int row_hi,
-               BandStats& st) {
+void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerInput& in,
+               int row_lo, int row_hi, BandStats& st) {
   const float fw = static_cast<float>(w);
   // ceil(t) for |t| < 2^23 without the library call: the first integer >= t.
   const auto iceil = [](float t) {
@@ -144,7 +148,8 @@ void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerI
     const float r = std::max(in.radius[i] * in.size_scale * in.px_per_world, 1.f);
     if (!(cy + r > band_lo && cy - r < band_hi)) continue;  // not in this band (or NaN)
     const float cx = v.a00 * x + v.a01 * y + v.b0 - static_cast<float>(v.x0);
-    if (!(cx + r > 0.f && cx - r < fw) || !(r < 1e6f)) continue;  // off the layer (or NaN, or absurd)
+    if (!(cx + r > 0.f && cx - r < fw) || !(r < 1e6f))
+      continue;  // off the layer (or NaN, or absurd)
     // Pixels whose centre lies in the square [c - r, c + r)^2.
     const int i0 = std::max(0, iceil(cx - r - 0.5f));
     const int i1 = std::min(w - 1, iceil(cx + r - 0.5f) - 1);
@@ -227,7 +232,8 @@ void draw_band(uint8_t* img, int w, const SpriteLayerView& v, const SpriteLayerI
         if (!(o.lit[0] | o.lit[1] | o.lit[2] | o.lit[3])) continue;
         uint8_t* p = row + static_cast<size_t>(k) * 4;
 #if defined(__SSE2__)
-        if (k + 4 <= w) {  // the four pixels lie in the row: one load and one store, unlit lanes kept
+        if (k + 4 <=
+            w) {  // the four pixels lie in the row: one load and one store, unlit lanes kept
           blend4<false>(p, p + 8, rgb255, o.a, o.as, o.keep, o.lit);
           continue;
         }
@@ -254,14 +260,16 @@ void SpriteLayer::draw(const SpriteLayerView& v, const SpriteLayerInput& in, int
   } else {
     // Only the last drawn rectangle holds anything.
     for (int j = drawn_.y; j < drawn_.y + drawn_.h; ++j)
-      std::memset(&px_[(static_cast<size_t>(j) * w_ + drawn_.x) * 4], 0, static_cast<size_t>(drawn_.w) * 4);
+      std::memset(&px_[(static_cast<size_t>(j) * w_ + drawn_.x) * 4], 0,
+                  static_cast<size_t>(drawn_.w) * 4);
   }
   drawn_ = LayerRect{};
   if (w_ == 0 || h_ == 0 || !in.xy || !in.radius) return;
 
   // Two bands of rows on two threads when there is enough to draw (the
   // window draws the layer while the simulation's threads wait for the next frame).
-  if (bands <= 0) bands = in.n >= 20000 && h_ >= 64 && std::thread::hardware_concurrency() > 1 ? 2 : 1;
+  if (bands <= 0)
+    bands = in.n >= 20000 && h_ >= 64 && std::thread::hardware_concurrency() > 1 ? 2 : 1;
   // The split: where half of the last draw's sprites had started (the water
   // of a dam break lies in the bottom rows: halving the rows would leave one
   // thread idle). The image does not depend on it.

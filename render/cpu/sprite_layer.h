@@ -34,16 +34,17 @@ struct SpriteLayerView {
 /// The particles' columns (as ParticleRenderer::upload takes them) and how to colour them.
 struct SpriteLayerInput {
   size_t n = 0;
-  const float* xy = nullptr;       ///< 2n world positions
-  const float* vxy = nullptr;      ///< 2n velocities (mode 2), may be null otherwise
-  const float* scalar = nullptr;   ///< n values (mode 1), may be null otherwise
-  const uint8_t* rgba = nullptr;   ///< 4n base colours (mode 0), may be null otherwise
-  const float* radius = nullptr;   ///< n world radii
-  float px_per_world = 1.f;        ///< framebuffer pixels per world unit
+  const float* xy = nullptr;      ///< 2n world positions
+  const float* vxy = nullptr;     ///< 2n velocities (mode 2), may be null otherwise
+  const float* scalar = nullptr;  ///< n values (mode 1), may be null otherwise
+  const uint8_t* rgba = nullptr;  ///< 4n base colours (mode 0), may be null otherwise
+  const float* radius = nullptr;  ///< n world radii
+  float px_per_world = 1.f;       ///< framebuffer pixels per world unit
   float size_scale = 1.f;
-  int mode = 0;                    ///< ParticleShade: 0 base colour, 1 scalar + colour map, 2 velocity direction
-  float lo = 0.f, hi = 1.f;        ///< scalar range mapped to the colour map's ends
-  const uint8_t* cmap = nullptr;   ///< 256 RGBA8 texels (mode 1), sampled linearly as the 1D texture is
+  int mode = 0;  ///< ParticleShade: 0 base colour, 1 scalar + colour map, 2 velocity direction
+  float lo = 0.f, hi = 1.f;  ///< scalar range mapped to the colour map's ends
+  const uint8_t* cmap =
+      nullptr;  ///< 256 RGBA8 texels (mode 1), sampled linearly as the 1D texture is
 };
 
 /// A rectangle of layer pixels: columns [x, x + w), rows [y, y + h).

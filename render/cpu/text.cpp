@@ -16,7 +16,8 @@ struct Glyph {
   const char* rows[kRows];
 };
 
-#define G7(a, b, c, d, e, f, g) {a, b, c, d, e, f, g, ".....", "....."}
+#define G7(a, b, c, d, e, f, g) \
+  { a, b, c, d, e, f, g, ".....", "....." }
 const Glyph kGlyphs[] = {
     {' ', G7(".....", ".....", ".....", ".....", ".....", ".....", ".....")},
     {'0', G7(".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###.")},
@@ -108,7 +109,9 @@ void fill_rect(Image& img, int x0, int y0, int x1, int y1, const uint8_t rgb[3])
   for (int y = y0; y < y1; ++y)
     for (int x = x0; x < x1; ++x) {
       uint8_t* p = img.at(x, y);
-      p[0] = rgb[0]; p[1] = rgb[1]; p[2] = rgb[2];
+      p[0] = rgb[0];
+      p[1] = rgb[1];
+      p[2] = rgb[2];
     }
 }
 
@@ -120,7 +123,8 @@ void draw_text(Image& img, int x, int y, const std::string& text, int scale, con
     for (int r = 0; r < kRows; ++r)
       for (int c = 0; c < kCols; ++c)
         if (g.rows[r][c] == '#')
-          fill_rect(img, gx + c * scale, y + r * scale, gx + (c + 1) * scale, y + (r + 1) * scale, rgb);
+          fill_rect(img, gx + c * scale, y + r * scale, gx + (c + 1) * scale, y + (r + 1) * scale,
+                    rgb);
   }
 }
 

@@ -6,12 +6,13 @@
 namespace ps {
 
 namespace {
-constexpr double kSpan = 1.0;      // seconds of wall time the rate is measured over
-constexpr double kMinSpan = 0.5;   // before this, the rate is not known
+constexpr double kSpan = 1.0;     // seconds of wall time the rate is measured over
+constexpr double kMinSpan = 0.5;  // before this, the rate is not known
 }  // namespace
 
 void SimRate::sample(double wall, double sim_time, int64_t step, bool running) {
-  if (!running || (!s_.empty() && (sim_time < s_.back().time || step < s_.back().step || wall < s_.back().wall))) {
+  if (!running || (!s_.empty() &&
+                   (sim_time < s_.back().time || step < s_.back().step || wall < s_.back().wall))) {
     s_.clear();
     if (!running) return;
   }
@@ -20,7 +21,9 @@ void SimRate::sample(double wall, double sim_time, int64_t step, bool running) {
   while (s_.size() > 2 && wall - s_[1].wall >= kSpan) s_.pop_front();
 }
 
-bool SimRate::known() const { return s_.size() >= 2 && s_.back().wall - s_.front().wall >= kMinSpan; }
+bool SimRate::known() const {
+  return s_.size() >= 2 && s_.back().wall - s_.front().wall >= kMinSpan;
+}
 
 double SimRate::rate() const {
   if (!known()) return 0.0;
@@ -50,14 +53,19 @@ std::string rate_text(double rate) {
 std::string duration_text(double s) {  // µ: UTF-8, the window's fonts cover Latin-1
   char b[48];
   const double a = std::fabs(s);
-  if (a >= 1.0) std::snprintf(b, sizeof b, "%.3g s", s);
-  else if (a >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
-  else if (a >= 1e-8 || a == 0.0) std::snprintf(b, sizeof b, "%.3g \u00b5s", s * 1e6);  // 0.11 µs, not 110 ns
-  else std::snprintf(b, sizeof b, "%.3g ns", s * 1e9);
+  if (a >= 1.0)
+    std::snprintf(b, sizeof b, "%.3g s", s);
+  else if (a >= 1e-3)
+    std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
+  else if (a >= 1e-8 || a == 0.0)
+    std::snprintf(b, sizeof b, "%.3g \u00b5s", s * 1e6);  // 0.11 µs, not 110 ns
+  else
+    std::snprintf(b, sizeof b, "%.3g ns", s * 1e9);
   return b;
 }
 
-std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fit, int substeps_done, double budget_ms) {
+std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fit,
+                             int substeps_done, double budget_ms) {
   const bool slow = rate.known() && rate.rate() < kSlowMotionRate;
   const bool cut = fit < 0.97;
   if (!slow && !cut) return "";
@@ -66,15 +74,15 @@ std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fi
   if (rate.known()) {
     t += rate_text(rate.rate()) + " of real time";
     if (const double dt = rate.dt(); dt > 0.0)
-      t += ": dt " + duration_text(dt) + ", " + std::to_string(substeps_wanted) + " substeps a frame (" +
-           duration_text(dt * substeps_wanted) + " of motion per frame)";
+      t += ": dt " + duration_text(dt) + ", " + std::to_string(substeps_wanted) +
+           " substeps a frame (" + duration_text(dt * substeps_wanted) + " of motion per frame)";
   } else {
     std::snprintf(b, sizeof b, "x%.2f", fit);
     t += b;
   }
   if (cut) {
-    std::snprintf(b, sizeof b, "%s%d of %d substeps per frame fit the %.0f ms budget", rate.known() ? "; " : "  (",
-                  substeps_done, substeps_wanted, budget_ms);
+    std::snprintf(b, sizeof b, "%s%d of %d substeps per frame fit the %.0f ms budget",
+                  rate.known() ? "; " : "  (", substeps_done, substeps_wanted, budget_ms);
     t += b;
     if (!rate.known()) t += ")";
   }

@@ -47,6 +47,7 @@ std::string duration_text(double seconds);
 /// fit the budget (`fit` < 0.97: the smoothed share of the wanted substeps
 /// that ran). E.g. "slow motion x1/700 of real time: dt 0.11 µs, 200
 /// substeps a frame (22 µs of motion per frame)".
-std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fit, int substeps_done, double budget_ms);
+std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fit,
+                             int substeps_done, double budget_ms);
 
 }  // namespace ps

@@ -68,8 +68,8 @@ void bar_extent(const TimelineView& v, const SgfEntry& e, float min_px, float& x
   }
 }
 
-BarHit hit_test_bar(const SgfSet& set, const TimelineView& v, float rows_top, float row_h, float pad, Vec2 mouse,
-                    float edge_px, float min_px) {
+BarHit hit_test_bar(const SgfSet& set, const TimelineView& v, float rows_top, float row_h,
+                    float pad, Vec2 mouse, float edge_px, float min_px) {
   BarHit hit;
   if (row_h <= 0.f || mouse.y < rows_top) return hit;
   const int g = static_cast<int>(std::floor((mouse.y - rows_top) / row_h));
@@ -85,9 +85,12 @@ BarHit hit_test_bar(const SgfSet& set, const TimelineView& v, float rows_top, fl
     hit.entry = e;
     // Narrow bars: the edge zones must leave room to move the bar.
     const float edge = std::min(edge_px, 0.3f * (xb - xa));
-    if (mouse.x <= xa + edge) hit.part = BarPart::Start;
-    else if (mouse.x >= xb - edge) hit.part = BarPart::End;
-    else hit.part = BarPart::Body;
+    if (mouse.x <= xa + edge)
+      hit.part = BarPart::Start;
+    else if (mouse.x >= xb - edge)
+      hit.part = BarPart::End;
+    else
+      hit.part = BarPart::Body;
     return hit;
   }
   return hit;
@@ -117,7 +120,8 @@ int active_entry(const SgfGroup& g, int64_t step) {
 
 std::vector<uint8_t> active_groups(const SgfSet& set, int64_t step) {
   std::vector<uint8_t> out(set.groups.size(), 0);
-  for (size_t g = 0; g < set.groups.size(); ++g) out[g] = active_entry(set.groups[g], step) >= 0 ? 1 : 0;
+  for (size_t g = 0; g < set.groups.size(); ++g)
+    out[g] = active_entry(set.groups[g], step) >= 0 ? 1 : 0;
   return out;
 }
 

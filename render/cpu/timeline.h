@@ -50,8 +50,8 @@ void bar_extent(const TimelineView& v, const SgfEntry& e, float min_px, float& x
 /// less `pad` above and below. Within `edge_px` of a bar's end the part is
 /// Start / End (resize), else Body (move). Later entries win where bars overlap
 /// (they are drawn on top).
-BarHit hit_test_bar(const SgfSet& set, const TimelineView& v, float rows_top, float row_h, float pad, Vec2 mouse,
-                    float edge_px = 5.f, float min_px = 4.f);
+BarHit hit_test_bar(const SgfSet& set, const TimelineView& v, float rows_top, float row_h,
+                    float pad, Vec2 mouse, float edge_px = 5.f, float min_px = 4.f);
 
 /// The entry after dragging `part` of `orig` by `dsteps` steps: Body moves
 /// both ends (keeping the length, never before step 0), Start and End move

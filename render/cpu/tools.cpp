@@ -30,7 +30,9 @@ PointForce tool_point_force(const ToolSettings& s, Vec2 pos, bool pressed) {
 
 void tool_heat_lamps(const ToolSettings& s, Vec2 pos, bool pressed, std::vector<HeatLamp>& out) {
   out.clear();  // keeps the storage: no allocation per frame
-  if (!pressed || s.tool != Tool::Heat || !(s.radius > 0.f) || !std::isfinite(pos.x) || !std::isfinite(pos.y)) return;
+  if (!pressed || s.tool != Tool::Heat || !(s.radius > 0.f) || !std::isfinite(pos.x) ||
+      !std::isfinite(pos.y))
+    return;
   HeatLamp L;
   L.pos = pos;
   L.radius = s.radius;
@@ -42,8 +44,8 @@ uint64_t PaintStroke::key(int64_t i, int64_t j) const {
   return (static_cast<uint64_t>(static_cast<uint32_t>(i)) << 32) | static_cast<uint32_t>(j);
 }
 
-void PaintStroke::begin(Vec2 p, float spacing, float radius, Vec2 lo, Vec2 hi, const ParticleTable* existing,
-                        std::vector<Vec2>& out) {
+void PaintStroke::begin(Vec2 p, float spacing, float radius, Vec2 lo, Vec2 hi,
+                        const ParticleTable* existing, std::vector<Vec2>& out) {
   active_ = true;
   h_ = std::max(spacing, 1e-6f);
   r_ = std::max(radius, 0.5f * h_);
@@ -71,9 +73,12 @@ void PaintStroke::extend(Vec2 p, std::vector<Vec2>& out) {
 void PaintStroke::sweep(Vec2 a, Vec2 b, std::vector<Vec2>& out) {
   // Every lattice site within r of the segment [a, b] (a capsule): gap-free
   // however fast the mouse moves.
-  Vec2 lo{std::min(a.x, b.x) - r_, std::min(a.y, b.y) - r_}, hi{std::max(a.x, b.x) + r_, std::max(a.y, b.y) + r_};
-  int64_t i0 = static_cast<int64_t>(std::floor(lo.x / h_)), i1 = static_cast<int64_t>(std::ceil(hi.x / h_));
-  int64_t j0 = static_cast<int64_t>(std::floor(lo.y / h_)), j1 = static_cast<int64_t>(std::ceil(hi.y / h_));
+  Vec2 lo{std::min(a.x, b.x) - r_, std::min(a.y, b.y) - r_},
+      hi{std::max(a.x, b.x) + r_, std::max(a.y, b.y) + r_};
+  int64_t i0 = static_cast<int64_t>(std::floor(lo.x / h_)),
+          i1 = static_cast<int64_t>(std::ceil(hi.x / h_));
+  int64_t j0 = static_cast<int64_t>(std::floor(lo.y / h_)),
+          j1 = static_cast<int64_t>(std::ceil(hi.y / h_));
   Vec2 d = b - a;
   float dd = length2(d);
   for (int64_t j = j0; j <= j1; ++j) {
@@ -97,8 +102,8 @@ void paintable_region(const MpmWorld& w, Vec2& lo, Vec2& hi) {
   hi = w.grid.origin + Vec2{w.grid.width() - pad, w.grid.height() - pad};
 }
 
-size_t add_painted_particles(MpmWorld& w, const std::vector<Vec2>& sites, int material, float h, Vec2 v,
-                             uint16_t group) {
+size_t add_painted_particles(MpmWorld& w, const std::vector<Vec2>& sites, int material, float h,
+                             Vec2 v, uint16_t group) {
   return w.add_particles(sites, material, h, v, group);
 }
 

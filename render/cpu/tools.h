@@ -18,7 +18,16 @@
 
 namespace ps {
 
-enum class Tool : uint8_t { Pick = 0, Grab = 1, Attract = 2, Repel = 3, Paint = 4, Select = 5, Heat = 6, Body = 7 };
+enum class Tool : uint8_t {
+  Pick = 0,
+  Grab = 1,
+  Attract = 2,
+  Repel = 3,
+  Paint = 4,
+  Select = 5,
+  Heat = 6,
+  Body = 7
+};
 constexpr int kToolCount = 8;
 const char* tool_name(Tool t);
 
@@ -80,8 +89,8 @@ float default_paint_spacing(const MpmWorld& w);
 /// Appends particles at `sites` with material `material`, spacing h (mass =
 /// density h^2, rest area h^2), velocity `v` and group `group`, then tells the
 /// backend (host_changed). Returns the number added.
-size_t add_painted_particles(MpmWorld& w, const std::vector<Vec2>& sites, int material, float h, Vec2 v,
-                             uint16_t group);
+size_t add_painted_particles(MpmWorld& w, const std::vector<Vec2>& sites, int material, float h,
+                             Vec2 v, uint16_t group);
 
 /// Interior of the domain (inside the sticky/slip boundary layer) where painting is allowed.
 void paintable_region(const MpmWorld& w, Vec2& lo, Vec2& hi);

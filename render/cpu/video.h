@@ -12,6 +12,7 @@ bool on_path(const std::string& name);
 /// Runs `ffmpeg` on the PNG files `pattern` (printf style, "DIR/frame_%05d.png",
 /// numbered from 0) at `fps` frames per second into `mp4`. False and *error
 /// when ffmpeg is not on PATH or fails.
-bool encode_png_sequence(const std::string& pattern, int fps, const std::string& mp4, std::string* error);
+bool encode_png_sequence(const std::string& pattern, int fps, const std::string& mp4,
+                         std::string* error);
 
 }  // namespace ps

@@ -66,8 +66,8 @@ struct ParticleArgs {
 };
 
 /// Bond kb of the selected particle, as the inspector shows it.
-__device__ DemSelectedBond selected_bond(const DemDeviceView& s, const dem::DemBondParams& bp, uint32_t kb,
-                                         uint32_t other) {
+__device__ DemSelectedBond selected_bond(const DemDeviceView& s, const dem::DemBondParams& bp,
+                                         uint32_t kb, uint32_t other) {
   DemSelectedBond o;
   o.bond = kb;
   o.other = other;
@@ -77,9 +77,9 @@ __device__ DemSelectedBond selected_bond(const DemDeviceView& s, const dem::DemB
   o.break_step = s.break_step[kb];
   if (!o.broken) {
     const uint32_t i = s.bond_i[kb], j = s.bond_j[kb];
-    o.stress = bond_stress_now(bp, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j],
-                               s.mass[i], s.mass[j], s.inertia[i], s.inertia[j], s.length0[kb], s.shear_disp[kb],
-                               s.bend_angle[kb]);
+    o.stress = bond_stress_now(bp, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j],
+                               s.radius[i], s.radius[j], s.mass[i], s.mass[j], s.inertia[i],
+                               s.inertia[j], s.length0[kb], s.shear_disp[kb], s.bend_angle[kb]);
   }
   return o;
 }
@@ -167,19 +167,22 @@ struct BondArgs {
   uint32_t* counts;
   const uint32_t* offsets;
   LineVertex* verts;
-  size_t capacity;          // vertices
+  size_t capacity;  // vertices
   BondReadback* rb;
 };
 
-__device__ __forceinline__ Vec2 to_vec2(Vec2d v) { return Vec2{static_cast<float>(v.x), static_cast<float>(v.y)}; }
+__device__ __forceinline__ Vec2 to_vec2(Vec2d v) {
+  return Vec2{static_cast<float>(v.x), static_cast<float>(v.y)};
+}
 
 __device__ float bond_ratio(const BondArgs& a, int k) {
   if (a.s.broken[k]) return -1.f;
   const DemDeviceView& s = a.s;
   const uint32_t i = s.bond_i[k], j = s.bond_j[k];
-  const BondStress st = bond_stress_now(a.bond, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i],
-                                        s.radius[j], s.mass[i], s.mass[j], s.inertia[i], s.inertia[j], s.length0[k],
-                                        s.shear_disp[k], s.bend_angle[k]);
+  const BondStress st =
+      bond_stress_now(a.bond, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i],
+                      s.radius[j], s.mass[i], s.mass[j], s.inertia[i], s.inertia[j], s.length0[k],
+                      s.shear_disp[k], s.bend_angle[k]);
   return bond_ratio_float(st.ratio);
 }
 
@@ -233,7 +236,8 @@ __global__ void bond_count_kernel(const BondArgs a) {
 __device__ void put_line(LineVertex* out, Vec2 p, Vec2 e, float width_px, float px, uint32_t rgba) {
   Vec2 tri[6];
   if (!line_triangles(p, e, width_px, px, tri))
-    for (int q = 0; q < 6; ++q) tri[q] = p;  // zero length: an empty triangle pair (the host skips the line)
+    for (int q = 0; q < 6; ++q)
+      tri[q] = p;  // zero length: an empty triangle pair (the host skips the line)
   for (int q = 0; q < 6; ++q) out[q] = LineVertex{tri[q].x, tri[q].y, rgba};
 }
 
@@ -335,14 +339,15 @@ struct DemFill::Impl {
 DemFill::DemFill() : impl_(std::make_unique<Impl>()) {}
 DemFill::~DemFill() = default;
 
-bool DemFill::particles(const DemDeviceView& view, const DemFillFrame& f, const DemFillTargets& t, DemFillResult& out,
-                        std::string& error) {
+bool DemFill::particles(const DemDeviceView& view, const DemFillFrame& f, const DemFillTargets& t,
+                        DemFillResult& out, std::string& error) {
   Impl& s = *impl_;
   out.sample.clear();
   out.selected = DemSelected{};
   out.radius_max = 0.f;
   const size_t n = view.count;
-  if (n == 0 || n != f.count || n > static_cast<size_t>(INT32_MAX) || !f.material_rgb || f.material_count <= 0) {
+  if (n == 0 || n != f.count || n > static_cast<size_t>(INT32_MAX) || !f.material_rgb ||
+      f.material_count <= 0) {
     error = "the DEM device arrays do not match the host";
     return false;
   }
@@ -352,24 +357,27 @@ bool DemFill::particles(const DemDeviceView& view, const DemFillFrame& f, const 
 
   // The material colours (when edited: they show while paused).
   const size_t mats = 3 * static_cast<size_t>(f.material_count);
-  if (s.mats_cache.size() != mats || std::memcmp(s.mats_cache.data(), f.material_rgb, mats * sizeof(float)) != 0) {
+  if (s.mats_cache.size() != mats ||
+      std::memcmp(s.mats_cache.data(), f.material_rgb, mats * sizeof(float)) != 0) {
     if (f.material_count > s.mats_cap) {
       cudaFree(s.d_mats);
       s.d_mats = nullptr;
       s.mats_cap = 0;
-      if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_mats), mats * sizeof(float))) != cudaSuccess)
+      if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_mats), mats * sizeof(float))) !=
+          cudaSuccess)
         return (error = cuda_error("cudaMalloc (DEM materials)", e)), false;
       s.mats_cap = f.material_count;
     }
     s.mats_cache.assign(f.material_rgb, f.material_rgb + mats);
     // Pageable source: the call returns once the bytes are staged.
-    if ((e = cudaMemcpyAsync(s.d_mats, s.mats_cache.data(), mats * sizeof(float), cudaMemcpyHostToDevice, st)) !=
-        cudaSuccess)
+    if ((e = cudaMemcpyAsync(s.d_mats, s.mats_cache.data(), mats * sizeof(float),
+                             cudaMemcpyHostToDevice, st)) != cudaSuccess)
       return (error = cuda_error("cudaMemcpyAsync (DEM materials)", e)), false;
   }
 
-  const fill::Stride smp =
-      f.column == DemFillColumn::Scalar ? fill::sample_stride(n, f.max_samples, kDemMaxSamples) : fill::Stride{};
+  const fill::Stride smp = f.column == DemFillColumn::Scalar
+                               ? fill::sample_stride(n, f.max_samples, kDemMaxSamples)
+                               : fill::Stride{};
   // found = 0, radius_max = 0.
   if ((e = cudaMemsetAsync(s.d_prb, 0, offsetof(ParticleReadback, x), st)) != cudaSuccess)
     return (error = cuda_error("cudaMemsetAsync (DEM read back)", e)), false;
@@ -389,11 +397,14 @@ bool DemFill::particles(const DemDeviceView& view, const DemFillFrame& f, const 
   a.bond = f.bond;
   a.rb = s.d_prb;
   particle_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, st>>>(a);
-  if ((e = cudaGetLastError()) != cudaSuccess) return (error = cuda_error("DEM fill kernel launch", e)), false;
-  const size_t back = offsetof(ParticleReadback, sample) + static_cast<size_t>(smp.count) * sizeof(float);
+  if ((e = cudaGetLastError()) != cudaSuccess)
+    return (error = cuda_error("DEM fill kernel launch", e)), false;
+  const size_t back =
+      offsetof(ParticleReadback, sample) + static_cast<size_t>(smp.count) * sizeof(float);
   if ((e = cudaMemcpyAsync(s.h_prb, s.d_prb, back, cudaMemcpyDeviceToHost, st)) != cudaSuccess)
     return (error = cuda_error("cudaMemcpyAsync (DEM read back)", e)), false;
-  if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return (error = cuda_error("DEM fill kernel", e)), false;
+  if ((e = cudaStreamSynchronize(st)) != cudaSuccess)
+    return (error = cuda_error("DEM fill kernel", e)), false;
 
   const ParticleReadback& r = *s.h_prb;
   if (smp.count > 0) out.sample.assign(r.sample, r.sample + smp.count);
@@ -412,7 +423,8 @@ bool DemFill::particles(const DemDeviceView& view, const DemFillFrame& f, const 
   return true;
 }
 
-bool DemFill::count_bonds(const DemDeviceView& view, const DemBondFrame& f, DemBondCount& out, std::string& error) {
+bool DemFill::count_bonds(const DemDeviceView& view, const DemBondFrame& f, DemBondCount& out,
+                          std::string& error) {
   Impl& s = *impl_;
   out = DemBondCount{};
   const size_t nb = view.bond_count;
@@ -432,14 +444,16 @@ bool DemFill::count_bonds(const DemDeviceView& view, const DemBondFrame& f, DemB
     s.d_counts = s.d_offsets = nullptr;
     s.bonds_cap = 0;
     const size_t cap = items + items / 4;
-    if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_counts), cap * sizeof(uint32_t))) != cudaSuccess ||
-        (e = cudaMalloc(reinterpret_cast<void**>(&s.d_offsets), cap * sizeof(uint32_t))) != cudaSuccess)
+    if ((e = cudaMalloc(reinterpret_cast<void**>(&s.d_counts), cap * sizeof(uint32_t))) !=
+            cudaSuccess ||
+        (e = cudaMalloc(reinterpret_cast<void**>(&s.d_offsets), cap * sizeof(uint32_t))) !=
+            cudaSuccess)
       return (error = cuda_error("cudaMalloc (bond counts)", e)), false;
     s.bonds_cap = cap;
   }
   size_t need = 0;  // a size query: no device work
-  if ((e = cub::DeviceScan::ExclusiveSum(nullptr, need, s.d_counts, s.d_offsets, static_cast<int>(items), st)) !=
-      cudaSuccess)
+  if ((e = cub::DeviceScan::ExclusiveSum(nullptr, need, s.d_counts, s.d_offsets,
+                                         static_cast<int>(items), st)) != cudaSuccess)
     return (error = cuda_error("cub scan size", e)), false;
   if (need > s.scan_bytes) {
     cudaFree(s.d_scan);
@@ -452,11 +466,12 @@ bool DemFill::count_bonds(const DemDeviceView& view, const DemBondFrame& f, DemB
   // The colour map (when it changes).
   if (s.lut_cache.size() != static_cast<size_t>(kDemBondLut) ||
       std::memcmp(s.lut_cache.data(), f.lut, kDemBondLut * sizeof(uint32_t)) != 0) {
-    if (!s.d_lut && (e = cudaMalloc(reinterpret_cast<void**>(&s.d_lut), kDemBondLut * sizeof(uint32_t))) != cudaSuccess)
+    if (!s.d_lut && (e = cudaMalloc(reinterpret_cast<void**>(&s.d_lut),
+                                    kDemBondLut * sizeof(uint32_t))) != cudaSuccess)
       return (error = cuda_error("cudaMalloc (bond colours)", e)), false;
     s.lut_cache.assign(f.lut, f.lut + kDemBondLut);
-    if ((e = cudaMemcpyAsync(s.d_lut, s.lut_cache.data(), kDemBondLut * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                             st)) != cudaSuccess)
+    if ((e = cudaMemcpyAsync(s.d_lut, s.lut_cache.data(), kDemBondLut * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, st)) != cudaSuccess)
       return (error = cuda_error("cudaMemcpyAsync (bond colours)", e)), false;
   }
   const fill::Stride smp = fill::sample_stride(nb, f.max_samples, kDemMaxSamples);
@@ -467,19 +482,23 @@ bool DemFill::count_bonds(const DemDeviceView& view, const DemBondFrame& f, DemB
   a.nsample = smp.count;
   a.counts = s.d_counts;
   a.rb = s.d_brb;
-  bond_count_kernel<<<static_cast<unsigned>((nb + 1 + kThreads - 1) / kThreads), kThreads, 0, st>>>(a);
-  if ((e = cudaGetLastError()) != cudaSuccess) return (error = cuda_error("bond count kernel launch", e)), false;
+  bond_count_kernel<<<static_cast<unsigned>((nb + 1 + kThreads - 1) / kThreads), kThreads, 0, st>>>(
+      a);
+  if ((e = cudaGetLastError()) != cudaSuccess)
+    return (error = cuda_error("bond count kernel launch", e)), false;
   size_t bytes = s.scan_bytes;
-  if ((e = cub::DeviceScan::ExclusiveSum(s.d_scan, bytes, s.d_counts, s.d_offsets, static_cast<int>(items), st)) !=
-      cudaSuccess)
+  if ((e = cub::DeviceScan::ExclusiveSum(s.d_scan, bytes, s.d_counts, s.d_offsets,
+                                         static_cast<int>(items), st)) != cudaSuccess)
     return (error = cuda_error("cub scan", e)), false;
-  if ((e = cudaMemcpyAsync(&s.d_brb->lines, s.d_offsets + 2 * nb, sizeof(uint32_t), cudaMemcpyDeviceToDevice, st)) !=
-      cudaSuccess)
+  if ((e = cudaMemcpyAsync(&s.d_brb->lines, s.d_offsets + 2 * nb, sizeof(uint32_t),
+                           cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
     return (error = cuda_error("cudaMemcpyAsync (bond total)", e)), false;
-  const size_t back = offsetof(BondReadback, sample) + static_cast<size_t>(smp.count) * sizeof(float);
+  const size_t back =
+      offsetof(BondReadback, sample) + static_cast<size_t>(smp.count) * sizeof(float);
   if ((e = cudaMemcpyAsync(s.h_brb, s.d_brb, back, cudaMemcpyDeviceToHost, st)) != cudaSuccess)
     return (error = cuda_error("cudaMemcpyAsync (bond read back)", e)), false;
-  if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return (error = cuda_error("bond count kernel", e)), false;
+  if ((e = cudaStreamSynchronize(st)) != cudaSuccess)
+    return (error = cuda_error("bond count kernel", e)), false;
   const BondReadback& r = *s.h_brb;
   out.vertices = 6 * static_cast<size_t>(r.lines);
   out.intact = r.intact;
@@ -488,8 +507,8 @@ bool DemFill::count_bonds(const DemDeviceView& view, const DemBondFrame& f, DemB
   return true;
 }
 
-bool DemFill::write_bonds(const DemDeviceView& view, const DemBondFrame& f, LineVertex* verts, size_t capacity,
-                          std::string& error) {
+bool DemFill::write_bonds(const DemDeviceView& view, const DemBondFrame& f, LineVertex* verts,
+                          size_t capacity, std::string& error) {
   Impl& s = *impl_;
   const size_t nb = view.bond_count;
   if (nb == 0 || !verts || capacity == 0) return true;
@@ -507,7 +526,8 @@ bool DemFill::write_bonds(const DemDeviceView& view, const DemBondFrame& f, Line
   bond_write_kernel<<<static_cast<unsigned>((nb + kThreads - 1) / kThreads), kThreads, 0, st>>>(a);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return (error = cuda_error("bond write kernel launch", e)), false;
-  if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return (error = cuda_error("bond write kernel", e)), false;
+  if ((e = cudaStreamSynchronize(st)) != cudaSuccess)
+    return (error = cuda_error("bond write kernel", e)), false;
   return true;
 }
 

@@ -43,11 +43,11 @@ struct DemFillFrame {
   const float* material_rgb = nullptr;  ///< 3 floats per material (DemMaterial::color), host memory
   int material_count = 0;
   float group_rgb[kDemGroupColors][3] = {};
-  size_t count = 0;        ///< host particle count (must equal the view's)
+  size_t count = 0;  ///< host particle count (must equal the view's)
   /// > 0: a strided sample of at most this many scalars (<= kDemMaxSamples)
   /// comes back for the auto colour range.
   size_t max_samples = 0;
-  int64_t selected = -1;   ///< host index of the selected particle, or -1
+  int64_t selected = -1;  ///< host index of the selected particle, or -1
   /// For the selected particle's bonds' stresses (the world's bond parameters).
   dem::DemBondParams bond;
 };
@@ -64,13 +64,13 @@ struct DemFillTargets {
 
 /// One bond of the selected particle, as the inspector shows it.
 struct DemSelectedBond {
-  int64_t bond = -1;     ///< index into the world's bonds
-  uint32_t other = 0;    ///< the other particle's index
-  dem::Vec2d other_x;    ///< its position now
+  int64_t bond = -1;   ///< index into the world's bonds
+  uint32_t other = 0;  ///< the other particle's index
+  dem::Vec2d other_x;  ///< its position now
   bool broken = false;
   dem::BondBreak mode = dem::BondBreak::None;
   int64_t break_step = 0;
-  BondStress stress;     ///< now (zero for a broken bond)
+  BondStress stress;  ///< now (zero for a broken bond)
 };
 
 /// The selected particle's state and bonds, current every frame (the
@@ -92,16 +92,16 @@ struct DemFillResult {
 
 /// The bond overlay's frame: which bonds, the view, the colours.
 struct DemBondFrame {
-  bool intact = true;   ///< intact bonds, coloured by stress / strength
-  bool broken = true;   ///< broken bonds, dashed
+  bool intact = true;  ///< intact bonds, coloured by stress / strength
+  bool broken = true;  ///< broken bonds, dashed
   BondView view;
   dem::DemBondParams bond;
-  float hi = 1.f;       ///< top of the stress colour bar (ratio)
+  float hi = 1.f;  ///< top of the stress colour bar (ratio)
   /// The colour map as kDemBondLut packed RGBA8 entries over t in [0, 1]
   /// (host memory; uploaded when it changes).
   const uint32_t* lut = nullptr;
   uint32_t broken_rgba = 0;  ///< packed colour of the dashes
-  size_t max_samples = 0;    ///< > 0: a strided sample of the ratios (-1 for broken bonds) comes back
+  size_t max_samples = 0;  ///< > 0: a strided sample of the ratios (-1 for broken bonds) comes back
 };
 constexpr int kDemBondLut = 4096;
 
@@ -122,17 +122,18 @@ class DemFill {
   /// Writes the particles' columns into `t` and reads back the selected
   /// particle, the largest radius and the sample. False on a CUDA error
   /// (`error` says which call and why; the device state is then unknown).
-  bool particles(const dem::DemDeviceView& view, const DemFillFrame& f, const DemFillTargets& t, DemFillResult& out,
-                 std::string& error);
+  bool particles(const dem::DemDeviceView& view, const DemFillFrame& f, const DemFillTargets& t,
+                 DemFillResult& out, std::string& error);
   /// Counts the vertices of the bonds the frame draws (one line per intact
   /// bond, one per dash of a broken one, by the rules of dem_draw_rules.h)
   /// and samples their ratios. Keeps the per-bond offsets for write_bonds.
-  bool count_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, DemBondCount& out, std::string& error);
+  bool count_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, DemBondCount& out,
+                   std::string& error);
   /// Writes the vertices counted by the last count_bonds (same view and
   /// frame) into `verts`, the first `capacity` of them (a bond past it is
   /// left out; its vertices inside are written as empty triangles).
-  bool write_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, LineVertex* verts, size_t capacity,
-                   std::string& error);
+  bool write_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, LineVertex* verts,
+                   size_t capacity, std::string& error);
 
  private:
   struct Impl;

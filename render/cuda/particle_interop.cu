@@ -43,7 +43,7 @@ enum Res : int { kPos = 0, kVel, kScalar, kColor, kRadius, kResCount };
 
 /// Copied back after the fill: the selected particle, then the sample.
 struct Readback {
-  int slot;  // -1: not found
+  int slot;                      // -1: not found
   unsigned int radius_max_bits;  // the largest radius written (bits of a non-negative float)
   InteropParticle p;
   float sample[kMaxInteropSamples];
@@ -69,8 +69,8 @@ struct FillArgs {
   float* sc;
   uchar4* color;
   float* radius;
-  int stride;   // sample every stride-th slot
-  int nsample;  // 0: no sample
+  int stride;          // sample every stride-th slot
+  int nsample;         // 0: no sample
   long long selected;  // host index, or -1
   Readback* rb;
 };
@@ -116,7 +116,8 @@ __global__ void fill_kernel(const FillArgs a) {
       if (i < a.nsample) a.rb->sample[i] = s;
     }
   } else {
-    a.color[k] = make_uchar4(fill::to_u8(m.color[0]), fill::to_u8(m.color[1]), fill::to_u8(m.color[2]), 255);
+    a.color[k] =
+        make_uchar4(fill::to_u8(m.color[0]), fill::to_u8(m.color[1]), fill::to_u8(m.color[2]), 255);
   }
   if (a.selected >= 0 && static_cast<long long>(h) == a.selected) {
     Readback& r = *a.rb;
@@ -186,7 +187,8 @@ struct ParticleInterop::Impl {
     cudaGetLastError();  // clear a non-sticky error so the stepper's next check does not see it
     disabled = true;
     note = "CUDA-GL interop: off: " + what;
-    if (e != cudaSuccess) note += std::string(" (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
+    if (e != cudaSuccess)
+      note += std::string(" (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
     std::fprintf(stderr, "sandbox: %s; particles are drawn from the host copy\n", note.c_str());
     return false;
   }
@@ -206,31 +208,36 @@ struct ParticleInterop::Impl {
   bool start(int dev) {
     cudaError_t e = cudaSuccess;
     if (device >= 0) {
-      if (dev != device) return fail("the CUDA backend moved to device " + std::to_string(dev), cudaSuccess);
+      if (dev != device)
+        return fail("the CUDA backend moved to device " + std::to_string(dev), cudaSuccess);
       return true;
     }
     if ((e = cudaSetDevice(dev)) != cudaSuccess) return fail("cudaSetDevice", e);
     unsigned int count = 0;
     int devs[8] = {};
     e = cudaGLGetDevices(&count, devs, 8, cudaGLDeviceListAll);
-    if (e != cudaSuccess || count == 0) return fail("the OpenGL context is not on a CUDA device", e);
+    if (e != cudaSuccess || count == 0)
+      return fail("the OpenGL context is not on a CUDA device", e);
     bool found = false;
     for (unsigned int i = 0; i < count && i < 8; ++i) found = found || devs[i] == dev;
-    if (!found) return fail("OpenGL renders on another GPU than CUDA device " + std::to_string(dev), cudaSuccess);
+    if (!found)
+      return fail("OpenGL renders on another GPU than CUDA device " + std::to_string(dev),
+                  cudaSuccess);
     device = dev;
     return true;
   }
 
   /// Registers the particle buffers (again after the renderer reallocated them).
   bool register_particles(const InteropTargets& t) {
-    const bool same = have && t.pos == registered.pos && t.vel == registered.vel && t.scalar == registered.scalar &&
-                      t.color == registered.color && t.radius == registered.radius &&
-                      t.capacity == registered.capacity;
+    const bool same = have && t.pos == registered.pos && t.vel == registered.vel &&
+                      t.scalar == registered.scalar && t.color == registered.color &&
+                      t.radius == registered.radius && t.capacity == registered.capacity;
     if (same) return true;
     unregister();
     const GLuint names[kResCount] = {t.pos, t.vel, t.scalar, t.color, t.radius};
     for (int r = 0; r < kResCount; ++r) {
-      const cudaError_t e = cudaGraphicsGLRegisterBuffer(&res[r], names[r], cudaGraphicsRegisterFlagsWriteDiscard);
+      const cudaError_t e =
+          cudaGraphicsGLRegisterBuffer(&res[r], names[r], cudaGraphicsRegisterFlagsWriteDiscard);
       if (e != cudaSuccess) {
         res[r] = nullptr;
         return fail("cudaGraphicsGLRegisterBuffer", e);
@@ -250,13 +257,15 @@ struct ParticleInterop::Impl {
     if (e != cudaSuccess) return fail("cudaGraphicsMapResources", e);
     nmapped = 3;
     map_stream = st;
-    static const size_t elem[kResCount] = {2 * sizeof(float), 2 * sizeof(float), sizeof(float), 4, sizeof(float)};
+    static const size_t elem[kResCount] = {2 * sizeof(float), 2 * sizeof(float), sizeof(float), 4,
+                                           sizeof(float)};
     for (int i = 0; i < 3; ++i) {
       const int r = which[i];
       size_t bytes = 0;
       if ((e = cudaGraphicsResourceGetMappedPointer(&ptr[r], &bytes, res[r])) != cudaSuccess)
         return fail("cudaGraphicsResourceGetMappedPointer", e);
-      if (bytes < n * elem[r]) return fail("a mapped buffer is smaller than the particle count", cudaSuccess);
+      if (bytes < n * elem[r])
+        return fail("a mapped buffer is smaller than the particle count", cudaSuccess);
     }
     return true;
   }
@@ -290,8 +299,8 @@ void ParticleInterop::release() {
 
 void ParticleInterop::release_bonds() { impl_->unregister_bonds(); }
 
-bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets& t, const InteropFrame& f,
-                           InteropResult& out) {
+bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets& t,
+                           const InteropFrame& f, InteropResult& out) {
   Impl& s = *impl_;
   out.sample.clear();
   out.selected_slot = -1;
@@ -299,7 +308,8 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   const size_t n = view.count;
   // Not failures: the host path draws this frame.
   if (n == 0 || n != f.count || n > t.capacity || n > static_cast<size_t>(INT_MAX)) return false;
-  if (!view.x || !view.v || !view.C || !view.F || !view.J || !view.Jp || !view.vol0 || !view.material || !view.perm)
+  if (!view.x || !view.v || !view.C || !view.F || !view.J || !view.Jp || !view.vol0 ||
+      !view.material || !view.perm)
     return false;
   if (!f.materials || f.material_count <= 0) return false;
   if (!t.pos || !t.vel || !t.scalar || !t.color || !t.radius) return false;
@@ -316,7 +326,8 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
 
   // [SECTION] The material table (when edited).
   const size_t mat_bytes = sizeof(MaterialParams) * static_cast<size_t>(f.material_count);
-  if (s.mats_cache.size() != mat_bytes || std::memcmp(s.mats_cache.data(), f.materials, mat_bytes) != 0) {
+  if (s.mats_cache.size() != mat_bytes ||
+      std::memcmp(s.mats_cache.data(), f.materials, mat_bytes) != 0) {
     if (f.material_count > s.mats_cap) {
       if (s.d_mats) cudaFree(s.d_mats);
       s.d_mats = nullptr;
@@ -325,21 +336,26 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
         return s.fail("cudaMalloc (materials)", e);
       s.mats_cap = f.material_count;
     }
-    s.mats_cache.assign(reinterpret_cast<const char*>(f.materials), reinterpret_cast<const char*>(f.materials) + mat_bytes);
+    s.mats_cache.assign(reinterpret_cast<const char*>(f.materials),
+                        reinterpret_cast<const char*>(f.materials) + mat_bytes);
     // Pageable source: the call returns once the bytes are staged.
-    if ((e = cudaMemcpyAsync(s.d_mats, s.mats_cache.data(), mat_bytes, cudaMemcpyHostToDevice, st)) != cudaSuccess)
+    if ((e = cudaMemcpyAsync(s.d_mats, s.mats_cache.data(), mat_bytes, cudaMemcpyHostToDevice,
+                             st)) != cudaSuccess)
       return s.fail("cudaMemcpyAsync (materials)", e);
   }
 
   // [SECTION] Register, map, fill, read back, unmap.
   if (!s.register_particles(t)) return false;
-  const int column = f.fill == InteropFill::Velocity ? kVel : f.fill == InteropFill::Scalar ? kScalar : kColor;
+  const int column = f.fill == InteropFill::Velocity ? kVel
+                     : f.fill == InteropFill::Scalar ? kScalar
+                                                     : kColor;
   void* ptr[kResCount] = {};
   if (!s.map_particles(column, st, n, ptr)) return false;
 
   const bool sel = f.selected >= 0 && static_cast<size_t>(f.selected) < n;
-  const fill::Stride smp =
-      f.fill == InteropFill::Scalar ? fill::sample_stride(n, f.max_samples, kMaxInteropSamples) : fill::Stride{};
+  const fill::Stride smp = f.fill == InteropFill::Scalar
+                               ? fill::sample_stride(n, f.max_samples, kMaxInteropSamples)
+                               : fill::Stride{};
   // slot = -1, radius_max = 0.
   if ((e = cudaMemsetAsync(&s.d_rb->slot, 0xff, sizeof(int), st)) != cudaSuccess ||
       (e = cudaMemsetAsync(&s.d_rb->radius_max_bits, 0, sizeof(unsigned int), st)) != cudaSuccess)
@@ -390,8 +406,8 @@ bool ParticleInterop::fill(const DeviceParticleView& view, const InteropTargets&
   return true;
 }
 
-bool ParticleInterop::fill_dem(const dem::DemDeviceView& view, const InteropTargets& t, const DemFillFrame& f,
-                               DemFillResult& out) {
+bool ParticleInterop::fill_dem(const dem::DemDeviceView& view, const InteropTargets& t,
+                               const DemFillFrame& f, DemFillResult& out) {
   Impl& s = *impl_;
   out.sample.clear();
   out.selected = DemSelected{};
@@ -399,17 +415,20 @@ bool ParticleInterop::fill_dem(const dem::DemDeviceView& view, const InteropTarg
   const size_t n = view.count;
   // Not failures: the host path draws this frame.
   if (n == 0 || n != f.count || n > t.capacity || n > static_cast<size_t>(INT_MAX)) return false;
-  if (!view.x || !view.v || !view.theta || !view.omega || !view.radius || !view.mass || !view.inertia ||
-      !view.material || !view.group || !view.bond_start || !view.bond_j_start)
+  if (!view.x || !view.v || !view.theta || !view.omega || !view.radius || !view.mass ||
+      !view.inertia || !view.material || !view.group || !view.bond_start || !view.bond_j_start)
     return false;
-  if (view.bond_count > 0 && (!view.bond_i || !view.bond_j || !view.length0 || !view.shear_disp || !view.bend_angle ||
-                              !view.broken || !view.mode || !view.break_step || !view.bond_j_list))
+  if (view.bond_count > 0 &&
+      (!view.bond_i || !view.bond_j || !view.length0 || !view.shear_disp || !view.bend_angle ||
+       !view.broken || !view.mode || !view.break_step || !view.bond_j_list))
     return false;
   if (!f.material_rgb || f.material_count <= 0) return false;
   if (!t.pos || !t.vel || !t.scalar || !t.color || !t.radius) return false;
   cudaStream_t st = static_cast<cudaStream_t>(view.stream);
   if (!s.start(view.device) || !s.register_particles(t)) return false;
-  const int column = f.column == DemFillColumn::Velocity ? kVel : f.column == DemFillColumn::Scalar ? kScalar : kColor;
+  const int column = f.column == DemFillColumn::Velocity ? kVel
+                     : f.column == DemFillColumn::Scalar ? kScalar
+                                                         : kColor;
   void* ptr[kResCount] = {};
   if (!s.map_particles(column, st, n, ptr)) return false;
   DemFillTargets dt;
@@ -419,13 +438,15 @@ bool ParticleInterop::fill_dem(const dem::DemDeviceView& view, const InteropTarg
   dt.scalar = static_cast<float*>(ptr[kScalar]);
   dt.color = static_cast<uint8_t*>(ptr[kColor]);
   std::string err;
-  if (!s.dem.particles(view, f, dt, out, err)) return s.fail(err, cudaSuccess);  // synchronised: unmap after
+  if (!s.dem.particles(view, f, dt, out, err))
+    return s.fail(err, cudaSuccess);  // synchronised: unmap after
   if (!s.unmap_checked()) return false;
   s.note = "CUDA-GL interop: on";
   return true;
 }
 
-bool ParticleInterop::count_dem_bonds(const dem::DemDeviceView& view, const DemBondFrame& f, DemBondCount& out) {
+bool ParticleInterop::count_dem_bonds(const dem::DemDeviceView& view, const DemBondFrame& f,
+                                      DemBondCount& out) {
   Impl& s = *impl_;
   out = DemBondCount{};
   if (s.disabled || !s.start(view.device)) return false;
@@ -434,14 +455,16 @@ bool ParticleInterop::count_dem_bonds(const dem::DemDeviceView& view, const DemB
   return true;
 }
 
-bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity, size_t count,
-                                     const DemBondFrame& f) {
+bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView& view, GLuint buffer, size_t capacity,
+                                     size_t count, const DemBondFrame& f) {
   Impl& s = *impl_;
-  if (s.disabled || buffer == 0 || capacity == 0 || count > capacity || !s.start(view.device)) return false;
+  if (s.disabled || buffer == 0 || capacity == 0 || count > capacity || !s.start(view.device))
+    return false;
   cudaError_t e = cudaSuccess;
   if (!s.bond_res || s.bond_buf != buffer || s.bond_cap != capacity) {
     s.unregister_bonds();
-    if ((e = cudaGraphicsGLRegisterBuffer(&s.bond_res, buffer, cudaGraphicsRegisterFlagsWriteDiscard)) != cudaSuccess) {
+    if ((e = cudaGraphicsGLRegisterBuffer(&s.bond_res, buffer,
+                                          cudaGraphicsRegisterFlagsWriteDiscard)) != cudaSuccess) {
       s.bond_res = nullptr;
       return s.fail("cudaGraphicsGLRegisterBuffer (bonds)", e);
     }
@@ -450,16 +473,19 @@ bool ParticleInterop::fill_dem_bonds(const dem::DemDeviceView& view, GLuint buff
   }
   cudaStream_t st = static_cast<cudaStream_t>(view.stream);
   s.mapped[0] = s.bond_res;
-  if ((e = cudaGraphicsMapResources(1, s.mapped, st)) != cudaSuccess) return s.fail("cudaGraphicsMapResources (bonds)", e);
+  if ((e = cudaGraphicsMapResources(1, s.mapped, st)) != cudaSuccess)
+    return s.fail("cudaGraphicsMapResources (bonds)", e);
   s.nmapped = 1;
   s.map_stream = st;
   void* ptr = nullptr;
   size_t bytes = 0;
   if ((e = cudaGraphicsResourceGetMappedPointer(&ptr, &bytes, s.bond_res)) != cudaSuccess)
     return s.fail("cudaGraphicsResourceGetMappedPointer (bonds)", e);
-  if (bytes < capacity * sizeof(LineVertex)) return s.fail("the bond buffer is smaller than said", cudaSuccess);
+  if (bytes < capacity * sizeof(LineVertex))
+    return s.fail("the bond buffer is smaller than said", cudaSuccess);
   std::string err;
-  if (!s.dem.write_bonds(view, f, static_cast<LineVertex*>(ptr), count, err)) return s.fail(err, cudaSuccess);
+  if (!s.dem.write_bonds(view, f, static_cast<LineVertex*>(ptr), count, err))
+    return s.fail(err, cudaSuccess);
   return s.unmap_checked();
 }
 

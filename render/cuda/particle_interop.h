@@ -97,17 +97,18 @@ class ParticleInterop {
   /// not (the caller draws through the host path this frame); a CUDA failure
   /// also disables it for the session. The buffers' contents are undefined
   /// after a false return (WriteDiscard): upload everything.
-  bool fill(const DeviceParticleView& view, const InteropTargets& targets, const InteropFrame& frame,
-            InteropResult& out);
+  bool fill(const DeviceParticleView& view, const InteropTargets& targets,
+            const InteropFrame& frame, InteropResult& out);
 
   /// A CUDA DEM world's sprites into the same buffers, by the same rules
   /// (registration, mapping, a false return and its consequences).
-  bool fill_dem(const dem::DemDeviceView& view, const InteropTargets& targets, const DemFillFrame& frame,
-                DemFillResult& out);
+  bool fill_dem(const dem::DemDeviceView& view, const InteropTargets& targets,
+                const DemFillFrame& frame, DemFillResult& out);
 
   /// DEM bond lines, phase 1: how many vertices the bonds the frame draws
   /// take (nothing is mapped). False on a CUDA error (then disabled).
-  bool count_dem_bonds(const dem::DemDeviceView& view, const DemBondFrame& frame, DemBondCount& out);
+  bool count_dem_bonds(const dem::DemDeviceView& view, const DemBondFrame& frame,
+                       DemBondCount& out);
   /// Phase 2: writes them into the GL buffer `buffer` of `capacity`
   /// LineVertex (registered on first use and when it changes; release the
   /// bond buffer first when reallocating it), the first `count` of them

@@ -17,8 +17,10 @@ class InvariantError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
-[[noreturn]] inline void invariant_failed(const char* file, int line, const char* cond, const std::string& what) {
-  throw InvariantError(std::string(file) + ":" + std::to_string(line) + ": internal check failed: " + cond +
+[[noreturn]] inline void invariant_failed(const char* file, int line, const char* cond,
+                                          const std::string& what) {
+  throw InvariantError(std::string(file) + ":" + std::to_string(line) +
+                       ": internal check failed: " + cond +
                        (what.empty() ? std::string() : " (" + what + ")"));
 }
 

@@ -120,9 +120,9 @@ void fsync_folder(const std::string& dir) {
 /// `target` the file actually replaced, `temp` the new bytes, synced.
 struct Staged {
   std::string shown, target, temp;
-  bool had_old = false;     // the target existed before the save
-  const char* note = "";    // what a failure leaves, for the message
-  std::string backup;       // hard link to the old file (multi-file saves), or ""
+  bool had_old = false;   // the target existed before the save
+  const char* note = "";  // what a failure leaves, for the message
+  std::string backup;     // hard link to the old file (multi-file saves), or ""
 };
 
 constexpr const char* kSetNote = " (no file of the set was changed)";
@@ -135,7 +135,9 @@ Staged stage(const std::string& path, const std::string& bytes, bool in_set) {
   s.target = resolve_target(path);
   struct stat old;
   s.had_old = ::stat(s.target.c_str(), &old) == 0;
-  s.note = in_set ? kSetNote : s.had_old ? " (the previous file is unchanged)" : " (nothing was written)";
+  s.note = in_set      ? kSetNote
+           : s.had_old ? " (the previous file is unchanged)"
+                       : " (nothing was written)";
   const char* note = s.note;
   const std::string dir = folder_of(s.target);
   int fd = -1;
@@ -147,9 +149,11 @@ Staged stage(const std::string& path, const std::string& bytes, bool in_set) {
   }
   if (fd < 0) {
     const int err = errno;
-    throw WriteError(path, "cannot create a temporary file in " + dir + ": " + os_reason(err) + note, err);
+    throw WriteError(
+        path, "cannot create a temporary file in " + dir + ": " + os_reason(err) + note, err);
   }
-  if (s.had_old && S_ISREG(old.st_mode)) (void)::fchmod(fd, old.st_mode & 07777);  // keep the old mode
+  if (s.had_old && S_ISREG(old.st_mode))
+    (void)::fchmod(fd, old.st_mode & 07777);  // keep the old mode
   auto fail = [&](const char* step, int err) {
     if (fd >= 0) ::close(fd);
     ::unlink(s.temp.c_str());
@@ -217,8 +221,10 @@ void write_files_atomic(const std::vector<FileWrite>& files) {
     for (size_t j = i; j-- > 0;) {
       Staged& r = staged[j];
       if (!r.backup.empty()) {
-        if (::rename(r.backup.c_str(), r.target.c_str()) == 0) r.backup.clear();
-        else lost += (lost.empty() ? "" : ", ") + r.shown + " (the old one is " + r.backup + ")";
+        if (::rename(r.backup.c_str(), r.target.c_str()) == 0)
+          r.backup.clear();
+        else
+          lost += (lost.empty() ? "" : ", ") + r.shown + " (the old one is " + r.backup + ")";
       } else if (!r.had_old) {
         ::unlink(r.target.c_str());
       } else {
@@ -227,11 +233,13 @@ void write_files_atomic(const std::vector<FileWrite>& files) {
     }
     if (!s.backup.empty()) ::unlink(s.backup.c_str());  // its target was never touched
     for (size_t j = i; j < staged.size(); ++j) ::unlink(staged[j].temp.c_str());
-    throw WriteError(s.shown,
-                     "cannot replace the file: " + os_reason(err) +
-                         (lost.empty() ? std::string(kSetNote)
-                                       : " (these files of the set were replaced and could not be put back: " + lost + ")"),
-                     err);
+    throw WriteError(
+        s.shown,
+        "cannot replace the file: " + os_reason(err) +
+            (lost.empty() ? std::string(kSetNote)
+                          : " (these files of the set were replaced and could not be put back: " +
+                                lost + ")"),
+        err);
   }
   // Phase 3: the old versions go; folders synced so the renames are durable.
   std::set<std::string> dirs;

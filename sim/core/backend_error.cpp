@@ -39,8 +39,8 @@ std::string BackendFallback::message() const {
                   "); continuing on the CPU backend from step " + std::to_string(resumed_step);
   const int64_t lost = failed_step - resumed_step;
   if (lost > 0)
-    m += ", the last state copied to the host (" + std::to_string(lost) + " step" + (lost == 1 ? "" : "s") +
-         " rolled back)";
+    m += ", the last state copied to the host (" + std::to_string(lost) + " step" +
+         (lost == 1 ? "" : "s") + " rolled back)";
   else
     m += " (no steps rolled back)";
   return m;

@@ -18,7 +18,8 @@ class BackendError : public std::runtime_error {
   /// over or stepped to (the failure came before anything was launched), so a
   /// sync_to_host() may still read it back. False: the device state is
   /// unknown (a batch stopped part way, or the context is lost).
-  BackendError(const std::string& what, bool state_intact) : std::runtime_error(what), state_intact_(state_intact) {}
+  BackendError(const std::string& what, bool state_intact)
+      : std::runtime_error(what), state_intact_(state_intact) {}
   bool state_intact() const { return state_intact_; }
 
  private:
@@ -43,11 +44,11 @@ namespace ps {
 /// What a world did when its device backend failed at run time.
 struct BackendFallback {
   bool happened = false;
-  std::string backend;        ///< the backend that failed, e.g. "cuda (NVIDIA H100)"
-  std::string during;         ///< "stepping", "copying the state to the host", ...
-  std::string reason;         ///< its error text
-  int64_t failed_step = 0;    ///< the world's step count when the failing call started
-  int64_t resumed_step = 0;   ///< the step of the preserved state the CPU continues from
+  std::string backend;       ///< the backend that failed, e.g. "cuda (NVIDIA H100)"
+  std::string during;        ///< "stepping", "copying the state to the host", ...
+  std::string reason;        ///< its error text
+  int64_t failed_step = 0;   ///< the world's step count when the failing call started
+  int64_t resumed_step = 0;  ///< the step of the preserved state the CPU continues from
   /// "cuda (X) failed while stepping (REASON); continuing on the CPU backend
   /// from step R, the last state copied to the host (N steps rolled back)".
   std::string message() const;
@@ -75,7 +76,8 @@ bool run_guarded(bool on_cpu, AtFailure at, Call&& call, FallBack&& fall_back) {
     call();
     return true;
   } catch (const BackendError& e) {
-    fall_back(e.what(), e.state_intact() && at == AtFailure::Unknown ? AtFailure::DeviceAtClock : at);
+    fall_back(e.what(),
+              e.state_intact() && at == AtFailure::Unknown ? AtFailure::DeviceAtClock : at);
   } catch (const std::exception& e) {
     fall_back(e.what(), at);
   }

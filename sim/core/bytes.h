@@ -22,9 +22,13 @@ struct ByteWriter {
   }
   /// put or put_vec, whichever fits (field visitors).
   template <class T>
-  void field(const T& v) { put(v); }
+  void field(const T& v) {
+    put(v);
+  }
   template <class T>
-  void field(const std::vector<T>& v) { put_vec(v); }
+  void field(const std::vector<T>& v) {
+    put_vec(v);
+  }
   template <class T>
   void put_vec(const std::vector<T>& v) {
     static_assert(std::is_trivially_copyable<T>::value, "put_vec: trivially copyable values only");
@@ -48,9 +52,13 @@ struct ByteReader {
     at += sizeof(T);
   }
   template <class T>
-  void field(T& v) { get(v); }
+  void field(T& v) {
+    get(v);
+  }
   template <class T>
-  void field(std::vector<T>& v) { get_vec(v); }
+  void field(std::vector<T>& v) {
+    get_vec(v);
+  }
   template <class T>
   void get_vec(std::vector<T>& v) {
     uint64_t n = 0;

@@ -59,16 +59,14 @@ class CheckpointTracker {
     if (active_ && clock_.step > host_clock.step) {
       try {
         if (!arrived_) arrived_ = b.checkpoint_arrived();  // a lost device throws here
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
       try {
         if (arrived_ && b.checkpoint_restore(false)) {
           host_clock = clock_;
         } else if (has_prev_ && prev_.step > host_clock.step && b.checkpoint_restore(true)) {
           host_clock = prev_;
         }
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
     drop();
   }

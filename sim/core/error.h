@@ -15,12 +15,16 @@ struct SourceLoc {
 class InputError : public std::runtime_error {
  public:
   InputError(const SourceLoc& loc, const std::string& field, const std::string& message)
-      : std::runtime_error(format(loc, field, message)), loc_(loc), field_(field), message_(message) {}
+      : std::runtime_error(format(loc, field, message)),
+        loc_(loc),
+        field_(field),
+        message_(message) {}
   const SourceLoc& loc() const { return loc_; }
   const std::string& field() const { return field_; }
   const std::string& message() const { return message_; }
 
-  static std::string format(const SourceLoc& loc, const std::string& field, const std::string& msg) {
+  static std::string format(const SourceLoc& loc, const std::string& field,
+                            const std::string& msg) {
     std::string s = loc.file.empty() ? std::string("<input>") : loc.file;
     if (loc.line > 0) {
       s += ":" + std::to_string(loc.line);

@@ -13,8 +13,10 @@ std::string read_file_bytes(const std::string& path) {
   // FIFO would otherwise read forever), and no more than the size limit.
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file: no such file");
-  if (std::filesystem::is_directory(st)) throw InputError(SourceLoc{path, 0, 0}, "", "is a folder, not a file");
+  if (ec || !std::filesystem::exists(st))
+    throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file: no such file");
+  if (std::filesystem::is_directory(st))
+    throw InputError(SourceLoc{path, 0, 0}, "", "is a folder, not a file");
   if (!std::filesystem::is_regular_file(st))
     throw InputError(SourceLoc{path, 0, 0}, "", "not a regular file (device, pipe or socket)");
   const uintmax_t size = std::filesystem::file_size(path, ec);
@@ -22,7 +24,8 @@ std::string read_file_bytes(const std::string& path) {
   if (ec) throw InputError(SourceLoc{path, 0, 0}, "", "cannot read the file size: " + ec.message());
   if (size > static_cast<uintmax_t>(limit))
     throw InputError(SourceLoc{path, 0, 0}, "",
-                     "file too large: " + std::to_string(size) + " bytes (the limit is " + std::to_string(limit) + ")");
+                     "file too large: " + std::to_string(size) + " bytes (the limit is " +
+                         std::to_string(limit) + ")");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLoc{path, 0, 0}, "", "cannot open file");
   std::string text(static_cast<size_t>(size), '\0');

@@ -15,7 +15,9 @@ struct Fnv1a {
     }
   }
   template <class T>
-  void add_array(const T* data, size_t count) { add(data, count * sizeof(T)); }
+  void add_array(const T* data, size_t count) {
+    add(data, count * sizeof(T));
+  }
 };
 
 /// SplitMix64 step (Steele, Lea & Flood 2014): a small, seedable generator

@@ -5,8 +5,8 @@
 #include <string>
 #include "sim/core/atomic_write.h"
 #include "sim/core/error.h"
-#include "sim/core/limits.h"
 #include "sim/core/file.h"
+#include "sim/core/limits.h"
 
 #if defined(PS_HAVE_ZLIB)
 #include <zlib.h>
@@ -58,11 +58,13 @@ namespace {
 // bytes; stb knows more (GIF, BMP, PSD, TGA, HDR, PIC, PNM), but each is attack
 // surface a teaching tool does not need.
 void check_image_format(const std::string& b, const std::string& name) {
-  auto fail = [&](const std::string& why) { throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: " + why); };
+  auto fail = [&](const std::string& why) {
+    throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: " + why);
+  };
   static const char kPng[8] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
   const bool png = b.size() >= 8 && b.compare(0, 8, std::string(kPng, 8)) == 0;
-  const bool jpeg = b.size() >= 3 && static_cast<uint8_t>(b[0]) == 0xFF && static_cast<uint8_t>(b[1]) == 0xD8 &&
-                    static_cast<uint8_t>(b[2]) == 0xFF;
+  const bool jpeg = b.size() >= 3 && static_cast<uint8_t>(b[0]) == 0xFF &&
+                    static_cast<uint8_t>(b[1]) == 0xD8 && static_cast<uint8_t>(b[2]) == 0xFF;
   if (!png && !jpeg) fail("not a PNG or JPEG file");
 }
 
@@ -71,20 +73,26 @@ void check_image_format(const std::string& b, const std::string& name) {
 // the data missing, so a 2 KB file claiming a 1 GB IDAT chunk made it allocate
 // 2 GB (found by the image fuzzer, tests/fuzz/regressions/image).
 void check_png_chunks(const std::string& b, const std::string& name) {
-  auto fail = [&](const std::string& why) { throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: " + why); };
+  auto fail = [&](const std::string& why) {
+    throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: " + why);
+  };
   if (b.size() < 8 || b[1] != 'P') return;  // JPEG (the format was checked first)
   size_t p = 8;
   std::string idat;  // the compressed image data, for the inflate bound below
   for (;;) {
-    if (b.size() - p < 12) fail("corrupt PNG: the file ends inside a chunk header at byte " + std::to_string(p));
+    if (b.size() - p < 12)
+      fail("corrupt PNG: the file ends inside a chunk header at byte " + std::to_string(p));
     uint32_t len = 0;
-    for (int k = 0; k < 4; ++k) len = (len << 8) | static_cast<uint8_t>(b[p + static_cast<size_t>(k)]);
+    for (int k = 0; k < 4; ++k)
+      len = (len << 8) | static_cast<uint8_t>(b[p + static_cast<size_t>(k)]);
     const std::string type = b.substr(p + 4, 4);
     for (char c : type)
-      if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) fail("corrupt PNG: bad chunk type at byte " + std::to_string(p));
+      if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')))
+        fail("corrupt PNG: bad chunk type at byte " + std::to_string(p));
     if (len > b.size() - p - 12)
-      fail("corrupt PNG: chunk '" + type + "' at byte " + std::to_string(p) + " claims " + std::to_string(len) +
-           " bytes, the file has " + std::to_string(b.size() - p - 12) + " left");
+      fail("corrupt PNG: chunk '" + type + "' at byte " + std::to_string(p) + " claims " +
+           std::to_string(len) + " bytes, the file has " + std::to_string(b.size() - p - 12) +
+           " left");
     if (type == "IDAT") idat.append(b, p + 8, len);
     p += 12 + static_cast<size_t>(len);
     if (type == "IEND") break;
@@ -105,7 +113,9 @@ void check_png_chunks(const std::string& b, const std::string& name) {
   const bool interlaced = b[28] != 0;
   const unsigned channels = ctype == 2 ? 3 : ctype == 4 ? 2 : ctype == 6 ? 4 : 1;
   const uint64_t bpp = uint64_t{channels} * depth;  // bits per pixel
-  auto rows = [&](uint64_t pw, uint64_t ph) { return pw && ph ? ph * (1 + (pw * bpp + 7) / 8) : 0; };
+  auto rows = [&](uint64_t pw, uint64_t ph) {
+    return pw && ph ? ph * (1 + (pw * bpp + 7) / 8) : 0;
+  };
   uint64_t need = rows(w, h);
   if (interlaced) {  // Adam7: seven sub-images
     static const int x0[7] = {0, 4, 0, 2, 0, 1, 0}, y0[7] = {0, 0, 4, 0, 2, 0, 1};
@@ -127,12 +137,13 @@ void check_png_chunks(const std::string& b, const std::string& name) {
     z.avail_out = sizeof scratch;
     rc = inflate(&z, Z_NO_FLUSH);
     out += sizeof scratch - z.avail_out;
-    if (rc == Z_BUF_ERROR && z.avail_out != 0) break;  // input ended: stb reports a truncated stream
+    if (rc == Z_BUF_ERROR && z.avail_out != 0)
+      break;  // input ended: stb reports a truncated stream
   }
   inflateEnd(&z);
   if (out > need)
-    fail("corrupt PNG: the image data inflates to more than the " + std::to_string(need) + " bytes a " +
-         std::to_string(w) + " x " + std::to_string(h) + " image needs");
+    fail("corrupt PNG: the image data inflates to more than the " + std::to_string(need) +
+         " bytes a " + std::to_string(w) + " x " + std::to_string(h) + " image needs");
 #endif
 }
 
@@ -149,34 +160,41 @@ Image decode_image(const std::string& bytes, const std::string& name) {
   int w = 0, h = 0, n = 0;
   if (!stbi_info_from_memory(buf, len, &w, &h, &n)) {
     const char* why = stbi_failure_reason();
-    throw InputError(SourceLoc{name, 0, 0}, "", std::string("cannot read image: ") + (why ? why : "unknown format"));
+    throw InputError(SourceLoc{name, 0, 0}, "",
+                     std::string("cannot read image: ") + (why ? why : "unknown format"));
   }
   const InputLimits& lim = input_limits();
   if (w <= 0 || h <= 0)
-    throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: empty (" + std::to_string(w) + " x " + std::to_string(h) + " pixels)");
+    throw InputError(
+        SourceLoc{name, 0, 0}, "",
+        "cannot read image: empty (" + std::to_string(w) + " x " + std::to_string(h) + " pixels)");
   if (w > lim.max_image_side || h > lim.max_image_side ||
       static_cast<int64_t>(w) * h > lim.max_image_pixels)
     throw InputError(SourceLoc{name, 0, 0}, "",
-                     "image too large: " + std::to_string(w) + " x " + std::to_string(h) + " pixels (at most " +
-                         std::to_string(lim.max_image_side) + " per side and " + std::to_string(lim.max_image_pixels) +
-                         " in all)");
+                     "image too large: " + std::to_string(w) + " x " + std::to_string(h) +
+                         " pixels (at most " + std::to_string(lim.max_image_side) +
+                         " per side and " + std::to_string(lim.max_image_pixels) + " in all)");
   check_png_chunks(bytes, name);  // after the size: stbi_info reads only the header
   int dw = 0, dh = 0;
   unsigned char* data = stbi_load_from_memory(buf, len, &dw, &dh, &n, 4);
   if (!data) {
     const char* why = stbi_failure_reason();
-    throw InputError(SourceLoc{name, 0, 0}, "", std::string("cannot read image: ") + (why ? why : "unknown error"));
+    throw InputError(SourceLoc{name, 0, 0}, "",
+                     std::string("cannot read image: ") + (why ? why : "unknown error"));
   }
-  if (dw != w || dh != h) {  // the header and the decoder must agree (never seen; checked, not assumed)
+  if (dw != w ||
+      dh != h) {  // the header and the decoder must agree (never seen; checked, not assumed)
     stbi_image_free(data);
-    throw InputError(SourceLoc{name, 0, 0}, "", "cannot read image: inconsistent size in the header");
+    throw InputError(SourceLoc{name, 0, 0}, "",
+                     "cannot read image: inconsistent size in the header");
   }
   Image img;
   img.resize(w, h);
   for (size_t i = 0; i < static_cast<size_t>(w) * h; ++i) {
     const unsigned a = data[i * 4 + 3];
     for (int c = 0; c < 3; ++c)  // composite on white
-      img.rgb[i * 3 + c] = static_cast<uint8_t>((data[i * 4 + c] * a + 255u * (255u - a) + 127u) / 255u);
+      img.rgb[i * 3 + c] =
+          static_cast<uint8_t>((data[i * 4 + c] * a + 255u * (255u - a) + 127u) / 255u);
   }
   stbi_image_free(data);
   return img;
@@ -191,9 +209,11 @@ void save_png(const std::string& path, const Image& image) {
   // Encoded in memory, then written atomically: never a half-written PNG.
   std::string png;
   auto append = [](void* ctx, void* data, int size) {
-    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<size_t>(size));
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data),
+                                           static_cast<size_t>(size));
   };
-  if (!stbi_write_png_to_func(append, &png, image.width, image.height, 3, image.rgb.data(), image.width * 3))
+  if (!stbi_write_png_to_func(append, &png, image.width, image.height, 3, image.rgb.data(),
+                              image.width * 3))
     throw std::runtime_error(path + ": cannot encode PNG");
   write_file_atomic(path, png);
 #else

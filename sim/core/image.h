@@ -13,7 +13,9 @@ struct Image {
   std::vector<uint8_t> rgb;  ///< 3 bytes per pixel, row-major
   void resize(int w, int h, uint8_t r = 255, uint8_t g = 255, uint8_t b = 255);
   uint8_t* at(int column, int row) { return &rgb[(static_cast<size_t>(row) * width + column) * 3]; }
-  const uint8_t* at(int column, int row) const { return &rgb[(static_cast<size_t>(row) * width + column) * 3]; }
+  const uint8_t* at(int column, int row) const {
+    return &rgb[(static_cast<size_t>(row) * width + column) * 3];
+  }
 };
 
 /// True when this build can read and write image files (stb, PS_HAVE_STB).

@@ -16,7 +16,8 @@ double mpm_memory_estimate(double particles, double nodes, bool polypic) {
 }
 
 double memory_budget_bytes() {
-  if (input_limits().max_memory_bytes > 0) return static_cast<double>(input_limits().max_memory_bytes);
+  if (input_limits().max_memory_bytes > 0)
+    return static_cast<double>(input_limits().max_memory_bytes);
   // Linux: what can be allocated without swapping (free plus reclaimable caches).
   std::FILE* f = std::fopen("/proc/meminfo", "r");
   if (!f) return -1.0;

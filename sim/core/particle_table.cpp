@@ -17,7 +17,8 @@ void append_table_rows(ParticleTable& t, const ParticleTable& more, uint16_t mat
     }
   t.id.insert(t.id.end(), more.id.begin(), more.id.end());
   t.group.insert(t.group.end(), more.group.begin(), more.group.end());
-  for (size_t i = 0; i < n1; ++i) t.material.push_back(static_cast<uint16_t>(more.material[i] + material_offset));
+  for (size_t i = 0; i < n1; ++i)
+    t.material.push_back(static_cast<uint16_t>(more.material[i] + material_offset));
   t.x.insert(t.x.end(), more.x.begin(), more.x.end());
   t.y.insert(t.y.end(), more.y.begin(), more.y.end());
   t.vx.insert(t.vx.end(), more.vx.begin(), more.vx.end());
@@ -28,10 +29,12 @@ void append_table_rows(ParticleTable& t, const ParticleTable& more, uint16_t mat
   for (size_t c = 0; c < t.extra_names.size(); ++c) {
     const auto it = std::find(more.extra_names.begin(), more.extra_names.end(), t.extra_names[c]);
     std::vector<float>& col = t.extra[c];
-    if (it == more.extra_names.end() || static_cast<size_t>(it - more.extra_names.begin()) >= more.extra.size()) {
+    if (it == more.extra_names.end() ||
+        static_cast<size_t>(it - more.extra_names.begin()) >= more.extra.size()) {
       col.resize(n0 + n1, nan);
     } else {
-      const std::vector<float>& src = more.extra[static_cast<size_t>(it - more.extra_names.begin())];
+      const std::vector<float>& src =
+          more.extra[static_cast<size_t>(it - more.extra_names.begin())];
       col.insert(col.end(), src.begin(), src.end());
       col.resize(n0 + n1, nan);
     }

@@ -16,9 +16,9 @@ struct ParticleTable {
   std::vector<uint16_t> material;
   std::vector<uint16_t> group;
   std::vector<float> x, y, vx, vy, mass, radius;
-  std::vector<std::array<float, 3>> color;     ///< material colour
-  std::vector<std::string> extra_names;        ///< e.g. "J", "Jp", "omega"
-  std::vector<std::vector<float>> extra;       ///< one column per name
+  std::vector<std::array<float, 3>> color;  ///< material colour
+  std::vector<std::string> extra_names;     ///< e.g. "J", "Jp", "omega"
+  std::vector<std::vector<float>> extra;    ///< one column per name
   size_t size() const { return id.size(); }
 };
 

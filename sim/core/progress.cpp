@@ -8,7 +8,8 @@ namespace {
 thread_local ProgressListener* t_listener = nullptr;
 }
 
-ProgressScope::ProgressScope(ProgressListener listener) : listener_(std::move(listener)), previous_(t_listener) {
+ProgressScope::ProgressScope(ProgressListener listener)
+    : listener_(std::move(listener)), previous_(t_listener) {
   t_listener = &listener_;
 }
 

@@ -58,8 +58,8 @@ void ThreadPool::parallel_for_dynamic(int64_t n, int64_t grain,
   run_job(fn, n, size(), grain);
 }
 
-void ThreadPool::run_job(const std::function<void(int64_t, int64_t, int)>& fn, int64_t n, int chunks,
-                         int64_t grain) {
+void ThreadPool::run_job(const std::function<void(int64_t, int64_t, int)>& fn, int64_t n,
+                         int chunks, int64_t grain) {
   job_ = &fn;
   job_n_ = n;
   job_chunks_ = chunks;
@@ -84,8 +84,10 @@ void ThreadPool::run_job(const std::function<void(int64_t, int64_t, int)>& fn, i
   }
   auto t0 = std::chrono::steady_clock::now();
   for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-    if ((spins & 63) == 63 && std::chrono::steady_clock::now() - t0 > kSpin) std::this_thread::yield();
-    else PS_PAUSE();
+    if ((spins & 63) == 63 && std::chrono::steady_clock::now() - t0 > kSpin)
+      std::this_thread::yield();
+    else
+      PS_PAUSE();
   }
   job_ = nullptr;
 }

@@ -28,8 +28,7 @@ class ThreadPool {
 
   /// Calls fn(begin, end, worker) on contiguous chunks covering [0, n).
   /// Chunks are at least `grain` long; the calling thread takes part.
-  void parallel_for(int64_t n, int64_t grain,
-                    const std::function<void(int64_t, int64_t, int)>& fn);
+  void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
   /// As parallel_for, but the chunks are `grain` long and handed out one at a
   /// time to whichever thread is free (for loops whose cost per item varies:
   /// materials cluster in space, so a static half can hold all the expensive
@@ -40,7 +39,8 @@ class ThreadPool {
 
  private:
   /// Publishes a job, runs the caller's share, waits for every worker's acknowledgement.
-  void run_job(const std::function<void(int64_t, int64_t, int)>& fn, int64_t n, int chunks, int64_t grain);
+  void run_job(const std::function<void(int64_t, int64_t, int)>& fn, int64_t n, int chunks,
+               int64_t grain);
   void run_chunks(int index);
   void worker_loop(int index);
 
@@ -51,7 +51,7 @@ class ThreadPool {
   const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
   int64_t job_n_ = 0;
   int job_chunks_ = 0;
-  int64_t job_grain_ = 0;              // > 0: dynamic chunks of this size from next_
+  int64_t job_grain_ = 0;  // > 0: dynamic chunks of this size from next_
   std::atomic<int64_t> next_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};  // workers that have not finished the job

@@ -19,9 +19,21 @@ PS_HD Vec2 operator-(Vec2 a) { return {-a.x, -a.y}; }
 PS_HD Vec2 operator*(float s, Vec2 a) { return {s * a.x, s * a.y}; }
 PS_HD Vec2 operator*(Vec2 a, float s) { return {s * a.x, s * a.y}; }
 PS_HD Vec2 operator/(Vec2 a, float s) { return {a.x / s, a.y / s}; }
-PS_HD Vec2& operator+=(Vec2& a, Vec2 b) { a.x += b.x; a.y += b.y; return a; }
-PS_HD Vec2& operator-=(Vec2& a, Vec2 b) { a.x -= b.x; a.y -= b.y; return a; }
-PS_HD Vec2& operator*=(Vec2& a, float s) { a.x *= s; a.y *= s; return a; }
+PS_HD Vec2& operator+=(Vec2& a, Vec2 b) {
+  a.x += b.x;
+  a.y += b.y;
+  return a;
+}
+PS_HD Vec2& operator-=(Vec2& a, Vec2 b) {
+  a.x -= b.x;
+  a.y -= b.y;
+  return a;
+}
+PS_HD Vec2& operator*=(Vec2& a, float s) {
+  a.x *= s;
+  a.y *= s;
+  return a;
+}
 PS_HD bool operator==(Vec2 a, Vec2 b) { return a.x == b.x && a.y == b.y; }
 PS_HD float dot(Vec2 a, Vec2 b) { return a.x * b.x + a.y * b.y; }
 /// z-component of the 3D cross product (a, 0) x (b, 0).
@@ -55,7 +67,10 @@ PS_HD Mat2 operator*(const Mat2& a, const Mat2& b) {
 PS_HD Vec2 operator*(const Mat2& a, Vec2 v) {
   return {a.a00 * v.x + a.a01 * v.y, a.a10 * v.x + a.a11 * v.y};
 }
-PS_HD Mat2& operator+=(Mat2& a, const Mat2& b) { a = a + b; return a; }
+PS_HD Mat2& operator+=(Mat2& a, const Mat2& b) {
+  a = a + b;
+  return a;
+}
 PS_HD bool operator==(const Mat2& a, const Mat2& b) {
   return a.a00 == b.a00 && a.a01 == b.a01 && a.a10 == b.a10 && a.a11 == b.a11;
 }
@@ -79,7 +94,11 @@ PS_HD Mat2 rotation(float c, float s) { return {c, -s, s, c}; }
 PS_HD void polar2(const Mat2& F, Mat2& R, Mat2& S) {
   float x = F.a00 + F.a11, y = F.a10 - F.a01;
   float scale = 1.f / sqrtf(x * x + y * y);
-  if (!(scale < 1e30f)) { R = Mat2::identity(); S = F; return; }  // F = 0 or degenerate
+  if (!(scale < 1e30f)) {
+    R = Mat2::identity();
+    S = F;
+    return;
+  }  // F = 0 or degenerate
   float c = x * scale, s = y * scale;
   R = rotation(c, s);
   S = transpose(R) * F;
@@ -97,7 +116,8 @@ PS_HD void svd2(const Mat2& F, Mat2& U, Vec2& sig, Mat2& V) {
   polar2(F, R, S);
   float c, s;
   if (fabsf(S.a01) < 1e-12f) {
-    c = 1.f; s = 0.f;
+    c = 1.f;
+    s = 0.f;
     sig = {S.a00, S.a11};
   } else {
     float tao = 0.5f * (S.a00 - S.a11);
@@ -109,7 +129,9 @@ PS_HD void svd2(const Mat2& F, Mat2& U, Vec2& sig, Mat2& V) {
     sig.y = s * s * S.a00 + 2.f * c * s * S.a01 + c * c * S.a11;
   }
   if (sig.x < sig.y) {
-    float tmp = sig.x; sig.x = sig.y; sig.y = tmp;
+    float tmp = sig.x;
+    sig.x = sig.y;
+    sig.y = tmp;
     V = {-s, c, -c, -s};
   } else {
     V = {c, s, -s, c};

@@ -41,9 +41,12 @@ class BackgroundCopy {
   /// previous copy (it was of another size).
   char* stage(size_t bytes, cudaStream_t work) {
     if (!copy_) {
-      cuda_check(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking), "cudaStreamCreate (checkpoint)");
-      cuda_check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "cudaEventCreate (checkpoint)");
-      cuda_check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate (checkpoint)");
+      cuda_check(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking),
+                 "cudaStreamCreate (checkpoint)");
+      cuda_check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming),
+                 "cudaEventCreate (checkpoint)");
+      cuda_check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming),
+                 "cudaEventCreate (checkpoint)");
     }
     if (pending_) {
       cuda_check(cudaEventSynchronize(done_), "checkpoint");
@@ -62,8 +65,10 @@ class BackgroundCopy {
       cap_ = 0;
       const size_t grown = bytes + bytes / 4;
       cuda_check(cudaMalloc(reinterpret_cast<void**>(&dev_), grown), "cudaMalloc (checkpoint)");
-      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_[0]), grown), "cudaMallocHost (checkpoint)");
-      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_[1]), grown), "cudaMallocHost (checkpoint)");
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_[0]), grown),
+                 "cudaMallocHost (checkpoint)");
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_[1]), grown),
+                 "cudaMallocHost (checkpoint)");
       cap_ = grown;
     }
     if (has_prev_) cur_ ^= 1;
@@ -75,7 +80,8 @@ class BackgroundCopy {
   void start(size_t bytes, cudaStream_t work) {
     cuda_check(cudaEventRecord(ready_, work), "checkpoint");
     cuda_check(cudaStreamWaitEvent(copy_, ready_, 0), "checkpoint");
-    cuda_check(cudaMemcpyAsync(host_[cur_], dev_, bytes, cudaMemcpyDeviceToHost, copy_), "checkpoint");
+    cuda_check(cudaMemcpyAsync(host_[cur_], dev_, bytes, cudaMemcpyDeviceToHost, copy_),
+               "checkpoint");
     cuda_check(cudaEventRecord(done_, copy_), "checkpoint");
     pending_ = true;
   }

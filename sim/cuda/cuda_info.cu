@@ -33,10 +33,13 @@ std::vector<CudaDeviceInfo> cuda_devices(std::string* why) {
     d.multiprocessors = prop.multiProcessorCount;
     char buf[64];
     const unsigned char* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
-    std::snprintf(buf, sizeof buf, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-                  u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    std::snprintf(buf, sizeof buf,
+                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                  u[14], u[15]);
     d.uuid = buf;
-    std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+    std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID,
+                  prop.pciDeviceID);
     d.pci_bus_id = buf;
     out.push_back(d);
   }

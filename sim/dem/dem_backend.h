@@ -32,9 +32,9 @@ struct DemStepInput {
   const DemLoad* loads = nullptr;
   int load_count = 0;
   double dt = 1e-5;
-  double time = 0.0;     ///< time at the start of the step (load ramps)
-  int64_t step = 1;      ///< 1-based index of the step being computed
-  PointForce point;      ///< attract/repel: acceleration strength (1 - r/radius)
+  double time = 0.0;  ///< time at the start of the step (load ramps)
+  int64_t step = 1;   ///< 1-based index of the step being computed
+  PointForce point;   ///< attract/repel: acceleration strength (1 - r/radius)
   DemGrab grab;
   bool use_fext = true;  ///< add particles.fext to the forces this step
   /// The scene's box (DemWorld::domain_min/max): a device backend's cell grid
@@ -57,21 +57,21 @@ struct DemStepResult {
   /// (i, j) order), and why it broke; -1 when none did.
   int64_t first_broken = -1;
   BondBreak first_broken_mode = BondBreak::None;
-  size_t contacts = 0;     ///< unbonded particle-particle contacts this step
+  size_t contacts = 0;  ///< unbonded particle-particle contacts this step
   size_t wall_contacts = 0;
 };
 
 /// An unbonded contact as the last step computed it.
 struct DemContact {
-  uint32_t i = 0;       ///< particle index
-  uint32_t j = 0;       ///< other particle index (i < j), or wall index for wall contacts
-  Vec2d point;          ///< contact point
-  Vec2d f_i;            ///< force on i (on j: -f_i)
+  uint32_t i = 0;  ///< particle index
+  uint32_t j = 0;  ///< other particle index (i < j), or wall index for wall contacts
+  Vec2d point;     ///< contact point
+  Vec2d f_i;       ///< force on i (on j: -f_i)
   /// Moments on i and on j (about their centres; for a wall contact t_j is
   /// the moment on the wall about its reference point c).
   double t_i = 0.0, t_j = 0.0;
   double overlap = 0.0;
-  double xi = 0.0, mr = 0.0;    ///< history (ContactHistory)
+  double xi = 0.0, mr = 0.0;  ///< history (ContactHistory)
 };
 
 /// The contact history a step hands to the next (Mindlin and rolling
@@ -105,9 +105,9 @@ struct DemDeviceView {
   const double* shear_disp = nullptr;
   const double* bend_angle = nullptr;
   const uint8_t* broken = nullptr;
-  const uint8_t* mode = nullptr;        ///< BondBreak
+  const uint8_t* mode = nullptr;  ///< BondBreak
   const int64_t* break_step = nullptr;
-  const float* sigma = nullptr;         ///< as stored by the last step
+  const float* sigma = nullptr;  ///< as stored by the last step
   const float* tau = nullptr;
   const Vec2d* force = nullptr;
   /// Each particle's bonds: as i, bond_start[p] .. bond_start[p + 1] (bonds
@@ -144,7 +144,8 @@ class DemBackend {
   virtual void sync_to_host() = 0;
   virtual DemStepResult step(const DemStepInput& in) = 0;
   /// Unbonded particle-particle and particle-wall contacts of the last step.
-  virtual void read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const = 0;
+  virtual void read_contacts(std::vector<DemContact>& pairs,
+                             std::vector<DemContact>& walls) const = 0;
   /// Copies the contact history; false when this backend cannot (CUDA: a
   /// restored state then restarts its springs, as after any host edit).
   virtual bool save_history(DemHistory&) const { return false; }

@@ -9,14 +9,15 @@
 namespace ps {
 namespace dem {
 
-size_t add_particle(DemWorld& w, Vec2d pos, double radius, int material, uint16_t group, Vec2d velocity,
-                    uint32_t body) {
+size_t add_particle(DemWorld& w, Vec2d pos, double radius, int material, uint16_t group,
+                    Vec2d velocity, uint32_t body) {
   if (material < 0 || material >= static_cast<int>(w.materials.size()))
-    throw std::runtime_error("DEM particle: material index " + std::to_string(material) + " is not defined");
+    throw std::runtime_error("DEM particle: material index " + std::to_string(material) +
+                             " is not defined");
   if (!(radius > 0.0)) throw std::runtime_error("DEM particle: radius must be > 0");
   const double m = sphere_mass(w.materials[static_cast<size_t>(material)].density, radius);
-  return w.particles.add(pos, velocity, radius, m, sphere_inertia(m, radius), static_cast<uint8_t>(material),
-                         group, body);
+  return w.particles.add(pos, velocity, radius, m, sphere_inertia(m, radius),
+                         static_cast<uint8_t>(material), group, body);
 }
 
 // Even-odd rule.
@@ -63,8 +64,7 @@ std::vector<Vec2d> body_points(const BodySpec& s) {
       }
       break;
     }
-    case Shape::Points:
-      break;  // returned above
+    case Shape::Points: break;  // returned above
     case Shape::Disk: {
       const double lim = s.disk_radius - r + eps;
       if (lim < 0.0) break;
@@ -81,11 +81,14 @@ std::vector<Vec2d> body_points(const BodySpec& s) {
       break;
     }
     case Shape::Polygon: {
-      if (s.polygon.size() < 3) throw std::runtime_error("DEM body: a polygon needs at least 3 vertices");
+      if (s.polygon.size() < 3)
+        throw std::runtime_error("DEM body: a polygon needs at least 3 vertices");
       Vec2d lo = s.polygon[0], hi = s.polygon[0];
       for (Vec2d q : s.polygon) {
-        lo.x = std::min(lo.x, q.x); lo.y = std::min(lo.y, q.y);
-        hi.x = std::max(hi.x, q.x); hi.y = std::max(hi.y, q.y);
+        lo.x = std::min(lo.x, q.x);
+        lo.y = std::min(lo.y, q.y);
+        hi.x = std::max(hi.x, q.x);
+        hi.y = std::max(hi.y, q.y);
       }
       for (int k = 0;; ++k) {
         const double y = lo.y + r + k * dy;
@@ -120,8 +123,10 @@ double body_point_bound(const BodySpec& s) {
   } else if (!s.polygon.empty()) {
     Vec2d lo = s.polygon[0], hi = s.polygon[0];
     for (Vec2d q : s.polygon) {
-      lo.x = std::min(lo.x, q.x); lo.y = std::min(lo.y, q.y);
-      hi.x = std::max(hi.x, q.x); hi.y = std::max(hi.y, q.y);
+      lo.x = std::min(lo.x, q.x);
+      lo.y = std::min(lo.y, q.y);
+      hi.x = std::max(hi.x, q.x);
+      hi.y = std::max(hi.y, q.y);
     }
     ext = hi - lo;
   }
@@ -139,7 +144,8 @@ BodyRange add_body(DemWorld& w, const BodySpec& spec) {
     for (uint32_t b : w.particles.body) next = std::max(next, b);
     range.body = next + 1;
   }
-  for (Vec2d q : pts) add_particle(w, q, spec.radius, spec.material, spec.group, spec.velocity, range.body);
+  for (Vec2d q : pts)
+    add_particle(w, q, spec.radius, spec.material, spec.group, spec.velocity, range.body);
   return range;
 }
 
@@ -180,8 +186,8 @@ DemWall make_disk_wall(Vec2d centre, double radius, int material) {
 DemWall make_polygon_wall(const std::vector<Vec2d>& vertices, int material) {
   const int m = static_cast<int>(vertices.size());
   if (m < 3 || m > kMaxWallVertices)
-    throw std::runtime_error("DEM polygon wall: 3 to " + std::to_string(kMaxWallVertices) + " vertices, not " +
-                             std::to_string(m));
+    throw std::runtime_error("DEM polygon wall: 3 to " + std::to_string(kMaxWallVertices) +
+                             " vertices, not " + std::to_string(m));
   DemWall wall;
   wall.type = WallType::Polygon;
   wall.material = material;
@@ -207,7 +213,8 @@ DemWall make_polygon_wall(const std::vector<Vec2d>& vertices, int material) {
 DemWall make_box_wall(Vec2d centre, Vec2d half, double angle, int material) {
   const double cs = std::cos(angle), sn = std::sin(angle);
   std::vector<Vec2d> v;
-  for (Vec2d q : {Vec2d{-half.x, -half.y}, Vec2d{half.x, -half.y}, Vec2d{half.x, half.y}, Vec2d{-half.x, half.y}})
+  for (Vec2d q : {Vec2d{-half.x, -half.y}, Vec2d{half.x, -half.y}, Vec2d{half.x, half.y},
+                  Vec2d{-half.x, half.y}})
     v.push_back(centre + Vec2d{cs * q.x - sn * q.y, sn * q.x + cs * q.y});
   DemWall wall = make_polygon_wall(v, material);
   wall.c = centre;

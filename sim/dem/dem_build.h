@@ -22,18 +22,18 @@ enum class Shape : uint8_t { Box = 0, Disk = 1, Polygon = 2, Points = 3 };
 /// disk fits inside the shape are kept.
 struct BodySpec {
   Shape shape = Shape::Box;
-  Vec2d center{0.0, 0.0};          ///< box and disk centre
-  Vec2d size{0.1, 0.1};            ///< box width and height
-  double angle = 0.0;              ///< box rotation about its centre, radians (counter-clockwise)
-  double disk_radius = 0.05;       ///< disk shape radius
-  std::vector<Vec2d> polygon;      ///< polygon vertices, in order (either winding)
-  std::vector<Vec2d> points;       ///< Points shape: the particle centres, in ID order
-  double radius = 0.005;           ///< particle radius
+  Vec2d center{0.0, 0.0};      ///< box and disk centre
+  Vec2d size{0.1, 0.1};        ///< box width and height
+  double angle = 0.0;          ///< box rotation about its centre, radians (counter-clockwise)
+  double disk_radius = 0.05;   ///< disk shape radius
+  std::vector<Vec2d> polygon;  ///< polygon vertices, in order (either winding)
+  std::vector<Vec2d> points;   ///< Points shape: the particle centres, in ID order
+  double radius = 0.005;       ///< particle radius
   Packing packing = Packing::Hex;
   int material = 0;
   uint16_t group = 0;
   Vec2d velocity{0.0, 0.0};
-  bool bonded = false;             ///< particles get a fresh body id so form_bonds() bonds them
+  bool bonded = false;  ///< particles get a fresh body id so form_bonds() bonds them
 };
 
 struct BodyRange {
@@ -69,7 +69,13 @@ DemWall make_polygon_wall(const std::vector<Vec2d>& vertices, int material);
 /// about its centre (Box2D's b2MakeOffsetBox).
 DemWall make_box_wall(Vec2d centre, Vec2d half, double angle, int material);
 
-enum DomainSide : unsigned { kSideLeft = 1, kSideRight = 2, kSideBottom = 4, kSideTop = 8, kSideAll = 15 };
+enum DomainSide : unsigned {
+  kSideLeft = 1,
+  kSideRight = 2,
+  kSideBottom = 4,
+  kSideTop = 8,
+  kSideAll = 15
+};
 /// Plane walls on the chosen sides of [domain_min, domain_max], facing inwards.
 void add_domain_walls(DemWorld& w, unsigned sides, int material);
 

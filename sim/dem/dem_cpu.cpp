@@ -130,11 +130,15 @@ void DemCpuBackend::broad_phase() {
   for (size_t i = 0; i < n; ++i) {
     const Vec2d x = p_->x[i];
     if (!std::isfinite(x.x) || !std::isfinite(x.y)) continue;
-    lo.x = std::min(lo.x, x.x); lo.y = std::min(lo.y, x.y);
-    hi.x = std::max(hi.x, x.x); hi.y = std::max(hi.y, x.y);
+    lo.x = std::min(lo.x, x.x);
+    lo.y = std::min(lo.y, x.y);
+    hi.x = std::max(hi.x, x.x);
+    hi.y = std::max(hi.y, x.y);
     rmax = std::max(rmax, p_->radius[i]);
   }
-  if (!(lo.x <= hi.x)) { lo = hi = Vec2d{}; }
+  if (!(lo.x <= hi.x)) {
+    lo = hi = Vec2d{};
+  }
   // Two particles touch only when |x_i - x_j| < R_i + R_j <= 2 R_max, so with
   // cells of 2 R_max every contact lies in the 3x3 cells around a particle.
   cell_ = rmax > 0.0 ? 2.0 * rmax : 1.0;
@@ -178,7 +182,8 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
   std::vector<PairProps>& props = pair_props_;  // reused: no per-step allocation
   props.resize(static_cast<size_t>(mc) * mc);
   for (int a = 0; a < mc; ++a)
-    for (int c = 0; c < mc; ++c) props[static_cast<size_t>(a) * mc + c] = pair_props(in.materials[a], in.materials[c]);
+    for (int c = 0; c < mc; ++c)
+      props[static_cast<size_t>(a) * mc + c] = pair_props(in.materials[a], in.materials[c]);
   worker_cand_.resize(worker_pairs_.size());
 
   // Last step's contacts become this step's history.
@@ -191,97 +196,107 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
   for (auto& w : worker_pairs_) w.clear();
   for (auto& w : worker_walls_) w.clear();
 
-  pool_.parallel_for(static_cast<int64_t>(n), kParticleGrain, [&](int64_t i0, int64_t i1, int worker) {
-    std::vector<DemContact>& out = worker_pairs_[static_cast<size_t>(worker)];
-    std::vector<DemContact>& wout = worker_walls_[static_cast<size_t>(worker)];
-    std::vector<uint32_t>& cand = worker_cand_[static_cast<size_t>(worker)];
-    for (int64_t ii = i0; ii < i1; ++ii) {
-      const uint32_t i = static_cast<uint32_t>(ii);
-      const Vec2d xi = p.x[i];
-      const double Ri = p.radius[i];
-      // Candidates j > i in the 3x3 cells, in ascending j.
-      cand.clear();
-      const int cx = static_cast<int>(cell_of_[i] % static_cast<uint32_t>(gx_));
-      const int cy = static_cast<int>(cell_of_[i] / static_cast<uint32_t>(gx_));
-      for (int yy = std::max(cy - 1, 0); yy <= std::min(cy + 1, gy_ - 1); ++yy)
-        for (int xx = std::max(cx - 1, 0); xx <= std::min(cx + 1, gx_ - 1); ++xx) {
-          const size_t c = static_cast<size_t>(yy) * gx_ + xx;
-          for (uint32_t o = cell_start_[c]; o < cell_start_[c + 1]; ++o) {
-            const uint32_t j = cell_items_[o];
-            if (j <= i) continue;
-            const double rr = Ri + p.radius[j];
-            if (length2(p.x[j] - xi) < rr * rr) cand.push_back(j);
+  pool_.parallel_for(
+      static_cast<int64_t>(n), kParticleGrain, [&](int64_t i0, int64_t i1, int worker) {
+        std::vector<DemContact>& out = worker_pairs_[static_cast<size_t>(worker)];
+        std::vector<DemContact>& wout = worker_walls_[static_cast<size_t>(worker)];
+        std::vector<uint32_t>& cand = worker_cand_[static_cast<size_t>(worker)];
+        for (int64_t ii = i0; ii < i1; ++ii) {
+          const uint32_t i = static_cast<uint32_t>(ii);
+          const Vec2d xi = p.x[i];
+          const double Ri = p.radius[i];
+          // Candidates j > i in the 3x3 cells, in ascending j.
+          cand.clear();
+          const int cx = static_cast<int>(cell_of_[i] % static_cast<uint32_t>(gx_));
+          const int cy = static_cast<int>(cell_of_[i] / static_cast<uint32_t>(gx_));
+          for (int yy = std::max(cy - 1, 0); yy <= std::min(cy + 1, gy_ - 1); ++yy)
+            for (int xx = std::max(cx - 1, 0); xx <= std::min(cx + 1, gx_ - 1); ++xx) {
+              const size_t c = static_cast<size_t>(yy) * gx_ + xx;
+              for (uint32_t o = cell_start_[c]; o < cell_start_[c + 1]; ++o) {
+                const uint32_t j = cell_items_[o];
+                if (j <= i) continue;
+                const double rr = Ri + p.radius[j];
+                if (length2(p.x[j] - xi) < rr * rr) cand.push_back(j);
+              }
+            }
+          std::sort(cand.begin(), cand.end());
+          uint32_t bk = bond_start_[i];
+          const uint32_t bk_end = bond_start_[i + 1];
+          uint32_t hk = have_prev ? prev_pair_start_[i] : 0;
+          const uint32_t hk_end = have_prev ? prev_pair_start_[i + 1] : 0;
+          for (uint32_t j : cand) {
+            // Bonded pairs are handled by the bond pass only.
+            while (bk < bk_end && b.j[bk] < j) ++bk;
+            if (bk < bk_end && b.j[bk] == j && !b.broken[bk]) continue;
+            ContactHistory h;
+            while (hk < hk_end && prev_pairs_[hk].j < j) ++hk;
+            if (hk < hk_end && prev_pairs_[hk].j == j) {
+              h.xi = prev_pairs_[hk].xi;
+              h.mr = prev_pairs_[hk].mr;
+            }
+
+            const Vec2d dx = p.x[j] - xi;
+            const double d = length(dx);
+            const Vec2d nrm = d > 0.0 ? dx / d : Vec2d{1.0, 0.0};
+            const Vec2d t = perp(nrm);
+            const double Rj = p.radius[j];
+            const double delta = Ri + Rj - d;
+            const double ai = Ri - 0.5 * delta, aj = Rj - 0.5 * delta;
+            const Vec2d dv = p.v[j] - p.v[i];
+            const double vn = dot(dv, nrm);
+            const double vt = dot(dv, t) - (ai * p.omega[i] + aj * p.omega[j]);
+            const double R_eff = Ri * Rj / (Ri + Rj);
+            const double m_eff = p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]);
+            const PairProps& pp = props[static_cast<size_t>(p.material[i]) * mc + p.material[j]];
+            const double I_roll =
+                rolling_inertia(p.inertia[i], p.mass[i], Ri, p.inertia[j], p.mass[j], Rj);
+            ContactForce f = hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt,
+                                           p.omega[i] - p.omega[j], dt, h);
+            DemContact c;
+            c.i = i;
+            c.j = j;
+            c.point = xi + ai * nrm;
+            c.f_i = -(f.fn * nrm + f.ft * t);
+            // Moments of the contact force about each centre, plus rolling.
+            c.t_i = -ai * f.ft + f.m_roll;
+            c.t_j = -aj * f.ft - f.m_roll;
+            c.overlap = delta;
+            c.xi = h.xi;
+            c.mr = h.mr;
+            out.push_back(c);
+          }
+          // Walls: the wall plays "i" (infinite radius, mass and inertia; it may
+          // move), the particle "j"; the normal points from the wall to the particle.
+          uint32_t wk = have_prev ? prev_wall_start_[i] : 0;
+          const uint32_t wk_end = have_prev ? prev_wall_start_[i + 1] : 0;
+          for (int w = 0; w < in.wall_count; ++w) {
+            const DemWall& wall = in.walls[w];
+            Vec2d nrm;
+            double delta;
+            if (!wall_contact(wall, xi, Ri, nrm, delta)) continue;
+            ContactHistory h;
+            while (wk < wk_end && prev_walls_[wk].j < static_cast<uint32_t>(w)) ++wk;
+            if (wk < wk_end && prev_walls_[wk].j == static_cast<uint32_t>(w)) {
+              h.xi = prev_walls_[wk].xi;
+              h.mr = prev_walls_[wk].mr;
+            }
+            const PairProps& pp = props[static_cast<size_t>(wall.material) * mc + p.material[i]];
+            const WallContact f = wall_force(wall, pp, nrm, delta, xi, p.v[i], p.omega[i], Ri,
+                                             p.mass[i], p.inertia[i], dt, h);
+            DemContact c;
+            c.i = i;
+            c.j = static_cast<uint32_t>(w);
+            c.point = f.point;
+            c.f_i = f.f;
+            c.t_i = f.t_p;
+            c.t_j = f.t_w;
+            c.overlap = delta;
+            c.xi = h.xi;
+            c.mr = h.mr;
+            wout.push_back(c);
           }
         }
-      std::sort(cand.begin(), cand.end());
-      uint32_t bk = bond_start_[i];
-      const uint32_t bk_end = bond_start_[i + 1];
-      uint32_t hk = have_prev ? prev_pair_start_[i] : 0;
-      const uint32_t hk_end = have_prev ? prev_pair_start_[i + 1] : 0;
-      for (uint32_t j : cand) {
-        // Bonded pairs are handled by the bond pass only.
-        while (bk < bk_end && b.j[bk] < j) ++bk;
-        if (bk < bk_end && b.j[bk] == j && !b.broken[bk]) continue;
-        ContactHistory h;
-        while (hk < hk_end && prev_pairs_[hk].j < j) ++hk;
-        if (hk < hk_end && prev_pairs_[hk].j == j) { h.xi = prev_pairs_[hk].xi; h.mr = prev_pairs_[hk].mr; }
-
-        const Vec2d dx = p.x[j] - xi;
-        const double d = length(dx);
-        const Vec2d nrm = d > 0.0 ? dx / d : Vec2d{1.0, 0.0};
-        const Vec2d t = perp(nrm);
-        const double Rj = p.radius[j];
-        const double delta = Ri + Rj - d;
-        const double ai = Ri - 0.5 * delta, aj = Rj - 0.5 * delta;
-        const Vec2d dv = p.v[j] - p.v[i];
-        const double vn = dot(dv, nrm);
-        const double vt = dot(dv, t) - (ai * p.omega[i] + aj * p.omega[j]);
-        const double R_eff = Ri * Rj / (Ri + Rj);
-        const double m_eff = p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]);
-        const PairProps& pp = props[static_cast<size_t>(p.material[i]) * mc + p.material[j]];
-        const double I_roll = rolling_inertia(p.inertia[i], p.mass[i], Ri, p.inertia[j], p.mass[j], Rj);
-        ContactForce f = hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt, p.omega[i] - p.omega[j], dt, h);
-        DemContact c;
-        c.i = i;
-        c.j = j;
-        c.point = xi + ai * nrm;
-        c.f_i = -(f.fn * nrm + f.ft * t);
-        // Moments of the contact force about each centre, plus rolling.
-        c.t_i = -ai * f.ft + f.m_roll;
-        c.t_j = -aj * f.ft - f.m_roll;
-        c.overlap = delta;
-        c.xi = h.xi;
-        c.mr = h.mr;
-        out.push_back(c);
-      }
-      // Walls: the wall plays "i" (infinite radius, mass and inertia; it may
-      // move), the particle "j"; the normal points from the wall to the particle.
-      uint32_t wk = have_prev ? prev_wall_start_[i] : 0;
-      const uint32_t wk_end = have_prev ? prev_wall_start_[i + 1] : 0;
-      for (int w = 0; w < in.wall_count; ++w) {
-        const DemWall& wall = in.walls[w];
-        Vec2d nrm;
-        double delta;
-        if (!wall_contact(wall, xi, Ri, nrm, delta)) continue;
-        ContactHistory h;
-        while (wk < wk_end && prev_walls_[wk].j < static_cast<uint32_t>(w)) ++wk;
-        if (wk < wk_end && prev_walls_[wk].j == static_cast<uint32_t>(w)) { h.xi = prev_walls_[wk].xi; h.mr = prev_walls_[wk].mr; }
-        const PairProps& pp = props[static_cast<size_t>(wall.material) * mc + p.material[i]];
-        const WallContact f = wall_force(wall, pp, nrm, delta, xi, p.v[i], p.omega[i], Ri, p.mass[i], p.inertia[i], dt, h);
-        DemContact c;
-        c.i = i;
-        c.j = static_cast<uint32_t>(w);
-        c.point = f.point;
-        c.f_i = f.f;
-        c.t_i = f.t_p;
-        c.t_j = f.t_w;
-        c.overlap = delta;
-        c.xi = h.xi;
-        c.mr = h.mr;
-        wout.push_back(c);
-      }
-    }
-  });
+      });
 
   // Concatenate in worker (= index range) order and index by i and by j.
   pairs_.clear();
@@ -291,7 +306,10 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
   pair_start_.assign(n + 1, 0);
   wall_start_.assign(n + 1, 0);
   pair_j_start_.assign(n + 1, 0);
-  for (const DemContact& c : pairs_) { ++pair_start_[c.i + 1]; ++pair_j_start_[c.j + 1]; }
+  for (const DemContact& c : pairs_) {
+    ++pair_start_[c.i + 1];
+    ++pair_j_start_[c.j + 1];
+  }
   for (const DemContact& c : walls_) ++wall_start_[c.i + 1];
   for (size_t i = 0; i < n; ++i) {
     pair_start_[i + 1] += pair_start_[i];
@@ -300,7 +318,8 @@ void DemCpuBackend::contact_pass(const DemStepInput& in) {
   }
   pairs_by_j_.resize(pairs_.size());
   cursor_.assign(pair_j_start_.begin(), pair_j_start_.end() - 1);
-  for (size_t k = 0; k < pairs_.size(); ++k) pairs_by_j_[cursor_[pairs_[k].j]++] = static_cast<uint32_t>(k);
+  for (size_t k = 0; k < pairs_.size(); ++k)
+    pairs_by_j_[cursor_[pairs_[k].j]++] = static_cast<uint32_t>(k);
 }
 
 // [SECTION] Gather and integrate ------------------------------------------------
@@ -330,64 +349,76 @@ DemStepResult DemCpuBackend::integrate(const DemStepInput& in) {
 
   worker_bad_.assign(static_cast<size_t>(pool_.size()), std::numeric_limits<int64_t>::max());
   worker_vmax2_.assign(static_cast<size_t>(pool_.size()), 0.0);
-  pool_.parallel_for(static_cast<int64_t>(n), kParticleGrain, [&](int64_t i0, int64_t i1, int worker) {
-    int64_t my_bad = std::numeric_limits<int64_t>::max();
-    double my_vmax2 = 0.0;
-    for (int64_t ii = i0; ii < i1; ++ii) {
-      const uint32_t i = static_cast<uint32_t>(ii);
-      // Fixed summation order (see dem_cpu.h).
-      Vec2d F{};
-      double M = 0.0;
-      for (uint32_t k = pair_start_[i]; k < pair_start_[i + 1]; ++k) { F += pairs_[k].f_i; M += pairs_[k].t_i; }
-      for (uint32_t k = pair_j_start_[i]; k < pair_j_start_[i + 1]; ++k) {
-        const DemContact& c = pairs_[pairs_by_j_[k]];
-        F -= c.f_i;
-        M += c.t_j;
-      }
-      for (uint32_t k = wall_start_[i]; k < wall_start_[i + 1]; ++k) { F += walls_[k].f_i; M += walls_[k].t_i; }
-      for (uint32_t k = bond_start_[i]; k < bond_start_[i + 1]; ++k) { F += bond_f_[k]; M += bond_ti_[k]; }
-      for (uint32_t k = bond_j_start_[i]; k < bond_j_start_[i + 1]; ++k) {
-        const uint32_t bk = bonds_by_j_[k];
-        F -= bond_f_[bk];
-        M += bond_tj_[bk];
-      }
-      const double m = p.mass[i];
-      F += m * g;
-      if (in.use_fext) F += p.fext[i];
-      for (int l = 0; l < in.load_count; ++l)
-        if (p.group[i] == in.loads[l].group) F += load_share[l];
-      if (pf.active) {
-        Vec2d d = Vec2d{pf.pos.x, pf.pos.y} - p.x[i];
-        double r = length(d);
-        if (r < pf.radius && r > 1e-12) F += (m * pf.strength * (1.0 - r / pf.radius) / r) * d;
-      }
-      F.x = local_damp(F.x, p.v[i].x, alpha);
-      F.y = local_damp(F.y, p.v[i].y, alpha);
-      M = local_damp(M, p.omega[i], alpha);
-      if (!grab_slot_.empty() && grab_slot_[i] >= 0) {
-        const int q = grab_slot_[i];
-        Vec2d d = in.grab.target + in.grab.offset[q] - p.x[i];
-        F += m * (ks * d - kd * p.v[i]);
-      }
-      // Symplectic Euler. Fixed particles are kinematic: they keep their
-      // velocity and spin whatever the forces (clamps, driven walls of grains).
-      if (!p.fixed[i]) {
-        p.v[i] += (dt / m) * F;
-        p.omega[i] += dt * M / p.inertia[i];
-      }
-      p.x[i] += dt * p.v[i];
-      p.theta[i] += dt * p.omega[i];
-      const double s2 = length2(p.v[i]);
-      if (!(s2 <= vlim2) || !std::isfinite(p.x[i].x) || !std::isfinite(p.x[i].y) ||
-          !std::isfinite(p.omega[i]) || !std::isfinite(p.theta[i])) {
-        my_bad = std::min<int64_t>(my_bad, ii);
-      } else {
-        my_vmax2 = std::max(my_vmax2, s2);
-      }
-    }
-    worker_bad_[static_cast<size_t>(worker)] = std::min(worker_bad_[static_cast<size_t>(worker)], my_bad);
-    worker_vmax2_[static_cast<size_t>(worker)] = std::max(worker_vmax2_[static_cast<size_t>(worker)], my_vmax2);
-  });
+  pool_.parallel_for(
+      static_cast<int64_t>(n), kParticleGrain, [&](int64_t i0, int64_t i1, int worker) {
+        int64_t my_bad = std::numeric_limits<int64_t>::max();
+        double my_vmax2 = 0.0;
+        for (int64_t ii = i0; ii < i1; ++ii) {
+          const uint32_t i = static_cast<uint32_t>(ii);
+          // Fixed summation order (see dem_cpu.h).
+          Vec2d F{};
+          double M = 0.0;
+          for (uint32_t k = pair_start_[i]; k < pair_start_[i + 1]; ++k) {
+            F += pairs_[k].f_i;
+            M += pairs_[k].t_i;
+          }
+          for (uint32_t k = pair_j_start_[i]; k < pair_j_start_[i + 1]; ++k) {
+            const DemContact& c = pairs_[pairs_by_j_[k]];
+            F -= c.f_i;
+            M += c.t_j;
+          }
+          for (uint32_t k = wall_start_[i]; k < wall_start_[i + 1]; ++k) {
+            F += walls_[k].f_i;
+            M += walls_[k].t_i;
+          }
+          for (uint32_t k = bond_start_[i]; k < bond_start_[i + 1]; ++k) {
+            F += bond_f_[k];
+            M += bond_ti_[k];
+          }
+          for (uint32_t k = bond_j_start_[i]; k < bond_j_start_[i + 1]; ++k) {
+            const uint32_t bk = bonds_by_j_[k];
+            F -= bond_f_[bk];
+            M += bond_tj_[bk];
+          }
+          const double m = p.mass[i];
+          F += m * g;
+          if (in.use_fext) F += p.fext[i];
+          for (int l = 0; l < in.load_count; ++l)
+            if (p.group[i] == in.loads[l].group) F += load_share[l];
+          if (pf.active) {
+            Vec2d d = Vec2d{pf.pos.x, pf.pos.y} - p.x[i];
+            double r = length(d);
+            if (r < pf.radius && r > 1e-12) F += (m * pf.strength * (1.0 - r / pf.radius) / r) * d;
+          }
+          F.x = local_damp(F.x, p.v[i].x, alpha);
+          F.y = local_damp(F.y, p.v[i].y, alpha);
+          M = local_damp(M, p.omega[i], alpha);
+          if (!grab_slot_.empty() && grab_slot_[i] >= 0) {
+            const int q = grab_slot_[i];
+            Vec2d d = in.grab.target + in.grab.offset[q] - p.x[i];
+            F += m * (ks * d - kd * p.v[i]);
+          }
+          // Symplectic Euler. Fixed particles are kinematic: they keep their
+          // velocity and spin whatever the forces (clamps, driven walls of grains).
+          if (!p.fixed[i]) {
+            p.v[i] += (dt / m) * F;
+            p.omega[i] += dt * M / p.inertia[i];
+          }
+          p.x[i] += dt * p.v[i];
+          p.theta[i] += dt * p.omega[i];
+          const double s2 = length2(p.v[i]);
+          if (!(s2 <= vlim2) || !std::isfinite(p.x[i].x) || !std::isfinite(p.x[i].y) ||
+              !std::isfinite(p.omega[i]) || !std::isfinite(p.theta[i])) {
+            my_bad = std::min<int64_t>(my_bad, ii);
+          } else {
+            my_vmax2 = std::max(my_vmax2, s2);
+          }
+        }
+        worker_bad_[static_cast<size_t>(worker)] =
+            std::min(worker_bad_[static_cast<size_t>(worker)], my_bad);
+        worker_vmax2_[static_cast<size_t>(worker)] =
+            std::max(worker_vmax2_[static_cast<size_t>(worker)], my_vmax2);
+      });
   DemStepResult r;
   const int64_t first_bad = *std::min_element(worker_bad_.begin(), worker_bad_.end());
   if (first_bad != std::numeric_limits<int64_t>::max()) {
@@ -406,8 +437,8 @@ void DemCpuBackend::bond_advance_pass(const DemStepInput& in) {
     for (int64_t k = k0; k < k1; ++k) {
       if (b.broken[k]) continue;
       const uint32_t i = b.i[k], j = b.j[k];
-      bond_advance(p.x[i], p.x[j], p.v[i], p.v[j], p.omega[i], p.omega[j], p.radius[i], p.radius[j], dt,
-                   b.shear_disp[k], b.bend_angle[k]);
+      bond_advance(p.x[i], p.x[j], p.v[i], p.v[j], p.omega[i], p.omega[j], p.radius[i], p.radius[j],
+                   dt, b.shear_disp[k], b.bend_angle[k]);
     }
   });
 }
@@ -441,7 +472,8 @@ void DemCpuBackend::wall_reaction(const DemStepInput& in) const {
   }
 }
 
-void DemCpuBackend::read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const {
+void DemCpuBackend::read_contacts(std::vector<DemContact>& pairs,
+                                  std::vector<DemContact>& walls) const {
   pairs = pairs_;
   walls = walls_;
 }
@@ -452,7 +484,8 @@ bool DemCpuBackend::save_history(DemHistory& h) const {
 }
 
 bool DemCpuBackend::load_history(const DemHistory& h) {
-  std::tie(pairs_, walls_, pair_start_, wall_start_) = std::tie(h.pairs, h.walls, h.pair_start, h.wall_start);
+  std::tie(pairs_, walls_, pair_start_, wall_start_) =
+      std::tie(h.pairs, h.walls, h.pair_start, h.wall_start);
   return true;
 }
 
@@ -464,8 +497,10 @@ std::unique_ptr<DemBackend> make_dem_cuda_backend();  // dem_cuda.cu
 
 std::unique_ptr<DemBackend> make_dem_backend(const std::string& kind, int threads) {
   if (kind == "cpu") return std::make_unique<DemCpuBackend>(threads);
-  if (kind == "auto")  // a caller's bug, not a user's: "auto" needs the self-check gate above this layer
-    throw std::logic_error("backend 'auto' must be resolved with choose_auto_backend() (sim/selfcheck/verdict.h) first");
+  if (kind ==
+      "auto")  // a caller's bug, not a user's: "auto" needs the self-check gate above this layer
+    throw std::logic_error(
+        "backend 'auto' must be resolved with choose_auto_backend() (sim/selfcheck/verdict.h) first");
   if (kind == "cuda") {
 #if defined(PS_HAVE_CUDA)
     if (cuda_device_available()) return make_dem_cuda_backend();

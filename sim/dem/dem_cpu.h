@@ -55,7 +55,7 @@ class DemCpuBackend final : public DemBackend {
   // (i, j), so bond_start_ is the CSR by i; bonds_by_j_ lists bond indices
   // per j (CSR bond_j_start_).
   std::vector<uint32_t> bond_start_, bond_j_start_, bonds_by_j_;
-  std::vector<Vec2d> bond_f_;          // force on i
+  std::vector<Vec2d> bond_f_;  // force on i
   std::vector<double> bond_ti_, bond_tj_;
   std::vector<uint8_t> bond_newly_broken_;
   int64_t first_broken_ = -1;
@@ -67,7 +67,7 @@ class DemCpuBackend final : public DemBackend {
   std::vector<uint32_t> cell_of_, cell_start_, cell_items_, cursor_;
 
   // Contacts of this step (sorted by i then j) and of the previous step (history).
-  std::vector<PairProps> pair_props_;              // material pair table, reused
+  std::vector<PairProps> pair_props_;               // material pair table, reused
   std::vector<std::vector<uint32_t>> worker_cand_;  // per-worker candidate lists, reused
   std::vector<std::vector<DemContact>> worker_pairs_, worker_walls_;
   std::vector<DemContact> pairs_, walls_, prev_pairs_, prev_walls_;

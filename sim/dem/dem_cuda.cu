@@ -37,7 +37,7 @@ namespace dem {
 
 namespace {
 
-constexpr int kSlots = 24;               // unbonded partners j > i per particle
+constexpr int kSlots = 24;  // unbonded partners j > i per particle
 constexpr uint32_t kEmpty = 0xFFFFFFFFu;
 
 // Errors are BackendErrors: DemWorld falls back to the CPU backend on them
@@ -75,8 +75,8 @@ struct DevState {
   uint8_t *broken, *mode;
   int64_t* break_step;
   float *sigma, *tau;
-  Vec2d* bforce;         // force on i (on j: minus it)
-  double *bt_i, *bt_j;   // moments on i and on j
+  Vec2d* bforce;        // force on i (on j: minus it)
+  double *bt_i, *bt_j;  // moments on i and on j
   // Contact slots (previous / current), by host index of the pair's lower particle.
   uint32_t *slot_j_prev, *slot_j;
   double *slot_xi_prev, *slot_mr_prev, *slot_xi, *slot_mr;
@@ -96,12 +96,12 @@ struct DevState {
 };
 
 struct Counters {
-  unsigned long long bad;   // lowest blown-up index or ~0
-  unsigned long long vmax2;  // bits of the largest |v|^2 (non-negative double)
+  unsigned long long bad;           // lowest blown-up index or ~0
+  unsigned long long vmax2;         // bits of the largest |v|^2 (non-negative double)
   unsigned long long first_broken;  // (k << 2) | mode of the lowest bond k broken this step, or ~0
-  unsigned int broken;       // bonds broken this step
+  unsigned int broken;              // bonds broken this step
   unsigned int contacts, wall_contacts;
-  unsigned int overflow;     // a particle ran out of contact slots
+  unsigned int overflow;  // a particle ran out of contact slots
 };
 
 // Per-warp reductions: one global atomic per warp and counter instead of
@@ -138,9 +138,9 @@ __global__ void bond_kernel(DevState s, int nb, DemBondParams bp, int64_t step, 
       s.sigma[k] = s.tau[k] = 0.f;
     } else {
       const uint32_t i = s.bi[k], j = s.bj[k];
-      BondResult r = bond_force(bp, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j],
-                                s.mass[i], s.mass[j], s.inertia[i], s.inertia[j], s.length0[k], s.shear_disp[k],
-                                s.bend_angle[k]);
+      BondResult r = bond_force(bp, s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j],
+                                s.radius[i], s.radius[j], s.mass[i], s.mass[j], s.inertia[i],
+                                s.inertia[j], s.length0[k], s.shear_disp[k], s.bend_angle[k]);
       s.sigma[k] = static_cast<float>(r.sigma);
       s.tau[k] = static_cast<float>(r.tau);
       const int mode = bond_break_mode(bp, r.sigma, r.sigma_c, r.tau);
@@ -171,8 +171,8 @@ __global__ void bond_advance_kernel(DevState s, int nb, double dt) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= nb || s.broken[k]) return;
   const uint32_t i = s.bi[k], j = s.bj[k];
-  bond_advance(s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j], dt, s.shear_disp[k],
-               s.bend_angle[k]);
+  bond_advance(s.x[i], s.x[j], s.v[i], s.v[j], s.omega[i], s.omega[j], s.radius[i], s.radius[j], dt,
+               s.shear_disp[k], s.bend_angle[k]);
 }
 
 // [SECTION] Broad phase: particles sorted by cell ----------------------------------
@@ -187,8 +187,12 @@ struct CellGrid {
   Vec2d lo;
   double cell;
   int gx, gy;
-  __device__ int cx(double x) const { return isfinite(x) ? min(max(static_cast<int>((x - lo.x) / cell), 0), gx - 1) : 0; }
-  __device__ int cy(double y) const { return isfinite(y) ? min(max(static_cast<int>((y - lo.y) / cell), 0), gy - 1) : 0; }
+  __device__ int cx(double x) const {
+    return isfinite(x) ? min(max(static_cast<int>((x - lo.x) / cell), 0), gx - 1) : 0;
+  }
+  __device__ int cy(double y) const {
+    return isfinite(y) ? min(max(static_cast<int>((y - lo.y) / cell), 0), gy - 1) : 0;
+  }
 };
 
 __global__ void cell_key_kernel(const Vec2d* x, int n, CellGrid g, uint32_t* key, uint32_t* item) {
@@ -247,9 +251,9 @@ struct IntegrateParams {
 /// state arrays (the pass reads only the sorted copies, so no thread sees
 /// another's update). Deterministic: no atomics on particle forces (the
 /// optional wall reactions are summed with double atomics, in any order).
-__global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const PairProps* props, int mc,
-                                                    const DemWall* walls, int nw, double* reaction, CellGrid g,
-                                                    bool have_prev, IntegrateParams ip, Counters* c) {
+__global__ void __launch_bounds__(128)
+    force_kernel(DevState s, int n, const PairProps* props, int mc, const DemWall* walls, int nw,
+                 double* reaction, CellGrid g, bool have_prev, IntegrateParams ip, Counters* c) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned n_contacts = 0, n_walls = 0, n_overflow = 0;
   unsigned long long bad = ~0ull, vmax2 = 0ull;
@@ -278,7 +282,8 @@ __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const Pai
         const uint32_t j = s.sorted_item[o];
         // The pair as (lo, hi): both threads do the same arithmetic.
         const bool own = i < j;
-        const uint32_t ka = own ? static_cast<uint32_t>(k) : o, kb = own ? o : static_cast<uint32_t>(k);
+        const uint32_t ka = own ? static_cast<uint32_t>(k) : o,
+                       kb = own ? o : static_cast<uint32_t>(k);
         const double Ra = s.rs[ka], Rb = s.rs[kb];
         const double rr = Ra + Rb;
         const Vec2d xa = s.xs[ka];
@@ -314,7 +319,8 @@ __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const Pai
         const double m_eff = ma * mb / (ma + mb);
         const PairProps& pp = props[static_cast<size_t>(s.mats[ka]) * mc + s.mats[kb]];
         const double I_roll = rolling_inertia(s.is[ka], ma, Ra, s.is[kb], mb, Rb);
-        const ContactForce f = hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt, wa - wb, ip.dt, h);
+        const ContactForce f =
+            hertz_mindlin(pp, R_eff, m_eff, I_roll, delta, vn, vt, wa - wb, ip.dt, h);
         const Vec2d f_a = -(f.fn * nrm + f.ft * t);
         const double t_a = -aa * f.ft + f.m_roll, t_b = -ab * f.ft - f.m_roll;
         if (own) {
@@ -399,7 +405,8 @@ __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const Pai
     if (ip.point.active) {
       Vec2d d = Vec2d{ip.point.pos.x, ip.point.pos.y} - x0;
       double r = length(d);
-      if (r < ip.point.radius && r > 1e-12) F += (mi * ip.point.strength * (1.0 - r / ip.point.radius) / r) * d;
+      if (r < ip.point.radius && r > 1e-12)
+        F += (mi * ip.point.strength * (1.0 - r / ip.point.radius) / r) * d;
     }
     F.x = local_damp(F.x, vi.x, ip.alpha);
     F.y = local_damp(F.y, vi.y, ip.alpha);
@@ -422,7 +429,8 @@ __global__ void __launch_bounds__(128) force_kernel(DevState s, int n, const Pai
     s.x[i] = x;
     s.theta[i] = theta;
     const double s2 = length2(v);
-    if (!(s2 <= ip.vlim2) || !isfinite(x.x) || !isfinite(x.y) || !isfinite(omega) || !isfinite(theta))
+    if (!(s2 <= ip.vlim2) || !isfinite(x.x) || !isfinite(x.y) || !isfinite(omega) ||
+        !isfinite(theta))
       bad = i;
     else
       vmax2 = static_cast<unsigned long long>(__double_as_longlong(s2));
@@ -457,9 +465,9 @@ struct DevTotals {
   double vmax2;
 };
 
-__global__ void __launch_bounds__(kTotalsThreads) totals_kernel(const Vec2d* x, const Vec2d* v, const double* omega,
-                                                                const double* mass, const double* inertia, int n,
-                                                                Vec2d c, double* partial, double* vmax2) {
+__global__ void __launch_bounds__(kTotalsThreads)
+    totals_kernel(const Vec2d* x, const Vec2d* v, const double* omega, const double* mass,
+                  const double* inertia, int n, Vec2d c, double* partial, double* vmax2) {
   __shared__ double sh[kTotalsSums][kTotalsThreads];
   __shared__ double shv[kTotalsThreads];
   double acc[kTotalsSums] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -493,7 +501,8 @@ __global__ void __launch_bounds__(kTotalsThreads) totals_kernel(const Vec2d* x, 
 }
 
 /// The blocks' sums in block order (one thread: a few hundred additions).
-__global__ void totals_final_kernel(const double* partial, const double* vmax2, int blocks, DevTotals* out) {
+__global__ void totals_final_kernel(const double* partial, const double* vmax2, int blocks,
+                                    DevTotals* out) {
   DevTotals t{};
   for (int b = 0; b < blocks; ++b) {
     for (int q = 0; q < kTotalsSums; ++q) t.sum[q] += partial[kTotalsSums * b + q];
@@ -506,12 +515,35 @@ __global__ void totals_final_kernel(const double* partial, const double* vmax2, 
 /// x, v, theta, omega per particle; shear displacement, bend angle, broken,
 /// mode, break step, sigma, tau and force per bond.
 struct CheckpointLayout {
-  enum { kX = 0, kV, kTheta, kOmega, kShear, kBend, kBroken, kMode, kBreakStep, kSigma, kTau, kForce, kCount };
+  enum {
+    kX = 0,
+    kV,
+    kTheta,
+    kOmega,
+    kShear,
+    kBend,
+    kBroken,
+    kMode,
+    kBreakStep,
+    kSigma,
+    kTau,
+    kForce,
+    kCount
+  };
   size_t off[kCount + 1] = {};
   CheckpointLayout(size_t n, size_t nb) {
-    const size_t size[kCount] = {sizeof(Vec2d) * n,   sizeof(Vec2d) * n,   sizeof(double) * n, sizeof(double) * n,
-                                 sizeof(double) * nb, sizeof(double) * nb, nb,                 nb,
-                                 sizeof(int64_t) * nb, sizeof(float) * nb, sizeof(float) * nb, sizeof(Vec2d) * nb};
+    const size_t size[kCount] = {sizeof(Vec2d) * n,
+                                 sizeof(Vec2d) * n,
+                                 sizeof(double) * n,
+                                 sizeof(double) * n,
+                                 sizeof(double) * nb,
+                                 sizeof(double) * nb,
+                                 nb,
+                                 nb,
+                                 sizeof(int64_t) * nb,
+                                 sizeof(float) * nb,
+                                 sizeof(float) * nb,
+                                 sizeof(Vec2d) * nb};
     ColumnPacker pack;
     for (int c = 0; c < kCount; ++c) off[c] = pack.add(size[c]);
     off[kCount] = pack.bytes();
@@ -530,7 +562,8 @@ class DemCudaBackend final : public DemBackend {
     device_name_ = devs.empty() ? std::string("?") : devs[0].name;
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaMalloc(reinterpret_cast<void**>(&counters_), sizeof(Counters)), "cudaMalloc");
-    check(cudaMallocHost(reinterpret_cast<void**>(&counters_host_), 2 * sizeof(Counters)), "cudaMallocHost");
+    check(cudaMallocHost(reinterpret_cast<void**>(&counters_host_), 2 * sizeof(Counters)),
+          "cudaMallocHost");
     std::memset(&s_, 0, sizeof s_);
   }
   ~DemCudaBackend() override {
@@ -562,41 +595,81 @@ class DemCudaBackend final : public DemBackend {
     const size_t n = p_->size(), nb = b_->size();
     n_ = n;
     nb_ = nb;
-    dev_resize(s_.x, cap_[0], n); dev_resize(s_.v, cap_[1], n); dev_resize(s_.fext, cap_[2], n);
-    dev_resize(s_.theta, cap_[3], n); dev_resize(s_.omega, cap_[4], n); dev_resize(s_.radius, cap_[5], n);
-    dev_resize(s_.mass, cap_[6], n); dev_resize(s_.inertia, cap_[7], n); dev_resize(s_.material, cap_[8], n);
-    dev_resize(s_.fixed, cap_[9], n); dev_resize(s_.group, cap_[10], n);
-    dev_resize(s_.bt_i, cap_[12], nb); dev_resize(s_.bt_j, cap_[11], nb);
-    dev_resize(s_.bi, cap_[13], nb); dev_resize(s_.bj, cap_[14], nb); dev_resize(s_.bond_start, cap_[15], n + 1);
-    dev_resize(s_.bond_j_start, cap_[47], n + 1); dev_resize(s_.bond_j_list, cap_[48], nb);
-    dev_resize(s_.length0, cap_[16], nb); dev_resize(s_.shear_disp, cap_[17], nb);
-    dev_resize(s_.bend_angle, cap_[18], nb); dev_resize(s_.broken, cap_[19], nb); dev_resize(s_.mode, cap_[20], nb);
-    dev_resize(s_.break_step, cap_[21], nb); dev_resize(s_.sigma, cap_[22], nb); dev_resize(s_.tau, cap_[23], nb);
+    dev_resize(s_.x, cap_[0], n);
+    dev_resize(s_.v, cap_[1], n);
+    dev_resize(s_.fext, cap_[2], n);
+    dev_resize(s_.theta, cap_[3], n);
+    dev_resize(s_.omega, cap_[4], n);
+    dev_resize(s_.radius, cap_[5], n);
+    dev_resize(s_.mass, cap_[6], n);
+    dev_resize(s_.inertia, cap_[7], n);
+    dev_resize(s_.material, cap_[8], n);
+    dev_resize(s_.fixed, cap_[9], n);
+    dev_resize(s_.group, cap_[10], n);
+    dev_resize(s_.bt_i, cap_[12], nb);
+    dev_resize(s_.bt_j, cap_[11], nb);
+    dev_resize(s_.bi, cap_[13], nb);
+    dev_resize(s_.bj, cap_[14], nb);
+    dev_resize(s_.bond_start, cap_[15], n + 1);
+    dev_resize(s_.bond_j_start, cap_[47], n + 1);
+    dev_resize(s_.bond_j_list, cap_[48], nb);
+    dev_resize(s_.length0, cap_[16], nb);
+    dev_resize(s_.shear_disp, cap_[17], nb);
+    dev_resize(s_.bend_angle, cap_[18], nb);
+    dev_resize(s_.broken, cap_[19], nb);
+    dev_resize(s_.mode, cap_[20], nb);
+    dev_resize(s_.break_step, cap_[21], nb);
+    dev_resize(s_.sigma, cap_[22], nb);
+    dev_resize(s_.tau, cap_[23], nb);
     dev_resize(s_.bforce, cap_[24], nb);
     const size_t ns = n * kSlots;
-    dev_resize(s_.slot_j_prev, cap_[25], ns); dev_resize(s_.slot_j, cap_[26], ns);
-    dev_resize(s_.slot_xi_prev, cap_[27], ns); dev_resize(s_.slot_mr_prev, cap_[28], ns);
-    dev_resize(s_.slot_xi, cap_[29], ns); dev_resize(s_.slot_mr, cap_[30], ns);
-    dev_resize(s_.slot_f, cap_[31], ns); dev_resize(s_.slot_point, cap_[32], ns);
-    dev_resize(s_.slot_ti, cap_[33], ns); dev_resize(s_.slot_tj, cap_[34], ns); dev_resize(s_.slot_overlap, cap_[35], ns);
-    dev_resize(s_.cell_key, cap_[36], n); dev_resize(s_.cell_item, cap_[37], n);
-    dev_resize(s_.sorted_key, cap_[49], n); dev_resize(s_.sorted_item, cap_[50], n);
-    dev_resize(s_.xs, cap_[51], n); dev_resize(s_.vs, cap_[52], n); dev_resize(s_.ws, cap_[53], n);
-    dev_resize(s_.rs, cap_[54], n); dev_resize(s_.ms, cap_[55], n); dev_resize(s_.is, cap_[56], n);
+    dev_resize(s_.slot_j_prev, cap_[25], ns);
+    dev_resize(s_.slot_j, cap_[26], ns);
+    dev_resize(s_.slot_xi_prev, cap_[27], ns);
+    dev_resize(s_.slot_mr_prev, cap_[28], ns);
+    dev_resize(s_.slot_xi, cap_[29], ns);
+    dev_resize(s_.slot_mr, cap_[30], ns);
+    dev_resize(s_.slot_f, cap_[31], ns);
+    dev_resize(s_.slot_point, cap_[32], ns);
+    dev_resize(s_.slot_ti, cap_[33], ns);
+    dev_resize(s_.slot_tj, cap_[34], ns);
+    dev_resize(s_.slot_overlap, cap_[35], ns);
+    dev_resize(s_.cell_key, cap_[36], n);
+    dev_resize(s_.cell_item, cap_[37], n);
+    dev_resize(s_.sorted_key, cap_[49], n);
+    dev_resize(s_.sorted_item, cap_[50], n);
+    dev_resize(s_.xs, cap_[51], n);
+    dev_resize(s_.vs, cap_[52], n);
+    dev_resize(s_.ws, cap_[53], n);
+    dev_resize(s_.rs, cap_[54], n);
+    dev_resize(s_.ms, cap_[55], n);
+    dev_resize(s_.is, cap_[56], n);
     dev_resize(s_.mats, cap_[57], n);
     const DemParticles& p = *p_;
-    up(s_.x, p.x.data(), n); up(s_.v, p.v.data(), n); up(s_.fext, p.fext.data(), n);
-    up(s_.theta, p.theta.data(), n); up(s_.omega, p.omega.data(), n); up(s_.radius, p.radius.data(), n);
-    up(s_.mass, p.mass.data(), n); up(s_.inertia, p.inertia.data(), n); up(s_.material, p.material.data(), n);
-    up(s_.fixed, p.fixed.data(), n); up(s_.group, p.group.data(), n);
+    up(s_.x, p.x.data(), n);
+    up(s_.v, p.v.data(), n);
+    up(s_.fext, p.fext.data(), n);
+    up(s_.theta, p.theta.data(), n);
+    up(s_.omega, p.omega.data(), n);
+    up(s_.radius, p.radius.data(), n);
+    up(s_.mass, p.mass.data(), n);
+    up(s_.inertia, p.inertia.data(), n);
+    up(s_.material, p.material.data(), n);
+    up(s_.fixed, p.fixed.data(), n);
+    up(s_.group, p.group.data(), n);
     const DemBonds& b = *b_;
-    up(s_.bi, b.i.data(), nb); up(s_.bj, b.j.data(), nb); up(s_.length0, b.length0.data(), nb);
-    up(s_.shear_disp, b.shear_disp.data(), nb); up(s_.bend_angle, b.bend_angle.data(), nb);
+    up(s_.bi, b.i.data(), nb);
+    up(s_.bj, b.j.data(), nb);
+    up(s_.length0, b.length0.data(), nb);
+    up(s_.shear_disp, b.shear_disp.data(), nb);
+    up(s_.bend_angle, b.bend_angle.data(), nb);
     up(s_.broken, b.broken.data(), nb);
     std::vector<uint8_t> mode(nb);
     for (size_t k = 0; k < nb; ++k) mode[k] = static_cast<uint8_t>(b.mode[k]);
     up(s_.mode, mode.data(), nb);
-    up(s_.break_step, b.break_step.data(), nb); up(s_.sigma, b.sigma.data(), nb); up(s_.tau, b.tau.data(), nb);
+    up(s_.break_step, b.break_step.data(), nb);
+    up(s_.sigma, b.sigma.data(), nb);
+    up(s_.tau, b.tau.data(), nb);
     up(s_.bforce, b.force.data(), nb);
     // Each particle's bonds as i (bonds are sorted by (i, j)).
     std::vector<uint32_t> start(n + 1, 0);
@@ -634,14 +707,29 @@ class DemCudaBackend final : public DemBackend {
     // Into a host staging copy first: a failure part way (the device is lost)
     // leaves the host arrays whole, the last good state the world falls back on.
     Staging& t = stage_;
-    t.x.resize(n_); t.v.resize(n_); t.theta.resize(n_); t.omega.resize(n_);
-    t.shear_disp.resize(nb_); t.bend_angle.resize(nb_); t.broken.resize(nb_); t.break_step.resize(nb_);
-    t.sigma.resize(nb_); t.tau.resize(nb_); t.force.resize(nb_); t.mode.resize(nb_);
-    down(t.x.data(), s_.x, n_); down(t.v.data(), s_.v, n_); down(t.theta.data(), s_.theta, n_);
+    t.x.resize(n_);
+    t.v.resize(n_);
+    t.theta.resize(n_);
+    t.omega.resize(n_);
+    t.shear_disp.resize(nb_);
+    t.bend_angle.resize(nb_);
+    t.broken.resize(nb_);
+    t.break_step.resize(nb_);
+    t.sigma.resize(nb_);
+    t.tau.resize(nb_);
+    t.force.resize(nb_);
+    t.mode.resize(nb_);
+    down(t.x.data(), s_.x, n_);
+    down(t.v.data(), s_.v, n_);
+    down(t.theta.data(), s_.theta, n_);
     down(t.omega.data(), s_.omega, n_);
-    down(t.shear_disp.data(), s_.shear_disp, nb_); down(t.bend_angle.data(), s_.bend_angle, nb_);
-    down(t.broken.data(), s_.broken, nb_); down(t.break_step.data(), s_.break_step, nb_);
-    down(t.sigma.data(), s_.sigma, nb_); down(t.tau.data(), s_.tau, nb_); down(t.force.data(), s_.bforce, nb_);
+    down(t.shear_disp.data(), s_.shear_disp, nb_);
+    down(t.bend_angle.data(), s_.bend_angle, nb_);
+    down(t.broken.data(), s_.broken, nb_);
+    down(t.break_step.data(), s_.break_step, nb_);
+    down(t.sigma.data(), s_.sigma, nb_);
+    down(t.tau.data(), s_.tau, nb_);
+    down(t.force.data(), s_.bforce, nb_);
     down(t.mode.data(), s_.mode, nb_);
     DemParticles& p = *p_;
     std::copy(t.x.begin(), t.x.end(), p.x.begin());
@@ -666,7 +754,8 @@ class DemCudaBackend final : public DemBackend {
     const int n = static_cast<int>(n_), nb = static_cast<int>(nb_);
     DemStepResult result;
     if (n == 0) return result;
-    host_current_ = false;  // from the first launch on, the device state moves away from the host arrays
+    host_current_ =
+        false;  // from the first launch on, the device state moves away from the host arrays
     // Host work per step: a few small tables when they changed, and one
     // read of the counters at the end (the step's only synchronisation).
     upload_tables(in);
@@ -680,8 +769,8 @@ class DemCudaBackend final : public DemBackend {
     // Broad phase: sort (cell, index) pairs, then gather into cell order.
     cell_key_kernel<<<pb, 256>>>(s_.x, n, g, s_.cell_key, s_.cell_item);
     size_t need = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, need, s_.cell_key, s_.sorted_key, s_.cell_item, s_.sorted_item, n,
-                                          0, key_bits_),
+    check(cub::DeviceRadixSort::SortPairs(nullptr, need, s_.cell_key, s_.sorted_key, s_.cell_item,
+                                          s_.sorted_item, n, 0, key_bits_),
           "cub sort size");
     if (need > sort_temp_bytes_) {
       if (sort_temp_) cudaFree(sort_temp_);
@@ -691,8 +780,8 @@ class DemCudaBackend final : public DemBackend {
       sort_temp_bytes_ = need;
     }
     size_t bytes = sort_temp_bytes_;
-    check(cub::DeviceRadixSort::SortPairs(sort_temp_, bytes, s_.cell_key, s_.sorted_key, s_.cell_item, s_.sorted_item,
-                                          n, 0, key_bits_),
+    check(cub::DeviceRadixSort::SortPairs(sort_temp_, bytes, s_.cell_key, s_.sorted_key,
+                                          s_.cell_item, s_.sorted_item, n, 0, key_bits_),
           "cub sort");
     const size_t nc = static_cast<size_t>(g.gx) * g.gy;
     check(cudaMemsetAsync(s_.cell_start, 0xFF, nc * sizeof(uint32_t)), "cells");
@@ -725,8 +814,8 @@ class DemCudaBackend final : public DemBackend {
       check(cudaMemsetAsync(reaction_, 0, nr * sizeof(double)), "wall reaction");
       reaction = reaction_;
     }
-    force_kernel<<<(n + 127) / 128, 128>>>(s_, n, props_, in.material_count, walls_, in.wall_count, reaction, g,
-                                           have_prev_, ip, counters_);
+    force_kernel<<<(n + 127) / 128, 128>>>(s_, n, props_, in.material_count, walls_, in.wall_count,
+                                           reaction, g, have_prev_, ip, counters_);
     have_prev_ = true;
     if (nb > 0) bond_advance_kernel<<<(nb + 255) / 256, 256>>>(s_, nb, in.dt);
     check(cudaGetLastError(), "DEM kernel launch");
@@ -734,11 +823,15 @@ class DemCudaBackend final : public DemBackend {
     check(cudaMemcpyAsync(&c, counters_, sizeof c, cudaMemcpyDeviceToHost, 0), "counters");
     check(cudaStreamSynchronize(0), "DEM step");
     if (in.wall_reaction) {
-      if (reaction) down(in.wall_reaction, reaction, nr);
-      else std::fill(in.wall_reaction, in.wall_reaction + nr, 0.0);
+      if (reaction)
+        down(in.wall_reaction, reaction, nr);
+      else
+        std::fill(in.wall_reaction, in.wall_reaction + nr, 0.0);
     }
-    if (c.overflow) throw std::runtime_error("CUDA DEM: a particle has more than " + std::to_string(kSlots) +
-                                             " simultaneous contacts (very polydisperse packing); use the CPU backend");
+    if (c.overflow)
+      throw std::runtime_error(
+          "CUDA DEM: a particle has more than " + std::to_string(kSlots) +
+          " simultaneous contacts (very polydisperse packing); use the CPU backend");
     if (c.bad != ~0ull) {
       result.ok = false;
       result.bad_index = static_cast<int64_t>(c.bad);
@@ -759,13 +852,30 @@ class DemCudaBackend final : public DemBackend {
   const DemDeviceView* device_view() override {
     DemDeviceView& v = view_;
     v.count = n_;
-    v.x = s_.x; v.v = s_.v; v.theta = s_.theta; v.omega = s_.omega; v.radius = s_.radius;
-    v.mass = s_.mass; v.inertia = s_.inertia; v.material = s_.material; v.group = s_.group;
+    v.x = s_.x;
+    v.v = s_.v;
+    v.theta = s_.theta;
+    v.omega = s_.omega;
+    v.radius = s_.radius;
+    v.mass = s_.mass;
+    v.inertia = s_.inertia;
+    v.material = s_.material;
+    v.group = s_.group;
     v.bond_count = nb_;
-    v.bond_i = s_.bi; v.bond_j = s_.bj; v.length0 = s_.length0; v.shear_disp = s_.shear_disp;
-    v.bend_angle = s_.bend_angle; v.broken = s_.broken; v.mode = s_.mode; v.break_step = s_.break_step;
-    v.sigma = s_.sigma; v.tau = s_.tau; v.force = s_.bforce;
-    v.bond_start = s_.bond_start; v.bond_j_start = s_.bond_j_start; v.bond_j_list = s_.bond_j_list;
+    v.bond_i = s_.bi;
+    v.bond_j = s_.bj;
+    v.length0 = s_.length0;
+    v.shear_disp = s_.shear_disp;
+    v.bend_angle = s_.bend_angle;
+    v.broken = s_.broken;
+    v.mode = s_.mode;
+    v.break_step = s_.break_step;
+    v.sigma = s_.sigma;
+    v.tau = s_.tau;
+    v.force = s_.bforce;
+    v.bond_start = s_.bond_start;
+    v.bond_j_start = s_.bond_j_start;
+    v.bond_j_list = s_.bond_j_list;
     v.stream = nullptr;  // every launch and copy of this backend is on the legacy default stream
     v.device = 0;
     return &view_;
@@ -775,17 +885,24 @@ class DemCudaBackend final : public DemBackend {
     out = DemTotals{};
     if (n_ == 0 || n_ != p_->size()) return n_ == 0;
     if (!tot_out_) {
-      check(cudaMalloc(reinterpret_cast<void**>(&tot_partial_), sizeof(double) * kTotalsSums * kTotalsBlocks), "cudaMalloc");
-      check(cudaMalloc(reinterpret_cast<void**>(&tot_vmax_), sizeof(double) * kTotalsBlocks), "cudaMalloc");
+      check(cudaMalloc(reinterpret_cast<void**>(&tot_partial_),
+                       sizeof(double) * kTotalsSums * kTotalsBlocks),
+            "cudaMalloc");
+      check(cudaMalloc(reinterpret_cast<void**>(&tot_vmax_), sizeof(double) * kTotalsBlocks),
+            "cudaMalloc");
       check(cudaMalloc(reinterpret_cast<void**>(&tot_out_), sizeof(DevTotals)), "cudaMalloc");
-      check(cudaMallocHost(reinterpret_cast<void**>(&tot_host_), sizeof(DevTotals)), "cudaMallocHost");
+      check(cudaMallocHost(reinterpret_cast<void**>(&tot_host_), sizeof(DevTotals)),
+            "cudaMallocHost");
     }
-    const int blocks = static_cast<int>(std::min<size_t>(kTotalsBlocks, (n_ + kTotalsThreads - 1) / kTotalsThreads));
-    totals_kernel<<<blocks, kTotalsThreads>>>(s_.x, s_.v, s_.omega, s_.mass, s_.inertia, static_cast<int>(n_), centre,
-                                              tot_partial_, tot_vmax_);
+    const int blocks = static_cast<int>(
+        std::min<size_t>(kTotalsBlocks, (n_ + kTotalsThreads - 1) / kTotalsThreads));
+    totals_kernel<<<blocks, kTotalsThreads>>>(s_.x, s_.v, s_.omega, s_.mass, s_.inertia,
+                                              static_cast<int>(n_), centre, tot_partial_,
+                                              tot_vmax_);
     totals_final_kernel<<<1, 1>>>(tot_partial_, tot_vmax_, blocks, tot_out_);
     check(cudaGetLastError(), "totals");
-    check(cudaMemcpyAsync(tot_host_, tot_out_, sizeof(DevTotals), cudaMemcpyDeviceToHost, 0), "totals");
+    check(cudaMemcpyAsync(tot_host_, tot_out_, sizeof(DevTotals), cudaMemcpyDeviceToHost, 0),
+          "totals");
     check(cudaStreamSynchronize(0), "totals");
     out.mass = tot_host_->sum[0];
     out.momentum[0] = tot_host_->sum[1];
@@ -805,7 +922,9 @@ class DemCudaBackend final : public DemBackend {
     // goes on.
     char* dst = ckpt_.stage(lay.bytes(), 0);
     auto cp = [&](int col, const void* src, size_t bytes) {
-      if (bytes) check(cudaMemcpyAsync(dst + lay.off[col], src, bytes, cudaMemcpyDeviceToDevice, 0), "checkpoint");
+      if (bytes)
+        check(cudaMemcpyAsync(dst + lay.off[col], src, bytes, cudaMemcpyDeviceToDevice, 0),
+              "checkpoint");
     };
     using L = CheckpointLayout;
     cp(L::kX, s_.x, sizeof(Vec2d) * n_);
@@ -857,7 +976,8 @@ class DemCudaBackend final : public DemBackend {
     return true;
   }
 
-  void read_contacts(std::vector<DemContact>& pairs, std::vector<DemContact>& walls) const override {
+  void read_contacts(std::vector<DemContact>& pairs,
+                     std::vector<DemContact>& walls) const override {
     pairs.clear();
     walls.clear();
     if (!have_prev_ || n_ == 0) return;
@@ -865,48 +985,123 @@ class DemCudaBackend final : public DemBackend {
     std::vector<uint32_t> j(ns);
     std::vector<double> xi(ns), mr(ns), ti(ns), tj(ns), ov(ns);
     std::vector<Vec2d> f(ns), pt(ns);
-    down(j.data(), s_.slot_j, ns); down(xi.data(), s_.slot_xi, ns); down(mr.data(), s_.slot_mr, ns);
-    down(ti.data(), s_.slot_ti, ns); down(tj.data(), s_.slot_tj, ns); down(ov.data(), s_.slot_overlap, ns);
-    down(f.data(), s_.slot_f, ns); down(pt.data(), s_.slot_point, ns);
+    down(j.data(), s_.slot_j, ns);
+    down(xi.data(), s_.slot_xi, ns);
+    down(mr.data(), s_.slot_mr, ns);
+    down(ti.data(), s_.slot_ti, ns);
+    down(tj.data(), s_.slot_tj, ns);
+    down(ov.data(), s_.slot_overlap, ns);
+    down(f.data(), s_.slot_f, ns);
+    down(pt.data(), s_.slot_point, ns);
     for (size_t k = 0; k < ns; ++k) {
       if (j[k] == kEmpty) continue;
       DemContact c;
       c.i = static_cast<uint32_t>(k / kSlots);
       c.j = j[k];
-      c.point = pt[k]; c.f_i = f[k]; c.t_i = ti[k]; c.t_j = tj[k]; c.overlap = ov[k]; c.xi = xi[k]; c.mr = mr[k];
+      c.point = pt[k];
+      c.f_i = f[k];
+      c.t_i = ti[k];
+      c.t_j = tj[k];
+      c.overlap = ov[k];
+      c.xi = xi[k];
+      c.mr = mr[k];
       pairs.push_back(c);
     }
     // Slots hold each particle's partners in cell order; the interface (and
     // the CPU) list pairs sorted by i, then j.
-    std::sort(pairs.begin(), pairs.end(),
-              [](const DemContact& a, const DemContact& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
+    std::sort(pairs.begin(), pairs.end(), [](const DemContact& a, const DemContact& b) {
+      return a.i != b.i ? a.i < b.i : a.j < b.j;
+    });
     if (walls_n_ <= 0) return;
     const size_t nw = n_ * static_cast<size_t>(walls_n_);
     std::vector<uint8_t> on(nw);
     std::vector<Vec2d> wf(nw), wp(nw);
     std::vector<double> wt(nw), wtw(nw), wxi(nw), wmr(nw), wov(nw);
-    down(on.data(), s_.wall_on, nw); down(wf.data(), s_.wall_f, nw); down(wp.data(), s_.wall_point, nw);
-    down(wt.data(), s_.wall_t, nw); down(wtw.data(), s_.wall_tw, nw); down(wxi.data(), s_.wall_xi, nw); down(wmr.data(), s_.wall_mr, nw);
+    down(on.data(), s_.wall_on, nw);
+    down(wf.data(), s_.wall_f, nw);
+    down(wp.data(), s_.wall_point, nw);
+    down(wt.data(), s_.wall_t, nw);
+    down(wtw.data(), s_.wall_tw, nw);
+    down(wxi.data(), s_.wall_xi, nw);
+    down(wmr.data(), s_.wall_mr, nw);
     down(wov.data(), s_.wall_overlap, nw);
     for (size_t k = 0; k < nw; ++k) {
       if (!on[k]) continue;
       DemContact c;
       c.i = static_cast<uint32_t>(k / walls_n_);
       c.j = static_cast<uint32_t>(k % walls_n_);
-      c.point = wp[k]; c.f_i = wf[k]; c.t_i = wt[k]; c.t_j = wtw[k]; c.overlap = wov[k]; c.xi = wxi[k]; c.mr = wmr[k];
+      c.point = wp[k];
+      c.f_i = wf[k];
+      c.t_i = wt[k];
+      c.t_j = wtw[k];
+      c.overlap = wov[k];
+      c.xi = wxi[k];
+      c.mr = wmr[k];
       walls.push_back(c);
     }
   }
 
  private:
   std::vector<void*> allocations() {
-    return {s_.x, s_.v, s_.fext, s_.theta, s_.omega, s_.radius, s_.mass, s_.inertia, s_.material, s_.fixed,
-            s_.group, s_.bt_i, s_.bt_j, s_.bi, s_.bj, s_.bond_start, s_.bond_j_start, s_.bond_j_list, s_.length0, s_.shear_disp, s_.bend_angle,
-            s_.broken, s_.mode, s_.break_step, s_.sigma, s_.tau, s_.bforce, s_.slot_j_prev, s_.slot_j,
-            s_.slot_xi_prev, s_.slot_mr_prev, s_.slot_xi, s_.slot_mr, s_.slot_f, s_.slot_point, s_.slot_ti,
-            s_.slot_tj, s_.slot_overlap, s_.wall_xi, s_.wall_mr, s_.wall_on, s_.wall_f, s_.wall_point, s_.wall_t, s_.wall_tw, s_.wall_overlap,
-            s_.cell_key, s_.cell_item, s_.sorted_key, s_.sorted_item, s_.cell_start, s_.cell_end,
-            s_.xs, s_.vs, s_.ws, s_.rs, s_.ms, s_.is, s_.mats};
+    return {s_.x,
+            s_.v,
+            s_.fext,
+            s_.theta,
+            s_.omega,
+            s_.radius,
+            s_.mass,
+            s_.inertia,
+            s_.material,
+            s_.fixed,
+            s_.group,
+            s_.bt_i,
+            s_.bt_j,
+            s_.bi,
+            s_.bj,
+            s_.bond_start,
+            s_.bond_j_start,
+            s_.bond_j_list,
+            s_.length0,
+            s_.shear_disp,
+            s_.bend_angle,
+            s_.broken,
+            s_.mode,
+            s_.break_step,
+            s_.sigma,
+            s_.tau,
+            s_.bforce,
+            s_.slot_j_prev,
+            s_.slot_j,
+            s_.slot_xi_prev,
+            s_.slot_mr_prev,
+            s_.slot_xi,
+            s_.slot_mr,
+            s_.slot_f,
+            s_.slot_point,
+            s_.slot_ti,
+            s_.slot_tj,
+            s_.slot_overlap,
+            s_.wall_xi,
+            s_.wall_mr,
+            s_.wall_on,
+            s_.wall_f,
+            s_.wall_point,
+            s_.wall_t,
+            s_.wall_tw,
+            s_.wall_overlap,
+            s_.cell_key,
+            s_.cell_item,
+            s_.sorted_key,
+            s_.sorted_item,
+            s_.cell_start,
+            s_.cell_end,
+            s_.xs,
+            s_.vs,
+            s_.ws,
+            s_.rs,
+            s_.ms,
+            s_.is,
+            s_.mats};
   }
 
   /// The particles' bounding box and largest radius, from the host arrays
@@ -918,8 +1113,10 @@ class DemCudaBackend final : public DemBackend {
       const Vec2d x = p.x[i];
       r = std::max(r, p.radius[i]);
       if (!std::isfinite(x.x) || !std::isfinite(x.y)) continue;
-      lx = std::min(lx, x.x); ly = std::min(ly, x.y);
-      hx = std::max(hx, x.x); hy = std::max(hy, x.y);
+      lx = std::min(lx, x.x);
+      ly = std::min(ly, x.y);
+      hx = std::max(hx, x.x);
+      hy = std::max(hy, x.y);
     }
     if (!(lx <= hx)) lx = ly = hx = hy = 0.0;
     host_lo_ = Vec2d{lx, ly};
@@ -964,7 +1161,8 @@ class DemCudaBackend final : public DemBackend {
     const int mc = in.material_count;
     std::vector<PairProps> props(static_cast<size_t>(mc) * mc);
     for (int a = 0; a < mc; ++a)
-      for (int c = 0; c < mc; ++c) props[static_cast<size_t>(a) * mc + c] = pair_props(in.materials[a], in.materials[c]);
+      for (int c = 0; c < mc; ++c)
+        props[static_cast<size_t>(a) * mc + c] = pair_props(in.materials[a], in.materials[c]);
     if (props_host_.size() != props.size() ||
         std::memcmp(props_host_.data(), props.data(), props.size() * sizeof(PairProps)) != 0) {
       size_t cap = 0;
@@ -977,7 +1175,8 @@ class DemCudaBackend final : public DemBackend {
     // Walls: re-uploaded when edited (moving walls: every step), into a
     // buffer that is reallocated only when it must grow.
     if (walls_n_ != in.wall_count ||
-        std::memcmp(walls_host_.data(), in.walls, sizeof(DemWall) * static_cast<size_t>(in.wall_count)) != 0) {
+        std::memcmp(walls_host_.data(), in.walls,
+                    sizeof(DemWall) * static_cast<size_t>(in.wall_count)) != 0) {
       walls_host_.assign(in.walls, in.walls + in.wall_count);
       if (in.wall_count > 0) {
         dev_resize(walls_, walls_cap_, walls_host_.size());
@@ -987,10 +1186,14 @@ class DemCudaBackend final : public DemBackend {
       // moved wall keeps it; only a new layout (wall or particle count) drops it.
       const size_t nw = n_ * static_cast<size_t>(std::max(in.wall_count, 0));
       if (nw > 0 && walls_n_ != in.wall_count) {
-        dev_resize(s_.wall_xi, cap_[40], nw); dev_resize(s_.wall_mr, cap_[41], nw);
-        dev_resize(s_.wall_on, cap_[42], nw); dev_resize(s_.wall_f, cap_[43], nw);
-        dev_resize(s_.wall_point, cap_[44], nw); dev_resize(s_.wall_t, cap_[45], nw);
-        dev_resize(s_.wall_overlap, cap_[46], nw); dev_resize(s_.wall_tw, cap_[58], nw);
+        dev_resize(s_.wall_xi, cap_[40], nw);
+        dev_resize(s_.wall_mr, cap_[41], nw);
+        dev_resize(s_.wall_on, cap_[42], nw);
+        dev_resize(s_.wall_f, cap_[43], nw);
+        dev_resize(s_.wall_point, cap_[44], nw);
+        dev_resize(s_.wall_t, cap_[45], nw);
+        dev_resize(s_.wall_overlap, cap_[46], nw);
+        dev_resize(s_.wall_tw, cap_[58], nw);
         check(cudaMemset(s_.wall_on, 0, nw), "walls");
       }
       walls_n_ = in.wall_count;
@@ -1006,7 +1209,8 @@ class DemCudaBackend final : public DemBackend {
       size_t c1 = 0, c2 = 0;
       // The kernel reads the loads' groups: re-upload when one was edited.
       bool same = static_cast<int>(loads_host_.size()) == in.load_count;
-      for (int l = 0; same && l < in.load_count; ++l) same = loads_host_[static_cast<size_t>(l)].group == in.loads[l].group;
+      for (int l = 0; same && l < in.load_count; ++l)
+        same = loads_host_[static_cast<size_t>(l)].group == in.loads[l].group;
       if (!same) {
         if (static_cast<int>(loads_host_.size()) != in.load_count) {
           if (loads_) cudaFree(loads_);
@@ -1026,7 +1230,8 @@ class DemCudaBackend final : public DemBackend {
       std::vector<Vec2d> off(in.grab.offset, in.grab.offset + in.grab.count);
       // A new grab of the same particles has new offsets: compare both.
       bool same_off = off.size() == grab_offset_cache_.size();
-      for (size_t q = 0; same_off && q < off.size(); ++q) same_off = off[q] == grab_offset_cache_[q];
+      for (size_t q = 0; same_off && q < off.size(); ++q)
+        same_off = off[q] == grab_offset_cache_[q];
       if (idx != grab_cache_ || !same_off) {
         grab_cache_ = idx;
         grab_offset_cache_ = off;
@@ -1053,7 +1258,8 @@ class DemCudaBackend final : public DemBackend {
   size_t cap_[64] = {};
   size_t n_ = 0, nb_ = 0;
   bool have_prev_ = false;
-  bool host_current_ = false;  // the host arrays hold the device state (no step since host_changed / sync_to_host)
+  bool host_current_ =
+      false;  // the host arrays hold the device state (no step since host_changed / sync_to_host)
   Counters* counters_ = nullptr;
   PairProps* props_ = nullptr;
   std::vector<PairProps> props_host_;

@@ -24,7 +24,9 @@ constexpr double kPi = 3.14159265358979323846;
 
 /// [SECTION] Particle properties ---------------------------------------------
 
-PS_HD double sphere_mass(double density, double r) { return density * (4.0 / 3.0) * kPi * r * r * r; }
+PS_HD double sphere_mass(double density, double r) {
+  return density * (4.0 / 3.0) * kPi * r * r * r;
+}
 PS_HD double sphere_inertia(double mass, double r) { return 0.4 * mass * r * r; }
 
 /// [SECTION] Hertz-Mindlin contact --------------------------------------------
@@ -56,7 +58,8 @@ PS_HD double restitution_beta(double e) {
 PS_HD PairProps pair_props(const DemMaterial& a, const DemMaterial& b) {
   PairProps p;
   p.E_star = 1.0 / ((1.0 - a.nu * a.nu) / a.E + (1.0 - b.nu * b.nu) / b.E);
-  p.G_star = 1.0 / (2.0 * (2.0 - a.nu) * (1.0 + a.nu) / a.E + 2.0 * (2.0 - b.nu) * (1.0 + b.nu) / b.E);
+  p.G_star =
+      1.0 / (2.0 * (2.0 - a.nu) * (1.0 + a.nu) / a.E + 2.0 * (2.0 - b.nu) * (1.0 + b.nu) / b.E);
   p.beta = restitution_beta(0.5 * (a.restitution + b.restitution));
   p.mu = 0.5 * (a.friction + b.friction);
   p.mu_r = 0.5 * (a.rolling_friction + b.rolling_friction);
@@ -136,8 +139,14 @@ PS_HD ContactForce hertz_mindlin(const PairProps& p, double R_eff, double m_eff,
   const double kr = 2.25 * Sn * p.mu_r * p.mu_r * R_eff * R_eff;
   h.mr -= kr * w_rel * dt;
   bool mobilised = false;
-  if (h.mr > mcap) { h.mr = mcap; mobilised = true; }
-  if (h.mr < -mcap) { h.mr = -mcap; mobilised = true; }
+  if (h.mr > mcap) {
+    h.mr = mcap;
+    mobilised = true;
+  }
+  if (h.mr < -mcap) {
+    h.mr = -mcap;
+    mobilised = true;
+  }
   f.m_roll = h.mr;
   if (!mobilised && p.eta_r > 0.0) f.m_roll -= p.eta_r * 2.0 * sqrt(I_roll * kr) * w_rel;
   return f;
@@ -227,10 +236,10 @@ PS_HD Vec2d wall_velocity(const DemWall& w, Vec2d p) { return w.vel + w.omega * 
 
 /// One particle-wall contact's result.
 struct WallContact {
-  Vec2d point;          ///< contact point: the middle of the overlap
-  Vec2d f;              ///< force on the particle (on the wall: -f, at `point`)
-  double t_p = 0.0;     ///< moment on the particle about its centre
-  double t_w = 0.0;     ///< moment on the wall about its reference point c
+  Vec2d point;       ///< contact point: the middle of the overlap
+  Vec2d f;           ///< force on the particle (on the wall: -f, at `point`)
+  double t_p = 0.0;  ///< moment on the particle about its centre
+  double t_w = 0.0;  ///< moment on the wall about its reference point c
   double overlap = 0.0;
 };
 
@@ -242,8 +251,9 @@ struct WallContact {
 /// spin: w_rel = omega_wall - omega. The wall receives -f at the contact
 /// point and the opposite rolling moment, so
 ///   t_w = -(point - c) x f + M_roll,  and  t_w + t_p + (x - c) x f = 0.
-PS_HD WallContact wall_force(const DemWall& w, const PairProps& pp, Vec2d nrm, double delta, Vec2d x, Vec2d v,
-                             double omega, double R, double m, double I, double dt, ContactHistory& h) {
+PS_HD WallContact wall_force(const DemWall& w, const PairProps& pp, Vec2d nrm, double delta,
+                             Vec2d x, Vec2d v, double omega, double R, double m, double I,
+                             double dt, ContactHistory& h) {
   WallContact c;
   const Vec2d t = perp(nrm);
   const double a = R - 0.5 * delta;  // centre to contact point
@@ -260,7 +270,9 @@ PS_HD WallContact wall_force(const DemWall& w, const PairProps& pp, Vec2d nrm, d
   return c;
 }
 
-PS_HD Vec2d rotate(Vec2d r, double cs, double sn) { return {cs * r.x - sn * r.y, sn * r.x + cs * r.y}; }
+PS_HD Vec2d rotate(Vec2d r, double cs, double sn) {
+  return {cs * r.x - sn * r.y, sn * r.x + cs * r.y};
+}
 
 /// Moves a wall rigidly over dt with its own motion: c advances by vel dt
 /// and the geometry (a, b, n, the vertices) turns by omega dt about c. A
@@ -305,13 +317,13 @@ PS_HD BondSection bond_section(const DemBondParams& bp, double Ri, double Rj) {
 
 /// One bond's state and outputs for a step.
 struct BondResult {
-  Vec2d f_i;          ///< force on i (force on j is -f_i)
-  double t_i = 0.0;   ///< moment on i
-  double t_j = 0.0;   ///< moment on j
-  double sigma = 0.0; ///< max tensile stress  T/A + |M_b| r_b / I
+  Vec2d f_i;             ///< force on i (force on j is -f_i)
+  double t_i = 0.0;      ///< moment on i
+  double t_j = 0.0;      ///< moment on j
+  double sigma = 0.0;    ///< max tensile stress  T/A + |M_b| r_b / I
   double sigma_c = 0.0;  ///< max compressive stress -T/A + |M_b| r_b / I
-  double tau = 0.0;   ///< max shear stress |F_s| / A
-  Vec2d point;        ///< contact point
+  double tau = 0.0;      ///< max shear stress |F_s| / A
+  Vec2d point;           ///< contact point
 };
 
 /// Bond frame: unit normal n (i -> j), tangent t = perp(n), and the arms
@@ -408,9 +420,18 @@ PS_HD int bond_break_mode(const DemBondParams& bp, double sigma, double sigma_c,
   double rs = tau / bp.shear_strength;
   int mode = 0;
   double best = 1.0;
-  if (rt >= best) { best = rt; mode = 1; }
-  if (rc > best || (mode == 0 && rc >= best)) { best = rc; mode = 2; }
-  if (rs > best || (mode == 0 && rs >= best)) { best = rs; mode = 3; }
+  if (rt >= best) {
+    best = rt;
+    mode = 1;
+  }
+  if (rc > best || (mode == 0 && rc >= best)) {
+    best = rc;
+    mode = 2;
+  }
+  if (rs > best || (mode == 0 && rs >= best)) {
+    best = rs;
+    mode = 3;
+  }
   return mode;
 }
 

@@ -30,15 +30,15 @@ struct DemMaterial {
 /// recomputed every step from these values, so editing E, nu or
 /// radius_ratio while running changes the existing bonds' forces at once.
 struct DemBondParams {
-  bool enabled = true;                   ///< form bonds at scene start
-  double E = 1e7;                        ///< bond Young's modulus, Pa
-  double nu = 0.25;                      ///< bond Poisson's ratio (G = E / 2(1 + nu))
-  double radius_ratio = 1.0;             ///< lambda: bond radius r_b = lambda min(R_i, R_j)
+  bool enabled = true;                      ///< form bonds at scene start
+  double E = 1e7;                           ///< bond Young's modulus, Pa
+  double nu = 0.25;                         ///< bond Poisson's ratio (G = E / 2(1 + nu))
+  double radius_ratio = 1.0;                ///< lambda: bond radius r_b = lambda min(R_i, R_j)
   double contact_radius_multiplier = 1.05;  ///< bond when |x_j - x_i| < m (R_i + R_j)
-  double tensile_strength = 1e30;        ///< Pa
-  double compressive_strength = 1e30;    ///< Pa
-  double shear_strength = 1e30;          ///< Pa
-  double damping = 0.0;                  ///< fraction of critical damping of each bond spring
+  double tensile_strength = 1e30;           ///< Pa
+  double compressive_strength = 1e30;       ///< Pa
+  double shear_strength = 1e30;             ///< Pa
+  double damping = 0.0;                     ///< fraction of critical damping of each bond spring
 };
 
 enum class WallType : uint8_t {
@@ -67,18 +67,18 @@ struct DemWall {
   Vec2d b{1.0, 0.0};  ///< segment end
   Vec2d n{0.0, 1.0};  ///< plane normal (unit), pointing into the free side
   int material = 0;
-  double radius = 0.0;  ///< disk radius
-  int count = 0;        ///< polygon: number of vertices, 3 .. kMaxWallVertices
+  double radius = 0.0;        ///< disk radius
+  int count = 0;              ///< polygon: number of vertices, 3 .. kMaxWallVertices
   Vec2d v[kMaxWallVertices];  ///< polygon vertices, counter-clockwise, strictly convex
-  Vec2d c{0.0, 0.0};    ///< reference point of the rigid motion (a body's centre of mass)
-  Vec2d vel{0.0, 0.0};  ///< velocity of the point c, m/s
-  double omega = 0.0;   ///< angular velocity, rad/s (counter-clockwise)
+  Vec2d c{0.0, 0.0};          ///< reference point of the rigid motion (a body's centre of mass)
+  Vec2d vel{0.0, 0.0};        ///< velocity of the point c, m/s
+  double omega = 0.0;         ///< angular velocity, rad/s (counter-clockwise)
 };
 
 struct DemSolverParams {
-  double dt = 1e-5;           ///< fixed step (used when dt_safety <= 0)
-  double dt_safety = 0.0;     ///< > 0: dt = safety x the stable estimate (DemTimeStep)
-  int substeps = 50;          ///< steps per displayed frame
+  double dt = 1e-5;        ///< fixed step (used when dt_safety <= 0)
+  double dt_safety = 0.0;  ///< > 0: dt = safety x the stable estimate (DemTimeStep)
+  int substeps = 50;       ///< steps per displayed frame
   Vec2d gravity{0.0, -9.81};
   double velocity_limit = 1e3;  ///< |v| beyond this (or a non-finite state) is a blow-up
   /// Cundall's local non-viscous damping alpha (Potyondy & Cundall 2004,

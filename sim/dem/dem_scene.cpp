@@ -2,15 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
-#include "sim/dem/dem_build.h"
 #include "sim/core/limits.h"
 #include "sim/core/progress.h"
+#include "sim/dem/dem_build.h"
 #include "sim/dem/dem_kernels.h"
 #include "sim/io/json_read.h"
 #include "sim/specimen/specimen.h"
-#include <filesystem>
 
 namespace ps {
 namespace dem {
@@ -23,7 +23,8 @@ constexpr double kHuge = 1e300;
 Vec2d json_vec2d(const Json& v, const std::string& field) {
   if (!v.is_array() || v.size() != 2)
     throw InputError(v.loc(), field, "expected an array of two numbers [x, y], got " + describe(v));
-  return {json_number(v.at(0), field + "[0]", -1e30, 1e30), json_number(v.at(1), field + "[1]", -1e30, 1e30)};
+  return {json_number(v.at(0), field + "[0]", -1e30, 1e30),
+          json_number(v.at(1), field + "[1]", -1e30, 1e30)};
 }
 
 Vec2d vec2d(ObjReader& r, const char* key, Vec2d def) {
@@ -42,12 +43,15 @@ int material_ref(ObjReader& r, const char* key, const DemWorld& w, bool required
     if (required) throw InputError(r.json().loc(), r.field(key), "required field is missing");
     return 0;
   }
-  if (!v->is_string()) throw InputError(v->loc(), r.field(key), "expected a material name, got " + describe(*v));
+  if (!v->is_string())
+    throw InputError(v->loc(), r.field(key), "expected a material name, got " + describe(*v));
   int m = w.material_index(v->as_string());
   if (m < 0) {
     std::string names;
-    for (size_t k = 0; k < w.material_names.size(); ++k) names += (k ? ", " : "") + w.material_names[k];
-    throw InputError(v->loc(), r.field(key), "unknown material \"" + v->as_string() + "\" (defined: " + names + ")");
+    for (size_t k = 0; k < w.material_names.size(); ++k)
+      names += (k ? ", " : "") + w.material_names[k];
+    throw InputError(v->loc(), r.field(key),
+                     "unknown material \"" + v->as_string() + "\" (defined: " + names + ")");
   }
   return m;
 }
@@ -57,7 +61,8 @@ void read_solver(const Json& j, DemSolverParams& s) {
   if (const Json* dt = r.get("dt")) {
     if (dt->is_string()) {
       if (dt->as_string() != "auto")
-        throw InputError(dt->loc(), r.field("dt"), "expected a number of seconds or \"auto\", got " + describe(*dt));
+        throw InputError(dt->loc(), r.field("dt"),
+                         "expected a number of seconds or \"auto\", got " + describe(*dt));
       s.dt_safety = 0.2;
     } else {
       s.dt = json_number(*dt, r.field("dt"), 1e-12, 1.0);
@@ -77,8 +82,10 @@ void read_solver(const Json& j, DemSolverParams& s) {
 }
 
 void read_materials(const Json& j, DemWorld& w) {
-  if (!j.is_object()) throw InputError(j.loc(), "materials", "expected an object {name: {...}}, got " + describe(j));
-  if (j.members().empty()) throw InputError(j.loc(), "materials", "at least one material is needed");
+  if (!j.is_object())
+    throw InputError(j.loc(), "materials", "expected an object {name: {...}}, got " + describe(j));
+  if (j.members().empty())
+    throw InputError(j.loc(), "materials", "at least one material is needed");
   for (const auto& kv : j.members()) {
     ObjReader r(kv.second, "materials." + kv.first);
     DemMaterial m;
@@ -91,7 +98,8 @@ void read_materials(const Json& j, DemWorld& w) {
     m.rolling_damping = r.number("rolling_damping", m.rolling_damping, 0.0, 1.0);
     r.color("color", m.color);
     r.finish();
-    if (w.materials.size() >= 256) throw InputError(j.key_loc(kv.first), "materials", "at most 256 materials");
+    if (w.materials.size() >= 256)
+      throw InputError(j.key_loc(kv.first), "materials", "at most 256 materials");
     w.add_material(kv.first, m);
   }
 }
@@ -102,7 +110,8 @@ void read_bond(const Json& j, DemBondParams& b) {
   b.E = r.number("E", b.E, kTiny, kHuge);
   b.nu = r.number("nu", b.nu, 0.0, 0.499);
   b.radius_ratio = r.number("radius_ratio", b.radius_ratio, 1e-3, 10.0);
-  b.contact_radius_multiplier = r.number("contact_radius_multiplier", b.contact_radius_multiplier, 1.0, 3.0);
+  b.contact_radius_multiplier =
+      r.number("contact_radius_multiplier", b.contact_radius_multiplier, 1.0, 3.0);
   b.tensile_strength = r.number("tensile_strength", b.tensile_strength, kTiny, kHuge);
   b.compressive_strength = r.number("compressive_strength", b.compressive_strength, kTiny, kHuge);
   b.shear_strength = r.number("shear_strength", b.shear_strength, kTiny, kHuge);
@@ -124,16 +133,24 @@ void read_domain(const Json& j, DemWorld& w) {
       for (size_t k = 0; k < v->size(); ++k) {
         const Json& s = v->at(k);
         const std::string f = r.field("walls") + "[" + std::to_string(k) + "]";
-        if (!s.is_string()) throw InputError(s.loc(), f, "expected a side name, got " + describe(s));
+        if (!s.is_string())
+          throw InputError(s.loc(), f, "expected a side name, got " + describe(s));
         const std::string& n = s.as_string();
-        if (n == "left") sides |= kSideLeft;
-        else if (n == "right") sides |= kSideRight;
-        else if (n == "bottom") sides |= kSideBottom;
-        else if (n == "top") sides |= kSideTop;
-        else throw InputError(s.loc(), f, "expected one of left, right, bottom, top; got " + describe(s));
+        if (n == "left")
+          sides |= kSideLeft;
+        else if (n == "right")
+          sides |= kSideRight;
+        else if (n == "bottom")
+          sides |= kSideBottom;
+        else if (n == "top")
+          sides |= kSideTop;
+        else
+          throw InputError(s.loc(), f,
+                           "expected one of left, right, bottom, top; got " + describe(s));
       }
     } else {
-      throw InputError(v->loc(), r.field("walls"), "expected true, false or a list of sides, got " + describe(*v));
+      throw InputError(v->loc(), r.field("walls"),
+                       "expected true, false or a list of sides, got " + describe(*v));
     }
   }
   int mat = sides ? material_ref(r, "wall_material", w, false) : 0;
@@ -174,7 +191,8 @@ void read_image_points(ObjReader& r, const std::string& scene_dir, BodySpec& s, 
   sp.mask.threshold = r.integer("threshold", 128, 0, 255);
   sp.mask.tolerance = r.integer("tolerance", 32, 0, 255);
   sp.mask.invert = r.boolean("invert", false);
-  sp.test = static_cast<InsideTest>(r.choice("inside_test", 1, {"nearest_contour", "winding", "nearest_contour_oriented"}));
+  sp.test = static_cast<InsideTest>(
+      r.choice("inside_test", 1, {"nearest_contour", "winding", "nearest_contour_oriented"}));
   int belt_threshold = -1, belt_material = s.material;
   uint16_t belt_group = s.group;
   if (const Json* b = r.get("belt")) {
@@ -184,7 +202,9 @@ void read_image_points(ObjReader& r, const std::string& scene_dir, BodySpec& s, 
     if (br.has("material")) belt_material = material_ref(br, "material", w, true);
     br.finish();
   }
-  const std::string full = std::filesystem::path(file).is_absolute() ? file : (std::filesystem::path(scene_dir) / file).string();
+  const std::string full = std::filesystem::path(file).is_absolute()
+                               ? file
+                               : (std::filesystem::path(scene_dir) / file).string();
   Image img;
   try {
     img = load_image(full);
@@ -193,13 +213,15 @@ void read_image_points(ObjReader& r, const std::string& scene_dir, BodySpec& s, 
   }
   sp.metres_per_pixel = static_cast<float>(width / img.width);
   sp.grid.radius_px = static_cast<float>(s.radius / sp.metres_per_pixel);
-  if (sp.grid.radius_px < 0.5f) r.fail("radius", "particles smaller than half a pixel of the image");
+  if (sp.grid.radius_px < 0.5f)
+    r.fail("radius", "particles smaller than half a pixel of the image");
   sp.origin = Vec2{static_cast<float>(origin.x), static_cast<float>(origin.y)};
   const Specimen spec = make_specimen(img, sp);
   for (size_t k = 0; k < spec.size(); ++k) {
     s.points.push_back(Vec2d{spec.pos[k].x, spec.pos[k].y});
     const auto& c = spec.rgb[k];
-    const bool belt = belt_threshold >= 0 && c[0] > belt_threshold && c[1] > belt_threshold && c[2] > belt_threshold;
+    const bool belt = belt_threshold >= 0 && c[0] > belt_threshold && c[1] > belt_threshold &&
+                      c[2] > belt_threshold;
     materials.push_back(belt ? belt_material : s.material);
     groups.push_back(belt ? belt_group : s.group);
   }
@@ -232,24 +254,31 @@ void read_body(const Json& j, const std::string& path, const std::string& scene_
     const Json* v = r.get("vertices");
     if (!v) throw InputError(j.loc(), r.field("vertices"), "required field is missing");
     if (!v->is_array() || v->size() < 3)
-      throw InputError(v->loc(), r.field("vertices"), "expected an array of at least 3 points [[x, y], ...]");
+      throw InputError(v->loc(), r.field("vertices"),
+                       "expected an array of at least 3 points [[x, y], ...]");
     for (size_t k = 0; k < v->size(); ++k)
-      s.polygon.push_back(json_vec2d(v->at(k), r.field("vertices") + "[" + std::to_string(k) + "]"));
+      s.polygon.push_back(
+          json_vec2d(v->at(k), r.field("vertices") + "[" + std::to_string(k) + "]"));
   }
   r.finish();
   const double max_particles = ps::input_limits().max_dem_particles;
   if (!(body_point_bound(s) <= max_particles))
-    throw InputError(j.loc(), path, "this body would hold more than " + format_number(max_particles) +
-                                        " particles (radius too small for its size)");
+    throw InputError(j.loc(), path,
+                     "this body would hold more than " + format_number(max_particles) +
+                         " particles (radius too small for its size)");
   const std::vector<Vec2d> pts = body_points(s);
-  if (pts.empty()) throw InputError(j.loc(), path, "the shape holds no particle of radius " + format_number(s.radius));
+  if (pts.empty())
+    throw InputError(j.loc(), path,
+                     "the shape holds no particle of radius " + format_number(s.radius));
   // A grain whose centre lies outside the domain starts where no wall holds it and the
   // neighbour grid does not reach: refused, saying how many and where the body reaches (a disk
   // of radius 5 in a 1 x 1 domain once made 949 000 grains, most of them outside).
   size_t outside = 0;
   Vec2d lo = pts.front(), hi = pts.front();
   for (const Vec2d& p : pts) {
-    if (p.x < w.domain_min.x || p.x > w.domain_max.x || p.y < w.domain_min.y || p.y > w.domain_max.y) ++outside;
+    if (p.x < w.domain_min.x || p.x > w.domain_max.x || p.y < w.domain_min.y ||
+        p.y > w.domain_max.y)
+      ++outside;
     lo = {std::min(lo.x, p.x), std::min(lo.y, p.y)};
     hi = {std::max(hi.x, p.x), std::max(hi.y, p.y)};
   }
@@ -257,12 +286,13 @@ void read_body(const Json& j, const std::string& path, const std::string& scene_
     auto pt = [](Vec2d v) { return "[" + format_number(v.x) + ", " + format_number(v.y) + "]"; };
     throw InputError(j.loc(), path,
                      std::to_string(outside) + " of its " + std::to_string(pts.size()) +
-                         " grains lie outside the domain " + pt(w.domain_min) + " to " + pt(w.domain_max) +
-                         " (their centres reach " + pt(lo) + " to " + pt(hi) +
+                         " grains lie outside the domain " + pt(w.domain_min) + " to " +
+                         pt(w.domain_max) + " (their centres reach " + pt(lo) + " to " + pt(hi) +
                          "): move or shrink the body, or enlarge the domain");
   }
   if (static_cast<double>(w.particles.size() + pts.size()) > max_particles)
-    throw InputError(j.loc(), path, "more than " + format_number(max_particles) + " particles in the scene");
+    throw InputError(j.loc(), path,
+                     "more than " + format_number(max_particles) + " particles in the scene");
   BodyRange range = add_body(w, s);
   for (size_t k = 0; k < point_materials.size(); ++k) {
     w.particles.material[range.first + k] = static_cast<uint8_t>(point_materials[k]);
@@ -278,9 +308,11 @@ void read_region(const Json& j, const std::string& path, DemWorld& w) {
   int fixed = -1, group = -1;
   if (r.has("fixed")) fixed = r.boolean("fixed", false) ? 1 : 0;
   if (r.has("group")) group = r.integer("group", 0, 0, 65535);
-  if (fixed < 0 && group < 0) throw InputError(j.loc(), path, "a region needs \"fixed\" or \"group\"");
+  if (fixed < 0 && group < 0)
+    throw InputError(j.loc(), path, "a region needs \"fixed\" or \"group\"");
   r.finish();
-  if (set_region(w, lo, hi, fixed, group) == 0) throw InputError(j.loc(), path, "no particle centre lies in this region");
+  if (set_region(w, lo, hi, fixed, group) == 0)
+    throw InputError(j.loc(), path, "no particle centre lies in this region");
 }
 
 void read_load(const Json& j, const std::string& path, DemWorld& w) {
@@ -301,8 +333,10 @@ template <class Fn>
 void read_array(ObjReader& root, const char* key, Fn fn) {
   const Json* v = root.get(key);
   if (!v) return;
-  if (!v->is_array()) throw InputError(v->loc(), key, "expected an array [...], got " + describe(*v));
-  for (size_t k = 0; k < v->size(); ++k) fn(v->at(k), std::string(key) + "[" + std::to_string(k) + "]");
+  if (!v->is_array())
+    throw InputError(v->loc(), key, "expected an array [...], got " + describe(*v));
+  for (size_t k = 0; k < v->size(); ++k)
+    fn(v->at(k), std::string(key) + "[" + std::to_string(k) + "]");
 }
 
 }  // namespace
@@ -335,7 +369,8 @@ void load_dem_scene(const Json& root, const std::string& scene_dir, DemWorld& wo
   const double nb = bodies && bodies->is_array() ? static_cast<double>(bodies->size()) : 1.0;
   double done = 0.0;
   read_array(r, "bodies", [&](const Json& j, const std::string& p) {
-    progress("body " + std::to_string(static_cast<int>(done) + 1) + " of " + std::to_string(static_cast<int>(nb)),
+    progress("body " + std::to_string(static_cast<int>(done) + 1) + " of " +
+                 std::to_string(static_cast<int>(nb)),
              0.8 * done / nb);
     ++done;
     read_body(j, p, scene_dir, w);

@@ -7,7 +7,8 @@ namespace ps {
 
 namespace {
 
-std::function<bool(int64_t, dem::DemParticles&)> dem_hook(std::shared_ptr<SgfForceApplier> applier) {
+std::function<bool(int64_t, dem::DemParticles&)> dem_hook(
+    std::shared_ptr<SgfForceApplier> applier) {
   // Same contract as the MPM hook, in double precision: fext is set (not
   // accumulated) on every step that has forces, and cleared once after the
   // last one (`dirty`), so no stale force is left if the hook is removed.

@@ -23,8 +23,16 @@ PS_HD Vec2d operator-(Vec2d a) { return {-a.x, -a.y}; }
 PS_HD Vec2d operator*(double s, Vec2d a) { return {s * a.x, s * a.y}; }
 PS_HD Vec2d operator*(Vec2d a, double s) { return {s * a.x, s * a.y}; }
 PS_HD Vec2d operator/(Vec2d a, double s) { return {a.x / s, a.y / s}; }
-PS_HD Vec2d& operator+=(Vec2d& a, Vec2d b) { a.x += b.x; a.y += b.y; return a; }
-PS_HD Vec2d& operator-=(Vec2d& a, Vec2d b) { a.x -= b.x; a.y -= b.y; return a; }
+PS_HD Vec2d& operator+=(Vec2d& a, Vec2d b) {
+  a.x += b.x;
+  a.y += b.y;
+  return a;
+}
+PS_HD Vec2d& operator-=(Vec2d& a, Vec2d b) {
+  a.x -= b.x;
+  a.y -= b.y;
+  return a;
+}
 PS_HD bool operator==(Vec2d a, Vec2d b) { return a.x == b.x && a.y == b.y; }
 PS_HD double dot(Vec2d a, Vec2d b) { return a.x * b.x + a.y * b.y; }
 /// z-component of (a, 0) x (b, 0).

@@ -21,7 +21,8 @@ DemWorld::DemWorld() : backend_(make_dem_backend("cpu", 0)) { backend_->bind(&pa
 DemWorld::~DemWorld() = default;
 
 int DemWorld::add_material(const std::string& name, const DemMaterial& m) {
-  if (material_index(name) >= 0) throw std::runtime_error("DEM material '" + name + "' defined twice");
+  if (material_index(name) >= 0)
+    throw std::runtime_error("DEM material '" + name + "' defined twice");
   if (materials.size() >= 256) throw std::runtime_error("at most 256 DEM materials");
   materials.push_back(m);
   material_names.push_back(name);
@@ -37,7 +38,9 @@ int DemWorld::material_index(const std::string& name) const {
 void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
   // The old backend hands its state over; a failed device keeps the last host copy.
   if (backend_) sync_guarded();
-  backend->bind(&particles, &bonds);  // takes the state (a device uploads); when it throws the old backend stays
+  backend->bind(
+      &particles,
+      &bonds);  // takes the state (a device uploads); when it throws the old backend stays
   backend_ = std::move(backend);
   host_clock_ = clock();
   host_state_taken();
@@ -48,7 +51,8 @@ std::string DemWorld::backend_name() const { return backend_->name(); }
 void DemWorld::host_changed() {
   host_state_taken();
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
-  guarded("taking the edited state", AtFailure::HostAuthoritative, [&] { backend_->host_changed(); });
+  guarded("taking the edited state", AtFailure::HostAuthoritative,
+          [&] { backend_->host_changed(); });
   host_clock_ = clock();
 }
 
@@ -76,16 +80,20 @@ void DemWorld::set_clock(const Clock& c) {
   last_result_ = c.last_result;
 }
 
-bool DemWorld::on_cpu() const { return dynamic_cast<const DemCpuBackend*>(backend_.get()) != nullptr; }
+bool DemWorld::on_cpu() const {
+  return dynamic_cast<const DemCpuBackend*>(backend_.get()) != nullptr;
+}
 
 template <class F>
 bool DemWorld::guarded(const char* during, AtFailure at, F&& call) {
-  return run_guarded(on_cpu(), at, std::forward<F>(call),
-                     [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
+  return run_guarded(
+      on_cpu(), at, std::forward<F>(call),
+      [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
 }
 
 void DemWorld::sync_guarded() {
-  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); })) {
+  if (guarded("copying the state to the host", AtFailure::DeviceAtClock,
+              [&] { backend_->sync_to_host(); })) {
     if (!on_cpu() && host_clock_.step != step_count_) count_host_broken();
     host_clock_ = clock();
   }
@@ -93,7 +101,8 @@ void DemWorld::sync_guarded() {
 
 void DemWorld::checkpoint() {
   bool async = false;
-  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock, [&] { async = ckpt_.begin(*backend_, clock()); }))
+  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock,
+               [&] { async = ckpt_.begin(*backend_, clock()); }))
     return;
   if (!async) sync_guarded();
 }
@@ -111,10 +120,10 @@ void DemWorld::fall_back(const std::string& reason, const char* during, AtFailur
     try {
       backend_->sync_to_host();  // never leaves the host arrays half written
       host_clock_ = clock();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
-  if (host_clock_.step < step_count_) ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
+  if (host_clock_.step < step_count_)
+    ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
   set_clock(host_clock_);
   fb.resumed_step = step_count_;
   backend_.reset();  // a failed device backend's destructor ignores further errors
@@ -195,8 +204,10 @@ size_t DemWorld::form_bonds() {
     if (particles.body[i] == 0) continue;
     ++bonded;
     rmax = std::max(rmax, particles.radius[i]);
-    lo.x = std::min(lo.x, particles.x[i].x); lo.y = std::min(lo.y, particles.x[i].y);
-    hi.x = std::max(hi.x, particles.x[i].x); hi.y = std::max(hi.y, particles.x[i].y);
+    lo.x = std::min(lo.x, particles.x[i].x);
+    lo.y = std::min(lo.y, particles.x[i].y);
+    hi.x = std::max(hi.x, particles.x[i].x);
+    hi.y = std::max(hi.y, particles.x[i].y);
   }
   if (bonded == 0) {
     host_changed();
@@ -205,7 +216,8 @@ size_t DemWorld::form_bonds() {
   double cell = std::max(2.0 * rmax * mult, 1e-12);
   const double cap = std::max<double>(1024.0, 4.0 * static_cast<double>(bonded));
   while (((hi.x - lo.x) / cell + 1.0) * ((hi.y - lo.y) / cell + 1.0) > cap) cell *= 2.0;
-  const int gx = static_cast<int>((hi.x - lo.x) / cell) + 1, gy = static_cast<int>((hi.y - lo.y) / cell) + 1;
+  const int gx = static_cast<int>((hi.x - lo.x) / cell) + 1,
+            gy = static_cast<int>((hi.y - lo.y) / cell) + 1;
   std::vector<uint32_t> start(static_cast<size_t>(gx) * gy + 1, 0), items(n), cell_of(n);
   for (size_t i = 0; i < n; ++i) {
     if (particles.body[i] == 0) continue;
@@ -222,7 +234,8 @@ size_t DemWorld::form_bonds() {
   for (size_t i = 0; i < n; ++i) {
     if (particles.body[i] == 0) continue;
     // sim/core/progress.h: bonding is the DEM loader's 80-90 % of the bar.
-    if ((i & 16383) == 0) progress("bonding the grains", 0.8 + 0.1 * static_cast<double>(i) / static_cast<double>(n));
+    if ((i & 16383) == 0)
+      progress("bonding the grains", 0.8 + 0.1 * static_cast<double>(i) / static_cast<double>(n));
     cand.clear();
     const int cx = static_cast<int>(cell_of[i] % static_cast<uint32_t>(gx));
     const int cy = static_cast<int>(cell_of[i] / static_cast<uint32_t>(gx));
@@ -260,9 +273,14 @@ std::vector<double> DemWorld::dt_cache_key() const {
   // arrays are stepped, so every break counts; a device's breaks reach them
   // only with a sync.
   const size_t broken = on_cpu() ? bonds_broken_total_ : host_broken_;
-  std::vector<double> k = {static_cast<double>(generation_), static_cast<double>(particles.size()),
-                           static_cast<double>(bonds.size()), static_cast<double>(broken),
-                           bond.enabled ? 1.0 : 0.0, bond.E, bond.nu, bond.radius_ratio};
+  std::vector<double> k = {static_cast<double>(generation_),
+                           static_cast<double>(particles.size()),
+                           static_cast<double>(bonds.size()),
+                           static_cast<double>(broken),
+                           bond.enabled ? 1.0 : 0.0,
+                           bond.E,
+                           bond.nu,
+                           bond.radius_ratio};
   for (const DemMaterial& m : materials) {
     k.push_back(m.density);
     k.push_back(m.E);
@@ -287,7 +305,8 @@ DemTimeStep DemWorld::estimate_time_step() const {
     const size_t i = dt_cache_.hertz_index;
     if (vmax > 0.0 && i < particles.size()) {
       PairProps pp = pair_props(materials[particles.material[i]], materials[particles.material[i]]);
-      ts.hertz = hertz_duration(0.5 * particles.mass[i], 0.5 * particles.radius[i], pp.E_star, vmax);
+      ts.hertz =
+          hertz_duration(0.5 * particles.mass[i], 0.5 * particles.radius[i], pp.E_star, vmax);
     }
     return finish(ts);
   }
@@ -359,12 +378,14 @@ double DemWorld::next_dt() const {
 
 std::string check_wall(const DemWall& w) {
   auto finite = [](Vec2d p) { return std::isfinite(p.x) && std::isfinite(p.y); };
-  if (!finite(w.c) || !finite(w.vel) || !std::isfinite(w.omega)) return "non-finite motion (c, vel or omega)";
+  if (!finite(w.c) || !finite(w.vel) || !std::isfinite(w.omega))
+    return "non-finite motion (c, vel or omega)";
   if (w.type == WallType::Disk && !(w.radius >= 0.0 && std::isfinite(w.radius)))
     return "disk radius must be finite and >= 0";
   if (w.type != WallType::Polygon) return "";
   if (w.count < 3 || w.count > kMaxWallVertices)
-    return "a polygon has 3 to " + std::to_string(kMaxWallVertices) + " vertices, not " + std::to_string(w.count);
+    return "a polygon has 3 to " + std::to_string(kMaxWallVertices) + " vertices, not " +
+           std::to_string(w.count);
   for (int k = 0; k < w.count; ++k)
     if (!finite(w.v[k])) return "non-finite polygon vertex";
   // Strictly convex and counter-clockwise: every other vertex lies strictly
@@ -373,7 +394,8 @@ std::string check_wall(const DemWall& w) {
     const Vec2d p0 = w.v[k], e = w.v[(k + 1) % w.count] - p0;
     for (int j = 0; j < w.count; ++j)
       if (j != k && j != (k + 1) % w.count && !(cross(e, w.v[j] - p0) > 0.0))
-        return "polygon vertices must be strictly convex and counter-clockwise (edge " + std::to_string(k) + ")";
+        return "polygon vertices must be strictly convex and counter-clockwise (edge " +
+               std::to_string(k) + ")";
   }
   return "";
 }
@@ -401,7 +423,8 @@ DemStepStatus DemWorld::step(int n) {
   const int fallbacks_before = fallbacks_;
   auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
   if (ckpt_.waiting(host_clock_.step)) {
-    guarded("checking a checkpoint", AtFailure::DeviceAtClock, [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
+    guarded("checking a checkpoint", AtFailure::DeviceAtClock,
+            [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
     if (fell_back()) return DemStepStatus{};
   }
   if (ckpt_.due(step_count_, host_clock_.step, checkpoint_interval)) {
@@ -442,7 +465,8 @@ DemStepStatus DemWorld::step(int n) {
       in.use_fext = force_hook(in.step, particles);
     }
     DemStepResult r;
-    if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->step(in); })) return DemStepStatus{};
+    if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->step(in); }))
+      return DemStepStatus{};
     ++step_count_;
     time_ += in.dt;
     for (size_t k = 0; k < wall_impulse_.size(); ++k) wall_impulse_[k] += wall_reaction_[k] * in.dt;
@@ -451,8 +475,10 @@ DemStepStatus DemWorld::step(int n) {
     last_dt_ = in.dt;
     last_max_speed_ = r.max_speed;
     bonds_broken_total_ += static_cast<size_t>(r.bonds_broken);
-    if (r.bonds_broken > 0 && r.first_broken >= 0) last_break_ = DemLastBreak{in.step, r.first_broken, r.first_broken_mode};
-    if (intact_size_ == bonds.size()) intact_ -= std::min(intact_, static_cast<size_t>(r.bonds_broken));
+    if (r.bonds_broken > 0 && r.first_broken >= 0)
+      last_break_ = DemLastBreak{in.step, r.first_broken, r.first_broken_mode};
+    if (intact_size_ == bonds.size())
+      intact_ -= std::min(intact_, static_cast<size_t>(r.bonds_broken));
     last_result_ = r;
     if (!r.ok) {
       sync_guarded();
@@ -513,12 +539,13 @@ size_t DemWorld::State::bytes() const {
   const DemParticles& p = particles;
   const DemBonds& b = bonds;
   size_t n = sizeof(*this) + controls.size();
-  n += vec_bytes(p.x) + vec_bytes(p.v) + vec_bytes(p.theta) + vec_bytes(p.omega) + vec_bytes(p.radius) +
-       vec_bytes(p.mass) + vec_bytes(p.inertia) + vec_bytes(p.material) + vec_bytes(p.group) + vec_bytes(p.body) +
-       vec_bytes(p.fixed) + vec_bytes(p.id) + vec_bytes(p.fext);
-  n += vec_bytes(b.i) + vec_bytes(b.j) + vec_bytes(b.length0) + vec_bytes(b.shear_disp) + vec_bytes(b.bend_angle) +
-       vec_bytes(b.broken) + vec_bytes(b.mode) + vec_bytes(b.break_step) + vec_bytes(b.sigma) + vec_bytes(b.tau) +
-       vec_bytes(b.force);
+  n += vec_bytes(p.x) + vec_bytes(p.v) + vec_bytes(p.theta) + vec_bytes(p.omega) +
+       vec_bytes(p.radius) + vec_bytes(p.mass) + vec_bytes(p.inertia) + vec_bytes(p.material) +
+       vec_bytes(p.group) + vec_bytes(p.body) + vec_bytes(p.fixed) + vec_bytes(p.id) +
+       vec_bytes(p.fext);
+  n += vec_bytes(b.i) + vec_bytes(b.j) + vec_bytes(b.length0) + vec_bytes(b.shear_disp) +
+       vec_bytes(b.bend_angle) + vec_bytes(b.broken) + vec_bytes(b.mode) + vec_bytes(b.break_step) +
+       vec_bytes(b.sigma) + vec_bytes(b.tau) + vec_bytes(b.force);
   n += vec_bytes(history.pairs) + vec_bytes(history.walls) + vec_bytes(history.pair_start) +
        vec_bytes(history.wall_start);
   return n;
@@ -526,7 +553,8 @@ size_t DemWorld::State::bytes() const {
 
 void DemWorld::save_state(State& s) {
   sync_guarded();
-  std::tie(s.particles, s.bonds, s.failure, s.force_hook) = std::tie(particles, bonds, failure_, force_hook);
+  std::tie(s.particles, s.bonds, s.failure, s.force_hook) =
+      std::tie(particles, bonds, failure_, force_hook);
   s.clock = clock();
   s.controls = controls();
   s.have_history = backend_->save_history(s.history);
@@ -534,7 +562,8 @@ void DemWorld::save_state(State& s) {
 }
 
 void DemWorld::load_state(const State& s) {
-  std::tie(particles, bonds, failure_, force_hook) = std::tie(s.particles, s.bonds, s.failure, s.force_hook);
+  std::tie(particles, bonds, failure_, force_hook) =
+      std::tie(s.particles, s.bonds, s.failure, s.force_hook);
   set_clock(s.clock);
   set_controls(s.controls);
   host_changed();  // drops the backend's history; the saved one follows
@@ -552,7 +581,8 @@ DemDiagnostics DemWorld::totals() {
   const Vec2d centre = 0.5 * (domain_min + domain_max);
   DemTotals t;
   bool ok = false;
-  guarded("summing the particles", AtFailure::DeviceAtClock, [&] { ok = backend_->device_totals(centre, t); });
+  guarded("summing the particles", AtFailure::DeviceAtClock,
+          [&] { ok = backend_->device_totals(centre, t); });
   DemDiagnostics d;
   if (ok) {
     d.count = particles.size();
@@ -582,7 +612,8 @@ void DemWorld::count_last_break() {
   }
 }
 
-DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre, bool with_hash) {
+DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre,
+                                   bool with_hash) {
   DemDiagnostics d;
   d.count = p.size();
   for (size_t i = 0; i < p.size(); ++i) {
@@ -618,7 +649,8 @@ uint64_t state_hash(const DemParticles& p, const DemBonds& b) {
 void DemWorld::contacts(std::vector<ContactRecord>& out, bool include_walls) {
   sync_guarded();
   std::vector<DemContact> pairs, wall_contacts;
-  if (!guarded("reading contacts", AtFailure::DeviceAtClock, [&] { backend_->read_contacts(pairs, wall_contacts); }))
+  if (!guarded("reading contacts", AtFailure::DeviceAtClock,
+               [&] { backend_->read_contacts(pairs, wall_contacts); }))
     backend_->read_contacts(pairs, wall_contacts);  // the CPU backend's: none until its first step
   out.clear();
   out.reserve(pairs.size() + bonds.size() + (include_walls ? wall_contacts.size() : 0));
@@ -628,8 +660,10 @@ void DemWorld::contacts(std::vector<ContactRecord>& out, bool include_walls) {
     ContactRecord r;
     r.p1 = particles.id[c.i];
     r.p2 = particles.id[c.j];
-    r.c[0] = c.point.x; r.c[1] = c.point.y;
-    r.f[0] = c.f_i.x; r.f[1] = c.f_i.y;
+    r.c[0] = c.point.x;
+    r.c[1] = c.point.y;
+    r.f[0] = c.f_i.x;
+    r.f[1] = c.f_i.y;
     out.push_back(r);
   }
   for (size_t k = 0; k < bonds.size(); ++k) {
@@ -645,7 +679,8 @@ void DemWorld::contacts(std::vector<ContactRecord>& out, bool include_walls) {
     r.p2 = particles.id[j];
     r.c[0] = particles.x[i].x + ai * nrm.x;
     r.c[1] = particles.x[i].y + ai * nrm.y;
-    r.f[0] = bonds.force[k].x; r.f[1] = bonds.force[k].y;
+    r.f[0] = bonds.force[k].x;
+    r.f[1] = bonds.force[k].y;
     r.bonded = true;
     out.push_back(r);
   }
@@ -655,8 +690,10 @@ void DemWorld::contacts(std::vector<ContactRecord>& out, bool include_walls) {
       ContactRecord r;
       r.p1 = particles.id[c.i];
       r.p2 = 0;
-      r.c[0] = c.point.x; r.c[1] = c.point.y;
-      r.f[0] = c.f_i.x; r.f[1] = c.f_i.y;
+      r.c[0] = c.point.x;
+      r.c[1] = c.point.y;
+      r.f[0] = c.f_i.x;
+      r.f[1] = c.f_i.y;
       out.push_back(r);
     }
 }
@@ -672,8 +709,10 @@ P4ParticleFrame p4_from_dem(const DemParticles& p, double time) {
     r.group = p.group[i];
     r.volume = (4.0 / 3.0) * kPi * rad * rad * rad;
     r.mass = p.mass[i];
-    r.px = p.x[i].x; r.py = p.x[i].y;
-    r.vx = p.v[i].x; r.vy = p.v[i].y;
+    r.px = p.x[i].x;
+    r.py = p.x[i].y;
+    r.vx = p.v[i].x;
+    r.vy = p.v[i].y;
   }
   return f;
 }
@@ -685,9 +724,14 @@ P4ContactFrame p4_from_contacts(const std::vector<ContactRecord>& contacts, doub
   for (size_t k = 0; k < contacts.size(); ++k) {
     const ContactRecord& c = contacts[k];
     P4Contact& r = f.contacts[k];
-    r.p1 = c.p1; r.p2 = c.p2;
-    r.cx = c.c[0]; r.cy = c.c[1]; r.cz = c.c[2];
-    r.fx = c.f[0]; r.fy = c.f[1]; r.fz = c.f[2];
+    r.p1 = c.p1;
+    r.p2 = c.p2;
+    r.cx = c.c[0];
+    r.cy = c.c[1];
+    r.cz = c.c[2];
+    r.fx = c.f[0];
+    r.fy = c.f[1];
+    r.fz = c.f[2];
     r.bonded = c.bonded ? 1 : 0;
   }
   return f;

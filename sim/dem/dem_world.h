@@ -2,20 +2,20 @@
 /// backend that steps them. The app, the tests and the benchmarks all drive
 /// this one type (mirrors ps::MpmWorld).
 #pragma once
-#include "sim/core/backend_error.h"
-#include "sim/core/checkpoint.h"
-#include "sim/core/grab.h"
-#include "sim/core/step_status.h"
-#include "sim/io/p4.h"
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/core/backend_error.h"
+#include "sim/core/checkpoint.h"
+#include "sim/core/grab.h"
+#include "sim/core/step_status.h"
 #include "sim/dem/dem_backend.h"
 #include "sim/dem/dem_params.h"
 #include "sim/dem/dem_particles.h"
+#include "sim/io/p4.h"
 #include "sim/mpm/mpm_params.h"
 
 namespace ps {
@@ -50,8 +50,9 @@ struct DemLastBreak {
 /// Stable time-step estimates (seconds).
 struct DemTimeStep {
   double rayleigh = 0.0;  ///< min over particles of the Rayleigh time
-  double hertz = 0.0;     ///< shortest Hertz contact duration at max(expected_speed, current max speed)
-  double bond = 0.0;      ///< 2 / omega_max of the bond springs (Gershgorin bound); inf without bonds
+  double hertz =
+      0.0;            ///< shortest Hertz contact duration at max(expected_speed, current max speed)
+  double bond = 0.0;  ///< 2 / omega_max of the bond springs (Gershgorin bound); inf without bonds
   /// safety x min(rayleigh, bond, hertz / 2): dt used when solver.dt_safety > 0
   /// (safety 0.2 gives LIGGGHTS' limits: 0.2 Rayleigh time, 0.1 Hertz time,
   /// i.e. an impact at the expected speed takes at least 10 steps).
@@ -228,7 +229,7 @@ class DemWorld {
   void checkpoint();
   bool on_cpu() const;
 
-  Clock host_clock_;  ///< clock of the state in `particles` / `bonds`
+  Clock host_clock_;               ///< clock of the state in `particles` / `bonds`
   CheckpointTracker<Clock> ckpt_;  ///< the background checkpoint in flight or arrived
   DemLastBreak last_break_;
   BackendFallback fallback_;
@@ -321,7 +322,8 @@ std::string check_wall(const DemWall& w);
 
 /// Diagnostics of a particle set (double accumulation in index order);
 /// without the hash when with_hash is false.
-DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre, bool with_hash = true);
+DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec2d centre,
+                                   bool with_hash = true);
 /// FNV-1a over x, v, theta, omega and the bonds' state, in index order.
 uint64_t state_hash(const DemParticles& p, const DemBonds& b);
 

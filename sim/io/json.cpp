@@ -34,7 +34,10 @@ Json* Json::find(const std::string& key) {
 }
 Json& Json::set(const std::string& key, Json v) {
   for (auto& m : members_)
-    if (m.first == key) { m.second = std::move(v); return m.second; }
+    if (m.first == key) {
+      m.second = std::move(v);
+      return m.second;
+    }
   members_.emplace_back(key, std::move(v));
   key_locs_.push_back(members_.back().second.loc());
   return members_.back().second;
@@ -50,7 +53,8 @@ bool Json::erase(const std::string& key) {
 }
 SourceLoc Json::key_loc(const std::string& key) const {
   for (size_t i = 0; i < members_.size(); ++i)
-    if (members_[i].first == key) return i < key_locs_.size() ? key_locs_[i] : members_[i].second.loc();
+    if (members_[i].first == key)
+      return i < key_locs_.size() ? key_locs_[i] : members_[i].second.loc();
   return loc_;
 }
 
@@ -73,13 +77,21 @@ class JsonParser {
   char peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
   void advance() {
     if (pos_ >= s_.size()) return;
-    if (s_[pos_] == '\n') { ++line_; col_ = 1; } else { ++col_; }
+    if (s_[pos_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
     ++pos_;
   }
   void skip_ws() {
     for (;;) {
       char c = peek();
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') { advance(); continue; }
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        advance();
+        continue;
+      }
       // Comments are not JSON, but scene authors write them; accept // lines.
       if (c == '/' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '/') {
         while (pos_ < s_.size() && s_[pos_] != '\n') advance();
@@ -89,7 +101,10 @@ class JsonParser {
     }
   }
   void expect(char c, const char* what) {
-    if (peek() != c) fail(std::string("expected ") + what + (pos_ < s_.size() ? std::string(", found '") + peek() + "'" : std::string(", found end of file")));
+    if (peek() != c)
+      fail(std::string("expected ") + what +
+           (pos_ < s_.size() ? std::string(", found '") + peek() + "'"
+                             : std::string(", found end of file")));
     advance();
   }
 
@@ -98,15 +113,27 @@ class JsonParser {
     SourceLoc loc = here();
     Json v;
     char c = peek();
-    if (c == '{') v = parse_object(depth);
-    else if (c == '[') v = parse_array(depth);
-    else if (c == '"') v = Json::string(parse_string());
-    else if (c == 't') { literal("true"); v = Json::boolean(true); }
-    else if (c == 'f') { literal("false"); v = Json::boolean(false); }
-    else if (c == 'n') { literal("null"); v = Json(); }
-    else if (c == '-' || (c >= '0' && c <= '9')) v = Json::number(parse_number());
-    else if (c == '\0') fail("unexpected end of file, expected a value");
-    else fail(std::string("unexpected character '") + c + "', expected a value");
+    if (c == '{')
+      v = parse_object(depth);
+    else if (c == '[')
+      v = parse_array(depth);
+    else if (c == '"')
+      v = Json::string(parse_string());
+    else if (c == 't') {
+      literal("true");
+      v = Json::boolean(true);
+    } else if (c == 'f') {
+      literal("false");
+      v = Json::boolean(false);
+    } else if (c == 'n') {
+      literal("null");
+      v = Json();
+    } else if (c == '-' || (c >= '0' && c <= '9'))
+      v = Json::number(parse_number());
+    else if (c == '\0')
+      fail("unexpected end of file, expected a value");
+    else
+      fail(std::string("unexpected character '") + c + "', expected a value");
     v.set_loc(loc);
     return v;
   }
@@ -141,14 +168,20 @@ class JsonParser {
   }
 
   static void put_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) out += static_cast<char>(cp);
-    else if (cp < 0x800) { out += static_cast<char>(0xC0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
-    else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12)); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    if (cp < 0x80)
+      out += static_cast<char>(cp);
+    else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
       out += static_cast<char>(0x80 | (cp & 0x3F));
     } else {
-      out += static_cast<char>(0xF0 | (cp >> 18)); out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)); out += static_cast<char>(0x80 | (cp & 0x3F));
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
     }
   }
   unsigned hex4() {
@@ -156,10 +189,14 @@ class JsonParser {
     for (int i = 0; i < 4; ++i) {
       char c = peek();
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
-      else fail("invalid \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<unsigned>(c - 'A' + 10);
+      else
+        fail("invalid \\u escape");
       advance();
     }
     return v;
@@ -171,7 +208,10 @@ class JsonParser {
     for (;;) {
       if (pos_ >= s_.size()) fail("unterminated string");
       char c = peek();
-      if (c == '"') { advance(); break; }
+      if (c == '"') {
+        advance();
+        break;
+      }
       if (c == '\n') fail("unterminated string (newline inside a string)");
       if (c == '\\') {
         advance();
@@ -188,7 +228,8 @@ class JsonParser {
           case 't': out += '\t'; break;
           case 'u': {
             unsigned cp = hex4();
-            if (cp >= 0xDC00 && cp < 0xE000) fail("invalid \\u escape: a low surrogate without a high one");
+            if (cp >= 0xDC00 && cp < 0xE000)
+              fail("invalid \\u escape: a low surrogate without a high one");
             if (cp >= 0xD800 && cp < 0xDC00) {  // UTF-16 pair: the low half must follow
               if (peek() != '\\') fail("invalid \\u escape: a high surrogate without its low half");
               advance();
@@ -207,7 +248,8 @@ class JsonParser {
       }
       out += c;
       advance();
-      if (out.size() > max_string_) fail("string longer than " + std::to_string(max_string_) + " bytes");
+      if (out.size() > max_string_)
+        fail("string longer than " + std::to_string(max_string_) + " bytes");
     }
     return out;
   }
@@ -216,13 +258,22 @@ class JsonParser {
     Json arr = Json::array();
     expect('[', "'['");
     skip_ws();
-    if (peek() == ']') { advance(); return arr; }
+    if (peek() == ']') {
+      advance();
+      return arr;
+    }
     for (;;) {
       skip_ws();
       arr.items_.push_back(parse_value(depth + 1));
       skip_ws();
-      if (peek() == ',') { advance(); continue; }
-      if (peek() == ']') { advance(); break; }
+      if (peek() == ',') {
+        advance();
+        continue;
+      }
+      if (peek() == ']') {
+        advance();
+        break;
+      }
       fail("expected ',' or ']' in array");
     }
     return arr;
@@ -232,7 +283,10 @@ class JsonParser {
     Json obj = Json::object();
     expect('{', "'{'");
     skip_ws();
-    if (peek() == '}') { advance(); return obj; }
+    if (peek() == '}') {
+      advance();
+      return obj;
+    }
     for (;;) {
       skip_ws();
       if (peek() != '"') fail("expected a quoted field name");
@@ -247,8 +301,14 @@ class JsonParser {
       obj.members_.emplace_back(std::move(key), std::move(v));
       obj.key_locs_.push_back(kloc);
       skip_ws();
-      if (peek() == ',') { advance(); continue; }
-      if (peek() == '}') { advance(); break; }
+      if (peek() == ',') {
+        advance();
+        continue;
+      }
+      if (peek() == '}') {
+        advance();
+        break;
+      }
       fail("expected ',' or '}' in object");
     }
     return obj;

@@ -22,7 +22,8 @@ double json_number(const Json& v, const std::string& field, double lo, double hi
   if (!v.is_number()) throw InputError(v.loc(), field, "expected a number, got " + describe(v));
   double x = v.as_number();
   if (!(x >= lo && x <= hi))
-    throw InputError(v.loc(), field, "value " + format_number(x) + " is out of range " + range_text(lo, hi));
+    throw InputError(v.loc(), field,
+                     "value " + format_number(x) + " is out of range " + range_text(lo, hi));
   return x;
 }
 
@@ -63,28 +64,32 @@ int ObjReader::integer(const char* key, int def, int lo, int hi) {
   const Json* v = get(key);
   if (!v) return def;
   double x = json_number(*v, field(key), lo, hi);
-  if (x != std::floor(x)) throw InputError(v->loc(), field(key), "expected an integer, got " + format_number(x));
+  if (x != std::floor(x))
+    throw InputError(v->loc(), field(key), "expected an integer, got " + format_number(x));
   return static_cast<int>(x);
 }
 
 bool ObjReader::boolean(const char* key, bool def) {
   const Json* v = get(key);
   if (!v) return def;
-  if (!v->is_bool()) throw InputError(v->loc(), field(key), "expected true or false, got " + describe(*v));
+  if (!v->is_bool())
+    throw InputError(v->loc(), field(key), "expected true or false, got " + describe(*v));
   return v->as_bool();
 }
 
 std::string ObjReader::string(const char* key, const std::string& def) {
   const Json* v = get(key);
   if (!v) return def;
-  if (!v->is_string()) throw InputError(v->loc(), field(key), "expected a string, got " + describe(*v));
+  if (!v->is_string())
+    throw InputError(v->loc(), field(key), "expected a string, got " + describe(*v));
   return v->as_string();
 }
 
 std::string ObjReader::string_required(const char* key) {
   const Json* v = get(key);
   if (!v) throw InputError(obj_.loc(), field(key), "required field is missing");
-  if (!v->is_string()) throw InputError(v->loc(), field(key), "expected a string, got " + describe(*v));
+  if (!v->is_string())
+    throw InputError(v->loc(), field(key), "expected a string, got " + describe(*v));
   return v->as_string();
 }
 
@@ -123,15 +128,19 @@ void ObjReader::color(const char* key, float out[3]) {
     const std::string& s = v->as_string();
     unsigned r, g, b;
     if (s.size() == 7 && s[0] == '#' && std::sscanf(s.c_str() + 1, "%2x%2x%2x", &r, &g, &b) == 3) {
-      out[0] = r / 255.f; out[1] = g / 255.f; out[2] = b / 255.f;
+      out[0] = r / 255.f;
+      out[1] = g / 255.f;
+      out[2] = b / 255.f;
       return;
     }
   } else if (v->is_array() && v->size() == 3) {
     for (int i = 0; i < 3; ++i)
-      out[i] = static_cast<float>(json_number(v->at(static_cast<size_t>(i)), field(key) + "[" + std::to_string(i) + "]", 0.0, 1.0));
+      out[i] = static_cast<float>(json_number(
+          v->at(static_cast<size_t>(i)), field(key) + "[" + std::to_string(i) + "]", 0.0, 1.0));
     return;
   }
-  throw InputError(v->loc(), field(key), "expected a colour \"#rrggbb\" or [r, g, b] in 0..1, got " + describe(*v));
+  throw InputError(v->loc(), field(key),
+                   "expected a colour \"#rrggbb\" or [r, g, b] in 0..1, got " + describe(*v));
 }
 
 void ObjReader::finish() const {

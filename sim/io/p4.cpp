@@ -1,8 +1,8 @@
 #include "sim/io/p4.h"
 
 #include <charconv>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -15,10 +15,7 @@ namespace {
 
 // [SECTION] Text helpers ---------------------------------------------------------------
 
-
 std::string squote(const std::string& s) { return "'" + s + "'"; }
-
-
 
 // [SECTION] Generic block reader ---------------------------------------------------------
 
@@ -28,8 +25,8 @@ std::string squote(const std::string& s) { return "'" + s + "'"; }
 /// reporting a problem).
 template <class OnBlock, class OnRow>
 void read_blocks(const std::string& text, const std::string& path, const char* kind,
-                 const std::vector<std::vector<std::string>>& columns, std::vector<InputError>& diags,
-                 OnBlock on_block, OnRow on_row) {
+                 const std::vector<std::vector<std::string>>& columns,
+                 std::vector<InputError>& diags, OnBlock on_block, OnRow on_row) {
   const std::vector<std::string> lines = split_lines(text);
   size_t i = 0;
   auto loc = [&](size_t li, int col) { return SourceLoc{path, static_cast<int>(li + 1), col}; };
@@ -42,11 +39,15 @@ void read_blocks(const std::string& text, const std::string& path, const char* k
   };
   while (i < lines.size()) {
     std::vector<TextField> t = split_blanks(lines[i]);
-    if (t.empty()) { ++i; continue; }
+    if (t.empty()) {
+      ++i;
+      continue;
+    }
     // Block title.
     if (t.size() != 2 || t[0].text != "TIMESTEP" || t[1].text != kind) {
       diags.emplace_back(loc(i, t[0].column), "TIMESTEP",
-                         std::string("expected the block title 'TIMESTEP  ") + kind + "', got " + squote(lines[i]));
+                         std::string("expected the block title 'TIMESTEP  ") + kind + "', got " +
+                             squote(lines[i]));
       ++i;
       skip_to_next_block();
       continue;
@@ -54,7 +55,8 @@ void read_blocks(const std::string& text, const std::string& path, const char* k
     const size_t title = i++;
     // "<t> <n>".
     if (i >= lines.size()) {
-      diags.emplace_back(loc(title, 1), "time", "block ends after its title: expected '<time> <count>'");
+      diags.emplace_back(loc(title, 1), "time",
+                         "block ends after its title: expected '<time> <count>'");
       break;
     }
     t = split_blanks(lines[i]);
@@ -68,13 +70,15 @@ void read_blocks(const std::string& text, const std::string& path, const char* k
       continue;
     }
     if (!parse_double(t[0].text, time)) {
-      diags.emplace_back(loc(i, t[0].column), "time", "expected a finite number, got " + squote(t[0].text));
+      diags.emplace_back(loc(i, t[0].column), "time",
+                         "expected a finite number, got " + squote(t[0].text));
       ++i;
       skip_to_next_block();
       continue;
     }
     if (!parse_i64(t[1].text, n) || n < 0) {
-      diags.emplace_back(loc(i, t[1].column), "count", "expected a row count (integer >= 0), got " + squote(t[1].text));
+      diags.emplace_back(loc(i, t[1].column), "count",
+                         "expected a row count (integer >= 0), got " + squote(t[1].text));
       ++i;
       skip_to_next_block();
       continue;
@@ -108,22 +112,28 @@ void read_blocks(const std::string& text, const std::string& path, const char* k
     int64_t got = 0;
     while (got < n && i < lines.size()) {
       t = split_blanks(lines[i]);
-      if (t.empty()) { ++i; continue; }
+      if (t.empty()) {
+        ++i;
+        continue;
+      }
       if (t[0].text == "TIMESTEP") break;
       ++got;
       if (t.size() != cols.size()) {
         size_t k = std::min(t.size(), cols.size());
-        int col = t.size() > cols.size() ? t[cols.size()].column : static_cast<int>(lines[i].size() + 1);
-        diags.emplace_back(loc(i, col), t.size() > cols.size() ? std::string("row") : cols[k],
-                           "expected " + std::to_string(cols.size()) + " fields, got " + std::to_string(t.size()));
+        int col =
+            t.size() > cols.size() ? t[cols.size()].column : static_cast<int>(lines[i].size() + 1);
+        diags.emplace_back(
+            loc(i, col), t.size() > cols.size() ? std::string("row") : cols[k],
+            "expected " + std::to_string(cols.size()) + " fields, got " + std::to_string(t.size()));
       } else {
         on_row(t, loc(i, 0), cols);
       }
       ++i;
     }
     if (got < n)
-      diags.emplace_back(loc(title, 1), "count",
-                         "block declares " + std::to_string(n) + " rows but has " + std::to_string(got));
+      diags.emplace_back(
+          loc(title, 1), "count",
+          "block declares " + std::to_string(n) + " rows but has " + std::to_string(got));
   }
 }
 
@@ -143,10 +153,12 @@ struct RowParser {
     ok = false;
   }
   void number(size_t k, double& v) {
-    if (ok && !parse_double(t[k].text, v)) fail(k, "expected a finite number, got " + squote(t[k].text));
+    if (ok && !parse_double(t[k].text, v))
+      fail(k, "expected a finite number, got " + squote(t[k].text));
   }
   void id(size_t k, uint32_t& v) {
-    if (ok && !parse_id(t[k].text, v)) fail(k, "expected a particle ID (integer >= 1), got " + squote(t[k].text));
+    if (ok && !parse_id(t[k].text, v))
+      fail(k, "expected a particle ID (integer >= 1), got " + squote(t[k].text));
   }
   void integer(size_t k, int64_t& v) {
     if (ok && !parse_i64(t[k].text, v)) fail(k, "expected an integer, got " + squote(t[k].text));
@@ -217,7 +229,8 @@ P4pLoad parse_p4p(const std::string& text, const std::string& path) {
         res.frames.emplace_back();
         res.frames.back().time = time;
       },
-      [&](const std::vector<TextField>& t, const SourceLoc& at, const std::vector<std::string>& cols) {
+      [&](const std::vector<TextField>& t, const SourceLoc& at,
+          const std::vector<std::string>& cols) {
         RowParser rp{t, at, cols, res.diagnostics};
         P4Particle p;
         rp.id(0, p.id);
@@ -266,7 +279,8 @@ P4cLoad parse_p4c(const std::string& text, const std::string& path) {
         res.frames.back().time = time;
         res.frames.back().has_bonded_column = which == 0;
       },
-      [&](const std::vector<TextField>& t, const SourceLoc& at, const std::vector<std::string>& cols) {
+      [&](const std::vector<TextField>& t, const SourceLoc& at,
+          const std::vector<std::string>& cols) {
         RowParser rp{t, at, cols, res.diagnostics};
         P4Contact c;
         rp.id(0, c.p1);
@@ -288,7 +302,8 @@ std::string p4c_text(const std::vector<P4ContactFrame>& frames, P4Precision pr) 
   for (const P4ContactFrame& f : frames) {
     s += "TIMESTEP  CONTACTS\n";
     s += shortest_number(f.time) + " " + std::to_string(f.contacts.size()) + "\n";
-    s += f.has_bonded_column ? "P1  P2  CX  CY  CZ  FX  FY  FZ  CONTACT_IS_BONDED\n" : "P1  P2  CX  CY  CZ  FX  FY  FZ\n";
+    s += f.has_bonded_column ? "P1  P2  CX  CY  CZ  FX  FY  FZ  CONTACT_IS_BONDED\n"
+                             : "P1  P2  CX  CY  CZ  FX  FY  FZ\n";
     for (const P4Contact& c : f.contacts) {
       s += std::to_string(c.p1);
       s += ' ';
@@ -329,11 +344,13 @@ P4cLoad load_p4c(const std::string& path) {
   }
 }
 
-void save_p4p(const std::string& path, const std::vector<P4ParticleFrame>& frames, P4Precision precision) {
+void save_p4p(const std::string& path, const std::vector<P4ParticleFrame>& frames,
+              P4Precision precision) {
   write_file_text(path, p4p_text(frames, precision));
 }
 
-void save_p4c(const std::string& path, const std::vector<P4ContactFrame>& frames, P4Precision precision) {
+void save_p4c(const std::string& path, const std::vector<P4ContactFrame>& frames,
+              P4Precision precision) {
   write_file_text(path, p4c_text(frames, precision));
 }
 
@@ -366,9 +383,10 @@ void mpm_from_p4(const P4ParticleFrame& frame, MpmParticles& p, uint8_t material
   p.clear();
   p.reserve(frame.particles.size());
   for (const P4Particle& q : frame.particles) {
-    size_t i = p.add(Vec2{static_cast<float>(q.px), static_cast<float>(q.py)},
-                     Vec2{static_cast<float>(q.vx), static_cast<float>(q.vy)}, static_cast<float>(q.mass),
-                     static_cast<float>(q.volume), material, static_cast<uint16_t>(q.group));
+    size_t i =
+        p.add(Vec2{static_cast<float>(q.px), static_cast<float>(q.py)},
+              Vec2{static_cast<float>(q.vx), static_cast<float>(q.vy)}, static_cast<float>(q.mass),
+              static_cast<float>(q.volume), material, static_cast<uint16_t>(q.group));
     p.id[i] = q.id;
   }
   p.note_ids();

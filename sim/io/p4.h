@@ -29,7 +29,7 @@ struct MpmParticles;
 
 /// One particle row. Doubles, so any file value survives a round trip.
 struct P4Particle {
-  uint32_t id = 0;     ///< stable 1-based ID
+  uint32_t id = 0;  ///< stable 1-based ID
   int64_t group = 0;
   double volume = 0.0, mass = 0.0;
   double px = 0.0, py = 0.0, pz = 0.0;
@@ -80,8 +80,10 @@ P4cLoad parse_p4c(const std::string& text, const std::string& path);
 P4pLoad load_p4p(const std::string& path);
 P4cLoad load_p4c(const std::string& path);
 
-std::string p4p_text(const std::vector<P4ParticleFrame>& frames, P4Precision precision = P4Precision::Double);
-std::string p4c_text(const std::vector<P4ContactFrame>& frames, P4Precision precision = P4Precision::Double);
+std::string p4p_text(const std::vector<P4ParticleFrame>& frames,
+                     P4Precision precision = P4Precision::Double);
+std::string p4c_text(const std::vector<P4ContactFrame>& frames,
+                     P4Precision precision = P4Precision::Double);
 /// Writes (replaces) the file atomically (write_file_atomic): the old file
 /// stays whole on failure. Throws WriteError naming the file and the OS reason.
 void save_p4p(const std::string& path, const std::vector<P4ParticleFrame>& frames,

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include "sim/core/atomic_write.h"
 #include "sim/core/error.h"
 #include "sim/core/file.h"
-#include "sim/core/atomic_write.h"
 
 namespace ps {
 
@@ -87,6 +87,8 @@ bool parse_id(const std::string& s, uint32_t& id) {
 
 std::string read_file_text(const std::string& path) { return read_file_bytes(path); }
 
-void write_file_text(const std::string& path, const std::string& text) { write_file_atomic(path, text); }
+void write_file_text(const std::string& path, const std::string& text) {
+  write_file_atomic(path, text);
+}
 
 }  // namespace ps

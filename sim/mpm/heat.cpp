@@ -10,7 +10,9 @@
 namespace ps {
 namespace {
 
-inline double uniform(uint64_t& s) { return static_cast<double>(splitmix64(s) >> 11) * (1.0 / 9007199254740992.0); }
+inline double uniform(uint64_t& s) {
+  return static_cast<double>(splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
 
 inline bool melts(const MaterialParams& m, size_t nmat) {
   return m.latent_heat > 0.f && m.melts_into >= 0 && static_cast<size_t>(m.melts_into) < nmat;
@@ -44,8 +46,16 @@ HeatSystem HeatSystem::structured(int nx, int ny, double d, double kx, double ky
     for (int i = 0; i < nx; ++i) {
       const int u = j * nx + i;
       A.diag[u] = d;
-      if (i + 1 < nx) { A.east[u] = kx; A.east_of[u] = u + 1; A.west_of[u + 1] = u; }
-      if (j + 1 < ny) { A.north[u] = ky; A.north_of[u] = u + nx; A.south_of[u + nx] = u; }
+      if (i + 1 < nx) {
+        A.east[u] = kx;
+        A.east_of[u] = u + 1;
+        A.west_of[u + 1] = u;
+      }
+      if (j + 1 < ny) {
+        A.north[u] = ky;
+        A.north_of[u] = u + nx;
+        A.south_of[u + nx] = u;
+      }
     }
   return A;
 }
@@ -79,15 +89,21 @@ void ic0_factor(const HeatSystem& A, std::vector<double>& d) {
   for (int i = 0; i < A.n; ++i) {
     double e = A.diag[i];
     const int w = A.west_of[i], s = A.south_of[i];
-    if (w >= 0) { const double a = A.east[w] * d[w]; e -= a * a; }
-    if (s >= 0) { const double a = A.north[s] * d[s]; e -= a * a; }
+    if (w >= 0) {
+      const double a = A.east[w] * d[w];
+      e -= a * a;
+    }
+    if (s >= 0) {
+      const double a = A.north[s] * d[s];
+      e -= a * a;
+    }
     if (e < 0.25 * A.diag[i]) e = A.diag[i];
     d[i] = 1.0 / std::sqrt(e);
   }
 }
 
-void ic0_apply(const HeatSystem& A, const std::vector<double>& d, const std::vector<double>& r, std::vector<double>& z,
-               std::vector<double>& q) {
+void ic0_apply(const HeatSystem& A, const std::vector<double>& d, const std::vector<double>& r,
+               std::vector<double>& z, std::vector<double>& q) {
   const int n = A.n;
   q.resize(n);
   for (int i = 0; i < n; ++i) {
@@ -108,13 +124,19 @@ void ic0_apply(const HeatSystem& A, const std::vector<double>& d, const std::vec
 
 }  // namespace
 
-PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                    int max_iterations, HeatPreconditioner pre, PcgWork& w) {
+PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x,
+                    double tol, int max_iterations, HeatPreconditioner pre, PcgWork& w) {
   PcgResult res;
   const int n = A.n;
-  if (n == 0) { res.converged = true; return res; }
+  if (n == 0) {
+    res.converged = true;
+    return res;
+  }
   x.resize(n);
-  w.r.resize(n); w.z.resize(n); w.p.resize(n); w.q.resize(n);
+  w.r.resize(n);
+  w.z.resize(n);
+  w.p.resize(n);
+  w.q.resize(n);
   const double bnorm = std::sqrt(dot(b, b, n));
   if (!(bnorm > 0.0)) {
     std::fill(x.begin(), x.end(), 0.0);
@@ -160,11 +182,15 @@ PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vect
   return pcg_finish(A, b, x, it, bnorm, rnorm, tol, w.q);
 }
 
-PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b, const std::vector<double>& x, int iterations,
-                     double bnorm, double rnorm, double tol, std::vector<double>& q) {
+PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b,
+                     const std::vector<double>& x, int iterations, double bnorm, double rnorm,
+                     double tol, std::vector<double>& q) {
   A.apply(x, q);
   double rr = 0.0;
-  for (int i = 0; i < A.n; ++i) { const double e = b[i] - q[i]; rr += e * e; }
+  for (int i = 0; i < A.n; ++i) {
+    const double e = b[i] - q[i];
+    rr += e * e;
+  }
   PcgResult res;
   res.iterations = iterations;
   res.relative_residual = std::sqrt(rr) / bnorm;
@@ -174,7 +200,8 @@ PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b, const st
 
 // [SECTION] Particle quantities -----------------------------------------------------------
 
-double HeatSolver::capacity(const MpmParticles& p, const std::vector<MaterialParams>& materials, size_t i) {
+double HeatSolver::capacity(const MpmParticles& p, const std::vector<MaterialParams>& materials,
+                            size_t i) {
   const MaterialParams& m = materials[p.material[i]];
   if (melts(m, materials.size())) {
     const double cw = materials[static_cast<size_t>(m.melts_into)].heat_capacity;
@@ -230,7 +257,8 @@ HeatTotals HeatSolver::totals(const MpmParticles& p, const std::vector<MaterialP
 
 // [SECTION] One pass ------------------------------------------------------------------------
 
-void HeatSolver::transfer_to_grid(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& mats) {
+void HeatSolver::transfer_to_grid(const MpmParticles& p, const GridSpec& g,
+                                  const std::vector<MaterialParams>& mats) {
   const int NX = g.nodes_x(), NY = g.nodes_y();
   const size_t nn = static_cast<size_t>(NX) * NY;
   // One accumulator per node (capacity, capacity x T, volume x k, volume):
@@ -260,7 +288,10 @@ void HeatSolver::transfer_to_grid(const MpmParticles& p, const GridSpec& g, cons
         q.K += w * volk;
       }
   }
-  C_.resize(nn); K_.resize(nn); V_.resize(nn); T_old_.resize(nn);
+  C_.resize(nn);
+  K_.resize(nn);
+  V_.resize(nn);
+  T_old_.resize(nn);
   // Conductivity times the share of the node's cell the material covers
   // (sum w V k / dx^2): a half-covered surface node conducts half as much,
   // as it holds half the heat capacity, so C_i / k_i stays the material's
@@ -319,8 +350,9 @@ void HeatSolver::classify(const GridSpec& g, const SolverParams& s, const HeatPa
     }
 }
 
-void HeatSolver::deposit_sources(const MpmParticles&, const GridSpec& g, const SolverParams& s, const HeatParams& hp,
-                                 double dt, uint64_t seed, const std::vector<HeatLamp>& extra) {
+void HeatSolver::deposit_sources(const MpmParticles&, const GridSpec& g, const SolverParams& s,
+                                 const HeatParams& hp, double dt, uint64_t seed,
+                                 const std::vector<HeatLamp>& extra) {
   const int NX = g.nodes_x(), NY = g.nodes_y();
   Q_.assign(static_cast<size_t>(NX) * NY, 0.0);
   P_.assign(static_cast<size_t>(NX) * NY, 0.0);
@@ -328,10 +360,14 @@ void HeatSolver::deposit_sources(const MpmParticles&, const GridSpec& g, const S
   // Lamps: power * dt over the material nodes within the radius.
   auto lamp = [&](const HeatLamp& L) {
     if (!(L.power != 0.f) || !(L.radius > 0.f)) return;
-    const int i0 = std::max(0, static_cast<int>(std::floor((L.pos.x - L.radius - g.origin.x) / g.dx)));
-    const int i1 = std::min(NX - 1, static_cast<int>(std::ceil((L.pos.x + L.radius - g.origin.x) / g.dx)));
-    const int j0 = std::max(0, static_cast<int>(std::floor((L.pos.y - L.radius - g.origin.y) / g.dx)));
-    const int j1 = std::min(NY - 1, static_cast<int>(std::ceil((L.pos.y + L.radius - g.origin.y) / g.dx)));
+    const int i0 =
+        std::max(0, static_cast<int>(std::floor((L.pos.x - L.radius - g.origin.x) / g.dx)));
+    const int i1 =
+        std::min(NX - 1, static_cast<int>(std::ceil((L.pos.x + L.radius - g.origin.x) / g.dx)));
+    const int j0 =
+        std::max(0, static_cast<int>(std::floor((L.pos.y - L.radius - g.origin.y) / g.dx)));
+    const int j1 =
+        std::min(NY - 1, static_cast<int>(std::ceil((L.pos.y + L.radius - g.origin.y) / g.dx)));
     // `power` is what the lamp gives a fully covered disk: the integral of
     // q (1 - r/R) over it is q pi R^2 / 3.
     const double q = 3.0 * L.power / (3.14159265358979 * static_cast<double>(L.radius) * L.radius);
@@ -378,17 +414,37 @@ void HeatSolver::deposit_sources(const MpmParticles&, const GridSpec& g, const S
     for (int i = 0; i < NX; ++i) {
       if (kind_[static_cast<size_t>(j) * NX + i] == 0) continue;
       const double x = g.origin.x + i * g.dx, y = g.origin.y + j * g.dx;
-      bb_lo[0] = std::min(bb_lo[0], x - g.dx); bb_hi[0] = std::max(bb_hi[0], x + g.dx);
-      bb_lo[1] = std::min(bb_lo[1], y - g.dx); bb_hi[1] = std::max(bb_hi[1], y + g.dx);
+      bb_lo[0] = std::min(bb_lo[0], x - g.dx);
+      bb_hi[0] = std::max(bb_hi[0], x + g.dx);
+      bb_lo[1] = std::min(bb_lo[1], y - g.dx);
+      bb_hi[1] = std::max(bb_hi[1], y + g.dx);
     }
   uint64_t rng = seed ^ 0xF07035ull;
   for (int k = 0; k < hp.photons; ++k) {
     double u = uniform(rng) * per;
     double px, py, nx, ny;
-    if (u < W) { px = x0 + u; py = y0; nx = 0; ny = 1; }
-    else if ((u -= W) < H) { px = x1; py = y0 + u; nx = -1; ny = 0; }
-    else if ((u -= H) < W) { px = x1 - u; py = y1; nx = 0; ny = -1; }
-    else { u -= W; px = x0; py = y1 - u; nx = 1; ny = 0; }
+    if (u < W) {
+      px = x0 + u;
+      py = y0;
+      nx = 0;
+      ny = 1;
+    } else if ((u -= W) < H) {
+      px = x1;
+      py = y0 + u;
+      nx = -1;
+      ny = 0;
+    } else if ((u -= H) < W) {
+      px = x1 - u;
+      py = y1;
+      nx = 0;
+      ny = -1;
+    } else {
+      u -= W;
+      px = x0;
+      py = y1 - u;
+      nx = 1;
+      ny = 0;
+    }
     const double st = 2.0 * uniform(rng) - 1.0;  // sin of the angle to the normal: cosine-weighted
     const double ct = std::sqrt(std::max(0.0, 1.0 - st * st));
     const double dxr = ct * nx - st * ny, dyr = ct * ny + st * nx;
@@ -457,8 +513,16 @@ void HeatSolver::assemble(const GridSpec& g, const HeatParams& hp, double dt) {
         const double kf = (ki > 0.0 && kj > 0.0) ? 2.0 * ki * kj / (ki + kj) : 0.0;
         d += kf;
         const int v = unknown_of_[m];
-        if (k == 0) { A_.east[u] = kf; A_.east_of[u] = v; A_.west_of[v] = u; }
-        if (k == 2) { A_.north[u] = kf; A_.north_of[u] = v; A_.south_of[v] = u; }
+        if (k == 0) {
+          A_.east[u] = kf;
+          A_.east_of[u] = v;
+          A_.west_of[v] = u;
+        }
+        if (k == 2) {
+          A_.north[u] = kf;
+          A_.north_of[u] = v;
+          A_.south_of[v] = u;
+        }
       } else if (kind_[m] == 2) {
         d += K_[node];
         rhs += K_[node] * T_fix_[m];
@@ -485,7 +549,8 @@ void HeatSolver::assemble(const GridSpec& g, const HeatParams& hp, double dt) {
   }
 }
 
-void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& mats) {
+void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g,
+                                       const std::vector<MaterialParams>& mats) {
   const int NX = g.nodes_x(), NY = g.nodes_y();
   const size_t n = p.size();
   // Pass 1: the blended temperature, limited to the range of the particle's
@@ -563,7 +628,8 @@ void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g, const
           const int ix = s.base_x + a, iy = s.base_y + b;
           if (ix < 0 || iy < 0 || ix >= NX || iy >= NY) continue;
           const size_t node = static_cast<size_t>(iy) * NX + ix;
-          if (kind_[node] != 0 && D_[node] != 0.0) T += static_cast<double>(s.wx[a]) * s.wy[b] * D_[node] / C_[node];
+          if (kind_[node] != 0 && D_[node] != 0.0)
+            T += static_cast<double>(s.wx[a]) * s.wy[b] * D_[node] / C_[node];
         }
     }
     const double Tm = m.melting_point;
@@ -590,8 +656,8 @@ void HeatSolver::transfer_to_particles(MpmParticles& p, const GridSpec& g, const
 }
 
 void HeatSolver::flow_virtual_water(MpmParticles& p, const GridSpec& g, const SolverParams& s,
-                                    const std::vector<MaterialParams>& mats, const HeatParams& hp, double dt,
-                                    bool flow) {
+                                    const std::vector<MaterialParams>& mats, const HeatParams& hp,
+                                    double dt, bool flow) {
   const size_t n = p.size(), nm = mats.size();
   const int nx = g.nx, ny = g.ny;
   // Cell buckets of the melting-material particles.
@@ -609,7 +675,8 @@ void HeatSolver::flow_virtual_water(MpmParticles& p, const GridSpec& g, const So
     std::vector<int>& fill = fill_;
     fill.assign(cell_start_.begin(), cell_start_.end() - 1);
     for (size_t i = 0; i < n; ++i)
-      if (p.material[i] < nm && melts(mats[p.material[i]], nm)) order_[static_cast<size_t>(fill[cell_of(p.x[i])]++)] = static_cast<int>(i);
+      if (p.material[i] < nm && melts(mats[p.material[i]], nm))
+        order_[static_cast<size_t>(fill[cell_of(p.x[i])]++)] = static_cast<int>(i);
   }
   if (!hp.water_flow || !flow) return;
   Vec2 gdir = s.gravity;
@@ -641,7 +708,10 @@ void HeatSolver::flow_virtual_water(MpmParticles& p, const GridSpec& g, const So
           if (dot(d, d) > R * R) continue;
           const float down = dot(d, gdir);
           if (down > 0.3f * R) {
-            if (down > below_depth || (down == below_depth && j < below)) { below = j; below_depth = down; }
+            if (down > below_depth || (down == below_depth && j < below)) {
+              below = j;
+              below_depth = down;
+            }
           } else if (down >= -0.3f * R && p.vwater[j] < p.vwater[i]) {
             level.push_back(j);
           }
@@ -693,15 +763,18 @@ void HeatSolver::flow_virtual_water(MpmParticles& p, const GridSpec& g, const So
 }
 
 void HeatSolver::emit_and_convert(MpmParticles& p, const GridSpec& g, const SolverParams& s,
-                                  const std::vector<MaterialParams>& mats, const HeatParams& hp, bool emit) {
+                                  const std::vector<MaterialParams>& mats, const HeatParams& hp,
+                                  bool emit) {
   const size_t n0 = p.size(), nm = mats.size();
   const int nx = g.nx, ny = g.ny;
   Vec2 gdir = s.gravity;
   const float gl = length(gdir);
   gdir = gl > 0.f ? gdir / gl : Vec2{0.f, -1.f};
   const float R = 0.8f * g.dx;
-  const float lo_x = g.origin.x + g.dx * s.boundary_nodes, hi_x = g.origin.x + g.dx * (g.nx - s.boundary_nodes);
-  const float lo_y = g.origin.y + g.dx * s.boundary_nodes, hi_y = g.origin.y + g.dx * (g.ny - s.boundary_nodes);
+  const float lo_x = g.origin.x + g.dx * s.boundary_nodes,
+              hi_x = g.origin.x + g.dx * (g.nx - s.boundary_nodes);
+  const float lo_y = g.origin.y + g.dx * s.boundary_nodes,
+              hi_y = g.origin.y + g.dx * (g.ny - s.boundary_nodes);
   for (size_t i = 0; i < n0; ++i) {
     if (p.material[i] >= nm) continue;
     const MaterialParams& m = mats[p.material[i]];
@@ -714,8 +787,10 @@ void HeatSolver::emit_and_convert(MpmParticles& p, const GridSpec& g, const Solv
       int guard = 0;
       while (p.vwater[i] >= mw && p.mass[i] - p.vwater[i] > 0.f && guard++ < 8) {
         // Outwards: away from the melting neighbours, tilted down.
-        const int a0 = std::min(nx - 1, std::max(0, static_cast<int>((p.x[i].x - g.origin.x) / g.dx)));
-        const int b0 = std::min(ny - 1, std::max(0, static_cast<int>((p.x[i].y - g.origin.y) / g.dx)));
+        const int a0 =
+            std::min(nx - 1, std::max(0, static_cast<int>((p.x[i].x - g.origin.x) / g.dx)));
+        const int b0 =
+            std::min(ny - 1, std::max(0, static_cast<int>((p.x[i].y - g.origin.y) / g.dx)));
         Vec2 away{0.f, 0.f};
         for (int b = std::max(0, b0 - 1); b <= std::min(ny - 1, b0 + 1); ++b)
           for (int a = std::max(0, a0 - 1); a <= std::min(nx - 1, a0 + 1); ++a) {
@@ -737,7 +812,7 @@ void HeatSolver::emit_and_convert(MpmParticles& p, const GridSpec& g, const Solv
         Vec2 xn = p.x[i] + (0.35f * g.dx) * dir;
         xn.x = std::min(hi_x, std::max(lo_x, xn.x));
         xn.y = std::min(hi_y, std::max(lo_y, xn.y));
-        p.mass[i] -= mw;   // exact: multiples of the quantum
+        p.mass[i] -= mw;  // exact: multiples of the quantum
         p.vwater[i] -= mw;
         const size_t q = p.size();
         p.for_each_array([](auto& a) { a.emplace_back(); });
@@ -781,7 +856,8 @@ void HeatSolver::quantize(MpmParticles& p, const std::vector<MaterialParams>& ma
     float mmax = 0.f;
     for (size_t i = 0; i < p.size(); ++i)
       if (p.material[i] < nm && melts(mats[p.material[i]], nm)) mmax = std::max(mmax, p.mass[i]);
-    if (mmax > 0.f) quantum_ = 4.f * (std::nextafter(mmax, std::numeric_limits<float>::infinity()) - mmax);
+    if (mmax > 0.f)
+      quantum_ = 4.f * (std::nextafter(mmax, std::numeric_limits<float>::infinity()) - mmax);
   }
   if (quantum_ > 0.f)
     for (size_t i = 0; i < p.size(); ++i)
@@ -793,8 +869,9 @@ void HeatSolver::quantize(MpmParticles& p, const std::vector<MaterialParams>& ma
 }
 
 const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const SolverParams& s,
-                                  const std::vector<MaterialParams>& mats, const HeatParams& hp, double dt,
-                                  uint64_t seed, const std::vector<HeatLamp>& extra_lamps) {
+                                  const std::vector<MaterialParams>& mats, const HeatParams& hp,
+                                  double dt, uint64_t seed,
+                                  const std::vector<HeatLamp>& extra_lamps) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<uint32_t> ids = std::move(report_.new_ids);  // keeps its capacity
   ids.clear();
@@ -831,13 +908,15 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
     // times IC(0)'s iterations): the host finishes from its x with the
     // scene's preconditioner, so auto never turns a converging scene into
     // an unconverged one.
-    const PcgResult f = solve_pcg(A_, b_, x_, hp.tolerance, hp.max_iterations, hp.preconditioner, work_);
+    const PcgResult f =
+        solve_pcg(A_, b_, x_, hp.tolerance, hp.max_iterations, hp.preconditioner, work_);
     report_.host_finish = true;
     r.iterations += f.iterations;
     r.relative_residual = f.relative_residual;
     r.converged = f.converged;
   }
-  report_.solve_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
+  report_.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
   report_.iterations = r.iterations;
   report_.residual = r.relative_residual;
   report_.converged = r.converged;
@@ -845,7 +924,8 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
   // Row u of A x = b - r summed over u: sum C (T' - T) = (fluxes, which cancel
   // between free nodes) - dt sum r. The defect the tolerance leaves is -dt sum r.
   if (A_.n > 0) {  // work_.q holds A x_: every solve path above ends with pcg_finish
-    for (int u = 0; u < A_.n; ++u) report_.energy_solver += (work_.q[static_cast<size_t>(u)] - b_[static_cast<size_t>(u)]) * dt;
+    for (int u = 0; u < A_.n; ++u)
+      report_.energy_solver += (work_.q[static_cast<size_t>(u)] - b_[static_cast<size_t>(u)]) * dt;
   }
   // New grid temperatures and the energy ledger.
   const int NX = g.nodes_x();
@@ -868,20 +948,25 @@ const HeatReport& HeatSolver::run(MpmParticles& p, const GridSpec& g, const Solv
       const int a = nb[k][0], c = nb[k][1];
       if (a < 0 || c < 0 || a >= NX || c >= g.nodes_y()) continue;
       const size_t m = static_cast<size_t>(c) * NX + a;
-      if (kind_[m] == 2) report_.energy_walls += K_[node] * (T_fix_[m] - T_new_[node]) * dt;
-      else if (kind_[m] == 0 && conv) report_.energy_air += hdx * (hp.air_temperature - T_new_[node]) * dt;
+      if (kind_[m] == 2)
+        report_.energy_walls += K_[node] * (T_fix_[m] - T_new_[node]) * dt;
+      else if (kind_[m] == 0 && conv)
+        report_.energy_air += hdx * (hp.air_temperature - T_new_[node]) * dt;
     }
     if (hp.air == AirModel::Photons && P_[node] > 0.0 && air_T4_ > 0.0) {
       const double To = std::max(1.0, T_old_[node] + kCelsiusToKelvin);
       const double beta = P_[node] / (dt * air_T4_);
-      report_.energy_air -= beta * (To * To * To * To + 4.0 * To * To * To * (T_new_[node] + kCelsiusToKelvin - To)) * dt;
+      report_.energy_air -=
+          beta * (To * To * To * To + 4.0 * To * To * To * (T_new_[node] + kCelsiusToKelvin - To)) *
+          dt;
     }
   }
   flip_ = std::min(1.0, std::max(0.0, static_cast<double>(hp.flip)));
   transfer_to_particles(p, g, mats);
   flow_virtual_water(p, g, s, mats, hp, hp.only ? 0.0 : dt, !hp.only);
   emit_and_convert(p, g, s, mats, hp, !hp.only);
-  report_.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  report_.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return report_;
 }
 

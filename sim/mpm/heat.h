@@ -118,8 +118,8 @@ struct HeatParams {
   /// Heat-only mode: the material stays where it is (no motion); only the
   /// heat pass runs each `interval` substeps (conduction shown alone).
   bool only = false;
-  int interval = 10;              ///< a heat pass every `interval` substeps
-  float time_scale = 1.f;         ///< heat time per mechanical time (class demos speed melting up)
+  int interval = 10;       ///< a heat pass every `interval` substeps
+  float time_scale = 1.f;  ///< heat time per mechanical time (class demos speed melting up)
   /// Grid -> particle temperature: the share of the increment (FLIP-like,
   /// T_p + sum w dT_i) against the interpolated value (PIC-like, sum w T_i').
   /// Both conserve sum cap T exactly (sum_p cap_p w_ip = C_i); the increment
@@ -127,28 +127,30 @@ struct HeatParams {
   /// range (the FLIP overshoot: 288 C next to a 60 C plate in ice_cube at 1),
   /// the interpolation obeys the discrete maximum principle but smooths.
   float flip = 0.95f;
-  double tolerance = 1e-8;        ///< PCG relative residual
+  double tolerance = 1e-8;  ///< PCG relative residual
   int max_iterations = 500;
   HeatPreconditioner preconditioner = HeatPreconditioner::IC0;
   /// With a device backend (CUDA): where the system is solved (HeatDeviceSolve).
   HeatDeviceSolve device_solve = HeatDeviceSolve::Auto;
-  HeatWall walls[4];              ///< left, right, bottom, top
+  HeatWall walls[4];  ///< left, right, bottom, top
   std::vector<HeatPlate> plates;
   std::vector<HeatLamp> lamps;
   // Air.
   AirModel air = AirModel::None;
-  float air_temperature = 20.f;   ///< deg C
-  float emissivity = 0.9f;        ///< photons: epsilon
-  int photons = 4000;             ///< photons per pass
-  float convection_h = 10.f;      ///< convection: W / (m^2 K)
+  float air_temperature = 20.f;  ///< deg C
+  float emissivity = 0.9f;       ///< photons: epsilon
+  int photons = 4000;            ///< photons per pass
+  float convection_h = 10.f;     ///< convection: W / (m^2 K)
   // Virtual water (section 2.2 of the paper).
   bool water_flow = true;
-  float flow_down_rate = 20.f;    ///< share of a particle's water moving down per second (of heat time)
-  float flow_level_rate = 10.f;   ///< share levelled with same-height neighbours per second
+  float flow_down_rate =
+      20.f;  ///< share of a particle's water moving down per second (of heat time)
+  float flow_level_rate = 10.f;  ///< share levelled with same-height neighbours per second
   /// Volume of one emitted water particle; 0: the rest volume of the melting
   /// particle (its lattice cell h^2).
   float emit_volume = 0.f;
-  float gamma = 0.92f;            ///< water volume per ice volume of equal mass (documented; emit volumes use densities)
+  float gamma =
+      0.92f;  ///< water volume per ice volume of equal mass (documented; emit volumes use densities)
 };
 
 /// Stefan-Boltzmann constant, W / (m^2 K^4).
@@ -161,7 +163,7 @@ constexpr double kCelsiusToKelvin = 273.15;
 struct HeatSystem {
   int n = 0;
   std::vector<double> diag;
-  std::vector<double> east, north;   ///< -A(i, east(i)) >= 0, -A(i, north(i)) >= 0
+  std::vector<double> east, north;  ///< -A(i, east(i)) >= 0, -A(i, north(i)) >= 0
   std::vector<int> east_of, north_of, west_of, south_of;  ///< unknown index or -1
   void resize(int count);
   /// An nx x ny block of unknowns with diagonal d and couplings kx (east-west)
@@ -183,13 +185,14 @@ struct PcgResult {
 struct PcgWork {
   std::vector<double> r, z, p, q, ic_d, ic_q;
 };
-PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                    int max_iterations, HeatPreconditioner pre, PcgWork& work);
+PcgResult solve_pcg(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x,
+                    double tol, int max_iterations, HeatPreconditioner pre, PcgWork& work);
 /// The end every PCG shares: q = A x, the true relative residual against
 /// ||b|| = bnorm (the recurrence drifts slightly) and the verdict (rnorm: the
 /// recurrence's last ||r||).
-PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b, const std::vector<double>& x, int iterations,
-                     double bnorm, double rnorm, double tol, std::vector<double>& q);
+PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b,
+                     const std::vector<double>& x, int iterations, double bnorm, double rnorm,
+                     double tol, std::vector<double>& q);
 
 /// A PCG that runs elsewhere: the CUDA backend's device (sim/mpm/heat_cuda.cu).
 /// The same iteration as solve_pcg with the Jacobi preconditioner (IC(0)'s
@@ -200,8 +203,8 @@ PcgResult pcg_finish(const HeatSystem& A, const std::vector<double>& b, const st
 class HeatLinearSolver {
  public:
   virtual ~HeatLinearSolver() = default;
-  virtual PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                          int max_iterations, PcgWork& work) = 0;
+  virtual PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x,
+                          double tol, int max_iterations, PcgWork& work) = 0;
 };
 
 /// Unknowns from which HeatDeviceSolve::Auto solves on the device. Measured
@@ -217,39 +220,39 @@ struct HeatReport {
   double residual = 0.0;
   bool converged = true;
   int unknowns = 0;
-  double dt = 0.0;             ///< the heat step
-  double energy_walls = 0.0;   ///< J per unit depth into the material from walls and plates
-  double energy_air = 0.0;     ///< from photons or convection
+  double dt = 0.0;            ///< the heat step
+  double energy_walls = 0.0;  ///< J per unit depth into the material from walls and plates
+  double energy_air = 0.0;    ///< from photons or convection
   double energy_lamps = 0.0;
-  double energy_grid = 0.0;    ///< sum_i C_i dT_i: everything the grid gave the particles
+  double energy_grid = 0.0;  ///< sum_i C_i dT_i: everything the grid gave the particles
   /// The solve's energy defect dt sum_u (A x - b)_u: heat the PCG tolerance
   /// created or destroyed (the ledger's drift comes from it and from rounding).
   double energy_solver = 0.0;
   /// Rounding the stored (float) temperatures made: sum cap (T_float - T_exact).
   double energy_rounding = 0.0;
-  bool on_device = false;      ///< the system was solved by the HeatLinearSolver
+  bool on_device = false;  ///< the system was solved by the HeatLinearSolver
   /// The device's solve stopped unconverged and the host finished it from its x
   /// (iterations count both).
   bool host_finish = false;
-  double solve_ms = 0.0;       ///< the solve (with its transfers to and from the device)
+  double solve_ms = 0.0;  ///< the solve (with its transfers to and from the device)
   /// A device solve that failed (then the host solved this pass): the reason.
   std::string device_error;
-  int limited = 0;             ///< particles whose blended temperature the range limiter moved
-  double energy_limited = 0.0; ///< |heat| it moved to the neighbours (not lost: redistributed)
-  double melted = 0.0;         ///< ice mass melted this pass
-  int emitted = 0;             ///< water particles emitted
-  int converted = 0;           ///< particles whose ice was all gone (now the melt material)
+  int limited = 0;              ///< particles whose blended temperature the range limiter moved
+  double energy_limited = 0.0;  ///< |heat| it moved to the neighbours (not lost: redistributed)
+  double melted = 0.0;          ///< ice mass melted this pass
+  int emitted = 0;              ///< water particles emitted
+  int converted = 0;            ///< particles whose ice was all gone (now the melt material)
   std::vector<uint32_t> new_ids;
   double ms = 0.0;
 };
 
 /// Totals of the state (HeatSolver::totals).
 struct HeatTotals {
-  double ice_mass = 0.0;       ///< ice still solid (melting materials)
-  double water_mass = 0.0;     ///< virtual water plus particles of melt materials
+  double ice_mass = 0.0;    ///< ice still solid (melting materials)
+  double water_mass = 0.0;  ///< virtual water plus particles of melt materials
   double virtual_water = 0.0;
-  double sensible = 0.0;       ///< sum cap (T - T_ref)
-  double latent = 0.0;         ///< sum L m_water (liquid of a melt material)
+  double sensible = 0.0;  ///< sum cap (T - T_ref)
+  double latent = 0.0;    ///< sum L m_water (liquid of a melt material)
   double heat() const { return sensible + latent; }
   double min_T = 0.0, max_T = 0.0;
 };
@@ -259,8 +262,8 @@ class HeatSolver {
   /// One pass of heat step dt (seconds of heat time). Particles may be added
   /// (emitted water: fresh IDs from p.next_id) or change material.
   const HeatReport& run(MpmParticles& p, const GridSpec& g, const SolverParams& s,
-                        const std::vector<MaterialParams>& materials, const HeatParams& hp, double dt,
-                        uint64_t seed, const std::vector<HeatLamp>& extra_lamps = {});
+                        const std::vector<MaterialParams>& materials, const HeatParams& hp,
+                        double dt, uint64_t seed, const std::vector<HeatLamp>& extra_lamps = {});
   const HeatReport& last() const { return report_; }
   /// The device solver run() may use (HeatParams::device_solve), or null; not
   /// owned: MpmWorld sets it from its backend around each pass.
@@ -284,34 +287,41 @@ class HeatSolver {
   /// The mass quantum of a saved state (the rewind; 0: not yet quantized).
   void set_quantum(float q) { quantum_ = q; }
   /// The heat capacity of particle i (J/K per unit depth).
-  static double capacity(const MpmParticles& p, const std::vector<MaterialParams>& materials, size_t i);
+  static double capacity(const MpmParticles& p, const std::vector<MaterialParams>& materials,
+                         size_t i);
 
  private:
-  void transfer_to_grid(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& m);
+  void transfer_to_grid(const MpmParticles& p, const GridSpec& g,
+                        const std::vector<MaterialParams>& m);
   void classify(const GridSpec& g, const SolverParams& s, const HeatParams& hp);
-  void deposit_sources(const MpmParticles& p, const GridSpec& g, const SolverParams& s, const HeatParams& hp,
-                       double dt, uint64_t seed, const std::vector<HeatLamp>& extra);
+  void deposit_sources(const MpmParticles& p, const GridSpec& g, const SolverParams& s,
+                       const HeatParams& hp, double dt, uint64_t seed,
+                       const std::vector<HeatLamp>& extra);
   void assemble(const GridSpec& g, const HeatParams& hp, double dt);
-  void transfer_to_particles(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& m);
+  void transfer_to_particles(MpmParticles& p, const GridSpec& g,
+                             const std::vector<MaterialParams>& m);
   /// Buckets the melting particles (also for emission) and, when `flow`,
   /// moves virtual water between them.
   void flow_virtual_water(MpmParticles& p, const GridSpec& g, const SolverParams& s,
-                          const std::vector<MaterialParams>& m, const HeatParams& hp, double dt, bool flow);
+                          const std::vector<MaterialParams>& m, const HeatParams& hp, double dt,
+                          bool flow);
   void emit_and_convert(MpmParticles& p, const GridSpec& g, const SolverParams& s,
                         const std::vector<MaterialParams>& m, const HeatParams& hp, bool emit);
 
   HeatReport report_;
   // Grid, (nx + 1) x (ny + 1) nodes.
-  struct NodeSums { double C = 0.0, CT = 0.0, K = 0.0, V = 0.0; };
+  struct NodeSums {
+    double C = 0.0, CT = 0.0, K = 0.0, V = 0.0;
+  };
   std::vector<NodeSums> acc_;
   std::vector<double> C_, K_, V_, Q_, P_, T_old_, T_new_, T_fix_;
   std::vector<uint8_t> kind_;
-  std::vector<int> unknown_of_;      ///< node -> unknown or -1
-  std::vector<int> node_of_;         ///< unknown -> node
+  std::vector<int> unknown_of_;  ///< node -> unknown or -1
+  std::vector<int> node_of_;     ///< unknown -> node
   HeatSystem A_;
   std::vector<double> b_, x_, guess_;
   PcgWork work_;
-  std::vector<int> robin_faces_;     ///< per unknown: empty faces (convection)
+  std::vector<int> robin_faces_;  ///< per unknown: empty faces (convection)
   // Virtual water.
   std::vector<int> cell_start_, order_;
   std::vector<double> recv_, gave_, dpx_, dpy_, dheat_;

@@ -44,11 +44,11 @@ struct DevSystem {
 /// The scalars of the iteration, kept on the device. `rr` and `breakdown`
 /// (the first 16 bytes) come back to the host each iteration.
 struct DevScalars {
-  double rr;         ///< r.r
-  int breakdown;     ///< p.q <= 0: stop (the host's `break` before the update)
+  double rr;      ///< r.r
+  int breakdown;  ///< p.q <= 0: stop (the host's `break` before the update)
   int pad;
-  double rz;         ///< r.z
-  double bb;         ///< b.b
+  double rz;  ///< r.z
+  double bb;  ///< b.b
   double alpha, beta;
 };
 
@@ -89,8 +89,8 @@ __device__ void write_partials(double (&v)[K], double* part) {
 }
 
 /// r = b - A x, z = r / diag, p = z; partials of r.z, r.r, b.b.
-__global__ void start_kernel(DevSystem A, const double* b, const double* x, double* r, double* z, double* p,
-                             double* part) {
+__global__ void start_kernel(DevSystem A, const double* b, const double* x, double* r, double* z,
+                             double* p, double* part) {
   double v[3] = {0.0, 0.0, 0.0};
   for (int i = blockIdx.x * kThreads + threadIdx.x; i < A.n; i += gridDim.x * kThreads) {
     const double ri = b[i] - row_apply(A, x, i);
@@ -117,8 +117,8 @@ __global__ void apply_kernel(DevSystem A, const double* p, double* q, double* pa
 }
 
 /// x += alpha p, r -= alpha q, z = r / diag; partials of r.r, r.z.
-__global__ void update_kernel(DevSystem A, const DevScalars* s, const double* p, const double* q, double* x,
-                              double* r, double* z, double* part) {
+__global__ void update_kernel(DevSystem A, const DevScalars* s, const double* p, const double* q,
+                              double* x, double* r, double* z, double* part) {
   const double alpha = s->alpha;
   double v[2] = {0.0, 0.0};
   // After a breakdown the host stops before the update: x and r stay as they
@@ -140,7 +140,8 @@ __global__ void update_kernel(DevSystem A, const DevScalars* s, const double* p,
 /// p = z + beta p.
 __global__ void direction_kernel(int n, const DevScalars* s, const double* z, double* p) {
   const double beta = s->beta;
-  for (int i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) p[i] = z[i] + beta * p[i];
+  for (int i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads)
+    p[i] = z[i] + beta * p[i];
 }
 
 enum ReduceStep { kStart = 0, kAlpha = 1, kBeta = 2 };
@@ -181,7 +182,8 @@ void grow(T*& p, size_t& cap, size_t n) {
   cudaFree(p);
   p = nullptr;
   cap = 0;
-  cuda_check(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(n, 1) * sizeof(T)), "cudaMalloc (heat solve)");
+  cuda_check(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(n, 1) * sizeof(T)),
+             "cudaMalloc (heat solve)");
   cap = n;
 }
 
@@ -189,8 +191,10 @@ class CudaHeatSolver final : public HeatLinearSolver {
  public:
   explicit CudaHeatSolver(cudaStream_t stream) : stream_(stream) {
     try {
-      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_s_), sizeof(DevScalars)), "cudaMallocHost (heat solve)");
-      cuda_check(cudaMalloc(reinterpret_cast<void**>(&s_), sizeof(DevScalars)), "cudaMalloc (heat solve)");
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_s_), sizeof(DevScalars)),
+                 "cudaMallocHost (heat solve)");
+      cuda_check(cudaMalloc(reinterpret_cast<void**>(&s_), sizeof(DevScalars)),
+                 "cudaMalloc (heat solve)");
       cuda_check(cudaMalloc(reinterpret_cast<void**>(&part_), kMaxBlocks * 3 * sizeof(double)),
                  "cudaMalloc (heat solve)");
     } catch (...) {
@@ -201,8 +205,8 @@ class CudaHeatSolver final : public HeatLinearSolver {
   ~CudaHeatSolver() override { release(); }
   CudaHeatSolver(const CudaHeatSolver&) = delete;
   CudaHeatSolver& operator=(const CudaHeatSolver&) = delete;
-  PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                  int max_iterations, PcgWork& work) override {
+  PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x,
+                  double tol, int max_iterations, PcgWork& work) override {
     PcgResult res;
     const int n = A.n;
     if (n == 0) {
@@ -211,9 +215,11 @@ class CudaHeatSolver final : public HeatLinearSolver {
     }
     x.resize(static_cast<size_t>(n));
     reserve(static_cast<size_t>(n));
-    const size_t bytes = static_cast<size_t>(n) * sizeof(double), ibytes = static_cast<size_t>(n) * sizeof(int);
+    const size_t bytes = static_cast<size_t>(n) * sizeof(double),
+                 ibytes = static_cast<size_t>(n) * sizeof(int);
     auto up = [&](void* dst, const void* src, size_t nb) {
-      cuda_check(cudaMemcpyAsync(dst, src, nb, cudaMemcpyHostToDevice, stream_), "heat solve upload");
+      cuda_check(cudaMemcpyAsync(dst, src, nb, cudaMemcpyHostToDevice, stream_),
+                 "heat solve upload");
     };
     up(diag_, A.diag.data(), bytes);
     up(east_, A.east.data(), bytes);
@@ -254,9 +260,11 @@ class CudaHeatSolver final : public HeatLinearSolver {
       }
       if (it > max_iterations) it = max_iterations;
     }
-    cuda_check(cudaMemcpyAsync(x.data(), x_, bytes, cudaMemcpyDeviceToHost, stream_), "heat solve download");
+    cuda_check(cudaMemcpyAsync(x.data(), x_, bytes, cudaMemcpyDeviceToHost, stream_),
+               "heat solve download");
     cuda_check(cudaStreamSynchronize(stream_), "heat solve");
-    return pcg_finish(A, b, x, it, bnorm, rnorm, tol, work.q);  // the true residual, as solve_pcg reports it
+    return pcg_finish(A, b, x, it, bnorm, rnorm, tol,
+                      work.q);  // the true residual, as solve_pcg reports it
   }
 
  private:
@@ -265,7 +273,8 @@ class CudaHeatSolver final : public HeatLinearSolver {
 
   void read_scalars(size_t bytes) {
     cuda_check(cudaGetLastError(), "heat solve kernels");
-    cuda_check(cudaMemcpyAsync(host_s_, s_, bytes, cudaMemcpyDeviceToHost, stream_), "heat solve scalars");
+    cuda_check(cudaMemcpyAsync(host_s_, s_, bytes, cudaMemcpyDeviceToHost, stream_),
+               "heat solve scalars");
     cuda_check(cudaStreamSynchronize(stream_), "heat solve");
   }
   /// Vectors for n unknowns, grown by a quarter beyond the need (melting adds
@@ -297,8 +306,8 @@ class CudaHeatSolver final : public HeatLinearSolver {
 
   cudaStream_t stream_;
   size_t cap_ = 0;
-  double *diag_ = nullptr, *east_ = nullptr, *north_ = nullptr, *b_ = nullptr, *x_ = nullptr, *r_ = nullptr,
-         *z_ = nullptr, *p_ = nullptr, *q_ = nullptr, *part_ = nullptr;
+  double *diag_ = nullptr, *east_ = nullptr, *north_ = nullptr, *b_ = nullptr, *x_ = nullptr,
+         *r_ = nullptr, *z_ = nullptr, *p_ = nullptr, *q_ = nullptr, *part_ = nullptr;
   int *east_of_ = nullptr, *north_of_ = nullptr, *west_of_ = nullptr, *south_of_ = nullptr;
   DevScalars* s_ = nullptr;
   DevScalars* host_s_ = nullptr;

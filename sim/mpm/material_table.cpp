@@ -6,9 +6,14 @@ namespace {
 using M = MaterialParams;
 
 // The elastic pair shared by jelly, snow and sand.
-#define PS_ELASTIC_FIELDS                                                                         \
-  {"E", &M::E, 1e-6, 1e12, 1.f, 1e7f, true, "%.4g", "Young's modulus (a stress in the scene's units)."}, \
-  {"nu", &M::nu, 0.0, 0.49, 0.f, 0.49f, false, "%.3f", "Poisson's ratio (plane strain Lame parameters)."}
+#define PS_ELASTIC_FIELDS                                             \
+  {"E",  &M::E,  1e-6,                                                \
+   1e12, 1.f,    1e7f,                                                \
+   true, "%.4g", "Young's modulus (a stress in the scene's units)."}, \
+  {                                                                   \
+    "nu", &M::nu, 0.0, 0.49, 0.f, 0.49f, false, "%.3f",               \
+        "Poisson's ratio (plane strain Lame parameters)."             \
+  }
 
 const MaterialField kFluid[] = {
     {"bulk_modulus", &M::bulk_modulus, 1e-6, 1e12, 1.f, 1e6f, true, "%.4g",
@@ -47,7 +52,8 @@ const MaterialField kSand[] = {
 const MaterialField kViscoplastic[] = {
     {"kappa", &M::kappa, 1e-6, 1e12, 1.f, 1e7f, true, "%.4g",
      "Bulk modulus kappa: tau_vol = kappa/2 (J^2 - 1) I."},
-    {"mu", &M::mu, 1e-6, 1e12, 1.f, 1e7f, true, "%.4g", "Shear modulus mu: tau_dev = mu dev(b_bar)."},
+    {"mu", &M::mu, 1e-6, 1e12, 1.f, 1e7f, true, "%.4g",
+     "Shear modulus mu: tau_dev = mu dev(b_bar)."},
     {"yield_stress", &M::yield_stress, 0.0, 1e12, 0.f, 1e5f, true, "%.4g",
      "von Mises yield stress tau_Y: elastic while |dev tau| <= sqrt(2/3) tau_Y."},
     {"eta", &M::eta, 0.0, 1e9, 0.f, 100.f, true, "%.3g",
@@ -69,22 +75,59 @@ const MaterialField kThermal[] = {
 };
 
 template <size_t N>
-constexpr int count(const MaterialField (&)[N]) { return static_cast<int>(N); }
+constexpr int count(const MaterialField (&)[N]) {
+  return static_cast<int>(N);
+}
 
 const MaterialKind kKinds[kMaterialTypeCount] = {
-    {MaterialType::Tracer, "tracer", "no stress: transfer only",
-     "GAMES201 lecture 7 (the PIC-vs-APIC block)", {0.85f, 0.85f, 0.90f}, nullptr, 0, false},
-    {MaterialType::Fluid, "fluid", "weakly compressible fluid, state J",
-     "Hu et al. 2018 (mpm88 / mpm99 fluid)", {0.20f, 0.55f, 0.95f}, kFluid, count(kFluid), false},
-    {MaterialType::Jelly, "jelly", "elastic, fixed-corotated",
-     "Stomakhin et al. 2012 (mpm99 jelly)", {0.95f, 0.45f, 0.35f}, kJelly, count(kJelly), true},
-    {MaterialType::Snow, "snow", "fixed-corotated, singular-value clamping, hardening",
-     "Stomakhin et al. 2013", {0.92f, 0.95f, 1.00f}, kSnow, count(kSnow), false},
-    {MaterialType::Sand, "sand", "Mohr-Coulomb in Hencky strain",
-     "Klar et al. 2016 (plane-strain cone)", {0.90f, 0.75f, 0.45f}, kSand, count(kSand), false},
-    {MaterialType::Viscoplastic, "viscoplastic", "von Mises viscoplastic: stretches, necks and tears",
-     "Yue et al. 2015; the MPM fracture paper (J. CAD & CG 2023)", {0.80f, 0.55f, 0.25f}, kViscoplastic,
-     count(kViscoplastic), true},
+    {MaterialType::Tracer,
+     "tracer",
+     "no stress: transfer only",
+     "GAMES201 lecture 7 (the PIC-vs-APIC block)",
+     {0.85f, 0.85f, 0.90f},
+     nullptr,
+     0,
+     false},
+    {MaterialType::Fluid,
+     "fluid",
+     "weakly compressible fluid, state J",
+     "Hu et al. 2018 (mpm88 / mpm99 fluid)",
+     {0.20f, 0.55f, 0.95f},
+     kFluid,
+     count(kFluid),
+     false},
+    {MaterialType::Jelly,
+     "jelly",
+     "elastic, fixed-corotated",
+     "Stomakhin et al. 2012 (mpm99 jelly)",
+     {0.95f, 0.45f, 0.35f},
+     kJelly,
+     count(kJelly),
+     true},
+    {MaterialType::Snow,
+     "snow",
+     "fixed-corotated, singular-value clamping, hardening",
+     "Stomakhin et al. 2013",
+     {0.92f, 0.95f, 1.00f},
+     kSnow,
+     count(kSnow),
+     false},
+    {MaterialType::Sand,
+     "sand",
+     "Mohr-Coulomb in Hencky strain",
+     "Klar et al. 2016 (plane-strain cone)",
+     {0.90f, 0.75f, 0.45f},
+     kSand,
+     count(kSand),
+     false},
+    {MaterialType::Viscoplastic,
+     "viscoplastic",
+     "von Mises viscoplastic: stretches, necks and tears",
+     "Yue et al. 2015; the MPM fracture paper (J. CAD & CG 2023)",
+     {0.80f, 0.55f, 0.25f},
+     kViscoplastic,
+     count(kViscoplastic),
+     true},
 };
 
 }  // namespace

@@ -11,13 +11,13 @@ namespace ps {
 
 /// One editable parameter of a material model.
 struct MaterialField {
-  const char* key;                 ///< scene-file key ("E", "yield_stress")
-  float MaterialParams::*member;   ///< where it lives in MaterialParams
-  double min, max;                 ///< accepted range in scene files and --set
-  float ui_min, ui_max;            ///< slider range in the Materials panel
-  bool log_slider;                 ///< logarithmic slider
-  const char* format;              ///< slider printf format
-  const char* help;                ///< tooltip and docs/scene-format.md text
+  const char* key;                ///< scene-file key ("E", "yield_stress")
+  float MaterialParams::*member;  ///< where it lives in MaterialParams
+  double min, max;                ///< accepted range in scene files and --set
+  float ui_min, ui_max;           ///< slider range in the Materials panel
+  bool log_slider;                ///< logarithmic slider
+  const char* format;             ///< slider printf format
+  const char* help;               ///< tooltip and docs/scene-format.md text
 };
 
 /// One material model.
@@ -49,7 +49,9 @@ int thermal_field_count();
 
 /// Every model, indexed by MaterialType.
 const MaterialKind* material_kinds();
-inline const MaterialKind& material_kind(MaterialType t) { return material_kinds()[static_cast<int>(t)]; }
+inline const MaterialKind& material_kind(MaterialType t) {
+  return material_kinds()[static_cast<int>(t)];
+}
 /// The model of a scene-file type name, or -1.
 int find_material_kind(const std::string& name);
 /// "tracer, fluid, jelly, snow, sand or viscoplastic" (error messages).

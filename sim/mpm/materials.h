@@ -22,11 +22,11 @@
 namespace ps {
 
 enum class MaterialType : uint8_t {
-  Tracer = 0,  ///< no stress: pure transfer (the PIC-vs-APIC teaching block)
-  Fluid = 1,   ///< weakly compressible, J-based (mpm88), optional viscosity
-  Jelly = 2,   ///< elastic, fixed-corotated (mpm99)
-  Snow = 3,    ///< fixed-corotated + singular-value clamping + hardening (Stomakhin 2013)
-  Sand = 4,    ///< Drucker-Prager in Hencky strain (Klar et al. 2016)
+  Tracer = 0,        ///< no stress: pure transfer (the PIC-vs-APIC teaching block)
+  Fluid = 1,         ///< weakly compressible, J-based (mpm88), optional viscosity
+  Jelly = 2,         ///< elastic, fixed-corotated (mpm99)
+  Snow = 3,          ///< fixed-corotated + singular-value clamping + hardening (Stomakhin 2013)
+  Sand = 4,          ///< Drucker-Prager in Hencky strain (Klar et al. 2016)
   Viscoplastic = 5,  ///< von Mises viscoplastic (Yue et al. 2015; the MPM fracture paper)
 };
 constexpr int kMaterialTypeCount = 6;
@@ -36,31 +36,34 @@ constexpr int kMaterialTypeCount = 6;
 /// constant memory. Units are the scene's (demos use mpm99's: domain 1).
 struct MaterialParams {
   MaterialType type = MaterialType::Jelly;
-  float density = 1.f;      ///< mass per unit area
-  float E = 5e3f;           ///< Young's modulus (jelly, snow, sand)
-  float nu = 0.2f;          ///< Poisson's ratio
+  float density = 1.f;        ///< mass per unit area
+  float E = 5e3f;             ///< Young's modulus (jelly, snow, sand)
+  float nu = 0.2f;            ///< Poisson's ratio
   float bulk_modulus = 4e3f;  ///< fluid: tau = K J (J - 1) I
   float viscosity = 0.f;      ///< fluid: dynamic viscosity
   /// fluid: rate (1/s) at which J relaxes to the volume the particles fill on
   /// the grid (mpm::volume_corrected_J); 0: off, J alone as in mpm88
   float volume_correction = 0.f;
-  float theta_c = 2.5e-2f;  ///< snow: critical compression
-  float theta_s = 4.5e-3f;  ///< snow: critical stretch
-  float hardening = 10.f;   ///< snow: xi in exp(xi (1 - Jp))
+  float theta_c = 2.5e-2f;      ///< snow: critical compression
+  float theta_s = 4.5e-3f;      ///< snow: critical stretch
+  float hardening = 10.f;       ///< snow: xi in exp(xi (1 - Jp))
   float friction_angle = 30.f;  ///< sand: degrees
-  float cohesion = 0.f;         ///< sand: Mohr-Coulomb cohesion c (a stress, scene units); 0 = cohesionless
-  float dilatancy = 0.f;        ///< sand: dilatancy angle psi, degrees (0: no volume change in plastic flow)
-  float dilation_limit = 0.15f; ///< sand: plastic volume strain ln Jp at which dilatancy has died out (critical state)
-  float kappa = 1e4f;           ///< viscoplastic: bulk modulus
-  float mu = 2e3f;              ///< viscoplastic: shear modulus
-  float yield_stress = 50.f;    ///< viscoplastic: von Mises yield stress tau_Y
-  float eta = 0.1f;             ///< viscoplastic: viscosity of the plastic flow (0: perfectly plastic)
+  float cohesion =
+      0.f;  ///< sand: Mohr-Coulomb cohesion c (a stress, scene units); 0 = cohesionless
+  float dilatancy =
+      0.f;  ///< sand: dilatancy angle psi, degrees (0: no volume change in plastic flow)
+  float dilation_limit =
+      0.15f;  ///< sand: plastic volume strain ln Jp at which dilatancy has died out (critical state)
+  float kappa = 1e4f;         ///< viscoplastic: bulk modulus
+  float mu = 2e3f;            ///< viscoplastic: shear modulus
+  float yield_stress = 50.f;  ///< viscoplastic: von Mises yield stress tau_Y
+  float eta = 0.1f;  ///< viscoplastic: viscosity of the plastic flow (0: perfectly plastic)
   // Heat (every model; sim/mpm/heat.h). Temperatures in deg C.
-  float conductivity = 1.f;     ///< thermal conductivity k, W / (m K)
-  float heat_capacity = 1000.f; ///< specific heat c, J / (kg K)
-  float melting_point = 0.f;    ///< deg C (used when latent_heat > 0 and melts_into is set)
-  float latent_heat = 0.f;      ///< J / kg; 0: does not melt
-  int melts_into = -1;          ///< index of the material its melt becomes (-1: none)
+  float conductivity = 1.f;             ///< thermal conductivity k, W / (m K)
+  float heat_capacity = 1000.f;         ///< specific heat c, J / (kg K)
+  float melting_point = 0.f;            ///< deg C (used when latent_heat > 0 and melts_into is set)
+  float latent_heat = 0.f;              ///< J / kg; 0: does not melt
+  int melts_into = -1;                  ///< index of the material its melt becomes (-1: none)
   float color[3] = {0.9f, 0.9f, 0.9f};  ///< display colour (linear RGB in [0,1])
 };
 
@@ -69,7 +72,6 @@ PS_HD void lame(const MaterialParams& m, float& mu, float& lambda) {
   mu = m.E / (2.f * (1.f + m.nu));
   lambda = m.E * m.nu / ((1.f + m.nu) * (1.f - 2.f * m.nu));
 }
-
 
 namespace mpm {
 
@@ -97,7 +99,8 @@ PS_HD Mat2 jelly_stress(const MaterialParams& m, const Mat2& F) {
   Mat2 R, S;
   polar2(F, R, S);
   const float Jf = det(F);
-  return (2.f * mu) * ((F - R) * transpose(F)) + Mat2::diag(la * Jf * (Jf - 1.f), la * Jf * (Jf - 1.f));
+  return (2.f * mu) * ((F - R) * transpose(F)) +
+         Mat2::diag(la * Jf * (Jf - 1.f), la * Jf * (Jf - 1.f));
 }
 
 // [SECTION] Snow -----------------------------------------------------------------------
@@ -123,7 +126,8 @@ PS_HD Mat2 snow_update(const MaterialParams& m, Mat2& F, float& Jp) {
   mu *= h;
   la *= h;
   const Mat2 R = U * transpose(V);
-  return (2.f * mu) * ((F - R) * transpose(F)) + Mat2::diag(la * new_j * (new_j - 1.f), la * new_j * (new_j - 1.f));
+  return (2.f * mu) * ((F - R) * transpose(F)) +
+         Mat2::diag(la * new_j * (new_j - 1.f), la * new_j * (new_j - 1.f));
 }
 
 // [SECTION] Sand -----------------------------------------------------------------------
@@ -177,8 +181,8 @@ PS_HD float sand_apex_trace(float mu, float la, float sin_phi, float cos_phi, fl
 /// its friction where the constant-volume rule (psi = 0) leaves it stress-free.
 /// When the return would pass the cone's axis (d - dgamma < 0) the state goes
 /// to the apex.
-PS_HD void sand_dilatant_return(float mu, float la, float sin_phi, float cos_phi, float cohesion, float sin_psi,
-                                Vec2& eps) {
+PS_HD void sand_dilatant_return(float mu, float la, float sin_phi, float cos_phi, float cohesion,
+                                float sin_psi, Vec2& eps) {
   const float tr = eps.x + eps.y;
   const float d = fabsf(eps.x - eps.y);
   const float k = mu + la;
@@ -241,20 +245,21 @@ PS_HD void sand_dilatant_return(float mu, float la, float sin_phi, float cos_phi
 /// exp(t) c cot(phi) for the new trace t (t = 0 without cohesion: stress-free;
 /// with cohesion a few Newton steps from t = c cot(phi) / (mu + lambda)).
 /// Hydrostatic compression and every state inside the cone is untouched.
-PS_HD void sand_return_map(float mu, float la, float sin_phi, float cos_phi, float cohesion, Vec2& eps,
-                           float sin_psi = 0.f) {
+PS_HD void sand_return_map(float mu, float la, float sin_phi, float cos_phi, float cohesion,
+                           Vec2& eps, float sin_psi = 0.f) {
   const float tr = eps.x + eps.y;
   const Vec2 dev{0.5f * (eps.x - eps.y), 0.5f * (eps.y - eps.x)};
   const float dev_norm = length(dev);
   const float J = expf(tr);
-  const float p = (mu + la) * tr;        // mean (2D) Kirchhoff stress
+  const float p = (mu + la) * tr;  // mean (2D) Kirchhoff stress
   const float cj = cohesion * J * cos_phi;
   if (sin_psi > 0.f) {
     // Dilatant flow: any state outside the cone returns along the flow
     // direction, which reaches the cone from a tensile trial too when the
     // shear is large enough (tr <= |e1 - e2| sin psi without cohesion); the
     // apex only when it would pass the axis.
-    if (1.41421356f * mu * dev_norm + p * sin_phi > cj) sand_dilatant_return(mu, la, sin_phi, cos_phi, cohesion, sin_psi, eps);
+    if (1.41421356f * mu * dev_norm + p * sin_phi > cj)
+      sand_dilatant_return(mu, la, sin_phi, cos_phi, cohesion, sin_psi, eps);
     return;
   }
   if (p >= 0.f && p * sin_phi >= cj) {
@@ -312,8 +317,10 @@ PS_HD Mat2 sand_update(const MaterialParams& m, Mat2& F, float& Jp) {
   // Geotechnique 36(1)).
   float sin_psi = 0.f;
   if (m.dilatancy > 0.f) {
-    const float left = m.dilation_limit > 0.f ? 1.f - logf(fmaxf(Jp, 1e-6f)) / m.dilation_limit : 0.f;
-    if (left > 0.f) sin_psi = sinf(fminf(m.dilatancy * 3.14159265f / 180.f, phi) * fminf(left, 1.f));
+    const float left =
+        m.dilation_limit > 0.f ? 1.f - logf(fmaxf(Jp, 1e-6f)) / m.dilation_limit : 0.f;
+    if (left > 0.f)
+      sin_psi = sinf(fminf(m.dilatancy * 3.14159265f / 180.f, phi) * fminf(left, 1.f));
   }
   const float sin_mc = sand_cone_sin(m.friction_angle);
   sand_return_map(mu, la, sin_mc, sqrtf(1.f - sin_mc * sin_mc), m.cohesion, eps, sin_psi);
@@ -394,7 +401,8 @@ PS_HD Mat2 viscoplastic_update(const MaterialParams& m, Mat2& F, float& Jp, floa
 /// returns the Kirchhoff stress tau. `J` is the fluid's volume ratio, `C`
 /// the particle's velocity gradient (fluid viscosity), `dt` the substep
 /// (viscoplastic flow; 0 evaluates the stress without flow).
-PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, const Mat2& C, float dt) {
+PS_HD Mat2 constitutive(const MaterialParams& m, Mat2& F, float J, float& Jp, const Mat2& C,
+                        float dt) {
   switch (m.type) {
     case MaterialType::Tracer: return Mat2{};
     case MaterialType::Fluid: return fluid_stress(m, J, C);
@@ -439,7 +447,8 @@ inline double energy_density(const MaterialParams& m, const Mat2& F, float J, fl
   Mat2 U, V;
   Vec2 sig;
   svd2(F, U, sig, V);
-  const double a1 = std::fabs(sig.x) > 1e-6f ? std::fabs(sig.x) : 1e-6, a2 = std::fabs(sig.y) > 1e-6f ? std::fabs(sig.y) : 1e-6;
+  const double a1 = std::fabs(sig.x) > 1e-6f ? std::fabs(sig.x) : 1e-6,
+               a2 = std::fabs(sig.y) > 1e-6f ? std::fabs(sig.y) : 1e-6;
   switch (m.type) {
     case MaterialType::Sand: {
       const double e1 = std::log(a1), e2 = std::log(a2);
@@ -447,12 +456,15 @@ inline double energy_density(const MaterialParams& m, const Mat2& F, float J, fl
     }
     case MaterialType::Viscoplastic: {
       const double j = a1 * a2, e = 0.5 * (std::log(a1) - std::log(a2));
-      return 0.5 * m.kappa * (0.5 * (j * j - 1.0) - std::log(j)) + m.mu * (std::cosh(2.0 * e) - 1.0);
+      return 0.5 * m.kappa * (0.5 * (j * j - 1.0) - std::log(j)) +
+             m.mu * (std::cosh(2.0 * e) - 1.0);
     }
     default: {
       double h = 1.0;
-      if (m.type == MaterialType::Snow) h = std::min(std::max(std::exp(m.hardening * (1.0 - Jp)), 0.1), 5.0);
-      const double s1 = sig.x - 1.0, s2 = sig.y - 1.0, dj = static_cast<double>(sig.x) * sig.y - 1.0;
+      if (m.type == MaterialType::Snow)
+        h = std::min(std::max(std::exp(m.hardening * (1.0 - Jp)), 0.1), 5.0);
+      const double s1 = sig.x - 1.0, s2 = sig.y - 1.0,
+                   dj = static_cast<double>(sig.x) * sig.y - 1.0;
       return h * (mu * (s1 * s1 + s2 * s2) + 0.5 * la * dj * dj);
     }
   }

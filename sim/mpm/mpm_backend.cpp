@@ -11,7 +11,8 @@ namespace ps {
 std::unique_ptr<MpmBackend> make_cuda_backend();
 #endif
 
-SubstepResult MpmBackend::advance(const SubstepInput& in0, int count, const StepRule& rule, StepClock& clock) {
+SubstepResult MpmBackend::advance(const SubstepInput& in0, int count, const StepRule& rule,
+                                  StepClock& clock) {
   SubstepInput in = in0;
   SubstepResult r;
   for (int s = 0; s < count; ++s) {
@@ -37,8 +38,10 @@ std::vector<std::string> available_backends() {
 
 std::unique_ptr<MpmBackend> make_backend(const std::string& kind, int threads) {
   if (kind == "cpu") return std::make_unique<MpmCpuBackend>(threads);
-  if (kind == "auto")  // a caller's bug, not a user's: "auto" needs the self-check gate above this layer
-    throw std::logic_error("backend 'auto' must be resolved with choose_auto_backend() (sim/selfcheck/verdict.h) first");
+  if (kind ==
+      "auto")  // a caller's bug, not a user's: "auto" needs the self-check gate above this layer
+    throw std::logic_error(
+        "backend 'auto' must be resolved with choose_auto_backend() (sim/selfcheck/verdict.h) first");
   if (kind == "cuda") {
 #if defined(PS_HAVE_CUDA_MPM)
     if (cuda_device_available()) return make_cuda_backend();

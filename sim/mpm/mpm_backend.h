@@ -59,7 +59,7 @@ struct SubstepInput {
 /// Evaluated by the backend between substeps (on the device for CUDA).
 struct StepRule {
   bool adaptive = false;
-  float dt_max = 1e-4f;   ///< the fixed step, or the adaptive upper bound
+  float dt_max = 1e-4f;  ///< the fixed step, or the adaptive upper bound
   float dt_min = 1e-7f;
   float cfl = 0.5f;
   float dx = 1.f / 128.f;
@@ -86,8 +86,8 @@ struct StepClock {
 
 struct SubstepResult {
   bool ok = true;
-  int64_t bad_index = -1;   ///< lowest particle index that blew up, if !ok
-  float max_speed = 0.f;    ///< max |v| after the substep (for the CFL step)
+  int64_t bad_index = -1;  ///< lowest particle index that blew up, if !ok
+  float max_speed = 0.f;   ///< max |v| after the substep (for the CFL step)
 };
 
 /// Time of one phase of a substep, in milliseconds per substep (a moving
@@ -99,14 +99,15 @@ struct PhaseTiming {
 
 /// What the Stats panel and `sandbox info` show about a backend.
 struct BackendStats {
-  std::string device;          ///< "CPU, 4 threads" or the GPU's name
-  size_t memory_used = 0;      ///< device memory in use (all processes); 0 on CPU
-  size_t memory_total = 0;     ///< device memory; 0 on CPU
-  size_t state_bytes = 0;      ///< bytes this backend holds (particles, grid, scratch)
+  std::string device;               ///< "CPU, 4 threads" or the GPU's name
+  size_t memory_used = 0;           ///< device memory in use (all processes); 0 on CPU
+  size_t memory_total = 0;          ///< device memory; 0 on CPU
+  size_t state_bytes = 0;           ///< bytes this backend holds (particles, grid, scratch)
   std::vector<PhaseTiming> phases;  ///< per substep
   double ms_per_substep = 0.0;      ///< whole substep, same averaging
-  double rigid_grid_ms = 0.0;       ///< the rigid-body grid rule's part of the grid update (0: no bodies)
-  std::string notes;           ///< e.g. "sorted every 16 substeps; CUDA graph"
+  double rigid_grid_ms =
+      0.0;            ///< the rigid-body grid rule's part of the grid update (0: no bodies)
+  std::string notes;  ///< e.g. "sorted every 16 substeps; CUDA graph"
 };
 
 /// Device-resident particle arrays, for CUDA-GL interop: the renderer maps
@@ -122,13 +123,13 @@ struct DeviceParticleView {
   const Mat2* F = nullptr;
   const float* J = nullptr;
   const float* Jp = nullptr;
-  const float* vol0 = nullptr;         ///< rest volume (the sprite radius is 0.5 sqrt(vol0))
+  const float* vol0 = nullptr;  ///< rest volume (the sprite radius is 0.5 sqrt(vol0))
   const uint8_t* material = nullptr;
-  const uint32_t* perm = nullptr;      ///< slot -> host index
+  const uint32_t* perm = nullptr;             ///< slot -> host index
   const MaterialParams* materials = nullptr;  ///< device copy of the material table
   int material_count = 0;
-  void* stream = nullptr;              ///< cudaStream_t the stepper uses
-  int device = 0;                      ///< CUDA device ordinal
+  void* stream = nullptr;  ///< cudaStream_t the stepper uses
+  int device = 0;          ///< CUDA device ordinal
 };
 
 /// Sums over the particles (double accumulation): the window's plots read
@@ -151,7 +152,7 @@ class DeviceStateCopy {
  public:
   virtual ~DeviceStateCopy() = default;
   virtual size_t bytes() const = 0;
-  virtual size_t count() const = 0;  ///< particles
+  virtual size_t count() const = 0;   ///< particles
   virtual bool has_poly() const = 0;  ///< PolyPIC's modes are in it
 };
 
@@ -172,7 +173,8 @@ class MpmBackend {
   /// counted) and reports it. The default loops over substep(); the CUDA
   /// backend keeps dt and the blow-up flag on the device and reads them back
   /// once per call.
-  virtual SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock);
+  virtual SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule,
+                                StepClock& clock);
   /// Timings and memory for the Stats panel.
   virtual BackendStats stats() const = 0;
   /// Device arrays for interop, or null (CPU backend).
@@ -204,7 +206,8 @@ class MpmBackend {
   virtual HeatLinearSolver* heat_linear_solver() { return nullptr; }
   /// Grid after the last substep's update (node mass and velocity), for the
   /// teaching overlays. Empty before the first substep.
-  virtual void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const = 0;
+  virtual void read_grid(GridSpec& spec, std::vector<float>& mass,
+                         std::vector<Vec2>& velocity) const = 0;
 };
 
 /// Backends this build can create. "cpu" always; "cuda" when compiled with

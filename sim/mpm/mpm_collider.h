@@ -34,15 +34,15 @@ enum class ColliderShape : uint8_t { Disk = 0, Polygon = 1 };
 
 struct RigidCollider {
   ColliderShape shape = ColliderShape::Disk;
-  uint8_t count = 0;                   ///< polygon vertices (counter-clockwise)
-  Vec2 v[kColliderMaxVertices] = {};   ///< polygon vertices; v[0] = centre of a disk
-  float radius = 0.f;                  ///< disk radius
-  Vec2 lo, hi;                         ///< bounding box (world)
-  Vec2 c;                              ///< the body's centre of mass
-  Vec2 vel;                            ///< velocity of c
-  float omega = 0.f;                   ///< angular velocity (rad/s, counter-clockwise)
-  float friction = 0.f;                ///< Coulomb coefficient between matter and body
-  int body = 0;                        ///< owning body index (impulses are summed per body by the caller)
+  uint8_t count = 0;                  ///< polygon vertices (counter-clockwise)
+  Vec2 v[kColliderMaxVertices] = {};  ///< polygon vertices; v[0] = centre of a disk
+  float radius = 0.f;                 ///< disk radius
+  Vec2 lo, hi;                        ///< bounding box (world)
+  Vec2 c;                             ///< the body's centre of mass
+  Vec2 vel;                           ///< velocity of c
+  float omega = 0.f;                  ///< angular velocity (rad/s, counter-clockwise)
+  float friction = 0.f;               ///< Coulomb coefficient between matter and body
+  int body = 0;  ///< owning body index (impulses are summed per body by the caller)
 };
 
 namespace mpm {
@@ -80,14 +80,23 @@ PS_HD float collider_distance(const RigidCollider& c, Vec2 x, Vec2& n) {
     const Vec2 nk{e.y / L, -e.x / L};  // outward for counter-clockwise vertices
     const float s = dot(x - a, nk);
     if (s > 0.f) outside = true;
-    if (s > best_in) { best_in = s; n_in = nk; }
+    if (s > best_in) {
+      best_in = s;
+      n_in = nk;
+    }
     float t = dot(x - a, e) / (L * L);
     t = t < 0.f ? 0.f : (t > 1.f ? 1.f : t);
     const Vec2 d = x - (a + t * e);
     const float dl = length(d);
-    if (dl < best_out) { best_out = dl; n_out = dl > 0.f ? d / dl : nk; }
+    if (dl < best_out) {
+      best_out = dl;
+      n_out = dl > 0.f ? d / dl : nk;
+    }
   }
-  if (outside) { n = n_out; return best_out; }
+  if (outside) {
+    n = n_out;
+    return best_out;
+  }
   n = n_in;
   return best_in;
 }
@@ -141,7 +150,8 @@ PS_HD RigidCollider collider_moved(const RigidCollider& c0, float tau) {
 /// A cheap test before building the moved part (true may still be out of reach).
 PS_HD bool moved_collider_may_reach(const RigidCollider& c0, float tau, Vec2 x, float band) {
   const Vec2 ct = c0.c + tau * c0.vel;
-  const float rx = fmaxf(c0.c.x - c0.lo.x, c0.hi.x - c0.c.x), ry = fmaxf(c0.c.y - c0.lo.y, c0.hi.y - c0.c.y);
+  const float rx = fmaxf(c0.c.x - c0.lo.x, c0.hi.x - c0.c.x),
+              ry = fmaxf(c0.c.y - c0.lo.y, c0.hi.y - c0.c.y);
   const float reach = sqrtf(rx * rx + ry * ry) + band;
   return length2(x - ct) <= reach * reach;
 }
@@ -153,7 +163,9 @@ PS_HD bool collider_bbox_contains(const RigidCollider& c, Vec2 x) {
 /// The grid rule for one node at xi with velocity v (edited in place).
 /// Returns true when the node was inside the part and approaching it.
 PS_HD bool collide_node(const RigidCollider& c, Vec2 xi, Vec2& v, float skin) {
-  if (!(xi.x >= c.lo.x - skin && xi.x <= c.hi.x + skin && xi.y >= c.lo.y - skin && xi.y <= c.hi.y + skin)) return false;
+  if (!(xi.x >= c.lo.x - skin && xi.x <= c.hi.x + skin && xi.y >= c.lo.y - skin &&
+        xi.y <= c.hi.y + skin))
+    return false;
   Vec2 n;
   if (collider_distance(c, xi, n) > skin) return false;
   const Vec2 vb = collider_velocity(c, xi);
@@ -173,7 +185,8 @@ PS_HD bool collide_node(const RigidCollider& c, Vec2 xi, Vec2& v, float skin) {
 /// it, is moved out along the normal to distance r, so its volume stays
 /// outside the body.
 PS_HD bool push_out(const RigidCollider& c, Vec2& x, float r) {
-  if (!(x.x >= c.lo.x - r && x.x <= c.hi.x + r && x.y >= c.lo.y - r && x.y <= c.hi.y + r)) return false;
+  if (!(x.x >= c.lo.x - r && x.x <= c.hi.x + r && x.y >= c.lo.y - r && x.y <= c.hi.y + r))
+    return false;
   Vec2 n;
   const float d = collider_distance(c, x, n);
   if (d >= r) return false;

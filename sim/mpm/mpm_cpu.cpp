@@ -46,7 +46,8 @@ void MpmCpuBackend::bucket(const SubstepInput& in) {
   for (int by = 0; by < blocks_y_; ++by)
     for (int bx = 0; bx < blocks_x_; ++bx) {
       uint32_t b = static_cast<uint32_t>(by * blocks_x_ + bx);
-      if (block_start_[b + 1] > block_start_[b]) color_blocks_[(by & 1) * 2 + (bx & 1)].push_back(b);
+      if (block_start_[b + 1] > block_start_[b])
+        color_blocks_[(by & 1) * 2 + (bx & 1)].push_back(b);
     }
 }
 
@@ -78,16 +79,24 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
     if (p_->poly.size() != n) p_->poly.resize(n);  // arrays filled outside MpmParticles' helpers
   }
   if (flip) {
-    pool_.parallel_for(static_cast<int64_t>(grid_v_old_.size()), 16384, [&](int64_t b, int64_t e, int) {
-      std::fill(grid_v_old_.begin() + b, grid_v_old_.begin() + e, Vec2{});
-    });
+    pool_.parallel_for(static_cast<int64_t>(grid_v_old_.size()), 16384,
+                       [&](int64_t b, int64_t e, int) {
+                         std::fill(grid_v_old_.begin() + b, grid_v_old_.begin() + e, Vec2{});
+                       });
   }
   switch (in.solver.kernel) {
-    case Kernel::Linear: flip ? scatter<Kernel::Linear, true>(in, apic) : scatter<Kernel::Linear, false>(in, apic); break;
-    case Kernel::Cubic: flip ? scatter<Kernel::Cubic, true>(in, apic) : scatter<Kernel::Cubic, false>(in, apic); break;
+    case Kernel::Linear:
+      flip ? scatter<Kernel::Linear, true>(in, apic) : scatter<Kernel::Linear, false>(in, apic);
+      break;
+    case Kernel::Cubic:
+      flip ? scatter<Kernel::Cubic, true>(in, apic) : scatter<Kernel::Cubic, false>(in, apic);
+      break;
     default:
-      if (poly) scatter<Kernel::Quadratic, false, true>(in, apic);
-      else flip ? scatter<Kernel::Quadratic, true>(in, apic) : scatter<Kernel::Quadratic, false>(in, apic);
+      if (poly)
+        scatter<Kernel::Quadratic, false, true>(in, apic);
+      else
+        flip ? scatter<Kernel::Quadratic, true>(in, apic)
+             : scatter<Kernel::Quadratic, false>(in, apic);
       break;
   }
 }
@@ -131,7 +140,9 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   };
   auto one = [&](size_t o) {
     const uint32_t i = order_[o];
-    fold(o, i, mpm::constitutive(in.materials[p_->material[i]], p_->F[i], p_->J[i], p_->Jp[i], p_->C[i], dt));
+    fold(o, i,
+         mpm::constitutive(in.materials[p_->material[i]], p_->F[i], p_->J[i], p_->Jp[i], p_->C[i],
+                           dt));
   };
   // Fluid, jelly and snow four at a time (mpm_simd.h: the same arithmetic
   // per lane), each type apart; the other materials and the rest one by one.
@@ -140,9 +151,14 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
     int count[3] = {0, 0, 0};
     for (int64_t o = o0; o < o1; ++o) {
       const MaterialType t = in.materials[p_->material[order_[static_cast<size_t>(o)]]].type;
-      const int k = t == MaterialType::Fluid ? 0 : t == MaterialType::Jelly ? 1 : t == MaterialType::Snow ? 2 : -1;
-      if (k < 0) one(static_cast<size_t>(o));
-      else list[k][count[k]++] = static_cast<uint32_t>(o);
+      const int k = t == MaterialType::Fluid   ? 0
+                    : t == MaterialType::Jelly ? 1
+                    : t == MaterialType::Snow  ? 2
+                                               : -1;
+      if (k < 0)
+        one(static_cast<size_t>(o));
+      else
+        list[k][count[k]++] = static_cast<uint32_t>(o);
     }
     for (int k = 0; k < 3; ++k) {
       int g = 0;
@@ -159,9 +175,12 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
           Jp[l] = p_->Jp[i];
         }
         simd::M4 tau;
-        if (k == 0) tau = simd::fluid_stress4(m, J, C);
-        else if (k == 1) tau = simd::jelly_stress4(m, F);
-        else tau = simd::snow_update4(m, F, Jp);
+        if (k == 0)
+          tau = simd::fluid_stress4(m, J, C);
+        else if (k == 1)
+          tau = simd::jelly_stress4(m, F);
+        else
+          tau = simd::snow_update4(m, F, Jp);
         if (k == 2) {
           simd::store_mats(F, p_->F.data(), idx);
           for (int l = 0; l < 4; ++l) p_->Jp[idx[l]] = Jp[l];
@@ -174,19 +193,23 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
   };
   // Dynamic chunks: the materials cluster in block order, and a snow particle's
   // return map costs several times a water particle's pressure.
-  pool_.parallel_for_dynamic(static_cast<int64_t>(n), kPrePassChunk, [&](int64_t o0, int64_t o1, int) {
-    for (int64_t b = o0; b < o1; b += kPrePassChunk) {
-      const int64_t e = std::min<int64_t>(o1, b + kPrePassChunk);
-      if (lanes_) lanes(b, e);
-      else for (int64_t o = b; o < e; ++o) one(static_cast<size_t>(o));
-    }
-  });
+  pool_.parallel_for_dynamic(static_cast<int64_t>(n), kPrePassChunk,
+                             [&](int64_t o0, int64_t o1, int) {
+                               for (int64_t b = o0; b < o1; b += kPrePassChunk) {
+                                 const int64_t e = std::min<int64_t>(o1, b + kPrePassChunk);
+                                 if (lanes_)
+                                   lanes(b, e);
+                                 else
+                                   for (int64_t o = b; o < e; ++o) one(static_cast<size_t>(o));
+                               }
+                             });
   for (int color = 0; color < 4; ++color) {
     const std::vector<uint32_t>& blocks = color_blocks_[color];
     // Each thread takes a run of blocks holding about the same number of
     // particles (static partition by count: block sizes vary a lot, and the
     // result does not depend on the split, blocks of a colour write disjoint nodes).
-    const int parts = static_cast<int>(std::min<size_t>(static_cast<size_t>(pool_.size()), blocks.size()));
+    const int parts =
+        static_cast<int>(std::min<size_t>(static_cast<size_t>(pool_.size()), blocks.size()));
     split_.assign(static_cast<size_t>(parts) + 1, static_cast<int64_t>(blocks.size()));
     split_[0] = 0;
     {
@@ -196,11 +219,13 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
       int k = 1;
       for (size_t bi = 0; bi < blocks.size() && k < parts; ++bi) {
         acc += block_start_[blocks[bi] + 1] - block_start_[blocks[bi]];
-        while (k < parts && acc * static_cast<uint64_t>(parts) >= total * static_cast<uint64_t>(k)) split_[static_cast<size_t>(k++)] = static_cast<int64_t>(bi) + 1;
+        while (k < parts && acc * static_cast<uint64_t>(parts) >= total * static_cast<uint64_t>(k))
+          split_[static_cast<size_t>(k++)] = static_cast<int64_t>(bi) + 1;
       }
     }
     pool_.parallel_for(parts, 1, [&](int64_t p0, int64_t p1, int) {
-      for (int64_t bi = split_[static_cast<size_t>(p0)]; bi < split_[static_cast<size_t>(p1)]; ++bi) {
+      for (int64_t bi = split_[static_cast<size_t>(p0)]; bi < split_[static_cast<size_t>(p1)];
+           ++bi) {
         uint32_t blk = blocks[bi];
         uint32_t o = block_start_[blk];
         if (K == Kernel::Quadratic && lanes_) {
@@ -212,8 +237,13 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
               const uint32_t i = order_[o + static_cast<uint32_t>(l)];
               const Scatter& q = pre_[o + static_cast<uint32_t>(l)];
               const float mp = p_->mass[i];
-              lane[l] = simd::ScatterLane{p_->x[i], q.mv, q.A, mp, FLIP ? mp * p_->v[i] : Vec2{},
-                                          POLY ? &p_->poly[i] : nullptr, q.vol};
+              lane[l] = simd::ScatterLane{p_->x[i],
+                                          q.mv,
+                                          q.A,
+                                          mp,
+                                          FLIP ? mp * p_->v[i] : Vec2{},
+                                          POLY ? &p_->poly[i] : nullptr,
+                                          q.vol};
             }
             simd::quad_scatter4<FLIP, POLY>(grid_.data(), grid_v_old_.data(), stride, g, lane);
           }
@@ -231,7 +261,8 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
                 const float w = s.wx[a] * s.wy[c];
                 if constexpr (FLIP) grid_v_old_[row0 + a] += w * (mp * p_->v[i]);
                 const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-                const Vec2 d = w * q.mv + w * (q.A * dpos) + q.S * mpm::grad_vector(K, s, a, c, inv_dx);
+                const Vec2 d =
+                    w * q.mv + w * (q.A * dpos) + q.S * mpm::grad_vector(K, s, a, c, inv_dx);
                 row[a].vx += d.x;
                 row[a].vy += d.y;
                 row[a].m += w * mp;
@@ -282,8 +313,9 @@ bool corrects_volume(const SubstepInput& in) {
 
 void MpmCpuBackend::grid_update(const SubstepInput& in) {
   const GridSpec& g = in.grid;
-  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point,
-                           in.solver.wall_friction};
+  mpm::GridUpdateParams gp{
+      g,        in.solver.gravity,      in.dt, in.solver.boundary, in.solver.boundary_nodes,
+      in.point, in.solver.wall_friction};
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const bool keep_old = in.solver.transfer == Transfer::FLIP;
   // The walls' volume in the volume channel (mpm::wall_volume_fraction), where a fluid corrects its J.
@@ -296,7 +328,8 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
       for (int i = 0; i < sx; ++i) {
         size_t node = static_cast<size_t>(j) * sx + i;
         if (walls_volume)
-          grid_[node].pad += cell * mpm::wall_volume_fraction(g, b, in.solver.kernel, i, static_cast<int>(j));
+          grid_[node].pad +=
+              cell * mpm::wall_volume_fraction(g, b, in.solver.kernel, i, static_cast<int>(j));
         if (keep_old) grid_v_old_[node] = mpm::flip_old_velocity(grid_[node].m, grid_v_old_[node]);
         Vec2 mv{grid_[node].vx, grid_[node].vy};
         mpm::grid_update_node(i, static_cast<int>(j), grid_[node].m, mv, gp);
@@ -317,9 +350,11 @@ void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
   for (int k = 0; k < in.collider_count; ++k) {
     const RigidCollider& c = in.colliders[k];
     const int i0 = std::max(0, static_cast<int>(std::ceil((c.lo.x - skin - g.origin.x) * inv_dx)));
-    const int i1 = std::min(sx - 1, static_cast<int>(std::floor((c.hi.x + skin - g.origin.x) * inv_dx)));
+    const int i1 =
+        std::min(sx - 1, static_cast<int>(std::floor((c.hi.x + skin - g.origin.x) * inv_dx)));
     const int j0 = std::max(0, static_cast<int>(std::ceil((c.lo.y - skin - g.origin.y) * inv_dx)));
-    const int j1 = std::min(sy - 1, static_cast<int>(std::floor((c.hi.y + skin - g.origin.y) * inv_dx)));
+    const int j1 =
+        std::min(sy - 1, static_cast<int>(std::floor((c.hi.y + skin - g.origin.y) * inv_dx)));
     double jx = 0.0, jy = 0.0, L = 0.0;
     for (int j = j0; j <= j1; ++j)
       for (int i = i0; i <= i1; ++i) {
@@ -327,7 +362,8 @@ void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
         const Vec2 xi{g.origin.x + i * g.dx, g.origin.y + j * g.dx};
         if (body_volume) {  // the body counts as full in the volume channel (mpm::volume_corrected_J)
           Vec2 n;
-          nd.pad += cell * mpm::kernel_cdf(in.solver.kernel, -mpm::collider_distance(c, xi, n) * inv_dx);
+          nd.pad +=
+              cell * mpm::kernel_cdf(in.solver.kernel, -mpm::collider_distance(c, xi, n) * inv_dx);
         }
         if (!(nd.m > 0.f)) continue;
         Vec2 v{nd.vx, nd.vy};
@@ -356,8 +392,10 @@ SubstepResult MpmCpuBackend::g2p(const SubstepInput& in) {
   const bool flip = in.solver.transfer == Transfer::FLIP;
   const bool poly = in.solver.transfer == Transfer::PolyPIC;  // quadratic only (checked in p2g)
   switch (in.solver.kernel) {
-    case Kernel::Linear: return flip ? gather<Kernel::Linear, true>(in) : gather<Kernel::Linear, false>(in);
-    case Kernel::Cubic: return flip ? gather<Kernel::Cubic, true>(in) : gather<Kernel::Cubic, false>(in);
+    case Kernel::Linear:
+      return flip ? gather<Kernel::Linear, true>(in) : gather<Kernel::Linear, false>(in);
+    case Kernel::Cubic:
+      return flip ? gather<Kernel::Cubic, true>(in) : gather<Kernel::Cubic, false>(in);
     default:
       if (poly) return gather<Kernel::Quadratic, false, true>(in);
       return flip ? gather<Kernel::Quadratic, true>(in) : gather<Kernel::Quadratic, false>(in);
@@ -374,9 +412,8 @@ SubstepResult MpmCpuBackend::for_particles(const SubstepInput& in, Body body) {
 template <bool kFinal, class Run>
 SubstepResult MpmCpuBackend::for_particle_runs(const SubstepInput& in, Run run) {
   if constexpr (!kFinal) {  // a first pass (MUSL follows): no checks, keys not yet written
-    pool_.parallel_for(static_cast<int64_t>(p_->size()), 2048, [&](int64_t b, int64_t e, int) {
-      run(b, e, [](size_t, bool) {});
-    });
+    pool_.parallel_for(static_cast<int64_t>(p_->size()), 2048,
+                       [&](int64_t b, int64_t e, int) { run(b, e, [](size_t, bool) {}); });
     return SubstepResult{};
   }
   const size_t n = p_->size();
@@ -388,8 +425,10 @@ SubstepResult MpmCpuBackend::for_particle_runs(const SubstepInput& in, Run run) 
     int64_t my_bad = std::numeric_limits<int64_t>::max();
     float my_vmax2 = 0.f;
     run(b, e, [&](size_t i, bool ok) {
-      if (!ok) my_bad = std::min<int64_t>(my_bad, static_cast<int64_t>(i));
-      else my_vmax2 = std::max(my_vmax2, length2(p_->v[i]));
+      if (!ok)
+        my_bad = std::min<int64_t>(my_bad, static_cast<int64_t>(i));
+      else
+        my_vmax2 = std::max(my_vmax2, length2(p_->v[i]));
     });
     bad[static_cast<size_t>(worker)] = std::min(bad[static_cast<size_t>(worker)], my_bad);
     vmax2[static_cast<size_t>(worker)] = std::max(vmax2[static_cast<size_t>(worker)], my_vmax2);
@@ -410,8 +449,8 @@ SubstepResult MpmCpuBackend::for_particle_runs(const SubstepInput& in, Run run) 
   return r;
 }
 
-bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2,
-                                    const SubstepInput& in, float phi) {
+bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt,
+                                    float vlim2, const SubstepInput& in, float phi) {
   const MaterialParams& mat = in.materials[p_->material[i]];
   p_->J[i] = mpm::volume_corrected_J(p_->J[i], phi, mpm::volume_correction_step(mat, dt));
   mpm::update_deformation(mat.type, B, dt, p_->F[i], p_->J[i]);
@@ -424,7 +463,8 @@ bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_mo
   p_->x[i] = xn;
   block_of_[i] = block_key(k, in.grid, xn);  // bucket key for the next substep
   const Mat2& F = p_->F[i];
-  return length2(p_->v[i]) <= vlim2 && std::isfinite(p_->J[i]) && std::isfinite(F.a00 + F.a01 + F.a10 + F.a11);
+  return length2(p_->v[i]) <= vlim2 && std::isfinite(p_->J[i]) &&
+         std::isfinite(F.a00 + F.a01 + F.a10 + F.a11);
 }
 
 template <Kernel K, bool FLIP, bool POLY>
@@ -442,11 +482,13 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
   const float inv_area = 1.f / (g.dx * g.dx);  // node volume -> volume fraction
   // After the sums: the new velocity, C, and F, J, x and the key (finish_particle).
   auto finish = [&](size_t i, Vec2 v_pic, Vec2 dv, const Mat2& B, float vol) {
-    const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
+    const Vec2 v =
+        FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[i], v_pic, dv) : v_pic;
     p_->v[i] = v;
     p_->C[i] = B;
     if constexpr (kMusl) return true;
-    const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
+    const Vec2 v_adv =
+        FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
     return finish_particle(i, K, B, v_adv, dt, vlim2, in, vol * inv_area);
   };
   auto body = [&](size_t i) {
@@ -493,11 +535,13 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         simd::f4 px, py;
         simd::load_positions(&p_->x[i0], px, py);
         simd::PolyModes4 modes;
-        const simd::Gather4 q = simd::quad_gather4<FLIP, POLY>(grid_.data(), grid_v_old_.data(), stride, g, px, py, &modes);
+        const simd::Gather4 q = simd::quad_gather4<FLIP, POLY>(grid_.data(), grid_v_old_.data(),
+                                                               stride, g, px, py, &modes);
         if constexpr (POLY)
           for (int l = 0; l < 4; ++l) p_->poly[i0 + static_cast<size_t>(l)] = modes.lane(l);
         if (in.collider_count > 0) {  // finish_particle pushes them out of the bodies
-          for (int l = 0; l < 4; ++l) report(i0 + l, finish(i0 + l, q.v_pic(l), q.dv(l), q.B(l), q.vol[l]));
+          for (int l = 0; l < 4; ++l)
+            report(i0 + l, finish(i0 + l, q.v_pic(l), q.dv(l), q.B(l), q.vol[l]));
           continue;
         }
         simd::f4 ax{}, ay{};  // the advection velocity
@@ -506,8 +550,11 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         for (int l = 0; l < 4; ++l) {
           const size_t k = i0 + static_cast<size_t>(l);
           const Vec2 v_pic = q.v_pic(l);
-          const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[k], v_pic, q.dv(l)) : v_pic;
-          const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
+          const Vec2 v =
+              FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p_->v[k], v_pic, q.dv(l))
+                   : v_pic;
+          const Vec2 v_adv =
+              FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
           p_->v[k] = v;
           ax[l] = v_adv.x;
           ay[l] = v_adv.y;
@@ -519,8 +566,8 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         simd::transpose4(q.b00, q.b01, q.b10, q.b11, c);
         static_assert(sizeof(Mat2) == sizeof(simd::f4), "Mat2 is four floats");
         __builtin_memcpy(static_cast<void*>(&p_->C[i0]), c, sizeof c);
-        simd::quad_finish4(fin, fluid, q, ax, ay, &p_->F[i0], &p_->J[i0], &p_->x[i0], &block_of_[i0], beta,
-                           q.vol * inv_area);
+        simd::quad_finish4(fin, fluid, q, ax, ay, &p_->F[i0], &p_->J[i0], &p_->x[i0],
+                           &block_of_[i0], beta, q.vol * inv_area);
         for (int l = 0; l < 4; ++l) {
           const size_t k = i0 + static_cast<size_t>(l);
           const Mat2& F = p_->F[k];
@@ -585,8 +632,9 @@ SubstepResult MpmCpuBackend::musl_linear(const SubstepInput& in) {
       }
     });
   }
-  mpm::GridUpdateParams gp{g, in.solver.gravity, in.dt, in.solver.boundary, in.solver.boundary_nodes, in.point,
-                           in.solver.wall_friction};
+  mpm::GridUpdateParams gp{
+      g,        in.solver.gravity,      in.dt, in.solver.boundary, in.solver.boundary_nodes,
+      in.point, in.solver.wall_friction};
   gp.face_contact = corrects_volume(in);
   const int sx = g.nodes_x(), sy = g.nodes_y();
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
@@ -617,14 +665,16 @@ SubstepResult MpmCpuBackend::musl_linear(const SubstepInput& in) {
     }
     const Vec2 v = p_->v[i];
     p_->C[i] = B;  // APIC's affine field and the viscosity's velocity gradient
-    const Vec2 v_adv = FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_grid) : v_grid;
+    const Vec2 v_adv =
+        FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_grid) : v_grid;
     return finish_particle(i, K, B, v_adv, dt, vlim2, in, vol / (g.dx * g.dx));
   });
 }
 
 // [SECTION] Substep ---------------------------------------------------------------------
 
-void MpmCpuBackend::read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const {
+void MpmCpuBackend::read_grid(GridSpec& spec, std::vector<float>& mass,
+                              std::vector<Vec2>& velocity) const {
   spec = last_grid_;
   mass.resize(grid_.size());
   velocity.resize(grid_.size());
@@ -690,9 +740,11 @@ BackendStats MpmCpuBackend::stats() const {
   BackendStats s;
   s.device = "CPU, " + std::to_string(pool_.size()) + (pool_.size() == 1 ? " thread" : " threads");
   const size_t n = p_ ? p_->size() : 0;
-  s.state_bytes = n * (sizeof(Vec2) * 3 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 2 + 4 + sizeof(PolyModes)) +
+  s.state_bytes = n * (sizeof(Vec2) * 3 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 2 + 4 +
+                       sizeof(PolyModes)) +
                   grid_.size() * (sizeof(Node) + sizeof(Vec2)) + n * sizeof(uint32_t) * 2;
-  static const char* names[4] = {"bucket (8x8 blocks)", "P2G + constitutive", "grid update", "G2P + advect (+ MUSL, linear)"};
+  static const char* names[4] = {"bucket (8x8 blocks)", "P2G + constitutive", "grid update",
+                                 "G2P + advect (+ MUSL, linear)"};
   s.ms_per_substep = 0.0;
   for (int k = 0; k < 4; ++k) {
     s.phases.push_back(PhaseTiming{names[k], phase_ms_[k]});

@@ -29,7 +29,8 @@ class MpmCpuBackend final : public MpmBackend {
   void host_changed() override { keys_valid_ = false; }
   void sync_to_host() override {}
   SubstepResult substep(const SubstepInput& in) override;
-  void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override;
+  void read_grid(GridSpec& spec, std::vector<float>& mass,
+                 std::vector<Vec2>& velocity) const override;
   BackendStats stats() const override;
 
   int threads() const { return pool_.size(); }
@@ -45,30 +46,38 @@ class MpmCpuBackend final : public MpmBackend {
   void collide_grid(const SubstepInput& in, bool impulses);
   SubstepResult g2p(const SubstepInput& in);
   /// POLY: PolyPIC's extra modes (quadratic kernel, not FLIP).
-  template <Kernel K, bool FLIP, bool POLY = false> void scatter(const SubstepInput& in, bool apic);
-  template <Kernel K, bool FLIP, bool POLY = false> SubstepResult gather(const SubstepInput& in);
-  template <bool FLIP> SubstepResult musl_linear(const SubstepInput& in);
+  template <Kernel K, bool FLIP, bool POLY = false>
+  void scatter(const SubstepInput& in, bool apic);
+  template <Kernel K, bool FLIP, bool POLY = false>
+  SubstepResult gather(const SubstepInput& in);
+  template <bool FLIP>
+  SubstepResult musl_linear(const SubstepInput& in);
   /// F, J, position, next block key and blow-up test of particle i after its
   /// velocity is set; `phi` is the volume fraction at the particle (the fluids'
   /// volume correction, mpm::volume_corrected_J). Returns false when it blew
   /// up (|v|^2 > vlim2 or not finite).
-  bool finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2, const SubstepInput& in,
-                       float phi);
+  bool finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_move, float dt, float vlim2,
+                       const SubstepInput& in, float phi);
   /// Runs `body(i)` (returns false on blow-up) over all particles in parallel;
   /// when kFinal, reduces the lowest blown-up index and the max speed and
   /// marks the block keys valid (body wrote them).
-  template <bool kFinal, class Body> SubstepResult for_particles(const SubstepInput& in, Body body);
+  template <bool kFinal, class Body>
+  SubstepResult for_particles(const SubstepInput& in, Body body);
   /// As for_particles, for loops that take particles in runs (four at a
   /// time): `run(b, e, report)` handles particles [b, e) and calls
   /// report(i, ok) once for each, in any order.
-  template <bool kFinal, class Run> SubstepResult for_particle_runs(const SubstepInput& in, Run run);
+  template <bool kFinal, class Run>
+  SubstepResult for_particle_runs(const SubstepInput& in, Run run);
   /// The block a particle's stencil starts in (inline: it runs per particle per substep).
   uint32_t block_key(Kernel k, const GridSpec& g, Vec2 x) const {
-    const float inv_dx = 1.f / g.dx;  // hoisted out of the particle loops by the compiler once inlined
+    const float inv_dx =
+        1.f / g.dx;  // hoisted out of the particle loops by the compiler once inlined
     const int ix = mpm::stencil_base(k, (x.x - g.origin.x) * inv_dx);
     const int iy = mpm::stencil_base(k, (x.y - g.origin.y) * inv_dx);
-    const int bx = std::min(static_cast<int>(static_cast<unsigned>(std::max(ix, 0)) / kBlock), blocks_x_ - 1);
-    const int by = std::min(static_cast<int>(static_cast<unsigned>(std::max(iy, 0)) / kBlock), blocks_y_ - 1);
+    const int bx =
+        std::min(static_cast<int>(static_cast<unsigned>(std::max(ix, 0)) / kBlock), blocks_x_ - 1);
+    const int by =
+        std::min(static_cast<int>(static_cast<unsigned>(std::max(iy, 0)) / kBlock), blocks_y_ - 1);
     return static_cast<uint32_t>(by * blocks_x_ + bx);
   }
 
@@ -91,16 +100,16 @@ class MpmCpuBackend final : public MpmBackend {
   std::vector<Vec2> grid_v_old_;
   // Bucketing.
   int blocks_x_ = 0, blocks_y_ = 0;
-  std::vector<uint32_t> block_of_;      // per particle
-  std::vector<uint32_t> block_start_;   // per block + 1
-  std::vector<uint32_t> order_;         // particle indices sorted by block
+  std::vector<uint32_t> block_of_;     // per particle
+  std::vector<uint32_t> block_start_;  // per block + 1
+  std::vector<uint32_t> order_;        // particle indices sorted by block
   std::vector<uint32_t> color_blocks_[4];
-  std::vector<uint32_t> cursor_;        // counting-sort scratch
-  bool keys_valid_ = false;             // block_of_ was computed by the last G2P
+  std::vector<uint32_t> cursor_;  // counting-sort scratch
+  bool keys_valid_ = false;       // block_of_ was computed by the last G2P
   Kernel key_kernel_ = Kernel::Quadratic;
   int key_grid_nx_ = 0, key_grid_ny_ = 0;
   float key_dx_ = 0.f;
-  std::vector<int64_t> worker_bad_;     // per-worker reductions
+  std::vector<int64_t> worker_bad_;  // per-worker reductions
   std::vector<float> worker_vmax2_;
   GridSpec last_grid_;
   double phase_ms_[4] = {0.0, 0.0, 0.0, 0.0};  // bucket, P2G, grid, G2P
@@ -117,7 +126,8 @@ class MpmCpuBackend final : public MpmBackend {
     Vec2 mv;
     float vol;  ///< the particle's volume now (mpm::particle_volume): the node's volume channel
   };
-  std::vector<Scatter> pre_;  // per colour: block runs of about equal particle counts, one per thread
+  std::vector<Scatter>
+      pre_;  // per colour: block runs of about equal particle counts, one per thread
 };
 
 }  // namespace ps

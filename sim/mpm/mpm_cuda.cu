@@ -30,9 +30,9 @@
 // the grid in its shared memory (fused_kernel, which lists what takes it),
 // when PS_CUDA_FUSED=1: on an H200 it was 3 to 8 times slower than the
 // kernels below (docs/benchmarks.md), so it is off by default.
-#include <cuda_runtime.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -81,22 +81,23 @@ struct DevParticles {
   float* vol0 = nullptr;
   uint8_t* material = nullptr;
   uint32_t* perm = nullptr;  // slot -> host index
-  PolyModes* poly = nullptr;  // PolyPIC's extra modes; allocated only while the world steps with PolyPIC
+  PolyModes* poly =
+      nullptr;  // PolyPIC's extra modes; allocated only while the world steps with PolyPIC
 };
 
 /// Lives on the device; advance() uploads it at the start of a call and reads
 /// it back at the end.
 struct DevControl {
   double time;
-  float dt;              // this substep's dt
+  float dt;  // this substep's dt
   float last_dt;
-  float last_max_speed;  // max |v| after the last finished substep
-  unsigned int vmax2_bits;       // this substep's max |v|^2, bits of a non-negative float
-  unsigned long long bad;        // lowest host index that blew up this substep, or ~0
-  unsigned long long fail_index; // the blown-up particle once halted
-  int halted;            // a substep blew up: later substeps do nothing
-  int steps;             // substeps finished during this call
-  int pending;           // a substep was started and not yet finished
+  float last_max_speed;           // max |v| after the last finished substep
+  unsigned int vmax2_bits;        // this substep's max |v|^2, bits of a non-negative float
+  unsigned long long bad;         // lowest host index that blew up this substep, or ~0
+  unsigned long long fail_index;  // the blown-up particle once halted
+  int halted;                     // a substep blew up: later substeps do nothing
+  int steps;                      // substeps finished during this call
+  int pending;                    // a substep was started and not yet finished
   // fused_kernel's clock cycles in control, P2G, grid update and G2P (its
   // rank 0 block's first thread, each phase up to the cluster barrier that
   // ends it), summed over the call's fused launches: the phase split.
@@ -108,7 +109,6 @@ struct DevControl {
 struct FixedNode {
   unsigned long long m, px, py, ox, oy;
 };
-
 
 // ---- control ------------------------------------------------------------------
 
@@ -144,8 +144,9 @@ __global__ void control_end_kernel(DevControl* c) { control_finish(c); }
 
 // ---- grab, clear ------------------------------------------------------------------
 
-__global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, const uint32_t* idx, const Vec2* off,
-                            const float* ks_each, int count, Vec2 target, float ks_all, const DevControl* ctrl) {
+__global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, const uint32_t* idx,
+                            const Vec2* off, const float* ks_each, int count, Vec2 target,
+                            float ks_all, const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int q = blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= count) return;
@@ -162,8 +163,8 @@ __global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, con
 /// Opens a substep: control (first thread, see control_begin) and the grid
 /// cleared (no other thread reads the control block here; clearing a halted
 /// run's grid is harmless).
-__global__ void clear_kernel(float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, int nodes, DevControl* ctrl,
-                             StepRule rule) {
+__global__ void clear_kernel(float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, int nodes,
+                             DevControl* ctrl, StepRule rule) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k == 0) control_begin(ctrl, rule);
   if (k >= nodes) return;
@@ -205,8 +206,10 @@ struct P2GParticle {
 /// no FLIP): PolyPIC's extra modes add m_p sum_r w e_r c_r to each node's
 /// momentum (mpm::poly_node_velocity, as MpmCpuBackend::scatter does).
 template <Kernel K, bool POLY>
-__device__ __forceinline__ void p2g_particle(const DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
-                                             bool apic, const Vec2* fext, float dt, P2GParticle& t) {
+__device__ __forceinline__ void p2g_particle(const DevParticles& p, int i,
+                                             const MaterialParams* mats, const GridSpec& g,
+                                             bool apic, const Vec2* fext, float dt,
+                                             P2GParticle& t) {
   const float inv_dx = 1.f / g.dx;
   const MaterialParams& mat = mats[p.material[i]];
   Mat2 F = p.F[i];
@@ -232,13 +235,15 @@ __device__ __forceinline__ void p2g_particle(const DevParticles& p, int i, const
 /// The particle's contribution to stencil node (a, c): mass, momentum and,
 /// for FLIP, the transferred momentum w m v (see mpm::flip_old_velocity).
 template <Kernel K, bool FLIP, bool POLY>
-__device__ __forceinline__ void p2g_node(const P2GParticle& t, const GridSpec& g, float inv_dx, int a, int c, float& dm,
-                                         Vec2& dmv, Vec2& dmv0) {
+__device__ __forceinline__ void p2g_node(const P2GParticle& t, const GridSpec& g, float inv_dx,
+                                         int a, int c, float& dm, Vec2& dmv, Vec2& dmv0) {
   const mpm::Stencil& s = t.s;
   const float w = s.wx[a] * s.wy[c];
   const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
-  if (K == Kernel::Linear) dmv = w * t.mv + w * (t.affine * dpos) + t.stress * mpm::grad_vector(K, s, a, c, inv_dx);
-  else dmv = w * (t.mv + t.Q * dpos);
+  if (K == Kernel::Linear)
+    dmv = w * t.mv + w * (t.affine * dpos) + t.stress * mpm::grad_vector(K, s, a, c, inv_dx);
+  else
+    dmv = w * (t.mv + t.Q * dpos);
   if constexpr (POLY) dmv += t.mp * mpm::poly_node_velocity(t.modes, t.px, t.py, a, c);
   dm = w * t.mp;
   if constexpr (FLIP) dmv0 = w * t.mv0;
@@ -247,7 +252,8 @@ __device__ __forceinline__ void p2g_node(const P2GParticle& t, const GridSpec& g
 /// Scatters one particle: add(x, y, dm, dmv, dmv0) once per stencil node
 /// (x, y), in a fixed order.
 template <Kernel K, bool FLIP, bool POLY, class Add>
-__device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec& g, float inv_dx, Add&& add) {
+__device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec& g, float inv_dx,
+                                            Add&& add) {
   constexpr int N = mpm::kernel_support(K);
 #pragma unroll
   for (int c = 0; c < N; ++c)
@@ -272,8 +278,9 @@ __device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec
 /// add(x, y, v) gets the five integers (mass, momentum, FLIP's transferred
 /// momentum).
 template <Kernel K, bool FLIP, bool POLY, bool DET = false, class Add>
-__device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle& t, const GridSpec& g, float inv_dx,
-                                                 Add&& add, FixedScale fs = FixedScale{}) {
+__device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle& t,
+                                                 const GridSpec& g, float inv_dx, Add&& add,
+                                                 FixedScale fs = FixedScale{}) {
   using Acc = typename std::conditional<DET, unsigned long long, float>::type;
   constexpr int CH = FLIP ? 5 : 3;
   constexpr int N = mpm::kernel_support(K);
@@ -323,16 +330,19 @@ __device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle&
         }
       }
       if (leader) {
-        if constexpr (DET) add(s.base_x + a, s.base_y + c, v);
-        else add(s.base_x + a, s.base_y + c, v[0], Vec2{v[1], v[2]}, Vec2{v[3], v[4]});
+        if constexpr (DET)
+          add(s.base_x + a, s.base_y + c, v);
+        else
+          add(s.base_x + a, s.base_y + c, v[0], Vec2{v[1], v[2]}, Vec2{v[3], v[4]});
       }
     }
 }
 
 template <Kernel K, bool DET, bool FLIP, bool POLY = false>
-__global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
-                                                       bool apic, const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old,
-                                                       FixedNode* gi, FixedScale fs, const DevControl* ctrl) {
+__global__ void __launch_bounds__(kThreads)
+    p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, bool apic,
+               const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, FixedScale fs,
+               const DevControl* ctrl) {
   static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
   if (ctrl->halted) return;  // uniform over the block
   constexpr int N = mpm::kernel_support(K);
@@ -409,8 +419,10 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
     }
   };
   if (tiled) {  // every lane: tiled is uniform over the block
-    if constexpr (DET) p2g_scatter_warp<K, FLIP, POLY, true>(active, t, g, inv_dx, to_tile_fixed, fs);
-    else p2g_scatter_warp<K, FLIP, POLY>(active, t, g, inv_dx, to_tile);
+    if constexpr (DET)
+      p2g_scatter_warp<K, FLIP, POLY, true>(active, t, g, inv_dx, to_tile_fixed, fs);
+    else
+      p2g_scatter_warp<K, FLIP, POLY>(active, t, g, inv_dx, to_tile);
     (void)to_tile;
     (void)to_tile_fixed;
   } else if (active) {
@@ -454,8 +466,9 @@ __global__ void __launch_bounds__(kThreads) p2g_kernel(DevParticles p, int n, co
 
 // ---- grid -----------------------------------------------------------------------
 
-__global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2* gv_old, bool keep_old,
-                            const FixedNode* gi, FixedScale fs, const DevControl* ctrl) {
+__global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2* gv_old,
+                            bool keep_old, const FixedNode* gi, FixedScale fs,
+                            const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = gp.grid.nodes_x(), sy = gp.grid.nodes_y();
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
@@ -498,8 +511,8 @@ struct DevColliders {
 
 /// One node (mass m, velocity v, edited) against one part: true when the rule
 /// changed v; jx, jy, L get the momentum it took from the part.
-__device__ __forceinline__ bool collide_part(const RigidCollider& c, Vec2 xi, float m, float skin, Vec2& v, double& jx,
-                                             double& jy, double& L) {
+__device__ __forceinline__ bool collide_part(const RigidCollider& c, Vec2 xi, float m, float skin,
+                                             Vec2& v, double& jx, double& jy, double& L) {
   const Vec2 v0 = v;
   if (!(m > 0.f && mpm::collide_node(c, xi, v, skin))) return false;
   const double dpx = static_cast<double>(m) * (static_cast<double>(v.x) - v0.x);
@@ -518,15 +531,16 @@ __device__ __forceinline__ bool collide_part(const RigidCollider& c, Vec2 xi, fl
 /// and the first thread of the impulse pass stores that pose for G2P;
 /// nothing in this kernel reads the stored poses, so the store races with no
 /// read.
-__global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevColliders cols, bool impulses,
-                               const DevControl* ctrl) {
+__global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevColliders cols,
+                               bool impulses, const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = node < sx * sy;
   const float m = valid ? gm[node] : 0.f;
   Vec2 v = valid ? gv[node] : Vec2{};
-  const Vec2 xi{g.origin.x + static_cast<float>(node % sx) * g.dx, g.origin.y + static_cast<float>(node / sx) * g.dx};
+  const Vec2 xi{g.origin.x + static_cast<float>(node % sx) * g.dx,
+                g.origin.y + static_cast<float>(node / sx) * g.dx};
   const float skin = mpm::kColliderSkin * g.dx;
   const bool moving = cols.placed != nullptr;
   // ctrl->time is the substep's start: the clear kernel finished the previous substep.
@@ -566,8 +580,9 @@ __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevCollide
 
 /// F, J, position and the blow-up / max-speed reductions of particle i once
 /// its velocity v and gradient B are known (mirrors MpmCpuBackend::finish_particle).
-__device__ __forceinline__ void finish_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
-                                                const Mat2& B, Vec2 v, Vec2 v_adv, float dt, float vlim2,
+__device__ __forceinline__ void finish_particle(DevParticles& p, int i, const MaterialParams* mats,
+                                                const GridSpec& g, const Mat2& B, Vec2 v,
+                                                Vec2 v_adv, float dt, float vlim2,
                                                 const DevColliders& cols, DevControl* ctrl) {
   Mat2 F = p.F[i];
   float J = p.J[i];
@@ -605,8 +620,9 @@ struct GlobalRows {
 /// projects the node velocities on PolyPIC's extra modes
 /// (mpm::poly_gather_node, as MpmCpuBackend::gather does).
 template <Kernel K, bool FLIP, bool POLY, class Rows>
-__device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const MaterialParams* mats, const GridSpec& g,
-                                             float alpha, FlipAdvect advect, float vlim2, float dt, const Rows& rows,
+__device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const MaterialParams* mats,
+                                             const GridSpec& g, float alpha, FlipAdvect advect,
+                                             float vlim2, float dt, const Rows& rows,
                                              const DevColliders& cols, DevControl* ctrl) {
   constexpr int N = mpm::kernel_support(K);
   const float inv_dx = 1.f / g.dx;
@@ -632,8 +648,10 @@ __device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const Mater
       v_pic += w * vi;
       if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
       if constexpr (FLIP) dv += w * (vi - row_old[a]);
-      if (K == Kernel::Linear) B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
-      else B += outer(w * vi, Vec2{a - s.fx, c - s.fy});
+      if (K == Kernel::Linear)
+        B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
+      else
+        B += outer(w * vi, Vec2{a - s.fx, c - s.fy});
     }
   }
   if (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
@@ -642,20 +660,22 @@ __device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const Mater
   if (K == Kernel::Linear) return;  // F, J, x and the checks: musl_g2p_kernel
   p.C[i] = B;
   if constexpr (POLY) p.poly[i] = modes;
-  finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
+  finish_particle(p, i, mats, g, B, v,
+                  FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
                   cols, ctrl);
 }
 
 template <Kernel K, bool FLIP, bool POLY = false>
-__global__ void __launch_bounds__(kThreads) g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
-                                                       float alpha, FlipAdvect advect, float vlim2, const Vec2* gv,
-                                                       const Vec2* gv_old, DevColliders cols, DevControl* ctrl) {
+__global__ void __launch_bounds__(kThreads)
+    g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, float alpha,
+               FlipAdvect advect, float vlim2, const Vec2* gv, const Vec2* gv_old,
+               DevColliders cols, DevControl* ctrl) {
   static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  g2p_particle<K, FLIP, POLY>(p, i, mats, g, alpha, advect, vlim2, ctrl->dt, GlobalRows{gv, gv_old, g.nodes_x()},
-                              cols, ctrl);
+  g2p_particle<K, FLIP, POLY>(p, i, mats, g, alpha, advect, vlim2, ctrl->dt,
+                              GlobalRows{gv, gv_old, g.nodes_x()}, cols, ctrl);
 }
 
 // ---- MUSL second pass (linear kernel; see MpmCpuBackend::musl_linear) ----------------
@@ -676,8 +696,8 @@ __global__ void musl_clear_kernel(Vec2* gv, FixedNode* gi, int nodes, const DevC
 }
 
 template <bool DET>
-__global__ void musl_p2g_kernel(DevParticles p, int n, GridSpec g, Vec2* gv, FixedNode* gi, FixedScale fs,
-                                const DevControl* ctrl) {
+__global__ void musl_p2g_kernel(DevParticles p, int n, GridSpec g, Vec2* gv, FixedNode* gi,
+                                FixedScale fs, const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -702,19 +722,22 @@ __global__ void musl_p2g_kernel(DevParticles p, int n, GridSpec g, Vec2* gv, Fix
     }
 }
 
-__global__ void musl_grid_kernel(mpm::GridUpdateParams gp, const float* gm, Vec2* gv, const FixedNode* gi,
-                                 FixedScale fs, const DevControl* ctrl) {
+__global__ void musl_grid_kernel(mpm::GridUpdateParams gp, const float* gm, Vec2* gv,
+                                 const FixedNode* gi, FixedScale fs, const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = gp.grid.nodes_x(), sy = gp.grid.nodes_y();
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= sx * sy) return;
-  const Vec2 mv = gi ? Vec2{from_fixed(gi[node].px, fs.momentum), from_fixed(gi[node].py, fs.momentum)} : gv[node];
+  const Vec2 mv =
+      gi ? Vec2{from_fixed(gi[node].px, fs.momentum), from_fixed(gi[node].py, fs.momentum)}
+         : gv[node];
   gv[node] = mpm::musl_node_velocity(node % sx, node / sx, gm[node], mv, gp);
 }
 
 template <bool FLIP>
-__global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, FlipAdvect advect,
-                                float vlim2, const Vec2* gv, DevColliders cols, DevControl* ctrl) {
+__global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
+                                FlipAdvect advect, float vlim2, const Vec2* gv, DevColliders cols,
+                                DevControl* ctrl) {
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -737,7 +760,8 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
     }
   const Vec2 v = p.v[i];
   p.C[i] = B;
-  finish_particle(p, i, mats, g, B, v, FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
+  finish_particle(p, i, mats, g, B, v,
+                  FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
                   vlim2, cols, ctrl);
 }
 
@@ -788,8 +812,9 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
 // 3.6 MB in 16 blocks: a 256^2 grid fits except deterministic FLIP).
 
 constexpr int kFusedThreads = 512;  // threads per block
-constexpr int kFusedSubsteps = 64;  // substeps per launch at most; particles are reordered between launches
-constexpr int kFusedMaxShift = 4;   // clusters of up to 1 << 4 = 16 blocks
+constexpr int kFusedSubsteps =
+    64;  // substeps per launch at most; particles are reordered between launches
+constexpr int kFusedMaxShift = 4;  // clusters of up to 1 << 4 = 16 blocks
 /// Particles beyond which the unfused kernels, spread over every SM, should
 /// beat one cluster's 16 (an estimate from the H100 timings of
 /// docs/benchmarks.md, where mpm99 at 145 k particles took 36 us a substep
@@ -862,7 +887,8 @@ struct ClusterRows {
   size_t vel_off, old_off;
   int sx, mask, shift;
   __device__ const Vec2* at(int y, size_t off) const {
-    return reinterpret_cast<const Vec2*>(cg::this_cluster().map_shared_rank(smem, y & mask) + off) + (y >> shift) * sx;
+    return reinterpret_cast<const Vec2*>(cg::this_cluster().map_shared_rank(smem, y & mask) + off) +
+           (y >> shift) * sx;
   }
   __device__ const Vec2* vel(int y) const { return at(y, vel_off); }
   __device__ const Vec2* old(int y) const { return at(y, old_off); }
@@ -882,8 +908,9 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
   using Sum = typename std::conditional<DET, unsigned long long, float>::type;
   constexpr int CH = FLIP ? 5 : 3;
   extern __shared__ __align__(16) unsigned char fused_smem[];
-  __shared__ DevControl c;       // this block's copy of the control block
-  __shared__ DevControl red[2];  // rank 0's: substep s's max |v|^2 and lowest blown-up index in red[s & 1]
+  __shared__ DevControl c;  // this block's copy of the control block
+  __shared__ DevControl
+      red[2];  // rank 0's: substep s's max |v|^2 and lowest blown-up index in red[s & 1]
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const int blocks = 1 << a.shift, mask = blocks - 1;
@@ -916,7 +943,8 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
 
   // P2G's atomics into the node sums of (x, y), in the block that owns row y.
   auto add = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
-    Sum* q = reinterpret_cast<Sum*>(cluster.map_shared_rank(fused_smem, y & mask)) + (y >> a.shift) * sx + x;
+    Sum* q = reinterpret_cast<Sum*>(cluster.map_shared_rank(fused_smem, y & mask)) +
+             (y >> a.shift) * sx + x;
     if constexpr (DET) {
       atomicAdd(q, to_fixed(dm, a.fs.mass));
       atomicAdd(q + S, to_fixed(dmv.x, a.fs.momentum));
@@ -992,7 +1020,8 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
         m = from_fixed(sum[k], a.fs.mass);
         mv = Vec2{from_fixed(sum[S + k], a.fs.momentum), from_fixed(sum[2 * S + k], a.fs.momentum)};
         if constexpr (FLIP)
-          mv0 = Vec2{from_fixed(sum[3 * S + k], a.fs.momentum), from_fixed(sum[4 * S + k], a.fs.momentum)};
+          mv0 = Vec2{from_fixed(sum[3 * S + k], a.fs.momentum),
+                     from_fixed(sum[4 * S + k], a.fs.momentum)};
       } else {
         m = sum[k];
         mv = Vec2{sum[S + k], sum[2 * S + k]};
@@ -1017,10 +1046,12 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
       const int bx = mpm::stencil_base(K, (xp.x - a.g.origin.x) * inv_dx);
       const int by = mpm::stencil_base(K, (xp.y - a.g.origin.y) * inv_dx);
       if (!stencil_inside<K>(bx, by, sx, sy)) {
-        atomicMin(&red_now->bad, static_cast<unsigned long long>(a.p.perm[i]));  // halts the run, as a blow-up
+        atomicMin(&red_now->bad,
+                  static_cast<unsigned long long>(a.p.perm[i]));  // halts the run, as a blow-up
         continue;
       }
-      g2p_particle<K, FLIP, POLY>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows, no_colliders, red_now);
+      g2p_particle<K, FLIP, POLY>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows,
+                                  no_colliders, red_now);
     }
     // Past this barrier the reductions are complete, and the next substep's
     // P2G may write the sums (G2P read only the velocities).
@@ -1043,8 +1074,8 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
 
 // ---- reordering -------------------------------------------------------------------
 
-__global__ void sort_key_kernel(const Vec2* x, int n, GridSpec g, Kernel k, int tiles_x, uint32_t* keys,
-                                uint32_t* vals) {
+__global__ void sort_key_kernel(const Vec2* x, int n, GridSpec g, Kernel k, int tiles_x,
+                                uint32_t* keys, uint32_t* vals) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const float inv_dx = 1.f / g.dx;
@@ -1101,7 +1132,8 @@ __global__ void unpermute_kernel(DevParticles out, DevParticles in, int n) {
 }
 
 /// fext in slot order from the host-order upload.
-__global__ void permute_fext_kernel(Vec2* fext, const Vec2* host_order, const uint32_t* perm, int n) {
+__global__ void permute_fext_kernel(Vec2* fext, const Vec2* host_order, const uint32_t* perm,
+                                    int n) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   fext[k] = host_order[perm[k]];
@@ -1114,8 +1146,9 @@ constexpr int kTotalsBlocks = 512;  // fixed: the sums' order, hence their bits,
 /// Per-block sums of mass, momentum, angular momentum about c and kinetic
 /// energy (doubles, each thread strided over the slots, then a fixed tree),
 /// and the block's max |v|^2.
-__global__ void __launch_bounds__(kThreads) totals_kernel(const Vec2* x, const Vec2* v, const float* mass, int n,
-                                                          Vec2 c, double* partial, float* vmax2) {
+__global__ void __launch_bounds__(kThreads)
+    totals_kernel(const Vec2* x, const Vec2* v, const float* mass, int n, Vec2 c, double* partial,
+                  float* vmax2) {
   __shared__ double sh[5][kThreads];
   __shared__ float shv[kThreads];
   double acc[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
@@ -1152,7 +1185,8 @@ struct DevTotals {
 };
 
 /// The blocks' sums in block order (one thread: a few hundred additions).
-__global__ void totals_final_kernel(const double* partial, const float* vmax2, int blocks, DevTotals* out) {
+__global__ void totals_final_kernel(const double* partial, const float* vmax2, int blocks,
+                                    DevTotals* out) {
   DevTotals t{};
   for (int b = 0; b < blocks; ++b) {
     for (int q = 0; q < 5; ++q) t.sum[q] += partial[5 * b + q];
@@ -1170,12 +1204,14 @@ void dev_alloc(T*& ptr, size_t count) {
 
 template <class T>
 void upload(T* dst, const std::vector<T>& src, size_t n, cudaStream_t s) {
-  if (n) check(cudaMemcpyAsync(dst, src.data(), n * sizeof(T), cudaMemcpyHostToDevice, s), "upload");
+  if (n)
+    check(cudaMemcpyAsync(dst, src.data(), n * sizeof(T), cudaMemcpyHostToDevice, s), "upload");
 }
 
 template <class T>
 void download(std::vector<T>& dst, const T* src, size_t n, cudaStream_t s) {
-  if (n) check(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyDeviceToHost, s), "download");
+  if (n)
+    check(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyDeviceToHost, s), "download");
 }
 
 int blocks_for(size_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
@@ -1239,8 +1275,16 @@ struct ColumnLayout {
   enum { kX = 0, kV, kC, kF, kJ, kJp, kMass, kVol0, kPerm, kMat, kPoly, kCount };
   size_t off[kCount + 1] = {};
   ColumnLayout(size_t n, bool poly) {
-    const size_t size[kCount] = {sizeof(Vec2), sizeof(Vec2), sizeof(Mat2), sizeof(Mat2), sizeof(float), sizeof(float),
-                                 sizeof(float), sizeof(float), sizeof(uint32_t), sizeof(uint8_t),
+    const size_t size[kCount] = {sizeof(Vec2),
+                                 sizeof(Vec2),
+                                 sizeof(Mat2),
+                                 sizeof(Mat2),
+                                 sizeof(float),
+                                 sizeof(float),
+                                 sizeof(float),
+                                 sizeof(float),
+                                 sizeof(uint32_t),
+                                 sizeof(uint8_t),
                                  poly ? sizeof(PolyModes) : 0};
     ColumnPacker pack;
     for (int c = 0; c < kCount; ++c) off[c] = pack.add(size[c] * n);
@@ -1281,7 +1325,8 @@ class MpmCudaBackend final : public MpmBackend {
     check(cudaStreamCreateWithFlags(&owner_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     stream_ = owner_->stream;
     check(cudaMalloc(reinterpret_cast<void**>(&ctrl_), sizeof(DevControl)), "cudaMalloc");
-    check(cudaMallocHost(reinterpret_cast<void**>(&ctrl_host_), sizeof(DevControl)), "cudaMallocHost");
+    check(cudaMallocHost(reinterpret_cast<void**>(&ctrl_host_), sizeof(DevControl)),
+          "cudaMallocHost");
     for (auto& e : ev_) check(cudaEventCreate(&e), "cudaEventCreate");
     const char* env = std::getenv("PS_CUDA_GRAPHS");
     use_graphs_ = !(env && std::strcmp(env, "0") == 0);
@@ -1289,20 +1334,35 @@ class MpmCudaBackend final : public MpmBackend {
     // unfused kernels' time (its P2G's atomics into other blocks' shared memory dominate).
     const char* fused_env = std::getenv("PS_CUDA_FUSED");
     fused_enabled_ = fused_env && std::strcmp(fused_env, "1") == 0;
-    check(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, 0), "device attribute");
-    check(cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), "device attribute");
+    check(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, 0),
+          "device attribute");
+    check(cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+          "device attribute");
   }
   ~MpmCudaBackend() override {
     cudaStreamSynchronize(stream_);
     heat_.reset();
     drop_graphs();
     free_particles();
-    cudaFree(gm_); cudaFree(gv_); cudaFree(gv_old_); cudaFree(gi_);
-    cudaFree(mats_); cudaFree(grab_idx_); cudaFree(grab_off_); cudaFree(grab_ks_); cudaFree(ctrl_);
-    cudaFree(cols_); cudaFree(col_impulse_); cudaFree(cols_placed_); cudaFree(col_time_);
+    cudaFree(gm_);
+    cudaFree(gv_);
+    cudaFree(gv_old_);
+    cudaFree(gi_);
+    cudaFree(mats_);
+    cudaFree(grab_idx_);
+    cudaFree(grab_off_);
+    cudaFree(grab_ks_);
+    cudaFree(ctrl_);
+    cudaFree(cols_);
+    cudaFree(col_impulse_);
+    cudaFree(cols_placed_);
+    cudaFree(col_time_);
     cudaFreeHost(ctrl_host_);
     for (auto& e : ev_) cudaEventDestroy(e);
-    cudaFree(tot_partial_); cudaFree(tot_vmax_); cudaFree(tot_out_); cudaFreeHost(tot_host_);
+    cudaFree(tot_partial_);
+    cudaFree(tot_vmax_);
+    cudaFree(tot_out_);
+    cudaFreeHost(tot_host_);
     // owner_ destroys the stream once the last device state copy is gone.
   }
 
@@ -1314,9 +1374,14 @@ class MpmCudaBackend final : public MpmBackend {
     check(cudaStreamSynchronize(stream_), "sync");
     reserve_particles(n);
     n_ = n;
-    upload(d_.x, host_->x, n, stream_); upload(d_.v, host_->v, n, stream_); upload(d_.C, host_->C, n, stream_);
-    upload(d_.F, host_->F, n, stream_); upload(d_.J, host_->J, n, stream_); upload(d_.Jp, host_->Jp, n, stream_);
-    upload(d_.mass, host_->mass, n, stream_); upload(d_.vol0, host_->vol0, n, stream_);
+    upload(d_.x, host_->x, n, stream_);
+    upload(d_.v, host_->v, n, stream_);
+    upload(d_.C, host_->C, n, stream_);
+    upload(d_.F, host_->F, n, stream_);
+    upload(d_.J, host_->J, n, stream_);
+    upload(d_.Jp, host_->Jp, n, stream_);
+    upload(d_.mass, host_->mass, n, stream_);
+    upload(d_.vol0, host_->vol0, n, stream_);
     upload(d_.material, host_->material, n, stream_);
     // PolyPIC's modes are on the device only while the host has them (the
     // world allocates them when PolyPIC starts, then calls host_changed).
@@ -1348,11 +1413,18 @@ class MpmCudaBackend final : public MpmBackend {
     }
     // Into a host staging copy first: a failure part way (the device is lost)
     // leaves the host arrays whole, the last good state the world falls back on.
-    stage_x_.resize(n_); stage_v_.resize(n_); stage_C_.resize(n_);
-    stage_F_.resize(n_); stage_J_.resize(n_); stage_Jp_.resize(n_);
-    download(stage_x_, alt_.x, n_, stream_); download(stage_v_, alt_.v, n_, stream_);
-    download(stage_C_, alt_.C, n_, stream_); download(stage_F_, alt_.F, n_, stream_);
-    download(stage_J_, alt_.J, n_, stream_); download(stage_Jp_, alt_.Jp, n_, stream_);
+    stage_x_.resize(n_);
+    stage_v_.resize(n_);
+    stage_C_.resize(n_);
+    stage_F_.resize(n_);
+    stage_J_.resize(n_);
+    stage_Jp_.resize(n_);
+    download(stage_x_, alt_.x, n_, stream_);
+    download(stage_v_, alt_.v, n_, stream_);
+    download(stage_C_, alt_.C, n_, stream_);
+    download(stage_F_, alt_.F, n_, stream_);
+    download(stage_J_, alt_.J, n_, stream_);
+    download(stage_Jp_, alt_.Jp, n_, stream_);
     const bool poly = d_.poly && host_->poly.size() == n_;
     if (poly) {
       stage_poly_.resize(n_);
@@ -1378,7 +1450,8 @@ class MpmCudaBackend final : public MpmBackend {
     return advance(in, 1, rule, clock);
   }
 
-  SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
+  SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule,
+                        StepClock& clock) override {
     SubstepResult r;
     if (count <= 0) return r;
     if (in.solver.transfer == Transfer::PolyPIC) {
@@ -1435,7 +1508,8 @@ class MpmCudaBackend final : public MpmBackend {
     // fused_kernel); it reorders every kFusedSubsteps substeps, between launches.
     bool fused = plan_fused(in);
     bool timed_sort = false;
-    int timed_fused = 0;  // substeps of the timed fused launch; 0: the first substep was timed unfused
+    int timed_fused =
+        0;  // substeps of the timed fused launch; 0: the first substep was timed unfused
     for (int s = 0; s < count;) {
       if (since_sort_ >= (fused ? kFusedSubsteps : kSortInterval)) {
         const bool time_it = !timed_sort;
@@ -1449,7 +1523,8 @@ class MpmCudaBackend final : public MpmBackend {
         fext_stale = in.use_fext;
       }
       if (fext_stale) {
-        permute_fext_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(fext_, fext_staging_, d_.perm, n);
+        permute_fext_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(fext_, fext_staging_, d_.perm,
+                                                                      n);
         check(cudaGetLastError(), "fext");
         fext_stale = false;
       }
@@ -1462,7 +1537,8 @@ class MpmCudaBackend final : public MpmBackend {
           since_sort_ += chunk;
           continue;
         }
-        fused = false;  // refused (launch_fused says why): unfused from here on, reordered at its interval
+        fused =
+            false;  // refused (launch_fused says why): unfused from here on, reordered at its interval
         continue;
       }
       // The first substep of a call is timed kernel by kernel; the rest up
@@ -1478,14 +1554,18 @@ class MpmCudaBackend final : public MpmBackend {
     }
     control_end_kernel<<<1, 1, 0, stream_>>>(ctrl_);
     check(cudaEventRecord(ev_[kEvBatchEnd], stream_), "event");
-    check(cudaMemcpyAsync(ctrl_host_, ctrl_, sizeof(DevControl), cudaMemcpyDeviceToHost, stream_), "control");
+    check(cudaMemcpyAsync(ctrl_host_, ctrl_, sizeof(DevControl), cudaMemcpyDeviceToHost, stream_),
+          "control");
     if (in.collider_count > 0)
-      check(cudaMemcpyAsync(col_impulse_host_.data(), col_impulse_, 3 * sizeof(double) * in.collider_count,
-                            cudaMemcpyDeviceToHost, stream_), "collider impulses");
+      check(
+          cudaMemcpyAsync(col_impulse_host_.data(), col_impulse_,
+                          3 * sizeof(double) * in.collider_count, cudaMemcpyDeviceToHost, stream_),
+          "collider impulses");
     check(cudaStreamSynchronize(stream_), "advance");
     // The bodies' impulses over this call's substeps (the CPU adds per substep).
     if (in.collider_count > 0 && in.collider_impulse)
-      for (int q = 0; q < 3 * in.collider_count; ++q) in.collider_impulse[q] += col_impulse_host_[static_cast<size_t>(q)];
+      for (int q = 0; q < 3 * in.collider_count; ++q)
+        in.collider_impulse[q] += col_impulse_host_[static_cast<size_t>(q)];
     host_current_ = false;
     last_fused_ = fused;
     record_timings(count, timed_sort, timed_fused, fused ? kFusedSubsteps : kSortInterval);
@@ -1501,13 +1581,18 @@ class MpmCudaBackend final : public MpmBackend {
     return r;
   }
 
-  void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override {
+  void read_grid(GridSpec& spec, std::vector<float>& mass,
+                 std::vector<Vec2>& velocity) const override {
     spec = last_grid_;
     mass.resize(nodes_);
     velocity.resize(nodes_);
     if (nodes_ == 0) return;
-    check(cudaMemcpyAsync(mass.data(), gm_, nodes_ * sizeof(float), cudaMemcpyDeviceToHost, stream_), "grid");
-    check(cudaMemcpyAsync(velocity.data(), gv_, nodes_ * sizeof(Vec2), cudaMemcpyDeviceToHost, stream_), "grid");
+    check(
+        cudaMemcpyAsync(mass.data(), gm_, nodes_ * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+        "grid");
+    check(cudaMemcpyAsync(velocity.data(), gv_, nodes_ * sizeof(Vec2), cudaMemcpyDeviceToHost,
+                          stream_),
+          "grid");
     check(cudaStreamSynchronize(stream_), "grid");
   }
 
@@ -1519,26 +1604,32 @@ class MpmCudaBackend final : public MpmBackend {
       s.memory_total = total_b;
       s.memory_used = total_b - free_b;
     }
-    const size_t per_particle = 2 * (sizeof(Vec2) * 2 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 4) +
-                                sizeof(Vec2) * 2 + 4 * 5 + (d_.poly ? 2 * sizeof(PolyModes) : 0);
+    const size_t per_particle =
+        2 * (sizeof(Vec2) * 2 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 4) + sizeof(Vec2) * 2 +
+        4 * 5 + (d_.poly ? 2 * sizeof(PolyModes) : 0);
     s.state_bytes = capacity_ * per_particle + nodes_ * (sizeof(float) + 2 * sizeof(Vec2)) +
                     (gi_ ? nodes_ * sizeof(FixedNode) : 0) + sort_temp_bytes_;
-    static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)", "grid update",
-                                         "G2P + advect (+ MUSL, linear)", "sort + reorder (amortised)"};
+    static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)",
+                                         "grid update", "G2P + advect (+ MUSL, linear)",
+                                         "sort + reorder (amortised)"};
     // The fused kernel's phases: its cycle split of the timed launch (record_timings).
-    static const char* fused_names[kPhases] = {"control (fused)", "P2G (fused, cluster shared memory)",
-                                               "grid update (fused)", "G2P + advect (fused)",
-                                               "sort + reorder (amortised)"};
+    static const char* fused_names[kPhases] = {
+        "control (fused)", "P2G (fused, cluster shared memory)", "grid update (fused)",
+        "G2P + advect (fused)", "sort + reorder (amortised)"};
     for (int k = 0; k < kPhases; ++k)
       s.phases.push_back(PhaseTiming{timed_fused_path_ ? fused_names[k] : names[k], phase_ms_[k]});
     s.ms_per_substep = ms_per_substep_;
     if (last_fused_) {
-      s.notes = "fused cluster of " + std::to_string(fit_.blocks) + " blocks, " + std::to_string(kFusedSubsteps) +
-                " substeps per launch (one kernel: control, P2G, grid update, G2P; the grid in the cluster's shared "
-                "memory); reordered every " + std::to_string(kFusedSubsteps) + " substeps";
+      s.notes =
+          "fused cluster of " + std::to_string(fit_.blocks) + " blocks, " +
+          std::to_string(kFusedSubsteps) +
+          " substeps per launch (one kernel: control, P2G, grid update, G2P; the grid in the cluster's shared "
+          "memory); reordered every " +
+          std::to_string(kFusedSubsteps) + " substeps";
     } else {
       s.notes = std::string("reordered every ") + std::to_string(kSortInterval) + " substeps; " +
-                (use_graphs_ ? "one CUDA graph per run of substeps between reorders" : "direct launches (PS_CUDA_GRAPHS=0)") +
+                (use_graphs_ ? "one CUDA graph per run of substeps between reorders"
+                             : "direct launches (PS_CUDA_GRAPHS=0)") +
                 (fused_why_not_.empty() ? "" : "; not fused: " + fused_why_not_);
     }
     s.notes += last_det_ ? "; deterministic fixed-point scatter" : "; float atomics";
@@ -1552,7 +1643,12 @@ class MpmCudaBackend final : public MpmBackend {
 
   const DeviceParticleView* device_view() override {
     view_.count = n_;
-    view_.x = d_.x; view_.v = d_.v; view_.C = d_.C; view_.F = d_.F; view_.J = d_.J; view_.Jp = d_.Jp;
+    view_.x = d_.x;
+    view_.v = d_.v;
+    view_.C = d_.C;
+    view_.F = d_.F;
+    view_.J = d_.J;
+    view_.Jp = d_.Jp;
     view_.vol0 = d_.vol0;
     view_.material = d_.material;
     view_.perm = d_.perm;
@@ -1570,14 +1666,16 @@ class MpmCudaBackend final : public MpmBackend {
       dev_alloc(tot_partial_, 5 * kTotalsBlocks);
       dev_alloc(tot_vmax_, kTotalsBlocks);
       dev_alloc(tot_out_, 1);
-      check(cudaMallocHost(reinterpret_cast<void**>(&tot_host_), sizeof(DevTotals)), "cudaMallocHost");
+      check(cudaMallocHost(reinterpret_cast<void**>(&tot_host_), sizeof(DevTotals)),
+            "cudaMallocHost");
     }
     const int blocks = std::min(kTotalsBlocks, blocks_for(n_));
-    totals_kernel<<<blocks, kThreads, 0, stream_>>>(d_.x, d_.v, d_.mass, static_cast<int>(n_), centre, tot_partial_,
-                                                     tot_vmax_);
+    totals_kernel<<<blocks, kThreads, 0, stream_>>>(d_.x, d_.v, d_.mass, static_cast<int>(n_),
+                                                    centre, tot_partial_, tot_vmax_);
     totals_final_kernel<<<1, 1, 0, stream_>>>(tot_partial_, tot_vmax_, blocks, tot_out_);
     check(cudaGetLastError(), "totals");
-    check(cudaMemcpyAsync(tot_host_, tot_out_, sizeof(DevTotals), cudaMemcpyDeviceToHost, stream_), "totals");
+    check(cudaMemcpyAsync(tot_host_, tot_out_, sizeof(DevTotals), cudaMemcpyDeviceToHost, stream_),
+          "totals");
     check(cudaStreamSynchronize(stream_), "totals");
     out.mass = tot_host_->sum[0];
     out.momentum[0] = tot_host_->sum[1];
@@ -1614,7 +1712,8 @@ class MpmCudaBackend final : public MpmBackend {
     n_ = c->n_;
     copy_columns(*c, false);
     if (n_) {
-      invert_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(d_.perm, inv_perm_, static_cast<int>(n_));
+      invert_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(d_.perm, inv_perm_,
+                                                              static_cast<int>(n_));
       check(cudaGetLastError(), "invert");
     }
     fs_ = c->fs_;
@@ -1666,8 +1765,12 @@ class MpmCudaBackend final : public MpmBackend {
     }
     for (size_t k = 0; k < n; ++k) {
       const uint32_t i = perm[k];
-      host_->x[i] = x[k]; host_->v[i] = v[k]; host_->C[i] = C[k]; host_->F[i] = F[k];
-      host_->J[i] = J[k]; host_->Jp[i] = Jp[k];
+      host_->x[i] = x[k];
+      host_->v[i] = v[k];
+      host_->C[i] = C[k];
+      host_->F[i] = F[k];
+      host_->J[i] = J[k];
+      host_->Jp[i] = Jp[k];
       if (with_poly) host_->poly[i] = poly[k];
     }
     return true;
@@ -1683,7 +1786,18 @@ class MpmCudaBackend final : public MpmBackend {
     std::string why_not;
   };
 
-  enum { kEvBatchStart = 0, kEvBatchEnd, kEvSortStart, kEvSortEnd, kEvK0, kEvK1, kEvK2, kEvK3, kEvK4, kEvCount };
+  enum {
+    kEvBatchStart = 0,
+    kEvBatchEnd,
+    kEvSortStart,
+    kEvSortEnd,
+    kEvK0,
+    kEvK1,
+    kEvK2,
+    kEvK3,
+    kEvK4,
+    kEvCount
+  };
   static constexpr int kPhases = 5;
 
   /// Copies the current slot-ordered columns into a state copy (save) or
@@ -1693,13 +1807,21 @@ class MpmCudaBackend final : public MpmBackend {
     auto cp = [&](auto* live, int col, size_t elem) {
       if (!live) return;
       void* saved = c.mem_ + c.layout_.off[col];
-      check(cudaMemcpyAsync(save ? saved : static_cast<void*>(live), save ? static_cast<const void*>(live) : saved,
-                            elem * c.n_, cudaMemcpyDeviceToDevice, stream_), "device state copy");
+      check(cudaMemcpyAsync(save ? saved : static_cast<void*>(live),
+                            save ? static_cast<const void*>(live) : saved, elem * c.n_,
+                            cudaMemcpyDeviceToDevice, stream_),
+            "device state copy");
     };
-    cp(d_.x, L::kX, sizeof(Vec2)); cp(d_.v, L::kV, sizeof(Vec2)); cp(d_.C, L::kC, sizeof(Mat2));
-    cp(d_.F, L::kF, sizeof(Mat2)); cp(d_.J, L::kJ, sizeof(float)); cp(d_.Jp, L::kJp, sizeof(float));
-    cp(d_.mass, L::kMass, sizeof(float)); cp(d_.vol0, L::kVol0, sizeof(float));
-    cp(d_.perm, L::kPerm, sizeof(uint32_t)); cp(d_.material, L::kMat, sizeof(uint8_t));
+    cp(d_.x, L::kX, sizeof(Vec2));
+    cp(d_.v, L::kV, sizeof(Vec2));
+    cp(d_.C, L::kC, sizeof(Mat2));
+    cp(d_.F, L::kF, sizeof(Mat2));
+    cp(d_.J, L::kJ, sizeof(float));
+    cp(d_.Jp, L::kJp, sizeof(float));
+    cp(d_.mass, L::kMass, sizeof(float));
+    cp(d_.vol0, L::kVol0, sizeof(float));
+    cp(d_.perm, L::kPerm, sizeof(uint32_t));
+    cp(d_.material, L::kMat, sizeof(uint8_t));
     if (c.poly_) cp(d_.poly, L::kPoly, sizeof(PolyModes));
   }
 
@@ -1712,20 +1834,29 @@ class MpmCudaBackend final : public MpmBackend {
     free_particles();
     capacity_ = n + n / 4;
     for (DevParticles* d : {&d_, &alt_}) {
-      dev_alloc(d->x, capacity_); dev_alloc(d->v, capacity_); dev_alloc(d->C, capacity_);
-      dev_alloc(d->F, capacity_); dev_alloc(d->J, capacity_); dev_alloc(d->Jp, capacity_);
-      dev_alloc(d->mass, capacity_); dev_alloc(d->vol0, capacity_); dev_alloc(d->material, capacity_);
+      dev_alloc(d->x, capacity_);
+      dev_alloc(d->v, capacity_);
+      dev_alloc(d->C, capacity_);
+      dev_alloc(d->F, capacity_);
+      dev_alloc(d->J, capacity_);
+      dev_alloc(d->Jp, capacity_);
+      dev_alloc(d->mass, capacity_);
+      dev_alloc(d->vol0, capacity_);
+      dev_alloc(d->material, capacity_);
       dev_alloc(d->perm, capacity_);
     }
     if (poly) alloc_poly();
     dev_alloc(fext_, capacity_);
     dev_alloc(fext_staging_, capacity_);
     dev_alloc(inv_perm_, capacity_);
-    dev_alloc(keys_a_, capacity_); dev_alloc(keys_b_, capacity_);
-    dev_alloc(vals_a_, capacity_); dev_alloc(vals_b_, capacity_);
+    dev_alloc(keys_a_, capacity_);
+    dev_alloc(keys_b_, capacity_);
+    dev_alloc(vals_a_, capacity_);
+    dev_alloc(vals_b_, capacity_);
     size_t bytes = 0;
     check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_a_, keys_b_, vals_a_, vals_b_,
-                                          static_cast<int>(capacity_), 0, 32, stream_), "cub sort size");
+                                          static_cast<int>(capacity_), 0, 32, stream_),
+          "cub sort size");
     sort_temp_bytes_ = bytes;
     dev_alloc(sort_temp_, bytes);
   }
@@ -1738,7 +1869,9 @@ class MpmCudaBackend final : public MpmBackend {
       check(cudaStreamSynchronize(stream_), "sync");
       drop_graphs();
       if (nodes != nodes_) {
-        dev_alloc(gm_, nodes); dev_alloc(gv_, nodes); dev_alloc(gv_old_, nodes);
+        dev_alloc(gm_, nodes);
+        dev_alloc(gv_, nodes);
+        dev_alloc(gv_old_, nodes);
         if (gi_) dev_alloc(gi_, 0);
         nodes_ = nodes;
       }
@@ -1748,7 +1881,8 @@ class MpmCudaBackend final : public MpmBackend {
     last_grid_ = in.grid;
     // Material table: uploaded only when it changed (a few hundred bytes).
     const size_t mat_bytes = sizeof(MaterialParams) * static_cast<size_t>(in.material_count);
-    if (mat_cache_.size() != mat_bytes || std::memcmp(mat_cache_.data(), in.materials, mat_bytes) != 0) {
+    if (mat_cache_.size() != mat_bytes ||
+        std::memcmp(mat_cache_.data(), in.materials, mat_bytes) != 0) {
       check(cudaStreamSynchronize(stream_), "sync");
       if (mat_cache_.size() != mat_bytes) {
         drop_graphs();
@@ -1756,17 +1890,20 @@ class MpmCudaBackend final : public MpmBackend {
       }
       mat_cache_.assign(reinterpret_cast<const char*>(in.materials),
                         reinterpret_cast<const char*>(in.materials) + mat_bytes);
-      check(cudaMemcpyAsync(mats_, mat_cache_.data(), mat_bytes, cudaMemcpyHostToDevice, stream_), "materials");
+      check(cudaMemcpyAsync(mats_, mat_cache_.data(), mat_bytes, cudaMemcpyHostToDevice, stream_),
+            "materials");
       mat_count_ = in.material_count;
     }
     if (in.grab.count > 0) {
-      const bool same = grab_cache_idx_.size() == static_cast<size_t>(in.grab.count) &&
-                        std::memcmp(grab_cache_idx_.data(), in.grab.index, in.grab.count * sizeof(uint32_t)) == 0 &&
-                        std::memcmp(grab_cache_off_.data(), in.grab.offset, in.grab.count * sizeof(Vec2)) == 0 &&
-                        (in.grab.stiffness_each ? grab_cache_ks_.size() == static_cast<size_t>(in.grab.count) &&
-                                                      std::memcmp(grab_cache_ks_.data(), in.grab.stiffness_each,
-                                                                  in.grab.count * sizeof(float)) == 0
-                                                : grab_cache_ks_.empty());
+      const bool same =
+          grab_cache_idx_.size() == static_cast<size_t>(in.grab.count) &&
+          std::memcmp(grab_cache_idx_.data(), in.grab.index, in.grab.count * sizeof(uint32_t)) ==
+              0 &&
+          std::memcmp(grab_cache_off_.data(), in.grab.offset, in.grab.count * sizeof(Vec2)) == 0 &&
+          (in.grab.stiffness_each ? grab_cache_ks_.size() == static_cast<size_t>(in.grab.count) &&
+                                        std::memcmp(grab_cache_ks_.data(), in.grab.stiffness_each,
+                                                    in.grab.count * sizeof(float)) == 0
+                                  : grab_cache_ks_.empty());
       if (!same) {
         check(cudaStreamSynchronize(stream_), "sync");
         if (grab_cache_idx_.size() != static_cast<size_t>(in.grab.count)) {
@@ -1778,13 +1915,16 @@ class MpmCudaBackend final : public MpmBackend {
         grab_cache_idx_.assign(in.grab.index, in.grab.index + in.grab.count);
         grab_cache_off_.assign(in.grab.offset, in.grab.offset + in.grab.count);
         check(cudaMemcpyAsync(grab_idx_, grab_cache_idx_.data(), in.grab.count * sizeof(uint32_t),
-                              cudaMemcpyHostToDevice, stream_), "grab");
+                              cudaMemcpyHostToDevice, stream_),
+              "grab");
         check(cudaMemcpyAsync(grab_off_, grab_cache_off_.data(), in.grab.count * sizeof(Vec2),
-                              cudaMemcpyHostToDevice, stream_), "grab");
+                              cudaMemcpyHostToDevice, stream_),
+              "grab");
         if (in.grab.stiffness_each) {
           grab_cache_ks_.assign(in.grab.stiffness_each, in.grab.stiffness_each + in.grab.count);
           check(cudaMemcpyAsync(grab_ks_, grab_cache_ks_.data(), in.grab.count * sizeof(float),
-                                cudaMemcpyHostToDevice, stream_), "grab");
+                                cudaMemcpyHostToDevice, stream_),
+                "grab");
         } else {
           grab_cache_ks_.clear();
         }
@@ -1813,12 +1953,17 @@ class MpmCudaBackend final : public MpmBackend {
       col_capacity_ = n;
     }
     col_impulse_host_.resize(3 * n);
-    check(cudaMemcpyAsync(cols_, in.colliders, n * sizeof(RigidCollider), cudaMemcpyHostToDevice, stream_), "colliders");
+    check(cudaMemcpyAsync(cols_, in.colliders, n * sizeof(RigidCollider), cudaMemcpyHostToDevice,
+                          stream_),
+          "colliders");
     if (in.colliders_move) {
       col_time_host_ = in.collider_time;
-      check(cudaMemcpyAsync(cols_placed_, cols_, n * sizeof(RigidCollider), cudaMemcpyDeviceToDevice, stream_),
+      check(cudaMemcpyAsync(cols_placed_, cols_, n * sizeof(RigidCollider),
+                            cudaMemcpyDeviceToDevice, stream_),
             "colliders");
-      check(cudaMemcpyAsync(col_time_, &col_time_host_, sizeof(double), cudaMemcpyHostToDevice, stream_), "colliders");
+      check(cudaMemcpyAsync(col_time_, &col_time_host_, sizeof(double), cudaMemcpyHostToDevice,
+                            stream_),
+            "colliders");
     }
     check(cudaMemsetAsync(col_impulse_, 0, 3 * n * sizeof(double), stream_), "collider impulses");
   }
@@ -1882,30 +2027,48 @@ class MpmCudaBackend final : public MpmBackend {
     const size_t nodes = static_cast<size_t>(k.grid.nodes_x()) * k.grid.nodes_y();
     if (timed) cudaEventRecord(ev_[kEvK0], st);
     const bool flip = k.transfer == Transfer::FLIP;
-    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, flip ? k.gv_old : nullptr, k.gi,
-                                                         static_cast<int>(nodes), k.ctrl, k.rule);
+    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(
+        k.gm, k.gv, flip ? k.gv_old : nullptr, k.gi, static_cast<int>(nodes), k.ctrl, k.rule);
     if (k.grab_count > 0)
       grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
-          k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_ks, k.grab_count, k.grab_target, k.grab_stiffness, k.ctrl);
+          k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_ks, k.grab_count, k.grab_target,
+          k.grab_stiffness, k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK1], st);
-    const bool poly = k.transfer == Transfer::PolyPIC;  // quadratic only (checked in advance)
+    const bool poly = k.transfer == Transfer::PolyPIC;       // quadratic only (checked in advance)
     const bool apic = k.transfer == Transfer::APIC || poly;  // PolyPIC = APIC + higher modes
     const int pb = blocks_for(static_cast<size_t>(n));
-#define PS_P2G(KK, DD, FF)                                                                              \
-  p2g_kernel<KK, DD, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, \
-                                                  k.gi, k.fs, k.ctrl)
-#define PS_P2G_F(KK, DD) \
-  do { if (flip) PS_P2G(KK, DD, true); else PS_P2G(KK, DD, false); } while (0)
+#define PS_P2G(KK, DD, FF)                                                                    \
+  p2g_kernel<KK, DD, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, k.gm, \
+                                                  k.gv, k.gv_old, k.gi, k.fs, k.ctrl)
+#define PS_P2G_F(KK, DD)     \
+  do {                       \
+    if (flip)                \
+      PS_P2G(KK, DD, true);  \
+    else                     \
+      PS_P2G(KK, DD, false); \
+  } while (0)
     const bool det = k.gi != nullptr;
     switch (k.kernel) {
-      case Kernel::Linear: if (det) PS_P2G_F(Kernel::Linear, true); else PS_P2G_F(Kernel::Linear, false); break;
-      case Kernel::Cubic: if (det) PS_P2G_F(Kernel::Cubic, true); else PS_P2G_F(Kernel::Cubic, false); break;
+      case Kernel::Linear:
+        if (det)
+          PS_P2G_F(Kernel::Linear, true);
+        else
+          PS_P2G_F(Kernel::Linear, false);
+        break;
+      case Kernel::Cubic:
+        if (det)
+          PS_P2G_F(Kernel::Cubic, true);
+        else
+          PS_P2G_F(Kernel::Cubic, false);
+        break;
       default:
         if (poly) {
-          if (det) p2g_kernel<Kernel::Quadratic, true, false, true><<<pb, kThreads, 0, st>>>(
-                       k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
-          else p2g_kernel<Kernel::Quadratic, false, false, true><<<pb, kThreads, 0, st>>>(
-                   k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
+          if (det)
+            p2g_kernel<Kernel::Quadratic, true, false, true><<<pb, kThreads, 0, st>>>(
+                k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
+          else
+            p2g_kernel<Kernel::Quadratic, false, false, true><<<pb, kThreads, 0, st>>>(
+                k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
         } else if (det) {
           PS_P2G_F(Kernel::Quadratic, true);
         } else {
@@ -1916,36 +2079,66 @@ class MpmCudaBackend final : public MpmBackend {
 #undef PS_P2G_F
 #undef PS_P2G
     if (timed) cudaEventRecord(ev_[kEvK2], st);
-    mpm::GridUpdateParams gp{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point, k.wall_friction};
-    grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi, k.fs, k.ctrl);
-    if (k.cols.n > 0) collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true, k.ctrl);
+    mpm::GridUpdateParams gp{k.grid,  k.gravity,      0.f, k.boundary, k.boundary_nodes,
+                             k.point, k.wall_friction};
+    grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi, k.fs,
+                                                        k.ctrl);
+    if (k.cols.n > 0)
+      collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true,
+                                                             k.ctrl);
     if (timed) cudaEventRecord(ev_[kEvK3], st);
     const float vlim2 = k.velocity_limit * k.velocity_limit;
-#define PS_G2P(KK, FF) \
-  g2p_kernel<KK, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, vlim2, k.gv, \
-                                              k.gv_old, k.cols, k.ctrl)
+#define PS_G2P(KK, FF)                                                                             \
+  g2p_kernel<KK, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, \
+                                              vlim2, k.gv, k.gv_old, k.cols, k.ctrl)
     switch (k.kernel) {
-      case Kernel::Linear: if (flip) PS_G2P(Kernel::Linear, true); else PS_G2P(Kernel::Linear, false); break;
-      case Kernel::Cubic: if (flip) PS_G2P(Kernel::Cubic, true); else PS_G2P(Kernel::Cubic, false); break;
+      case Kernel::Linear:
+        if (flip)
+          PS_G2P(Kernel::Linear, true);
+        else
+          PS_G2P(Kernel::Linear, false);
+        break;
+      case Kernel::Cubic:
+        if (flip)
+          PS_G2P(Kernel::Cubic, true);
+        else
+          PS_G2P(Kernel::Cubic, false);
+        break;
       default:
-        if (poly) g2p_kernel<Kernel::Quadratic, false, true><<<pb, kThreads, 0, st>>>(
-                      k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, vlim2, k.gv, k.gv_old, k.cols, k.ctrl);
-        else if (flip) PS_G2P(Kernel::Quadratic, true);
-        else PS_G2P(Kernel::Quadratic, false);
+        if (poly)
+          g2p_kernel<Kernel::Quadratic, false, true>
+              <<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, vlim2,
+                                        k.gv, k.gv_old, k.cols, k.ctrl);
+        else if (flip)
+          PS_G2P(Kernel::Quadratic, true);
+        else
+          PS_G2P(Kernel::Quadratic, false);
         break;
     }
 #undef PS_G2P
     if (k.kernel == Kernel::Linear) {
-      if (det) musl_clear_kernel<true><<<blocks_for(nodes), kThreads, 0, st>>>(k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
-      else musl_clear_kernel<false><<<blocks_for(nodes), kThreads, 0, st>>>(k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
-      if (det) musl_p2g_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.grid, k.gv, k.gi, k.fs, k.ctrl);
-      else musl_p2g_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.grid, k.gv, k.gi, k.fs, k.ctrl);
+      if (det)
+        musl_clear_kernel<true>
+            <<<blocks_for(nodes), kThreads, 0, st>>>(k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
+      else
+        musl_clear_kernel<false>
+            <<<blocks_for(nodes), kThreads, 0, st>>>(k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
+      if (det)
+        musl_p2g_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.grid, k.gv, k.gi, k.fs, k.ctrl);
+      else
+        musl_p2g_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.grid, k.gv, k.gi, k.fs, k.ctrl);
       // gp.dt is 0 here: the MUSL grid step only applies the boundary, which has no dt.
       musl_grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gi, k.fs, k.ctrl);
       // The bodies again on the second grid, without impulses (as on the CPU).
-      if (k.cols.n > 0) collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, false, k.ctrl);
-      if (flip) musl_g2p_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.cols, k.ctrl);
-      else musl_g2p_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, k.gv, k.cols, k.ctrl);
+      if (k.cols.n > 0)
+        collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, false,
+                                                               k.ctrl);
+      if (flip)
+        musl_g2p_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2,
+                                                       k.gv, k.cols, k.ctrl);
+      else
+        musl_g2p_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect,
+                                                        vlim2, k.gv, k.cols, k.ctrl);
     }
     if (timed) cudaEventRecord(ev_[kEvK4], st);
     check(cudaGetLastError(), "substep launch");
@@ -2000,16 +2193,18 @@ class MpmCudaBackend final : public MpmBackend {
   static const void* fused_fn(Kernel kernel, bool det, bool flip, bool poly) {
     constexpr Kernel Q = Kernel::Quadratic, C = Kernel::Cubic;
     if (kernel == C) {
-      if (det) return flip ? reinterpret_cast<const void*>(&fused_kernel<C, true, true, false>)
-                           : reinterpret_cast<const void*>(&fused_kernel<C, true, false, false>);
+      if (det)
+        return flip ? reinterpret_cast<const void*>(&fused_kernel<C, true, true, false>)
+                    : reinterpret_cast<const void*>(&fused_kernel<C, true, false, false>);
       return flip ? reinterpret_cast<const void*>(&fused_kernel<C, false, true, false>)
                   : reinterpret_cast<const void*>(&fused_kernel<C, false, false, false>);
     }
     if (poly)
       return det ? reinterpret_cast<const void*>(&fused_kernel<Q, true, false, true>)
                  : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, true>);
-    if (det) return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, true, true, false>)
-                         : reinterpret_cast<const void*>(&fused_kernel<Q, true, false, false>);
+    if (det)
+      return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, true, true, false>)
+                  : reinterpret_cast<const void*>(&fused_kernel<Q, true, false, false>);
     return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, false, true, false>)
                 : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, false>);
   }
@@ -2036,16 +2231,25 @@ class MpmCudaBackend final : public MpmBackend {
   /// per kernel and grid size (fit_fused).
   bool plan_fused(const SubstepInput& in) {
     const char* why = nullptr;
-    if (!fused_enabled_) why = "off unless PS_CUDA_FUSED=1 (measured slower than these kernels)";
-    else if (cc_major_ < 9) why = "thread-block clusters need compute capability 9.0";
-    else if (!fused_refusal_.empty()) why = fused_refusal_.c_str();
-    else if (in.solver.kernel == Kernel::Linear) why = "linear kernel (its MUSL pass)";
-    else if (in.collider_count > 0) why = "rigid-body parts";
-    else if (in.grab.count > 0) why = "grab";
-    else if (in.use_fext) why = "per-substep forces";
-    else if (n_ > kFusedMaxParticles) why = "more particles than one cluster takes faster than the whole device";
+    if (!fused_enabled_)
+      why = "off unless PS_CUDA_FUSED=1 (measured slower than these kernels)";
+    else if (cc_major_ < 9)
+      why = "thread-block clusters need compute capability 9.0";
+    else if (!fused_refusal_.empty())
+      why = fused_refusal_.c_str();
+    else if (in.solver.kernel == Kernel::Linear)
+      why = "linear kernel (its MUSL pass)";
+    else if (in.collider_count > 0)
+      why = "rigid-body parts";
+    else if (in.grab.count > 0)
+      why = "grab";
+    else if (in.use_fext)
+      why = "per-substep forces";
+    else if (n_ > kFusedMaxParticles)
+      why = "more particles than one cluster takes faster than the whole device";
     if (why) {
-      fused_why_not_ = why;  // (the string keeps its capacity: no allocation once it held a long reason)
+      fused_why_not_ =
+          why;  // (the string keeps its capacity: no allocation once it held a long reason)
       return false;
     }
     const bool det = in.solver.deterministic, flip = in.solver.transfer == Transfer::FLIP;
@@ -2076,13 +2280,18 @@ class MpmCudaBackend final : public MpmBackend {
       return p;
     }
     if (fa.maxThreadsPerBlock < kFusedThreads) {
-      p.why_not = "the fused kernel needs more registers than " + std::to_string(kFusedThreads) + " threads have";
+      p.why_not = "the fused kernel needs more registers than " + std::to_string(kFusedThreads) +
+                  " threads have";
       return p;
     }
-    const size_t room = static_cast<size_t>(smem_optin_) > fa.sharedSizeBytes ? smem_optin_ - fa.sharedSizeBytes : 0;
-    if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(room)) != cudaSuccess) {
+    const size_t room = static_cast<size_t>(smem_optin_) > fa.sharedSizeBytes
+                            ? smem_optin_ - fa.sharedSizeBytes
+                            : 0;
+    if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(room)) != cudaSuccess) {
       cudaGetLastError();
-      p.why_not = "the fused kernel cannot have " + std::to_string(room / 1024) + " KiB of shared memory";
+      p.why_not =
+          "the fused kernel cannot have " + std::to_string(room / 1024) + " KiB of shared memory";
       return p;
     }
     const bool non_portable =
@@ -2099,9 +2308,10 @@ class MpmCudaBackend final : public MpmBackend {
                                ? fused_layout(det, flip, static_cast<int>(nodes)).bytes
                                : static_cast<size_t>(nodes) * fused_layout(det, flip, 4).bytes / 4;
       if (bytes > room) {  // fewer blocks need more
-        p.why_not = "the grid's " + std::to_string(sx) + " x " + std::to_string(sy) + " nodes need " +
-                    std::to_string((bytes + 1023) / 1024) + " KiB of shared memory per block in a cluster of " +
-                    std::to_string(blocks) + " (" + std::to_string(room / 1024) + " KiB available)";
+        p.why_not = "the grid's " + std::to_string(sx) + " x " + std::to_string(sy) +
+                    " nodes need " + std::to_string((bytes + 1023) / 1024) +
+                    " KiB of shared memory per block in a cluster of " + std::to_string(blocks) +
+                    " (" + std::to_string(room / 1024) + " KiB available)";
         return p;
       }
       cudaLaunchAttribute attr[1];
@@ -2137,7 +2347,8 @@ class MpmCudaBackend final : public MpmBackend {
     fa.alpha = k.flip_blend;
     fa.advect = k.flip_advect;
     fa.vlim2 = k.velocity_limit * k.velocity_limit;
-    fa.gp = mpm::GridUpdateParams{k.grid, k.gravity, 0.f, k.boundary, k.boundary_nodes, k.point, k.wall_friction};
+    fa.gp = mpm::GridUpdateParams{k.grid,  k.gravity,      0.f, k.boundary, k.boundary_nodes,
+                                  k.point, k.wall_friction};
     fa.rule = k.rule;
     fa.fs = k.fs;
     fa.gm = k.gm;
@@ -2170,10 +2381,11 @@ class MpmCudaBackend final : public MpmBackend {
     const uint64_t max_key = static_cast<uint64_t>(tiles_x) * tiles_y * kTile * kTile;
     int bits = 1;
     while (bits < 32 && (1ull << bits) < max_key) ++bits;
-    sort_key_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(d_.x, n, in.grid, in.solver.kernel, tiles_x, keys_a_,
-                                                               vals_a_);
+    sort_key_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(d_.x, n, in.grid, in.solver.kernel,
+                                                              tiles_x, keys_a_, vals_a_);
     size_t need = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, need, keys_a_, keys_b_, vals_a_, vals_b_, n, 0, bits, stream_),
+    check(cub::DeviceRadixSort::SortPairs(nullptr, need, keys_a_, keys_b_, vals_a_, vals_b_, n, 0,
+                                          bits, stream_),
           "cub sort size");
     if (need > sort_temp_bytes_) {
       check(cudaStreamSynchronize(stream_), "sync");
@@ -2181,7 +2393,8 @@ class MpmCudaBackend final : public MpmBackend {
       sort_temp_bytes_ = need;
     }
     size_t bytes = sort_temp_bytes_;
-    check(cub::DeviceRadixSort::SortPairs(sort_temp_, bytes, keys_a_, keys_b_, vals_a_, vals_b_, n, 0, bits, stream_),
+    check(cub::DeviceRadixSort::SortPairs(sort_temp_, bytes, keys_a_, keys_b_, vals_a_, vals_b_, n,
+                                          0, bits, stream_),
           "cub sort");
     gather_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(alt_, d_, vals_b_, n);
     invert_kernel<<<blocks_for(n_), kThreads, 0, stream_>>>(alt_.perm, inv_perm_, n);
@@ -2222,7 +2435,8 @@ class MpmCudaBackend final : public MpmBackend {
       const unsigned long long* cyc = ctrl_host_->fused_cycles;
       const double total = static_cast<double>(cyc[0]) + cyc[1] + cyc[2] + cyc[3];
       const double per_substep = static_cast<double>(launch_ms) / fused_substeps;
-      for (int k = 0; k < 4; ++k) ms[k] = total > 0.0 ? static_cast<float>(per_substep * (cyc[k] / total)) : 0.f;
+      for (int k = 0; k < 4; ++k)
+        ms[k] = total > 0.0 ? static_cast<float>(per_substep * (cyc[k] / total)) : 0.f;
     } else {
       for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], ev_[kEvK0 + k], ev_[kEvK0 + k + 1]);
     }
@@ -2233,7 +2447,8 @@ class MpmCudaBackend final : public MpmBackend {
     cudaGetLastError();
     const double a = timed_calls_ == 0 ? 1.0 : 0.1;
     for (int k = 0; k < 4; ++k) phase_ms_[k] += a * (ms[k] - phase_ms_[k]);
-    if (sorted) phase_ms_[4] += (sorted_calls_ == 0 ? 1.0 : 0.1) * (sort_ms / sort_interval - phase_ms_[4]);
+    if (sorted)
+      phase_ms_[4] += (sorted_calls_ == 0 ? 1.0 : 0.1) * (sort_ms / sort_interval - phase_ms_[4]);
     ms_per_substep_ += a * (batch / std::max(1, count) - ms_per_substep_);
     ++timed_calls_;
     if (sorted) ++sorted_calls_;
@@ -2241,12 +2456,27 @@ class MpmCudaBackend final : public MpmBackend {
 
   void free_particles() {
     for (DevParticles* d : {&d_, &alt_}) {
-      cudaFree(d->x); cudaFree(d->v); cudaFree(d->C); cudaFree(d->F); cudaFree(d->J); cudaFree(d->Jp);
-      cudaFree(d->mass); cudaFree(d->vol0); cudaFree(d->material); cudaFree(d->perm); cudaFree(d->poly);
+      cudaFree(d->x);
+      cudaFree(d->v);
+      cudaFree(d->C);
+      cudaFree(d->F);
+      cudaFree(d->J);
+      cudaFree(d->Jp);
+      cudaFree(d->mass);
+      cudaFree(d->vol0);
+      cudaFree(d->material);
+      cudaFree(d->perm);
+      cudaFree(d->poly);
       *d = DevParticles{};
     }
-    cudaFree(fext_); cudaFree(fext_staging_); cudaFree(inv_perm_);
-    cudaFree(keys_a_); cudaFree(keys_b_); cudaFree(vals_a_); cudaFree(vals_b_); cudaFree(sort_temp_);
+    cudaFree(fext_);
+    cudaFree(fext_staging_);
+    cudaFree(inv_perm_);
+    cudaFree(keys_a_);
+    cudaFree(keys_b_);
+    cudaFree(vals_a_);
+    cudaFree(vals_b_);
+    cudaFree(sort_temp_);
     fext_ = fext_staging_ = nullptr;
     inv_perm_ = keys_a_ = keys_b_ = vals_a_ = vals_b_ = nullptr;
     sort_temp_ = nullptr;
@@ -2282,11 +2512,12 @@ class MpmCudaBackend final : public MpmBackend {
   uint32_t *keys_a_ = nullptr, *keys_b_ = nullptr, *vals_a_ = nullptr, *vals_b_ = nullptr;
   uint8_t* sort_temp_ = nullptr;
   size_t sort_temp_bytes_ = 0;
-  RigidCollider* cols_ = nullptr;          // rigid-body parts of the current call
-  double* col_impulse_ = nullptr;          // 3 per part, summed over the call
-  RigidCollider* cols_placed_ = nullptr;   // moving parts as placed (collide_kernel moves them into cols_)
-  double* col_time_ = nullptr;             // their placement's clock time
-  double col_time_host_ = 0.0;             // the upload's source
+  RigidCollider* cols_ = nullptr;  // rigid-body parts of the current call
+  double* col_impulse_ = nullptr;  // 3 per part, summed over the call
+  RigidCollider* cols_placed_ =
+      nullptr;                  // moving parts as placed (collide_kernel moves them into cols_)
+  double* col_time_ = nullptr;  // their placement's clock time
+  double col_time_host_ = 0.0;  // the upload's source
   size_t col_capacity_ = 0;
   std::vector<double> col_impulse_host_;
   size_t n_ = 0, capacity_ = 0, nodes_ = 0;
@@ -2335,7 +2566,8 @@ class MpmCudaBackend final : public MpmBackend {
   std::vector<Mat2> stage_C_, stage_F_;
   std::vector<float> stage_J_, stage_Jp_;
   std::vector<PolyModes> stage_poly_;
-  std::unique_ptr<HeatLinearSolver> heat_;  ///< the heat pass's solve on this device (made on first use)
+  std::unique_ptr<HeatLinearSolver>
+      heat_;  ///< the heat pass's solve on this device (made on first use)
 };
 
 std::unique_ptr<MpmBackend> make_cuda_backend() { return std::make_unique<MpmCudaBackend>(); }

@@ -42,7 +42,8 @@ PS_HD uint64_t to_fixed(float v, float scale) {
 
 /// Back to float: exact division by a power of two, one rounding to float.
 PS_HD float from_fixed(uint64_t q, float scale) {
-  return static_cast<float>(static_cast<double>(static_cast<int64_t>(q)) / static_cast<double>(scale));
+  return static_cast<float>(static_cast<double>(static_cast<int64_t>(q)) /
+                            static_cast<double>(scale));
 }
 
 }  // namespace ps

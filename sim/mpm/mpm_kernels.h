@@ -22,7 +22,7 @@ constexpr int kMaxSupport = 4;
 /// plus the per-axis weight derivatives (in grid units).
 struct Stencil {
   int base_x = 0, base_y = 0;
-  int n = 3;  ///< support per axis
+  int n = 3;                 ///< support per axis
   float fx = 0.f, fy = 0.f;  ///< particle position relative to base node, grid units
   float wx[kMaxSupport], wy[kMaxSupport];
   float dwx[kMaxSupport], dwy[kMaxSupport];
@@ -34,14 +34,20 @@ PS_HD_CONST int kernel_support(Kernel k) { return static_cast<int>(k) + 1; }
 PS_HD float cubic_n(float d) {
   float a = fabsf(d);
   if (a < 1.f) return 0.5f * a * a * a - a * a + 2.f / 3.f;
-  if (a < 2.f) { float t = 2.f - a; return t * t * t / 6.f; }
+  if (a < 2.f) {
+    float t = 2.f - a;
+    return t * t * t / 6.f;
+  }
   return 0.f;
 }
 PS_HD float cubic_dn(float d) {
   float a = fabsf(d);
   float s = d < 0.f ? -1.f : 1.f;
   if (a < 1.f) return 1.5f * d * a - 2.f * d;
-  if (a < 2.f) { float t = 2.f - a; return -0.5f * t * t * s; }
+  if (a < 2.f) {
+    float t = 2.f - a;
+    return -0.5f * t * t * s;
+  }
   return 0.f;
 }
 
@@ -54,7 +60,8 @@ PS_HD int fast_floor(float x) {
 
 /// First stencil node along one axis for grid-space coordinate X.
 PS_HD int stencil_base(Kernel k, float X) {
-  return k == Kernel::Linear ? fast_floor(X) : (k == Kernel::Cubic ? fast_floor(X) - 1 : fast_floor(X - 0.5f));
+  return k == Kernel::Linear ? fast_floor(X)
+                             : (k == Kernel::Cubic ? fast_floor(X) - 1 : fast_floor(X - 0.5f));
 }
 
 /// Fills the per-axis weights for grid-space coordinate X (= (x - origin)/dx).
@@ -63,14 +70,19 @@ PS_HD void axis_weights(Kernel k, float X, int& base, float& f, float* w, float*
     case Kernel::Linear: {
       base = fast_floor(X);
       f = X - base;
-      w[0] = 1.f - f; w[1] = f;
-      dw[0] = -1.f; dw[1] = 1.f;
+      w[0] = 1.f - f;
+      w[1] = f;
+      dw[0] = -1.f;
+      dw[1] = 1.f;
       break;
     }
     case Kernel::Cubic: {
       base = fast_floor(X) - 1;
       f = X - base;
-      for (int a = 0; a < 4; ++a) { w[a] = cubic_n(f - a); dw[a] = cubic_dn(f - a); }
+      for (int a = 0; a < 4; ++a) {
+        w[a] = cubic_n(f - a);
+        dw[a] = cubic_dn(f - a);
+      }
       break;
     }
     case Kernel::Quadratic:
@@ -106,13 +118,10 @@ PS_HD Stencil make_stencil(Kernel k, const GridSpec& g, Vec2 x) {
 PS_HD Vec2 grad_vector(Kernel k, const Stencil& s, int a, int b, float inv_dx) {
   float w = s.wx[a] * s.wy[b];
   switch (k) {
-    case Kernel::Linear:
-      return {s.dwx[a] * s.wy[b] * inv_dx, s.wx[a] * s.dwy[b] * inv_dx};
-    case Kernel::Cubic:
-      return {w * 3.f * inv_dx * (a - s.fx), w * 3.f * inv_dx * (b - s.fy)};
+    case Kernel::Linear: return {s.dwx[a] * s.wy[b] * inv_dx, s.wx[a] * s.dwy[b] * inv_dx};
+    case Kernel::Cubic: return {w * 3.f * inv_dx * (a - s.fx), w * 3.f * inv_dx * (b - s.fy)};
     case Kernel::Quadratic:
-    default:
-      return {w * 4.f * inv_dx * (a - s.fx), w * 4.f * inv_dx * (b - s.fy)};
+    default: return {w * 4.f * inv_dx * (a - s.fx), w * 4.f * inv_dx * (b - s.fy)};
   }
 }
 
@@ -169,10 +178,15 @@ PS_HD_CONST float dinv_factor(Kernel k) {
 // not the constitutive update.
 
 /// The extra modes' 1D degrees along x and y, in PolyModes order.
-PS_HD_CONST int poly_deg_x(int r) { return r == 0 ? 1 : (r == 1 || r == 3 || r == 5) ? 2 : (r == 4 ? 1 : 0); }
-PS_HD_CONST int poly_deg_y(int r) { return r == 0 ? 1 : (r == 2 || r == 4 || r == 5) ? 2 : (r == 3 ? 1 : 0); }
+PS_HD_CONST int poly_deg_x(int r) {
+  return r == 0 ? 1 : (r == 1 || r == 3 || r == 5) ? 2 : (r == 4 ? 1 : 0);
+}
+PS_HD_CONST int poly_deg_y(int r) {
+  return r == 0 ? 1 : (r == 2 || r == 4 || r == 5) ? 2 : (r == 3 ? 1 : 0);
+}
 constexpr int kPolyModes = 6;
-static_assert(sizeof(PolyModes) == kPolyModes * sizeof(Vec2), "PolyModes holds the six extra modes");
+static_assert(sizeof(PolyModes) == kPolyModes * sizeof(Vec2),
+              "PolyModes holds the six extra modes");
 
 /// One axis of a quadratic stencil in PolyPIC's unit-norm 1D basis {1, 2d,
 /// G(d) / sqrt(2k)}: we[deg][a] = w_a e_deg(d_a). P2G scatters with it, and
@@ -214,15 +228,19 @@ PS_HD PolyAxisT<T> poly_axis(const T* w, T f) {
 /// sum_r w_ab e_r(d_ab) c_r (multiply by m_p for momentum). This and
 /// poly_gather_node have lane twins in mpm_simd.h (quad_scatter4 and
 /// quad_gather4 with POLY): a change here goes there too.
-PS_HD Vec2 poly_node_velocity(const PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b) {
+PS_HD Vec2 poly_node_velocity(const PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a,
+                              int b) {
   Vec2 v{};
-  for (int r = 0; r < kPolyModes; ++r) v += (X.we[poly_deg_x(r)][a] * Y.we[poly_deg_y(r)][b]) * m.c[r];
+  for (int r = 0; r < kPolyModes; ++r)
+    v += (X.we[poly_deg_x(r)][a] * Y.we[poly_deg_y(r)][b]) * m.c[r];
   return v;
 }
 
 /// G2P: adds node (a, b)'s velocity `vi` to the extra modes' projections.
-PS_HD void poly_gather_node(PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b, Vec2 vi) {
-  for (int r = 0; r < kPolyModes; ++r) m.c[r] += (X.we[poly_deg_x(r)][a] * Y.we[poly_deg_y(r)][b]) * vi;
+PS_HD void poly_gather_node(PolyModes& m, const PolyAxis& X, const PolyAxis& Y, int a, int b,
+                            Vec2 vi) {
+  for (int r = 0; r < kPolyModes; ++r)
+    m.c[r] += (X.we[poly_deg_x(r)][a] * Y.we[poly_deg_y(r)][b]) * vi;
 }
 
 /// Why a transfer cannot run with a kernel, or nullptr when it can (the scene
@@ -266,7 +284,7 @@ PS_HD Vec2 flip_old_velocity(float m, Vec2 transferred_momentum) {
 /// The grid boundary condition on the outer `boundary_nodes` layer.
 PS_HD Vec2 apply_boundary(int i, int j, Vec2 v, const GridUpdateParams& p) {
   int b = p.boundary_nodes;
-  bool lo_x = i < b, hi_x = i > p.grid.nx - b, lo_y = j < b, hi_y = j > p.grid.ny - b;
+  bool lo_x = i<b, hi_x = i> p.grid.nx - b, lo_y = j<b, hi_y = j> p.grid.ny - b;
   if (lo_x || hi_x || lo_y || hi_y) {
     if (p.boundary == Boundary::Sticky) {
       v = Vec2{};
@@ -323,7 +341,10 @@ PS_HD Vec2 wall_contact(int i, int j, Vec2 v, const GridUpdateParams& p) {
 /// Normalises one node and applies gravity, the point force and the
 /// boundary condition. `mv` holds momentum in, velocity out.
 PS_HD void grid_update_node(int i, int j, float m, Vec2& mv, const GridUpdateParams& p) {
-  if (m <= 0.f) { mv = Vec2{}; return; }
+  if (m <= 0.f) {
+    mv = Vec2{};
+    return;
+  }
   Vec2 v = mv / m;
   v += p.dt * p.gravity;
   if (p.point.active) {

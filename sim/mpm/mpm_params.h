@@ -37,15 +37,16 @@ struct GridSpec {
 struct SolverParams {
   Transfer transfer = Transfer::APIC;
   float flip_blend = 0.95f;  ///< alpha: v = alpha FLIP + (1 - alpha) PIC
-  FlipAdvect flip_advect = FlipAdvect::Pic;  ///< FLIP: advect with the grid (PIC) or blended velocity
+  FlipAdvect flip_advect =
+      FlipAdvect::Pic;  ///< FLIP: advect with the grid (PIC) or blended velocity
   Kernel kernel = Kernel::Quadratic;
-  float dt = 1e-4f;           ///< fixed step, or the upper bound when adaptive
-  int substeps = 20;          ///< substeps per displayed frame
-  bool adaptive_dt = false;   ///< CFL-adaptive step
-  float cfl = 0.5f;           ///< dt <= cfl dx / max(|v|, wave speed)
-  float dt_min = 1e-7f;       ///< adaptive lower bound
+  float dt = 1e-4f;          ///< fixed step, or the upper bound when adaptive
+  int substeps = 20;         ///< substeps per displayed frame
+  bool adaptive_dt = false;  ///< CFL-adaptive step
+  float cfl = 0.5f;          ///< dt <= cfl dx / max(|v|, wave speed)
+  float dt_min = 1e-7f;      ///< adaptive lower bound
   Boundary boundary = Boundary::Separate;
-  int boundary_nodes = 3;     ///< thickness of the boundary layer, in nodes
+  int boundary_nodes = 3;  ///< thickness of the boundary layer, in nodes
   /// Coulomb friction coefficient of the walls' surface (the nodes on the
   /// wall, just inside the boundary layer; mpm_kernels.h, wall_contact), or
   /// negative: off, the surface nodes are free like the interior.

@@ -125,8 +125,8 @@ struct Gather4 {
 /// projects the node velocities on PolyPIC's extra modes into `*modes`
 /// (mpm::poly_gather_node per lane).
 template <bool FLIP, bool POLY = false, class NodeT>
-inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, const GridSpec& g, f4 px, f4 py,
-                            PolyModes4* modes = nullptr) {
+inline Gather4 quad_gather4(const NodeT* grid, const Vec2* old, size_t stride, const GridSpec& g,
+                            f4 px, f4 py, PolyModes4* modes = nullptr) {
   static_assert(!(FLIP && POLY), "PolyPIC: no FLIP");
   const QuadStencil4 s = quad_stencil4(g, px, py);
   PolyAxis4 pax, pay;
@@ -205,11 +205,11 @@ inline void transpose4(f4 r0, f4 r1, f4 r2, f4 r3, f4* out) {
 
 /// One particle's P2G terms, as MpmCpuBackend::scatter reads them.
 struct ScatterLane {
-  Vec2 x;     ///< position
-  Vec2 mv;    ///< momentum with the external impulse
-  Mat2 A;     ///< the folded affine-stress matrix
-  float mp;   ///< mass
-  Vec2 mv0;   ///< FLIP: transferred momentum m_p v_p
+  Vec2 x;                           ///< position
+  Vec2 mv;                          ///< momentum with the external impulse
+  Mat2 A;                           ///< the folded affine-stress matrix
+  float mp;                         ///< mass
+  Vec2 mv0;                         ///< FLIP: transferred momentum m_p v_p
   const PolyModes* poly = nullptr;  ///< PolyPIC: the particle's extra modes
   float vol = 0.f;  ///< its volume now (mpm::particle_volume), the node's fourth channel
 };
@@ -220,7 +220,8 @@ struct ScatterLane {
 /// so every node sums its terms in particle order as the scalar loop does.
 /// POLY adds PolyPIC's extra modes, m_p sum_r w e_r c_r (mpm::poly_node_velocity per lane).
 template <bool FLIP, bool POLY = false, class NodeT>
-inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec& g, const ScatterLane* p) {
+inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec& g,
+                          const ScatterLane* p) {
   static_assert(!(FLIP && POLY), "PolyPIC: no FLIP");
   const f4 px{p[0].x.x, p[1].x.x, p[2].x.x, p[3].x.x};
   const f4 py{p[0].x.y, p[1].x.y, p[2].x.y, p[3].x.y};
@@ -272,7 +273,8 @@ inline void quad_scatter4(NodeT* grid, Vec2* old, size_t stride, const GridSpec&
     }
   }
   for (int l = 0; l < 4; ++l) {
-    const size_t row0 = static_cast<size_t>(s.base_y[l]) * stride + static_cast<size_t>(s.base_x[l]);
+    const size_t row0 =
+        static_cast<size_t>(s.base_y[l]) * stride + static_cast<size_t>(s.base_x[l]);
     for (int c = 0; c < 3; ++c)
       for (int a = 0; a < 3; ++a) {
         const size_t k = row0 + static_cast<size_t>(c) * stride + static_cast<size_t>(a);
@@ -308,8 +310,8 @@ struct Finish4 {
   float dt;
   int blocks_x, blocks_y, block;  ///< block counts and size (cells)
 };
-inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f4 mvy, Mat2* F, float* J, Vec2* x,
-                         uint32_t* key, f4 beta, f4 phi) {
+inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f4 mvy, Mat2* F,
+                         float* J, Vec2* x, uint32_t* key, f4 beta, f4 phi) {
   const float dt = f.dt;
   f4 r[4];
   __builtin_memcpy(r, F, sizeof r);  // Mat2 is four floats, row-major
@@ -323,7 +325,8 @@ inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f
     F11 = col[3];
   }
   // (I + dt B) F, as Mat2::identity() + dt * B, then Mat2 * Mat2.
-  const f4 m00 = 1.f + dt * q.b00, m01 = 0.f + dt * q.b01, m10 = 0.f + dt * q.b10, m11 = 1.f + dt * q.b11;
+  const f4 m00 = 1.f + dt * q.b00, m01 = 0.f + dt * q.b01, m10 = 0.f + dt * q.b10,
+           m11 = 1.f + dt * q.b11;
   const f4 n00 = m00 * F00 + m01 * F10, n01 = m00 * F01 + m01 * F11;
   const f4 n10 = m10 * F00 + m11 * F10, n11 = m10 * F01 + m11 * F11;
   f4 Jv;
@@ -348,8 +351,10 @@ inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f
   const float inv_dx = 1.f / g.dx;
   const i4 bx = quad_base4((px - g.origin.x) * inv_dx), by = quad_base4((py - g.origin.y) * inv_dx);
   for (int l = 0; l < 4; ++l) {
-    const int kx = static_cast<int>(static_cast<unsigned>(bx[l] > 0 ? bx[l] : 0) / static_cast<unsigned>(f.block));
-    const int ky = static_cast<int>(static_cast<unsigned>(by[l] > 0 ? by[l] : 0) / static_cast<unsigned>(f.block));
+    const int kx = static_cast<int>(static_cast<unsigned>(bx[l] > 0 ? bx[l] : 0) /
+                                    static_cast<unsigned>(f.block));
+    const int ky = static_cast<int>(static_cast<unsigned>(by[l] > 0 ? by[l] : 0) /
+                                    static_cast<unsigned>(f.block));
     key[l] = static_cast<uint32_t>((ky < f.blocks_y - 1 ? ky : f.blocks_y - 1) * f.blocks_x +
                                    (kx < f.blocks_x - 1 ? kx : f.blocks_x - 1));
   }
@@ -370,12 +375,16 @@ inline void quad_finish4(const Finish4& f, i4 fluid, const Gather4& q, f4 mvx, f
 struct M4 {
   f4 a00, a01, a10, a11;
 };
-inline M4 operator+(const M4& a, const M4& b) { return {a.a00 + b.a00, a.a01 + b.a01, a.a10 + b.a10, a.a11 + b.a11}; }
-inline M4 operator-(const M4& a, const M4& b) { return {a.a00 - b.a00, a.a01 - b.a01, a.a10 - b.a10, a.a11 - b.a11}; }
+inline M4 operator+(const M4& a, const M4& b) {
+  return {a.a00 + b.a00, a.a01 + b.a01, a.a10 + b.a10, a.a11 + b.a11};
+}
+inline M4 operator-(const M4& a, const M4& b) {
+  return {a.a00 - b.a00, a.a01 - b.a01, a.a10 - b.a10, a.a11 - b.a11};
+}
 inline M4 operator*(f4 s, const M4& a) { return {s * a.a00, s * a.a01, s * a.a10, s * a.a11}; }
 inline M4 operator*(const M4& a, const M4& b) {
-  return {a.a00 * b.a00 + a.a01 * b.a10, a.a00 * b.a01 + a.a01 * b.a11, a.a10 * b.a00 + a.a11 * b.a10,
-          a.a10 * b.a01 + a.a11 * b.a11};
+  return {a.a00 * b.a00 + a.a01 * b.a10, a.a00 * b.a01 + a.a01 * b.a11,
+          a.a10 * b.a00 + a.a11 * b.a10, a.a10 * b.a01 + a.a11 * b.a11};
 }
 inline M4 transpose(const M4& a) { return {a.a00, a.a10, a.a01, a.a11}; }
 inline f4 det(const M4& a) { return a.a00 * a.a11 - a.a01 * a.a10; }
@@ -391,7 +400,8 @@ inline M4 load_mats(const Mat2* base, const uint32_t* idx) {
 inline void store_mats(const M4& m, Mat2* base, const uint32_t* idx) {
   f4 r[4];
   transpose4(m.a00, m.a01, m.a10, m.a11, r);
-  for (int l = 0; l < 4; ++l) __builtin_memcpy(static_cast<void*>(&base[idx[l]]), &r[l], sizeof r[l]);
+  for (int l = 0; l < 4; ++l)
+    __builtin_memcpy(static_cast<void*>(&base[idx[l]]), &r[l], sizeof r[l]);
 }
 /// Lane-wise m ? a : b (m: a comparison's -1 / 0).
 inline f4 sel(i4 m, f4 a, f4 b) { return m ? a : b; }
@@ -444,9 +454,9 @@ inline void svd4(const M4& F, M4& U, f4& sx, f4& sy, M4& V) {
 
 /// One material's parameters per lane (each lane's own material, of one type).
 struct MaterialLanes {
-  f4 mu, la;                             ///< Lame parameters (mpm::lame)
-  f4 bulk, visc;                         ///< fluid
-  f4 theta_c, theta_s, hardening;        ///< snow
+  f4 mu, la;                       ///< Lame parameters (mpm::lame)
+  f4 bulk, visc;                   ///< fluid
+  f4 theta_c, theta_s, hardening;  ///< snow
   /// Lane l takes material m's parameters (its Lame pair through ps::lame, as the scalar code).
   void set(int l, const MaterialParams& m) {
     float mu_l, la_l;
@@ -473,7 +483,8 @@ inline M4 jelly_stress4(const MaterialLanes& m, const M4& F) {
   M4 R, S;
   polar4(F, R, S);
   const f4 Jf = det(F);
-  return (2.f * m.mu) * ((F - R) * transpose(F)) + diag4(m.la * Jf * (Jf - 1.f), m.la * Jf * (Jf - 1.f));
+  return (2.f * m.mu) * ((F - R) * transpose(F)) +
+         diag4(m.la * Jf * (Jf - 1.f), m.la * Jf * (Jf - 1.f));
 }
 
 /// mpm::snow_update: clamps F's singular values, moves the rest into Jp,
@@ -496,7 +507,8 @@ inline M4 snow_update4(const MaterialLanes& m, M4& F, f4& Jp) {
   }
   const f4 mu = m.mu * h, la = m.la * h;
   const M4 R = U * transpose(V);
-  return (2.f * mu) * ((F - R) * transpose(F)) + diag4(la * new_j * (new_j - 1.f), la * new_j * (new_j - 1.f));
+  return (2.f * mu) * ((F - R) * transpose(F)) +
+         diag4(la * new_j * (new_j - 1.f), la * new_j * (new_j - 1.f));
 }
 
 }  // namespace simd

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include "sim/core/assert.h"
 #include "sim/core/bytes.h"
 #include "sim/core/hash.h"
 #include "sim/mpm/mpm_cpu.h"
-#include "sim/core/assert.h"
 #include "sim/mpm/mpm_kernels.h"
 
 namespace ps {
@@ -34,22 +34,27 @@ std::string MpmWorld::backend_name() const { return backend_->name(); }
 
 // [SECTION] Run-time backend failures ------------------------------------------------
 
-bool MpmWorld::on_cpu() const { return dynamic_cast<const MpmCpuBackend*>(backend_.get()) != nullptr; }
+bool MpmWorld::on_cpu() const {
+  return dynamic_cast<const MpmCpuBackend*>(backend_.get()) != nullptr;
+}
 
 template <class F>
 bool MpmWorld::guarded(const char* during, AtFailure at, F&& call) {
-  return run_guarded(on_cpu(), at, std::forward<F>(call),
-                     [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
+  return run_guarded(
+      on_cpu(), at, std::forward<F>(call),
+      [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
 }
 
 void MpmWorld::sync_guarded() {
-  if (guarded("copying the state to the host", AtFailure::DeviceAtClock, [&] { backend_->sync_to_host(); }))
+  if (guarded("copying the state to the host", AtFailure::DeviceAtClock,
+              [&] { backend_->sync_to_host(); }))
     host_clock_ = clock_;
 }
 
 void MpmWorld::checkpoint() {
   bool async = false;
-  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock, [&] { async = ckpt_.begin(*backend_, clock_); }))
+  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock,
+               [&] { async = ckpt_.begin(*backend_, clock_); }))
     return;
   if (!async) sync_guarded();
 }
@@ -69,10 +74,10 @@ void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailur
     try {
       backend_->sync_to_host();
       host_clock_ = clock_;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
-  if (host_clock_.step < clock_.step) ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
+  if (host_clock_.step < clock_.step)
+    ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
   // Roll back to the preserved state; its clock gives the same next dt.
   clock_ = host_clock_;
   fb.resumed_step = clock_.step;
@@ -87,11 +92,13 @@ void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailur
   if (on_fallback) on_fallback(fb);
 }
 
-bool MpmWorld::advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r) {
+bool MpmWorld::advance_guarded(const SubstepInput& in, int n, const StepRule& rule,
+                               SubstepResult& r) {
   // The clock moves only when the call succeeds: a failure leaves it at the
   // call's start, whatever the backend did to its copy.
   StepClock c = clock_;
-  if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->advance(in, n, rule, c); })) return false;
+  if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->advance(in, n, rule, c); }))
+    return false;
   clock_ = c;
   return true;
 }
@@ -108,7 +115,8 @@ std::string MpmWorld::take_notice() {
 }
 
 void MpmWorld::read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) {
-  if (!guarded("reading the grid", AtFailure::DeviceAtClock, [&] { backend_->read_grid(spec, mass, velocity); }))
+  if (!guarded("reading the grid", AtFailure::DeviceAtClock,
+               [&] { backend_->read_grid(spec, mass, velocity); }))
     backend_->read_grid(spec, mass, velocity);  // the CPU backend's: empty until its first substep
 }
 
@@ -137,7 +145,8 @@ void MpmWorld::host_changed() {
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
   ++host_gen_;
   ckpt_.drop();  // older than the host arrays now
-  guarded("taking the edited state", AtFailure::HostAuthoritative, [&] { backend_->host_changed(); });
+  guarded("taking the edited state", AtFailure::HostAuthoritative,
+          [&] { backend_->host_changed(); });
   host_clock_ = clock_;
 }
 
@@ -158,17 +167,20 @@ StepStatus MpmWorld::step(int n) {
   const int fallbacks_before = fallbacks_;
   auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
   if (ckpt_.waiting(host_clock_.step)) {
-    guarded("checking a checkpoint", AtFailure::DeviceAtClock, [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
+    guarded("checking a checkpoint", AtFailure::DeviceAtClock,
+            [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
     if (fell_back()) return StepStatus{};
   }
   if (ckpt_.due(clock_.step, host_clock_.step, checkpoint_interval)) {
     checkpoint();
     if (fell_back()) return StepStatus{};
   }
-  if (const char* why = mpm::transfer_kernel_error(solver.transfer, solver.kernel)) throw std::invalid_argument(why);
+  if (const char* why = mpm::transfer_kernel_error(solver.transfer, solver.kernel))
+    throw std::invalid_argument(why);
   if (solver.transfer != Transfer::PolyPIC) {
     poly_stale_ = true;
-    if (particles.poly.capacity() != 0) std::vector<PolyModes>().swap(particles.poly);  // (a device backend frees its copy)
+    if (particles.poly.capacity() != 0)
+      std::vector<PolyModes>().swap(particles.poly);  // (a device backend frees its copy)
   } else if (poly_stale_ || particles.poly.size() != particles.size()) {
     sync_guarded();
     if (fell_back()) return StepStatus{};
@@ -194,8 +206,9 @@ StepStatus MpmWorld::step(int n) {
   if (!on_cpu()) {
     for (const MaterialParams& m : materials)
       if (mpm::volume_correction_step(m, solver.dt) > 0.f) {
-        fall_back("the fluids' volume correction (volume_correction > 0) runs on the CPU backend only", "stepping",
-                  AtFailure::DeviceAtClock);
+        fall_back(
+            "the fluids' volume correction (volume_correction > 0) runs on the CPU backend only",
+            "stepping", AtFailure::DeviceAtClock);
         break;
       }
   }
@@ -238,7 +251,8 @@ StepStatus MpmWorld::step(int n) {
       if (on_cpu()) {
         chunk = 1;
       } else {
-        chunk = static_cast<int>(std::min<int64_t>(chunk, kHandleBlock - clock_.step % kHandleBlock));
+        chunk =
+            static_cast<int>(std::min<int64_t>(chunk, kHandleBlock - clock_.step % kHandleBlock));
         target_time += 0.5 * chunk * static_cast<double>(solver.dt);
       }
     }
@@ -268,7 +282,8 @@ StepStatus MpmWorld::step(int n) {
   }
   if (r.ok) return StepStatus{};
   sync_guarded();
-  if (fell_back()) return StepStatus{};  // the CPU goes on from the preserved state (and meets the blow-up if it is real)
+  if (fell_back())
+    return StepStatus{};  // the CPU goes on from the preserved state (and meets the blow-up if it is real)
   StepStatus st;
   st.ok = false;
   st.step = clock_.step;
@@ -281,7 +296,8 @@ StepStatus MpmWorld::step(int n) {
   std::snprintf(buf, sizeof buf,
                 "numerical blow-up at step %lld: particle %u has velocity (%g, %g) "
                 "(limit %g) and volume ratio %g; stepping stopped",
-                static_cast<long long>(st.step), st.particle_id, v.x, v.y, solver.velocity_limit, J);
+                static_cast<long long>(st.step), st.particle_id, v.x, v.y, solver.velocity_limit,
+                J);
   st.message = buf;
   failure_ = st;
   return st;
@@ -334,12 +350,14 @@ void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32
     }
     particles.v[i] = v;
     particles.C[i] = grad;
-    if (i < particles.poly.size()) particles.poly[i] = PolyModes{};  // a linear field: no higher modes
+    if (i < particles.poly.size())
+      particles.poly[i] = PolyModes{};  // a linear field: no higher modes
   });
   host_changed();
 }
 
-size_t MpmWorld::add_particles(const std::vector<Vec2>& sites, int material, float h, Vec2 v, uint16_t group) {
+size_t MpmWorld::add_particles(const std::vector<Vec2>& sites, int material, float h, Vec2 v,
+                               uint16_t group) {
   if (sites.empty() || material < 0 || material >= static_cast<int>(materials.size())) return 0;
   sync_guarded();
   const float area = h * h;
@@ -370,7 +388,8 @@ void MpmWorld::resample_now() {
   // the next pass comes at the next multiple of the interval.
   if (fallbacks_ != fallbacks_before) return;
   // The seed follows the step, so a run is reproducible and passes differ.
-  const uint64_t seed = 0x5A3D1E5EEDull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
+  const uint64_t seed =
+      0x5A3D1E5EEDull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
   const ResampleReport& rep = resampler_.run(particles, grid, materials, resampling, seed);
   resampler_last_ = rep;
   last_resample_step_ = clock_.step;
@@ -379,19 +398,24 @@ void MpmWorld::resample_now() {
     particles_reindexed();
   }
   // Marks for the highlight: drop those older than the kept passes, add this pass's.
-  const int64_t oldest = clock_.step - int64_t{kResampleMarkPasses} * std::max(1, resampling.interval);
+  const int64_t oldest =
+      clock_.step - int64_t{kResampleMarkPasses} * std::max(1, resampling.interval);
   size_t keep_from = 0;
-  while (keep_from < resample_marks_.size() && resample_marks_[keep_from].step <= oldest) ++keep_from;
-  resample_marks_.erase(resample_marks_.begin(), resample_marks_.begin() + static_cast<std::ptrdiff_t>(keep_from));
+  while (keep_from < resample_marks_.size() && resample_marks_[keep_from].step <= oldest)
+    ++keep_from;
+  resample_marks_.erase(resample_marks_.begin(),
+                        resample_marks_.begin() + static_cast<std::ptrdiff_t>(keep_from));
   for (uint32_t id : rep.new_ids) resample_marks_.push_back(ResampleMark{id, clock_.step, false});
   if (!rep.retired_ids.empty()) {  // kept sorted for id_retired()
     const size_t mid = retired_ids_.size();
     retired_ids_.insert(retired_ids_.end(), rep.retired_ids.begin(), rep.retired_ids.end());
     std::sort(retired_ids_.begin() + static_cast<std::ptrdiff_t>(mid), retired_ids_.end());
-    std::inplace_merge(retired_ids_.begin(), retired_ids_.begin() + static_cast<std::ptrdiff_t>(mid), retired_ids_.end());
+    std::inplace_merge(retired_ids_.begin(),
+                       retired_ids_.begin() + static_cast<std::ptrdiff_t>(mid), retired_ids_.end());
   }
   for (uint32_t id : rep.merged_ids) resample_marks_.push_back(ResampleMark{id, clock_.step, true});
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ++resample_totals_.calls;
   resample_totals_.inserted += rep.inserted;
   resample_totals_.merged += rep.merged;
@@ -401,7 +425,8 @@ void MpmWorld::resample_now() {
 
 void MpmWorld::start_heat() {
   if (heat_ledger_.have_initial) return;
-  heat_solver_.quantize(particles, materials);  // before the initial heat: the rounding is not drift
+  heat_solver_.quantize(particles,
+                        materials);  // before the initial heat: the rounding is not drift
   heat_ledger_.initial_heat = HeatSolver::totals(particles, materials).heat();
   heat_ledger_.have_initial = true;
   host_changed();
@@ -422,13 +447,15 @@ void MpmWorld::heat_now() {
   // with the host's solve: no heat time is lost.
   HeatLinearSolver* device = nullptr;
   if (heat.device_solve != HeatDeviceSolve::Off)
-    guarded("preparing the heat solve", AtFailure::DeviceAtClock, [&] { device = backend_->heat_linear_solver(); });
+    guarded("preparing the heat solve", AtFailure::DeviceAtClock,
+            [&] { device = backend_->heat_linear_solver(); });
   struct Lend {
     HeatSolver& h;
     ~Lend() { h.set_linear_solver(nullptr); }
   } lend{heat_solver_};
   heat_solver_.set_linear_solver(device);
-  const HeatReport& rep = heat_solver_.run(particles, grid, solver, materials, heat, dt, seed, heat_tool);
+  const HeatReport& rep =
+      heat_solver_.run(particles, grid, solver, materials, heat, dt, seed, heat_tool);
   HeatLedger& L = heat_ledger_;
   if (rep.on_device) ++L.device_passes;
   L.solve_ms += rep.solve_ms;
@@ -455,7 +482,8 @@ void MpmWorld::heat_now() {
   // device needs them (on the CPU backend this only re-buckets).
   host_changed();
   if (particles.size() != n0) particles_reindexed();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   L.ms += ms;
   L.last_ms = ms;
 }
@@ -477,7 +505,8 @@ void MpmWorld::particles_reindexed() {
   uint32_t max_id = 0;
   for (uint32_t v : particles.id) max_id = std::max(max_id, v);
   id_to_index_.assign(static_cast<size_t>(max_id) + 1, UINT32_MAX);
-  for (size_t i = 0; i < particles.size(); ++i) id_to_index_[particles.id[i]] = static_cast<uint32_t>(i);
+  for (size_t i = 0; i < particles.size(); ++i)
+    id_to_index_[particles.id[i]] = static_cast<uint32_t>(i);
   size_t out = 0;
   for (size_t k = 0; k < grab_ids_.size(); ++k) {
     const uint32_t id = grab_ids_[k];
@@ -512,17 +541,20 @@ void MpmWorld::build_spring_input(SubstepInput& in, double target_time) {
     uint32_t max_id = 0;
     for (uint32_t v : particles.id) max_id = std::max(max_id, v);
     id_to_index_.assign(static_cast<size_t>(max_id) + 1, UINT32_MAX);
-    for (size_t i = 0; i < particles.size(); ++i) id_to_index_[particles.id[i]] = static_cast<uint32_t>(i);
+    for (size_t i = 0; i < particles.size(); ++i)
+      id_to_index_[particles.id[i]] = static_cast<uint32_t>(i);
     handle_index_.clear();
     for (const MpmHandle& h : handles)
-      for (uint32_t id : h.ids) handle_index_.push_back(id < id_to_index_.size() ? id_to_index_[id] : UINT32_MAX);
+      for (uint32_t id : h.ids)
+        handle_index_.push_back(id < id_to_index_.size() ? id_to_index_[id] : UINT32_MAX);
     handles_dirty_ = false;
   }
   // Absolute targets: the mouse grab's, then each handle's at this step's time.
   spring_index_.assign(grab_.index.begin(), grab_.index.end());
   spring_offset_.clear();
   spring_ks_.assign(grab_.index.size(), grab_stiffness);
-  for (size_t k = 0; k < grab_.index.size(); ++k) spring_offset_.push_back(grab_.target + grab_.offset[k]);
+  for (size_t k = 0; k < grab_.index.size(); ++k)
+    spring_offset_.push_back(grab_.target + grab_.offset[k]);
   const float dt = std::max(solver.dt, 1e-9f);
   const float ks_max = (0.25f / dt) * (0.25f / dt);
   size_t q = 0;
@@ -548,10 +580,28 @@ namespace {
 /// image's writer and reader. A new HeatParams field goes here too.
 template <class H, class F>
 void heat_fields(H& h, F&& f) {
-  f(h.enabled); f(h.only); f(h.interval); f(h.time_scale); f(h.flip); f(h.tolerance); f(h.max_iterations);
-  f(h.preconditioner); f(h.device_solve); f(h.walls); f(h.plates); f(h.lamps); f(h.air); f(h.air_temperature);
-  f(h.emissivity); f(h.photons); f(h.convection_h); f(h.water_flow); f(h.flow_down_rate); f(h.flow_level_rate);
-  f(h.emit_volume); f(h.gamma);
+  f(h.enabled);
+  f(h.only);
+  f(h.interval);
+  f(h.time_scale);
+  f(h.flip);
+  f(h.tolerance);
+  f(h.max_iterations);
+  f(h.preconditioner);
+  f(h.device_solve);
+  f(h.walls);
+  f(h.plates);
+  f(h.lamps);
+  f(h.air);
+  f(h.air_temperature);
+  f(h.emissivity);
+  f(h.photons);
+  f(h.convection_h);
+  f(h.water_flow);
+  f(h.flow_down_rate);
+  f(h.flow_level_rate);
+  f(h.emit_volume);
+  f(h.gamma);
 }
 
 }  // namespace
@@ -581,7 +631,8 @@ size_t MpmWorldState::bytes() const {
   if (host_columns) host_columns->for_each_array([&n](const auto& a) { n += vec_bytes(a); });
   if (device) n += device->bytes();
   for (const MpmHandle& h : handles) n += vec_bytes(h.ids) + vec_bytes(h.anchor);
-  n += vec_bytes(resample_last.new_ids) + vec_bytes(resample_last.merged_ids) + vec_bytes(resample_last.retired_ids);
+  n += vec_bytes(resample_last.new_ids) + vec_bytes(resample_last.merged_ids) +
+       vec_bytes(resample_last.retired_ids);
   return n;
 }
 
@@ -606,20 +657,41 @@ namespace {
 /// others on the device), and how to put them back.
 MpmParticles host_only_columns(const MpmParticles& p) {
   MpmParticles h;
-  h.mass = p.mass; h.vol0 = p.vol0; h.material = p.material; h.group = p.group; h.id = p.id;
-  h.fext = p.fext; h.temp = p.temp; h.melt = p.melt; h.vwater = p.vwater;
+  h.mass = p.mass;
+  h.vol0 = p.vol0;
+  h.material = p.material;
+  h.group = p.group;
+  h.id = p.id;
+  h.fext = p.fext;
+  h.temp = p.temp;
+  h.melt = p.melt;
+  h.vwater = p.vwater;
   h.next_id = p.next_id;
   return h;
 }
 
 void restore_host_columns(MpmParticles& p, const MpmParticles& h, size_t n, bool poly) {
-  p.mass = h.mass; p.vol0 = h.vol0; p.material = h.material; p.group = h.group; p.id = h.id;
-  p.fext = h.fext; p.temp = h.temp; p.melt = h.melt; p.vwater = h.vwater;
+  p.mass = h.mass;
+  p.vol0 = h.vol0;
+  p.material = h.material;
+  p.group = h.group;
+  p.id = h.id;
+  p.fext = h.fext;
+  p.temp = h.temp;
+  p.melt = h.melt;
+  p.vwater = h.vwater;
   p.next_id = h.next_id;
   // The stepped columns get the device's values (sync_to_host) right after.
-  p.x.resize(n); p.v.resize(n); p.C.resize(n); p.F.resize(n); p.J.resize(n); p.Jp.resize(n);
-  if (poly) p.poly.resize(n);
-  else std::vector<PolyModes>().swap(p.poly);
+  p.x.resize(n);
+  p.v.resize(n);
+  p.C.resize(n);
+  p.F.resize(n);
+  p.J.resize(n);
+  p.Jp.resize(n);
+  if (poly)
+    p.poly.resize(n);
+  else
+    std::vector<PolyModes>().swap(p.poly);
 }
 
 }  // namespace
@@ -629,7 +701,8 @@ void MpmWorld::save_state(MpmWorldState& s) {
   // costs a fraction of a millisecond at a million particles, one to the host
   // tens): the window's rewind snapshots then never stall the stepping.
   std::shared_ptr<const DeviceStateCopy> dev;
-  guarded("saving the state on the device", AtFailure::DeviceAtClock, [&] { dev = backend_->save_device_state(); });
+  guarded("saving the state on the device", AtFailure::DeviceAtClock,
+          [&] { dev = backend_->save_device_state(); });
   if (dev) {
     if (!host_cols_ || host_cols_gen_ != host_gen_) {
       host_cols_ = std::make_shared<const MpmParticles>(host_only_columns(particles));
@@ -657,7 +730,8 @@ void MpmWorld::load_state(const MpmWorldState& s) {
     const bool fine = guarded("restoring a saved state on the device", AtFailure::DeviceAtClock,
                               [&] { ok = backend_->load_device_state(*s.device); });
     if (!fine || !ok)
-      throw std::invalid_argument("load_state: the state was saved on a device this world no longer steps with");
+      throw std::invalid_argument(
+          "load_state: the state was saved on a device this world no longer steps with");
   }
   each_saved(s, [](auto& mine, const auto& saved) { mine = saved; });
   set_controls(s.controls);
@@ -686,7 +760,8 @@ Diagnostics MpmWorld::totals() {
   // Where the state is stepped, also when the host copy is current: a device
   // sums a million particles in microseconds, one host thread in milliseconds
   // (a paused window sampling the plots 20 times a second).
-  guarded("summing the particles", AtFailure::DeviceAtClock, [&] { ok = backend_->device_totals(centre, t); });
+  guarded("summing the particles", AtFailure::DeviceAtClock,
+          [&] { ok = backend_->device_totals(centre, t); });
   if (!ok) return diagnostics(false);
   Diagnostics d;
   d.count = particles.size();
@@ -710,7 +785,8 @@ Diagnostics compute_diagnostics(const MpmParticles& p, Vec2 centre, bool with_ha
   d.count = p.size();
   for (size_t i = 0; i < p.size(); ++i) {
     double m = p.mass[i], vx = p.v[i].x, vy = p.v[i].y;
-    double rx = static_cast<double>(p.x[i].x) - centre.x, ry = static_cast<double>(p.x[i].y) - centre.y;
+    double rx = static_cast<double>(p.x[i].x) - centre.x,
+           ry = static_cast<double>(p.x[i].y) - centre.y;
     d.mass += m;
     d.momentum[0] += m * vx;
     d.momentum[1] += m * vy;

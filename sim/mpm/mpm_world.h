@@ -2,16 +2,16 @@
 /// backend that steps them. The app, the runner, the tests and the benchmark
 /// all drive this one type.
 #pragma once
-#include "sim/core/grab.h"
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 #include "sim/core/backend_error.h"
 #include "sim/core/checkpoint.h"
+#include "sim/core/grab.h"
 #include "sim/core/step_status.h"
 #include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_backend.h"
@@ -23,7 +23,6 @@ namespace ps {
 
 /// The lecture's velocity presets (pic_vs_apic demo, keys t / r / s / d).
 enum class Preset : uint8_t { Translation, Rotation, Shear, Dilation };
-
 
 /// Conserved quantities and a state hash of the particle set.
 struct Diagnostics {
@@ -41,30 +40,30 @@ struct ResampleTotals {
   int64_t calls = 0;
   int64_t inserted = 0;
   int64_t merged = 0;
-  double ms = 0.0;          ///< wall time of all passes, sync and push included
-  double last_ms = 0.0;     ///< the last pass, sync and push included
+  double ms = 0.0;       ///< wall time of all passes, sync and push included
+  double last_ms = 0.0;  ///< the last pass, sync and push included
 };
 
 /// Running totals of the heat passes (since the scene loaded): the energy
 /// ledger (J per unit depth) and the solver's work.
 struct HeatLedger {
   int64_t passes = 0;
-  int64_t iterations = 0;       ///< PCG iterations, all passes
-  int64_t unconverged = 0;      ///< passes whose PCG stopped at max_iterations
+  int64_t iterations = 0;                      ///< PCG iterations, all passes
+  int64_t unconverged = 0;                     ///< passes whose PCG stopped at max_iterations
   double walls = 0.0, air = 0.0, lamps = 0.0;  ///< energy in from each
-  double grid = 0.0;            ///< sum over passes of sum_i C_i dT_i
-  double solver = 0.0;          ///< sum of the solves' energy defects (HeatReport::energy_solver)
-  double solver_abs = 0.0;      ///< sum of their magnitudes
-  double rounding = 0.0;        ///< sum of the temperature rounding energies
+  double grid = 0.0;                           ///< sum over passes of sum_i C_i dT_i
+  double solver = 0.0;      ///< sum of the solves' energy defects (HeatReport::energy_solver)
+  double solver_abs = 0.0;  ///< sum of their magnitudes
+  double rounding = 0.0;    ///< sum of the temperature rounding energies
   double rounding_abs = 0.0;
-  double melted = 0.0;          ///< ice mass melted
+  double melted = 0.0;  ///< ice mass melted
   int64_t emitted = 0, converted = 0;
   double ms = 0.0, last_ms = 0.0;
-  double solve_ms = 0.0;        ///< the linear solves' part of ms
-  int64_t device_passes = 0;    ///< passes whose system the device solved
-  double initial_heat = 0.0;    ///< heat content before the first pass
+  double solve_ms = 0.0;      ///< the linear solves' part of ms
+  int64_t device_passes = 0;  ///< passes whose system the device solved
+  double initial_heat = 0.0;  ///< heat content before the first pass
   bool have_initial = false;
-  double heat_time = 0.0;       ///< heat time simulated (time_scale included)
+  double heat_time = 0.0;  ///< heat time simulated (time_scale included)
 };
 
 /// A particle a resampling pass inserted (merged = false) or kept as the
@@ -217,12 +216,14 @@ class MpmWorld {
   /// `selection` (indices) when given, to a preset field about the selection's
   /// centre of mass: t v = s (1, 0); r v = s (y - cy, cx - x);
   /// s v = s (0, x - cx); d v = s (0, y - cy).
-  void apply_preset(Preset preset, float speed = 1.f, const std::vector<uint32_t>* selection = nullptr);
+  void apply_preset(Preset preset, float speed = 1.f,
+                    const std::vector<uint32_t>* selection = nullptr);
 
   /// Appends particles at `sites` (the paint tool) with material `material`,
   /// spacing h (mass = density h^2, rest area h^2), velocity `v` and group
   /// `group`, then host_changed(). Returns the number added (0 for an unknown material).
-  size_t add_particles(const std::vector<Vec2>& sites, int material, float h, Vec2 v, uint16_t group);
+  size_t add_particles(const std::vector<Vec2>& sites, int material, float h, Vec2 v,
+                       uint16_t group);
 
   /// Grab tool: particles follow a moving target keeping their offsets.
   void grab_begin(const std::vector<uint32_t>& indices, Vec2 target);
@@ -255,7 +256,9 @@ class MpmWorld {
   const std::vector<ResampleMark>& resample_marks() const { return resample_marks_; }
   static constexpr int kResampleMarkPasses = 256;
   /// Whether a resampling merge of this world retired `id` (since the scene loaded).
-  bool id_retired(uint32_t id) const { return std::binary_search(retired_ids_.begin(), retired_ids_.end(), id); }
+  bool id_retired(uint32_t id) const {
+    return std::binary_search(retired_ids_.begin(), retired_ids_.end(), id);
+  }
   /// Syncs and measures the interior holes without changing the particles
   /// (resampling may be off): interior cells with fewer than
   /// resampling.min_per_cell particles. resampler().sdf() is then current.
@@ -361,7 +364,7 @@ class MpmWorld {
   uint64_t host_cols_gen_ = ~0ull;
   StepStatus failure_;
   GrabSet<Vec2> grab_;
-  std::vector<uint32_t> grab_ids_;       ///< IDs of the grabbed particles (to reindex)
+  std::vector<uint32_t> grab_ids_;  ///< IDs of the grabbed particles (to reindex)
   // The grab spring's input when handles are active: the mouse grab and every
   // handle as absolute targets (target 0, offset = target position).
   std::vector<uint32_t> spring_index_;

@@ -27,7 +27,8 @@ enum CellState : uint8_t {
 };
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kMaxCells = 1024.f;  ///< upper bound of the lengths in cells (parameters are clamped)
+constexpr float kMaxCells =
+    1024.f;  ///< upper bound of the lengths in cells (parameters are clamped)
 
 inline bool inside_state(uint8_t s) { return s == kCovered || s == kCavity; }
 
@@ -45,14 +46,18 @@ struct FMean {
     polar2(F, R, St);
     c += w * R.a00;
     s += w * R.a10;
-    S[0] += w * St.a00; S[1] += w * St.a01; S[2] += w * St.a10; S[3] += w * St.a11;
+    S[0] += w * St.a00;
+    S[1] += w * St.a01;
+    S[2] += w * St.a10;
+    S[3] += w * St.a11;
   }
   /// The mean, for weights summing to 1 / `inv_w`.
   Mat2 mean(double inv_w) const {
     const double n = std::hypot(c, s);
-    const float rc = n > 0.0 ? static_cast<float>(c / n) : 1.f, rs = n > 0.0 ? static_cast<float>(s / n) : 0.f;
-    const Mat2 Sm{static_cast<float>(S[0] * inv_w), static_cast<float>(S[1] * inv_w), static_cast<float>(S[2] * inv_w),
-                  static_cast<float>(S[3] * inv_w)};
+    const float rc = n > 0.0 ? static_cast<float>(c / n) : 1.f,
+                rs = n > 0.0 ? static_cast<float>(s / n) : 0.f;
+    const Mat2 Sm{static_cast<float>(S[0] * inv_w), static_cast<float>(S[1] * inv_w),
+                  static_cast<float>(S[2] * inv_w), static_cast<float>(S[3] * inv_w)};
     return rotation(rc, rs) * Sm;
   }
 };
@@ -111,7 +116,9 @@ void compact(std::vector<T>& a, const std::vector<uint8_t>& state) {
 }
 
 template <class T>
-size_t cap_bytes(const std::vector<T>& v) { return v.capacity() * sizeof(T); }
+size_t cap_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
 
 }  // namespace
 
@@ -127,13 +134,18 @@ void Resampler::bucket(const MpmParticles& p, const GridSpec& g) {
   cell_start_.assign(ncell + 1, 0);
   cell_of_.resize(n);
   order_.resize(n);
-  bi0_ = nx_; bi1_ = -1; bj0_ = ny_; bj1_ = -1;
+  bi0_ = nx_;
+  bi1_ = -1;
+  bj0_ = ny_;
+  bj1_ = -1;
   for (int i = 0; i < n; ++i) {
     Vec2 u = to_cells(p.x[i], g, inv_dx);
     int ci = clampi(ifloor(clamp_finite(u.x, -1.f, nx_ + 1.f)), 0, nx_ - 1);
     int cj = clampi(ifloor(clamp_finite(u.y, -1.f, ny_ + 1.f)), 0, ny_ - 1);
-    bi0_ = std::min(bi0_, ci); bi1_ = std::max(bi1_, ci);
-    bj0_ = std::min(bj0_, cj); bj1_ = std::max(bj1_, cj);
+    bi0_ = std::min(bi0_, ci);
+    bi1_ = std::max(bi1_, ci);
+    bj0_ = std::min(bj0_, cj);
+    bj1_ = std::max(bj1_, cj);
     int c = cj * nx_ + ci;
     cell_of_[i] = c;
     ++cell_count_[c];
@@ -181,7 +193,8 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
     // a jelly is outside it, so the gap between them is never refilled.
     if (!eligible(p.material[i])) continue;
     Vec2 u = to_cells(p.x[i], g, inv_dx);
-    float ux = clamp_finite(u.x, -r - 2.f, nx_ + r + 2.f), uy = clamp_finite(u.y, -r - 2.f, ny_ + r + 2.f);
+    float ux = clamp_finite(u.x, -r - 2.f, nx_ + r + 2.f),
+          uy = clamp_finite(u.y, -r - 2.f, ny_ + r + 2.f);
     int i0 = std::max(0, iceil(ux - r - 0.5f));
     int i1 = std::min(nx_ - 1, ifloor(ux + r - 0.5f));
     int j0 = std::max(0, iceil(uy - r - 0.5f));
@@ -218,7 +231,10 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
         for (int di = -1; di <= 1; ++di) {
           int a = ci + di, b = cj + dj;
           if (a < 0 || b < 0 || a >= nx_ || b >= ny_) continue;
-          if (state_[b * nx_ + a] == kCovered) { rim = true; break; }
+          if (state_[b * nx_ + a] == kCovered) {
+            rim = true;
+            break;
+          }
         }
       if (!rim) continue;
       float best = kInf;
@@ -241,10 +257,19 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
   queue_.resize(ncell);
   int head = 0, tail = 0;
   auto seed_cell = [&](int c) {
-    if (state_[c] == kUnknown) { state_[c] = kOutside; queue_[tail++] = c; }
+    if (state_[c] == kUnknown) {
+      state_[c] = kOutside;
+      queue_[tail++] = c;
+    }
   };
-  for (int ci = wi0_; ci <= wi1_; ++ci) { seed_cell(wj0_ * nx_ + ci); seed_cell(wj1_ * nx_ + ci); }
-  for (int cj = wj0_; cj <= wj1_; ++cj) { seed_cell(cj * nx_ + wi0_); seed_cell(cj * nx_ + wi1_); }
+  for (int ci = wi0_; ci <= wi1_; ++ci) {
+    seed_cell(wj0_ * nx_ + ci);
+    seed_cell(wj1_ * nx_ + ci);
+  }
+  for (int cj = wj0_; cj <= wj1_; ++cj) {
+    seed_cell(cj * nx_ + wi0_);
+    seed_cell(cj * nx_ + wi1_);
+  }
   auto flood = [&](uint8_t label) {
     while (head < tail) {
       const int c = queue_[head++];
@@ -252,7 +277,10 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
       const int nb[4] = {ci > 0 ? c - 1 : -1, ci < nx_ - 1 ? c + 1 : -1, cj > 0 ? c - nx_ : -1,
                          cj < ny_ - 1 ? c + nx_ : -1};
       for (int q : nb)
-        if (q >= 0 && state_[q] == kUnknown) { state_[q] = label; queue_[tail++] = q; }
+        if (q >= 0 && state_[q] == kUnknown) {
+          state_[q] = label;
+          queue_[tail++] = q;
+        }
     }
   };
   flood(kOutside);
@@ -278,12 +306,16 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
   };
   for (int cj = wj0_; cj + 1 <= wj1_; ++cj)
     for (int ci = wi0_; ci + 1 <= wi1_; ++ci) {
-      const int cs[4] = {cj * nx_ + ci, cj * nx_ + ci + 1, (cj + 1) * nx_ + ci + 1, (cj + 1) * nx_ + ci};
+      const int cs[4] = {cj * nx_ + ci, cj * nx_ + ci + 1, (cj + 1) * nx_ + ci + 1,
+                         (cj + 1) * nx_ + ci};
       bool in[4];
       int nin = 0;
       for (int k = 0; k < 4; ++k) nin += (in[k] = inside_state(state_[cs[k]])) ? 1 : 0;
       if (nin == 0 || nin == 4) continue;
-      const Vec2 pc[4] = {{ci + 0.5f, cj + 0.5f}, {ci + 1.5f, cj + 0.5f}, {ci + 1.5f, cj + 1.5f}, {ci + 0.5f, cj + 1.5f}};
+      const Vec2 pc[4] = {{ci + 0.5f, cj + 0.5f},
+                          {ci + 1.5f, cj + 0.5f},
+                          {ci + 1.5f, cj + 1.5f},
+                          {ci + 0.5f, cj + 1.5f}};
       float v[4];
       for (int k = 0; k < 4; ++k) v[k] = psi(cs[k]);
       Vec2 cross_pt[4];
@@ -328,7 +360,8 @@ void Resampler::compute_sdf(const MpmParticles& p, const GridSpec& g, const Resa
         if (d < dd) dd = d;
       }
   }
-  sdf_.assign(ncell, clampf(e + Rd, -band, band) * g.dx);  // outside the window: outside, beyond the band
+  sdf_.assign(ncell,
+              clampf(e + Rd, -band, band) * g.dx);  // outside the window: outside, beyond the band
   for (int cj = wj0_; cj <= wj1_; ++cj)
     for (int ci = wi0_; ci <= wi1_; ++ci) {
       const int c = cj * nx_ + ci;
@@ -393,11 +426,15 @@ int Resampler::count_holes(const MpmParticles& p, const GridSpec& g, const Resam
       for (int b = std::max(0, cj - 2); b <= std::min(ny_ - 1, cj + 2) && !donor; ++b)
         for (int a = std::max(0, ci - 2); a <= std::min(nx_ - 1, ci + 2) && !donor; ++a)
           for (int k = cell_start_[b * nx_ + a]; k < cell_start_[b * nx_ + a + 1]; ++k)
-            if (eligible(p.material[order_[k]])) { donor = true; break; }
+            if (eligible(p.material[order_[k]])) {
+              donor = true;
+              break;
+            }
       if (!donor) continue;
       bool room = false;
       for (int k = 0; k < 16 && !room; ++k) {
-        const Vec2 u{ci + (static_cast<float>(k % 4) + 0.5f) * 0.25f, cj + (static_cast<float>(k / 4) + 0.5f) * 0.25f};
+        const Vec2 u{ci + (static_cast<float>(k % 4) + 0.5f) * 0.25f,
+                     cj + (static_cast<float>(k / 4) + 0.5f) * 0.25f};
         room = sdf_at(u) <= lim && has_room(p, g, u, sp);
       }
       if (room) ++holes;
@@ -420,7 +457,8 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const ResampleParams& 
     Vec2 u = to_cells(p.x[i], g, inv_dx);
     // Clamped into the domain: a particle outside it searches the border cells,
     // where its neighbours outside the domain are binned.
-    float ux = clamp_finite(u.x, 0.f, static_cast<float>(nx_)), uy = clamp_finite(u.y, 0.f, static_cast<float>(ny_));
+    float ux = clamp_finite(u.x, 0.f, static_cast<float>(nx_)),
+          uy = clamp_finite(u.y, 0.f, static_cast<float>(ny_));
     int i0 = std::max(0, ifloor(ux - md));
     int i1 = std::min(nx_ - 1, ifloor(ux + md));
     int j0 = std::max(0, ifloor(uy - md));
@@ -434,7 +472,10 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const ResampleParams& 
           const int j = order_[k];
           if (j == i || merged_[j] || p.material[j] != p.material[i]) continue;
           float d2 = length2(p.x[j] - p.x[i]);
-          if (d2 < bestd2 || (best >= 0 && d2 == bestd2 && j < best)) { bestd2 = d2; best = j; }
+          if (d2 < bestd2 || (best >= 0 && d2 == bestd2 && j < best)) {
+            bestd2 = d2;
+            best = j;
+          }
         }
       }
     if (best < 0) continue;
@@ -450,7 +491,8 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const ResampleParams& 
     p.x[s] = mix2(p.x[s], p.x[o]);
     p.v[s] = mix2(p.v[s], p.v[o]);
     p.C[s] = mixm(p.C[s], p.C[o]);
-    if (!p.poly.empty())  // PolyPIC's modes, like C (unit-norm modes: their energy m/2 sum |c_r|^2 cannot rise)
+    if (!p.poly
+             .empty())  // PolyPIC's modes, like C (unit-norm modes: their energy m/2 sum |c_r|^2 cannot rise)
       for (int r = 0; r < 6; ++r) p.poly[s].c[r] = mix2(p.poly[s].c[r], p.poly[o].c[r]);
     FMean fm;
     fm.add(wa, p.F[s]);
@@ -477,8 +519,9 @@ void Resampler::merge(MpmParticles& p, const GridSpec& g, const ResampleParams& 
 
 // [SECTION] Insertion ---------------------------------------------------------------
 
-void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
-                       const ResampleParams& rp, uint64_t seed) {
+void Resampler::insert(MpmParticles& p, const GridSpec& g,
+                       const std::vector<MaterialParams>& materials, const ResampleParams& rp,
+                       uint64_t seed) {
   const int n0 = static_cast<int>(p.size());
   const float dx = g.dx, inv_dx = 1.f / dx;
   const float lim = -rp.inside_margin * dx;
@@ -543,7 +586,8 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
               float w = bspline2(std::fabs(d.x)) * bspline2(std::fabs(d.y));
               if (!(w > 0.f)) continue;
               mat_w_[p.material[j]] += w;
-              if (p.vol0[j] < vol_floor) continue;  // drained enough: a donor keeps a third of a seeded particle
+              if (p.vol0[j] < vol_floor)
+                continue;  // drained enough: a donor keeps a third of a seeded particle
               donor_idx_.push_back(j);
               donor_w_.push_back(w);
             }
@@ -560,12 +604,16 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
         double W = 0.0;
         float wmax = 0.f;
         for (size_t k = 0; k < donor_idx_.size(); ++k)
-          if (p.material[donor_idx_[k]] == mat) { W += donor_w_[k]; wmax = std::max(wmax, donor_w_[k]); }
+          if (p.material[donor_idx_[k]] == mat) {
+            W += donor_w_[k];
+            wmax = std::max(wmax, donor_w_[k]);
+          }
         if (!(W > 0.0)) continue;
         const double f = std::min(1.0 / W, 1.0 / (3.0 * wmax));
 
         // Take dm_k = f w_k m_k; the exact float difference is what moves.
-        double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0, Tm = 0.0, melt = 0.0, Wv = 0.0;
+        double M = 0.0, V = 0.0, px = 0.0, py = 0.0, J = 0.0, Jp = 0.0, Tm = 0.0, melt = 0.0,
+               Wv = 0.0;
         double Cs[4] = {0, 0, 0, 0};
         FMean Fs;
         int grp_src = -1;
@@ -582,7 +630,8 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
           p.mass[j] = m_new;
           p.vol0[j] = vol_new;
           // Virtual water (heat, sim/mpm/heat.h) leaves with its share of the mass.
-          const float w_old = p.vwater[j], w_new = std::min(m_new, static_cast<float>(w_old - fw * w_old));
+          const float w_old = p.vwater[j],
+                      w_new = std::min(m_new, static_cast<float>(w_old - fw * w_old));
           p.vwater[j] = w_new;
           Wv += static_cast<double>(w_old) - w_new;
           M += dm;
@@ -595,9 +644,15 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
           melt += dm * p.melt[j];
           const Mat2& Cj = p.C[j];
           const Mat2& Fj = p.F[j];
-          Cs[0] += dm * Cj.a00; Cs[1] += dm * Cj.a01; Cs[2] += dm * Cj.a10; Cs[3] += dm * Cj.a11;
+          Cs[0] += dm * Cj.a00;
+          Cs[1] += dm * Cj.a01;
+          Cs[2] += dm * Cj.a10;
+          Cs[3] += dm * Cj.a11;
           Fs.add(dm, Fj);
-          if (dm > grp_dm || (dm == grp_dm && j < grp_src)) { grp_dm = dm; grp_src = j; }
+          if (dm > grp_dm || (dm == grp_dm && j < grp_src)) {
+            grp_dm = dm;
+            grp_src = j;
+          }
         }
         if (!(M > 0.0)) continue;  // nothing moved (masses too small to split)
         const double im = 1.0 / M;
@@ -619,7 +674,8 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
         p.group[q] = grp;
         p.id[q] = p.next_id;
         p.fext[q] = Vec2{};
-        p.temp[q] = fl(Tm * im);  // heat (sim/mpm/heat.h): the donors' mean temperature and their water
+        p.temp[q] =
+            fl(Tm * im);  // heat (sim/mpm/heat.h): the donors' mean temperature and their water
         p.melt[q] = fl(melt * im);
         p.vwater[q] = std::min(p.mass[q], fl(Wv));
         report_.new_ids.push_back(p.next_id);
@@ -637,7 +693,8 @@ void Resampler::insert(MpmParticles& p, const GridSpec& g, const std::vector<Mat
 
 // [SECTION] Public entry points -----------------------------------------------------
 
-const ResampleReport& Resampler::run(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
+const ResampleReport& Resampler::run(MpmParticles& p, const GridSpec& g,
+                                     const std::vector<MaterialParams>& materials,
                                      const ResampleParams& rp, uint64_t seed) {
   const auto t0 = std::chrono::steady_clock::now();
   report_.inserted = report_.merged = 0;
@@ -658,16 +715,19 @@ const ResampleReport& Resampler::run(MpmParticles& p, const GridSpec& g, const s
     insert(p, g, materials, rp, seed);
     report_.interior_holes_after = count_holes(p, g, rp);
   }
-  report_.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  report_.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return report_;
 }
 
-int Resampler::count_interior_holes(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp) {
+int Resampler::count_interior_holes(const MpmParticles& p, const GridSpec& g,
+                                    const ResampleParams& rp) {
   set_materials(nullptr);
   return count_now(p, g, rp);
 }
 
-int Resampler::count_interior_holes(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
+int Resampler::count_interior_holes(const MpmParticles& p, const GridSpec& g,
+                                    const std::vector<MaterialParams>& materials,
                                     const ResampleParams& rp) {
   set_materials(&materials);
   return count_now(p, g, rp);
@@ -686,15 +746,17 @@ void Resampler::set_materials(const std::vector<MaterialParams>* materials) {
   mat_ok_.assign(materials ? materials->size() : 0, 0);
   for (size_t m = 0; m < mat_ok_.size(); ++m) {
     const int t = static_cast<int>((*materials)[m].type);
-    mat_ok_[m] = t >= 0 && t < kMaterialTypeCount && material_kind((*materials)[m].type).resampled ? 1 : 0;
+    mat_ok_[m] =
+        t >= 0 && t < kMaterialTypeCount && material_kind((*materials)[m].type).resampled ? 1 : 0;
   }
 }
 
 size_t Resampler::scratch_bytes() const {
   return cap_bytes(cell_count_) + cap_bytes(cell_start_) + cap_bytes(order_) + cap_bytes(cell_of_) +
-         cap_bytes(phi_u_) + cap_bytes(state_) + cap_bytes(queue_) + cap_bytes(segments_) + cap_bytes(dist_) +
-         cap_bytes(sdf_) + cap_bytes(merged_) + cap_bytes(new_head_) + cap_bytes(hole_) + cap_bytes(new_next_) +
-         cap_bytes(new_pos_) + cap_bytes(donor_idx_) + cap_bytes(donor_w_) + cap_bytes(mat_w_) + cap_bytes(report_.new_ids) +
+         cap_bytes(phi_u_) + cap_bytes(state_) + cap_bytes(queue_) + cap_bytes(segments_) +
+         cap_bytes(dist_) + cap_bytes(sdf_) + cap_bytes(merged_) + cap_bytes(new_head_) +
+         cap_bytes(hole_) + cap_bytes(new_next_) + cap_bytes(new_pos_) + cap_bytes(donor_idx_) +
+         cap_bytes(donor_w_) + cap_bytes(mat_w_) + cap_bytes(report_.new_ids) +
          cap_bytes(report_.retired_ids) + cap_bytes(report_.merged_ids);
 }
 

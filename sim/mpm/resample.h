@@ -90,11 +90,11 @@
 namespace ps {
 
 struct ResampleParams {
-  bool enabled = false;         ///< for the caller (the world); run() always resamples
-  int interval = 10;            ///< run every K substeps (the world uses this)
-  float smoothing = 1.0f;       ///< radius, in cells, of the particle disks whose union is the body
-  float band = 3.0f;            ///< half width of the narrow band, in cells (beyond it: +/- band)
-  float inside_margin = 0.5f;   ///< insert only where sdf <= -inside_margin dx (never on the skin)
+  bool enabled = false;        ///< for the caller (the world); run() always resamples
+  int interval = 10;           ///< run every K substeps (the world uses this)
+  float smoothing = 1.0f;      ///< radius, in cells, of the particle disks whose union is the body
+  float band = 3.0f;           ///< half width of the narrow band, in cells (beyond it: +/- band)
+  float inside_margin = 0.5f;  ///< insert only where sdf <= -inside_margin dx (never on the skin)
   /// An interior cell with fewer particles than this is a hole and gets darts
   /// (a dart needs insert_spacing of room). 2 finds the holes a tear or a
   /// shear band leaves; 4 (the seeding's count) also refills the sparse
@@ -102,7 +102,7 @@ struct ResampleParams {
   /// uses it) but then darts also reach the cells a surface cuts, and near a
   /// sharp notch tip, closed by the smoothing, they may land in the notch.
   int min_per_cell = 2;
-  int target_per_cell = 4;      ///< a hole is refilled towards this many particles
+  int target_per_cell = 4;  ///< a hole is refilled towards this many particles
   /// Poisson-disk distance of new particles to all others, in cells. Below the
   /// 4-per-cell spacing 0.5 on purpose: a regular 4-per-cell lattice is already
   /// saturated at 0.5, so darts at 0.5 put about one particle into a one-cell
@@ -118,13 +118,14 @@ struct ResampleParams {
 };
 
 struct ResampleReport {
-  int inserted = 0, merged = 0;     ///< this call (merged: pairs)
-  int interior_holes_before = 0;    ///< holes (see count_interior_holes) after merging, before inserting
-  int interior_holes_after = 0;     ///< holes counted again with the new particles
-  std::vector<uint32_t> new_ids;    ///< IDs of the inserted particles (fresh, >= the old next_id)
+  int inserted = 0, merged = 0;  ///< this call (merged: pairs)
+  int interior_holes_before =
+      0;  ///< holes (see count_interior_holes) after merging, before inserting
+  int interior_holes_after = 0;       ///< holes counted again with the new particles
+  std::vector<uint32_t> new_ids;      ///< IDs of the inserted particles (fresh, >= the old next_id)
   std::vector<uint32_t> retired_ids;  ///< IDs removed by merges (the larger ID of each pair)
   std::vector<uint32_t> merged_ids;   ///< IDs that survived a merge (the smaller ID of each pair)
-  double ms = 0.0;                  ///< wall time of the call
+  double ms = 0.0;                    ///< wall time of the call
 };
 
 class Resampler {
@@ -138,8 +139,9 @@ class Resampler {
   /// outside), and a new particle keeps insert_spacing from every particle.
   /// The report lives in the Resampler
   /// and is overwritten by the next call (no allocation once warm).
-  const ResampleReport& run(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
-                            const ResampleParams& rp, uint64_t seed);
+  const ResampleReport& run(MpmParticles& p, const GridSpec& g,
+                            const std::vector<MaterialParams>& materials, const ResampleParams& rp,
+                            uint64_t seed);
 
   /// Computes the signed distance of `p` (see sdf()) and returns the number
   /// of holes: interior cells (sdf <= -inside_margin dx at the centre)
@@ -150,8 +152,8 @@ class Resampler {
   /// material table only the models whose MaterialKind::resampled is set
   /// (as run() does).
   int count_interior_holes(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
-  int count_interior_holes(const MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
-                           const ResampleParams& rp);
+  int count_interior_holes(const MpmParticles& p, const GridSpec& g,
+                           const std::vector<MaterialParams>& materials, const ResampleParams& rp);
 
   /// The narrow-band signed distance of the last run or count (for run: before
   /// insertion), one value per cell, nx * ny row-major, cell (i, j) centred
@@ -176,42 +178,48 @@ class Resampler {
   bool has_room(const MpmParticles& p, const GridSpec& g, Vec2 u, float sp) const;
   void clear_new();
   int count_now(const MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
-  void set_materials(const std::vector<MaterialParams>* materials);  ///< null: every particle eligible
+  void set_materials(
+      const std::vector<MaterialParams>* materials);  ///< null: every particle eligible
   bool eligible(uint8_t m) const { return all_eligible_ || (m < mat_ok_.size() && mat_ok_[m]); }
   void merge(MpmParticles& p, const GridSpec& g, const ResampleParams& rp);
   void insert(MpmParticles& p, const GridSpec& g, const std::vector<MaterialParams>& materials,
               const ResampleParams& rp, uint64_t seed);
   float sdf_at(Vec2 u) const;  ///< bilinear, u in cell units
 
-  struct Segment { Vec2 a, b; };
+  struct Segment {
+    Vec2 a, b;
+  };
 
   int nx_ = 0, ny_ = 0;
-  int bi0_ = 0, bi1_ = -1, bj0_ = 0, bj1_ = -1;  ///< cells holding particles (bounding box; bucket())
-  int wi0_ = 0, wi1_ = -1, wj0_ = 0, wj1_ = -1;  ///< the window the distance is computed in (compute_sdf())
+  int bi0_ = 0, bi1_ = -1, bj0_ = 0,
+      bj1_ = -1;  ///< cells holding particles (bounding box; bucket())
+  int wi0_ = 0, wi1_ = -1, wj0_ = 0,
+      wj1_ = -1;  ///< the window the distance is computed in (compute_sdf())
   // Bucketing of the particles by cell (stable counting sort).
   std::vector<int> cell_count_;
-  std::vector<int> cell_start_;   ///< nx * ny + 1
-  std::vector<int> order_;        ///< particle indices sorted by cell
-  std::vector<int> cell_of_;      ///< per particle
+  std::vector<int> cell_start_;  ///< nx * ny + 1
+  std::vector<int> order_;       ///< particle indices sorted by cell
+  std::vector<int> cell_of_;     ///< per particle
   // Signed distance.
-  std::vector<float> phi_u_;      ///< distance to the union of disks (cells): exact inside and on the rim
-  std::vector<uint8_t> state_;    ///< per cell: covered / outside / cavity / void
+  std::vector<float>
+      phi_u_;  ///< distance to the union of disks (cells): exact inside and on the rim
+  std::vector<uint8_t> state_;  ///< per cell: covered / outside / cavity / void
   std::vector<int> queue_;
   std::vector<Segment> segments_;
-  std::vector<float> dist_;       ///< distance to the interface (cells)
-  std::vector<float> sdf_;        ///< world units
+  std::vector<float> dist_;  ///< distance to the interface (cells)
+  std::vector<float> sdf_;   ///< world units
   // Merging.
-  std::vector<uint8_t> merged_;   ///< per particle: 0 untouched, 1 merged survivor, 2 removed
+  std::vector<uint8_t> merged_;  ///< per particle: 0 untouched, 1 merged survivor, 2 removed
   // Insertion.
-  std::vector<uint8_t> hole_;     ///< per cell: 1 where the last count found a hole
-  std::vector<int> new_head_;     ///< per cell: first new particle (index into new_pos_) or -1
+  std::vector<uint8_t> hole_;  ///< per cell: 1 where the last count found a hole
+  std::vector<int> new_head_;  ///< per cell: first new particle (index into new_pos_) or -1
   std::vector<int> new_next_;
-  std::vector<Vec2> new_pos_;     ///< cell units
+  std::vector<Vec2> new_pos_;  ///< cell units
   std::vector<int> donor_idx_;
   std::vector<float> donor_w_;
   std::vector<float> mat_w_;
-  std::vector<uint8_t> mat_ok_;   ///< per material: resampled (MaterialKind::resampled)
-  bool all_eligible_ = true;      ///< per material: summed kernel weight of the donors
+  std::vector<uint8_t> mat_ok_;  ///< per material: resampled (MaterialKind::resampled)
+  bool all_eligible_ = true;     ///< per material: summed kernel weight of the donors
   ResampleReport report_;
 };
 

@@ -19,16 +19,23 @@ const char* body_type_name(BodyType t) {
 
 namespace {
 
-b2Vec2 to_b2(Vec2d p, double s) { return b2Vec2(static_cast<float>(p.x * s), static_cast<float>(p.y * s)); }
+b2Vec2 to_b2(Vec2d p, double s) {
+  return b2Vec2(static_cast<float>(p.x * s), static_cast<float>(p.y * s));
+}
 Vec2d from_b2(const b2Vec2& p, double s) { return Vec2d{p.x / s, p.y / s}; }
 
 // Box2D density giving mass in kg: rho_b2 * (s^2 A) = rho * depth * A.
-float b2_density(double density, double depth, double s) { return static_cast<float>(density * depth / (s * s)); }
+float b2_density(double density, double depth, double s) {
+  return static_cast<float>(density * depth / (s * s));
+}
 
 }  // namespace
 
 RigidWorld::RigidWorld(Vec2d gravity, double depth, double length_scale)
-    : world_(std::make_unique<b2World>(to_b2(gravity, length_scale))), s_(length_scale), depth_(depth), gravity_(gravity) {
+    : world_(std::make_unique<b2World>(to_b2(gravity, length_scale))),
+      s_(length_scale),
+      depth_(depth),
+      gravity_(gravity) {
   // Bodies resting in a fluid take impulses every substep; sleeping would
   // freeze them between wake-ups.
   world_->SetAllowSleeping(false);
@@ -40,7 +47,9 @@ RigidWorld::~RigidWorld() = default;
 
 int RigidWorld::add_body(const BodyDef& d) {
   b2BodyDef bd;
-  bd.type = d.type == BodyType::Static ? b2_staticBody : (d.type == BodyType::Kinematic ? b2_kinematicBody : b2_dynamicBody);
+  bd.type = d.type == BodyType::Static
+                ? b2_staticBody
+                : (d.type == BodyType::Kinematic ? b2_kinematicBody : b2_dynamicBody);
   bd.position = to_b2(d.position, s_);
   bd.angle = static_cast<float>(d.angle);
   bd.fixedRotation = d.fixed_rotation;
@@ -172,8 +181,10 @@ void RigidWorld::mpm_colliders(std::vector<RigidCollider>& out) const {
     c.shape = p.shape;
     Vec2d lo{1e300, 1e300}, hi{-1e300, -1e300};
     auto grow = [&](Vec2d q, double r) {
-      lo.x = std::min(lo.x, q.x - r); lo.y = std::min(lo.y, q.y - r);
-      hi.x = std::max(hi.x, q.x + r); hi.y = std::max(hi.y, q.y + r);
+      lo.x = std::min(lo.x, q.x - r);
+      lo.y = std::min(lo.y, q.y - r);
+      hi.x = std::max(hi.x, q.x + r);
+      hi.y = std::max(hi.y, q.y + r);
     };
     if (p.shape == ColliderShape::Disk) {
       c.v[0] = Vec2{f(p.v[0].x), f(p.v[0].y)};
@@ -209,7 +220,8 @@ void RigidWorld::outline(int i, std::vector<std::vector<Vec2d>>& parts) const {
       }
     } else {
       const auto* ps = static_cast<const b2PolygonShape*>(f->GetShape());
-      for (int k = 0; k < ps->m_count; ++k) poly.push_back(from_b2(b2Mul(xf, ps->m_vertices[k]), s_));
+      for (int k = 0; k < ps->m_count; ++k)
+        poly.push_back(from_b2(b2Mul(xf, ps->m_vertices[k]), s_));
     }
     parts.push_back(std::move(poly));
   }
@@ -235,7 +247,8 @@ void RigidWorld::contacts(std::vector<BodyContact>& out) const {
 int RigidWorld::body_at(Vec2d p) const {
   const b2Vec2 q = to_b2(p, s_);
   for (int i = static_cast<int>(bodies_.size()) - 1; i >= 0; --i)
-    for (const b2Fixture* f = bodies_[static_cast<size_t>(i)]->GetFixtureList(); f; f = f->GetNext())
+    for (const b2Fixture* f = bodies_[static_cast<size_t>(i)]->GetFixtureList(); f;
+         f = f->GetNext())
       if (f->TestPoint(q)) return i;
   return -1;
 }
@@ -270,7 +283,8 @@ void RigidWorld::release() {
 void RigidWorld::set_density(int i, double density) {
   b2Body* b = bodies_[static_cast<size_t>(i)];
   defs_[static_cast<size_t>(i)].density = density;
-  for (b2Fixture* f = b->GetFixtureList(); f; f = f->GetNext()) f->SetDensity(b2_density(density, depth_, s_));
+  for (b2Fixture* f = b->GetFixtureList(); f; f = f->GetNext())
+    f->SetDensity(b2_density(density, depth_, s_));
   b->ResetMassData();
 }
 
@@ -279,7 +293,8 @@ void RigidWorld::set_friction(int i, double friction) {
   for (b2Fixture* f = bodies_[static_cast<size_t>(i)]->GetFixtureList(); f; f = f->GetNext())
     f->SetFriction(static_cast<float>(friction));
   // Contacts that exist keep their mixed friction until they are rebuilt.
-  for (b2ContactEdge* e = bodies_[static_cast<size_t>(i)]->GetContactList(); e; e = e->next) e->contact->ResetFriction();
+  for (b2ContactEdge* e = bodies_[static_cast<size_t>(i)]->GetContactList(); e; e = e->next)
+    e->contact->ResetFriction();
 }
 
 void RigidWorld::set_restitution(int i, double restitution) {
@@ -299,9 +314,11 @@ RigidTotals RigidWorld::totals(Vec2d about) const {
     t.momentum[0] += st.mass * st.velocity.x;
     t.momentum[1] += st.mass * st.velocity.y;
     const double rx = st.com.x - about.x, ry = st.com.y - about.y;
-    t.angular_momentum += st.mass * (rx * st.velocity.y - ry * st.velocity.x) + st.inertia * st.omega;
-    t.kinetic_energy += 0.5 * st.mass * (st.velocity.x * st.velocity.x + st.velocity.y * st.velocity.y) +
-                        0.5 * st.inertia * st.omega * st.omega;
+    t.angular_momentum +=
+        st.mass * (rx * st.velocity.y - ry * st.velocity.x) + st.inertia * st.omega;
+    t.kinetic_energy +=
+        0.5 * st.mass * (st.velocity.x * st.velocity.x + st.velocity.y * st.velocity.y) +
+        0.5 * st.inertia * st.omega * st.omega;
   }
   return t;
 }
@@ -309,8 +326,9 @@ RigidTotals RigidWorld::totals(Vec2d about) const {
 uint64_t RigidWorld::hash() const {
   Fnv1a h;
   for (const b2Body* b : bodies_) {
-    const float v[6] = {b->GetPosition().x, b->GetPosition().y, b->GetAngle(),
-                        b->GetLinearVelocity().x, b->GetLinearVelocity().y, b->GetAngularVelocity()};
+    const float v[6] = {
+        b->GetPosition().x,       b->GetPosition().y,       b->GetAngle(),
+        b->GetLinearVelocity().x, b->GetLinearVelocity().y, b->GetAngularVelocity()};
     h.add(v, sizeof v);
   }
   return h.h;

@@ -43,17 +43,17 @@ struct BodyDef {
   std::string name;
   BodyType type = BodyType::Dynamic;
   std::vector<PartDef> parts;
-  Vec2d position{0.0, 0.0};     ///< body origin (world)
-  double angle = 0.0;           ///< rad
-  Vec2d velocity{0.0, 0.0};     ///< of the centre of mass
+  Vec2d position{0.0, 0.0};  ///< body origin (world)
+  double angle = 0.0;        ///< rad
+  Vec2d velocity{0.0, 0.0};  ///< of the centre of mass
   double angular_velocity = 0.0;
-  double density = 1000.0;      ///< kg/m^3 (x depth: kg/m^2 of area)
-  double friction = 0.5;        ///< Coulomb, body-body (geometric mean in Box2D) and matter-body
+  double density = 1000.0;  ///< kg/m^3 (x depth: kg/m^2 of area)
+  double friction = 0.5;    ///< Coulomb, body-body (geometric mean in Box2D) and matter-body
   double restitution = 0.0;
   bool fixed_rotation = false;
   bool bullet = false;
   float color[3] = {0.55f, 0.42f, 0.30f};
-  int dem_material = 0;         ///< DEM material index for grain contacts
+  int dem_material = 0;  ///< DEM material index for grain contacts
 };
 
 enum class JointType : uint8_t { Revolute = 0 };
@@ -61,21 +61,21 @@ enum class JointType : uint8_t { Revolute = 0 };
 struct JointDef {
   JointType type = JointType::Revolute;
   int body_a = 0;
-  int body_b = -1;              ///< -1: pinned to the world
-  Vec2d anchor{0.0, 0.0};       ///< world point
+  int body_b = -1;         ///< -1: pinned to the world
+  Vec2d anchor{0.0, 0.0};  ///< world point
   bool motor = false;
-  double motor_speed = 0.0;     ///< rad/s
-  double max_motor_torque = 0.0;///< N m
+  double motor_speed = 0.0;       ///< rad/s
+  double max_motor_torque = 0.0;  ///< N m
   bool limit = false;
   double lower = 0.0, upper = 0.0;  ///< rad, relative angle
 };
 
 /// A body's state in SI units.
 struct BodyState {
-  Vec2d position;        ///< origin
+  Vec2d position;  ///< origin
   double angle = 0.0;
-  Vec2d com;             ///< centre of mass (world)
-  Vec2d velocity;        ///< of the centre of mass
+  Vec2d com;       ///< centre of mass (world)
+  Vec2d velocity;  ///< of the centre of mass
   double omega = 0.0;
   double mass = 0.0;     ///< kg (0 for static and kinematic bodies)
   double inertia = 0.0;  ///< about the centre of mass, kg m^2
@@ -84,9 +84,9 @@ struct BodyState {
 /// One part (fixture) of a body, placed in the world (double precision).
 struct WorldPart {
   ColliderShape shape = ColliderShape::Polygon;
-  int count = 0;                        ///< polygon vertices, counter-clockwise
-  Vec2d v[kColliderMaxVertices];        ///< polygon vertices; v[0] = disk centre
-  double radius = 0.0;                  ///< disk radius
+  int count = 0;                  ///< polygon vertices, counter-clockwise
+  Vec2d v[kColliderMaxVertices];  ///< polygon vertices; v[0] = disk centre
+  double radius = 0.0;            ///< disk radius
   int body = 0;
 };
 

@@ -31,7 +31,8 @@ AutoChoice resolve_backend(const std::string& requested) {
     std::lock_guard<std::mutex> lock(rule_mutex());
     r = rule();
   }
-  if (!r) return {"cpu", "backend auto: this program installs no CUDA self-check, so it runs on the CPU"};
+  if (!r)
+    return {"cpu", "backend auto: this program installs no CUDA self-check, so it runs on the CPU"};
   return r();
 }
 

@@ -15,7 +15,7 @@ namespace ps {
 
 /// What "auto" became and why (shown once, as the world's notice; "" when there is nothing to say).
 struct AutoChoice {
-  std::string kind;    ///< "cpu" or "cuda"
+  std::string kind;  ///< "cpu" or "cuda"
   std::string notice;
 };
 

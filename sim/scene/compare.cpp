@@ -16,7 +16,9 @@ namespace {
 SourceLoc vary_loc(const std::string& spec) { return SourceLoc{"--vary " + spec, 0, 0}; }
 
 /// The path of an assignment "path=value" (the whole text when it has no '=').
-std::string path_of(const std::string& assignment) { return assignment.substr(0, assignment.find('=')); }
+std::string path_of(const std::string& assignment) {
+  return assignment.substr(0, assignment.find('='));
+}
 
 std::string last_segment(const std::string& path) {
   const size_t dot = path.rfind('.');
@@ -32,7 +34,8 @@ struct StepSize {
 
 StepSize step_size(Simulation& s) {
   if (MpmWorld* w = s.mpm()) return {static_cast<double>(w->next_dt()), !w->solver.adaptive_dt};
-  if (dem::DemWorld* d = s.dem()) return {d->next_dt(), true};  // the stable estimate changes only with materials
+  if (dem::DemWorld* d = s.dem())
+    return {d->next_dt(), true};  // the stable estimate changes only with materials
   return {};
 }
 
@@ -65,7 +68,9 @@ std::string csv_field(const std::string& s) {
 
 VaryAxis parse_vary(const std::string& spec) {
   const size_t eq = spec.find('=');
-  if (eq == std::string::npos) throw InputError(vary_loc(spec), "", "expected path=value,value,... (e.g. solver.transfer=pic,apic)");
+  if (eq == std::string::npos)
+    throw InputError(vary_loc(spec), "",
+                     "expected path=value,value,... (e.g. solver.transfer=pic,apic)");
   VaryAxis a;
   a.path = spec.substr(0, eq);
   if (a.path.empty()) throw InputError(vary_loc(spec), "", "empty setting path before '='");
@@ -75,7 +80,8 @@ VaryAxis parse_vary(const std::string& spec) {
   std::string cur;
   auto push = [&] {
     if (cur.empty())
-      throw InputError(vary_loc(spec), a.path, "empty value in the list '" + list + "' (values are separated by commas)");
+      throw InputError(vary_loc(spec), a.path,
+                       "empty value in the list '" + list + "' (values are separated by commas)");
     a.values.push_back(cur);
     cur.clear();
   };
@@ -99,7 +105,8 @@ uint64_t vary_pane_count(const std::vector<VaryAxis>& axes) {
   uint64_t n = 1;
   for (const VaryAxis& a : axes) {
     const uint64_t k = a.values.size();
-    if (k != 0 && n > (UINT64_MAX - 1) / k) return UINT64_MAX;  // saturates: far beyond any pane limit
+    if (k != 0 && n > (UINT64_MAX - 1) / k)
+      return UINT64_MAX;  // saturates: far beyond any pane limit
     n *= k;
   }
   return n;
@@ -110,7 +117,8 @@ std::string vary_shape(const std::vector<VaryAxis>& axes) {
   std::string shape;
   for (size_t k = 0; k < axes.size() && k < kShown; ++k) {
     const size_t n = axes[k].values.size();
-    shape += (k ? " x " : "") + axes[k].path + ": " + std::to_string(n) + (n == 1 ? " value" : " values");
+    shape += (k ? " x " : "") + axes[k].path + ": " + std::to_string(n) +
+             (n == 1 ? " value" : " values");
   }
   if (axes.size() > kShown) shape += " x ... (" + std::to_string(axes.size()) + " settings in all)";
   return shape;
@@ -120,15 +128,17 @@ std::string vary_shape(const std::vector<VaryAxis>& axes) {
 static std::string vary_count_error(const std::vector<VaryAxis>& axes) {
   const uint64_t n = vary_pane_count(axes);
   if (n >= Comparison::kMinPanes && n <= Comparison::kMaxPanes) return "";
-  return "the settings give " + pane_count_text(n) + " (" + vary_shape(axes) + "); a comparison shows " +
-         std::to_string(Comparison::kMinPanes) + " to " + std::to_string(Comparison::kMaxPanes);
+  return "the settings give " + pane_count_text(n) + " (" + vary_shape(axes) +
+         "); a comparison shows " + std::to_string(Comparison::kMinPanes) + " to " +
+         std::to_string(Comparison::kMaxPanes);
 }
 
 std::vector<PaneSpec> vary_panes(const std::vector<VaryAxis>& axes) {
   // The count first, from the lengths of the lists: a product of many lists
   // would otherwise be built in full (2^22 panes from 22 two-value items)
   // before its size could be refused.
-  if (vary_pane_count(axes) > Comparison::kMaxPanes) throw InputError(SourceLoc{"--vary", 0, 0}, "", vary_count_error(axes));
+  if (vary_pane_count(axes) > Comparison::kMaxPanes)
+    throw InputError(SourceLoc{"--vary", 0, 0}, "", vary_count_error(axes));
   std::vector<std::string> names;
   for (const VaryAxis& a : axes) {
     bool clash = false;
@@ -158,7 +168,8 @@ std::vector<PaneSpec> vary_panes_text(const std::string& space_separated) {
   size_t b = 0;
   while (b < space_separated.size()) {
     const size_t e = space_separated.find(' ', b);
-    const std::string item = space_separated.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    const std::string item =
+        space_separated.substr(b, e == std::string::npos ? std::string::npos : e - b);
     if (!item.empty()) axes.push_back(parse_vary(item));
     if (e == std::string::npos) break;
     b = e + 1;
@@ -169,40 +180,47 @@ std::vector<PaneSpec> vary_panes_text(const std::string& space_separated) {
     for (size_t j = 0; j < i; ++j)
       if (axes[i].path == axes[j].path)
         throw InputError(loc, axes[i].path,
-                         "varied twice (items " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
-                             "); give all its values in one item");
+                         "varied twice (items " + std::to_string(j + 1) + " and " +
+                             std::to_string(i + 1) + "); give all its values in one item");
   return vary_panes(axes);
 }
 
 // [SECTION] Comparison ----------------------------------------------------------------
 
 Comparison::Comparison(const std::string& scene, const std::vector<std::string>& sets,
-                       const std::vector<PaneSpec>& panes, const std::string& backend, int threads) {
+                       const std::vector<PaneSpec>& panes, const std::string& backend,
+                       int threads) {
   if (panes.size() < kMinPanes || panes.size() > kMaxPanes) {
     throw InputError(SourceLoc{"--vary", 0, 0}, "",
-                     "the settings give " + std::to_string(panes.size()) + " pane" + (panes.size() == 1 ? "" : "s") +
-                         "; a comparison shows " + std::to_string(kMinPanes) + " to " + std::to_string(kMaxPanes));
+                     "the settings give " + std::to_string(panes.size()) + " pane" +
+                         (panes.size() == 1 ? "" : "s") + "; a comparison shows " +
+                         std::to_string(kMinPanes) + " to " + std::to_string(kMaxPanes));
   }
   for (const PaneSpec& p : panes)
     for (const std::string& s : p.settings)
       for (const std::string& set : sets)
         if (path_of(set) == path_of(s))
-          throw InputError(vary_loc(s), path_of(s), "also given by --set " + set + " (a setting is either common or varied)");
+          throw InputError(
+              vary_loc(s), path_of(s),
+              "also given by --set " + set + " (a setting is either common or varied)");
   const std::string path = resolve_scene_path(scene);
   build(read_scene_document(path, sets), path, panes, backend, threads, nullptr, "");
 }
 
-Comparison::Comparison(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes,
-                       const std::string& backend, int threads, const SourceLoc& where, const std::string& entry) {
+Comparison::Comparison(const Json& base, const std::string& path,
+                       const std::vector<PaneSpec>& panes, const std::string& backend, int threads,
+                       const SourceLoc& where, const std::string& entry) {
   if (panes.size() < kMinPanes || panes.size() > kMaxPanes)
     throw InputError(where, entry,
-                     "the settings give " + std::to_string(panes.size()) + " pane" + (panes.size() == 1 ? "" : "s") +
-                         "; a comparison shows " + std::to_string(kMinPanes) + " to " + std::to_string(kMaxPanes));
+                     "the settings give " + std::to_string(panes.size()) + " pane" +
+                         (panes.size() == 1 ? "" : "s") + "; a comparison shows " +
+                         std::to_string(kMinPanes) + " to " + std::to_string(kMaxPanes));
   build(base, path, panes, backend, threads, &where, entry);
 }
 
-void Comparison::build(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes,
-                       const std::string& backend, int threads, const SourceLoc* where, const std::string& entry) {
+void Comparison::build(const Json& base, const std::string& path,
+                       const std::vector<PaneSpec>& panes, const std::string& backend, int threads,
+                       const SourceLoc* where, const std::string& entry) {
   for (size_t k = 0; k < panes.size(); ++k) {
     const PaneSpec& p = panes[k];
     Json doc = base;  // a deep copy: the pane's own document
@@ -247,13 +265,15 @@ void Comparison::check_step_ratio(const SourceLoc& where, const std::string& ent
   // (dt is a float in the world: 5e-4 and 5e-6 are 100 times apart to within its rounding)
   if (lo == panes_.size() || !(dhi / dlo > kMaxDtRatio * (1.0 + 1e-6))) return;
   const double ratio = dhi / dlo;
-  throw InputError(where, entry,
-                   "pane " + std::to_string(hi + 1) + " (" + panes_[hi].spec.label + ") takes substeps of " +
-                       short_number(dhi) + " s, pane " + std::to_string(lo + 1) + " (" + panes_[lo].spec.label +
-                       ") of " + short_number(dlo) + " s: a ratio of " + short_number(ratio) +
-                       ". Panes advance in lockstep of simulated time, so pane " + std::to_string(lo + 1) +
-                       " would take " + short_number(ratio) + " substeps for each of pane " + std::to_string(hi + 1) +
-                       "'s; a comparison allows time steps at most " + short_number(kMaxDtRatio) + " times apart");
+  throw InputError(
+      where, entry,
+      "pane " + std::to_string(hi + 1) + " (" + panes_[hi].spec.label + ") takes substeps of " +
+          short_number(dhi) + " s, pane " + std::to_string(lo + 1) + " (" + panes_[lo].spec.label +
+          ") of " + short_number(dlo) + " s: a ratio of " + short_number(ratio) +
+          ". Panes advance in lockstep of simulated time, so pane " + std::to_string(lo + 1) +
+          " would take " + short_number(ratio) + " substeps for each of pane " +
+          std::to_string(hi + 1) + "'s; a comparison allows time steps at most " +
+          short_number(kMaxDtRatio) + " times apart");
 }
 
 void Comparison::record() {
@@ -268,8 +288,10 @@ void Comparison::record() {
     s.momentum[1] = d.momentum[1];
     s.angular_momentum = d.angular_momentum;
     s.hash = d.hash;
-    if (!p.curve.empty() && p.curve.back().frame == frame_) p.curve.back() = s;
-    else p.curve.push_back(s);
+    if (!p.curve.empty() && p.curve.back().frame == frame_)
+      p.curve.back() = s;
+    else
+      p.curve.push_back(s);
   }
 }
 
@@ -278,7 +300,8 @@ bool Comparison::short_of(ComparePane& pane, double target) {
   return ss.dt > 0.0 && target - pane.sim->time() >= 0.5 * ss.dt;
 }
 
-StepStatus Comparison::catch_up(ComparePane& pane, double target, int ref_substeps, bool& left_short) {
+StepStatus Comparison::catch_up(ComparePane& pane, double target, int ref_substeps,
+                                bool& left_short) {
   Simulation& sim = *pane.sim;
   StepSize ss = step_size(sim);
   if (!(ss.dt > 0.0)) return ref_substeps > 0 ? pane_step(pane, ref_substeps) : StepStatus{};
@@ -292,7 +315,8 @@ StepStatus Comparison::catch_up(ComparePane& pane, double target, int ref_subste
       left_short = true;  // the rest in the next call, the clock waiting
       return st;
     }
-    const double n = std::min({ss.fixed ? std::floor(left / ss.dt + 0.5) : 1.0, 1e9, static_cast<double>(budget)});
+    const double n = std::min(
+        {ss.fixed ? std::floor(left / ss.dt + 0.5) : 1.0, 1e9, static_cast<double>(budget)});
     st = pane_step(pane, static_cast<int>(n));
     budget -= static_cast<int64_t>(n);
     if (!st.ok) return st;
@@ -306,7 +330,8 @@ StepStatus Comparison::catch_up_all(int ref_substeps) {
     bool left_short = false;
     StepStatus st = catch_up(panes_[k], target, ref_substeps, left_short);
     if (!st.ok) {
-      st.message = "pane " + std::to_string(k + 1) + " (" + panes_[k].spec.label + "): " + st.message;
+      st.message =
+          "pane " + std::to_string(k + 1) + " (" + panes_[k].spec.label + "): " + st.message;
       return st;
     }
     behind_ = behind_ || left_short;
@@ -325,8 +350,9 @@ std::string Comparison::behind_text() {
   const double target = panes_.front().sim->time();
   for (size_t k = 1; k < panes_.size(); ++k)
     if (short_of(panes_[k], target))
-      out += (out.empty() ? "" : ", ") + std::string("pane ") + std::to_string(k + 1) + " (" + panes_[k].spec.label +
-             ") " + short_number(target - panes_[k].sim->time()) + " s behind";
+      out += (out.empty() ? "" : ", ") + std::string("pane ") + std::to_string(k + 1) + " (" +
+             panes_[k].spec.label + ") " + short_number(target - panes_[k].sim->time()) +
+             " s behind";
   return out;
 }
 
@@ -424,8 +450,10 @@ size_t Comparison::apply_preset(Preset preset, float speed) {
       a.kind = RewindAction::Kind::Preset;
       a.preset = preset;
       a.speed = speed;
-      if (p.rewind) p.rewind->apply(*p.sim, std::move(a));
-      else perform_action(*p.sim, a);
+      if (p.rewind)
+        p.rewind->apply(*p.sim, std::move(a));
+      else
+        perform_action(*p.sim, a);
       ++n;
     }
   if (n > 0) after_action();
@@ -492,14 +520,15 @@ StepStatus Comparison::seek_frame(int64_t f) {
       StepStatus st;
       st.ok = false;
       st.step = reached;
-      st.message = "pane " + std::to_string(k + 1) + " (" + p.spec.label + "): the replay stopped at step " +
-                   std::to_string(reached) + " of " + std::to_string(m.step);
+      st.message = "pane " + std::to_string(k + 1) + " (" + p.spec.label +
+                   "): the replay stopped at step " + std::to_string(reached) + " of " +
+                   std::to_string(m.step);
       return st;
     }
   }
   frame_ = f;
   playback_ = true;
-  update_behind();  // a frame may have been recorded with a pane still catching up
+  update_behind();               // a frame may have been recorded with a pane still catching up
   for (ComparePane& p : panes_)  // samples after f are re-recorded as the replay passes them
     while (!p.curve.empty() && p.curve.back().frame > f) p.curve.pop_back();
   return {};
@@ -516,7 +545,8 @@ size_t Comparison::rewind_bytes() const {
 }
 
 std::string Comparison::curves_csv() const {
-  std::string out = "frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash\n";
+  std::string out =
+      "frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash\n";
   char buf[320];
   const size_t frames = panes_.front().curve.size();
   for (size_t f = 0; f < frames; ++f)
@@ -526,8 +556,9 @@ std::string Comparison::curves_csv() const {
       std::snprintf(buf, sizeof buf, "%" PRId64 ",%.9g,%zu,", s.frame, s.time, k + 1);
       out += buf;
       out += csv_field(panes_[k].spec.label);
-      std::snprintf(buf, sizeof buf, ",%" PRId64 ",%.17g,%.17g,%.17g,%.17g,%016" PRIx64 "\n", s.steps,
-                    s.kinetic_energy, s.momentum[0], s.momentum[1], s.angular_momentum, s.hash);
+      std::snprintf(buf, sizeof buf, ",%" PRId64 ",%.17g,%.17g,%.17g,%.17g,%016" PRIx64 "\n",
+                    s.steps, s.kinetic_energy, s.momentum[0], s.momentum[1], s.angular_momentum,
+                    s.hash);
       out += buf;
     }
   return out;

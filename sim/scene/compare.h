@@ -72,18 +72,18 @@ std::vector<PaneSpec> vary_panes_text(const std::string& space_separated);
 struct CurveSample {
   int64_t frame = 0;
   double time = 0.0;
-  int64_t steps = 0;                ///< the pane's substeps so far
+  int64_t steps = 0;  ///< the pane's substeps so far
   double kinetic_energy = 0.0;
   double momentum[2] = {0.0, 0.0};
-  double angular_momentum = 0.0;    ///< about the domain centre (Diagnostics)
-  uint64_t hash = 0;                ///< state hash (bit-identity of panes)
+  double angular_momentum = 0.0;  ///< about the domain centre (Diagnostics)
+  uint64_t hash = 0;              ///< state hash (bit-identity of panes)
 };
 
 struct ComparePane {
   PaneSpec spec;
   std::unique_ptr<Simulation> sim;
-  std::vector<CurveSample> curve;   ///< one sample per recorded frame
-  std::unique_ptr<Rewind> rewind;   ///< its recording (enable_rewind), else null
+  std::vector<CurveSample> curve;  ///< one sample per recorded frame
+  std::unique_ptr<Rewind> rewind;  ///< its recording (enable_rewind), else null
 };
 
 class Comparison {
@@ -102,14 +102,15 @@ class Comparison {
   /// a --vary path that a --set also gives and for panes whose time steps
   /// are more than kMaxDtRatio apart; std::runtime_error for an unavailable
   /// backend. Records frame 0.
-  Comparison(const std::string& scene, const std::vector<std::string>& sets, const std::vector<PaneSpec>& panes,
-             const std::string& backend, int threads);
+  Comparison(const std::string& scene, const std::vector<std::string>& sets,
+             const std::vector<PaneSpec>& panes, const std::string& backend, int threads);
   /// The same from a document already read and overridden (a lesson's scene
   /// with its "set" entries, from `path`), the panes' settings written in a
   /// file: every error points at `where` (the lesson's "compare" entry),
   /// names `entry` as its field and says which pane.
-  Comparison(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes, const std::string& backend,
-             int threads, const SourceLoc& where, const std::string& entry);
+  Comparison(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes,
+             const std::string& backend, int threads, const SourceLoc& where,
+             const std::string& entry);
 
   size_t size() const { return panes_.size(); }
   ComparePane& pane(size_t i) { return panes_[i]; }
@@ -176,7 +177,8 @@ class Comparison {
   const std::string& rewind_off() const { return rewind_off_; }
   /// The last recorded frame (frame() when live).
   int64_t head_frame() const {
-    return panes_.empty() ? first_frame_ : static_cast<int64_t>(marks_.size() / panes_.size()) - 1 + first_frame_;
+    return panes_.empty() ? first_frame_
+                          : static_cast<int64_t>(marks_.size() / panes_.size()) - 1 + first_frame_;
   }
   int64_t first_frame() const { return first_frame_; }
   /// Every pane to its state at frame `f` (clamped to the recording). Returns
@@ -198,8 +200,9 @@ class Comparison {
   std::string curves_csv() const;
 
  private:
-  void build(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes, const std::string& backend,
-             int threads, const SourceLoc* where, const std::string& entry);
+  void build(const Json& base, const std::string& path, const std::vector<PaneSpec>& panes,
+             const std::string& backend, int threads, const SourceLoc* where,
+             const std::string& entry);
   /// Throws InputError at `where` when two panes' time steps are more than kMaxDtRatio apart.
   void check_step_ratio(const SourceLoc& where, const std::string& entry) const;
   /// Steps `pane` towards `target` (at most catch_up_limit_ substeps); a pane
@@ -229,7 +232,7 @@ class Comparison {
   bool recording_ = true;
   bool rewinding_ = false, playback_ = false;
   std::string rewind_off_ = "not started";
-  int64_t first_frame_ = 0;                        ///< the frame the recording starts at
+  int64_t first_frame_ = 0;  ///< the frame the recording starts at
   struct FrameMark {
     int64_t step = 0;    ///< the pane's step count
     size_t applied = 0;  ///< Rewind::applied() of its ring

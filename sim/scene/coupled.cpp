@@ -26,9 +26,14 @@ double mean_grain_diameter(const dem::DemWorld& w) {
 }  // namespace
 
 CoupledSimulation::CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation> matter,
-                                     std::unique_ptr<rigid::RigidWorld> rigid, Vec2 lo, Vec2 hi, double dt,
-                                     int substeps)
-    : info_(std::move(info)), matter_(std::move(matter)), rigid_(std::move(rigid)), lo_(lo), hi_(hi), dt_(dt),
+                                     std::unique_ptr<rigid::RigidWorld> rigid, Vec2 lo, Vec2 hi,
+                                     double dt, int substeps)
+    : info_(std::move(info)),
+      matter_(std::move(matter)),
+      rigid_(std::move(rigid)),
+      lo_(lo),
+      hi_(hi),
+      dt_(dt),
       substeps_(substeps) {
   body_impulse_.assign(3 * rigid_->body_count(), 0.0);
   if (dem::DemWorld* w = matter_ ? matter_->dem() : nullptr) dem_scene_walls_ = w->walls.size();
@@ -101,12 +106,13 @@ void CoupledSimulation::note_coupling_ms(double ms) {
   coupling_ms_ += (coupling_ms_ == 0.0 ? 1.0 : 0.05) * (ms - coupling_ms_);
 }
 
-void CoupledSimulation::finish_step(double dt, std::chrono::steady_clock::duration coupling_before_box2d) {
+void CoupledSimulation::finish_step(double dt,
+                                    std::chrono::steady_clock::duration coupling_before_box2d) {
   const auto t0 = std::chrono::steady_clock::now();
   rigid_->step(dt);
-  note_coupling_ms(
-      std::chrono::duration<double, std::milli>(coupling_before_box2d + (std::chrono::steady_clock::now() - t0))
-          .count());
+  note_coupling_ms(std::chrono::duration<double, std::milli>(
+                       coupling_before_box2d + (std::chrono::steady_clock::now() - t0))
+                       .count());
 }
 
 // [SECTION] MPM matter: the batched exchange ----------------------------------------
@@ -124,7 +130,8 @@ void CoupledSimulation::open_batch(MpmWorld& w, dem::DemWorld* grains) {
     place_dem_walls(*grains);
     grain_impulse_.assign(3 * parts_.size(), 0.0);
     if (moving)
-      placed_walls_.assign(grains->walls.begin() + static_cast<std::ptrdiff_t>(dem_scene_walls_), grains->walls.end());
+      placed_walls_.assign(grains->walls.begin() + static_cast<std::ptrdiff_t>(dem_scene_walls_),
+                           grains->walls.end());
     else
       placed_walls_.clear();
   }
@@ -145,8 +152,9 @@ StepStatus CoupledSimulation::grains_catch_up(MpmWorld& w, dem::DemWorld& grains
       StepStatus st;
       st.ok = false;
       st.step = w.step_count();
-      st.message = "DEM grains: more than " + std::to_string(kMaxGrainSteps) +
-                   " DEM steps in one MPM substep (the DEM time step is too small against the MPM one)";
+      st.message =
+          "DEM grains: more than " + std::to_string(kMaxGrainSteps) +
+          " DEM steps in one MPM substep (the DEM time step is too small against the MPM one)";
       return st;
     }
     if (!placed_walls_.empty() && grains.walls.size() == dem_scene_walls_ + placed_walls_.size()) {
@@ -188,7 +196,8 @@ void CoupledSimulation::close_batch(MpmWorld& w) {
   for (size_t k = 0; k < ng; ++k) {
     const size_t b = static_cast<size_t>(parts_[k].body);
     batch_has_part_[b] = 1;
-    for (int c = 0; c < 3; ++c) batch_body_J_[3 * b + c] += grain_scale_ * grain_impulse_[3 * k + c];
+    for (int c = 0; c < 3; ++c)
+      batch_body_J_[3 * b + c] += grain_scale_ * grain_impulse_[3 * k + c];
   }
   for (size_t q = 0; q < 3 * nb; ++q) body_impulse_[q] += batch_body_J_[q];
   if (m == 1 || m <= 0) {
@@ -198,7 +207,8 @@ void CoupledSimulation::close_batch(MpmWorld& w) {
     }
     for (size_t k = 0; k < ng; ++k) {
       const double* j = &grain_impulse_[3 * k];
-      rigid_->apply_impulse(parts_[k].body, dem::Vec2d{grain_scale_ * j[0], grain_scale_ * j[1]}, grain_scale_ * j[2]);
+      rigid_->apply_impulse(parts_[k].body, dem::Vec2d{grain_scale_ * j[0], grain_scale_ * j[1]},
+                            grain_scale_ * j[2]);
     }
     // m <= 0: a device fallback rolled the matter back before the batch
     // began; the impulses go to the bodies and Box2D does not step.
@@ -222,7 +232,8 @@ void CoupledSimulation::close_batch(MpmWorld& w) {
       if (!(a.mass > 0.0)) continue;  // static and kinematic bodies take nothing
       const double* J = &batch_body_J_[3 * b];
       double* got = &batch_taken_[3 * b];
-      rigid_->apply_impulse(bi, dem::Vec2d{upto * J[0] - got[0], upto * J[1] - got[1]}, upto * J[2] - got[2]);
+      rigid_->apply_impulse(bi, dem::Vec2d{upto * J[0] - got[0], upto * J[1] - got[1]},
+                            upto * J[2] - got[2]);
       const rigid::BodyState z = rigid_->state(bi);
       got[0] += a.mass * (z.velocity.x - a.velocity.x);
       got[1] += a.mass * (z.velocity.y - a.velocity.y);
@@ -260,7 +271,8 @@ StepStatus CoupledSimulation::step_mpm(MpmWorld& w, dem::DemWorld* grains, int s
       const int64_t m = std::max<int64_t>(1, w.step_count() - batch_step0_);
       close_batch(w);
       batch_cost_ += Clock::now() - t2;
-      note_coupling_ms(std::chrono::duration<double, std::milli>(batch_cost_).count() / static_cast<double>(m));
+      note_coupling_ms(std::chrono::duration<double, std::milli>(batch_cost_).count() /
+                       static_cast<double>(m));
     }
   }
   return StepStatus{};
@@ -274,7 +286,8 @@ void CoupledSimulation::add_pending(Diagnostics& d) {
   const dem::Vec2d about{0.5 * (lo_.x + hi_.x), 0.5 * (lo_.y + hi_.y)};
   auto add = [&](int body, double jx, double jy, double jl) {
     if (body < 0 || static_cast<size_t>(body) >= rigid_->body_count()) return;
-    if (rigid_->def(body).type != rigid::BodyType::Dynamic) return;  // static and kinematic bodies take nothing
+    if (rigid_->def(body).type != rigid::BodyType::Dynamic)
+      return;  // static and kinematic bodies take nothing
     const rigid::BodyState s = rigid_->state(body);
     d.momentum[0] += jx;
     d.momentum[1] += jy;
@@ -285,12 +298,13 @@ void CoupledSimulation::add_pending(Diagnostics& d) {
         w->collider_impulse[3 * k + 2]);
   if (grains_)
     for (size_t k = 0; k < parts_.size() && 3 * k + 2 < grain_impulse_.size(); ++k)
-      add(parts_[k].body, grain_scale_ * grain_impulse_[3 * k], grain_scale_ * grain_impulse_[3 * k + 1],
-          grain_scale_ * grain_impulse_[3 * k + 2]);
+      add(parts_[k].body, grain_scale_ * grain_impulse_[3 * k],
+          grain_scale_ * grain_impulse_[3 * k + 1], grain_scale_ * grain_impulse_[3 * k + 2]);
 }
 
 StepStatus CoupledSimulation::step(int substeps) {
-  body_impulse_.assign(3 * rigid_->body_count(), 0.0);  // bodies may have been added (the window's draw tool)
+  body_impulse_.assign(3 * rigid_->body_count(),
+                       0.0);  // bodies may have been added (the window's draw tool)
   const double t_start = time();
   if (MpmWorld* w = matter_ ? matter_->mpm() : nullptr) {
     closed_seconds_ = 0.0;
@@ -382,7 +396,8 @@ Diagnostics CoupledSimulation::totals() {
 Diagnostics CoupledSimulation::totals_of(Diagnostics d) const {
   // Totals of matter plus dynamic bodies (the conserved quantities of the
   // coupled system), about the same centre as the matter's.
-  const rigid::RigidTotals t = rigid_->totals(dem::Vec2d{0.5 * (lo_.x + hi_.x), 0.5 * (lo_.y + hi_.y)});
+  const rigid::RigidTotals t =
+      rigid_->totals(dem::Vec2d{0.5 * (lo_.x + hi_.x), 0.5 * (lo_.y + hi_.y)});
   d.mass += t.mass;
   d.momentum[0] += t.momentum[0];
   d.momentum[1] += t.momentum[1];
@@ -444,9 +459,11 @@ std::string CoupledSimulation::take_notice() {
   return out;
 }
 
-std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc, const std::string& path,
-                                          const std::string& kind, std::unique_ptr<Simulation> matter,
-                                          std::unique_ptr<Simulation> grains, const Json& grains_doc) {
+std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc,
+                                          const std::string& path, const std::string& kind,
+                                          std::unique_ptr<Simulation> matter,
+                                          std::unique_ptr<Simulation> grains,
+                                          const Json& grains_doc) {
   rigid::RigidSceneContext ctx;
   SceneInfo info;
   Vec2 lo, hi;
@@ -458,7 +475,8 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
     if (MpmWorld* w = matter->mpm()) {
       ctx.gravity = dem::Vec2d{w->solver.gravity.x, w->solver.gravity.y};
       ctx.default_depth = 1.0;  // MPM matter is per metre of depth
-      if (dem::DemWorld* g = grains ? grains->dem() : nullptr) ctx.dem_materials = g->material_names;
+      if (dem::DemWorld* g = grains ? grains->dem() : nullptr)
+        ctx.dem_materials = g->material_names;
     } else if (dem::DemWorld* w = matter->dem()) {
       ctx.gravity = w->solver.gravity;
       const double d = mean_grain_diameter(*w);
@@ -505,11 +523,13 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
     ObjReader r(rigid_doc, "rigid");
     if (r.has("exchange_substeps")) {
       if (!matter || !matter->mpm())
-        r.fail("exchange_substeps", "applies to MPM matter only (DEM grains and bodies alone exchange every step)");
+        r.fail("exchange_substeps",
+               "applies to MPM matter only (DEM grains and bodies alone exchange every step)");
       exchange = r.integer("exchange_substeps", exchange, 1, 1000000);
     }
   }
-  auto sim = std::make_unique<CoupledSimulation>(info, std::move(matter), std::move(rw), lo, hi, dt, substeps);
+  auto sim = std::make_unique<CoupledSimulation>(info, std::move(matter), std::move(rw), lo, hi, dt,
+                                                 substeps);
   sim->set_exchange_substeps(exchange);
   sim->set_rigid_doc(rigid_doc);
   if (grains) sim->add_grains(std::move(grains), grains_doc);
@@ -519,7 +539,8 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid_doc
 std::unique_ptr<CoupledSimulation> with_bodies(std::unique_ptr<Simulation> matter) {
   const SceneInfo info = matter->info();
   std::string notice = matter->take_notice();
-  std::unique_ptr<Simulation> sim = build_coupled(Json::object(), Json::object(), info.path, info.kind, std::move(matter));
+  std::unique_ptr<Simulation> sim =
+      build_coupled(Json::object(), Json::object(), info.path, info.kind, std::move(matter));
   auto* c = static_cast<CoupledSimulation*>(sim.release());
   c->post_notice(notice);
   return std::unique_ptr<CoupledSimulation>(c);

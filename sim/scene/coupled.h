@@ -58,29 +58,44 @@ class CoupledSimulation final : public Simulation {
  public:
   /// matter may be null (a scene of rigid bodies only: then `dt` and
   /// `substeps` set the clock).
-  CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation> matter, std::unique_ptr<rigid::RigidWorld> rigid,
-                    Vec2 lo, Vec2 hi, double dt, int substeps);
+  CoupledSimulation(SceneInfo info, std::unique_ptr<Simulation> matter,
+                    std::unique_ptr<rigid::RigidWorld> rigid, Vec2 lo, Vec2 hi, double dt,
+                    int substeps);
   /// Adds DEM grains beside MPM matter (the scene's "dem" section; `doc` is
   /// kept for saving). Before the first step; matter must be MPM.
   void add_grains(std::unique_ptr<Simulation> grains, Json doc);
 
   const SceneInfo& info() const override { return info_; }
   StepStatus step(int substeps) override;
-  int substeps_per_frame() const override { return matter_ ? matter_->substeps_per_frame() : substeps_; }
-  int64_t step_count() const override { return matter_ ? matter_->step_count() : steps_; }  // MPM's when both
+  int substeps_per_frame() const override {
+    return matter_ ? matter_->substeps_per_frame() : substeps_;
+  }
+  int64_t step_count() const override {
+    return matter_ ? matter_->step_count() : steps_;
+  }  // MPM's when both
   double time() const override { return matter_ ? matter_->time() : rigid_->time(); }
   Diagnostics diagnostics() override;
   Diagnostics totals() override;
-  std::string backend_name() const override { return matter_ ? matter_->backend_name() : "cpu (Box2D)"; }
+  std::string backend_name() const override {
+    return matter_ ? matter_->backend_name() : "cpu (Box2D)";
+  }
   void table(ParticleTable& t) override;
-  void bounds(Vec2& lo, Vec2& hi) const override { lo = lo_; hi = hi_; }
+  void bounds(Vec2& lo, Vec2& hi) const override {
+    lo = lo_;
+    hi = hi_;
+  }
   std::vector<std::string> material_names() const override;
-  void set_force_list(const SgfList& list) override { if (matter_) matter_->set_force_list(list); }
+  void set_force_list(const SgfList& list) override {
+    if (matter_) matter_->set_force_list(list);
+  }
   MpmWorld* mpm() override { return matter_ ? matter_->mpm() : nullptr; }
-  dem::DemWorld* dem() override { return grains_ ? grains_->dem() : matter_ ? matter_->dem() : nullptr; }
+  dem::DemWorld* dem() override {
+    return grains_ ? grains_->dem() : matter_ ? matter_->dem() : nullptr;
+  }
   rigid::RigidWorld* rigid() override { return rigid_.get(); }
   size_t last_interactions() const override {
-    return (matter_ ? matter_->last_interactions() : 0) + (grains_ ? grains_->last_interactions() : 0);
+    return (matter_ ? matter_->last_interactions() : 0) +
+           (grains_ ? grains_->last_interactions() : 0);
   }
   P4ParticleFrame p4_particles() override;
   P4ContactFrame p4_contacts() override;
@@ -91,7 +106,9 @@ class CoupledSimulation final : public Simulation {
   std::string rewind_unsupported() const override {
     return "not for scenes with rigid bodies (Box2D's contact cache cannot be saved, so a replay would differ)";
   }
-  void post_notice(const std::string& s) { if (!s.empty()) notices_ += (notices_.empty() ? "" : "\n") + s; }
+  void post_notice(const std::string& s) {
+    if (!s.empty()) notices_ += (notices_.empty() ? "" : "\n") + s;
+  }
 
   /// The matter's own simulation (MpmSimulation or the DEM one), or null.
   Simulation* matter() { return matter_.get(); }
@@ -194,12 +211,14 @@ class CoupledSimulation final : public Simulation {
   bool batch_open_ = false;
   int64_t batch_step0_ = 0;
   double batch_t0_ = 0.0;
-  std::chrono::steady_clock::duration batch_cost_{};  // the coupling's own time in this batch so far
-  std::vector<dem::DemWall> placed_walls_;  // the grains' body walls as placed (moved per DEM step when K > 1)
+  std::chrono::steady_clock::duration
+      batch_cost_{};  // the coupling's own time in this batch so far
+  std::vector<dem::DemWall>
+      placed_walls_;             // the grains' body walls as placed (moved per DEM step when K > 1)
   double closed_seconds_ = 0.0;  // simulated time of the batches the current step() closed
   // Per body, 3 each: a closing batch's impulse, and what Box2D has taken of it so far.
   std::vector<double> batch_body_J_, batch_taken_;
-  std::vector<char> batch_has_part_;               // per body: it has parts in the closing batch
+  std::vector<char> batch_has_part_;  // per body: it has parts in the closing batch
 };
 
 /// Builds a coupled scene: `doc` is the whole scene document and `rigid` its
@@ -207,9 +226,11 @@ class CoupledSimulation final : public Simulation {
 /// "rigid". The matter is built by `build_matter` (build_simulation's own
 /// builders); `grains` (with its "dem" section `grains_doc`), DEM grains
 /// beside MPM matter, or null. Throws InputError.
-std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid, const std::string& path,
-                                          const std::string& kind, std::unique_ptr<Simulation> matter,
-                                          std::unique_ptr<Simulation> grains = nullptr, const Json& grains_doc = Json());
+std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid,
+                                          const std::string& path, const std::string& kind,
+                                          std::unique_ptr<Simulation> matter,
+                                          std::unique_ptr<Simulation> grains = nullptr,
+                                          const Json& grains_doc = Json());
 
 /// Gives a scene without bodies an empty rigid world (walls at the domain's
 /// edges), so bodies can be added while it runs (the window's Body tool). Its

@@ -12,13 +12,15 @@
 namespace ps {
 
 struct RegridPlan {
-  std::vector<std::string> overrides;  ///< the scene's overrides without domain.grid, then domain.grid=N
-  float dt = 0.f;                      ///< the window's dt, times old / new cells
-  int substeps = 1;                    ///< the window's substeps per frame, times new / old cells
-  std::string status;                  ///< what changed, for the status line
+  std::vector<std::string>
+      overrides;       ///< the scene's overrides without domain.grid, then domain.grid=N
+  float dt = 0.f;      ///< the window's dt, times old / new cells
+  int substeps = 1;    ///< the window's substeps per frame, times new / old cells
+  std::string status;  ///< what changed, for the status line
 };
 
 /// From `n_old` to `n_new` cells along x, with the window's dt and substeps.
-RegridPlan plan_regrid(const std::vector<std::string>& overrides, int n_old, int n_new, float dt, int substeps);
+RegridPlan plan_regrid(const std::vector<std::string>& overrides, int n_old, int n_new, float dt,
+                       int substeps);
 
 }  // namespace ps

@@ -52,7 +52,8 @@ void perform_action(Simulation& sim, const RewindAction& a) {
       if (MpmWorld* w = sim.mpm()) w->apply_preset(a.preset, a.speed);
       break;
     case RewindAction::Kind::Paint:
-      if (MpmWorld* w = sim.mpm()) w->add_particles(a.sites, a.material, a.spacing, a.velocity, a.group);
+      if (MpmWorld* w = sim.mpm())
+        w->add_particles(a.sites, a.material, a.spacing, a.velocity, a.group);
       break;
     case RewindAction::Kind::ForceList: sim.set_force_list(a.list ? *a.list : SgfList{}); break;
     case RewindAction::Kind::Keyframe:
@@ -82,7 +83,8 @@ bool Rewind::reset(Simulation& sim) {
   // kSnapshotBytesPerFrame per frame on average (large scenes).
   const int64_t frame = std::max(1, sim.substeps_per_frame());
   const size_t bytes = snaps_.empty() ? 0 : snaps_.back().bytes;
-  interval_ = frame * static_cast<int64_t>(std::max<size_t>(1, (bytes + kSnapshotBytesPerFrame - 1) / kSnapshotBytesPerFrame));
+  interval_ = frame * static_cast<int64_t>(std::max<size_t>(
+                          1, (bytes + kSnapshotBytesPerFrame - 1) / kSnapshotBytesPerFrame));
   return true;
 }
 
@@ -180,7 +182,8 @@ void Rewind::apply_pending(Simulation& sim, size_t limit) {
 
 StepStatus Rewind::step(Simulation& sim, int n) {
   if (!active_) return sim.step(n);
-  if (sim.step_count() == head_) apply_pending(sim);  // actions recorded at the head, before live steps
+  if (sim.step_count() == head_)
+    apply_pending(sim);  // actions recorded at the head, before live steps
   branch(sim);
   const int64_t before = sim.step_count();
   StepStatus st = sim.step(n);
@@ -196,7 +199,8 @@ StepStatus Rewind::step(Simulation& sim, int n) {
 }
 
 void Rewind::end_frame() {
-  if (active_ && !calls_.empty() && calls_.back().start + calls_.back().n == head_) calls_.back().frame_end = true;
+  if (active_ && !calls_.empty() && calls_.back().start + calls_.back().n == head_)
+    calls_.back().frame_end = true;
 }
 
 void Rewind::take_snapshot(Simulation& sim) {
@@ -242,7 +246,8 @@ void Rewind::trim() {
 int64_t Rewind::restore_for(Simulation& sim, int64_t step) {
   if (!active_ || snaps_.empty()) return sim.step_count();
   step = std::clamp(step, start_, head_);
-  auto it = std::upper_bound(snaps_.begin(), snaps_.end(), step, [](int64_t s, const Snap& x) { return s < x.step; });
+  auto it = std::upper_bound(snaps_.begin(), snaps_.end(), step,
+                             [](int64_t s, const Snap& x) { return s < x.step; });
   const Snap& snap = *(it == snaps_.begin() ? it : it - 1);
   const int64_t c = sim.step_count();
   if (c <= step && c >= snap.step) return c;  // stepping on is no longer than restoring
@@ -251,7 +256,8 @@ int64_t Rewind::restore_for(Simulation& sim, int64_t step) {
 }
 
 void Rewind::restore_snapshot(Simulation& sim, int64_t step) {
-  auto it = std::upper_bound(snaps_.begin(), snaps_.end(), step, [](int64_t s, const Snap& x) { return s < x.step; });
+  auto it = std::upper_bound(snaps_.begin(), snaps_.end(), step,
+                             [](int64_t s, const Snap& x) { return s < x.step; });
   const Snap& snap = *(it == snaps_.begin() ? it : it - 1);
   sim.load_state(*snap.state);  // a snapshot is the state before its step's actions
   cursor_ = first_action_at(snap.step);
@@ -262,7 +268,8 @@ void Rewind::restore_snapshot(Simulation& sim, int64_t step) {
 int64_t Rewind::seek_applied(Simulation& sim, int64_t step, size_t applied) {
   if (!active_ || snaps_.empty()) return sim.step_count();
   step = std::clamp(step, start_, head_);
-  if (sim.step_count() == step && cursor_ > applied) restore_snapshot(sim, step);  // holds edits it should not
+  if (sim.step_count() == step && cursor_ > applied)
+    restore_snapshot(sim, step);  // holds edits it should not
   const int64_t reached = seek(sim, step);
   if (reached == step) apply_pending(sim, applied);  // this step's actions, up to the count
   return reached;
@@ -272,10 +279,12 @@ StepStatus Rewind::replay_call(Simulation& sim, int64_t target, int& steps) {
   steps = 0;
   const int64_t c = sim.step_count();
   target = std::min(target, head_);
-  if (!active_ || c >= target) return StepStatus{};  // the state at a step is the one before its actions
+  if (!active_ || c >= target)
+    return StepStatus{};  // the state at a step is the one before its actions
   apply_pending(sim);
   // The recorded call that contains step c (calls are contiguous).
-  auto it = std::upper_bound(calls_.begin(), calls_.end(), c, [](int64_t s, const Call& x) { return s < x.start; });
+  auto it = std::upper_bound(calls_.begin(), calls_.end(), c,
+                             [](int64_t s, const Call& x) { return s < x.start; });
   int64_t n = target - c;
   if (it != calls_.begin()) {
     const Call& call = *(it - 1);

@@ -54,16 +54,19 @@ struct RewindAction {
   enum class Kind : uint8_t { Controls, Preset, Paint, ForceList, Keyframe };
   Kind kind = Kind::Controls;
   int64_t step = 0;
-  std::string controls;                   ///< Controls: the image after the change
-  Preset preset = Preset::Translation;    ///< Preset: MpmWorld::apply_preset(preset, speed)
+  std::string controls;                 ///< Controls: the image after the change
+  Preset preset = Preset::Translation;  ///< Preset: MpmWorld::apply_preset(preset, speed)
   float speed = 1.f;
-  std::vector<Vec2> sites;                ///< Paint: MpmWorld::add_particles(sites, material, spacing, velocity, group)
+  std::vector<Vec2>
+      sites;  ///< Paint: MpmWorld::add_particles(sites, material, spacing, velocity, group)
   int material = 0;
   float spacing = 0.f;
   Vec2 velocity{0.f, 0.f};
   uint16_t group = 0;
-  std::shared_ptr<const SgfList> list;    ///< ForceList: Simulation::set_force_list (empty list: none)
-  std::shared_ptr<const SimState> state;  ///< Keyframe: the whole state right after an edit with no kind of its own
+  std::shared_ptr<const SgfList>
+      list;  ///< ForceList: Simulation::set_force_list (empty list: none)
+  std::shared_ptr<const SimState>
+      state;  ///< Keyframe: the whole state right after an edit with no kind of its own
   size_t bytes() const;
 };
 const char* rewind_action_name(RewindAction::Kind k);
@@ -74,11 +77,11 @@ void perform_action(Simulation& sim, const RewindAction& a);
 struct RewindStats {
   size_t snapshots = 0;
   size_t snapshot_bytes = 0;
-  size_t log_bytes = 0;     ///< actions (keyframes included) and recorded calls
+  size_t log_bytes = 0;  ///< actions (keyframes included) and recorded calls
   size_t budget = 0;
-  int64_t interval = 0;     ///< K: substeps between snapshots
+  int64_t interval = 0;  ///< K: substeps between snapshots
   size_t actions = 0;
-  int64_t branches = 0;     ///< futures discarded since reset()
+  int64_t branches = 0;  ///< futures discarded since reset()
 };
 
 class Rewind {
@@ -176,11 +179,11 @@ class Rewind {
   size_t budget_;
   int64_t start_ = 0, head_ = 0;
   int64_t interval_ = 1;
-  std::vector<Snap> snaps_;       ///< sorted by step; snaps_[0] is the start
+  std::vector<Snap> snaps_;            ///< sorted by step; snaps_[0] is the start
   std::vector<RewindAction> actions_;  ///< sorted by step, in applied order
-  std::vector<Call> calls_;       ///< contiguous: calls_[k].start + n == calls_[k + 1].start
-  size_t cursor_ = 0;             ///< actions_[0, cursor_) are in the current state
-  std::string controls_;          ///< the controls image after the last step or record
+  std::vector<Call> calls_;            ///< contiguous: calls_[k].start + n == calls_[k + 1].start
+  size_t cursor_ = 0;                  ///< actions_[0, cursor_) are in the current state
+  std::string controls_;               ///< the controls image after the last step or record
   size_t snap_bytes_ = 0, log_bytes_ = 0;
   int64_t branches_ = 0;
   uint64_t generation_ = 0;

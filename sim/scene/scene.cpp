@@ -1,5 +1,6 @@
 #include "sim/scene/scene.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -7,10 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
-#include "sim/io/json_read.h"
 #include "sim/core/atomic_write.h"
 #include "sim/core/format.h"
+#include "sim/io/json_read.h"
 
 #include "sim/core/image.h"
 #include "sim/core/limits.h"
@@ -61,7 +61,9 @@ struct OverrideOrigin {
   std::string assignment;
   [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
     if (entry.empty()) throw InputError(loc, path, msg);
-    throw InputError(loc, entry, "\"" + assignment + "\": " + (path.empty() ? "" : "scene field '" + path + "': ") + msg);
+    throw InputError(
+        loc, entry,
+        "\"" + assignment + "\": " + (path.empty() ? "" : "scene field '" + path + "': ") + msg);
   }
 };
 
@@ -69,7 +71,8 @@ void apply_override_at(Json& doc, const OverrideOrigin& origin) {
   const std::string& assignment = origin.assignment;
   const SourceLoc& loc = origin.loc;
   size_t eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) origin.fail("", "expected key=value (e.g. solver.transfer=pic)");
+  if (eq == std::string::npos || eq == 0)
+    origin.fail("", "expected key=value (e.g. solver.transfer=pic)");
   std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1);
   std::vector<std::string> parts;
   size_t start = 0;
@@ -109,12 +112,19 @@ void apply_override_at(Json& doc, const OverrideOrigin& origin) {
       char* end = nullptr;
       long idx = std::strtol(part.c_str(), &end, 10);
       if (*end != '\0' || idx < 0 || static_cast<size_t>(idx) >= node->size())
-        origin.fail(path, "no array element '" + part + "' (the array has " + std::to_string(node->size()) + " elements)");
-      if (last) { node->at(static_cast<size_t>(idx)) = parsed; return; }
+        origin.fail(path, "no array element '" + part + "' (the array has " +
+                              std::to_string(node->size()) + " elements)");
+      if (last) {
+        node->at(static_cast<size_t>(idx)) = parsed;
+        return;
+      }
       node = &node->at(static_cast<size_t>(idx));
     } else if (node->is_object()) {
       Json* child = node->find(part);
-      if (last) { node->set(part, parsed); return; }
+      if (last) {
+        node->set(part, parsed);
+        return;
+      }
       if (!child) {
         Json obj = Json::object();
         obj.set_loc(loc);
@@ -122,7 +132,8 @@ void apply_override_at(Json& doc, const OverrideOrigin& origin) {
       }
       node = child;
     } else {
-      origin.fail(path, "cannot set a member inside a " + std::string(Json::type_name(node->type())));
+      origin.fail(path,
+                  "cannot set a member inside a " + std::string(Json::type_name(node->type())));
     }
   }
 }
@@ -133,7 +144,8 @@ void apply_override(Json& doc, const std::string& assignment, const std::string&
   apply_override_at(doc, OverrideOrigin{SourceLoc{flag + " " + assignment, 0, 0}, "", assignment});
 }
 
-void apply_override(Json& doc, const std::string& assignment, const SourceLoc& where, const std::string& entry) {
+void apply_override(Json& doc, const std::string& assignment, const SourceLoc& where,
+                    const std::string& entry) {
   apply_override_at(doc, OverrideOrigin{where, entry, assignment});
 }
 
@@ -162,15 +174,23 @@ struct Shape {
 
 struct BoxShape : Shape {
   Vec2 lo, hi;
-  bool inside(Vec2 p) const override { return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y; }
-  void bounds(Vec2& a, Vec2& b) const override { a = lo; b = hi; }
+  bool inside(Vec2 p) const override {
+    return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y;
+  }
+  void bounds(Vec2& a, Vec2& b) const override {
+    a = lo;
+    b = hi;
+  }
 };
 
 struct DiskShape : Shape {
   Vec2 c;
   float r = 0.f;
   bool inside(Vec2 p) const override { return length2(p - c) <= r * r; }
-  void bounds(Vec2& a, Vec2& b) const override { a = c - Vec2{r, r}; b = c + Vec2{r, r}; }
+  void bounds(Vec2& a, Vec2& b) const override {
+    a = c - Vec2{r, r};
+    b = c + Vec2{r, r};
+  }
 };
 
 struct PolygonShape : Shape {
@@ -192,8 +212,10 @@ struct PolygonShape : Shape {
   void bounds(Vec2& a, Vec2& b) const override {
     a = b = pts[0];
     for (Vec2 q : pts) {
-      a.x = std::min(a.x, q.x); a.y = std::min(a.y, q.y);
-      b.x = std::max(b.x, q.x); b.y = std::max(b.y, q.y);
+      a.x = std::min(a.x, q.x);
+      a.y = std::min(a.y, q.y);
+      b.x = std::max(b.x, q.x);
+      b.y = std::max(b.y, q.y);
     }
   }
 };
@@ -210,11 +232,18 @@ struct ImageShape : Shape {
     int row = h - 1 - iy_up;  // image y is flipped
     return inside_px[static_cast<size_t>(row) * w + ix] != 0;
   }
-  void bounds(Vec2& a, Vec2& b) const override { a = origin; b = origin + Vec2{w * px, h * px}; }
+  void bounds(Vec2& a, Vec2& b) const override {
+    a = origin;
+    b = origin + Vec2{w * px, h * px};
+  }
 };
 
 uint32_t hash_u32(uint32_t x) {
-  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
   return x;
 }
 
@@ -225,12 +254,15 @@ std::string dir_of(const std::string& path) {
 
 std::unique_ptr<Shape> read_shape(ObjReader& r, const std::string& scene_dir) {
   int kind = r.choice("shape", -1, {"box", "disk", "polygon", "image"});
-  if (kind < 0) throw InputError(r.json().loc(), r.field("shape"), "required field is missing (box, disk, polygon or image)");
+  if (kind < 0)
+    throw InputError(r.json().loc(), r.field("shape"),
+                     "required field is missing (box, disk, polygon or image)");
   if (kind == 0) {
     auto s = std::make_unique<BoxShape>();
     s->lo = r.vec2_required("min");
     s->hi = r.vec2_required("max");
-    if (!(s->hi.x > s->lo.x && s->hi.y > s->lo.y)) r.fail("max", "max must be greater than min in x and y");
+    if (!(s->hi.x > s->lo.x && s->hi.y > s->lo.y))
+      r.fail("max", "max must be greater than min in x and y");
     return s;
   }
   if (kind == 1) {
@@ -244,7 +276,8 @@ std::unique_ptr<Shape> read_shape(ObjReader& r, const std::string& scene_dir) {
     const Json* pts = r.get("points");
     if (!pts) throw InputError(r.json().loc(), r.field("points"), "required field is missing");
     if (!pts->is_array() || pts->size() < 3)
-      throw InputError(pts->loc(), r.field("points"), "expected an array of at least 3 points [[x, y], ...]");
+      throw InputError(pts->loc(), r.field("points"),
+                       "expected an array of at least 3 points [[x, y], ...]");
     for (size_t i = 0; i < pts->size(); ++i)
       s->pts.push_back(json_vec2(pts->at(i), r.field("points") + "[" + std::to_string(i) + "]"));
     return s;
@@ -281,7 +314,9 @@ void read_material(ObjReader& r, MaterialParams& m, std::string& melts_into) {
   std::vector<const char*> names;
   for (int k = 0; k < kMaterialTypeCount; ++k) names.push_back(material_kinds()[k].name);
   int type = r.choice("type", -1, names);
-  if (type < 0) throw InputError(r.json().loc(), r.field("type"), "required field is missing (" + material_kind_list() + ")");
+  if (type < 0)
+    throw InputError(r.json().loc(), r.field("type"),
+                     "required field is missing (" + material_kind_list() + ")");
   m = MaterialParams{};
   m.type = static_cast<MaterialType>(type);
   const MaterialKind& kind = material_kind(m.type);
@@ -297,8 +332,10 @@ void read_material(ObjReader& r, MaterialParams& m, std::string& melts_into) {
     m.*fd.member = static_cast<float>(r.number(fd.key, m.*fd.member, fd.min, fd.max));
   }
   if (m.type == MaterialType::Sand && m.dilatancy > m.friction_angle)
-    r.fail("dilatancy", "the dilatancy angle psi (" + fmt("%g", m.dilatancy) + " deg) cannot exceed friction_angle (" +
-                            fmt("%g", m.friction_angle) + " deg, the angle of repose): psi = phi is the most a sand dilates here");
+    r.fail("dilatancy",
+           "the dilatancy angle psi (" + fmt("%g", m.dilatancy) +
+               " deg) cannot exceed friction_angle (" + fmt("%g", m.friction_angle) +
+               " deg, the angle of repose): psi = phi is the most a sand dilates here");
   melts_into = r.string("melts_into", "");
   if (!melts_into.empty() && !(m.latent_heat > 0.f))
     r.fail("melts_into", "a melting material needs latent_heat > 0");
@@ -317,7 +354,8 @@ void read_heat(ObjReader& r, HeatParams& h) {
       r.choice("preconditioner", static_cast<int>(h.preconditioner), {"jacobi", "ic0"}));
   h.device_solve = static_cast<HeatDeviceSolve>(
       r.choice("device_solve", static_cast<int>(h.device_solve),
-               std::vector<const char*>(std::begin(kHeatDeviceSolveNames), std::end(kHeatDeviceSolveNames))));
+               std::vector<const char*>(std::begin(kHeatDeviceSolveNames),
+                                        std::end(kHeatDeviceSolveNames))));
   if (const Json* ws = r.get("walls")) {
     ObjReader wr(*ws, r.field("walls"));
     const char* sides[4] = {"left", "right", "bottom", "top"};
@@ -326,7 +364,8 @@ void read_heat(ObjReader& r, HeatParams& h) {
       if (!wj) continue;
       if (wj->is_string()) {
         if (wj->as_string() != "insulated")
-          throw InputError(wj->loc(), wr.field(sides[k]), "expected \"insulated\" or {\"temperature\": T}");
+          throw InputError(wj->loc(), wr.field(sides[k]),
+                           "expected \"insulated\" or {\"temperature\": T}");
         h.walls[k].fixed = false;
         continue;
       }
@@ -338,7 +377,8 @@ void read_heat(ObjReader& r, HeatParams& h) {
     wr.finish();
   }
   if (const Json* ps = r.get("plates")) {
-    if (!ps->is_array()) throw InputError(ps->loc(), r.field("plates"), "expected an array of plates");
+    if (!ps->is_array())
+      throw InputError(ps->loc(), r.field("plates"), "expected an array of plates");
     for (size_t k = 0; k < ps->size(); ++k) {
       ObjReader pr(ps->at(k), r.field("plates") + "[" + std::to_string(k) + "]");
       HeatPlate pl;
@@ -351,7 +391,8 @@ void read_heat(ObjReader& r, HeatParams& h) {
     }
   }
   if (const Json* ls = r.get("lamps")) {
-    if (!ls->is_array()) throw InputError(ls->loc(), r.field("lamps"), "expected an array of lamps");
+    if (!ls->is_array())
+      throw InputError(ls->loc(), r.field("lamps"), "expected an array of lamps");
     for (size_t k = 0; k < ls->size(); ++k) {
       ObjReader lr(ls->at(k), r.field("lamps") + "[" + std::to_string(k) + "]");
       HeatLamp L;
@@ -364,8 +405,10 @@ void read_heat(ObjReader& r, HeatParams& h) {
   }
   if (const Json* aj = r.get("air")) {
     ObjReader ar(*aj, r.field("air"));
-    h.air = static_cast<AirModel>(ar.choice("model", static_cast<int>(h.air), {"none", "photons", "convection"}));
-    h.air_temperature = static_cast<float>(ar.number("temperature", h.air_temperature, -273.15, 1e5));
+    h.air = static_cast<AirModel>(
+        ar.choice("model", static_cast<int>(h.air), {"none", "photons", "convection"}));
+    h.air_temperature =
+        static_cast<float>(ar.number("temperature", h.air_temperature, -273.15, 1e5));
     h.emissivity = static_cast<float>(ar.number("emissivity", h.emissivity, 0.0, 1.0));
     h.photons = ar.integer("photons", h.photons, 1, 10000000);
     h.convection_h = static_cast<float>(ar.number("h", h.convection_h, 0.0, 1e9));
@@ -383,11 +426,13 @@ void read_heat(ObjReader& r, HeatParams& h) {
 }
 
 void read_solver(ObjReader& r, SolverParams& s) {
-  s.transfer =
-      static_cast<Transfer>(r.choice("transfer", static_cast<int>(s.transfer), {"pic", "apic", "flip", "polypic"}));
+  s.transfer = static_cast<Transfer>(
+      r.choice("transfer", static_cast<int>(s.transfer), {"pic", "apic", "flip", "polypic"}));
   s.flip_blend = static_cast<float>(r.number("flip_blend", s.flip_blend, 0.0, 1.0));
-  s.flip_advect = static_cast<FlipAdvect>(r.choice("flip_advect", static_cast<int>(s.flip_advect), {"pic", "blend"}));
-  s.kernel = static_cast<Kernel>(1 + r.choice("kernel", static_cast<int>(s.kernel) - 1, {"linear", "quadratic", "cubic"}));
+  s.flip_advect = static_cast<FlipAdvect>(
+      r.choice("flip_advect", static_cast<int>(s.flip_advect), {"pic", "blend"}));
+  s.kernel = static_cast<Kernel>(
+      1 + r.choice("kernel", static_cast<int>(s.kernel) - 1, {"linear", "quadratic", "cubic"}));
   if (const char* why = mpm::transfer_kernel_error(s.transfer, s.kernel))
     r.fail(r.has("kernel") ? "kernel" : "transfer", why);
   s.dt = static_cast<float>(r.number("dt", s.dt, 1e-8, 0.1));
@@ -395,9 +440,11 @@ void read_solver(ObjReader& r, SolverParams& s) {
   s.adaptive_dt = r.boolean("adaptive_dt", s.adaptive_dt);
   s.cfl = static_cast<float>(r.number("cfl", s.cfl, 0.01, 1.0));
   s.dt_min = static_cast<float>(r.number("dt_min", s.dt_min, 1e-9, 0.1));
-  s.boundary = static_cast<Boundary>(r.choice("boundary", static_cast<int>(s.boundary), {"sticky", "slip", "separate"}));
+  s.boundary = static_cast<Boundary>(
+      r.choice("boundary", static_cast<int>(s.boundary), {"sticky", "slip", "separate"}));
   s.boundary_nodes = r.integer("boundary_nodes", s.boundary_nodes, 2, 16);
-  if (r.has("wall_friction")) s.wall_friction = static_cast<float>(r.number("wall_friction", 0.0, 0.0, 100.0));
+  if (r.has("wall_friction"))
+    s.wall_friction = static_cast<float>(r.number("wall_friction", 0.0, 0.0, 100.0));
   s.gravity = r.vec2("gravity", s.gravity);
   s.velocity_limit = static_cast<float>(r.number("velocity_limit", s.velocity_limit, 1e-3, 1e12));
   s.deterministic = r.boolean("deterministic", s.deterministic);
@@ -418,7 +465,8 @@ void read_resampling(ObjReader& r, ResampleParams& q) {
   q.smoothing = static_cast<float>(r.number("smoothing", q.smoothing, 0.05, 8.0));
   q.band = static_cast<float>(r.number("band", q.band, 0.5, 32.0));
   q.inside_margin = static_cast<float>(r.number("inside_margin", q.inside_margin, 0.0, 8.0));
-  q.particle_spacing = static_cast<float>(r.number("particle_spacing", q.particle_spacing, 0.01, 4.0));
+  q.particle_spacing =
+      static_cast<float>(r.number("particle_spacing", q.particle_spacing, 0.01, 4.0));
   q.insert_spacing = static_cast<float>(r.number("insert_spacing", q.insert_spacing, 0.01, 4.0));
   q.merge_distance = static_cast<float>(r.number("merge_distance", q.merge_distance, 0.0, 1.0));
   q.max_cavity_cells = r.integer("max_cavity_cells", q.max_cavity_cells, 0, 1 << 24);
@@ -460,8 +508,9 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     w.grid.ny = std::max(8, static_cast<int>(std::lround(size.y / w.grid.dx)));
     const int64_t max_nodes = input_limits().max_grid_nodes;
     if (static_cast<int64_t>(w.grid.nx + 1) * (w.grid.ny + 1) > max_nodes)
-      r.fail("grid", "grid too large: " + std::to_string(w.grid.nx) + " x " + std::to_string(w.grid.ny) +
-                         " cells; at most " + std::to_string(max_nodes) + " nodes (e.g. 4096 x 4096)");
+      r.fail("grid", "grid too large: " + std::to_string(w.grid.nx) + " x " +
+                         std::to_string(w.grid.ny) + " cells; at most " +
+                         std::to_string(max_nodes) + " nodes (e.g. 4096 x 4096)");
     r.finish();
   }
   // Solver.
@@ -484,7 +533,8 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
   const Json* mats = root.get("materials");
   if (!mats) throw InputError(doc.loc(), "materials", "required field is missing");
   if (!mats->is_object() || mats->size() == 0)
-    throw InputError(mats->loc(), "materials", "expected an object of named materials {\"water\": {...}}");
+    throw InputError(mats->loc(), "materials",
+                     "expected an object of named materials {\"water\": {...}}");
   if (mats->size() > 255) throw InputError(mats->loc(), "materials", "at most 255 materials");
   std::vector<std::string> melt_names;
   for (const auto& m : mats->members()) {
@@ -504,9 +554,11 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
         const Json* loc = m.second.find("melts_into");
         auto it = std::find(w.material_names.begin(), w.material_names.end(), melt);
         if (it == w.material_names.end())
-          throw InputError(loc->loc(), "materials." + m.first + ".melts_into", "no material named '" + melt + "' in 'materials'");
+          throw InputError(loc->loc(), "materials." + m.first + ".melts_into",
+                           "no material named '" + melt + "' in 'materials'");
         if (static_cast<size_t>(it - w.material_names.begin()) == k)
-          throw InputError(loc->loc(), "materials." + m.first + ".melts_into", "a material cannot melt into itself");
+          throw InputError(loc->loc(), "materials." + m.first + ".melts_into",
+                           "a material cannot melt into itself");
         w.materials[k].melts_into = static_cast<int>(it - w.material_names.begin());
       }
       ++k;
@@ -521,7 +573,11 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
   const float lo_y = w.grid.origin.y + w.grid.dx * w.solver.boundary_nodes;
   const float hi_x = w.grid.origin.x + w.grid.dx * (w.grid.nx - w.solver.boundary_nodes);
   const float hi_y = w.grid.origin.y + w.grid.dx * (w.grid.ny - w.solver.boundary_nodes);
-  struct PendingPreset { Preset p; float speed; std::vector<uint32_t> idx; };
+  struct PendingPreset {
+    Preset p;
+    float speed;
+    std::vector<uint32_t> idx;
+  };
   std::vector<PendingPreset> presets;
   for (size_t b = 0; b < bodies->size(); ++b) {
     std::string bpath = "bodies[" + std::to_string(b) + "]";
@@ -529,13 +585,16 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     std::unique_ptr<Shape> shape = read_shape(r, scene_dir);
     std::string mat_name = r.string_required("material");
     auto it = std::find(w.material_names.begin(), w.material_names.end(), mat_name);
-    if (it == w.material_names.end()) r.fail("material", "no material named '" + mat_name + "' in 'materials'");
+    if (it == w.material_names.end())
+      r.fail("material", "no material named '" + mat_name + "' in 'materials'");
     uint8_t mat = static_cast<uint8_t>(it - w.material_names.begin());
     float h = static_cast<float>(r.number("spacing", 0.5 * w.grid.dx, 1e-6, 1e6));
-    if (h < 0.1f * w.grid.dx) r.fail("spacing", "spacing below dx/10 would put more than 100 particles in a cell");
+    if (h < 0.1f * w.grid.dx)
+      r.fail("spacing", "spacing below dx/10 would put more than 100 particles in a cell");
     float jitter = static_cast<float>(r.number("jitter", 0.0, 0.0, 0.5));
     Vec2 vel = r.vec2("velocity", Vec2{});
-    const float temperature = static_cast<float>(r.number("temperature", w.heat.air_temperature, -273.15, 1e5));
+    const float temperature =
+        static_cast<float>(r.number("temperature", w.heat.air_temperature, -273.15, 1e5));
     int group = r.integer("group", static_cast<int>(b) + 1, 0, 65535);
     bool have_preset = false;
     Preset preset = Preset::Translation;
@@ -548,7 +607,8 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
         wrap.set_loc(pj->loc());
         wrap.set("preset", *pj);
         ObjReader pr(wrap, bpath);
-        preset = static_cast<Preset>(pr.choice("preset", 0, {"translation", "rotation", "shear", "dilation"}));
+        preset = static_cast<Preset>(
+            pr.choice("preset", 0, {"translation", "rotation", "shear", "dilation"}));
       } else {
         ObjReader pr(*pj, bpath + ".preset");
         int k = pr.choice("kind", -1, {"translation", "rotation", "shear", "dilation"});
@@ -571,7 +631,8 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     const double max_particles = input_limits().max_mpm_particles;
     if (!(static_cast<double>(w.particles.size()) + fnx * fny <= max_particles))
       r.fail("spacing", "the body's bounding box holds " + format_number(fnx * fny) +
-                            " lattice points; a scene may hold at most " + format_number(max_particles) +
+                            " lattice points; a scene may hold at most " +
+                            format_number(max_particles) +
                             " particles (larger spacing or a smaller body)");
     // The host memory the scene will need while it steps (the costs measured in sim/core/limits.h)
     // against what the machine has: a scene that does not fit is an error with the estimate, not
@@ -579,7 +640,8 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     {
       const double count = static_cast<double>(w.particles.size()) + fnx * fny;
       const bool poly = w.solver.transfer == Transfer::PolyPIC;
-      const double need = mpm_memory_estimate(count, static_cast<double>(w.grid.nx + 1) * (w.grid.ny + 1), poly);
+      const double need =
+          mpm_memory_estimate(count, static_cast<double>(w.grid.nx + 1) * (w.grid.ny + 1), poly);
       const double have = memory_budget_bytes();
       auto gb = [](double b) {
         char t[32];
@@ -589,10 +651,12 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
       if (have > 0.0 && need > have)
         r.fail("spacing", "the scene would need about " + gb(need) + " of memory while it runs (" +
                               format_number(count) + " particles at about " +
-                              format_number(poly ? MpmMemoryCost::kPerParticlePolyPic : MpmMemoryCost::kPerParticle) +
-                              " bytes each, " + format_number(static_cast<double>(w.grid.nx + 1) * (w.grid.ny + 1)) +
-                              " grid nodes at " + format_number(MpmMemoryCost::kPerNode) + "); " + gb(have) +
-                              " available (larger spacing or a smaller body)");
+                              format_number(poly ? MpmMemoryCost::kPerParticlePolyPic
+                                                 : MpmMemoryCost::kPerParticle) +
+                              " bytes each, " +
+                              format_number(static_cast<double>(w.grid.nx + 1) * (w.grid.ny + 1)) +
+                              " grid nodes at " + format_number(MpmMemoryCost::kPerNode) + "); " +
+                              gb(have) + " available (larger spacing or a smaller body)");
     }
     const int nx = static_cast<int>(fnx), ny = static_cast<int>(fny);
     // Room for the whole lattice at once: growing the arrays one particle at a time doubles them
@@ -605,27 +669,35 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
     // Progress (sim/core/progress.h) every 64 rows: the bodies share 90 % of the bar equally.
     const bool report = progress_listened();
     const double nb = static_cast<double>(bodies->size());
-    const std::string stage = report ? "body " + std::to_string(b + 1) + " of " + std::to_string(bodies->size()) : "";
+    const std::string stage =
+        report ? "body " + std::to_string(b + 1) + " of " + std::to_string(bodies->size()) : "";
     for (int j = 0; j < ny; ++j) {
-      if (report && (j & 63) == 0) progress(stage, 0.9 * (static_cast<double>(b) + static_cast<double>(j) / ny) / nb);
+      if (report && (j & 63) == 0)
+        progress(stage, 0.9 * (static_cast<double>(b) + static_cast<double>(j) / ny) / nb);
       for (int i = 0; i < nx; ++i) {
         Vec2 p{ox + i * h, oy + j * h};
         if (jitter > 0.f) {
-          uint32_t hsh = hash_u32(static_cast<uint32_t>(j) * 73856093u ^ static_cast<uint32_t>(i) * 19349663u ^
-                                  static_cast<uint32_t>(b) * 83492791u);
+          uint32_t hsh =
+              hash_u32(static_cast<uint32_t>(j) * 73856093u ^ static_cast<uint32_t>(i) * 19349663u ^
+                       static_cast<uint32_t>(b) * 83492791u);
           p.x += jitter * h * ((hsh & 0xffff) / 65535.f - 0.5f) * 2.f;
           p.y += jitter * h * ((hsh >> 16) / 65535.f - 0.5f) * 2.f;
         }
         if (!shape->inside(p)) continue;
-        if (p.x < lo_x || p.x > hi_x || p.y < lo_y || p.y > hi_y) continue;  // outside the usable domain
-        w.particles.add(p, vel, mp.density * h * h, h * h, mat, static_cast<uint16_t>(group), temperature);
+        if (p.x < lo_x || p.x > hi_x || p.y < lo_y || p.y > hi_y)
+          continue;  // outside the usable domain
+        w.particles.add(p, vel, mp.density * h * h, h * h, mat, static_cast<uint16_t>(group),
+                        temperature);
       }
     }
     if (w.particles.size() == first)
-      throw InputError(bodies->at(b).loc(), bpath, "body contains no particles inside the domain (check its position and spacing)");
+      throw InputError(
+          bodies->at(b).loc(), bpath,
+          "body contains no particles inside the domain (check its position and spacing)");
     if (have_preset) {
       PendingPreset pp{preset, preset_speed, {}};
-      for (size_t i = first; i < w.particles.size(); ++i) pp.idx.push_back(static_cast<uint32_t>(i));
+      for (size_t i = first; i < w.particles.size(); ++i)
+        pp.idx.push_back(static_cast<uint32_t>(i));
       presets.push_back(std::move(pp));
     }
   }
@@ -648,14 +720,16 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
           h.ids.push_back(w.particles.id[i]);
           h.anchor.push_back(w.particles.x[i]);
         }
-      if (h.ids.empty()) throw InputError(hs->at(k).loc(), hpath, "the handle's shape holds no particle");
+      if (h.ids.empty())
+        throw InputError(hs->at(k).loc(), hpath, "the handle's shape holds no particle");
       w.handles.push_back(std::move(h));
     }
   }
   root.finish();
   w.host_changed();
   for (const auto& pp : presets) w.apply_preset(pp.p, pp.speed, &pp.idx);
-  if (w.heat.enabled) w.start_heat();  // melting masses on the quantum before step 0: the total is exact from there
+  if (w.heat.enabled)
+    w.start_heat();  // melting masses on the quantum before step 0: the total is exact from there
   return scene;
 }
 
@@ -699,9 +773,12 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   solver.set("adaptive_dt", Json::boolean(s.adaptive_dt));
   solver.set("cfl", Json::number(f2d(s.cfl)));
   solver.set("boundary", Json::string(boundary_name(s.boundary)));
-  if (s.wall_friction >= 0.f) solver.set("wall_friction", Json::number(f2d(s.wall_friction)));
-  else solver.erase("wall_friction");  // switched off in the window
-  if (s.deterministic || solver.find("deterministic")) solver.set("deterministic", Json::boolean(s.deterministic));
+  if (s.wall_friction >= 0.f)
+    solver.set("wall_friction", Json::number(f2d(s.wall_friction)));
+  else
+    solver.erase("wall_friction");  // switched off in the window
+  if (s.deterministic || solver.find("deterministic"))
+    solver.set("deterministic", Json::boolean(s.deterministic));
   Json g = vec_json(s.gravity);
   g.at(0) = Json::number(f2d(s.gravity.x));
   g.at(1) = Json::number(f2d(s.gravity.y));
@@ -730,7 +807,8 @@ Json mpm_scene_to_json(const MpmScene& scene) {
     hj.set("interval", Json::number(h.interval));
     hj.set("time_scale", Json::number(f2d(h.time_scale)));
     hj.set("flip", Json::number(f2d(h.flip)));
-    hj.set("preconditioner", Json::string(h.preconditioner == HeatPreconditioner::IC0 ? "ic0" : "jacobi"));
+    hj.set("preconditioner",
+           Json::string(h.preconditioner == HeatPreconditioner::IC0 ? "ic0" : "jacobi"));
     if (h.device_solve != HeatDeviceSolve::Auto || hj.find("device_solve"))
       hj.set("device_solve", Json::string(kHeatDeviceSolveNames[static_cast<int>(h.device_solve)]));
     Json air = Json::object();
@@ -773,7 +851,9 @@ Json mpm_scene_to_json(const MpmScene& scene) {
   return doc;
 }
 
-void save_json_file(const std::string& path, const Json& doc) { write_file_atomic(path, doc.dump()); }
+void save_json_file(const std::string& path, const Json& doc) {
+  write_file_atomic(path, doc.dump());
+}
 
 // [SECTION] Built-in scenes -------------------------------------------------------
 
@@ -794,8 +874,10 @@ std::string resolve_scene_path(const std::string& name_or_path) {
   fs::path cand = fs::path(scenes_dir()) / (name_or_path + ".json");
   if (fs::exists(cand)) return cand.string();
   std::string names;
-  for (const auto& p : builtin_scene_paths()) names += (names.empty() ? "" : ", ") + fs::path(p).stem().string();
-  throw InputError({name_or_path, 0, 0}, "", "no such scene file or built-in scene (built-ins: " + names + ")");
+  for (const auto& p : builtin_scene_paths())
+    names += (names.empty() ? "" : ", ") + fs::path(p).stem().string();
+  throw InputError({name_or_path, 0, 0}, "",
+                   "no such scene file or built-in scene (built-ins: " + names + ")");
 }
 
 std::vector<std::string> builtin_scene_paths() {

@@ -13,11 +13,11 @@
 namespace ps {
 
 struct SceneInfo {
-  std::string name;         ///< display name
+  std::string name;  ///< display name
   std::string description;
-  std::string path;         ///< file it came from
-  std::string kind = "mpm"; ///< "mpm" or "dem"
-  int frames = 200;         ///< default frame count for headless runs
+  std::string path;          ///< file it came from
+  std::string kind = "mpm";  ///< "mpm" or "dem"
+  int frames = 200;          ///< default frame count for headless runs
 };
 
 /// A loaded MPM scene: the world plus the document it came from (after
@@ -40,7 +40,8 @@ void apply_override(Json& doc, const std::string& assignment, const std::string&
 /// entry's field (`entry`, e.g. "set[1]") and quote the assignment; the value
 /// keeps that location, so a later error about it (a bad transfer name, a
 /// value out of range) points at the entry as well.
-void apply_override(Json& doc, const std::string& assignment, const SourceLoc& where, const std::string& entry);
+void apply_override(Json& doc, const std::string& assignment, const SourceLoc& where,
+                    const std::string& entry);
 
 /// Reads a scene file and applies overrides. Throws InputError.
 Json read_scene_document(const std::string& path, const std::vector<std::string>& overrides);

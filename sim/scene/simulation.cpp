@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include "sim/core/progress.h"
 #include "sim/dem/dem_scene.h"
@@ -23,7 +23,12 @@ void MpmSimulation::table(ParticleTable& t) {
   t.id.assign(p.id.begin(), p.id.end());
   t.material.resize(n);
   t.group.assign(p.group.begin(), p.group.end());
-  t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
+  t.x.resize(n);
+  t.y.resize(n);
+  t.vx.resize(n);
+  t.vy.resize(n);
+  t.mass.resize(n);
+  t.radius.resize(n);
   t.color.resize(n);
   // Heat scenes add temperature (deg C), melt fraction and virtual water (mass).
   const bool heat = w.heat.enabled;
@@ -36,8 +41,10 @@ void MpmSimulation::table(ParticleTable& t) {
   for (auto& col : t.extra) col.resize(n);  // reuses the caller's buffers
   for (size_t i = 0; i < n; ++i) {
     t.material[i] = p.material[i];
-    t.x[i] = p.x[i].x; t.y[i] = p.x[i].y;
-    t.vx[i] = p.v[i].x; t.vy[i] = p.v[i].y;
+    t.x[i] = p.x[i].x;
+    t.y[i] = p.x[i].y;
+    t.vx[i] = p.v[i].x;
+    t.vy[i] = p.v[i].y;
     t.mass[i] = p.mass[i];
     t.radius[i] = 0.5f * std::sqrt(p.vol0[i]);
     const float* c = w.materials[p.material[i]].color;
@@ -53,7 +60,6 @@ void MpmSimulation::table(ParticleTable& t) {
   }
 }
 
-
 void MpmSimulation::set_force_list(const SgfList& list) {
   MpmWorld& w = *scene_.world;
   if (list.files.empty()) {
@@ -61,9 +67,11 @@ void MpmSimulation::set_force_list(const SgfList& list) {
     return;
   }
   MpmWorld* wp = &w;
-  w.force_hook = make_mpm_force_hook(list, [wp](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
-    wp->post_notice(sgf_missing_notice(step, ids, [wp](uint32_t id) { return wp->id_retired(id); }));
-  });
+  w.force_hook = make_mpm_force_hook(
+      list, [wp](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
+        wp->post_notice(
+            sgf_missing_notice(step, ids, [wp](uint32_t id) { return wp->id_retired(id); }));
+      });
 }
 
 P4ParticleFrame MpmSimulation::p4_particles() {
@@ -105,7 +113,9 @@ std::unique_ptr<SimState> MpmSimulation::save_state() {
   return s;
 }
 
-void MpmSimulation::load_state(const SimState& s) { scene_.world->load_state(state_cast<MpmSimState>(s).w); }
+void MpmSimulation::load_state(const SimState& s) {
+  scene_.world->load_state(state_cast<MpmSimState>(s).w);
+}
 
 void MpmSimulation::bounds(Vec2& lo, Vec2& hi) const {
   const GridSpec& g = scene_.world->grid;
@@ -114,7 +124,6 @@ void MpmSimulation::bounds(Vec2& lo, Vec2& hi) const {
 }
 
 namespace {
-
 
 Diagnostics from_dem(const dem::DemDiagnostics& d) {
   Diagnostics o;
@@ -132,7 +141,8 @@ Diagnostics from_dem(const dem::DemDiagnostics& d) {
 /// A DEM scene behind the Simulation interface.
 class DemSimulation final : public Simulation {
  public:
-  DemSimulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world) : info_(std::move(info)), w_(std::move(world)) {}
+  DemSimulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world)
+      : info_(std::move(info)), w_(std::move(world)) {}
   const SceneInfo& info() const override { return info_; }
   StepStatus step(int substeps) override { return w_->step(substeps); }
   int substeps_per_frame() const override { return w_->solver.substeps; }
@@ -157,15 +167,23 @@ class DemSimulation final : public Simulation {
     t.id.assign(p.id.begin(), p.id.end());
     t.group.assign(p.group.begin(), p.group.end());
     t.material.resize(n);
-    t.x.resize(n); t.y.resize(n); t.vx.resize(n); t.vy.resize(n); t.mass.resize(n); t.radius.resize(n);
+    t.x.resize(n);
+    t.y.resize(n);
+    t.vx.resize(n);
+    t.vy.resize(n);
+    t.mass.resize(n);
+    t.radius.resize(n);
     t.color.resize(n);
-    if (t.extra_names.size() != 2 || t.extra_names[0] != "omega") t.extra_names = {"omega", "theta"};
+    if (t.extra_names.size() != 2 || t.extra_names[0] != "omega")
+      t.extra_names = {"omega", "theta"};
     t.extra.resize(2);
     for (auto& col : t.extra) col.resize(n);  // reuses the caller's buffers
     for (size_t i = 0; i < n; ++i) {
       t.material[i] = p.material[i];
-      t.x[i] = static_cast<float>(p.x[i].x); t.y[i] = static_cast<float>(p.x[i].y);
-      t.vx[i] = static_cast<float>(p.v[i].x); t.vy[i] = static_cast<float>(p.v[i].y);
+      t.x[i] = static_cast<float>(p.x[i].x);
+      t.y[i] = static_cast<float>(p.x[i].y);
+      t.vx[i] = static_cast<float>(p.v[i].x);
+      t.vy[i] = static_cast<float>(p.v[i].y);
       t.mass[i] = static_cast<float>(p.mass[i]);
       t.radius[i] = static_cast<float>(p.radius[i]);
       const float* c = w_->materials[p.material[i]].color;
@@ -218,7 +236,8 @@ class DemSimulation final : public Simulation {
 
 }  // namespace
 
-std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world) {
+std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info,
+                                                std::unique_ptr<dem::DemWorld> world) {
   return std::make_unique<DemSimulation>(std::move(info), std::move(world));
 }
 
@@ -229,7 +248,8 @@ std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
   return simulation_from_document(read_scene_document(path, overrides), path, backend, threads);
 }
 
-std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
+std::unique_ptr<Simulation> load_refined(const std::string& name,
+                                         const std::vector<std::string>& sets, int k,
                                          const std::string& backend, int threads) {
   if (k <= 1) return load_simulation(name, sets, backend, threads);
   std::string path = resolve_scene_path(name);
@@ -242,7 +262,8 @@ std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vec
     j->set_loc(at);
   };
   const std::string kind = scene_kind(doc);
-  if (Json* solver = doc.find("solver"); solver && solver->is_object()) scale(solver->find("dt"), 1.0 / k);
+  if (Json* solver = doc.find("solver"); solver && solver->is_object())
+    scale(solver->find("dt"), 1.0 / k);
   if (Json* bodies = doc.find("bodies"); bodies && bodies->is_array())
     for (size_t i = 0; i < bodies->size(); ++i) {
       if (!bodies->at(i).is_object()) continue;
@@ -251,21 +272,24 @@ std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vec
   if (kind == "mpm") {
     Json* domain = doc.find("domain");
     if (domain && domain->is_object()) {
-      if (Json* g = domain->find("grid")) scale(g, k);
-      else domain->set("grid", Json::number(128.0 * k));
+      if (Json* g = domain->find("grid"))
+        scale(g, k);
+      else
+        domain->set("grid", Json::number(128.0 * k));
     }
   }
   return build_simulation(doc, path, kind, backend, threads);
 }
 
-std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string& path, const std::string& backend,
-                                                     int threads) {
+std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string& path,
+                                                     const std::string& backend, int threads) {
   std::string kind = scene_kind(doc);
   // "sgf": a folder of SGF force lists shipped with the scene (relative to it),
   // applied in headless runs and in the window alike.
   SgfList sgf;
   if (const Json* s = doc.find("sgf")) {
-    if (!s->is_string()) throw InputError(s->loc(), "sgf", "expected a folder name, got " + describe(*s));
+    if (!s->is_string())
+      throw InputError(s->loc(), "sgf", "expected a folder name, got " + describe(*s));
     std::filesystem::path dir = s->as_string();
     if (dir.is_relative()) dir = std::filesystem::path(path).parent_path() / dir;
     if (!std::filesystem::is_directory(dir))
@@ -286,9 +310,11 @@ namespace {
 /// document without "kind" and without the domain's corners (the MPM
 /// domain's; its "domain" may say "walls" and "wall_material", all four sides
 /// by default). Errors are located at "dem.<field>".
-std::unique_ptr<Simulation> build_grains(const Json& section, Vec2 lo, Vec2 hi, const std::string& path,
-                                         const std::string& backend, int threads) {
-  if (!section.is_object()) throw InputError(section.loc(), "dem", "expected an object {...}, got " + describe(section));
+std::unique_ptr<Simulation> build_grains(const Json& section, Vec2 lo, Vec2 hi,
+                                         const std::string& path, const std::string& backend,
+                                         int threads) {
+  if (!section.is_object())
+    throw InputError(section.loc(), "dem", "expected an object {...}, got " + describe(section));
   if (const Json* k = section.find("kind"))
     throw InputError(k->loc(), "dem.kind", "not allowed: the \"dem\" section is always DEM grains");
   Json g = section;
@@ -296,11 +322,13 @@ std::unique_ptr<Simulation> build_grains(const Json& section, Vec2 lo, Vec2 hi, 
   Json dom = Json::object();
   dom.set_loc(section.loc());
   if (const Json* d = section.find("domain")) {
-    if (!d->is_object()) throw InputError(d->loc(), "dem.domain", "expected an object {...}, got " + describe(*d));
+    if (!d->is_object())
+      throw InputError(d->loc(), "dem.domain", "expected an object {...}, got " + describe(*d));
     for (const char* corner : {"min", "max"})
       if (const Json* c = d->find(corner))
-        throw InputError(c->loc(), std::string("dem.domain.") + corner,
-                         "not allowed: the grains share the MPM domain (set its \"domain\" instead)");
+        throw InputError(
+            c->loc(), std::string("dem.domain.") + corner,
+            "not allowed: the grains share the MPM domain (set its \"domain\" instead)");
     dom = *d;
   } else {
     dom.set("walls", Json::boolean(true));
@@ -324,7 +352,8 @@ std::unique_ptr<Simulation> build_grains(const Json& section, Vec2 lo, Vec2 hi, 
 
 }  // namespace
 
-std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
+std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path,
+                                             const std::string& kind,
                                              const std::string& backend_arg, int threads) {
   // Rigid bodies: the matter is built from the document without them, on
   // the backend asked for, then composed with the bodies (sim/scene/coupled.h):
@@ -339,10 +368,12 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
   }
   const Json* grains_section = doc.find("dem");
   if (grains_section && kind != "mpm")
-    throw InputError(grains_section->loc(), "dem",
-                     "a \"dem\" section adds DEM grains to an MPM scene (this scene is of kind " + kind + ")");
+    throw InputError(
+        grains_section->loc(), "dem",
+        "a \"dem\" section adds DEM grains to an MPM scene (this scene is of kind " + kind + ")");
   if (const Json* rigid = doc.find("rigid"); rigid || kind == "rigid" || grains_section) {
-    if (!rigid && kind == "rigid") throw InputError(doc.loc(), "rigid", "a scene of kind rigid needs a \"rigid\" section");
+    if (!rigid && kind == "rigid")
+      throw InputError(doc.loc(), "rigid", "a scene of kind rigid needs a \"rigid\" section");
     const Json rigid_doc = rigid ? *rigid : Json::object();
     std::unique_ptr<Simulation> matter, grains;
     Json grains_doc;
@@ -358,20 +389,23 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
       matter->bounds(lo, hi);
       grains = build_grains(grains_doc, lo, hi, path, backend_arg, threads);
     }
-    return build_coupled(doc, rigid_doc, path, kind, std::move(matter), std::move(grains), grains_doc);
+    return build_coupled(doc, rigid_doc, path, kind, std::move(matter), std::move(grains),
+                         grains_doc);
   }
   // "auto": CUDA only on a device that passed its self-check (run once per
   // device and build, after the scene has loaded); the reason for the CPU,
   // if any, becomes a notice.
   std::string backend = backend_arg, notice;
   auto resolve = [&] {
-    AutoChoice a = resolve_backend(backend);  // the installed rule: the self-check gate, a layer above
+    AutoChoice a =
+        resolve_backend(backend);  // the installed rule: the self-check gate, a layer above
     backend = a.kind;
     notice = a.notice;
   };
   if (kind == "mpm") {
     MpmScene scene = build_mpm_scene(doc, path);
-    progress("starting the stepper", 0.9);  // sim/core/progress.h: the backend's buffers (a device's upload)
+    progress("starting the stepper",
+             0.9);  // sim/core/progress.h: the backend's buffers (a device's upload)
     resolve();
     scene.world->fallback_threads = threads;
     scene.world->set_backend(make_backend(backend, threads));
@@ -384,8 +418,10 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
     info.kind = kind;
     info.name = std::filesystem::path(path).stem().string();
     if (const Json* n = doc.find("name"); n && n->is_string()) info.name = n->as_string();
-    if (const Json* d = doc.find("description"); d && d->is_string()) info.description = d->as_string();
-    if (const Json* f = doc.find("frames")) info.frames = static_cast<int>(json_number(*f, "frames", 1, 1e7));
+    if (const Json* d = doc.find("description"); d && d->is_string())
+      info.description = d->as_string();
+    if (const Json* f = doc.find("frames"))
+      info.frames = static_cast<int>(json_number(*f, "frames", 1, 1e7));
     auto world = std::make_unique<dem::DemWorld>();
     dem::load_dem_scene(doc, std::filesystem::path(path).parent_path().string(), *world);
     progress("starting the stepper", 0.9);
@@ -396,7 +432,8 @@ std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string&
     return make_dem_simulation(std::move(info), std::move(world));
   }
   const Json* k = doc.find("kind");
-  throw InputError(k ? k->loc() : doc.loc(), "kind", "unknown scene kind '" + kind + "' (expected mpm, dem or rigid)");
+  throw InputError(k ? k->loc() : doc.loc(), "kind",
+                   "unknown scene kind '" + kind + "' (expected mpm, dem or rigid)");
 }
 
 }  // namespace ps

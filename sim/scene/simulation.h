@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include "sim/mpm/mpm_world.h"
-#include "sim/scene/scene.h"
 #include "sim/core/particle_table.h"
 #include "sim/io/p4.h"
+#include "sim/mpm/mpm_world.h"
+#include "sim/scene/scene.h"
 #include "sim/sgf/sgf.h"
 
 namespace ps {
@@ -72,7 +72,9 @@ class Simulation {
   // Saved states (sim/scene/rewind.h).
   /// "" when save_state / load_state restore this scene exactly on the CPU
   /// backend (the steps after a restore are bit-identical), else why not.
-  virtual std::string rewind_unsupported() const { return "this kind of scene keeps no saved states"; }
+  virtual std::string rewind_unsupported() const {
+    return "this kind of scene keeps no saved states";
+  }
   /// The whole state: particles, clock, parameters, tools, SGF hook and
   /// runtime counters (null when unsupported).
   virtual std::unique_ptr<SimState> save_state() { return nullptr; }
@@ -128,18 +130,21 @@ std::unique_ptr<Simulation> load_simulation(const std::string& name_or_path,
 /// per cell, same CFL number); DEM particle radius / k (dt follows the stable
 /// estimate, or / k when fixed). Particles grow about k^2. Shipped SGF lists
 /// name the unrefined IDs and are dropped. k = 1 is load_simulation.
-std::unique_ptr<Simulation> load_refined(const std::string& name, const std::vector<std::string>& sets, int k,
+std::unique_ptr<Simulation> load_refined(const std::string& name,
+                                         const std::vector<std::string>& sets, int k,
                                          const std::string& backend, int threads);
 /// What load_simulation does once the document is read and overridden: the
 /// scene's "sgf" folder (relative to `path`) is loaded and applied, then the
 /// world is built (build_simulation). `sandbox compare` builds each pane so.
-std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string& path, const std::string& backend,
-                                                     int threads);
+std::unique_ptr<Simulation> simulation_from_document(Json doc, const std::string& path,
+                                                     const std::string& backend, int threads);
 /// A DEM world behind the Simulation interface (what build_simulation makes
 /// of a DEM scene; verification cases compose it with bodies in code).
-std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info, std::unique_ptr<dem::DemWorld> world);
+std::unique_ptr<Simulation> make_dem_simulation(SceneInfo info,
+                                                std::unique_ptr<dem::DemWorld> world);
 /// Builds the world of a document whose overrides are applied ("mpm" / "dem").
-std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path, const std::string& kind,
-                                             const std::string& backend, int threads);
+std::unique_ptr<Simulation> build_simulation(const Json& doc, const std::string& path,
+                                             const std::string& kind, const std::string& backend,
+                                             int threads);
 
 }  // namespace ps

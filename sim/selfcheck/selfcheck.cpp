@@ -1,5 +1,5 @@
-#include "sim/core/format.h"
 #include "sim/selfcheck/selfcheck.h"
+#include "sim/core/format.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,25 +23,30 @@ const std::vector<CheckMaterial>& check_materials() {
       {"snow", R"({"type": "snow", "E": 3000, "nu": 0.2})"},
       {"sand", R"({"type": "sand", "E": 3000, "nu": 0.3, "friction_angle": 30})"},
       // A low yield stress so the squeezed block flows plastically.
-      {"viscoplastic", R"({"type": "viscoplastic", "kappa": 3000, "mu": 1000, "yield_stress": 5, "eta": 0.01})"},
+      {"viscoplastic",
+       R"({"type": "viscoplastic", "kappa": 3000, "mu": 1000, "yield_stress": 5, "eta": 0.01})"},
   };
   return m;
 }
 
-MpmScene check_mpm_scene(const std::string& material_json, const std::string& transfer, const std::string& kernel,
-                         bool stretched) {
+MpmScene check_mpm_scene(const std::string& material_json, const std::string& transfer,
+                         const std::string& kernel, bool stretched) {
   // The rotating block moves nearly rigidly; the squeezed one (dilation
   // preset at -4 /s: v = -4 (0, y - cy)) loads the constitutive model at once.
   const std::string second = stretched ? R"(,
                {"shape": "box", "min": [0.65, 0.15], "max": [0.85, 0.35], "material": "m", "spacing": 0.0078125,
-                "preset": {"kind": "dilation", "speed": -4}})" : "";
+                "preset": {"kind": "dilation", "speed": -4}})"
+                                       : "";
   const std::string s = std::string(R"({
     "domain": {"size": [1, 1], "grid": 64},
-    "solver": {"transfer": ")") + transfer + R"(", "kernel": ")" + kernel + R"(", "dt": 0.0001,
+    "solver": {"transfer": ")") +
+                        transfer + R"(", "kernel": ")" + kernel + R"(", "dt": 0.0001,
                "boundary": "separate", "gravity": [0, -9.8]},
-    "materials": {"m": )" + material_json + R"(},
+    "materials": {"m": )" +
+                        material_json + R"(},
     "bodies": [{"shape": "box", "min": [0.3, 0.1], "max": [0.6, 0.4], "material": "m", "spacing": 0.0078125,
-                "preset": {"kind": "rotation", "speed": 2}})" + second + R"(]
+                "preset": {"kind": "rotation", "speed": 2}})" +
+                        second + R"(]
   })";
   return build_mpm_scene(Json::parse(s, "selfcheck_mpm.json"), "selfcheck_mpm.json");
 }
@@ -152,7 +157,9 @@ struct MpmCaseSpec {
   const CheckMaterial* material;
   const char* transfer;
   const char* kernel;
-  std::string name() const { return std::string("mpm ") + material->name + " " + transfer + " " + kernel; }
+  std::string name() const {
+    return std::string("mpm ") + material->name + " " + transfer + " " + kernel;
+  }
 };
 
 std::vector<MpmCaseSpec> mpm_cases() {
@@ -177,15 +184,18 @@ std::string run_pair(World& ref, World& cand, int steps, const std::string& cand
   const StepStatus sr = ref.step(steps);
   const StepStatus sc = cand.step(steps);
   if (cand.fallback().happened) return "failed at run time: " + cand.fallback().reason;
-  if (cand.backend_name() != cand_name) return "the candidate backend was replaced by " + cand.backend_name();
+  if (cand.backend_name() != cand_name)
+    return "the candidate backend was replaced by " + cand.backend_name();
   if (!sr.ok) return "the CPU reference blew up (" + sr.message + ")";
   if (!sc.ok) return "blew up where the CPU reference did not (" + sc.message + ")";
-  if (cand.step_count() != ref.step_count()) return "stepped to step " + std::to_string(cand.step_count()) +
-                                                    " instead of " + std::to_string(ref.step_count());
+  if (cand.step_count() != ref.step_count())
+    return "stepped to step " + std::to_string(cand.step_count()) + " instead of " +
+           std::to_string(ref.step_count());
   return "";
 }
 
-SelfCheckCase run_mpm_case(const MpmCaseSpec& spec, const CandidateBackends& c, const SelfCheckOptions& o) {
+SelfCheckCase run_mpm_case(const MpmCaseSpec& spec, const CandidateBackends& c,
+                           const SelfCheckOptions& o) {
   SelfCheckCase out;
   out.name = spec.name();
   MpmScene ref = check_mpm_scene(spec.material->json, spec.transfer, spec.kernel, true);
@@ -208,17 +218,24 @@ SelfCheckCase run_mpm_case(const MpmCaseSpec& spec, const CandidateBackends& c, 
     return out;
   }
   const float dx = ref.world->grid.dx;
-  const double rms_tol = std::string(spec.kernel) == "linear" ? o.tol.mpm_rms_dv_linear : o.tol.mpm_rms_dv;
+  const double rms_tol =
+      std::string(spec.kernel) == "linear" ? o.tol.mpm_rms_dv_linear : o.tol.mpm_rms_dv;
   const double dx_cells = d.max_dx / dx;
-  std::string measured = fmt("max |dx| %.3g dx, rms |dv| %.3g m/s, max |dv| %.3g m/s", dx_cells, d.rms_dv, d.max_dv) +
-                         fmt(", relative mass %.2g, relative kinetic energy %.2g", d.mass_rel, d.kinetic_rel);
+  std::string measured =
+      fmt("max |dx| %.3g dx, rms |dv| %.3g m/s, max |dv| %.3g m/s", dx_cells, d.rms_dv, d.max_dv) +
+      fmt(", relative mass %.2g, relative kinetic energy %.2g", d.mass_rel, d.kinetic_rel);
   std::string over;
-  if (!d.finite) over = "non-finite or missing particle state";
-  else if (!(dx_cells <= o.tol.mpm_dx)) over = fmt("max |dx| %.3g dx > %.3g dx", dx_cells, o.tol.mpm_dx);
-  else if (!(d.rms_dv <= rms_tol)) over = fmt("rms |dv| %.3g m/s > %.3g m/s", d.rms_dv, rms_tol);
-  else if (!(d.mass_rel <= o.tol.mpm_mass)) over = fmt("total mass differs by %.3g > %.3g (relative)", d.mass_rel, o.tol.mpm_mass);
+  if (!d.finite)
+    over = "non-finite or missing particle state";
+  else if (!(dx_cells <= o.tol.mpm_dx))
+    over = fmt("max |dx| %.3g dx > %.3g dx", dx_cells, o.tol.mpm_dx);
+  else if (!(d.rms_dv <= rms_tol))
+    over = fmt("rms |dv| %.3g m/s > %.3g m/s", d.rms_dv, rms_tol);
+  else if (!(d.mass_rel <= o.tol.mpm_mass))
+    over = fmt("total mass differs by %.3g > %.3g (relative)", d.mass_rel, o.tol.mpm_mass);
   else if (!(d.kinetic_rel <= o.tol.mpm_kinetic))
-    over = fmt("kinetic energy differs by %.3g > %.3g (relative)", d.kinetic_rel, o.tol.mpm_kinetic);
+    over =
+        fmt("kinetic energy differs by %.3g > %.3g (relative)", d.kinetic_rel, o.tol.mpm_kinetic);
   out.pass = over.empty();
   const std::string after = " after " + std::to_string(o.mpm_steps) + " substeps";
   out.detail = out.pass ? measured + after : over + after + " [" + measured + "]";
@@ -250,13 +267,18 @@ SelfCheckCase run_dem_case(const CandidateBackends& c, const SelfCheckOptions& o
                          fmt(", relative kinetic energy %.2g, broken bonds %.0f", d.kinetic_rel,
                              static_cast<double>(d.broken_cand));
   std::string over;
-  if (!d.finite) over = "non-finite or missing particle state";
+  if (!d.finite)
+    over = "non-finite or missing particle state";
   else if (d.broken_ref != d.broken_cand)
-    over = fmt("%.0f bonds broke instead of %.0f", static_cast<double>(d.broken_cand), static_cast<double>(d.broken_ref));
-  else if (!(dx_r <= o.tol.dem_dx)) over = fmt("max |dx| %.3g radii > %.3g radii", dx_r, o.tol.dem_dx);
-  else if (!(d.max_dv <= o.tol.dem_dv)) over = fmt("max |dv| %.3g m/s > %.3g m/s", d.max_dv, o.tol.dem_dv);
+    over = fmt("%.0f bonds broke instead of %.0f", static_cast<double>(d.broken_cand),
+               static_cast<double>(d.broken_ref));
+  else if (!(dx_r <= o.tol.dem_dx))
+    over = fmt("max |dx| %.3g radii > %.3g radii", dx_r, o.tol.dem_dx);
+  else if (!(d.max_dv <= o.tol.dem_dv))
+    over = fmt("max |dv| %.3g m/s > %.3g m/s", d.max_dv, o.tol.dem_dv);
   else if (!(d.kinetic_rel <= o.tol.dem_kinetic))
-    over = fmt("kinetic energy differs by %.3g > %.3g (relative)", d.kinetic_rel, o.tol.dem_kinetic);
+    over =
+        fmt("kinetic energy differs by %.3g > %.3g (relative)", d.kinetic_rel, o.tol.dem_kinetic);
   out.pass = over.empty();
   const std::string after = " after " + std::to_string(o.dem_steps) + " steps";
   out.detail = out.pass ? measured + after : over + after + " [" + measured + "]";
@@ -272,10 +294,13 @@ std::vector<std::string> self_check_case_names() {
   return out;
 }
 
-SelfCheckReport run_self_check(const CandidateBackends& candidate, const SelfCheckOptions& options) {
+SelfCheckReport run_self_check(const CandidateBackends& candidate,
+                               const SelfCheckOptions& options) {
   SelfCheckReport rep;
   const auto t0 = std::chrono::steady_clock::now();
-  auto wanted = [&](const std::string& name) { return options.only.empty() || name.find(options.only) != std::string::npos; };
+  auto wanted = [&](const std::string& name) {
+    return options.only.empty() || name.find(options.only) != std::string::npos;
+  };
   auto record = [&](SelfCheckCase c) {
     if (!c.pass && rep.pass) {
       rep.pass = false;
@@ -297,7 +322,8 @@ SelfCheckReport run_self_check(const CandidateBackends& candidate, const SelfChe
   if (!candidate.mpm) {
     record(SelfCheckCase{"mpm", false, "no MPM backend to check"});
   } else {
-    for (const MpmCaseSpec& s : mpm_cases()) guarded(s.name(), [&] { return run_mpm_case(s, candidate, options); });
+    for (const MpmCaseSpec& s : mpm_cases())
+      guarded(s.name(), [&] { return run_mpm_case(s, candidate, options); });
   }
   if (candidate.dem) guarded(kDemCase, [&] { return run_dem_case(candidate, options); });
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -36,8 +36,8 @@ const std::vector<CheckMaterial>& check_materials();
 /// (dilation preset at -4 /s: v = -4 (0, y - cy)), which loads the
 /// constitutive model from the first substep (the self-check uses it).
 /// transfer: "pic", "apic", "flip"; kernel: "linear", "quadratic", "cubic".
-MpmScene check_mpm_scene(const std::string& material_json, const std::string& transfer, const std::string& kernel,
-                         bool stretched = false);
+MpmScene check_mpm_scene(const std::string& material_json, const std::string& transfer,
+                         const std::string& kernel, bool stretched = false);
 
 /// A small DEM scene on the CPU backend: a bonded block (EBPM) thrown onto
 /// the floor with a loose heap of grains falling onto it, in a walled box:
@@ -47,11 +47,11 @@ std::unique_ptr<dem::DemWorld> check_dem_world();
 // [SECTION] Comparisons -------------------------------------------------------------
 
 struct MpmDifference {
-  float max_dx = 0.f;   ///< max over particles of |x_ref - x|
-  float max_dv = 0.f;   ///< max over particles of |v_ref - v|
-  double rms_dv = 0.0;  ///< root mean square over particles of |v_ref - v|
+  float max_dx = 0.f;                        ///< max over particles of |x_ref - x|
+  float max_dv = 0.f;                        ///< max over particles of |v_ref - v|
+  double rms_dv = 0.0;                       ///< root mean square over particles of |v_ref - v|
   double mass_rel = 0.0, kinetic_rel = 0.0;  ///< |a - b| / |a| of the totals
-  bool finite = true;   ///< every compared number of the candidate is finite
+  bool finite = true;                        ///< every compared number of the candidate is finite
 };
 /// Both worlds must hold the same particles in the same (host) order; the
 /// candidate is synced first.
@@ -82,18 +82,18 @@ DemDifference compare_dem(dem::DemWorld& ref, dem::DemWorld& cand);
 /// The CUDA-vs-CPU tests (tests/cuda) hold 1e-4 dx and 1e-3 m/s after 40
 /// substeps and 1e-6 radii and 1e-6 m/s after 300 DEM steps on a GPU.
 struct SelfCheckTolerances {
-  float mpm_dx = 1e-3f;            ///< max |dx| in grid cells (x dx)
-  double mpm_rms_dv = 5e-4;        ///< rms |dv|, m/s (the blocks move at ~0.3 m/s)
-  double mpm_rms_dv_linear = 1e-2; ///< rms |dv| with the linear kernel, m/s
-  double mpm_mass = 1e-6;          ///< relative total mass
-  double mpm_kinetic = 1e-3;       ///< relative kinetic energy
-  double dem_dx = 1e-5;            ///< max |dx| in smallest radii
-  double dem_dv = 1e-5;            ///< max |dv|, m/s
-  double dem_kinetic = 1e-5;       ///< relative kinetic energy
+  float mpm_dx = 1e-3f;             ///< max |dx| in grid cells (x dx)
+  double mpm_rms_dv = 5e-4;         ///< rms |dv|, m/s (the blocks move at ~0.3 m/s)
+  double mpm_rms_dv_linear = 1e-2;  ///< rms |dv| with the linear kernel, m/s
+  double mpm_mass = 1e-6;           ///< relative total mass
+  double mpm_kinetic = 1e-3;        ///< relative kinetic energy
+  double dem_dx = 1e-5;             ///< max |dx| in smallest radii
+  double dem_dv = 1e-5;             ///< max |dv|, m/s
+  double dem_kinetic = 1e-5;        ///< relative kinetic energy
 };
 
 struct SelfCheckCase {
-  std::string name;    ///< "mpm snow flip quadratic", "dem bonded block and grains"
+  std::string name;  ///< "mpm snow flip quadratic", "dem bonded block and grains"
   bool pass = true;
   std::string detail;  ///< measured values against tolerances, or the error
 };
@@ -132,6 +132,7 @@ std::vector<std::string> self_check_case_names();
 /// steps, then compare. A candidate that throws, blows up where the
 /// reference does not, falls back to the CPU during the run, or differs
 /// beyond a tolerance fails its case. Never throws.
-SelfCheckReport run_self_check(const CandidateBackends& candidate, const SelfCheckOptions& options = {});
+SelfCheckReport run_self_check(const CandidateBackends& candidate,
+                               const SelfCheckOptions& options = {});
 
 }  // namespace ps

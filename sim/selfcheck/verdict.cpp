@@ -94,13 +94,17 @@ std::vector<Verdict> read_all(const std::string& path) {
     if (f.size() != 5 || f[0].empty() || f[0].size() > kMaxField) continue;
     Verdict v;
     v.key = f[0];
-    if (f[1] == "pass") v.state = VerdictState::Pass;
-    else if (f[1] == "fail") v.state = VerdictState::Fail;
-    else continue;
+    if (f[1] == "pass")
+      v.state = VerdictState::Pass;
+    else if (f[1] == "fail")
+      v.state = VerdictState::Fail;
+    else
+      continue;
     if (!parse_int64(f[2], v.when) || !parse_seconds(f[3], v.seconds)) continue;
     v.reason = f[4];
     if (v.state == VerdictState::Fail && v.reason.empty()) v.reason = "no reason recorded";
-    if (std::none_of(out.begin(), out.end(), [&](const Verdict& o) { return o.key == v.key; })) out.push_back(v);
+    if (std::none_of(out.begin(), out.end(), [&](const Verdict& o) { return o.key == v.key; }))
+      out.push_back(v);
   }
   return out;
 }
@@ -138,7 +142,9 @@ bool write_verdict(const std::string& cache_path, const Verdict& v, std::string*
     Verdict nv = v;
     nv.key = clean(v.key);
     nv.reason = clean(v.reason);
-    all.erase(std::remove_if(all.begin(), all.end(), [&](const Verdict& o) { return o.key == nv.key; }), all.end());
+    all.erase(
+        std::remove_if(all.begin(), all.end(), [&](const Verdict& o) { return o.key == nv.key; }),
+        all.end());
     all.insert(all.begin(), nv);
     if (all.size() > kMaxEntries) all.resize(kMaxEntries);
     std::string text =
@@ -150,8 +156,8 @@ bool write_verdict(const std::string& cache_path, const Verdict& v, std::string*
     for (const Verdict& o : all) {
       char secs[32];
       std::snprintf(secs, sizeof secs, "%.3f", o.seconds);
-      text += o.key + "\t" + verdict_state_name(o.state) + "\t" + std::to_string(o.when) + "\t" + secs + "\t" +
-              o.reason + "\n";
+      text += o.key + "\t" + verdict_state_name(o.state) + "\t" + std::to_string(o.when) + "\t" +
+              secs + "\t" + o.reason + "\n";
     }
     const std::filesystem::path p(cache_path);
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
@@ -173,10 +179,11 @@ std::string verdict_cache_path() {
 std::string cuda_device_key(int device) {
   for (const CudaDeviceInfo& d : cuda_devices()) {
     if (d.index != device) continue;
-    return clean("device=" + d.name + ";uuid=" + d.uuid + ";pci=" + d.pci_bus_id + ";cc=" + std::to_string(d.cc_major) +
-                 "." + std::to_string(d.cc_minor) + ";driver=" + std::to_string(cuda_driver_version()) +
-                 ";runtime=" + std::to_string(cuda_runtime_version()) + ";build=" + cuda_build_stamp() +
-                 ";check=" + std::to_string(kSelfCheckRevision));
+    return clean("device=" + d.name + ";uuid=" + d.uuid + ";pci=" + d.pci_bus_id +
+                 ";cc=" + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) +
+                 ";driver=" + std::to_string(cuda_driver_version()) +
+                 ";runtime=" + std::to_string(cuda_runtime_version()) +
+                 ";build=" + cuda_build_stamp() + ";check=" + std::to_string(kSelfCheckRevision));
   }
   return "";
 }
@@ -184,7 +191,8 @@ std::string cuda_device_key(int device) {
 std::string cuda_device_label(int device) {
   for (const CudaDeviceInfo& d : cuda_devices())
     if (d.index == device)
-      return d.name + " (device " + std::to_string(d.index) + (d.pci_bus_id.empty() ? "" : ", PCI " + d.pci_bus_id) + ")";
+      return d.name + " (device " + std::to_string(d.index) +
+             (d.pci_bus_id.empty() ? "" : ", PCI " + d.pci_bus_id) + ")";
   return "CUDA device " + std::to_string(device);
 }
 
@@ -193,14 +201,18 @@ std::string cuda_device_label(int device) {
 namespace {
 
 int64_t now_unix() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
-const char* kRecheckHint = "`sandbox info --self-check` checks again, `--backend cuda` uses CUDA anyway";
+const char* kRecheckHint =
+    "`sandbox info --self-check` checks again, `--backend cuda` uses CUDA anyway";
 
 }  // namespace
 
-GateDecision decide_backend(const GateRequest& req, const CandidateBackends& candidate, const SelfCheckFn& check) {
+GateDecision decide_backend(const GateRequest& req, const CandidateBackends& candidate,
+                            const SelfCheckFn& check) {
   GateDecision d;
   d.verdict.key = req.key;
   if (!candidate.mpm) {
@@ -220,8 +232,8 @@ GateDecision decide_backend(const GateRequest& req, const CandidateBackends& can
     }
     if (stored.state == VerdictState::Fail) {
       d.verdict = stored;
-      d.message = "using the CPU backend: " + req.device + " failed the CUDA self-check (" + stored.reason + "); " +
-                  kRecheckHint;
+      d.message = "using the CPU backend: " + req.device + " failed the CUDA self-check (" +
+                  stored.reason + "); " + kRecheckHint;
       return d;
     }
   }
@@ -251,11 +263,12 @@ GateDecision decide_backend(const GateRequest& req, const CandidateBackends& can
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", d.report.seconds);
   if (d.report.pass)
-    d.message = req.device + " passed the CUDA self-check (" + std::to_string(d.report.cases.size()) + " cases, " +
-                secs + " s): using the CUDA backend";
+    d.message = req.device + " passed the CUDA self-check (" +
+                std::to_string(d.report.cases.size()) + " cases, " + secs +
+                " s): using the CUDA backend";
   else
-    d.message = "using the CPU backend: " + req.device + " failed the CUDA self-check (" + d.report.reason + "); " +
-                kRecheckHint;
+    d.message = "using the CPU backend: " + req.device + " failed the CUDA self-check (" +
+                d.report.reason + "); " + kRecheckHint;
   if (!d.cache_error.empty()) d.message += " (verdict not stored: " + d.cache_error + ")";
   return d;
 }
@@ -344,8 +357,10 @@ AutoBackend choose_auto_backend() {
     req.cache_path = verdict_cache_path();
     const Verdict stored = read_verdict(req.cache_path, req.key);
     if (stored.state == VerdictState::NotChecked)
-      report("sandbox: checking " + req.device + " against the CPU before first use with this build (" +
-             std::to_string(self_check_case_names().size()) + " short cases; once per device and build)");
+      report("sandbox: checking " + req.device +
+             " against the CPU before first use with this build (" +
+             std::to_string(self_check_case_names().size()) +
+             " short cases; once per device and build)");
     const GateDecision d = decide_backend(req, c, run_with_progress);
     a.kind = d.use_candidate ? "cuda" : "cpu";
     a.message = d.message;
@@ -364,8 +379,9 @@ GateDecision recheck_cuda_device() {
     GateDecision d;
     std::string why;
     cuda_devices(&why);
-    d.message = cuda_compiled() ? "no CUDA device (" + (why.empty() ? std::string("none found") : why) + ")"
-                                : "this build has no CUDA backend";
+    d.message = cuda_compiled()
+                    ? "no CUDA device (" + (why.empty() ? std::string("none found") : why) + ")"
+                    : "this build has no CUDA backend";
     return d;
   }
   req.key = cuda_device_key(0);

@@ -34,9 +34,9 @@ const char* verdict_state_name(VerdictState s);  ///< "not checked", "pass", "fa
 struct Verdict {
   VerdictState state = VerdictState::NotChecked;
   std::string key;
-  int64_t when = 0;       ///< unix time of the check
-  double seconds = 0.0;   ///< how long the check took
-  std::string reason;     ///< the first failing case and by how much (fail)
+  int64_t when = 0;      ///< unix time of the check
+  double seconds = 0.0;  ///< how long the check took
+  std::string reason;    ///< the first failing case and by how much (fail)
 };
 
 /// The stored verdict for `key`, or NotChecked. Never throws.
@@ -73,11 +73,11 @@ struct GateRequest {
 
 struct GateDecision {
   bool use_candidate = false;
-  Verdict verdict;             ///< what the decision rests on (NotChecked when forced)
-  bool ran_check = false;      ///< the check ran for this decision
-  SelfCheckReport report;      ///< its report, when it ran
-  std::string message;         ///< for the user; "" when there is nothing to say
-  std::string cache_error;     ///< the verdict could not be stored (the decision stands)
+  Verdict verdict;          ///< what the decision rests on (NotChecked when forced)
+  bool ran_check = false;   ///< the check ran for this decision
+  SelfCheckReport report;   ///< its report, when it ran
+  std::string message;      ///< for the user; "" when there is nothing to say
+  std::string cache_error;  ///< the verdict could not be stored (the decision stands)
 };
 
 using SelfCheckFn = std::function<SelfCheckReport(const CandidateBackends&)>;
@@ -86,7 +86,8 @@ using SelfCheckFn = std::function<SelfCheckReport(const CandidateBackends&)>;
 /// candidate; else a stored verdict for req.key decides (pass: candidate,
 /// fail: CPU with the stored reason); else `check(candidate)` runs (an
 /// exception counts as a failure), its verdict is stored, and decides.
-GateDecision decide_backend(const GateRequest& req, const CandidateBackends& candidate, const SelfCheckFn& check);
+GateDecision decide_backend(const GateRequest& req, const CandidateBackends& candidate,
+                            const SelfCheckFn& check);
 
 /// The CUDA steppers as candidates ("cuda" MPM and DEM backends on device 0).
 CandidateBackends cuda_candidates();
@@ -98,7 +99,7 @@ CandidateBackends cuda_candidates();
 /// `message` says why the CPU was chosen (or that the check just passed);
 /// it is non-empty only on the first call that has something to say.
 struct AutoBackend {
-  std::string kind;     ///< "cpu" or "cuda"
+  std::string kind;  ///< "cpu" or "cuda"
   std::string message;
 };
 AutoBackend choose_auto_backend();

@@ -1,8 +1,8 @@
 #include "sim/sgf/sgf.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -14,9 +14,9 @@
 #include <stdexcept>
 #include "sim/core/atomic_write.h"
 #include "sim/io/json.h"
-#include "sim/io/text.h"
-#include "sim/io/p4.h"
 #include "sim/io/json_read.h"
+#include "sim/io/p4.h"
+#include "sim/io/text.h"
 #include "sim/mpm/mpm_particles.h"
 
 namespace fs = std::filesystem;
@@ -29,9 +29,6 @@ namespace {
 
 std::string shortest(double v) { return shortest_number(v, P4Precision::Double); }
 std::string shortest(float v) { return shortest_number(v, P4Precision::Float); }
-
-
-
 
 std::string squote(const std::string& s) { return "'" + s + "'"; }
 
@@ -64,7 +61,8 @@ bool parse_sgf_file_name(const std::string& name, int64_t& start, int64_t& end) 
     if (c < '0' || c > '9') return false;
   uint64_t s = 0, e = 0;
   if (!parse_u64(a, s) || !parse_u64(b, e)) return false;
-  if (s > static_cast<uint64_t>(INT64_MAX) || e > static_cast<uint64_t>(INT64_MAX) || s > e) return false;
+  if (s > static_cast<uint64_t>(INT64_MAX) || e > static_cast<uint64_t>(INT64_MAX) || s > e)
+    return false;
   start = static_cast<int64_t>(s);
   end = static_cast<int64_t>(e);
   return true;
@@ -94,8 +92,9 @@ SgfFile parse_sgf_csv(const std::string& text, const std::string& path, int64_t 
         for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         ok = up == kNames[k];
       }
-      if (!ok) diags.emplace_back(SourceLoc{path, ln, 1}, "header",
-                                  "expected the header 'ID,FX,FY,FZ', got " + squote(line));
+      if (!ok)
+        diags.emplace_back(SourceLoc{path, ln, 1}, "header",
+                           "expected the header 'ID,FX,FY,FZ', got " + squote(line));
       continue;
     }
     if (fields.size() != 4) {
@@ -122,7 +121,9 @@ SgfFile parse_sgf_csv(const std::string& text, const std::string& path, int64_t 
     }
     if (ok) f.rows.push_back(row);
   }
-  if (!header_seen) diags.emplace_back(SourceLoc{path, 1, 1}, "header", "empty file: expected the header 'ID,FX,FY,FZ'");
+  if (!header_seen)
+    diags.emplace_back(SourceLoc{path, 1, 1}, "header",
+                       "empty file: expected the header 'ID,FX,FY,FZ'");
   return f;
 }
 
@@ -144,8 +145,9 @@ SgfLoadResult load_sgf_folder(const std::string& dir) {
     std::string path = (fs::path(dir) / name).string();
     int64_t s = 0, e = 0;
     if (!parse_sgf_file_name(name, s, e)) {
-      res.diagnostics.emplace_back(SourceLoc{path, 0, 0}, "name",
-                                   "expected a file name SGF<start>-<end>.csv with 0 <= start <= end, got " + squote(name));
+      res.diagnostics.emplace_back(
+          SourceLoc{path, 0, 0}, "name",
+          "expected a file name SGF<start>-<end>.csv with 0 <= start <= end, got " + squote(name));
       res.skipped.push_back(path);
       continue;
     }
@@ -160,17 +162,19 @@ SgfLoadResult load_sgf_folder(const std::string& dir) {
     }
     if (res.diagnostics.size() != before) res.skipped.push_back(path);
   }
-  std::stable_sort(res.list.files.begin(), res.list.files.end(), [](const SgfFile& a, const SgfFile& b) {
-    return a.start != b.start ? a.start < b.start : a.end < b.end;
-  });
+  std::stable_sort(res.list.files.begin(), res.list.files.end(),
+                   [](const SgfFile& a, const SgfFile& b) {
+                     return a.start != b.start ? a.start < b.start : a.end < b.end;
+                   });
   return res;
 }
 
 std::array<float, 3> group_palette_rgb(size_t k) {
-  static const float kPalette[10][3] = {{0.306f, 0.475f, 0.655f}, {0.949f, 0.557f, 0.169f}, {0.882f, 0.341f, 0.349f},
-                                        {0.463f, 0.718f, 0.698f}, {0.349f, 0.631f, 0.310f}, {0.929f, 0.788f, 0.282f},
-                                        {0.690f, 0.478f, 0.631f}, {1.000f, 0.616f, 0.655f}, {0.612f, 0.459f, 0.373f},
-                                        {0.729f, 0.690f, 0.675f}};
+  static const float kPalette[10][3] = {{0.306f, 0.475f, 0.655f}, {0.949f, 0.557f, 0.169f},
+                                        {0.882f, 0.341f, 0.349f}, {0.463f, 0.718f, 0.698f},
+                                        {0.349f, 0.631f, 0.310f}, {0.929f, 0.788f, 0.282f},
+                                        {0.690f, 0.478f, 0.631f}, {1.000f, 0.616f, 0.655f},
+                                        {0.612f, 0.459f, 0.373f}, {0.729f, 0.690f, 0.675f}};
   const float* c = kPalette[k % 10];
   return {c[0], c[1], c[2]};
 }
@@ -224,7 +228,8 @@ std::vector<SgfFile> merged_by_range(const SgfList& list) {
 /// load_sgf_set then reports the entries that no longer match and infers
 /// groups for their rows. A crash in 3 leaves stale CSVs that load as extra
 /// groups. Either way every file on disk is whole.
-void write_sgf_files(const std::vector<SgfFile>& files, const std::string& dir, const std::string* index) {
+void write_sgf_files(const std::vector<SgfFile>& files, const std::string& dir,
+                     const std::string* index) {
   std::error_code ec, ec2;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec2)) {
@@ -235,8 +240,8 @@ void write_sgf_files(const std::vector<SgfFile>& files, const std::string& dir, 
   std::vector<std::string> written;
   for (const SgfFile& f : files) {
     if (f.start < 0 || f.end < f.start)
-      throw std::runtime_error("SGF range [" + std::to_string(f.start) + ", " + std::to_string(f.end) +
-                               "] is invalid (need 0 <= start <= end)");
+      throw std::runtime_error("SGF range [" + std::to_string(f.start) + ", " +
+                               std::to_string(f.end) + "] is invalid (need 0 <= start <= end)");
     std::string name = sgf_file_name(f.start, f.end);
     writes.push_back(FileWrite{(fs::path(dir) / name).string(), sgf_csv_text(f)});
     written.push_back(name);
@@ -249,16 +254,19 @@ void write_sgf_files(const std::vector<SgfFile>& files, const std::string& dir, 
     if (!de.is_regular_file(ec)) continue;
     std::string name = de.path().filename().string();
     int64_t s, e;
-    if (parse_sgf_file_name(name, s, e) && std::find(written.begin(), written.end(), name) == written.end())
+    if (parse_sgf_file_name(name, s, e) &&
+        std::find(written.begin(), written.end(), name) == written.end())
       stale.push_back(de.path());
   }
   for (const fs::path& p : stale) {
     fs::remove(p, ec);
     if (ec)
-      throw WriteError(p.string(),
-                       "the new set is saved, but this file of the old set could not be removed (its rows would "
-                       "load with the set): " + ec.message(),
-                       ec.value());
+      throw WriteError(
+          p.string(),
+          "the new set is saved, but this file of the old set could not be removed (its rows would "
+          "load with the set): " +
+              ec.message(),
+          ec.value());
   }
 }
 
@@ -285,7 +293,6 @@ SgfList sgf_flatten(const SgfSet& set) {
 }
 
 namespace {
-
 
 struct Candidate {
   std::vector<uint32_t> ids;
@@ -316,7 +323,8 @@ void append_inferred(std::vector<Candidate>& cands, SgfSet& set, const std::stri
       SgfGroup g;
       size_t k = set.groups.size();
       g.name = prefix + std::to_string(index.size() + 1);
-      const std::array<float, 3> rgb = group_palette_rgb(k + 1);  // as the window's "New from selection"
+      const std::array<float, 3> rgb =
+          group_palette_rgb(k + 1);  // as the window's "New from selection"
       for (int ch = 0; ch < 3; ++ch) g.color[ch] = rgb[static_cast<size_t>(ch)];
       g.ids = c.ids;
       index.emplace(c.ids, set.groups.size());
@@ -339,10 +347,7 @@ SgfSet sgf_infer_groups(const SgfList& list) {
 
 // [SECTION] groups.json ------------------------------------------------------------
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 void save_sgf_set(const SgfSet& set, const std::string& dir) {
   // Files by range; remember where each entry's rows land.
@@ -365,12 +370,14 @@ void save_sgf_set(const SgfSet& set, const std::string& dir) {
   std::vector<SgfFile> files;
   for (auto& kv : by) files.push_back(std::move(kv.second));
 
-  std::string j = "{\n  \"format\": \"particle-sandbox-sgf-groups\",\n  \"version\": 1,\n  \"groups\": [";
+  std::string j =
+      "{\n  \"format\": \"particle-sandbox-sgf-groups\",\n  \"version\": 1,\n  \"groups\": [";
   for (size_t gi = 0; gi < set.groups.size(); ++gi) {
     const SgfGroup& g = set.groups[gi];
     j += gi ? ",\n    {\n" : "\n    {\n";
     j += "      \"name\": " + json_quote(g.name) + ",\n";
-    j += "      \"color\": [" + shortest(g.color[0]) + ", " + shortest(g.color[1]) + ", " + shortest(g.color[2]) + "],\n";
+    j += "      \"color\": [" + shortest(g.color[0]) + ", " + shortest(g.color[1]) + ", " +
+         shortest(g.color[2]) + "],\n";
     j += "      \"ids\": [";
     for (size_t k = 0; k < g.ids.size(); ++k) {
       if (k) j += (k % 16 == 0) ? ",\n        " : ", ";
@@ -415,7 +422,8 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
     top.string("format", "particle-sandbox-sgf-groups");
     top.integer("version", 1, 1, 1);
     const Json* groups = top.get("groups");
-    if (groups && !groups->is_array()) top.fail("groups", "expected an array, got " + describe(*groups));
+    if (groups && !groups->is_array())
+      top.fail("groups", "expected an array, got " + describe(*groups));
     top.finish();
     for (size_t gi = 0; groups && gi < groups->size(); ++gi) {
       std::string path = "groups[" + std::to_string(gi) + "]";
@@ -425,13 +433,15 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
         g.name = gr.string_required("name");
         gr.color("color", g.color);
         if (const Json* ids = gr.get("ids")) {
-          if (!ids->is_array()) gr.fail("ids", "expected an array of particle IDs, got " + describe(*ids));
+          if (!ids->is_array())
+            gr.fail("ids", "expected an array of particle IDs, got " + describe(*ids));
           for (size_t k = 0; k < ids->size(); ++k)
-            g.ids.push_back(static_cast<uint32_t>(
-                json_number(ids->at(k), gr.field("ids") + "[" + std::to_string(k) + "]", 1, 4294967294.0)));
+            g.ids.push_back(static_cast<uint32_t>(json_number(
+                ids->at(k), gr.field("ids") + "[" + std::to_string(k) + "]", 1, 4294967294.0)));
         }
         const Json* entries = gr.get("entries");
-        if (entries && !entries->is_array()) gr.fail("entries", "expected an array, got " + describe(*entries));
+        if (entries && !entries->is_array())
+          gr.fail("entries", "expected an array, got " + describe(*entries));
         gr.finish();
         for (size_t ei = 0; entries && ei < entries->size(); ++ei) {
           std::string epath = gr.field("entries") + "[" + std::to_string(ei) + "]";
@@ -443,11 +453,14 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
             er.finish();
             auto it = by_name.find(file);
             if (it == by_name.end()) {
-              const bool skipped = std::any_of(res.skipped.begin(), res.skipped.end(), [&](const std::string& p) {
-                return fs::path(p).filename().string() == file;
-              });
-              er.fail("file", skipped ? squote(file) + " was skipped (its problems are listed): the entry is not loaded"
-                                      : "no loaded SGF file named " + squote(file));
+              const bool skipped = std::any_of(
+                  res.skipped.begin(), res.skipped.end(),
+                  [&](const std::string& p) { return fs::path(p).filename().string() == file; });
+              er.fail("file",
+                      skipped
+                          ? squote(file) +
+                                " was skipped (its problems are listed): the entry is not loaded"
+                          : "no loaded SGF file named " + squote(file));
             }
             const SgfFile& f = *it->second;
             size_t r0 = static_cast<size_t>(row), n = static_cast<size_t>(count);
@@ -458,12 +471,14 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
               match = a.id == g.ids[k] && a.fx == b.fx && a.fy == b.fy && a.fz == b.fz;
             }
             if (!match)
-              er.fail("row", "rows " + std::to_string(r0 + 2) + ".." + std::to_string(r0 + n + 1) + " of " + file +
-                                 " do not hold group '" + g.name + "' with one force");
+              er.fail("row", "rows " + std::to_string(r0 + 2) + ".." + std::to_string(r0 + n + 1) +
+                                 " of " + file + " do not hold group '" + g.name +
+                                 "' with one force");
             if (n == 0) continue;  // an empty group's entry leaves no rows and cannot be recovered
             std::vector<char>& cl = claimed[file];
             for (size_t k = 0; k < n; ++k) cl[r0 + k] = 1;
-            g.entries.push_back(SgfEntry{f.start, f.end, f.rows[r0].fx, f.rows[r0].fy, f.rows[r0].fz});
+            g.entries.push_back(
+                SgfEntry{f.start, f.end, f.rows[r0].fx, f.rows[r0].fy, f.rows[r0].fz});
           } catch (const InputError& err) {
             res.diagnostics.push_back(err);
           }
@@ -482,7 +497,10 @@ SgfSetLoadResult load_sgf_set(const std::string& dir) {
     const std::vector<char>& cl = claimed[fs::path(f.source).filename().string()];
     size_t i = 0;
     while (i < f.rows.size()) {
-      if (cl[i]) { ++i; continue; }
+      if (cl[i]) {
+        ++i;
+        continue;
+      }
       size_t j = i;
       while (j < f.rows.size() && !cl[j]) ++j;
       collect_runs(f, i, j, cands);
@@ -523,8 +541,9 @@ std::vector<uint32_t> load_id_list(const std::string& path, std::vector<InputErr
     TextField f = split_csv(lines[li])[0];
     uint32_t id = 0;
     if (lines[li].find(',') != std::string::npos || !parse_id(f.text, id)) {
-      diags.emplace_back(SourceLoc{path, static_cast<int>(li + 1), f.column}, "ID",
-                         "expected one particle ID (integer >= 1) per line, got " + squote(lines[li]));
+      diags.emplace_back(
+          SourceLoc{path, static_cast<int>(li + 1), f.column}, "ID",
+          "expected one particle ID (integer >= 1) per line, got " + squote(lines[li]));
       continue;
     }
     ids.push_back(id);
@@ -647,7 +666,8 @@ void SgfForceApplier::update_map(const uint32_t* ids, size_t n) {
 
 namespace {
 
-std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApplier> applier, SgfMissingReport report) {
+std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApplier> applier,
+                                                     SgfMissingReport report) {
   // `dirty`: fext may hold forces from an earlier step and must be cleared.
   auto dirty = std::make_shared<bool>(true);
   return [applier, dirty, report](int64_t step, MpmParticles& p) {
@@ -668,11 +688,13 @@ std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApp
 
 }  // namespace
 
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list, SgfMissingReport report) {
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list,
+                                                                SgfMissingReport report) {
   return mpm_hook(std::make_shared<SgfForceApplier>(list), std::move(report));
 }
 
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set, SgfMissingReport report) {
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set,
+                                                                SgfMissingReport report) {
   return mpm_hook(std::make_shared<SgfForceApplier>(set), std::move(report));
 }
 
@@ -685,12 +707,15 @@ std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids,
   for (size_t k = 0; k < ids.size() && k < 8; ++k) list += (k ? ", " : "") + std::to_string(ids[k]);
   if (ids.size() > 8) list += ", ...";
   std::string why;
-  if (retired == ids.size()) why = "retired: merged away by resampling";
-  else if (retired == 0) why = "no particle ever had these IDs";
-  else why = std::to_string(retired) + " retired by resampling, the others never existed";
-  return "SGF rows name " + std::to_string(ids.size()) + (ids.size() == 1 ? " particle" : " particles") +
-         " with no particle at step " + std::to_string(step) + " (ID " + list + "; " + why +
-         "): their forces are skipped";
+  if (retired == ids.size())
+    why = "retired: merged away by resampling";
+  else if (retired == 0)
+    why = "no particle ever had these IDs";
+  else
+    why = std::to_string(retired) + " retired by resampling, the others never existed";
+  return "SGF rows name " + std::to_string(ids.size()) +
+         (ids.size() == 1 ? " particle" : " particles") + " with no particle at step " +
+         std::to_string(step) + " (ID " + list + "; " + why + "): their forces are skipped";
 }
 
 }  // namespace ps

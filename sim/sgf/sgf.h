@@ -167,7 +167,7 @@ class IdIndexMap {
 
  private:
   size_t n_ = 0;
-  std::vector<uint32_t> dense_;                         // dense_[id] = index
+  std::vector<uint32_t> dense_;                        // dense_[id] = index
   std::vector<std::pair<uint32_t, uint32_t>> sparse_;  // (id, index), sorted
 };
 
@@ -208,14 +208,14 @@ class SgfSchedule {
   struct Event {
     int64_t step;  // the step at which it happens
     uint32_t file;
-    bool on;       // true: file becomes active; false: inactive
+    bool on;  // true: file becomes active; false: inactive
   };
   void rewind();
   void note_missing(uint32_t id);
   std::vector<File> files_;
   std::vector<uint32_t> ids_;
   std::vector<double> fx_, fy_;  // per row, the file's values (double: DEM needs them exact)
-  std::vector<Event> events_;  // sorted by (step, off before on, file)
+  std::vector<Event> events_;    // sorted by (step, off before on, file)
   size_t cursor_ = 0;
   int64_t last_query_ = INT64_MIN;
   std::vector<uint32_t> active_;  // kept in file order
@@ -271,7 +271,8 @@ bool SgfSchedule::add_forces(int64_t step, const IdIndexMap& map, V* fext, size_
 
 /// Called once for each batch of SGF IDs that name no particle: the step,
 /// the IDs and the particle set.
-using SgfMissingReport = std::function<void(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p)>;
+using SgfMissingReport =
+    std::function<void(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p)>;
 /// The notice text for such a batch ("SGF rows name 2 particles with no
 /// particle at step 40 (ID 7, 9; retired: merged away by resampling): their
 /// forces are skipped"). `retired(id)` says whether resampling merged that ID
@@ -282,8 +283,9 @@ std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids,
 /// For MpmWorld::force_hook: zeroes p.fext, adds the forces active at the
 /// (1-based) step and returns whether any force was added. Rows whose ID has
 /// no particle are skipped and reported once per ID through `report`.
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list, SgfMissingReport report = nullptr);
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set, SgfMissingReport report = nullptr);
-
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list,
+                                                                SgfMissingReport report = nullptr);
+std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set,
+                                                                SgfMissingReport report = nullptr);
 
 }  // namespace ps

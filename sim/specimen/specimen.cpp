@@ -36,7 +36,8 @@ Mask make_mask(const Image& image, const MaskParams& params) {
         in = lum1000 < params.threshold * 1000;
       } else {
         in = false;
-        for (int k = 0; k < 3; ++k) in = in || std::abs(px[k] - params.background[k]) > params.tolerance;
+        for (int k = 0; k < 3; ++k)
+          in = in || std::abs(px[k] - params.background[k]) > params.tolerance;
       }
       if (params.invert) in = !in;
       const int j = image.height - 1 - row;
@@ -59,9 +60,9 @@ namespace {
 
 struct Lattice {
   const Mask& m;
-  int W, H;           // cells span i in [-1, W-1], j in [-1, H-1]
-  int hx, hy;         // horizontal crossings: lattice edge (i,j)-(i+1,j), i in [-1, W-1], j in [0, H-1]
-  size_t hcount;      // vertical crossings: (i,j)-(i,j+1), i in [0, W-1], j in [-1, H-1]
+  int W, H;       // cells span i in [-1, W-1], j in [-1, H-1]
+  int hx, hy;     // horizontal crossings: lattice edge (i,j)-(i+1,j), i in [-1, W-1], j in [0, H-1]
+  size_t hcount;  // vertical crossings: (i,j)-(i,j+1), i in [0, W-1], j in [-1, H-1]
   explicit Lattice(const Mask& mask) : m(mask), W(mask.width), H(mask.height) {
     hx = W + 1;
     hy = H;
@@ -107,7 +108,7 @@ std::vector<Contour> trace_contours(const Mask& mask) {
       const int ci[4] = {i, i + 1, i + 1, i}, cj[4] = {j, j, j + 1, j + 1};
       size_t eid[4];
       bool valid[4];
-      valid[0] = j >= 0 && j < L.H;      // bottom: horizontal lattice edge at row j
+      valid[0] = j >= 0 && j < L.H;  // bottom: horizontal lattice edge at row j
       valid[2] = j + 1 >= 0 && j + 1 < L.H;
       valid[1] = i + 1 >= 0 && i + 1 < L.W;  // right: vertical lattice edge at column i+1
       valid[3] = i >= 0 && i < L.W;
@@ -125,8 +126,10 @@ std::vector<Contour> trace_contours(const Mask& mask) {
         // Outward normal of edge k of this cell: bottom (0,-1), right (1,0), top (0,1), left (-1,0).
         static const int on[4][2] = {{0, -1}, {1, 0}, {0, 1}, {-1, 0}};
         const bool leaving = di * on[k][0] + dj * on[k][1] > 0;
-        if (leaving) exit_[nx++] = k;
-        else enter[ne++] = k;
+        if (leaving)
+          exit_[nx++] = k;
+        else
+          enter[ne++] = k;
         if (valid[k]) {
           is_crossing[eid[k]] = 1;
           pos[eid[k]] = Vec2{0.5f * (ci[k] + ci[k1]) + 0.5f, 0.5f * (cj[k] + cj[k1]) + 0.5f};
@@ -173,7 +176,8 @@ double signed_area(const Contour& c) {
 
 // [SECTION] Contour index ------------------------------------------------------------------
 
-ContourIndex::ContourIndex(const std::vector<Contour>& contours, float cell) : c_(contours), cell_(cell) {
+ContourIndex::ContourIndex(const std::vector<Contour>& contours, float cell)
+    : c_(contours), cell_(cell) {
   Vec2 lo{std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
   Vec2 hi{-lo.x, -lo.y};
   for (const Contour& c : c_)
@@ -213,7 +217,8 @@ ContourIndex::Nearest ContourIndex::nearest(Vec2 p) const {
   const int cy = static_cast<int>(std::floor((p.y - min_.y) / cell_));
   // Cells at Chebyshev ring k; after ring k every unvisited point is at least
   // (k) * cell away (p lies inside its own cell).
-  const int kmax = std::max({std::abs(cx), std::abs(cx - nx_ + 1), std::abs(cy), std::abs(cy - ny_ + 1)});
+  const int kmax =
+      std::max({std::abs(cx), std::abs(cx - nx_ + 1), std::abs(cy), std::abs(cy - ny_ + 1)});
   for (int k = 0; k <= kmax; ++k) {
     for (int by = cy - k; by <= cy + k; ++by) {
       if (by < 0 || by >= ny_) continue;
@@ -226,8 +231,9 @@ ContourIndex::Nearest ContourIndex::nearest(Vec2 p) const {
             const Vec2 q = c_[static_cast<size_t>(it.first)].points[static_cast<size_t>(it.second)];
             const double dx = static_cast<double>(q.x) - p.x, dy = static_cast<double>(q.y) - p.y;
             const double d2 = dx * dx + dy * dy;
-            if (d2 < best.d2 || (d2 == best.d2 && (it.first < best.contour ||
-                                                   (it.first == best.contour && it.second < best.index)))) {
+            if (d2 < best.d2 ||
+                (d2 == best.d2 && (it.first < best.contour ||
+                                   (it.first == best.contour && it.second < best.index)))) {
               best.d2 = d2;
               best.contour = it.first;
               best.index = it.second;
@@ -289,7 +295,8 @@ std::vector<uint8_t> ContourIndex::inside_winding_many(const std::vector<Vec2>& 
   std::vector<uint8_t> out(pts.size(), 0);
   std::vector<uint32_t> order(pts.size());
   for (size_t i = 0; i < pts.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return pts[a].y < pts[b].y; });
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return pts[a].y < pts[b].y; });
   std::vector<std::pair<double, int>> xs;  // crossing x, +1 up / -1 down
   std::vector<int> suffix;
   size_t s = 0;
@@ -304,8 +311,10 @@ std::vector<uint8_t> ContourIndex::inside_winding_many(const std::vector<Vec2>& 
         const Vec2 a = c.points[k], b = c.points[(k + 1) % n];
         const double ay = a.y, by = b.y;
         int dir = 0;
-        if (ay <= py && by > py) dir = 1;
-        else if (ay > py && by <= py) dir = -1;
+        if (ay <= py && by > py)
+          dir = 1;
+        else if (ay > py && by <= py)
+          dir = -1;
         if (!dir) continue;
         xs.emplace_back(a.x + (py - ay) * (static_cast<double>(b.x) - a.x) / (by - ay), dir);
       }
@@ -316,7 +325,8 @@ std::vector<uint8_t> ContourIndex::inside_winding_many(const std::vector<Vec2>& 
     for (size_t q = s; q < e; ++q) {
       const double px = pts[order[q]].x;
       // First crossing strictly right of px.
-      size_t k = static_cast<size_t>(std::upper_bound(xs.begin(), xs.end(), std::make_pair(px, 2)) - xs.begin());
+      size_t k = static_cast<size_t>(std::upper_bound(xs.begin(), xs.end(), std::make_pair(px, 2)) -
+                                     xs.begin());
       out[order[q]] = suffix[k] != 0;
     }
     s = e;
@@ -350,7 +360,8 @@ void pixel_under(int width, int height, Vec2 p, int& column, int& row) {
 
 namespace {
 
-std::vector<uint8_t> classify(const std::vector<Vec2>& pts, const ContourIndex& index, InsideTest test) {
+std::vector<uint8_t> classify(const std::vector<Vec2>& pts, const ContourIndex& index,
+                              InsideTest test) {
   if (test == InsideTest::Winding) return index.inside_winding_many(pts);
   const bool oriented = test == InsideTest::NearestContourOriented;
   std::vector<uint8_t> in(pts.size());
@@ -390,7 +401,8 @@ Specimen make_specimen(const Image& image, const SpecimenParams& params) {
   return make_specimen(image, mask, trace_contours(mask), params);
 }
 
-std::vector<Disagreement> inside_test_disagreements(const Mask& mask, const std::vector<Contour>& contours,
+std::vector<Disagreement> inside_test_disagreements(const Mask& mask,
+                                                    const std::vector<Contour>& contours,
                                                     const GridParams& grid, InsideTest test) {
   std::vector<Disagreement> out;
   const std::vector<Vec2> pts = grid_points(mask.width, mask.height, grid);
@@ -411,7 +423,8 @@ std::string color_csv_text(const Specimen& s) {
     out += std::to_string(s.id[i]);
     for (int c = 0; c < 3; ++c) {
       // Single-precision c / 255 printed with %g: what a C++ stream writes for a float.
-      std::snprintf(buf, sizeof buf, ",%g", static_cast<double>(s.rgb[i][static_cast<size_t>(c)] / 255.f));
+      std::snprintf(buf, sizeof buf, ",%g",
+                    static_cast<double>(s.rgb[i][static_cast<size_t>(c)] / 255.f));
       out += buf;
     }
     out += '\n';
@@ -419,7 +432,9 @@ std::string color_csv_text(const Specimen& s) {
   return out;
 }
 
-void save_color_csv(const Specimen& s, const std::string& path) { write_file_atomic(path, color_csv_text(s)); }
+void save_color_csv(const Specimen& s, const std::string& path) {
+  write_file_atomic(path, color_csv_text(s));
+}
 
 std::vector<uint32_t> select_bright(const Specimen& s, int t) {
   std::vector<uint32_t> ids;
@@ -428,7 +443,8 @@ std::vector<uint32_t> select_bright(const Specimen& s, int t) {
   return ids;
 }
 
-std::vector<uint32_t> select_color_range(const Specimen& s, const uint8_t lo[3], const uint8_t hi[3]) {
+std::vector<uint32_t> select_color_range(const Specimen& s, const uint8_t lo[3],
+                                         const uint8_t hi[3]) {
   std::vector<uint32_t> ids;
   for (size_t i = 0; i < s.size(); ++i) {
     bool ok = true;
@@ -438,7 +454,8 @@ std::vector<uint32_t> select_color_range(const Specimen& s, const uint8_t lo[3],
   return ids;
 }
 
-SgfGroup make_group(const std::string& name, const std::vector<uint32_t>& ids, const float color[3]) {
+SgfGroup make_group(const std::string& name, const std::vector<uint32_t>& ids,
+                    const float color[3]) {
   SgfGroup g;
   g.name = name;
   for (int c = 0; c < 3; ++c) g.color[c] = color[c];
@@ -448,7 +465,8 @@ SgfGroup make_group(const std::string& name, const std::vector<uint32_t>& ids, c
 
 // [SECTION] Conversions ----------------------------------------------------------------------
 
-uint32_t append_to_mpm(const Specimen& s, MpmParticles& p, float density, uint8_t material, uint16_t group) {
+uint32_t append_to_mpm(const Specimen& s, MpmParticles& p, float density, uint8_t material,
+                       uint16_t group) {
   const uint32_t offset = p.next_id - 1u;  // above every ID ever used
   const float side = 2.f * s.radius();
   const float vol = side * side;

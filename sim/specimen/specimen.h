@@ -13,11 +13,11 @@
 /// test. inside_test_disagreements() lists the grid points where they differ.
 /// docs/sgf.md explains why they can differ (the document's sign conventions).
 #pragma once
-#include "sim/core/image.h"
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "sim/core/image.h"
 #include "sim/core/vec.h"
 #include "sim/sgf/sgf.h"
 
@@ -50,7 +50,8 @@ struct Mask {
   int width = 0, height = 0;
   std::vector<uint8_t> inside;
   bool at(int i, int j) const {
-    return i >= 0 && j >= 0 && i < width && j < height && inside[static_cast<size_t>(j) * width + i] != 0;
+    return i >= 0 && j >= 0 && i < width && j < height &&
+           inside[static_cast<size_t>(j) * width + i] != 0;
   }
   size_t count() const;
 };
@@ -117,8 +118,8 @@ class ContourIndex {
   Vec2 min_{};
   int nx_ = 0, ny_ = 0;
   size_t total_ = 0;
-  std::vector<uint32_t> start_;                    // bucket offsets
-  std::vector<std::pair<int, int>> items_;          // (contour, index) per bucket slot
+  std::vector<uint32_t> start_;             // bucket offsets
+  std::vector<std::pair<int, int>> items_;  // (contour, index) per bucket slot
 };
 
 // [SECTION] Specimen --------------------------------------------------------------------------
@@ -170,7 +171,8 @@ struct Disagreement {
   bool winding_inside = false;
 };
 /// Grid points where `test` (NearestContour by default) and Winding differ.
-std::vector<Disagreement> inside_test_disagreements(const Mask& mask, const std::vector<Contour>& contours,
+std::vector<Disagreement> inside_test_disagreements(const Mask& mask,
+                                                    const std::vector<Contour>& contours,
                                                     const GridParams& grid,
                                                     InsideTest test = InsideTest::NearestContour);
 
@@ -186,9 +188,11 @@ void save_color_csv(const Specimen& s, const std::string& path);
 /// IDs whose pixel has every channel > t (formula (4); the "belt", t = 160).
 std::vector<uint32_t> select_bright(const Specimen& s, int t = 160);
 /// IDs whose pixel has lo[c] <= channel c <= hi[c] for all three channels.
-std::vector<uint32_t> select_color_range(const Specimen& s, const uint8_t lo[3], const uint8_t hi[3]);
+std::vector<uint32_t> select_color_range(const Specimen& s, const uint8_t lo[3],
+                                         const uint8_t hi[3]);
 /// An SGF editor group holding `ids` (no entries yet).
-SgfGroup make_group(const std::string& name, const std::vector<uint32_t>& ids, const float color[3]);
+SgfGroup make_group(const std::string& name, const std::vector<uint32_t>& ids,
+                    const float color[3]);
 
 // [SECTION] Conversions ------------------------------------------------------------------------
 

@@ -31,7 +31,8 @@ struct Limb {
   float radius;
   bool contains(float x, float y) const {
     for (size_t k = 0; k + 1 < joints.size(); ++k)
-      if (seg_dist2(x, y, joints[k].x, joints[k].y, joints[k + 1].x, joints[k + 1].y) <= radius * radius)
+      if (seg_dist2(x, y, joints[k].x, joints[k].y, joints[k + 1].x, joints[k + 1].y) <=
+          radius * radius)
         return true;
     return false;
   }
@@ -47,8 +48,10 @@ struct Convex {
       const float c = (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x);
       const int s = c > 0.f ? 1 : (c < 0.f ? -1 : 0);
       if (s == 0) continue;
-      if (sign == 0) sign = s;
-      else if (s != sign) return false;
+      if (sign == 0)
+        sign = s;
+      else if (s != sign)
+        return false;
     }
     return true;
   }
@@ -80,8 +83,9 @@ Image make_dancer_image() {
   const Limb neck{{{64.f, 34.f}, {64.f, 46.f}}, 5.f};
   const Convex torso{{{46.f, 46.f}, {82.f, 46.f}, {75.f, 100.f}, {53.f, 100.f}}};
   const Convex hips{{{53.f, 98.f}, {75.f, 98.f}, {82.f, 118.f}, {46.f, 118.f}}};
-  const Limb arm_up{{{79.f, 50.f}, {100.f, 32.f}, {110.f, 8.f}}, 5.f};     // raised right arm
-  const Limb arm_bent{{{49.f, 50.f}, {28.f, 72.f}, {40.f, 94.f}}, 5.f};    // bent left arm, hand at the hip
+  const Limb arm_up{{{79.f, 50.f}, {100.f, 32.f}, {110.f, 8.f}}, 5.f};  // raised right arm
+  const Limb arm_bent{{{49.f, 50.f}, {28.f, 72.f}, {40.f, 94.f}},
+                      5.f};  // bent left arm, hand at the hip
   const Limb leg_straight{{{56.f, 112.f}, {51.f, 150.f}, {47.f, 182.f}, {36.f, 184.f}}, 7.f};
   const Limb leg_step{{{72.f, 112.f}, {92.f, 144.f}, {100.f, 178.f}, {112.f, 181.f}}, 7.f};
   const float belt_y0 = 96.f, belt_y1 = 108.f;
@@ -91,10 +95,12 @@ Image make_dancer_image() {
   for (int r = 0; r < H; ++r)
     for (int c = 0; c < W; ++c) {
       const float x = c + 0.5f, y = r + 0.5f;
-      const bool head = (x - head_cx) * (x - head_cx) + (y - head_cy) * (y - head_cy) <= head_r * head_r;
+      const bool head =
+          (x - head_cx) * (x - head_cx) + (y - head_cy) * (y - head_cy) <= head_r * head_r;
       const bool trunk = torso.contains(x, y) || hips.contains(x, y);
-      const bool body = head || trunk || neck.contains(x, y) || arm_up.contains(x, y) || arm_bent.contains(x, y) ||
-                        leg_straight.contains(x, y) || leg_step.contains(x, y);
+      const bool body = head || trunk || neck.contains(x, y) || arm_up.contains(x, y) ||
+                        arm_bent.contains(x, y) || leg_straight.contains(x, y) ||
+                        leg_step.contains(x, y);
       if (!body) continue;
       // The belt band crosses the trunk only (the hand resting on it stays ink).
       const bool belt = trunk && y >= belt_y0 && y < belt_y1 && !arm_bent.contains(x, y);

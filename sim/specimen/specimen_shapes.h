@@ -15,7 +15,9 @@ namespace ps {
 struct DiskShape {
   int size = 96;
   float cx = 48.f, cy = 48.f, r = 40.f;
-  bool contains(float x, float y) const { return (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r; }
+  bool contains(float x, float y) const {
+    return (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r;
+  }
 };
 
 /// L-shape: the vertical bar [x0, x0 + t) x [y0, y1) plus the foot

@@ -25,11 +25,13 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 std::unique_ptr<MpmBackend> make_mpm(const Options& opt) {
-  return opt.factory.mpm ? opt.factory.mpm(opt.backend, opt.threads) : make_backend(opt.backend, opt.threads);
+  return opt.factory.mpm ? opt.factory.mpm(opt.backend, opt.threads)
+                         : make_backend(opt.backend, opt.threads);
 }
 
 std::unique_ptr<dem::DemBackend> make_dem(const Options& opt) {
-  return opt.factory.dem ? opt.factory.dem(opt.backend, opt.threads) : dem::make_dem_backend(opt.backend, opt.threads);
+  return opt.factory.dem ? opt.factory.dem(opt.backend, opt.threads)
+                         : dem::make_dem_backend(opt.backend, opt.threads);
 }
 
 }  // namespace
@@ -57,7 +59,8 @@ RanOn BackendRecord::ran_on(const std::string& requested) const {
   r.requested = requested;
   if (requested == "cpu") return r;  // the reference: everything ran there
   r.host = join(host_, "; ");
-  if (devices_.empty()) return r;    // nothing went on the device: counted on the CPU, with the reasons
+  if (devices_.empty())
+    return r;  // nothing went on the device: counted on the CPU, with the reasons
   r.backend = requested;
   r.device = join(devices_, ", ");
   r.fallback = join(fallbacks_, "; ");
@@ -78,8 +81,10 @@ void use_backend(MpmWorld& w, const Options& opt) {
     // and does here for every pass, so that the case verifies the device's
     // solve and not only the host's (auto would keep small systems on the host).
     w.heat.device_solve = HeatDeviceSolve::On;
-    on_host(opt, "the heat passes move the state to the host for their transfers (as on any device backend); "
-                 "their linear solves run on the device");
+    on_host(
+        opt,
+        "the heat passes move the state to the host for their transfers (as on any device backend); "
+        "their linear solves run on the device");
   }
   if (!opt.record) return;
   opt.record->device(w.backend_name());
@@ -107,12 +112,14 @@ MpmScene mpm_scene(const std::string& json, const std::string& name, const Optio
   return s;
 }
 
-std::unique_ptr<Simulation> simulation(const std::string& json, const std::string& name, const Options& opt) {
+std::unique_ptr<Simulation> simulation(const std::string& json, const std::string& name,
+                                       const Options& opt) {
   // Built on the CPU, then every world moves to the case's backend before its
   // first step (the state goes over through the host arrays), so a factory
   // the tests inject reaches the worlds of a composed scene too.
   const Json doc = Json::parse(json, name);
-  std::unique_ptr<Simulation> sim = build_simulation(doc, name, scene_kind(doc), "cpu", opt.threads);
+  std::unique_ptr<Simulation> sim =
+      build_simulation(doc, name, scene_kind(doc), "cpu", opt.threads);
   use_backend(*sim, opt);
   return sim;
 }
@@ -120,15 +127,18 @@ std::unique_ptr<Simulation> simulation(const std::string& json, const std::strin
 std::unique_ptr<MpmBackend> device_backend(const Options& opt) {
   if (opt.backend == "cpu") return nullptr;
   std::unique_ptr<MpmBackend> b = make_mpm(opt);
-  if (opt.record && dynamic_cast<const MpmCpuBackend*>(b.get()) == nullptr) opt.record->device(b->name());
+  if (opt.record && dynamic_cast<const MpmCpuBackend*>(b.get()) == nullptr)
+    opt.record->device(b->name());
   return b;
 }
 
 std::string backend_unavailable(const std::string& backend) {
   if (backend != "cuda") return "";
-  if (!cuda_compiled()) return "this build has no CUDA support (nvcc was not found at configure time)";
+  if (!cuda_compiled())
+    return "this build has no CUDA support (nvcc was not found at configure time)";
   std::string why;
-  if (cuda_devices(&why).empty()) return "no CUDA device is present" + (why.empty() ? std::string() : " (" + why + ")");
+  if (cuda_devices(&why).empty())
+    return "no CUDA device is present" + (why.empty() ? std::string() : " (" + why + ")");
   return "";
 }
 

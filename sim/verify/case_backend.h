@@ -54,7 +54,8 @@ void use_backend(Simulation& sim, const Options& opt);
 MpmScene mpm_scene(const std::string& json, const std::string& name, const Options& opt);
 /// Any scene document (JSON text: MPM, DEM, rigid bodies, grains beside
 /// matter) built into a Simulation and put on opt.backend.
-std::unique_ptr<Simulation> simulation(const std::string& json, const std::string& name, const Options& opt);
+std::unique_ptr<Simulation> simulation(const std::string& json, const std::string& name,
+                                       const Options& opt);
 
 /// A backend of opt.backend for work without a world (the heat solver's
 /// linear solves on the device), recorded; null when opt.backend is the CPU.

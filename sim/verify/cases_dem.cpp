@@ -28,8 +28,8 @@ using namespace ps::dem;
 
 constexpr double kG = 9.81;
 
-
-Series series(const std::string& label, std::vector<double> x, std::vector<double> y, bool points, bool dashed) {
+Series series(const std::string& label, std::vector<double> x, std::vector<double> y, bool points,
+              bool dashed) {
   Series s;
   s.label = label;
   s.x = std::move(x);
@@ -199,7 +199,8 @@ void hertz_reference(double m_eff, double R_eff, double E_star, double v, std::v
 CaseResult case_hertz(const Options& opt) {
   return run_case("dem.hertz_impact", [&](CaseResult& r) {
     r.title = "Elastic Hertz impact: maximum overlap, peak force and contact duration";
-    r.model = "DEM Hertz-Mindlin normal law F = 4/3 E* sqrt(R*) d^1.5 (e = 1: no damping), symplectic Euler";
+    r.model =
+        "DEM Hertz-Mindlin normal law F = 4/3 E* sqrt(R*) d^1.5 (e = 1: no damping), symplectic Euler";
     r.reference =
         "K. L. Johnson (1985), Contact Mechanics, Cambridge University Press, sec. 11.4 (eqs. 11.23-11.24): "
         "d_max = (15 m* v^2 / (16 E* sqrt(R*)))^(2/5), F_max = 4/3 E* sqrt(R*) d_max^(3/2), "
@@ -208,9 +209,11 @@ CaseResult case_hertz(const Options& opt) {
     const DemMaterial mat = teaching_material(1.0, 0.0);
     const double E_star = pair_props(mat, mat).E_star;
     const double mass = sphere_mass(mat.density, R);
-    r.setup = "Spheres R = 10 mm, density 2500 kg/m^3, E = 10 MPa, nu = 0.25 (E* = " + fmt("%.4g", E_star) +
-              " Pa), e = 1, no gravity, impact speed 1 m/s; (a) two equal spheres head-on (R* = R/2, m* = m/2), "
-              "(b) a sphere on a plane wall of the same material (R* = R, m* = m); dt = t_c / 1000.";
+    r.setup =
+        "Spheres R = 10 mm, density 2500 kg/m^3, E = 10 MPa, nu = 0.25 (E* = " +
+        fmt("%.4g", E_star) +
+        " Pa), e = 1, no gravity, impact speed 1 m/s; (a) two equal spheres head-on (R* = R/2, m* = m/2), "
+        "(b) a sphere on a plane wall of the same material (R* = R, m* = m); dt = t_c / 1000.";
     Plot pf{"Contact force during the impact", "t (s)", "F (N)", {}, false};
     Plot pd{"Force against overlap", "overlap d (m)", "F (N)", {}, false};
     for (int config = 0; config < 2; ++config) {
@@ -222,11 +225,14 @@ CaseResult case_hertz(const Options& opt) {
       const double d_ref = std::pow(15.0 * m_eff * v * v / (16.0 * E_star * std::sqrt(R_eff)), 0.4);
       const double f_ref = 4.0 / 3.0 * E_star * std::sqrt(R_eff) * std::pow(d_ref, 1.5);
       const double t_ref = kHertzTc * std::pow(m_eff * m_eff / (R_eff * E_star * E_star * v), 0.2);
-      r.checks.push_back(make_check(tag + ": maximum overlap", run.max_overlap, d_ref, 0.01, Compare::NearRel, "m"));
-      r.checks.push_back(make_check(tag + ": peak force", run.peak_force, f_ref, 0.01, Compare::NearRel, "N"));
-      r.checks.push_back(make_check(tag + ": contact duration", run.duration, t_ref, 0.01, Compare::NearRel, "s"));
-      r.checks.push_back(make_check(tag + ": rebound speed / impact speed (e = 1)", run.rebound, 1.0, 0.01,
-                                    Compare::NearRel));
+      r.checks.push_back(make_check(tag + ": maximum overlap", run.max_overlap, d_ref, 0.01,
+                                    Compare::NearRel, "m"));
+      r.checks.push_back(
+          make_check(tag + ": peak force", run.peak_force, f_ref, 0.01, Compare::NearRel, "N"));
+      r.checks.push_back(
+          make_check(tag + ": contact duration", run.duration, t_ref, 0.01, Compare::NearRel, "s"));
+      r.checks.push_back(make_check(tag + ": rebound speed / impact speed (e = 1)", run.rebound,
+                                    1.0, 0.01, Compare::NearRel));
       std::vector<double> rt, rf;
       hertz_reference(m_eff, R_eff, E_star, v, rt, rf);
       std::vector<double> mt = run.t, mf = run.f, md = run.d, mf2 = run.f;
@@ -260,8 +266,9 @@ CaseResult case_hertz(const Options& opt) {
 CaseResult case_restitution(const Options& opt) {
   return run_case("dem.restitution", [&](CaseResult& r) {
     r.title = "Coefficient of restitution: measured against set, at two impact speeds";
-    r.model = "DEM Hertz normal law with Tsuji damping gamma_n = -2 sqrt(5/6) beta sqrt(S_n m*), "
-              "beta = ln e / sqrt(ln^2 e + pi^2)";
+    r.model =
+        "DEM Hertz normal law with Tsuji damping gamma_n = -2 sqrt(5/6) beta sqrt(S_n m*), "
+        "beta = ln e / sqrt(ln^2 e + pi^2)";
     r.reference =
         "Y. Tsuji, T. Tanaka, T. Ishida (1992), Lagrangian numerical simulation of plug flow of cohesionless "
         "particles in a horizontal pipe, Powder Technology 71, 239-250 (damping proportional to "
@@ -270,9 +277,10 @@ CaseResult case_restitution(const Options& opt) {
     const double R = 0.005;
     const std::vector<double> es = {0.3, 0.5, 0.8, 0.95};
     const std::vector<double> speeds = {0.1, 2.0};
-    r.setup = "Two equal spheres R = 5 mm, density 2500 kg/m^3, E = 10 MPa, nu = 0.25, head-on, no gravity; "
-              "e = 0.3, 0.5, 0.8, 0.95 at relative impact speeds 0.1 and 2 m/s; dt = t_c / 200 (undamped t_c). "
-              "Measured e = separation speed / impact speed once the contact has ended.";
+    r.setup =
+        "Two equal spheres R = 5 mm, density 2500 kg/m^3, E = 10 MPa, nu = 0.25, head-on, no gravity; "
+        "e = 0.3, 0.5, 0.8, 0.95 at relative impact speeds 0.1 and 2 m/s; dt = t_c / 200 (undamped t_c). "
+        "Measured e = separation speed / impact speed once the contact has ended.";
     Plot p{"Measured against set restitution", "set e", "measured e", {}, false};
     std::vector<double> line{0.0, 1.0};
     p.series.push_back(series("measured = set", line, line, false, true));
@@ -329,7 +337,8 @@ struct InclineRun {
 /// Gravity tilted by theta over a floor y = 0 (the slope runs along +x).
 /// block = true: a bonded 8 x 2 block of particles (rotation locked by its
 /// shape), else one sphere.
-InclineRun incline_run(const Options& opt, bool block, double theta, double mu, double t1, double t2, double t_end) {
+InclineRun incline_run(const Options& opt, bool block, double theta, double mu, double t1,
+                       double t2, double t_end) {
   DemWorld w;
   use_backend(w, opt);
   const DemMaterial mat = teaching_material(0.5, mu);
@@ -393,12 +402,14 @@ InclineRun incline_run(const Options& opt, bool block, double theta, double mu, 
       out.s.push_back(s - s0);
     }
   }
-  if (block && w.bonds.intact() != w.bonds.size()) throw std::runtime_error("a bond of the sliding block broke");
+  if (block && w.bonds.intact() != w.bonds.size())
+    throw std::runtime_error("a bond of the sliding block broke");
   out.a = (v2 - v1) / ((n2 - n1) * w.solver.dt);
   return out;
 }
 
-Plot incline_plot(const std::string& title, const InclineRun& run, double a_ref, const std::string& ref_label) {
+Plot incline_plot(const std::string& title, const InclineRun& run, double a_ref,
+                  const std::string& ref_label) {
   Plot p{title, "t (s)", "travel along the slope x (m)", {}, false};
   std::vector<double> rt, rs;
   for (double t : run.t) {
@@ -423,13 +434,16 @@ CaseResult case_incline_slide(const Options& opt) {
     r.title = "Block sliding down a 30 degree incline with mu = 0.2: a = g (sin - mu cos)";
     r.model = "DEM Hertz-Mindlin contacts with the Coulomb cap (sliding), EBPM-bonded block";
     r.reference = kMechanicsRef;
-    r.setup = "Bonded block of 8 x 2 particles (R = 5 mm, square packing, 22 bonds, E_b = 10 MPa, bond damping "
-              "0.3) on a plane wall, gravity 9.81 m/s^2 tilted by 30 degrees; e = 0.5, mu = 0.2 < tan 30 = "
-              "0.577; dt = 0.2 x the stable estimate. Acceleration from the centre-of-mass velocity between "
-              "t = 0.1 s and 0.4 s.";
+    r.setup =
+        "Bonded block of 8 x 2 particles (R = 5 mm, square packing, 22 bonds, E_b = 10 MPa, bond damping "
+        "0.3) on a plane wall, gravity 9.81 m/s^2 tilted by 30 degrees; e = 0.5, mu = 0.2 < tan 30 = "
+        "0.577; dt = 0.2 x the stable estimate. Acceleration from the centre-of-mass velocity between "
+        "t = 0.1 s and 0.4 s.";
     InclineRun run = incline_run(opt, true, theta, mu, 0.1, 0.4, 0.4);
-    r.checks.push_back(make_check("acceleration along the slope", run.a, a_ref, 0.01, Compare::NearRel, "m/s^2"));
-    r.plots.push_back(incline_plot("Sliding block: travel along the slope", run, a_ref, "g (sin - mu cos) t^2 / 2"));
+    r.checks.push_back(
+        make_check("acceleration along the slope", run.a, a_ref, 0.01, Compare::NearRel, "m/s^2"));
+    r.plots.push_back(incline_plot("Sliding block: travel along the slope", run, a_ref,
+                                   "g (sin - mu cos) t^2 / 2"));
     r.notes =
         "Tolerance 1 %: once sliding, each contact's tangential force is exactly mu F_n, so the only errors are "
         "the normal-force oscillations left from the release (damped by e = 0.5 and the bond damping) and the "
@@ -443,16 +457,21 @@ CaseResult case_incline_roll(const Options& opt) {
     const double theta = 30.0 * kPi / 180.0, mu = 0.5;
     const double a_ref = 5.0 / 7.0 * kG * std::sin(theta);
     r.title = "Sphere rolling down a 30 degree incline without slip: a = 5/7 g sin, omega R = v";
-    r.model = "DEM Hertz-Mindlin contact (Mindlin tangential spring below the Coulomb cap), sphere inertia 2/5 m R^2";
+    r.model =
+        "DEM Hertz-Mindlin contact (Mindlin tangential spring below the Coulomb cap), sphere inertia 2/5 m R^2";
     r.reference = kMechanicsRef;
-    r.setup = "One sphere R = 5 mm (density 2500 kg/m^3, E = 10 MPa, nu = 0.25, e = 0.5, mu = 0.5 > (2/7) tan 30 "
-              "= 0.165, no rolling friction) released at rest at its equilibrium overlap on a plane wall, gravity "
-              "tilted by 30 degrees; dt = 0.2 x the stable estimate. Acceleration from the velocity between "
-              "t = 0.1 s and 0.5 s; omega R / v at 0.5 s.";
+    r.setup =
+        "One sphere R = 5 mm (density 2500 kg/m^3, E = 10 MPa, nu = 0.25, e = 0.5, mu = 0.5 > (2/7) tan 30 "
+        "= 0.165, no rolling friction) released at rest at its equilibrium overlap on a plane wall, gravity "
+        "tilted by 30 degrees; dt = 0.2 x the stable estimate. Acceleration from the velocity between "
+        "t = 0.1 s and 0.5 s; omega R / v at 0.5 s.";
     InclineRun run = incline_run(opt, false, theta, mu, 0.1, 0.5, 0.5);
-    r.checks.push_back(make_check("acceleration along the slope", run.a, a_ref, 0.01, Compare::NearRel, "m/s^2"));
-    r.checks.push_back(make_check("-omega R / v (rolling without slip)", run.omega_ratio, 1.0, 0.01, Compare::NearRel));
-    r.plots.push_back(incline_plot("Rolling sphere: travel along the slope", run, a_ref, "5/7 g sin(theta) t^2 / 2"));
+    r.checks.push_back(
+        make_check("acceleration along the slope", run.a, a_ref, 0.01, Compare::NearRel, "m/s^2"));
+    r.checks.push_back(make_check("-omega R / v (rolling without slip)", run.omega_ratio, 1.0, 0.01,
+                                  Compare::NearRel));
+    r.plots.push_back(incline_plot("Rolling sphere: travel along the slope", run, a_ref,
+                                   "5/7 g sin(theta) t^2 / 2"));
     r.notes =
         "Tolerance 1 %: the contact point sits at R - d/2 from the centre (d / R ~ 1e-3 here), which shifts "
         "omega R / v by d / (2R) and the acceleration by a similar amount; the tangential spring takes about a "
@@ -467,11 +486,13 @@ CaseResult case_incline_roll(const Options& opt) {
 CaseResult case_cantilever(const Options& opt) {
   return run_case("dem.cantilever", [&](CaseResult& r) {
     const double R = 0.001, E = 1e8, nu = 0.3;
-    const double I = kPi * R * R * R * R / 4.0, A = kPi * R * R, G = E / (2.0 * (1.0 + nu)), L = 2.0 * R;
+    const double I = kPi * R * R * R * R / 4.0, A = kPi * R * R, G = E / (2.0 * (1.0 + nu)),
+                 L = 2.0 * R;
     const std::vector<int> Ns = opt.quick ? std::vector<int>{4, 8} : std::vector<int>{4, 8, 16, 32};
     r.title = "Bonded-particle cantilever: tip deflection against the one-point Timoshenko chain";
-    r.model = "EBPM bonds (Brown, Chen & Ooi 2014; Potyondy & Cundall 2004): a straight chain of bonds is a "
-              "Timoshenko beam discretised with one-point quadrature (docs/dem.md)";
+    r.model =
+        "EBPM bonds (Brown, Chen & Ooi 2014; Potyondy & Cundall 2004): a straight chain of bonds is a "
+        "Timoshenko beam discretised with one-point quadrature (docs/dem.md)";
     r.reference =
         "Timoshenko beam: S. P. Timoshenko & J. M. Gere (1972), Mechanics of Materials, Van Nostrand "
         "(cantilever under tip load: P l^3 / (3 E I) + P l / (kappa G A)); the chain's closed form "
@@ -480,10 +501,11 @@ CaseResult case_cantilever(const Options& opt) {
         "information";
     std::string ns;
     for (int N : Ns) ns += (ns.empty() ? "" : ", ") + std::to_string(N);
-    r.setup = "Chains of N + 1 touching particles (R = 1 mm, N = " + ns +
-              " bonds, L = 2R), E_b = 100 MPa, nu_b = 0.3, lambda = 1 (r_b = R); particle 0 fixed (clamp: no "
-              "translation, no rotation); tip load P = 3 E I (0.005 l) / l^3 (Euler-Bernoulli tip deflection "
-              "0.5 % of the span); no gravity; Cundall local damping 0.7 until max |v| < 1e-6 m/s.";
+    r.setup =
+        "Chains of N + 1 touching particles (R = 1 mm, N = " + ns +
+        " bonds, L = 2R), E_b = 100 MPa, nu_b = 0.3, lambda = 1 (r_b = R); particle 0 fixed (clamp: no "
+        "translation, no rotation); tip load P = 3 E I (0.005 l) / l^3 (Euler-Bernoulli tip deflection "
+        "0.5 % of the span); no gravity; Cundall local damping 0.7 until max |v| < 1e-6 m/s.";
     Plot p{"Tip deflection / Euler-Bernoulli", "N (bonds)", "w / (P l^3 / 3EI)", {}, false};
     std::vector<double> xn, yd, xr, yr, ye;
     std::string detail;
@@ -499,7 +521,8 @@ CaseResult case_cantilever(const Options& opt) {
       w.bond.E = E;
       w.bond.nu = nu;
       w.bond.radius_ratio = 1.0;
-      if (w.form_bonds() != static_cast<size_t>(N)) throw std::runtime_error("the chain did not form its bonds");
+      if (w.form_bonds() != static_cast<size_t>(N))
+        throw std::runtime_error("the chain did not form its bonds");
       w.solver.gravity = {0.0, 0.0};
       w.solver.local_damping = 0.7;
       w.solver.dt = w.estimate_time_step().recommended;
@@ -517,13 +540,15 @@ CaseResult case_cantilever(const Options& opt) {
       const double defl = -w.particles.x[N].y;
       const double eb = P * ell * ell * ell / (3.0 * E * I);
       const double closed = eb - P * ell * L * L / (12.0 * E * I) + P * ell / (G * A);
-      r.checks.push_back(make_check("N = " + std::to_string(N) + ": tip deflection", defl, closed, 0.002,
-                                    Compare::NearRel, "m"));
+      r.checks.push_back(make_check("N = " + std::to_string(N) + ": tip deflection", defl, closed,
+                                    0.002, Compare::NearRel, "m"));
       xn.push_back(N);
       yd.push_back(defl / eb);
       char buf[200];
-      std::snprintf(buf, sizeof buf, " N = %d: DEM %.6e m, chain formula %.6e m, Euler-Bernoulli %.6e m (DEM/EB - 1 = %+.3f %%).",
-                    N, defl, closed, eb, 100.0 * (defl / eb - 1.0));
+      std::snprintf(
+          buf, sizeof buf,
+          " N = %d: DEM %.6e m, chain formula %.6e m, Euler-Bernoulli %.6e m (DEM/EB - 1 = %+.3f %%).",
+          N, defl, closed, eb, 100.0 * (defl / eb - 1.0));
       detail += buf;
     }
     for (int k = 0; k <= 40; ++k) {
@@ -550,8 +575,9 @@ CaseResult case_cantilever(const Options& opt) {
 CaseResult case_sgf(const Options& opt) {
   return run_case("dem.sgf_impulse", [&](CaseResult& r) {
     r.title = "SGF force list: a group gains exactly dv = F K dt / m; others unchanged";
-    r.model = "SGF timed force lists (sim/sgf) applied through DemWorld::force_hook (double precision), "
-              "symplectic Euler";
+    r.model =
+        "SGF timed force lists (sim/sgf) applied through DemWorld::force_hook (double precision), "
+        "symplectic Euler";
     r.reference =
         "Impulse-momentum theorem (Newton's second law integrated over the force window): dv = F K dt / m per "
         "particle, dP = n F K dt; SGF format of the Taichi Hackathon 2022 bonded-DEM tool (docs/sgf.md): "
@@ -560,15 +586,17 @@ CaseResult case_sgf(const Options& opt) {
     const int64_t s0 = 11, s1 = 60, total = 100;
     const int K = static_cast<int>(s1 - s0 + 1);
     const double Fx = 0.3, Fy = -0.2;
-    r.setup = "16 free particles, no gravity, far apart (no contacts): group A = IDs 1-8 (R = 10 mm), group "
-              "B = IDs 9-16 (R = 15 mm), density 2500 kg/m^3; an SgfList built in code pushes every particle "
-              "of A with F = (0.3, -0.2) N during steps 11-60 (K = 50); dt = 1e-4 s; 100 steps.";
+    r.setup =
+        "16 free particles, no gravity, far apart (no contacts): group A = IDs 1-8 (R = 10 mm), group "
+        "B = IDs 9-16 (R = 15 mm), density 2500 kg/m^3; an SgfList built in code pushes every particle "
+        "of A with F = (0.3, -0.2) N during steps 11-60 (K = 50); dt = 1e-4 s; 100 steps.";
     DemWorld w;
     use_backend(w, opt);
     w.solver.gravity = {0.0, 0.0};
     w.solver.dt = dt;
     const int m = w.add_material("m", teaching_material(0.5, 0.5));
-    for (int k = 0; k < 16; ++k) add_particle(w, {0.1 * k, 0.0}, k < 8 ? 0.01 : 0.015, m, k < 8 ? 1 : 2);
+    for (int k = 0; k < 16; ++k)
+      add_particle(w, {0.1 * k, 0.0}, k < 8 ? 0.01 : 0.015, m, k < 8 ? 1 : 2);
     w.host_changed();
     SgfList list;
     SgfFile f;
@@ -609,13 +637,15 @@ CaseResult case_sgf(const Options& opt) {
         dev_b = std::max(dev_b, std::hypot(w.particles.v[i].x, w.particles.v[i].y));
       }
     }
-    r.checks.push_back(make_check("SGF row 0.3 N as read from fext (double)", fext_read, 0.3, 0.0, Compare::Near, "N"));
-    r.checks.push_back(make_check("group A: max |dv - F K dt / m| / |F K dt / m|", dev_a, 0.0, 1e-12, Compare::Near));
+    r.checks.push_back(make_check("SGF row 0.3 N as read from fext (double)", fext_read, 0.3, 0.0,
+                                  Compare::Near, "N"));
+    r.checks.push_back(make_check("group A: max |dv - F K dt / m| / |F K dt / m|", dev_a, 0.0,
+                                  1e-12, Compare::Near));
     r.checks.push_back(make_check("group B: max |dv|", dev_b, 0.0, 0.0, Compare::Near, "m/s"));
-    r.checks.push_back(make_check("momentum change x = impulse 8 F_x K dt", Px - P0x, 8.0 * Fx * K * dt, 1e-12,
-                                  Compare::NearRel, "N s"));
-    r.checks.push_back(make_check("momentum change y = impulse 8 F_y K dt", Py - P0y, 8.0 * Fy * K * dt, 1e-12,
-                                  Compare::NearRel, "N s"));
+    r.checks.push_back(make_check("momentum change x = impulse 8 F_x K dt", Px - P0x,
+                                  8.0 * Fx * K * dt, 1e-12, Compare::NearRel, "N s"));
+    r.checks.push_back(make_check("momentum change y = impulse 8 F_y K dt", Py - P0y,
+                                  8.0 * Fy * K * dt, 1e-12, Compare::NearRel, "N s"));
     for (int64_t s = 0; s <= total; ++s) {
       tr.push_back(s * dt);
       const int64_t active = std::max<int64_t>(0, std::min<int64_t>(s, s1) - (s0 - 1));

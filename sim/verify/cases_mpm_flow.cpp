@@ -31,16 +31,29 @@ double now_seconds() {
 /// Least-squares line through (x, y); returns the slope, sets the rms residual.
 double fit_slope(const std::vector<double>& x, const std::vector<double>& y, double* rms) {
   const size_t n = x.size();
-  if (n < 2) { if (rms) *rms = 0.0; return 0.0; }
+  if (n < 2) {
+    if (rms) *rms = 0.0;
+    return 0.0;
+  }
   double mx = 0, my = 0;
-  for (size_t i = 0; i < n; ++i) { mx += x[i]; my += y[i]; }
-  mx /= n; my /= n;
+  for (size_t i = 0; i < n; ++i) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= n;
+  my /= n;
   double sxx = 0, sxy = 0;
-  for (size_t i = 0; i < n; ++i) { sxx += (x[i] - mx) * (x[i] - mx); sxy += (x[i] - mx) * (y[i] - my); }
+  for (size_t i = 0; i < n; ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
   double b = sxx > 0 ? sxy / sxx : 0.0;
   if (rms) {
     double s = 0;
-    for (size_t i = 0; i < n; ++i) { double r = y[i] - (my + b * (x[i] - mx)); s += r * r; }
+    for (size_t i = 0; i < n; ++i) {
+      double r = y[i] - (my + b * (x[i] - mx));
+      s += r * r;
+    }
     *rms = std::sqrt(s / n);
   }
   return b;
@@ -48,7 +61,8 @@ double fit_slope(const std::vector<double>& x, const std::vector<double>& y, dou
 
 }  // namespace
 
-Profile surface_profile(const MpmParticles& p, double x0, double x1, double bin, double floor_y, double spacing) {
+Profile surface_profile(const MpmParticles& p, double x0, double x1, double bin, double floor_y,
+                        double spacing) {
   Profile prof;
   const int n = std::max(1, static_cast<int>(std::ceil((x1 - x0) / bin)));
   prof.x.resize(n);
@@ -80,12 +94,17 @@ FlankFit flank_angle(const Profile& prof, double lo, double hi) {
         xs.push_back(prof.x[i]);
         hs.push_back(h);
       } else if (!xs.empty()) {
-        best_x = xs; best_h = hs;  // a run ended; a later (outer) run replaces it
-        xs.clear(); hs.clear();
+        best_x = xs;
+        best_h = hs;  // a run ended; a later (outer) run replaces it
+        xs.clear();
+        hs.clear();
         if (h < hlo) break;  // reached the toe
       }
     }
-    if (!xs.empty()) { best_x = xs; best_h = hs; }
+    if (!xs.empty()) {
+      best_x = xs;
+      best_h = hs;
+    }
     count = static_cast<int>(best_x.size());
     angle = std::atan(std::fabs(fit_slope(best_x, best_h, &rms))) * 180.0 / kPi;
   };
@@ -110,13 +129,16 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt, const 
   char bodybuf[512];
   if (opt.triangle_slope > 0) {
     const double hb = 0.5 * opt.column_width, ht = hb * std::tan(opt.triangle_slope * kPi / 180.0);
-    std::snprintf(bodybuf, sizeof bodybuf,
-                  R"({"shape": "polygon", "points": [[%.9g, %.9g], [%.9g, %.9g], [%.9g, %.9g]], "material": "sand", "spacing": %.9g})",
-                  xc - hb, floor_y, xc + hb, floor_y, xc, floor_y + ht, spacing);
+    std::snprintf(
+        bodybuf, sizeof bodybuf,
+        R"({"shape": "polygon", "points": [[%.9g, %.9g], [%.9g, %.9g], [%.9g, %.9g]], "material": "sand", "spacing": %.9g})",
+        xc - hb, floor_y, xc + hb, floor_y, xc, floor_y + ht, spacing);
   } else {
-    std::snprintf(bodybuf, sizeof bodybuf,
-                  R"({"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "sand", "spacing": %.9g})",
-                  xc - 0.5 * opt.column_width, floor_y, xc + 0.5 * opt.column_width, floor_y + opt.column_height, spacing);
+    std::snprintf(
+        bodybuf, sizeof bodybuf,
+        R"({"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "sand", "spacing": %.9g})",
+        xc - 0.5 * opt.column_width, floor_y, xc + 0.5 * opt.column_width,
+        floor_y + opt.column_height, spacing);
   }
   const std::string body = bodybuf;
   char doc[2048];
@@ -127,7 +149,8 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt, const 
                            "friction_angle": %.9g, "dilatancy": %.9g%s}},
     "bodies": [%s]
   })",
-                opt.grid, dt, opt.boundary.c_str(), opt.E, phi_deg, opt.dilatancy, cohesion != 0.0 ? (", \"cohesion\": " + fmt("%.9g", cohesion)).c_str() : "",
+                opt.grid, dt, opt.boundary.c_str(), opt.E, phi_deg, opt.dilatancy,
+                cohesion != 0.0 ? (", \"cohesion\": " + fmt("%.9g", cohesion)).c_str() : "",
                 body.c_str());
   MpmScene scene = mpm_scene(doc, "pile.json", on);
   MpmWorld& w = *scene.world;
@@ -138,10 +161,12 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt, const 
     // speed v = rate / width from `pour_gap` above the heap's current top;
     // one row each time the previous one has moved a spacing.
     const MaterialParams& mp = w.materials[0];
-    const float mass = static_cast<float>(mp.density * spacing * spacing), vol = static_cast<float>(spacing * spacing);
+    const float mass = static_cast<float>(mp.density * spacing * spacing),
+                vol = static_cast<float>(spacing * spacing);
     const double v = opt.pour_rate / opt.pour_width;
     const int per_row = std::max(1, static_cast<int>(std::lround(opt.pour_width / spacing)));
-    const int rows_total = static_cast<int>(std::lround(opt.pour_area / (per_row * spacing * spacing)));
+    const int rows_total =
+        static_cast<int>(std::lround(opt.pour_area / (per_row * spacing * spacing)));
     const int row_steps = std::max(1, static_cast<int>(std::lround(spacing / v / dt)));
     // Start from an empty world: drop the body's particles.
     w.particles.clear();
@@ -150,22 +175,30 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt, const 
       w.sync();  // the heap's top is read and the row added on the host arrays
       double top = floor_y;
       for (size_t k = 0; k < w.particles.size(); ++k)
-        if (std::fabs(w.particles.x[k].x - xc) < opt.pour_width && w.particles.v[k].y > -0.5 * v) top = std::max<double>(top, w.particles.x[k].y);
+        if (std::fabs(w.particles.x[k].x - xc) < opt.pour_width && w.particles.v[k].y > -0.5 * v)
+          top = std::max<double>(top, w.particles.x[k].y);
       const double y = top + opt.pour_gap;
       for (int i = 0; i < per_row; ++i) {
         const double x = xc + (i - 0.5 * (per_row - 1)) * spacing;
-        w.particles.add(Vec2{static_cast<float>(x), static_cast<float>(y)}, Vec2{0.f, static_cast<float>(-v)}, mass, vol, 0, 1);
+        w.particles.add(Vec2{static_cast<float>(x), static_cast<float>(y)},
+                        Vec2{0.f, static_cast<float>(-v)}, mass, vol, 0, 1);
       }
       w.host_changed();
       StepStatus st = w.step(row_steps);
-      if (!st.ok) { run.error = st.message; break; }
+      if (!st.ok) {
+        run.error = st.message;
+        break;
+      }
     }
   }
   // Settle: at most max_time after the pour (or the collapse) started settling.
   const double t_settle0 = w.time();
   while (run.error.empty() && w.time() < t_settle0 + opt.max_time) {
     StepStatus st = w.step(chunk);
-    if (!st.ok) { run.error = st.message; break; }
+    if (!st.ok) {
+      run.error = st.message;
+      break;
+    }
     Diagnostics d = w.diagnostics();
     ke = d.kinetic_energy / d.mass;
     if (w.time() > t_settle0 + opt.min_time && ke < 1e-6) break;
@@ -183,16 +216,19 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt, const 
   }
   run.runout = 0.5 * (xmax - xmin);
   run.seconds = now_seconds() - t0;
-  run.setup = opt.pour_width > 0 ? "pour " + fmt("%.3g", opt.pour_area) + " at " + fmt("%.3g", opt.pour_rate) + "/s, stream " +
-                                       fmt("%.3g", opt.pour_width) + " wide"
-                                 : opt.triangle_slope > 0 ? "triangle of slope " + fmt("%.3g", opt.triangle_slope) + " deg"
-                                                          : "column " + fmt("%.3g", opt.column_width) + " x " +
-                                                                fmt("%.3g", opt.column_height);
+  run.setup =
+      opt.pour_width > 0
+          ? "pour " + fmt("%.3g", opt.pour_area) + " at " + fmt("%.3g", opt.pour_rate) +
+                "/s, stream " + fmt("%.3g", opt.pour_width) + " wide"
+      : opt.triangle_slope > 0
+          ? "triangle of slope " + fmt("%.3g", opt.triangle_slope) + " deg"
+          : "column " + fmt("%.3g", opt.column_width) + " x " + fmt("%.3g", opt.column_height);
   return run;
 }
 
-double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Options& on, double thickness, double time,
-                          std::string* error, double dilatancy_deg, double layer_length) {
+double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Options& on,
+                          double thickness, double time, std::string* error, double dilatancy_deg,
+                          double layer_length) {
   const double dx = 1.0 / grid, floor_y = 3 * dx, E = 5e4;
   const int cells_x = static_cast<int>(std::lround(layer_length * grid));
   const double dt = 1e-4 * std::sqrt(2e5 / E) * (128.0 / grid);
@@ -204,8 +240,8 @@ double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Optio
     "materials": {"sand": {"type": "sand", "density": 1500, "E": %.9g, "nu": 0.3, "friction_angle": %.9g, "dilatancy": %.9g}},
     "bodies": [{"shape": "box", "min": [0, %.9g], "max": [%.9g, %.9g], "material": "sand", "spacing": %.9g}]
   })",
-                cells_x * dx, cells_x, dt, 9.8 * std::sin(b), -9.8 * std::cos(b), E, phi_deg, dilatancy_deg, floor_y,
-                cells_x * dx, floor_y + thickness, 0.5 * dx);
+                cells_x * dx, cells_x, dt, 9.8 * std::sin(b), -9.8 * std::cos(b), E, phi_deg,
+                dilatancy_deg, floor_y, cells_x * dx, floor_y + thickness, 0.5 * dx);
   MpmScene scene = mpm_scene(doc, "tilt.json", on);
   MpmWorld& w = *scene.world;
   // Tilting-table protocol: settle under vertical gravity (0.3 s), turn
@@ -219,7 +255,8 @@ double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Optio
   if (!run(0.3)) return NAN;
   for (int i = 1; i <= 20; ++i) {
     const double bi = b * i / 20.0;
-    w.solver.gravity = Vec2{static_cast<float>(9.8 * std::sin(bi)), static_cast<float>(-9.8 * std::cos(bi))};
+    w.solver.gravity =
+        Vec2{static_cast<float>(9.8 * std::sin(bi)), static_cast<float>(-9.8 * std::cos(bi))};
     if (!run(0.025)) return NAN;
   }
   if (!run(time)) return NAN;
@@ -237,20 +274,22 @@ double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Optio
 
 /// One column against the left wall (x0 = 3 cells), released at t = 0:
 /// returns the world (the caller steps it).
-std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt, const char* boundary,
-                                       double width, double height, const Options& on, double* x0_out,
-                                       double* spacing_out, double wall_friction, const char* transfer) {
+std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt,
+                                       const char* boundary, double width, double height,
+                                       const Options& on, double* x0_out, double* spacing_out,
+                                       double wall_friction, const char* transfer) {
   const double dx = 1.0 / grid, x0 = 3 * dx, y0 = 3 * dx, spacing = 0.5 * dx;
   char doc[2048];
-  std::snprintf(doc, sizeof doc, R"({
+  std::snprintf(
+      doc, sizeof doc, R"({
     "domain": {"size": [1, 0.5], "grid": %d},
     "solver": {%s, "dt": %.9g, "boundary": "%s", "gravity": [0, -9.8]%s},
     "materials": {"m": %s},
     "bodies": [{"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "m", "spacing": %.9g}]
   })",
-                grid, transfer, dt, boundary,
-                wall_friction >= 0.0 ? (", \"wall_friction\": " + fmt("%.9g", wall_friction)).c_str() : "",
-                material_json.c_str(), x0, y0, x0 + width, y0 + height, spacing);
+      grid, transfer, dt, boundary,
+      wall_friction >= 0.0 ? (", \"wall_friction\": " + fmt("%.9g", wall_friction)).c_str() : "",
+      material_json.c_str(), x0, y0, x0 + width, y0 + height, spacing);
   MpmScene scene = mpm_scene(doc, "column.json", on);
   if (x0_out) *x0_out = x0;
   if (spacing_out) *spacing_out = spacing;
@@ -263,19 +302,23 @@ double front_x(const MpmParticles& p) {
   return f;
 }
 
-ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a, const Options& on,
-                     bool flip) {
+ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a,
+                     const Options& on, bool flip) {
   ColumnRun c;
   const double dx = 1.0 / grid;
   double x0 = 0, sp = 0;
-  auto w = column_world(material_json, grid, dt, "sticky", width, a * width, on, &x0, &sp, -1.0,
-                        flip ? "\"transfer\": \"flip\", \"flip_blend\": 1" : "\"transfer\": \"apic\"");
+  auto w =
+      column_world(material_json, grid, dt, "sticky", width, a * width, on, &x0, &sp, -1.0,
+                   flip ? "\"transfer\": \"flip\", \"flip_blend\": 1" : "\"transfer\": \"apic\"");
   const int chunk = static_cast<int>(std::lround(0.05 / dt));
   double last = -1e30;
   int still = 0;
   while (w->time() < 3.0) {
     StepStatus st = w->step(chunk);
-    if (!st.ok) { c.error = st.message; return c; }
+    if (!st.ok) {
+      c.error = st.message;
+      return c;
+    }
     if (flip) {
       w->sync();
       const double front = front_x(w->particles);
@@ -324,7 +367,8 @@ TankRun run_still_tank(const TankOptions& opt, const Options& on) {
   run.dt = dt;
   run.dx = dx;
   std::string vc;
-  if (opt.volume_correction >= 0.0) vc = ", \"volume_correction\": " + fmt("%.9g", opt.volume_correction);
+  if (opt.volume_correction >= 0.0)
+    vc = ", \"volume_correction\": " + fmt("%.9g", opt.volume_correction);
   char doc[2048];
   std::snprintf(doc, sizeof doc, R"({
     "domain": {"size": [1, 0.6], "grid": %d},
@@ -332,7 +376,8 @@ TankRun run_still_tank(const TankOptions& opt, const Options& on) {
     "materials": {"water": {"type": "fluid", "density": 1000, "bulk_modulus": %.9g, "viscosity": 2%s}},
     "bodies": [{"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "water", "spacing": %.9g}]
   })",
-                opt.grid, dt, opt.K, vc.c_str(), 3 * dx, floor_y, 1.0 - 3 * dx, floor_y + opt.depth, 0.5 * dx);
+                opt.grid, dt, opt.K, vc.c_str(), 3 * dx, floor_y, 1.0 - 3 * dx, floor_y + opt.depth,
+                0.5 * dx);
   MpmScene scene = mpm_scene(doc, "still_tank.json", on);
   MpmWorld& w = *scene.world;
   run.particles = w.particles.size();
@@ -397,8 +442,6 @@ TankRun run_still_tank(const TankOptions& opt, const Options& on) {
 
 namespace {
 
-
-
 // ---------------------------------------------------------------------------
 // 1. Dam break against Martin & Moyce (1952).
 
@@ -425,13 +468,15 @@ SurgeRun run_surge(int grid, double volume_correction, const Options& opt) {
   out.dt = 0.25 * dx / (c + umax);
   double x0 = 0, sp = 0;
   char mat[256];
-  std::snprintf(mat, sizeof mat, R"({"type": "fluid", "density": %g, "bulk_modulus": %g, "volume_correction": %g})",
+  std::snprintf(mat, sizeof mat,
+                R"({"type": "fluid", "density": %g, "bulk_modulus": %g, "volume_correction": %g})",
                 rho, K, volume_correction);
   auto w = flow::column_world(mat, grid, out.dt, "slip", a, 2 * a, opt, &x0, &sp);
   const double tscale = std::sqrt(2 * g / a);
   out.T.push_back(0);
   out.Z.push_back(1);
-  const int per = std::max(1, static_cast<int>(std::lround(0.05 / tscale / out.dt)));  // sample every dT = 0.05
+  const int per =
+      std::max(1, static_cast<int>(std::lround(0.05 / tscale / out.dt)));  // sample every dT = 0.05
   while (w->time() * tscale < 3.4) {
     StepStatus st = w->step(per);
     if (!st.ok) {
@@ -484,7 +529,8 @@ CaseResult dam_break(const Options& opt) {
   // Informative, not must-pass: the model releases the column instantly, the experiment did not (see the notes);
   // the miss is shown, not hidden.
   r.must_pass = false;
-  r.title = "Dam break: surge front Z = x/a vs T = t sqrt(2g/a) against Martin & Moyce (1952), n^2 = 2";
+  r.title =
+      "Dam break: surge front Z = x/a vs T = t sqrt(2g/a) against Martin & Moyce (1952), n^2 = 2";
   r.model = "MLS-MPM, quadratic B-splines, APIC, weakly compressible fluid (tau = K J (J - 1) I)";
   r.reference =
       "J. C. Martin and W. J. Moyce (1952), \"Part IV. An experimental study of the collapse of liquid columns on a "
@@ -499,11 +545,17 @@ CaseResult dam_break(const Options& opt) {
     r.error = main.error;
     return r;
   }
-  r.setup = "Water column a = " + fmt("%.3g", a) + " wide, 2a high (n^2 = 2) against the left wall of a 1 x 0.5 box, "
-            "grid " + std::to_string(grid) + " (dx = " + fmt("%.4g", 1.0 / grid) + "), 4 particles per cell, slip "
-            "walls, density 1000, bulk modulus K = 4e5 (c = 20 m/s; peak speed sqrt(2 g 2a) = 2 m/s: Mach <= 0.1), "
-            "viscosity 0, dt = " + fmt("%.3g", main.dt) + " s (CFL 0.25 on c + u), run to T = 3.4, released at t = 0. "
-            "Front = farthest particle + half a spacing, from the wall.";
+  r.setup =
+      "Water column a = " + fmt("%.3g", a) +
+      " wide, 2a high (n^2 = 2) against the left wall of a 1 x 0.5 box, "
+      "grid " +
+      std::to_string(grid) + " (dx = " + fmt("%.4g", 1.0 / grid) +
+      "), 4 particles per cell, slip "
+      "walls, density 1000, bulk modulus K = 4e5 (c = 20 m/s; peak speed sqrt(2 g 2a) = 2 m/s: Mach <= 0.1), "
+      "viscosity 0, dt = " +
+      fmt("%.3g", main.dt) +
+      " s (CFL 0.25 on c + u), run to T = 3.4, released at t = 0. "
+      "Front = farthest particle + half a spacing, from the wall.";
   double worst = 0, zsim[5] = {0, 0, 0, 0, 0};
   const Series sim = surge_series(main, "MPM (grid " + std::to_string(grid) + ")", false);
   Series ex{"Martin & Moyce 1952, n^2 = 2", {}, {}, true, true};
@@ -516,19 +568,20 @@ CaseResult dam_break(const Options& opt) {
     r.notes += "T = " + fmt("%.3f", kExpT[k]) + ": Z = " + fmt("%.3f", zsim[k]) + " (experiment " +
                fmt("%.3f", kExpZ[k]) + ", " + fmt("%+.1f", 100 * rel) + " %). ";
   }
-  r.checks.push_back(make_check("RMS relative deviation of Z at the 5 measured T <= 3.4", surge_rms(main, 0.0), 0.0,
-                                0.10, Compare::Near));
+  r.checks.push_back(make_check("RMS relative deviation of Z at the 5 measured T <= 3.4",
+                                surge_rms(main, 0.0), 0.0, 0.10, Compare::Near));
   Plot p;
   p.title = "Dam break surge front, n^2 = 2";
   p.xlabel = "T = t sqrt(2g/a)";
   p.ylabel = "Z = x_front / a";
   p.series = {sim, ex};
-  r.notes += "Largest deviation " + fmt("%.1f", 100 * worst) + " %. Tolerance: RMS of the relative deviation <= 10 %. "
+  r.notes += "Largest deviation " + fmt("%.1f", 100 * worst) +
+             " %. Tolerance: RMS of the relative deviation <= 10 %. "
              "Front speed dZ/dT between T = 1.22 and 3.35: " +
              fmt("%.2f", (zsim[4] - zsim[1]) / (kExpT[4] - kExpT[1])) + " (experiment " +
              fmt("%.2f", (kExpZ[4] - kExpZ[1]) / (kExpT[4] - kExpT[1])) +
-             "; shallow-water (Ritter) 2 sqrt(g H) gives " + fmt("%.2f", 2 * std::sqrt(g * 2 * a) / (a * std::sqrt(2 * g / a))) +
-             "). ";
+             "; shallow-water (Ritter) 2 sqrt(g H) gives " +
+             fmt("%.2f", 2 * std::sqrt(g * 2 * a) / (a * std::sqrt(2 * g / a))) + "). ";
   if (!opt.quick) {
     // Why the front leads: resolution, the walls and the start, each in its own runs.
     std::string series;
@@ -537,11 +590,12 @@ CaseResult dam_break(const Options& opt) {
       for (double vc : {0.0, 20.0}) {
         const SurgeRun run = (gr == grid && vc == 0.0) ? main : run_surge(gr, vc, opt);
         if (!run.error.empty()) {
-          r.notes += "grid " + std::to_string(gr) + (vc > 0 ? " corrected" : "") + " failed: " + run.error + ". ";
+          r.notes += "grid " + std::to_string(gr) + (vc > 0 ? " corrected" : "") +
+                     " failed: " + run.error + ". ";
           continue;
         }
-        series += "grid " + std::to_string(gr) + (vc > 0 ? " with the volume correction" : "") + ": RMS " +
-                  fmt("%.3f", surge_rms(run, 0.0)) + "; ";
+        series += "grid " + std::to_string(gr) + (vc > 0 ? " with the volume correction" : "") +
+                  ": RMS " + fmt("%.3f", surge_rms(run, 0.0)) + "; ";
         if (gr == 512 && vc > 0) finest = run;
       }
     }
@@ -555,13 +609,15 @@ CaseResult dam_break(const Options& opt) {
         }
       }
     if (!finest.T.empty()) {
-      r.checks.push_back(make_check("Grid 512, volume correction (walls at their faces): RMS relative deviation",
-                                    surge_rms(finest, 0.0), 0.0, 0.10, Compare::Near));
-      r.checks.push_back(make_check("The same with the experiment's start delayed by dT = " + fmt("%.2f", best) +
-                                        " (the best constant delay)",
+      r.checks.push_back(
+          make_check("Grid 512, volume correction (walls at their faces): RMS relative deviation",
+                     surge_rms(finest, 0.0), 0.0, 0.10, Compare::Near));
+      r.checks.push_back(make_check("The same with the experiment's start delayed by dT = " +
+                                        fmt("%.2f", best) + " (the best constant delay)",
                                     best_rms, 0.0, 0.10, Compare::Near));
       p.series.push_back(surge_series(finest, "MPM grid 512, volume correction", false));
-      p.series.push_back(surge_series(finest, "the same, delayed by dT = " + fmt("%.2f", best), true, best));
+      p.series.push_back(
+          surge_series(finest, "the same, delayed by dT = " + fmt("%.2f", best), true, best));
     }
     r.notes +=
         "Why the front leads, run by run: " + series +
@@ -571,11 +627,13 @@ CaseResult dam_break(const Options& opt) {
         "is left grows with refinement towards a limit (the coarse grid's damping hides part of it at grid 128). "
         "(3) What is left at grid 512 is a start-up offset, not a speed: delaying the simulation by a constant dT = " +
         fmt("%.2f", best) + " (" + fmt("%.1f", 1e3 * best / std::sqrt(2 * g / 0.05715)) +
-        " ms at the experiment's a = 5.7 cm) brings all five points to an RMS of " + fmt("%.3f", best_rms) +
+        " ms at the experiment's a = 5.7 cm) brings all five points to an RMS of " +
+        fmt("%.3f", best_rms) +
         ": the front's speed matches the experiment, the model's release is instantaneous while the experiment's "
         "column had to be let go. ";
   } else {
-    r.notes += "The full run (not --quick) adds the resolution and wall study and the start-delay fit. ";
+    r.notes +=
+        "The full run (not --quick) adds the resolution and wall study and the start-delay fit. ";
   }
   r.plots.push_back(p);
   r.seconds = flow::now_seconds() - t0;
@@ -588,9 +646,11 @@ CaseResult dam_break(const Options& opt) {
 CaseResult granular_collapse(const Options& opt) {
   CaseResult r;
   r.id = "mpm.granular_collapse";
-  r.title = "Granular column collapse: run-out (L - L0)/L0 vs aspect ratio a against Lube et al. (2005)";
-  r.model = "MLS-MPM, quadratic, FLIP (flip_blend 1; APIC shown beside it), sand: Hencky elasticity + plane-strain "
-            "Mohr-Coulomb return map (angle of repose phi = 32 deg, cone sin(phi_mc) = tan(phi), c = 0)";
+  r.title =
+      "Granular column collapse: run-out (L - L0)/L0 vs aspect ratio a against Lube et al. (2005)";
+  r.model =
+      "MLS-MPM, quadratic, FLIP (flip_blend 1; APIC shown beside it), sand: Hencky elasticity + plane-strain "
+      "Mohr-Coulomb return map (angle of repose phi = 32 deg, cone sin(phi_mc) = tan(phi), c = 0)";
   r.reference =
       "G. Lube, H. E. Huppert, R. S. J. Sparks and A. Freundt (2005), \"Collapses of two-dimensional granular "
       "columns\", Phys. Rev. E 72, 041301: (L_inf - L0)/L0 = 1.2 a for a < 1.8 and 1.9 a^(2/3) for a > 2.8 "
@@ -602,49 +662,68 @@ CaseResult granular_collapse(const Options& opt) {
   const double L0 = 0.1, phi = 32.0, E = 5e4;
   const double dx = 1.0 / grid;
   const double dt = 1e-4 * std::sqrt(2e5 / E) * (128.0 / grid);
-  r.setup = "Sand column L0 = 0.1 wide against the left wall of a 1 x 0.5 box, heights a L0 for a = 0.5, 1, 2, 4; grid " +
-            std::to_string(grid) + " (dx = " + fmt("%.4g", dx) + ", L0 = 12.8 cells), 4 particles per cell, sticky "
-            "(rough) walls, density 1500, E = 5e4, nu = 0.3, phi = 32 deg, c = 0, dt = " + fmt("%.3g", dt) +
-            " s. Checked: FLIP (flip_blend 1), run until the front has not moved 0.01 dx for 0.5 s (at most 3 s). "
-            "Shown: APIC from the same columns, run until the kinetic energy per mass < 1e-6. L_inf = farthest "
-            "particle + half a spacing, from the wall.";
+  r.setup =
+      "Sand column L0 = 0.1 wide against the left wall of a 1 x 0.5 box, heights a L0 for a = 0.5, 1, 2, 4; grid " +
+      std::to_string(grid) + " (dx = " + fmt("%.4g", dx) +
+      ", L0 = 12.8 cells), 4 particles per cell, sticky "
+      "(rough) walls, density 1500, E = 5e4, nu = 0.3, phi = 32 deg, c = 0, dt = " +
+      fmt("%.3g", dt) +
+      " s. Checked: FLIP (flip_blend 1), run until the front has not moved 0.01 dx for 0.5 s (at most 3 s). "
+      "Shown: APIC from the same columns, run until the kinetic energy per mass < 1e-6. L_inf = farthest "
+      "particle + half a spacing, from the wall.";
   char mat[256];
-  std::snprintf(mat, sizeof mat, R"({"type": "sand", "density": 1500, "E": %g, "nu": 0.3, "friction_angle": %g})", E, phi);
+  std::snprintf(mat, sizeof mat,
+                R"({"type": "sand", "density": 1500, "E": %g, "nu": 0.3, "friction_angle": %g})", E,
+                phi);
   Series flip{"MPM, FLIP 1.0 (checked)", {}, {}, true, false};
   Series apic{"MPM, APIC, same columns (not checked)", {}, {}, true, false};
   Series law_lo{"Lube 2005: 1.2 a (a < 1.8)", {}, {}, false, true};
   Series law_hi{"Lube 2005: 1.9 a^(2/3) (a > 2.8)", {}, {}, false, true};
-  for (double a = 0.3; a <= 2.01; a += 0.1) { law_lo.x.push_back(a); law_lo.y.push_back(1.2 * a); }
-  for (double a = 2.8; a <= 4.51; a += 0.1) { law_hi.x.push_back(a); law_hi.y.push_back(1.9 * std::pow(a, 2.0 / 3.0)); }
+  for (double a = 0.3; a <= 2.01; a += 0.1) {
+    law_lo.x.push_back(a);
+    law_lo.y.push_back(1.2 * a);
+  }
+  for (double a = 2.8; a <= 4.51; a += 0.1) {
+    law_hi.x.push_back(a);
+    law_hi.y.push_back(1.9 * std::pow(a, 2.0 / 3.0));
+  }
   std::string apic_notes;
   for (double a : {0.5, 1.0, 2.0, 4.0}) {
     const flow::ColumnRun f = flow::run_column(mat, grid, dt, L0, a, opt, true);
-    if (!f.error.empty()) { r.error = f.error; break; }
+    if (!f.error.empty()) {
+      r.error = f.error;
+      break;
+    }
     flip.x.push_back(a);
     flip.y.push_back(f.ro);
-    r.notes += "a = " + fmt("%.1f", a) + ": (L - L0)/L0 = " + fmt("%.2f", f.ro) + ", without the tail thinner than 1.5 dx " +
-               fmt("%.2f", f.body) + " (front still at t = " + fmt("%.2f", f.t) + " s). ";
+    r.notes += "a = " + fmt("%.1f", a) + ": (L - L0)/L0 = " + fmt("%.2f", f.ro) +
+               ", without the tail thinner than 1.5 dx " + fmt("%.2f", f.body) +
+               " (front still at t = " + fmt("%.2f", f.t) + " s). ";
     // APIC beside it: a failed comparison run is noted, the checked run stands.
     const flow::ColumnRun p = flow::run_column(mat, grid, dt, L0, a, opt, false);
     if (p.error.empty()) {
       apic.x.push_back(a);
       apic.y.push_back(p.ro);
-      apic_notes += (apic_notes.empty() ? "" : ", ") + fmt("%.2f", p.ro) + " (" + fmt("%.2f", p.body) + ")";
+      apic_notes +=
+          (apic_notes.empty() ? "" : ", ") + fmt("%.2f", p.ro) + " (" + fmt("%.2f", p.body) + ")";
     } else {
       apic_notes += (apic_notes.empty() ? "" : ", ") + std::string("failed (") + p.error + ")";
     }
     const double ro = f.ro;
     if (a < 1.8) {
-      r.checks.push_back(make_check("a = " + fmt("%.1f", a) + ": (L - L0)/L0 vs 1.2 a", ro, 1.2 * a, 0.25, Compare::NearRel));
+      r.checks.push_back(make_check("a = " + fmt("%.1f", a) + ": (L - L0)/L0 vs 1.2 a", ro, 1.2 * a,
+                                    0.25, Compare::NearRel));
     } else if (a > 2.8) {
       r.checks.push_back(make_check("a = " + fmt("%.1f", a) + ": (L - L0)/L0 vs 1.9 a^(2/3)", ro,
                                     1.9 * std::pow(a, 2.0 / 3.0), 0.25, Compare::NearRel));
     } else {
       // Transition: between the two laws (1.2 a and 1.9 a^(2/3)), each widened by the same 25 %.
-      r.checks.push_back(make_check("a = " + fmt("%.1f", a) + ": (L - L0)/L0 >= 0.75 x 1.2 a (transition)", ro,
-                                    0.75 * 1.2 * a, 0, Compare::Above));
-      r.checks.push_back(make_check("a = " + fmt("%.1f", a) + ": (L - L0)/L0 <= 1.25 x 1.9 a^(2/3) (transition)", ro,
-                                    1.25 * 1.9 * std::pow(a, 2.0 / 3.0), 0, Compare::Below));
+      r.checks.push_back(
+          make_check("a = " + fmt("%.1f", a) + ": (L - L0)/L0 >= 0.75 x 1.2 a (transition)", ro,
+                     0.75 * 1.2 * a, 0, Compare::Above));
+      r.checks.push_back(
+          make_check("a = " + fmt("%.1f", a) + ": (L - L0)/L0 <= 1.25 x 1.9 a^(2/3) (transition)",
+                     ro, 1.25 * 1.9 * std::pow(a, 2.0 / 3.0), 0, Compare::Below));
     }
   }
   Plot p;
@@ -653,8 +732,9 @@ CaseResult granular_collapse(const Options& opt) {
   p.ylabel = "(L_inf - L0) / L0";
   p.series = {flip, apic, law_lo, law_hi};
   r.plots.push_back(p);
-  r.notes += "The same columns with APIC, not checked (without the tail in brackets): " + apic_notes +
-             " for a = 0.5, 1, 2, 4. ";
+  r.notes +=
+      "The same columns with APIC, not checked (without the tail in brackets): " + apic_notes +
+      " for a = 0.5, 1, 2, 4. ";
   r.notes +=
       "Tolerance 25 % relative: the experimental scatter about the laws is of order 10-20 % and the laws are fits over "
       "several materials. Why FLIP is the checked transfer (since 2026-11-26; APIC before): APIC's run-out depends on "
@@ -691,9 +771,10 @@ CaseResult angle_of_repose(const Options& opt) {
   CaseResult r;
   r.id = "mpm.angle_of_repose";
   r.title = "Angle of repose of a poured sand pile vs the friction angle (25, 30, 35 deg)";
-  r.model = "MLS-MPM, quadratic, APIC, sand: Hencky elasticity + plane-strain Mohr-Coulomb return map with the "
-            "cone sin(phi_mc) = tan(phi) (c = 0; flow at constant volume, and with dilatancy psi = phi for the second "
-            "tilting-table pair)";
+  r.model =
+      "MLS-MPM, quadratic, APIC, sand: Hencky elasticity + plane-strain Mohr-Coulomb return map with the "
+      "cone sin(phi_mc) = tan(phi) (c = 0; flow at constant volume, and with dilatancy psi = phi for the second "
+      "tilting-table pair)";
   r.reference =
       "The angle of repose of a cohesionless granular material is the slope at which a sheared layer flows at its "
       "critical state (constant volume): R. M. Nedderman (1992), Statics and Kinematics of Granular Materials, "
@@ -706,17 +787,20 @@ CaseResult angle_of_repose(const Options& opt) {
   const double t0 = flow::now_seconds();
   flow::PileOptions po;
   const double dx = 1.0 / po.grid;
-  r.setup = "Pour onto a rough (sticky) floor of a 1 x 0.5 box, grid " + std::to_string(po.grid) + " (dx = " +
-            fmt("%.4g", dx) + "): rows of particles (spacing dx/2) in a stream " + fmt("%.3g", po.pour_width) +
-            " wide released " + fmt("%.3g", po.pour_gap) + " above the heap top at " + fmt("%.3g", po.pour_rate) +
-            " area/s until " + fmt("%.3g", po.pour_area) + " is poured, then settle (kinetic energy per mass < 1e-6); "
-            "density 1500, E = 5e4, nu = 0.3, c = 0, dt = 2e-4 s. Angle: the free surface h(x) = highest particle "
-            "per dx-wide column + half a spacing; on each flank the outermost run of columns with 0.2 H <= h <= 0.8 H "
-            "(H the pile height) is fitted by least squares; the angle is the mean of the two flanks. Infinite slope: a "
-            "layer 0.03 thick (3.8 cells) filling a 6 x 0.5 box from wall to wall on the sticky floor, gravity tilted "
-            "(tilting table: settle 0.3 s under vertical gravity, tilt in 20 steps over 0.5 s, hold 1 s), mean "
-            "particle speed in the middle 40 % at the end; the default sand (psi = 0) at phi - 3 and phi + 1 deg, the "
-            "dilatant sand (psi = phi, dilation_limit 0.15) at phi + 1 deg.";
+  r.setup =
+      "Pour onto a rough (sticky) floor of a 1 x 0.5 box, grid " + std::to_string(po.grid) +
+      " (dx = " + fmt("%.4g", dx) + "): rows of particles (spacing dx/2) in a stream " +
+      fmt("%.3g", po.pour_width) + " wide released " + fmt("%.3g", po.pour_gap) +
+      " above the heap top at " + fmt("%.3g", po.pour_rate) + " area/s until " +
+      fmt("%.3g", po.pour_area) +
+      " is poured, then settle (kinetic energy per mass < 1e-6); "
+      "density 1500, E = 5e4, nu = 0.3, c = 0, dt = 2e-4 s. Angle: the free surface h(x) = highest particle "
+      "per dx-wide column + half a spacing; on each flank the outermost run of columns with 0.2 H <= h <= 0.8 H "
+      "(H the pile height) is fitted by least squares; the angle is the mean of the two flanks. Infinite slope: a "
+      "layer 0.03 thick (3.8 cells) filling a 6 x 0.5 box from wall to wall on the sticky floor, gravity tilted "
+      "(tilting table: settle 0.3 s under vertical gravity, tilt in 20 steps over 0.5 s, hold 1 s), mean "
+      "particle speed in the middle 40 % at the end; the default sand (psi = 0) at phi - 3 and phi + 1 deg, the "
+      "dilatant sand (psi = phi, dilation_limit 0.15) at phi + 1 deg.";
   Series meas{"MPM pile angle", {}, {}, true, false};
   Series ref{"angle = phi", {20, 40}, {20, 40}, false, true};
   // The three piles are independent: run them side by side, one backend
@@ -752,9 +836,12 @@ CaseResult angle_of_repose(const Options& opt) {
   {
     auto tilt_run = [&](int k) {
       try {
-        still[k] = flow::tilted_layer_speed(phis[k], phis[k] - 3.0, po.grid, one, 0.03, 1.0, &terr[k]);
-        moving[k] = flow::tilted_layer_speed(phis[k], phis[k] + 1.0, po.grid, one, 0.03, 1.0, &terr[3 + k]);
-        still_d[k] = flow::tilted_layer_speed(phis[k], phis[k] + 1.0, po.grid, one, 0.03, 1.0, &terr[6 + k], phis[k]);
+        still[k] =
+            flow::tilted_layer_speed(phis[k], phis[k] - 3.0, po.grid, one, 0.03, 1.0, &terr[k]);
+        moving[k] =
+            flow::tilted_layer_speed(phis[k], phis[k] + 1.0, po.grid, one, 0.03, 1.0, &terr[3 + k]);
+        still_d[k] = flow::tilted_layer_speed(phis[k], phis[k] + 1.0, po.grid, one, 0.03, 1.0,
+                                              &terr[6 + k], phis[k]);
       } catch (const std::exception& e) {
         terr[k] = e.what();
       }
@@ -770,23 +857,35 @@ CaseResult angle_of_repose(const Options& opt) {
   for (int k = 0; k < 3; ++k) {
     const double phi = phis[k];
     const flow::PileRun& run = runs[k];
-    if (!run.error.empty()) { r.error = run.error; break; }
+    if (!run.error.empty()) {
+      r.error = run.error;
+      break;
+    }
     meas.x.push_back(phi);
     meas.y.push_back(run.fit.angle);
-    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: pile angle", run.fit.angle, phi, 3.0, Compare::Near, "deg"));
-    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: pile settled (kinetic energy per mass)",
-                                  run.ke_per_mass, 1e-5, 0, Compare::Below, "J/kg"));
-    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: layer tilted phi - 3 deg stands (mean speed after 1 s held)",
-                                  still[k], 0.01, 0, Compare::Below, "m/s"));
-    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: layer tilted phi + 1 deg flows (mean speed after 1 s held)",
-                                  moving[k], 0.05, 0, Compare::Above, "m/s"));
-    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg, dilatancy psi = phi: dense layer tilted phi + 1 deg stands",
-                                  still_d[k], 0.01, 0, Compare::Below, "m/s"));
+    r.checks.push_back(make_check("phi = " + fmt("%.0f", phi) + " deg: pile angle", run.fit.angle,
+                                  phi, 3.0, Compare::Near, "deg"));
+    r.checks.push_back(
+        make_check("phi = " + fmt("%.0f", phi) + " deg: pile settled (kinetic energy per mass)",
+                   run.ke_per_mass, 1e-5, 0, Compare::Below, "J/kg"));
+    r.checks.push_back(
+        make_check("phi = " + fmt("%.0f", phi) +
+                       " deg: layer tilted phi - 3 deg stands (mean speed after 1 s held)",
+                   still[k], 0.01, 0, Compare::Below, "m/s"));
+    r.checks.push_back(
+        make_check("phi = " + fmt("%.0f", phi) +
+                       " deg: layer tilted phi + 1 deg flows (mean speed after 1 s held)",
+                   moving[k], 0.05, 0, Compare::Above, "m/s"));
+    r.checks.push_back(
+        make_check("phi = " + fmt("%.0f", phi) +
+                       " deg, dilatancy psi = phi: dense layer tilted phi + 1 deg stands",
+                   still_d[k], 0.01, 0, Compare::Below, "m/s"));
     for (const std::string& e : {terr[k], terr[3 + k], terr[6 + k]})
       if (!e.empty()) r.error = e;
-    r.notes += "phi " + fmt("%.0f", phi) + ": " + fmt("%.2f", run.fit.angle) + " deg (flanks " + fmt("%.2f", run.fit.angle_left) +
-               " / " + fmt("%.2f", run.fit.angle_right) + ", height " + fmt("%.4f", run.fit.height) + ", " +
-               std::to_string(run.particles) + " particles). ";
+    r.notes += "phi " + fmt("%.0f", phi) + ": " + fmt("%.2f", run.fit.angle) + " deg (flanks " +
+               fmt("%.2f", run.fit.angle_left) + " / " + fmt("%.2f", run.fit.angle_right) +
+               ", height " + fmt("%.4f", run.fit.height) + ", " + std::to_string(run.particles) +
+               " particles). ";
   }
   r.notes +=
       "The cone: the scene's friction angle phi is the angle of repose, and the return map's plane-strain "
@@ -831,20 +930,26 @@ CaseResult angle_of_repose(const Options& opt) {
 CaseResult wall_friction_slide(const Options& opt) {
   CaseResult r;
   r.id = "mpm.wall_friction_slide";
-  r.title = "Block sliding on a floor with Coulomb friction mu: deceleration mu g, stopping distance v0^2 / (2 mu g)";
-  r.model = "MLS-MPM, quadratic, APIC, fixed-corotated jelly; the walls' surface nodes with Coulomb friction "
-            "(solver.wall_friction, mpm_kernels.h wall_contact)";
-  r.reference = "Coulomb's law of sliding friction: a rigid block sliding on a horizontal floor decelerates at mu g "
-                "and stops after v0^2 / (2 mu g) (any mechanics text, e.g. Meriam & Kraige, Engineering Mechanics: "
-                "Dynamics, ch. 3). With mu = 0 the floor holds the block without slowing it.";
+  r.title =
+      "Block sliding on a floor with Coulomb friction mu: deceleration mu g, stopping distance v0^2 / (2 mu g)";
+  r.model =
+      "MLS-MPM, quadratic, APIC, fixed-corotated jelly; the walls' surface nodes with Coulomb friction "
+      "(solver.wall_friction, mpm_kernels.h wall_contact)";
+  r.reference =
+      "Coulomb's law of sliding friction: a rigid block sliding on a horizontal floor decelerates at mu g "
+      "and stops after v0^2 / (2 mu g) (any mechanics text, e.g. Meriam & Kraige, Engineering Mechanics: "
+      "Dynamics, ch. 3). With mu = 0 the floor holds the block without slowing it.";
   const double t0 = flow::now_seconds();
   const int grid = 128;
   const double dx = 1.0 / grid, g = 9.8, v0 = 1.0, E = 2e5, rho = 1000.0;
   const double dt = 2e-5;
-  r.setup = "Jelly block 0.1 x 0.05 (E = 2e5, nu = 0.2, density 1000) resting on the floor of a 1 x 0.5 box "
-            "(grid " + std::to_string(grid) + ", 4 particles per cell, separate walls), given v0 = 1 m/s along the "
-            "floor at t = 0; dt = 2e-5 s. Deceleration: least-squares slope of the centre-of-mass velocity while it "
-            "is between 0.9 v0 and 0.2 v0; distance: centre-of-mass travel until it is below 1 mm/s (at most 1 s).";
+  r.setup =
+      "Jelly block 0.1 x 0.05 (E = 2e5, nu = 0.2, density 1000) resting on the floor of a 1 x 0.5 box "
+      "(grid " +
+      std::to_string(grid) +
+      ", 4 particles per cell, separate walls), given v0 = 1 m/s along the "
+      "floor at t = 0; dt = 2e-5 s. Deceleration: least-squares slope of the centre-of-mass velocity while it "
+      "is between 0.9 v0 and 0.2 v0; distance: centre-of-mass travel until it is below 1 mm/s (at most 1 s).";
   Plot p;
   p.title = "Sliding block: centre-of-mass velocity";
   p.xlabel = "t (s)";
@@ -869,7 +974,10 @@ CaseResult wall_friction_slide(const Options& opt) {
       Diagnostics d = w.diagnostics();
       v = d.momentum[0] / d.mass;
       double sx = 0, sm = 0;
-      for (size_t k = 0; k < w.particles.size(); ++k) { sx += w.particles.mass[k] * w.particles.x[k].x; sm += w.particles.mass[k]; }
+      for (size_t k = 0; k < w.particles.size(); ++k) {
+        sx += w.particles.mass[k] * w.particles.x[k].x;
+        sm += w.particles.mass[k];
+      }
       x = sx / sm;
     };
     double v = v0;
@@ -877,7 +985,10 @@ CaseResult wall_friction_slide(const Options& opt) {
     const double t_end = mu > 0 ? std::min(1.0, 1.5 * v0 / (mu * g)) : 0.3;
     while (w.time() < t_end) {
       StepStatus st = w.step(per);
-      if (!st.ok) { r.error = st.message; break; }
+      if (!st.ok) {
+        r.error = st.message;
+        break;
+      }
       com(x_now, v);
       ts.push_back(w.time());
       vs.push_back(v);
@@ -891,28 +1002,36 @@ CaseResult wall_friction_slide(const Options& opt) {
     int n = 0;
     for (size_t k = 0; k < ts.size(); ++k) {
       if (mu > 0 && (vs[k] > 0.9 * v0 || vs[k] < 0.2 * v0)) continue;
-      st += ts[k]; sv += vs[k]; stt += ts[k] * ts[k]; stv += ts[k] * vs[k]; ++n;
+      st += ts[k];
+      sv += vs[k];
+      stt += ts[k] * ts[k];
+      stv += ts[k] * vs[k];
+      ++n;
     }
     const double slope = n > 2 ? (n * stv - st * sv) / (n * stt - st * st) : NAN;
     const double decel = -slope;
     if (mu == 0.0) {
-      r.checks.push_back(make_check("mu = 0: deceleration / g (frictionless floor)", decel / g, 0.0, 0.01, Compare::Near));
-      r.notes += "mu = 0: deceleration " + fmt("%.4f", decel) + " m/s^2 over " + fmt("%.2f", w.time()) + " s, v = " +
-                 fmt("%.4f", v) + " m/s at the end. ";
+      r.checks.push_back(make_check("mu = 0: deceleration / g (frictionless floor)", decel / g, 0.0,
+                                    0.01, Compare::Near));
+      r.notes += "mu = 0: deceleration " + fmt("%.4f", decel) + " m/s^2 over " +
+                 fmt("%.2f", w.time()) + " s, v = " + fmt("%.4f", v) + " m/s at the end. ";
     } else {
       const double dist = x_now - x_start, ref = v0 * v0 / (2 * mu * g);
-      r.checks.push_back(make_check("mu = " + fmt("%.1f", mu) + ": deceleration vs mu g", decel, mu * g, 0.05, Compare::NearRel));
-      r.checks.push_back(make_check("mu = " + fmt("%.1f", mu) + ": stopping distance vs v0^2 / (2 mu g)", dist, ref, 0.05,
-                                    Compare::NearRel));
-      r.notes += "mu = " + fmt("%.1f", mu) + ": deceleration " + fmt("%.3f", decel) + " m/s^2 (mu g = " +
-                 fmt("%.3f", mu * g) + "), distance " + fmt("%.4f", dist) + " m (" + fmt("%.4f", ref) + "), stopped at t = " +
-                 fmt("%.3f", w.time()) + " s. ";
+      r.checks.push_back(make_check("mu = " + fmt("%.1f", mu) + ": deceleration vs mu g", decel,
+                                    mu * g, 0.05, Compare::NearRel));
+      r.checks.push_back(
+          make_check("mu = " + fmt("%.1f", mu) + ": stopping distance vs v0^2 / (2 mu g)", dist,
+                     ref, 0.05, Compare::NearRel));
+      r.notes += "mu = " + fmt("%.1f", mu) + ": deceleration " + fmt("%.3f", decel) +
+                 " m/s^2 (mu g = " + fmt("%.3f", mu * g) + "), distance " + fmt("%.4f", dist) +
+                 " m (" + fmt("%.4f", ref) + "), stopped at t = " + fmt("%.3f", w.time()) + " s. ";
     }
     p.series.push_back(curve);
   }
   r.plots.push_back(p);
-  r.notes += "Tolerance 5 %: the block is elastic, so it settles onto the floor and rocks a little while it slides; "
-             "the normal force it presses with is its weight only on average.";
+  r.notes +=
+      "Tolerance 5 %: the block is elastic, so it settles onto the floor and rocks a little while it slides; "
+      "the normal force it presses with is its weight only on average.";
   r.seconds = flow::now_seconds() - t0;
   return r;
 }
@@ -923,9 +1042,11 @@ CaseResult wall_friction_slide(const Options& opt) {
 CaseResult still_tank(const Options& opt) {
   CaseResult r;
   r.id = "mpm.still_tank";
-  r.title = "Still tank: water at rest keeps its depth (volume correction) and its floor pressure is rho g h";
-  r.model = "MLS-MPM, quadratic B-splines, APIC, weakly compressible fluid with the grid volume correction "
-            "(mpm::volume_corrected_J, the walls counted full from their faces)";
+  r.title =
+      "Still tank: water at rest keeps its depth (volume correction) and its floor pressure is rho g h";
+  r.model =
+      "MLS-MPM, quadratic B-splines, APIC, weakly compressible fluid with the grid volume correction "
+      "(mpm::volume_corrected_J, the walls counted full from their faces)";
   r.reference =
       "Hydrostatics of the weakly compressible fluid p = K (1 - J): at rest a particle under undeformed depth s has "
       "J = 1 - rho g s / K, so the column of undeformed depth h0 has its centre of mass at h0 / 2 - rho g h0^2 / (3 K); "
@@ -939,15 +1060,19 @@ CaseResult still_tank(const Options& opt) {
   };
   const std::vector<Config> configs =
       opt.quick ? std::vector<Config>{{64, 2e5, 10.0}}
-                : std::vector<Config>{{64, 2e5, 60.0}, {128, 2e5, 60.0}, {64, 1e6, 60.0}, {128, 1e6, 60.0}};
+                : std::vector<Config>{
+                      {64, 2e5, 60.0}, {128, 2e5, 60.0}, {64, 1e6, 60.0}, {128, 1e6, 60.0}};
   // The same tank without the correction, for the curve that loses its water.
   const Config off = opt.quick ? Config{64, 2e5, 10.0} : Config{64, 2e5, 60.0};
   // The tank starts uncompressed and rings about its compressed equilibrium
   // while the walls' and the viscosity's damping take the start's energy out:
   // the depth is held to 1 % from kSettle on; the start's swing is reported.
   constexpr double kSettle = 5.0;
-  Plot depth{"Depth (twice the centre-of-mass height) over its hydrostatic equilibrium", "t (s)",
-             "depth / depth_eq - 1 (%)", {}, false};
+  Plot depth{"Depth (twice the centre-of-mass height) over its hydrostatic equilibrium",
+             "t (s)",
+             "depth / depth_eq - 1 (%)",
+             {},
+             false};
   auto curve = [&](const flow::TankRun& run, const std::string& label, bool dashed) {
     Series s{label, {}, {}, false, dashed};
     for (size_t k = 0; k < run.t.size(); ++k) {
@@ -968,19 +1093,22 @@ CaseResult still_tank(const Options& opt) {
       r.error = tag + ": " + run.error;
       break;
     }
-    r.checks.push_back(make_check(tag + ": largest |depth / depth_eq - 1| from " + fmt("%.0f", kSettle) + " to " +
-                                      fmt("%.0f", c.seconds) + " s",
+    r.checks.push_back(make_check(tag + ": largest |depth / depth_eq - 1| from " +
+                                      fmt("%.0f", kSettle) + " to " + fmt("%.0f", c.seconds) + " s",
                                   run.error_worst(kSettle), 0.01, 0.0, Compare::Below));
     r.checks.push_back(make_check(tag + ": floor pressure / (M g / W), mean of the last quarter",
                                   run.floor_pressure() / run.p_ref, 1.0, 0.02, Compare::NearRel));
-    r.checks.push_back(make_check(tag + ": |mass change| / mass", std::fabs(run.mass_end - run.mass0) / run.mass0, 0.0,
-                                  0.0, Compare::Below));
+    r.checks.push_back(make_check(tag + ": |mass change| / mass",
+                                  std::fabs(run.mass_end - run.mass0) / run.mass0, 0.0, 0.0,
+                                  Compare::Below));
     curve(run, tag, false);
-    r.notes += tag + ": depth " + fmt("%.4f", run.depth.front()) + " -> " + fmt("%.4f", run.depth.back()) +
-               " m, equilibrium " + fmt("%.4f", run.depth_eq) + " m (" + fmt("%+.2f", 100.0 * run.error_end()) +
-               " % at the end; worst " + fmt("%.2f", 100.0 * run.error_worst(0.0)) + " % with the start's swing), floor pressure " +
-               fmt("%.1f", run.floor_pressure()) + " Pa (M g / W = " + fmt("%.1f", run.p_ref) + " Pa), dt " +
-               fmt("%.3g", run.dt) + " s, " + std::to_string(run.particles) + " particles, " +
+    r.notes += tag + ": depth " + fmt("%.4f", run.depth.front()) + " -> " +
+               fmt("%.4f", run.depth.back()) + " m, equilibrium " + fmt("%.4f", run.depth_eq) +
+               " m (" + fmt("%+.2f", 100.0 * run.error_end()) + " % at the end; worst " +
+               fmt("%.2f", 100.0 * run.error_worst(0.0)) +
+               " % with the start's swing), floor pressure " + fmt("%.1f", run.floor_pressure()) +
+               " Pa (M g / W = " + fmt("%.1f", run.p_ref) + " Pa), dt " + fmt("%.3g", run.dt) +
+               " s, " + std::to_string(run.particles) + " particles, " +
                fmt("%.0f", run.wall_seconds) + " s wall. ";
   }
   if (r.error.empty()) {
@@ -990,29 +1118,33 @@ CaseResult still_tank(const Options& opt) {
     to.seconds = off.seconds;
     to.volume_correction = 0.0;
     const flow::TankRun run = flow::run_still_tank(to, opt);
-    const std::string tag = "grid " + std::to_string(off.grid) + ", K = " + fmt("%.0e", off.K) + ", no correction";
+    const std::string tag =
+        "grid " + std::to_string(off.grid) + ", K = " + fmt("%.0e", off.K) + ", no correction";
     if (run.error.empty()) {
       curve(run, tag, true);
-      r.notes += "Without the correction (volume_correction 0), " + tag.substr(0, tag.find(", no")) + ": depth " +
-                 fmt("%.4f", run.depth.front()) + " -> " + fmt("%.4f", run.depth.back()) + " m in " +
-                 fmt("%.0f", off.seconds) + " s (" + fmt("%+.2f", 100.0 * run.error_end()) +
-                 " % from equilibrium): the water sinks into the walls' 3-node layer in its first second and then "
-                 "compacts towards the floor while J stays at its hydrostatic value. ";
+      r.notes +=
+          "Without the correction (volume_correction 0), " + tag.substr(0, tag.find(", no")) +
+          ": depth " + fmt("%.4f", run.depth.front()) + " -> " + fmt("%.4f", run.depth.back()) +
+          " m in " + fmt("%.0f", off.seconds) + " s (" + fmt("%+.2f", 100.0 * run.error_end()) +
+          " % from equilibrium): the water sinks into the walls' 3-node layer in its first second and then "
+          "compacts towards the floor while J stays at its hydrostatic value. ";
     } else {
       r.notes += "The run without the correction failed: " + run.error + ". ";
     }
   }
   r.plots.push_back(depth);
-  r.setup = "Water at rest from wall to wall in a 1 x 0.6 box with slip walls 3 nodes thick (the correction makes "
-            "them hold the water at their faces), 0.3 m deep, 4 particles per cell, density 1000, viscosity 2 Pa s, "
-            "gravity 9.81, APIC, dt = 2e-4 s at grid 128 and K = 2e5 (scaled with dx and 1 / sqrt(K): CFL 0.36 on "
-            "the sound speed), volume_correction 20 / s. Depth: twice the mean particle height above the floor (the "
-            "centre of mass, which sinks when the water compacts), sampled every 0.5 s. Floor pressure: p = K (1 - J) "
-            "of the particles away from the side walls (0.1 < x < 0.9) and below 3/4 of the depth, fitted linearly in "
-            "height and taken at the floor." +
-            std::string(opt.quick ? " Quick: grid 64, K = 2e5, 10 s." : "");
-  r.notes += "Tolerances: depth within 1 % of its equilibrium from 5 s on, floor pressure within 2 % of M g / W, "
-             "mass exact.";
+  r.setup =
+      "Water at rest from wall to wall in a 1 x 0.6 box with slip walls 3 nodes thick (the correction makes "
+      "them hold the water at their faces), 0.3 m deep, 4 particles per cell, density 1000, viscosity 2 Pa s, "
+      "gravity 9.81, APIC, dt = 2e-4 s at grid 128 and K = 2e5 (scaled with dx and 1 / sqrt(K): CFL 0.36 on "
+      "the sound speed), volume_correction 20 / s. Depth: twice the mean particle height above the floor (the "
+      "centre of mass, which sinks when the water compacts), sampled every 0.5 s. Floor pressure: p = K (1 - J) "
+      "of the particles away from the side walls (0.1 < x < 0.9) and below 3/4 of the depth, fitted linearly in "
+      "height and taken at the floor." +
+      std::string(opt.quick ? " Quick: grid 64, K = 2e5, 10 s." : "");
+  r.notes +=
+      "Tolerances: depth within 1 % of its equilibrium from 5 s on, floor pressure within 2 % of M g / W, "
+      "mass exact.";
   r.seconds = flow::now_seconds() - t0;
   return r;
 }

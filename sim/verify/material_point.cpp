@@ -26,7 +26,10 @@ UniaxialCurve uniaxial_tension(const MaterialParams& m, double rate, double dt, 
     float Jt;
     for (int it = 0; it < 60; ++it) {
       const float mid = 0.5f * (lo + hi);
-      if (trial(mid, Ft, Jt).a11 > 0.f) hi = mid; else lo = mid;
+      if (trial(mid, Ft, Jt).a11 > 0.f)
+        hi = mid;
+      else
+        lo = mid;
     }
     const Mat2 tau = trial(0.5f * (lo + hi), Ft, Jt);
     F = Ft;

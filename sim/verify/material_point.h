@@ -14,10 +14,10 @@ namespace verify {
 /// is solved (bisection) so the lateral Kirchhoff stress is zero, as at a
 /// bar's free faces; F is then projected by mpm::constitutive.
 struct UniaxialCurve {
-  std::vector<double> strain;       ///< axial logarithmic strain ln(l / l0)
-  std::vector<double> stress;       ///< axial Kirchhoff stress tau_xx
-  std::vector<double> lateral;      ///< |tau_yy| left by the lateral solve (should be ~0)
-  std::vector<double> plastic;      ///< equivalent plastic strain (Jp - 1 for viscoplastic)
+  std::vector<double> strain;   ///< axial logarithmic strain ln(l / l0)
+  std::vector<double> stress;   ///< axial Kirchhoff stress tau_xx
+  std::vector<double> lateral;  ///< |tau_yy| left by the lateral solve (should be ~0)
+  std::vector<double> plastic;  ///< equivalent plastic strain (Jp - 1 for viscoplastic)
 };
 UniaxialCurve uniaxial_tension(const MaterialParams& m, double rate, double dt, double final_strain,
                                int record_every = 10);

@@ -22,7 +22,8 @@ namespace flow {
 struct Profile {
   std::vector<double> x, h;
 };
-Profile surface_profile(const MpmParticles& p, double x0, double x1, double bin, double floor_y, double spacing);
+Profile surface_profile(const MpmParticles& p, double x0, double x1, double bin, double floor_y,
+                        double spacing);
 
 /// Flank angle of a pile from its free surface: on each side of the highest
 /// column, the columns whose height lies in [lo, hi] x (pile height) are
@@ -41,33 +42,34 @@ FlankFit flank_angle(const Profile& prof, double lo = 0.2, double hi = 0.8);
 /// A sand pile built by the pile protocol (see run_pile in cases_mpm_flow.cpp
 /// and the angle_of_repose case's `setup` for the words).
 struct PileRun {
-  double phi = 0.0;        ///< friction angle set (degrees)
+  double phi = 0.0;  ///< friction angle set (degrees)
   double cohesion = 0.0;
   FlankFit fit;
   Profile profile;
-  double seconds = 0.0;    ///< wall time
-  double sim_time = 0.0;   ///< simulated time
+  double seconds = 0.0;      ///< wall time
+  double sim_time = 0.0;     ///< simulated time
   double ke_per_mass = 0.0;  ///< at the end (settled when small)
   size_t particles = 0;
-  double runout = 0.0;     ///< half-width of the deposit base
-  std::string error;       ///< blow-up message, if any
-  std::string setup;       ///< the run in words
+  double runout = 0.0;  ///< half-width of the deposit base
+  std::string error;    ///< blow-up message, if any
+  std::string setup;    ///< the run in words
 };
 struct PileOptions {
-  int grid = 128;          ///< cells across the unit-width domain (domain 1 x 0.5, floor 3 cells up)
-  double column_width = 0.1;    ///< collapse protocol: initial column (scene units)
+  int grid = 128;  ///< cells across the unit-width domain (domain 1 x 0.5, floor 3 cells up)
+  double column_width = 0.1;  ///< collapse protocol: initial column (scene units)
   double column_height = 0.2;
-  double max_time = 10.0;       ///< simulated settling seconds at most (after the pour)
-  double min_time = 0.5;        ///< simulated settling seconds at least
-  double triangle_slope = 0.0;  ///< > 0: start from a triangular pile of this slope (deg) instead of the column
-  double E = 5e4;               ///< Young's modulus (density 1500, nu 0.3)
+  double max_time = 10.0;  ///< simulated settling seconds at most (after the pour)
+  double min_time = 0.5;   ///< simulated settling seconds at least
+  double triangle_slope =
+      0.0;         ///< > 0: start from a triangular pile of this slope (deg) instead of the column
+  double E = 5e4;  ///< Young's modulus (density 1500, nu 0.3)
   std::string boundary = "sticky";
-  double dilatancy = 0.0;       ///< the sand's dilatancy angle psi (degrees; 0: constant-volume flow)
+  double dilatancy = 0.0;  ///< the sand's dilatancy angle psi (degrees; 0: constant-volume flow)
   /// > 0: pour instead of collapsing a column: a stream of this width
   /// (scene units) released `pour_gap` above the heap's top at `pour_rate`
   /// (area per second) until `pour_area` has been added.
   double pour_width = 0.015;
-  double pour_rate = 0.0025;   ///< slow: the angle of repose is a quasi-static property
+  double pour_rate = 0.0025;  ///< slow: the angle of repose is a quasi-static property
   double pour_area = 0.04;
   double pour_gap = 0.01;
 };
@@ -87,17 +89,19 @@ PileRun run_pile(double phi_deg, double cohesion, const PileOptions& opt, const 
 /// long (the default) the middle slides at 0.105 m/s, and its speeds follow a
 /// block on a Coulomb base within 20 % (measured 2026-11-26). The world runs
 /// on `on`'s backend with its threads.
-double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Options& on, double thickness = 0.03,
-                          double time = 1.0, std::string* error = nullptr, double dilatancy_deg = 0.0,
-                          double layer_length = 6.0);
+double tilted_layer_speed(double phi_deg, double tilt_deg, int grid, const Options& on,
+                          double thickness = 0.03, double time = 1.0, std::string* error = nullptr,
+                          double dilatancy_deg = 0.0, double layer_length = 6.0);
 
 /// One column of `material_json` (a material object) `width` x `height`
 /// against the left wall of a 1 x 0.5 box (x0 = y0 = 3 cells), 4 particles per
 /// cell, released at t = 0 on `on`'s backend; the caller steps it. `transfer`
 /// is the solver's transfer fields as JSON text. x0_out / spacing_out may be null.
-std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt, const char* boundary,
-                                       double width, double height, const Options& on, double* x0_out, double* spacing_out,
-                                       double wall_friction = -1.0, const char* transfer = "\"transfer\": \"apic\"");
+std::unique_ptr<MpmWorld> column_world(const std::string& material_json, int grid, double dt,
+                                       const char* boundary, double width, double height,
+                                       const Options& on, double* x0_out, double* spacing_out,
+                                       double wall_friction = -1.0,
+                                       const char* transfer = "\"transfer\": \"apic\"");
 /// The largest particle x (the front of a collapse or a surge).
 double front_x(const MpmParticles& p);
 
@@ -112,8 +116,8 @@ struct ColumnRun {
   double ro = NAN, body = NAN, t = 0;
   std::string error;
 };
-ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a, const Options& on,
-                     bool flip);
+ColumnRun run_column(const std::string& material_json, int grid, double dt, double width, double a,
+                     const Options& on, bool flip);
 
 /// A tank of water at rest (the fluids' volume correction, mpm_kernels.h):
 /// a 1 x 0.6 domain, `grid` cells across, slip walls 3 nodes thick, water
@@ -135,11 +139,12 @@ struct TankOptions {
 struct TankRun {
   std::vector<double> t;      ///< sample times (s), t[0] = 0
   std::vector<double> depth;  ///< twice the water's centre-of-mass height above the floor (m)
-  std::vector<double> floor_p;  ///< floor pressure (Pa): p = K (1 - J) fitted linearly in y, taken at the floor
-  double depth_eq = 0.0;      ///< the hydrostatic equilibrium of `depth` for this K (m)
-  double p_ref = 0.0;         ///< the water's weight over the floor's width, M g / W (Pa)
+  std::vector<double>
+      floor_p;  ///< floor pressure (Pa): p = K (1 - J) fitted linearly in y, taken at the floor
+  double depth_eq = 0.0;  ///< the hydrostatic equilibrium of `depth` for this K (m)
+  double p_ref = 0.0;     ///< the water's weight over the floor's width, M g / W (Pa)
   double mass0 = 0.0, mass_end = 0.0;
-  double max_speed = 0.0;     ///< the largest particle speed seen at the samples (m/s)
+  double max_speed = 0.0;  ///< the largest particle speed seen at the samples (m/s)
   double dt = 0.0, dx = 0.0;
   size_t particles = 0;
   double wall_seconds = 0.0;

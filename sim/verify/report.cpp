@@ -84,9 +84,12 @@ std::string reference_text(const Check& c) { return with_unit(num(c.reference), 
 std::string seconds_text(double s) {
   char b[32];
   if (!std::isfinite(s) || s < 0) return "—";
-  if (s < 10) std::snprintf(b, sizeof b, "%.2f s", s);
-  else if (s < 100) std::snprintf(b, sizeof b, "%.1f s", s);
-  else std::snprintf(b, sizeof b, "%.0f s", s);
+  if (s < 10)
+    std::snprintf(b, sizeof b, "%.2f s", s);
+  else if (s < 100)
+    std::snprintf(b, sizeof b, "%.1f s", s);
+  else
+    std::snprintf(b, sizeof b, "%.0f s", s);
   return b;
 }
 
@@ -95,10 +98,14 @@ std::string seconds_text(double s) {
 /// section gives the whole text.
 std::string ran_on_short(const RanOn& r) {
   if (r.requested == "cpu") return "cpu";
-  if (!r.on_device()) return "cpu (" + (r.host.empty() ? std::string("no reason given") : std::string("see why")) + ")";
+  if (!r.on_device())
+    return "cpu (" + (r.host.empty() ? std::string("no reason given") : std::string("see why")) +
+           ")";
   std::string s = r.device;
-  if (r.fell_back()) s += ", fell back to the cpu";
-  else if (!r.host.empty()) s += " (part on the host)";
+  if (r.fell_back())
+    s += ", fell back to the cpu";
+  else if (!r.host.empty())
+    s += " (part on the host)";
   return s;
 }
 
@@ -123,7 +130,8 @@ std::string verdict_class(Verdict v, bool must_pass) {
 /// An id usable as an HTML anchor.
 std::string anchor(const std::string& id) {
   std::string a = "case-";
-  for (char c : id) a += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '-';
+  for (char c : id)
+    a += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '-';
   return a;
 }
 
@@ -131,9 +139,12 @@ std::string anchor(const std::string& id) {
 std::string md_cell(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n' || c == '\r') o += ' ';
-    else o += c;
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n' || c == '\r')
+      o += ' ';
+    else
+      o += c;
   }
   return o;
 }
@@ -145,8 +156,10 @@ double nice_number(double x, bool round) {
   const double e = std::floor(std::log10(x));
   const double f = x / std::pow(10.0, e);
   double nf;
-  if (round) nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
-  else nf = f <= 1.001 ? 1 : f <= 2.001 ? 2 : f <= 5.001 ? 5 : 10;  // slack: 0.2000001 is a 0.2 range
+  if (round)
+    nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+  else
+    nf = f <= 1.001 ? 1 : f <= 2.001 ? 2 : f <= 5.001 ? 5 : 10;  // slack: 0.2000001 is a 0.2 range
   return nf * std::pow(10.0, e);
 }
 
@@ -235,7 +248,8 @@ Axis log_axis(double lo, double hi) {
 }
 
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#B8A200"};
+const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                          "#E69F00", "#56B4E9", "#000000", "#B8A200"};
 constexpr size_t kPaletteSize = 8;
 
 /// Marker outline (one subpath) centred on (x, y), shape by series index.
@@ -243,19 +257,20 @@ void marker_path(std::string& d, int shape, double x, double y, double r) {
   char b[160];
   switch (shape % 4) {
     case 0:  // circle: two arcs
-      std::snprintf(b, sizeof b, "M%.1f %.1fa%.1f %.1f 0 1 0 %.1f 0a%.1f %.1f 0 1 0 %.1f 0Z", x - r, y, r, r, 2 * r, r,
-                    r, -2 * r);
+      std::snprintf(b, sizeof b, "M%.1f %.1fa%.1f %.1f 0 1 0 %.1f 0a%.1f %.1f 0 1 0 %.1f 0Z", x - r,
+                    y, r, r, 2 * r, r, r, -2 * r);
       break;
     case 1:  // square
-      std::snprintf(b, sizeof b, "M%.1f %.1fh%.1fv%.1fh%.1fZ", x - 0.9 * r, y - 0.9 * r, 1.8 * r, 1.8 * r, -1.8 * r);
+      std::snprintf(b, sizeof b, "M%.1f %.1fh%.1fv%.1fh%.1fZ", x - 0.9 * r, y - 0.9 * r, 1.8 * r,
+                    1.8 * r, -1.8 * r);
       break;
     case 2:  // triangle
-      std::snprintf(b, sizeof b, "M%.1f %.1fL%.1f %.1fL%.1f %.1fZ", x, y - 1.15 * r, x + r, y + 0.7 * r, x - r,
-                    y + 0.7 * r);
+      std::snprintf(b, sizeof b, "M%.1f %.1fL%.1f %.1fL%.1f %.1fZ", x, y - 1.15 * r, x + r,
+                    y + 0.7 * r, x - r, y + 0.7 * r);
       break;
     default:  // diamond
-      std::snprintf(b, sizeof b, "M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ", x, y - 1.2 * r, x + 1.2 * r, y, x,
-                    y + 1.2 * r, x - 1.2 * r, y);
+      std::snprintf(b, sizeof b, "M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ", x, y - 1.2 * r,
+                    x + 1.2 * r, y, x, y + 1.2 * r, x - 1.2 * r, y);
       break;
   }
   d += b;
@@ -267,25 +282,30 @@ std::string marker_swatch(int shape, double x, double y, double r, const char* c
   char b[256];
   switch (shape % 4) {
     case 0:
-      std::snprintf(b, sizeof b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>",
-                    x, y, r, colour);
+      std::snprintf(
+          b, sizeof b,
+          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>",
+          x, y, r, colour);
       break;
     case 1:
-      std::snprintf(b, sizeof b,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#fff\" "
-                    "stroke-width=\"0.8\"/>",
-                    x - 0.9 * r, y - 0.9 * r, 1.8 * r, 1.8 * r, colour);
+      std::snprintf(
+          b, sizeof b,
+          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#fff\" "
+          "stroke-width=\"0.8\"/>",
+          x - 0.9 * r, y - 0.9 * r, 1.8 * r, 1.8 * r, colour);
       break;
     case 2:
-      std::snprintf(b, sizeof b,
-                    "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>",
-                    x, y - 1.15 * r, x + r, y + 0.7 * r, x - r, y + 0.7 * r, colour);
+      std::snprintf(
+          b, sizeof b,
+          "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>",
+          x, y - 1.15 * r, x + r, y + 0.7 * r, x - r, y + 0.7 * r, colour);
       break;
     default:
-      std::snprintf(b, sizeof b,
-                    "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" stroke=\"#fff\" "
-                    "stroke-width=\"0.8\"/>",
-                    x, y - 1.2 * r, x + 1.2 * r, y, x, y + 1.2 * r, x - 1.2 * r, y, colour);
+      std::snprintf(
+          b, sizeof b,
+          "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" stroke=\"#fff\" "
+          "stroke-width=\"0.8\"/>",
+          x, y - 1.2 * r, x + 1.2 * r, y, x, y + 1.2 * r, x - 1.2 * r, y, colour);
       break;
   }
   return b;
@@ -337,8 +357,10 @@ std::string plot_svg(const Plot& plot, int width, int height) {
   }
   const bool any = xlo <= xhi;
   if (!any) {
-    xlo = 0; xhi = 1;
-    ylo = plot.log_y ? 1 : 0; yhi = plot.log_y ? 10 : 1;
+    xlo = 0;
+    xhi = 1;
+    ylo = plot.log_y ? 1 : 0;
+    yhi = plot.log_y ? 10 : 1;
   }
   // x tight (curves run edge to edge), y loose (ends on ticks).
   const Axis ax = linear_axis(xlo, xhi, 6, true);
@@ -349,18 +371,23 @@ std::string plot_svg(const Plot& plot, int width, int height) {
   for (double t : ay.ticks) label_w = std::max(label_w, text_width(tick_label(t, ay.step), small));
   const double left = 14 + (plot.ylabel.empty() ? 0 : 18) + label_w + 6;
   // Room for half of the last x tick label when it sits on the right edge.
-  const double right =
-      std::max(16.0, ax.ticks.empty() ? 0.0 : 0.5 * text_width(tick_label(ax.ticks.back(), ax.step), small) + 6);
+  const double right = std::max(
+      16.0,
+      ax.ticks.empty() ? 0.0 : 0.5 * text_width(tick_label(ax.ticks.back(), ax.step), small) + 6);
   const double top = plot.title.empty() ? 14 : 34;
   // Legend: items laid out in rows under the x-axis title.
-  struct Item { size_t s; double x, row; };
+  struct Item {
+    size_t s;
+    double x, row;
+  };
   std::vector<Item> items;
   int rows = 0;
   if (!plot.series.empty()) {
     double cx = left, row = 0;
     const double avail = W - left - right;
     for (size_t s = 0; s < plot.series.size(); ++s) {
-      std::string lab = plot.series[s].label.empty() ? "series " + std::to_string(s + 1) : plot.series[s].label;
+      std::string lab =
+          plot.series[s].label.empty() ? "series " + std::to_string(s + 1) : plot.series[s].label;
       if (drawn[s] == 0) lab += " (no data)";
       const double w = 30 + text_width(lab, small) + 16;
       if (cx > left && cx + w > left + avail) {
@@ -377,72 +404,85 @@ std::string plot_svg(const Plot& plot, int width, int height) {
 
   // x: markers on the first or last value get a few pixels of room inside the frame.
   bool any_points = false;
-  for (size_t s = 0; s < plot.series.size(); ++s) any_points = any_points || (drawn[s] > 0 && plot.series[s].points);
+  for (size_t s = 0; s < plot.series.size(); ++s)
+    any_points = any_points || (drawn[s] > 0 && plot.series[s].points);
   const double xpad = any_points ? std::min(7.0, 0.03 * pw) : 0.0, pwh = pw - 2 * xpad;
   auto px = [&](double x) { return left + xpad + (x - ax.lo) / (ax.hi - ax.lo) * pwh; };
   // y: a few pixels inside the frame, so that curves on an axis bound stay visible.
   const double ypad = std::min(8.0, 0.05 * ph), pyh = ph - 2 * ypad;
   auto py = [&](double y) {
-    if (ay.log) return top + ypad + pyh - (std::log10(y) - std::log10(ay.lo)) / (std::log10(ay.hi) - std::log10(ay.lo)) * pyh;
+    if (ay.log)
+      return top + ypad + pyh -
+             (std::log10(y) - std::log10(ay.lo)) / (std::log10(ay.hi) - std::log10(ay.lo)) * pyh;
     return top + ypad + pyh - (y - ay.lo) / (ay.hi - ay.lo) * pyh;
   };
 
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
-                "%.0f %.0f\" role=\"img\" font-family=\"system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, "
-                "sans-serif\" font-size=\"%.0f\">\n",
-                W, H, W, H, font);
+  std::snprintf(
+      b, sizeof b,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
+      "%.0f %.0f\" role=\"img\" font-family=\"system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, "
+      "sans-serif\" font-size=\"%.0f\">\n",
+      W, H, W, H, font);
   o << b;
   o << "<title>" << esc(plot.title.empty() ? "plot" : plot.title) << "</title>\n";
   o << "<rect x=\"0\" y=\"0\" width=\"" << W << "\" height=\"" << H << "\" fill=\"#ffffff\"/>\n";
   if (!plot.title.empty()) {
-    std::snprintf(b, sizeof b, "<text x=\"%.1f\" y=\"20\" text-anchor=\"middle\" font-weight=\"600\" font-size=\"13\">",
-                  left + pw / 2);
+    std::snprintf(
+        b, sizeof b,
+        "<text x=\"%.1f\" y=\"20\" text-anchor=\"middle\" font-weight=\"600\" font-size=\"13\">",
+        left + pw / 2);
     o << b << esc(plot.title) << "</text>\n";
   }
 
   // Grid and ticks.
   o << "<g stroke=\"#e3e3e3\" stroke-width=\"1\">\n";
   for (double t : ax.ticks) {
-    std::snprintf(b, sizeof b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", px(t), top, px(t), top + ph);
+    std::snprintf(b, sizeof b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", px(t),
+                  top, px(t), top + ph);
     o << b;
   }
   for (double t : ay.ticks) {
-    std::snprintf(b, sizeof b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left, py(t), left + pw, py(t));
+    std::snprintf(b, sizeof b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left,
+                  py(t), left + pw, py(t));
     o << b;
   }
   o << "</g>\n";
-  std::snprintf(b, sizeof b,
-                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\" "
-                "stroke-width=\"1\"/>\n",
-                left, top, pw, ph);
+  std::snprintf(
+      b, sizeof b,
+      "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\" "
+      "stroke-width=\"1\"/>\n",
+      left, top, pw, ph);
   o << b;
   o << "<g fill=\"#333\" font-size=\"" << small << "\">\n";
   for (double t : ax.ticks) {
-    std::snprintf(b, sizeof b,
-                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/><text x=\"%.1f\" y=\"%.1f\" "
-                  "text-anchor=\"middle\">",
-                  px(t), top + ph, px(t), top + ph + 4, px(t), top + ph + 16);
+    std::snprintf(
+        b, sizeof b,
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/><text x=\"%.1f\" y=\"%.1f\" "
+        "text-anchor=\"middle\">",
+        px(t), top + ph, px(t), top + ph + 4, px(t), top + ph + 16);
     o << b << esc(tick_label(t, ax.step)) << "</text>\n";
   }
   for (double t : ay.ticks) {
-    std::snprintf(b, sizeof b,
-                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/><text x=\"%.1f\" y=\"%.1f\" "
-                  "text-anchor=\"end\">",
-                  left - 4, py(t), left, py(t), left - 6, py(t) + 4);
+    std::snprintf(
+        b, sizeof b,
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/><text x=\"%.1f\" y=\"%.1f\" "
+        "text-anchor=\"end\">",
+        left - 4, py(t), left, py(t), left - 6, py(t) + 4);
     o << b << esc(tick_label(t, ay.step)) << "</text>\n";
   }
   o << "</g>\n";
   // Axis titles.
   if (!plot.xlabel.empty()) {
-    std::snprintf(b, sizeof b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", left + pw / 2, top + ph + 34);
+    std::snprintf(b, sizeof b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", left + pw / 2,
+                  top + ph + 34);
     o << b << esc(plot.xlabel) << "</text>\n";
   }
   if (!plot.ylabel.empty()) {
-    std::snprintf(b, sizeof b, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">", 16.0,
-                  top + ph / 2);
+    std::snprintf(b, sizeof b,
+                  "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">",
+                  16.0, top + ph / 2);
     o << b << esc(plot.ylabel + (plot.log_y ? " (log scale)" : "")) << "</text>\n";
   }
 
@@ -461,8 +501,10 @@ std::string plot_svg(const Plot& plot, int width, int height) {
     const int shape = static_cast<int>(s);
     if (se.points) {
       for (size_t i = 0; i < n; ++i)
-        if (drawable(se.x[i], false) && drawable(se.y[i], plot.log_y)) marker_path(d, shape, px(se.x[i]), py(se.y[i]), drawn[s] > 60 ? 2.7 : 3.6);
-      o << "<path d=\"" << d << "\" fill=\"" << colour << "\" stroke=\"#ffffff\" stroke-width=\"0.8\"/>\n";
+        if (drawable(se.x[i], false) && drawable(se.y[i], plot.log_y))
+          marker_path(d, shape, px(se.x[i]), py(se.y[i]), drawn[s] > 60 ? 2.7 : 3.6);
+      o << "<path d=\"" << d << "\" fill=\"" << colour
+        << "\" stroke=\"#ffffff\" stroke-width=\"0.8\"/>\n";
     } else {
       // A gap (undrawable value) starts a new subpath; a lone point gets a short mark.
       bool pen = false;
@@ -480,18 +522,21 @@ std::string plot_svg(const Plot& plot, int width, int height) {
       }
       if (pen && run == 1) d += "h0.01";
       o << "<path d=\"" << d << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" "
-        << "stroke-linejoin=\"round\" stroke-linecap=\"round\"" << (se.dashed ? " stroke-dasharray=\"7 5\"" : "")
-        << "/>\n";
+        << "stroke-linejoin=\"round\" stroke-linecap=\"round\""
+        << (se.dashed ? " stroke-dasharray=\"7 5\"" : "") << "/>\n";
     }
   }
   if (!any) {
-    std::snprintf(b, sizeof b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#888\">no data</text>\n",
-                  left + pw / 2, top + ph / 2);
+    std::snprintf(
+        b, sizeof b,
+        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#888\">no data</text>\n",
+        left + pw / 2, top + ph / 2);
     o << b;
   }
   if (skipped > 0) {
-    std::snprintf(b, sizeof b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#888\" font-size=\"10\">", left + pw - 4,
-                  top + 12);
+    std::snprintf(b, sizeof b,
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#888\" font-size=\"10\">",
+                  left + pw - 4, top + 12);
     o << b << skipped << (skipped == 1 ? " value" : " values") << " not shown ("
       << (plot.log_y ? "non-finite or &#8804; 0" : "non-finite") << ")</text>\n";
   }
@@ -505,14 +550,16 @@ std::string plot_svg(const Plot& plot, int width, int height) {
     if (se.points) {
       o << marker_swatch(static_cast<int>(it.s), it.x + 12, y, 4.0, colour) << "\n";
     } else {
-      std::snprintf(b, sizeof b,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", it.x,
-                    y, it.x + 24, y, colour, se.dashed ? " stroke-dasharray=\"7 5\"" : "");
+      std::snprintf(
+          b, sizeof b,
+          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+          it.x, y, it.x + 24, y, colour, se.dashed ? " stroke-dasharray=\"7 5\"" : "");
       o << b;
     }
     std::string lab = se.label.empty() ? "series " + std::to_string(it.s + 1) : se.label;
     if (drawn[it.s] == 0) lab += " (no data)";
-    std::snprintf(b, sizeof b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\">", it.x + 30, y + 4, small);
+    std::snprintf(b, sizeof b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\">", it.x + 30, y + 4,
+                  small);
     o << b << esc(lab) << "</text>\n";
   }
   o << "</svg>\n";
@@ -555,7 +602,8 @@ std::string build_text() {
 
 std::string threads_text(const Options& opt) {
   if (opt.threads > 0) return std::to_string(opt.threads);
-  return std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " (hardware concurrency)";
+  return std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+         " (hardware concurrency)";
 }
 
 struct Tally {
@@ -566,9 +614,12 @@ Tally tally(const std::vector<CaseResult>& results) {
   Tally t;
   for (const auto& r : results) {
     Verdict v = verdict_of(r);
-    if (v == Verdict::Pass) ++t.pass;
-    else if (v == Verdict::Miss) ++t.miss;
-    else ++t.error;
+    if (v == Verdict::Pass)
+      ++t.pass;
+    else if (v == Verdict::Miss)
+      ++t.miss;
+    else
+      ++t.error;
     if (v != Verdict::Pass && r.must_pass) ++t.must_fail;
   }
   return t;
@@ -579,8 +630,9 @@ std::string tally_text(const std::vector<CaseResult>& results, const Tally& t) {
   std::snprintf(b, sizeof b, "%zu case%s: %d passed, %d missed, %d error%s. %s", results.size(),
                 results.size() == 1 ? "" : "s", t.pass, t.miss, t.error, t.error == 1 ? "" : "s",
                 t.must_fail == 0 ? "Every must-pass case passed."
-                                 : (std::to_string(t.must_fail) + " must-pass case" + (t.must_fail == 1 ? "" : "s") +
-                                    " did not pass.").c_str());
+                                 : (std::to_string(t.must_fail) + " must-pass case" +
+                                    (t.must_fail == 1 ? "" : "s") + " did not pass.")
+                                       .c_str());
   return b;
 }
 
@@ -634,8 +686,8 @@ bool write_file(const std::filesystem::path& p, const std::string& text, std::st
 
 }  // namespace
 
-bool write_report(const std::string& dir, const std::vector<CaseResult>& results, const Options& opt,
-                  std::string* err) {
+bool write_report(const std::string& dir, const std::vector<CaseResult>& results,
+                  const Options& opt, std::string* err) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -652,11 +704,12 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-    << "<title>Particle Sandbox — verification report</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
+    << "<title>Particle Sandbox — verification report</title>\n<style>" << kCss
+    << "</style>\n</head>\n<body>\n";
   h << "<h1>Particle Sandbox — verification report</h1>\n";
-  h << "<p class=\"meta\"><span>" << esc(when) << "</span><span>" << esc(build) << "</span><span>threads: "
-    << esc(threads) << "</span><span>run: " << esc(mode) << "</span><span>backend: " << esc(opt.backend)
-    << "</span></p>\n";
+  h << "<p class=\"meta\"><span>" << esc(when) << "</span><span>" << esc(build)
+    << "</span><span>threads: " << esc(threads) << "</span><span>run: " << esc(mode)
+    << "</span><span>backend: " << esc(opt.backend) << "</span></p>\n";
   h << "<p>Each case runs a model on the backend asked for (<code>--backend</code>: the CPU, the reference, or "
        "CUDA) against a cited reference (an analytical solution, a conservation law or published measurements) and "
        "compares the measured values with a stated tolerance; references and tolerances are the same on every "
@@ -666,18 +719,19 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
        "reason). <b>ERROR</b>: the case could not run. A tolerance of ± x % is relative to the reference; ≤ and ≥ mean the reference is an upper or lower bound. Only <i>must-pass</i> cases decide the exit status of "
        "<code>sandbox verify</code>; <i>informative</i> cases show how far a model is from a reference it is not "
        "expected to match exactly.</p>\n";
-  h << "<div class=\"banner " << (t.must_fail == 0 ? "ok" : "bad") << "\">" << esc(tally_text(results, t))
-    << "<br>Ran on: " << esc(ran) << ".</div>\n";
+  h << "<div class=\"banner " << (t.must_fail == 0 ? "ok" : "bad") << "\">"
+    << esc(tally_text(results, t)) << "<br>Ran on: " << esc(ran) << ".</div>\n";
 
   h << "<table class=\"summary\">\n<thead><tr><th>case</th><th>group</th><th>verdict</th><th>kind</th><th>time</th>"
        "<th>ran on</th><th>title</th></tr></thead>\n<tbody>\n";
   for (const auto& r : results) {
     const Verdict v = verdict_of(r);
-    h << "<tr><td><a href=\"#" << anchor(r.id) << "\"><code>" << esc(r.id) << "</code></a></td><td>" << esc(r.group)
-      << "</td><td><span class=\"badge " << verdict_class(v, r.must_pass) << "\">" << verdict_name(v)
-      << "</span></td><td class=\"kind\">" << (r.must_pass ? "must-pass" : "informative") << "</td><td class=\"num\">"
-      << esc(seconds_text(r.seconds)) << "</td><td class=\"kind\">" << esc(ran_on_short(r.ran_on)) << "</td><td>"
-      << esc(r.title) << "</td></tr>\n";
+    h << "<tr><td><a href=\"#" << anchor(r.id) << "\"><code>" << esc(r.id) << "</code></a></td><td>"
+      << esc(r.group) << "</td><td><span class=\"badge " << verdict_class(v, r.must_pass) << "\">"
+      << verdict_name(v) << "</span></td><td class=\"kind\">"
+      << (r.must_pass ? "must-pass" : "informative") << "</td><td class=\"num\">"
+      << esc(seconds_text(r.seconds)) << "</td><td class=\"kind\">" << esc(ran_on_short(r.ran_on))
+      << "</td><td>" << esc(r.title) << "</td></tr>\n";
   }
   if (results.empty()) h << "<tr><td colspan=\"7\"><i>no cases were run</i></td></tr>\n";
   h << "</tbody>\n</table>\n";
@@ -685,10 +739,12 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
   for (const auto& r : results) {
     const Verdict v = verdict_of(r);
     h << "<section class=\"case\" id=\"" << anchor(r.id) << "\">\n<h2><span class=\"badge "
-      << verdict_class(v, r.must_pass) << "\">" << verdict_name(v) << "</span>" << esc(r.title.empty() ? r.id : r.title)
-      << "</h2>\n";
-    h << "<p class=\"kind\"><code>" << esc(r.id) << "</code>" << (r.group.empty() ? "" : " · " + esc(r.group)) << " · "
-      << (r.must_pass ? "must-pass" : "informative") << " · " << esc(seconds_text(r.seconds)) << "</p>\n";
+      << verdict_class(v, r.must_pass) << "\">" << verdict_name(v) << "</span>"
+      << esc(r.title.empty() ? r.id : r.title) << "</h2>\n";
+    h << "<p class=\"kind\"><code>" << esc(r.id) << "</code>"
+      << (r.group.empty() ? "" : " · " + esc(r.group)) << " · "
+      << (r.must_pass ? "must-pass" : "informative") << " · " << esc(seconds_text(r.seconds))
+      << "</p>\n";
     {
       h << "<dl>\n";
       h << "<dt>Ran on</dt><dd>" << esc(r.ran_on.text()) << "</dd>\n";
@@ -697,16 +753,18 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
       if (!r.reference.empty()) h << "<dt>Reference</dt><dd>" << esc(r.reference) << "</dd>\n";
       h << "</dl>\n";
     }
-    if (!r.error.empty()) h << "<p><b>Error:</b></p>\n<div class=\"err\">" << esc(r.error) << "</div>\n";
+    if (!r.error.empty())
+      h << "<p><b>Error:</b></p>\n<div class=\"err\">" << esc(r.error) << "</div>\n";
     if (!r.checks.empty()) {
       h << "<table class=\"checks\">\n<thead><tr><th>quantity</th><th>measured</th><th>reference</th>"
            "<th>tolerance</th><th>deviation</th><th>verdict</th></tr></thead>\n<tbody>\n";
       for (const Check& c : r.checks) {
-        h << "<tr><td>" << esc(c.quantity) << "</td><td class=\"num\">" << esc(with_unit(num(c.measured), c.unit))
-          << "</td><td class=\"num\">" << esc(reference_text(c)) << "</td><td class=\"num\">" << esc(tolerance_text(c))
+        h << "<tr><td>" << esc(c.quantity) << "</td><td class=\"num\">"
+          << esc(with_unit(num(c.measured), c.unit)) << "</td><td class=\"num\">"
+          << esc(reference_text(c)) << "</td><td class=\"num\">" << esc(tolerance_text(c))
           << "</td><td class=\"num\">" << esc(deviation_text(c)) << "</td><td><span class=\"badge "
-          << (c.pass ? "pass" : (r.must_pass ? "miss" : "info-miss")) << "\">" << (c.pass ? "PASS" : "MISS")
-          << "</span></td></tr>\n";
+          << (c.pass ? "pass" : (r.must_pass ? "miss" : "info-miss")) << "\">"
+          << (c.pass ? "PASS" : "MISS") << "</span></td></tr>\n";
       }
       h << "</tbody>\n</table>\n";
     } else if (r.error.empty()) {
@@ -725,30 +783,33 @@ bool write_report(const std::string& dir, const std::vector<CaseResult>& results
   // ---- summary.md
   std::ostringstream m;
   m << "# Particle Sandbox — verification report\n\n";
-  m << "- date: " << when << "\n- build: " << md_cell(build) << "\n- threads: " << threads << "\n- run: " << mode
-    << "\n- backend: " << md_cell(opt.backend) << "\n\n";
+  m << "- date: " << when << "\n- build: " << md_cell(build) << "\n- threads: " << threads
+    << "\n- run: " << mode << "\n- backend: " << md_cell(opt.backend) << "\n\n";
   m << "**" << tally_text(results, t) << "**\n\n";
   m << "Ran on: " << md_cell(ran) << ".\n\n";
   m << "| case | group | verdict | kind | time | ran on | title |\n|---|---|---|---|---:|---|---|\n";
   for (const auto& r : results)
-    m << "| `" << md_cell(r.id) << "` | " << md_cell(r.group) << " | " << verdict_name(verdict_of(r)) << " | "
-      << (r.must_pass ? "must-pass" : "informative") << " | " << seconds_text(r.seconds) << " | "
-      << md_cell(ran_on_short(r.ran_on)) << " | " << md_cell(r.title) << " |\n";
+    m << "| `" << md_cell(r.id) << "` | " << md_cell(r.group) << " | "
+      << verdict_name(verdict_of(r)) << " | " << (r.must_pass ? "must-pass" : "informative")
+      << " | " << seconds_text(r.seconds) << " | " << md_cell(ran_on_short(r.ran_on)) << " | "
+      << md_cell(r.title) << " |\n";
   for (const auto& r : results) {
     // Each block is preceded by one blank line.
     m << "\n## " << verdict_name(verdict_of(r)) << " `" << md_cell(r.id) << "`"
       << (r.title.empty() ? "" : " — " + md_cell(r.title)) << "\n";
-    m << "\n" << (r.must_pass ? "must-pass" : "informative") << (r.group.empty() ? "" : ", " + md_cell(r.group))
-      << ", " << seconds_text(r.seconds) << "\n";
+    m << "\n"
+      << (r.must_pass ? "must-pass" : "informative")
+      << (r.group.empty() ? "" : ", " + md_cell(r.group)) << ", " << seconds_text(r.seconds)
+      << "\n";
     m << "\nRan on: " << md_cell(r.ran_on.text()) << "\n";
     if (!r.reference.empty()) m << "\nReference: " << md_cell(r.reference) << "\n";
     if (!r.error.empty()) m << "\nError: " << md_cell(r.error) << "\n";
     if (!r.checks.empty()) {
       m << "\n| quantity | measured | reference | tolerance | deviation | verdict |\n|---|---:|---:|---:|---:|---|\n";
       for (const Check& c : r.checks)
-        m << "| " << md_cell(c.quantity) << " | " << md_cell(with_unit(num(c.measured), c.unit)) << " | "
-          << md_cell(reference_text(c)) << " | " << md_cell(tolerance_text(c)) << " | " << md_cell(deviation_text(c))
-          << " | " << (c.pass ? "PASS" : "MISS") << " |\n";
+        m << "| " << md_cell(c.quantity) << " | " << md_cell(with_unit(num(c.measured), c.unit))
+          << " | " << md_cell(reference_text(c)) << " | " << md_cell(tolerance_text(c)) << " | "
+          << md_cell(deviation_text(c)) << " | " << (c.pass ? "PASS" : "MISS") << " |\n";
     }
     if (!r.notes.empty()) m << "\nNotes: " << md_cell(r.notes) << "\n";
   }

@@ -21,21 +21,13 @@ void Check::evaluate() {
     return;
   }
   switch (compare) {
-    case Compare::Near:
-      pass = std::fabs(measured - reference) <= tolerance;
-      break;
+    case Compare::Near: pass = std::fabs(measured - reference) <= tolerance; break;
     case Compare::NearRel:
       pass = std::fabs(measured - reference) <= tolerance * std::fabs(reference);
       break;
-    case Compare::Below:
-      pass = measured <= reference;
-      break;
-    case Compare::Above:
-      pass = measured >= reference;
-      break;
-    default:
-      pass = false;
-      break;
+    case Compare::Below: pass = measured <= reference; break;
+    case Compare::Above: pass = measured >= reference; break;
+    default: pass = false; break;
   }
 }
 
@@ -48,7 +40,8 @@ bool CaseResult::passed() const {
 
 std::vector<CaseSpec> all_cases() {
   std::vector<CaseSpec> all = mpm_cases();
-  for (auto* group : {&mpm_material_cases, &mpm_flow_cases, &heat_cases, &dem_cases, &rigid_cases, &scene_cases}) {
+  for (auto* group : {&mpm_material_cases, &mpm_flow_cases, &heat_cases, &dem_cases, &rigid_cases,
+                      &scene_cases}) {
     std::vector<CaseSpec> more = group();
     for (auto& c : more) all.push_back(std::move(c));
   }
@@ -65,7 +58,8 @@ void check_backend_name(const std::string& backend) {
     if (b == backend) return;
   std::string hint;
   if (backend == "auto")
-    hint = " (auto would let the CUDA self-check choose, and the report could not say which backend was asked for)";
+    hint =
+        " (auto would let the CUDA self-check choose, and the report could not say which backend was asked for)";
   throw std::invalid_argument("expected cpu (the reference) or cuda, got '" + backend + "'" + hint);
 }
 
@@ -94,8 +88,8 @@ CaseResult run_case(const CaseSpec& spec, const Options& opt_in) {
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.id.empty() && r.id != spec.id)
-    std::fprintf(stderr, "warning: case '%s' returned the id '%s'; the registered id is kept\n", spec.id.c_str(),
-                 r.id.c_str());
+    std::fprintf(stderr, "warning: case '%s' returned the id '%s'; the registered id is kept\n",
+                 spec.id.c_str(), r.id.c_str());
   r.id = spec.id;
   r.group = spec.group;
   if (r.title.empty()) r.title = spec.id;
@@ -104,7 +98,8 @@ CaseResult run_case(const CaseSpec& spec, const Options& opt_in) {
   // A device run must not pass on the CPU unannounced: a case that put nothing
   // on the device and said nothing about why has ignored the backend.
   if (r.error.empty() && opt.backend != "cpu" && !r.ran_on.on_device() && r.ran_on.host.empty())
-    r.error = "asked to run on " + opt.backend + ", the case put no world on it and gave no reason "
+    r.error = "asked to run on " + opt.backend +
+              ", the case put no world on it and gave no reason "
               "(a case builds its worlds through sim/verify/case_backend.h)";
   return r;
 }
@@ -112,27 +107,32 @@ CaseResult run_case(const CaseSpec& spec, const Options& opt_in) {
 BackendTally tally_backends(const std::vector<CaseResult>& results) {
   BackendTally t;
   for (const CaseResult& r : results) {
-    if (!r.ran_on.on_device()) ++t.on_cpu;
-    else if (r.ran_on.fell_back()) ++t.fell_back;
-    else ++t.on_device;
+    if (!r.ran_on.on_device())
+      ++t.on_cpu;
+    else if (r.ran_on.fell_back())
+      ++t.fell_back;
+    else
+      ++t.on_device;
     if (r.ran_on.on_device() && t.device.find(r.ran_on.device) == std::string::npos)
       t.device += (t.device.empty() ? "" : ", ") + r.ran_on.device;
   }
   return t;
 }
 
-std::string backend_tally_text(const std::vector<CaseResult>& results, const std::string& requested) {
+std::string backend_tally_text(const std::vector<CaseResult>& results,
+                               const std::string& requested) {
   const BackendTally t = tally_backends(results);
   auto cases = [](int n) { return std::to_string(n) + (n == 1 ? " case" : " cases"); };
   if (requested == "cpu") return cases(t.on_cpu) + " on the cpu backend (the reference)";
   std::string s = cases(t.on_device) + " on " + (t.device.empty() ? requested : t.device) + ", " +
-                  std::to_string(t.on_cpu) + " on the cpu" + (t.on_cpu > 0 ? " (each says why)" : "") + ", " +
-                  std::to_string(t.fell_back) + " fell back from the device to the cpu";
+                  std::to_string(t.on_cpu) + " on the cpu" +
+                  (t.on_cpu > 0 ? " (each says why)" : "") + ", " + std::to_string(t.fell_back) +
+                  " fell back from the device to the cpu";
   return s;
 }
 
-Check make_check(const std::string& quantity, double measured, double reference, double tolerance, Compare compare,
-                 const std::string& unit) {
+Check make_check(const std::string& quantity, double measured, double reference, double tolerance,
+                 Compare compare, const std::string& unit) {
   Check c;
   c.quantity = quantity;
   c.measured = measured;

@@ -11,11 +11,11 @@
 /// record into the result's RanOn. Cases never tune a reference or a tolerance
 /// to pass: a miss is reported with its reason.
 #pragma once
-#include "sim/core/format.h"
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/core/format.h"
 
 namespace ps {
 
@@ -36,20 +36,20 @@ enum class Compare {
 
 /// One measured quantity against its reference.
 struct Check {
-  std::string quantity;   ///< what is measured, e.g. "period T / T_ref"
+  std::string quantity;  ///< what is measured, e.g. "period T / T_ref"
   double measured = 0.0;
   double reference = 0.0;
   double tolerance = 0.0;
   Compare compare = Compare::NearRel;
-  std::string unit;       ///< "", "s", "N", "deg", ...
-  bool pass = false;      ///< filled by evaluate()
+  std::string unit;   ///< "", "s", "N", "deg", ...
+  bool pass = false;  ///< filled by evaluate()
   /// Evaluates `pass` (a non-finite measured value always fails).
   void evaluate();
 };
 
 /// A check, evaluated at once (the case files' one way to build them).
-Check make_check(const std::string& quantity, double measured, double reference, double tolerance, Compare compare,
-                 const std::string& unit = "");
+Check make_check(const std::string& quantity, double measured, double reference, double tolerance,
+                 Compare compare, const std::string& unit = "");
 
 // fmt (printf-style numbers for notes and labels) is ps::fmt, sim/core/format.h.
 
@@ -57,8 +57,8 @@ Check make_check(const std::string& quantity, double measured, double reference,
 struct Series {
   std::string label;
   std::vector<double> x, y;
-  bool points = false;    ///< markers only (measured data), no line
-  bool dashed = false;    ///< reference curves
+  bool points = false;  ///< markers only (measured data), no line
+  bool dashed = false;  ///< reference curves
 };
 
 struct Plot {
@@ -76,9 +76,12 @@ struct RanOn {
   /// The backend the case counts under in the summary: the requested device
   /// when a world or solve of the case ran on it, else "cpu".
   std::string backend = "cpu";
-  std::string device;     ///< the device backends' names, e.g. "cuda (NVIDIA H100 80GB HBM3)"; "" on the CPU
-  std::string host;       ///< what ran on the host although a device was requested, and why ("" when nothing)
-  std::string fallback;   ///< the fallback messages of device worlds that failed mid-case ("" when none)
+  std::string
+      device;  ///< the device backends' names, e.g. "cuda (NVIDIA H100 80GB HBM3)"; "" on the CPU
+  std::string
+      host;  ///< what ran on the host although a device was requested, and why ("" when nothing)
+  std::string
+      fallback;  ///< the fallback messages of device worlds that failed mid-case ("" when none)
   bool on_device() const { return backend != "cpu"; }
   bool fell_back() const { return !fallback.empty(); }
   /// One line: "cpu", "cuda (NVIDIA H100)", "cpu — REASON",
@@ -88,20 +91,20 @@ struct RanOn {
 
 /// What one case produced.
 struct CaseResult {
-  std::string id;          ///< stable identifier, e.g. "mpm.rotation_angular_momentum"
-  std::string title;       ///< one line for the report's table
-  std::string model;       ///< the model under test, e.g. "MLS-MPM, quadratic, PIC/APIC/FLIP"
-  std::string reference;   ///< the citation (author, year, title, where the numbers come from)
-  std::string setup;       ///< the scene in words: sizes, materials, dt, steps
-  bool must_pass = true;   ///< a failing must-pass case makes `sandbox verify` exit non-zero
+  std::string id;         ///< stable identifier, e.g. "mpm.rotation_angular_momentum"
+  std::string title;      ///< one line for the report's table
+  std::string model;      ///< the model under test, e.g. "MLS-MPM, quadratic, PIC/APIC/FLIP"
+  std::string reference;  ///< the citation (author, year, title, where the numbers come from)
+  std::string setup;      ///< the scene in words: sizes, materials, dt, steps
+  bool must_pass = true;  ///< a failing must-pass case makes `sandbox verify` exit non-zero
   std::vector<Check> checks;
   std::vector<Plot> plots;
-  std::string notes;       ///< what the numbers mean; for a miss, the reason
-  std::string error;       ///< set when the case could not run (blow-up, exception)
-  double seconds = 0.0;    ///< wall time of the case
-  bool passed() const;     ///< no error and every check passes
-  std::string group;       ///< filled by the runner from CaseSpec::group (report tables)
-  RanOn ran_on;            ///< filled by the runner (run_case) from what the case's worlds ran on
+  std::string notes;     ///< what the numbers mean; for a miss, the reason
+  std::string error;     ///< set when the case could not run (blow-up, exception)
+  double seconds = 0.0;  ///< wall time of the case
+  bool passed() const;   ///< no error and every check passes
+  std::string group;     ///< filled by the runner from CaseSpec::group (report tables)
+  RanOn ran_on;          ///< filled by the runner (run_case) from what the case's worlds ran on
 };
 
 /// Makes the backends of a case's worlds; tests inject fakes. An empty
@@ -114,8 +117,8 @@ struct BackendFactory {
 class BackendRecord;
 
 struct Options {
-  bool quick = false;      ///< the subset (and smaller sizes) that ctest runs
-  int threads = 0;         ///< CPU backend threads (0: hardware concurrency)
+  bool quick = false;  ///< the subset (and smaller sizes) that ctest runs
+  int threads = 0;     ///< CPU backend threads (0: hardware concurrency)
   /// The backend every world of every case runs on: "cpu" (the reference) or
   /// "cuda" (`sandbox verify --backend cuda`, tests/cuda). The tolerances and
   /// references are the same on both.
@@ -138,8 +141,8 @@ std::string backend_unavailable(const std::string& backend);
 /// A registered case.
 struct CaseSpec {
   std::string id;
-  std::string group;       ///< "MPM transfers", "MPM materials", "DEM", ...
-  bool in_quick = false;   ///< also run by --quick
+  std::string group;      ///< "MPM transfers", "MPM materials", "DEM", ...
+  bool in_quick = false;  ///< also run by --quick
   std::function<CaseResult(const Options&)> run;
 };
 
@@ -159,21 +162,26 @@ CaseResult run_case(const CaseSpec& spec, const Options& opt);
 /// device until a world fell back to the CPU.
 struct BackendTally {
   int on_device = 0, on_cpu = 0, fell_back = 0;
-  std::string device;     ///< the device names seen, joined by ", "
+  std::string device;  ///< the device names seen, joined by ", "
 };
 BackendTally tally_backends(const std::vector<CaseResult>& results);
 /// "29 cases on the cpu backend (the reference)", or with a device asked for
 /// "28 cases on cuda (NVIDIA H100), 1 on the cpu (each says why), 0 fell back from the device to the cpu".
-std::string backend_tally_text(const std::vector<CaseResult>& results, const std::string& requested);
+std::string backend_tally_text(const std::vector<CaseResult>& results,
+                               const std::string& requested);
 
 /// Cases of each group (defined in the case files; all_cases() joins them).
 std::vector<CaseSpec> mpm_cases();       ///< transfers and elasticity (cases_mpm.cpp)
 std::vector<CaseSpec> mpm_flow_cases();  ///< dam break, granular column, pile (cases_mpm_flow.cpp)
-std::vector<CaseSpec> mpm_material_cases();  ///< material models vs closed forms (cases_mpm_materials.cpp)
-std::vector<CaseSpec> heat_cases();      ///< PCG, conduction, Stefan, energy bookkeeping (cases_heat.cpp)
-std::vector<CaseSpec> dem_cases();       ///< Hertz, restitution, incline, cantilever, SGF (cases_dem.cpp)
-std::vector<CaseSpec> rigid_cases();     ///< rigid bodies coupled with matter (cases_rigid.cpp)
-std::vector<CaseSpec> scene_cases();     ///< the built-in MPM scenes re-gridded from the panel (cases_scenes.cpp)
+std::vector<CaseSpec>
+mpm_material_cases();  ///< material models vs closed forms (cases_mpm_materials.cpp)
+std::vector<CaseSpec>
+heat_cases();  ///< PCG, conduction, Stefan, energy bookkeeping (cases_heat.cpp)
+std::vector<CaseSpec>
+dem_cases();  ///< Hertz, restitution, incline, cantilever, SGF (cases_dem.cpp)
+std::vector<CaseSpec> rigid_cases();  ///< rigid bodies coupled with matter (cases_rigid.cpp)
+std::vector<CaseSpec>
+scene_cases();  ///< the built-in MPM scenes re-gridded from the panel (cases_scenes.cpp)
 
 /// One floating box of the Archimedes case (also run by tests/sim/rigid, which
 /// compares batch lengths of the rigid-body exchange).
@@ -192,8 +200,8 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int excha
 /// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no
 /// scripts or external files) and `dir`/summary.md. Returns false and sets
 /// `err` when a file cannot be written.
-bool write_report(const std::string& dir, const std::vector<CaseResult>& results, const Options& opt,
-                  std::string* err);
+bool write_report(const std::string& dir, const std::vector<CaseResult>& results,
+                  const Options& opt, std::string* err);
 
 /// Renders one plot as an inline <svg> element (exposed for tests).
 std::string plot_svg(const Plot& plot, int width = 560, int height = 320);

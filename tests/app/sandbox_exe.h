@@ -1,13 +1,13 @@
 // Runs the built `sandbox` executable as a user would, capturing its exit
 // status and output (shared by the app tests).
 #pragma once
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace ps::test {
 
@@ -27,9 +27,10 @@ inline Result sandbox(const std::string& args) { return sandbox_in("", args); }
 inline Result sandbox_in(const std::string& shell, const std::string& args, int seconds) {
   namespace fs = std::filesystem;
   fs::path log = fs::temp_directory_path() / ("ps_app_test_" + std::to_string(getpid()) + ".log");
-  const std::string exe = (seconds > 0 ? "timeout " + std::to_string(seconds) + " " : std::string()) + PS_SANDBOX_EXE;
-  std::string cmd = "(" + (shell.empty() ? std::string() : shell + "; ") + "exec " + exe + " " + args + ") > " +
-                    log.string() + " 2>&1";
+  const std::string exe =
+      (seconds > 0 ? "timeout " + std::to_string(seconds) + " " : std::string()) + PS_SANDBOX_EXE;
+  std::string cmd = "(" + (shell.empty() ? std::string() : shell + "; ") + "exec " + exe + " " +
+                    args + ") > " + log.string() + " 2>&1";
   int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -1,13 +1,13 @@
 // `sandbox compare` end to end: files written, columns, errors.
-#include <catch2/catch.hpp>
-#include "sandbox_exe.h"
+#include <unistd.h>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include "render/cpu/video.h"
+#include "sandbox_exe.h"
 #include "sim/core/image.h"
 
 namespace fs = std::filesystem;
@@ -32,14 +32,18 @@ size_t count_of(const std::string& s, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("sandbox compare writes side-by-side frames, curves.csv and curves.svg", "[app][compare]") {
+TEST_CASE("sandbox compare writes side-by-side frames, curves.csv and curves.svg",
+          "[app][compare]") {
   const fs::path out = fs::temp_directory_path() / ("ps_compare_out_" + std::to_string(getpid()));
   fs::remove_all(out);
-  Result r = sandbox("compare pic_vs_apic --vary solver.transfer=pic,apic,flip --frames 3 --threads 2 --no-progress "
-                     "--set solver.substeps=4 --out " + out.string());
+  Result r = sandbox(
+      "compare pic_vs_apic --vary solver.transfer=pic,apic,flip --frames 3 --threads 2 --no-progress "
+      "--set solver.substeps=4 --out " +
+      out.string());
   INFO(r.out);
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("pane 1: transfer=pic (--vary solver.transfer=pic), 5776 particles") != std::string::npos);
+  CHECK(r.out.find("pane 1: transfer=pic (--vary solver.transfer=pic), 5776 particles") !=
+        std::string::npos);
   CHECK(r.out.find("pane 3: transfer=flip") != std::string::npos);
   // One picture per frame, frames 0..3, three 480-pixel panes side by side.
   if (ps::image_io_available()) {
@@ -57,7 +61,8 @@ TEST_CASE("sandbox compare writes side-by-side frames, curves.csv and curves.svg
   std::istringstream in(csv);
   std::string line;
   std::getline(in, line);
-  CHECK(line == "frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash");
+  CHECK(line ==
+        "frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash");
   int rows = 0;
   while (std::getline(in, line)) {
     ++rows;
@@ -76,8 +81,10 @@ TEST_CASE("sandbox compare writes side-by-side frames, curves.csv and curves.svg
 TEST_CASE("sandbox compare --video: an MP4 with ffmpeg, a note without it", "[app][compare]") {
   const fs::path out = fs::temp_directory_path() / ("ps_compare_video_" + std::to_string(getpid()));
   fs::remove_all(out);
-  Result r = sandbox("compare pic_vs_apic --vary solver.transfer=pic,apic --frames 2 --set solver.substeps=2 --video "
-                     "--quiet --out " + out.string());
+  Result r = sandbox(
+      "compare pic_vs_apic --vary solver.transfer=pic,apic --frames 2 --set solver.substeps=2 --video "
+      "--quiet --out " +
+      out.string());
   INFO(r.out);
   REQUIRE(r.code == 0);
   if (!ps::image_io_available()) {
@@ -94,15 +101,20 @@ TEST_CASE("sandbox compare --video: an MP4 with ffmpeg, a note without it", "[ap
 TEST_CASE("sandbox compare rejects bad --vary lists precisely", "[app][compare]") {
   Result r1 = sandbox("compare pic_vs_apic --vary solver.flip_blend=0.5,2 --frames 1");
   CHECK(r1.code == 2);
-  CHECK(r1.out.find("--vary solver.flip_blend=2: field 'solver.flip_blend': value 2 is out of range [0, 1]") !=
-        std::string::npos);
+  CHECK(
+      r1.out.find(
+          "--vary solver.flip_blend=2: field 'solver.flip_blend': value 2 is out of range [0, 1]") !=
+      std::string::npos);
   Result r2 = sandbox("compare pic_vs_apic --vary solver.transfr=pic,apic --frames 1");
   CHECK(r2.code == 2);
   CHECK(r2.out.find("field 'solver.transfr': unknown field") != std::string::npos);
-  Result r3 = sandbox("compare pic_vs_apic --vary solver.transfer=pic,apic,flip --vary solver.kernel=quadratic,cubic");
+  Result r3 = sandbox(
+      "compare pic_vs_apic --vary solver.transfer=pic,apic,flip --vary solver.kernel=quadratic,cubic");
   CHECK(r3.code == 2);
-  CHECK(r3.out.find("--vary gives 6 panes (solver.transfer: 3 values x solver.kernel: 2 values); compare shows 2 to 4 "
-                    "panes") != std::string::npos);
+  CHECK(
+      r3.out.find(
+          "--vary gives 6 panes (solver.transfer: 3 values x solver.kernel: 2 values); compare shows 2 to 4 "
+          "panes") != std::string::npos);
   Result r4 = sandbox("compare pic_vs_apic --vary solver.transfer=pic");
   CHECK(r4.code == 2);
   CHECK(r4.out.find("--vary gives 1 pane (solver.transfer: 1 value)") != std::string::npos);
@@ -112,10 +124,12 @@ TEST_CASE("sandbox compare rejects bad --vary lists precisely", "[app][compare]"
   Result r6 = sandbox("compare pic_vs_apic --frames 1");
   CHECK(r6.code == 2);
   CHECK(r6.out.find("compare needs at least one --vary") != std::string::npos);
-  Result r7 = sandbox("compare pic_vs_apic --vary solver.transfer=pic,apic --vary solver.transfer=flip,pic");
+  Result r7 = sandbox(
+      "compare pic_vs_apic --vary solver.transfer=pic,apic --vary solver.transfer=flip,pic");
   CHECK(r7.code == 2);
   CHECK(r7.out.find("--vary solver.transfer is given twice") != std::string::npos);
-  Result r8 = sandbox("compare pic_vs_apic --vary solver.transfer=pic,apic --set solver.transfer=flip --frames 1");
+  Result r8 = sandbox(
+      "compare pic_vs_apic --vary solver.transfer=pic,apic --set solver.transfer=flip --frames 1");
   CHECK(r8.code == 2);
   CHECK(r8.out.find("also given by --set solver.transfer=flip") != std::string::npos);
   Result r9 = sandbox("compare pic_vs_apic --vary solver.transfer=pic,apic --dump-every 3");

@@ -1,14 +1,15 @@
 // `sandbox info` and `sandbox info --self-check` as a user runs them. Without
 // a GPU (CI) the check has nothing to run on: it says so and exits 0.
 #include <catch2/catch.hpp>
-#include "sandbox_exe.h"
 #include <string>
+#include "sandbox_exe.h"
 #include "sim/cuda/cuda_info.h"
 
 using ps::test::Result;
 using ps::test::sandbox;
 
-TEST_CASE("sandbox info --self-check: documented, and a no-op without a device", "[app][selfcheck]") {
+TEST_CASE("sandbox info --self-check: documented, and a no-op without a device",
+          "[app][selfcheck]") {
   const Result help = sandbox("--help");
   CHECK(help.out.find("sandbox info [--self-check]") != std::string::npos);
   CHECK(help.out.find("--backend cuda uses CUDA without the check") != std::string::npos);

@@ -2,38 +2,38 @@
 // Without a device the whole executable exits with 77, which ctest reports
 // as "skipped" (SKIP_RETURN_CODE): visible, not silently passed.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
 #include <algorithm>
 #include <array>
+#include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
-#include <chrono>
 #include <thread>
-#include <cuda_runtime.h>
+#include <vector>
+#include "../sim/mpm/mpm_test_util.h"
 #include "render/cpu/colormap.h"
 #include "render/cpu/dem_draw_rules.h"
 #include "render/cpu/dem_view.h"
 #include "render/cuda/dem_fill.h"
 #include "sim/core/backend_error.h"
 #include "sim/core/hash.h"
-#include "sim/mpm/heat.h"
 #include "sim/cuda/cuda_info.h"
-#include "tests/totals_match.h"
+#include "sim/dem/dem_world.h"
+#include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_cpu.h"
-#include "sim/scene/scene.h"
 #include "sim/rigid/rigid_world.h"
 #include "sim/scene/coupled.h"
+#include "sim/scene/scene.h"
 #include "sim/scene/simulation.h"
-#include "sim/dem/dem_world.h"
-#include "../sim/mpm/mpm_test_util.h"
 #include "sim/selfcheck/selfcheck.h"
 #include "sim/selfcheck/verdict.h"
 #include "sim/verify/verify.h"
 #include "tests/sim/dem/moving_wall_scene.h"
+#include "tests/totals_match.h"
 
 using namespace ps;
 
@@ -61,7 +61,8 @@ TEST_CASE("CUDA matches the CPU reference after N steps", "[cuda]") {
         // level over a short run. Tolerance: 1e-4 dx in position, 1e-3 in v.
         const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
         const float dx = cpu.world->grid.dx;
-        INFO(m.name << " " << transfer << " " << kernel << ": max |dx| " << d.max_dx << ", max |dv| " << d.max_dv);
+        INFO(m.name << " " << transfer << " " << kernel << ": max |dx| " << d.max_dx
+                    << ", max |dv| " << d.max_dv);
         CHECK(d.finite);
         CHECK(d.max_dx < 1e-4f * dx);
         CHECK(d.max_dv < 1e-3f);
@@ -70,7 +71,8 @@ TEST_CASE("CUDA matches the CPU reference after N steps", "[cuda]") {
       }
 }
 
-TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands its modes back", "[cuda][polypic]") {
+TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands its modes back",
+          "[cuda][polypic]") {
   // The extra modes on the device (p2g_kernel / g2p_kernel with POLY, the
   // reorder's gather): every material, quadratic kernel (PolyPIC's only one).
   // Total momentum (x, y) and the scale sum m |v| it is compared on.
@@ -93,7 +95,9 @@ TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands
     for (size_t i = 0; i < s.world->particles.size(); ++i) {
       const Vec2 x = s.world->particles.x[i];
       const float bump = 1.f + eps * (static_cast<float>((i * 2654435761u) % 1000u) / 500.f - 1.f);
-      s.world->particles.v[i] = (s.world->particles.v[i] + Vec2{0.5f * std::sin(20.f * x.y), 0.5f * std::cos(20.f * x.x)}) * bump;
+      s.world->particles.v[i] = (s.world->particles.v[i] +
+                                 Vec2{0.5f * std::sin(20.f * x.y), 0.5f * std::cos(20.f * x.x)}) *
+                                bump;
     }
   };
   // What the modes put on the grid, compared per particle: the sum over its
@@ -147,13 +151,16 @@ TEST_CASE("CUDA PolyPIC matches the CPU reference, conserves momentum, and hands
     gpu.world->sync();
     // The modes carry no momentum: the device keeps the CPU's total.
     double p_scale = 0;
-    const std::array<double, 2> pc_ = momentum(*cpu.world, &p_scale), pg_ = momentum(*gpu.world, nullptr);
-    INFO("momentum CPU (" << pc_[0] << ", " << pc_[1] << ") CUDA (" << pg_[0] << ", " << pg_[1] << "), scale " << p_scale);
+    const std::array<double, 2> pc_ = momentum(*cpu.world, &p_scale),
+                                pg_ = momentum(*gpu.world, nullptr);
+    INFO("momentum CPU (" << pc_[0] << ", " << pc_[1] << ") CUDA (" << pg_[0] << ", " << pg_[1]
+                          << "), scale " << p_scale);
     CHECK(std::hypot(pg_[0] - pc_[0], pg_[1] - pc_[1]) <= 1e-5 * p_scale);
     REQUIRE(gpu.world->particles.poly.size() == cpu.world->particles.poly.size());
     const std::array<double, 2> dev = mode_effect(*cpu.world, *gpu.world);
     const std::array<double, 2> own = mode_effect(*cpu.world, *nudged.world);
-    INFO("modes on the grid: CUDA differs by " << dev[0] << ", the nudged CPU run by " << own[0] << ", of " << dev[1]);
+    INFO("modes on the grid: CUDA differs by " << dev[0] << ", the nudged CPU run by " << own[0]
+                                               << ", of " << dev[1]);
     // Within ten times what a 1e-6 nudge does on the CPU (float atomics
     // reorder sums by about that much), and never more than 5 %: mixed-up
     // modes would differ by about the whole.
@@ -206,7 +213,8 @@ TEST_CASE("CUDA DEM matches the CPU reference over a short run", "[cuda][dem]") 
   }
 }
 
-TEST_CASE("CUDA DEM is bit-identical to the CPU while no particle has three unbonded contacts", "[cuda][dem]") {
+TEST_CASE("CUDA DEM is bit-identical to the CPU while no particle has three unbonded contacts",
+          "[cuda][dem]") {
   // Both backends do the same arithmetic (dem_kernels.h, no FMA contraction:
   // --fmad=false; walls and bonds summed in the same order) except the order
   // of a particle's unbonded pair contacts, and sums of at most two terms do
@@ -225,7 +233,8 @@ TEST_CASE("CUDA DEM is bit-identical to the CPU while no particle has three unbo
     REQUIRE(gpu->backend_name().rfind("cuda", 0) == 0);
     std::vector<dem::ContactRecord> rec;
     const std::vector<uint32_t>& ids = cpu->dem()->particles.id;
-    std::vector<int> unbonded(ids.empty() ? 1 : *std::max_element(ids.begin(), ids.end()) + size_t{1});
+    std::vector<int> unbonded(ids.empty() ? 1
+                                          : *std::max_element(ids.begin(), ids.end()) + size_t{1});
     int most = 0;
     size_t pair_steps = 0, wall_steps = 0;
     for (int s = 0; s < run.steps; ++s) {
@@ -246,8 +255,9 @@ TEST_CASE("CUDA DEM is bit-identical to the CPU while no particle has three unbo
       pair_steps += pairs ? 1 : 0;
       wall_steps += walls ? 1 : 0;
     }
-    INFO(run.scene << ": " << run.steps << " steps, at most " << most << " unbonded contacts on a particle, "
-                   << pair_steps << " steps with pair contacts, " << wall_steps << " with wall contacts");
+    INFO(run.scene << ": " << run.steps << " steps, at most " << most
+                   << " unbonded contacts on a particle, " << pair_steps
+                   << " steps with pair contacts, " << wall_steps << " with wall contacts");
     REQUIRE(gpu->backend_name().rfind("cuda", 0) == 0);
     REQUIRE(most <= 2);  // otherwise the scene changed: the sums may then round differently
     CHECK(wall_steps > 0);
@@ -256,7 +266,9 @@ TEST_CASE("CUDA DEM is bit-identical to the CPU while no particle has three unbo
   }
 }
 
-TEST_CASE("CUDA DEM passes the DEM verification cases and agrees with the CPU on each measured value", "[cuda][dem]") {
+TEST_CASE(
+    "CUDA DEM passes the DEM verification cases and agrees with the CPU on each measured value",
+    "[cuda][dem]") {
   // Hertz impact (Johnson 1985), restitution, incline slide and roll, the
   // bonded cantilever (Euler-Bernoulli) and the SGF impulse: the same cases
   // `sandbox verify` runs, once per backend on the same initial state.
@@ -281,8 +293,9 @@ TEST_CASE("CUDA DEM passes the DEM verification cases and agrees with the CPU on
   }
 }
 
-TEST_CASE("CUDA runs MPM, heat and coupled verification cases on the device with the CPU's verdicts",
-          "[cuda][verify]") {
+TEST_CASE(
+    "CUDA runs MPM, heat and coupled verification cases on the device with the CPU's verdicts",
+    "[cuda][verify]") {
   // `sandbox verify --backend cuda` for a few quick cases: each must say it ran
   // on this device, with no fallback, and reach the CPU reference's verdict on
   // every check (the measured values are printed beside the CPU's).
@@ -291,9 +304,9 @@ TEST_CASE("CUDA runs MPM, heat and coupled verification cases on the device with
   cpu_opt.threads = 1;
   gpu_opt.backend = "cuda";
   const std::string device = "cuda (" + cuda_devices()[0].name + ")";
-  const std::vector<std::string> ids = {"mpm.rotation_angular_momentum", "mpm.vibrating_bar_period",
-                                        "mpm.kernel_energy",            "mpm.wall_friction_slide",
-                                        "heat.slab_particles",          "rigid.momentum_mpm"};
+  const std::vector<std::string> ids = {
+      "mpm.rotation_angular_momentum", "mpm.vibrating_bar_period", "mpm.kernel_energy",
+      "mpm.wall_friction_slide",       "heat.slab_particles",      "rigid.momentum_mpm"};
   const std::vector<verify::CaseSpec> all = verify::all_cases();
   int ran = 0;
   for (const verify::CaseSpec& spec : all) {
@@ -310,9 +323,10 @@ TEST_CASE("CUDA runs MPM, heat and coupled verification cases on the device with
     CHECK(gpu.passed());
     REQUIRE(gpu.checks.size() == ref.checks.size());
     for (size_t k = 0; k < ref.checks.size(); ++k) {
-      std::printf("[verify cuda] %s: %s: CPU %.6g, CUDA %.6g\n", spec.id.c_str(), ref.checks[k].quantity.c_str(),
-                  ref.checks[k].measured, gpu.checks[k].measured);
-      INFO(ref.checks[k].quantity << ": CPU " << ref.checks[k].measured << ", CUDA " << gpu.checks[k].measured);
+      std::printf("[verify cuda] %s: %s: CPU %.6g, CUDA %.6g\n", spec.id.c_str(),
+                  ref.checks[k].quantity.c_str(), ref.checks[k].measured, gpu.checks[k].measured);
+      INFO(ref.checks[k].quantity << ": CPU " << ref.checks[k].measured << ", CUDA "
+                                  << gpu.checks[k].measured);
       CHECK(gpu.checks[k].pass == ref.checks[k].pass);
     }
   }
@@ -357,9 +371,10 @@ TEST_CASE("CUDA DEM moving walls: wall reactions and particles follow the CPU", 
     if (sum > 0.0) worst_newton = std::max(worst_newton, std::hypot(sx, sy) / sum);
   }
   const DemDifference d = compare_dem(cpu, gpu);
-  INFO("steps " << steps << " (" << touching << " pushing), peak reaction " << peak << " N, max relative reaction "
-                << "difference " << worst << ", Newton " << worst_newton << ", max |dx| " << d.max_dx << " m, max |dv| "
-                << d.max_dv << " m/s");
+  INFO("steps " << steps << " (" << touching << " pushing), peak reaction " << peak
+                << " N, max relative reaction "
+                << "difference " << worst << ", Newton " << worst_newton << ", max |dx| "
+                << d.max_dx << " m, max |dv| " << d.max_dv << " m/s");
   CHECK(touching > steps / 4);
   CHECK(worst < 1e-6);
   CHECK(worst_newton < 1e-12);
@@ -411,21 +426,29 @@ TEST_CASE("CUDA deterministic mode repeats bit for bit, with and without graphs"
   CHECK(max_position_diff(cpu.world->particles, gpu.world->particles) < 1e-4f * cpu.world->grid.dx);
 }
 
-TEST_CASE("CUDA deterministic mode with FLIP and with the linear kernel (MUSL), and FLIP blend advection",
-          "[cuda]") {
+TEST_CASE(
+    "CUDA deterministic mode with FLIP and with the linear kernel (MUSL), and FLIP blend advection",
+    "[cuda]") {
   // The 5-channel fixed-point FLIP tile, the MUSL fixed-point pass and
   // flip_advect = blend: each repeats bit for bit and matches the CPU.
-  struct Combo { const char* transfer; const char* kernel; bool blend; };
-  for (Combo c : {Combo{"flip", "quadratic", false}, Combo{"flip", "quadratic", true}, Combo{"apic", "linear", false},
-                  Combo{"flip", "linear", true}, Combo{"pic", "cubic", false}}) {
+  struct Combo {
+    const char* transfer;
+    const char* kernel;
+    bool blend;
+  };
+  for (Combo c : {Combo{"flip", "quadratic", false}, Combo{"flip", "quadratic", true},
+                  Combo{"apic", "linear", false}, Combo{"flip", "linear", true},
+                  Combo{"pic", "cubic", false}}) {
     INFO(c.transfer << " " << c.kernel << (c.blend ? " blend" : ""));
     auto run = [&](bool gpu_backend) {
       MpmScene s = make(R"({"type": "jelly", "E": 3000, "nu": 0.2})", c.transfer, c.kernel);
       s.world->solver.flip_blend = 1.f;
       if (c.blend) s.world->solver.flip_advect = FlipAdvect::Blend;
       s.world->solver.deterministic = gpu_backend;
-      if (gpu_backend) s.world->set_backend(make_backend("cuda", 0));
-      else s.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+      if (gpu_backend)
+        s.world->set_backend(make_backend("cuda", 0));
+      else
+        s.world->set_backend(std::make_unique<MpmCpuBackend>(1));
       REQUIRE(s.world->step(60).ok);
       s.world->sync();
       return s;
@@ -450,15 +473,16 @@ TEST_CASE("CUDA batches, adaptive dt, grab and per-substep forces match the CPU"
   gpu.world->set_backend(make_backend("cuda", 0));
   // Per-substep external forces (the SGF path): every third particle pushed right.
   auto hook = [](int64_t step, MpmParticles& p) {
-    for (size_t i = 0; i < p.size(); ++i) p.fext[i] = Vec2{i % 3 == 0 ? 0.5f * p.mass[i] * (step % 7) : 0.f, 0.f};
+    for (size_t i = 0; i < p.size(); ++i)
+      p.fext[i] = Vec2{i % 3 == 0 ? 0.5f * p.mass[i] * (step % 7) : 0.f, 0.f};
     return true;
   };
   std::vector<uint32_t> grabbed;
   for (uint32_t i = 0; i < cpu.world->particles.size(); i += 11) grabbed.push_back(i);
   for (MpmWorld* w : {cpu.world.get(), gpu.world.get()}) {
-    REQUIRE(w->step(37).ok);      // one batch, crosses two reorders on the GPU
+    REQUIRE(w->step(37).ok);  // one batch, crosses two reorders on the GPU
     w->force_hook = hook;
-    REQUIRE(w->step(5).ok);       // one substep at a time
+    REQUIRE(w->step(5).ok);  // one substep at a time
     w->force_hook = nullptr;
     w->grab_begin(grabbed, Vec2{0.5f, 0.6f});
     REQUIRE(w->step(10).ok);
@@ -515,8 +539,8 @@ void parts_follow_cpu(bool moving, std::initializer_list<const char*> transfers,
       }
       const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
       const float dx = cpu.world->grid.dx;
-      INFO((moving ? "moving parts, " : "parts held, ") << transfer << " " << kernel << ": max |dx| " << d.max_dx
-                                                        << ", max |dv| " << d.max_dv);
+      INFO((moving ? "moving parts, " : "parts held, ")
+           << transfer << " " << kernel << ": max |dx| " << d.max_dx << ", max |dv| " << d.max_dv);
       CHECK(d.finite);
       CHECK(d.max_dx < 1e-3f * dx);
       CHECK(d.max_dv < 1e-2f);
@@ -542,8 +566,10 @@ void parts_follow_cpu(bool moving, std::initializer_list<const char*> transfers,
       // where the last substep had the parts (moving: 39 substeps on from
       // their placement; a quarter cell of slack for the two backends' poses).
       gpu.world->sync();
-      const float tau = moving ? static_cast<float>(39 * static_cast<double>(cpu.world->solver.dt)) : 0.f;
-      const RigidCollider parts[2] = {mpm::collider_moved(box, tau), mpm::collider_moved(disk, tau)};
+      const float tau =
+          moving ? static_cast<float>(39 * static_cast<double>(cpu.world->solver.dt)) : 0.f;
+      const RigidCollider parts[2] = {mpm::collider_moved(box, tau),
+                                      mpm::collider_moved(disk, tau)};
       const float slack = moving ? -0.25f * dx : 0.f;
       size_t inside = 0;
       Vec2 n;
@@ -556,7 +582,8 @@ void parts_follow_cpu(bool moving, std::initializer_list<const char*> transfers,
 
 }  // namespace
 
-TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CPU", "[cuda][rigid]") {
+TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CPU",
+          "[cuda][rigid]") {
   parts_follow_cpu(false, {"pic", "apic", "flip"}, {"linear", "quadratic", "cubic"});
 }
 
@@ -573,7 +600,8 @@ TEST_CASE("CUDA coupled scene: floating boxes on the device follow the CPU", "[c
   REQUIRE(gpu->step(400).ok);
   for (int b = 0; b < 3; ++b) {
     const rigid::BodyState a = cpu->rigid()->state(b), g = gpu->rigid()->state(b);
-    INFO("body " << b << ": cpu y " << a.com.y << " vy " << a.velocity.y << ", cuda y " << g.com.y << " vy " << g.velocity.y);
+    INFO("body " << b << ": cpu y " << a.com.y << " vy " << a.velocity.y << ", cuda y " << g.com.y
+                 << " vy " << g.velocity.y);
     CHECK(std::fabs(a.com.y - g.com.y) < 1e-4);
     CHECK(std::fabs(a.velocity.y - g.velocity.y) < 1e-3 * (1.0 + std::fabs(a.velocity.y)));
   }
@@ -620,19 +648,23 @@ std::unique_ptr<Simulation> balance_load(const std::string& load, const char* ba
 
 }  // namespace
 
-TEST_CASE("CUDA coupled scenes: every rigid-body scene loaded on the device follows the CPU", "[cuda][rigid]") {
+TEST_CASE("CUDA coupled scenes: every rigid-body scene loaded on the device follows the CPU",
+          "[cuda][rigid]") {
   // What `--backend cuda` (or a passed self-check under auto) gives a scene
   // with a "rigid" section: the matter on the device, Box2D on the host,
   // parts in and impulses out every batch (MPM, rigid.exchange_substeps) or
   // DEM step. MPM (floating boxes, paddle wheel, ball into sand), DEM (hopper
   // gate, drum) and both in one scene (the balance, one load at a time: MPM
   // and DEM each on the device).
-  for (const char* scene : {"rigid_float", "rigid_paddle_wheel", "rigid_ball_sand", "rigid_hopper_gate", "rigid_drum",
-                             "rigid_balance:jelly", "rigid_balance:pebbles"}) {
+  for (const char* scene :
+       {"rigid_float", "rigid_paddle_wheel", "rigid_ball_sand", "rigid_hopper_gate", "rigid_drum",
+        "rigid_balance:jelly", "rigid_balance:pebbles"}) {
     const std::string name = scene;
     const bool balance = name.rfind("rigid_balance:", 0) == 0;
-    auto cpu = balance ? balance_load(name.substr(14), "cpu") : load_simulation(scene, {}, "cpu", 1);
-    auto gpu = balance ? balance_load(name.substr(14), "cuda") : load_simulation(scene, {}, "cuda", 0);
+    auto cpu =
+        balance ? balance_load(name.substr(14), "cpu") : load_simulation(scene, {}, "cpu", 1);
+    auto gpu =
+        balance ? balance_load(name.substr(14), "cuda") : load_simulation(scene, {}, "cuda", 0);
     REQUIRE(gpu->rigid());
     INFO(scene << " on " << gpu->backend_name());
     REQUIRE(gpu->backend_name().rfind("cuda", 0) == 0);
@@ -644,9 +676,10 @@ TEST_CASE("CUDA coupled scenes: every rigid-body scene loaded on the device foll
     double moved = 0.0;
     for (int b = 0; b < static_cast<int>(cpu->rigid()->body_count()); ++b) {
       const rigid::BodyState a = cpu->rigid()->state(b), g = gpu->rigid()->state(b);
-      INFO("body " << b << ": cpu (" << a.com.x << ", " << a.com.y << ") v (" << a.velocity.x << ", " << a.velocity.y
-                   << ") w " << a.omega << "; cuda (" << g.com.x << ", " << g.com.y << ") v (" << g.velocity.x << ", "
-                   << g.velocity.y << ") w " << g.omega);
+      INFO("body " << b << ": cpu (" << a.com.x << ", " << a.com.y << ") v (" << a.velocity.x
+                   << ", " << a.velocity.y << ") w " << a.omega << "; cuda (" << g.com.x << ", "
+                   << g.com.y << ") v (" << g.velocity.x << ", " << g.velocity.y << ") w "
+                   << g.omega);
       CHECK(std::hypot(a.com.x - g.com.x, a.com.y - g.com.y) < 1e-4);
       CHECK(std::hypot(a.velocity.x - g.velocity.x, a.velocity.y - g.velocity.y) <
             1e-3 * (1.0 + std::hypot(a.velocity.x, a.velocity.y)));
@@ -660,15 +693,17 @@ TEST_CASE("CUDA coupled scenes: every rigid-body scene loaded on the device foll
   }
 }
 
-TEST_CASE("CUDA moving rigid parts: a batch's parts follow their rigid motion on the device as on the CPU",
-          "[cuda][rigid][batch]") {
+TEST_CASE(
+    "CUDA moving rigid parts: a batch's parts follow their rigid motion on the device as on the CPU",
+    "[cuda][rigid][batch]") {
   // The collide kernel moves the placed parts per substep from the
   // placement's clock time (the CPU its substep); the time carries over calls.
   parts_follow_cpu(true, {"apic", "flip"}, {"linear", "quadratic"});
 }
 
-TEST_CASE("CUDA batched coupled scene: the exchange every K substeps follows the CPU whatever the calls",
-          "[cuda][rigid][batch]") {
+TEST_CASE(
+    "CUDA batched coupled scene: the exchange every K substeps follows the CPU whatever the calls",
+    "[cuda][rigid][batch]") {
   // A box thrown into a water blob (touching from the start), gravity on:
   // K = 8 and K = 1, the CPU in one call, the device in calls of 13, 50 and
   // 137 (batches span calls on the device, end at multiples of K on both).
@@ -691,9 +726,9 @@ TEST_CASE("CUDA batched coupled scene: the exchange every K substeps follows the
     for (int n : {13, 50, 137}) REQUIRE(gpu->step(n).ok);
     CHECK(gpu->backend_name().rfind("cuda", 0) == 0);  // no fallback on the way
     const rigid::BodyState a = cpu->rigid()->state(0), g = gpu->rigid()->state(0);
-    INFO("K = " << K << ": cpu (" << a.com.x << ", " << a.com.y << ") v (" << a.velocity.x << ", " << a.velocity.y
-                << ") w " << a.omega << "; cuda (" << g.com.x << ", " << g.com.y << ") v (" << g.velocity.x << ", "
-                << g.velocity.y << ") w " << g.omega);
+    INFO("K = " << K << ": cpu (" << a.com.x << ", " << a.com.y << ") v (" << a.velocity.x << ", "
+                << a.velocity.y << ") w " << a.omega << "; cuda (" << g.com.x << ", " << g.com.y
+                << ") v (" << g.velocity.x << ", " << g.velocity.y << ") w " << g.omega);
     CHECK(a.velocity.x < 1.4);  // the water slowed the box
     CHECK(std::hypot(a.com.x - g.com.x, a.com.y - g.com.y) < 1e-4);
     CHECK(std::hypot(a.velocity.x - g.velocity.x, a.velocity.y - g.velocity.y) <
@@ -711,15 +746,19 @@ TEST_CASE("CUDA batched coupled scene: the exchange every K substeps follows the
   }
 }
 
-TEST_CASE("CUDA toffee: handles and resampling (on the host every K substeps) follow the CPU", "[cuda][resample]") {
+TEST_CASE("CUDA toffee: handles and resampling (on the host every K substeps) follow the CPU",
+          "[cuda][resample]") {
   // Resampling runs on the host: the device state comes back every
   // resampling.interval substeps, is resampled and goes out again. Early in
   // the pull (0.1 s) both backends insert into the same holes; the states
   // then differ by float summation order only.
   auto load = [](const char* backend) {
-    MpmScene s = load_mpm_scene(resolve_scene_path("toffee"), {"materials.toffee.eta=10", "resampling.enabled=true"});
-    if (std::string(backend) == "cpu") s.world->set_backend(std::make_unique<MpmCpuBackend>(1));
-    else s.world->set_backend(make_backend("cuda", 0));
+    MpmScene s = load_mpm_scene(resolve_scene_path("toffee"),
+                                {"materials.toffee.eta=10", "resampling.enabled=true"});
+    if (std::string(backend) == "cpu")
+      s.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+    else
+      s.world->set_backend(make_backend("cuda", 0));
     return s;
   };
   MpmScene cpu = load("cpu"), gpu = load("cuda");
@@ -728,10 +767,12 @@ TEST_CASE("CUDA toffee: handles and resampling (on the host every K substeps) fo
   CHECK(gpu.world->resample_totals().calls == cpu.world->resample_totals().calls);
   CHECK(gpu.world->resample_totals().calls == 200);
   const Diagnostics a = cpu.world->diagnostics(), b = gpu.world->diagnostics();
-  INFO("particles cpu " << a.count << " cuda " << b.count << "; inserted cpu " << cpu.world->resample_totals().inserted
-                        << " cuda " << gpu.world->resample_totals().inserted);
+  INFO("particles cpu " << a.count << " cuda " << b.count << "; inserted cpu "
+                        << cpu.world->resample_totals().inserted << " cuda "
+                        << gpu.world->resample_totals().inserted);
   CHECK(b.mass == Approx(a.mass).epsilon(1e-6));
-  CHECK(std::abs(static_cast<long>(a.count) - static_cast<long>(b.count)) <= static_cast<long>(a.count / 100));
+  CHECK(std::abs(static_cast<long>(a.count) - static_cast<long>(b.count)) <=
+        static_cast<long>(a.count / 100));
   // IDs stay unique on the device path too.
   std::vector<uint32_t> ids = gpu.world->particles.id;
   std::sort(ids.begin(), ids.end());
@@ -741,10 +782,13 @@ TEST_CASE("CUDA toffee: handles and resampling (on the host every K substeps) fo
 namespace {
 
 /// A scene on the CPU (1 thread) or on the device.
-MpmScene load_on(const char* scene, const char* backend, const std::vector<std::string>& sets = {}) {
+MpmScene load_on(const char* scene, const char* backend,
+                 const std::vector<std::string>& sets = {}) {
   MpmScene s = load_mpm_scene(resolve_scene_path(scene), sets);
-  if (std::string(backend) == "cpu") s.world->set_backend(std::make_unique<MpmCpuBackend>(1));
-  else s.world->set_backend(make_backend("cuda", 0));
+  if (std::string(backend) == "cpu")
+    s.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+  else
+    s.world->set_backend(make_backend("cuda", 0));
   return s;
 }
 
@@ -756,8 +800,8 @@ void check_ice_cube_follows(MpmScene& cpu, MpmScene& gpu) {
   CHECK(b.passes == a.passes);
   CHECK(b.passes == 200);
   const HeatTotals ta = cpu.world->heat_totals(), tb = gpu.world->heat_totals();
-  INFO("ice cpu " << ta.ice_mass << " cuda " << tb.ice_mass << "; emitted cpu " << a.emitted << " cuda " << b.emitted
-                  << "; heat cpu " << ta.heat() << " cuda " << tb.heat());
+  INFO("ice cpu " << ta.ice_mass << " cuda " << tb.ice_mass << "; emitted cpu " << a.emitted
+                  << " cuda " << b.emitted << "; heat cpu " << ta.heat() << " cuda " << tb.heat());
   CHECK(tb.ice_mass == Approx(ta.ice_mass).epsilon(0.02));
   CHECK(tb.water_mass == Approx(ta.water_mass).epsilon(0.05));
   CHECK(tb.heat() == Approx(ta.heat()).epsilon(0.02));
@@ -772,7 +816,8 @@ void check_ice_cube_follows(MpmScene& cpu, MpmScene& gpu) {
 
 }  // namespace
 
-TEST_CASE("CUDA ice cube: heat passes (on the host every K substeps) follow the CPU", "[cuda][heat]") {
+TEST_CASE("CUDA ice cube: heat passes (on the host every K substeps) follow the CPU",
+          "[cuda][heat]") {
   // The heat pass runs on the host for a device backend (sim/mpm/heat.h): the
   // state comes back every heat.interval substeps, heat moves, ice melts and
   // water is emitted, and the particles go out again. ice_cube's system is
@@ -789,25 +834,32 @@ namespace {
 /// over two decades, `capacity` on the diagonal (C/dt; small: a stiff
 /// system), Dirichlet beyond the block's edges (their couplings only on the
 /// diagonal), and the right side of a known solution.
-HeatSystem rough_system(int nx, int ny, double capacity, std::vector<double>& x_ref, std::vector<double>& b) {
+HeatSystem rough_system(int nx, int ny, double capacity, std::vector<double>& x_ref,
+                        std::vector<double>& b) {
   HeatSystem A = HeatSystem::structured(nx, ny, 0.0, 0.0, 0.0);
   uint64_t seed = 12345;
-  auto coef = [&] { return std::pow(10.0, 2.0 * (splitmix64(seed) >> 11) * (1.0 / 9007199254740992.0) - 1.0); };
+  auto coef = [&] {
+    return std::pow(10.0, 2.0 * (splitmix64(seed) >> 11) * (1.0 / 9007199254740992.0) - 1.0);
+  };
   std::vector<double> kx(static_cast<size_t>(nx + 1) * ny), ky(static_cast<size_t>(nx) * (ny + 1));
   for (double& k : kx) k = coef();
   for (double& k : ky) k = coef();
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) {
       const int u = j * nx + i;
-      const double w = kx[static_cast<size_t>(j) * (nx + 1) + i], e = kx[static_cast<size_t>(j) * (nx + 1) + i + 1];
-      const double so = ky[static_cast<size_t>(j) * nx + i], no = ky[static_cast<size_t>(j + 1) * nx + i];
+      const double w = kx[static_cast<size_t>(j) * (nx + 1) + i],
+                   e = kx[static_cast<size_t>(j) * (nx + 1) + i + 1];
+      const double so = ky[static_cast<size_t>(j) * nx + i],
+                   no = ky[static_cast<size_t>(j + 1) * nx + i];
       A.diag[u] = capacity + w + e + so + no;
       if (A.east_of[u] >= 0) A.east[u] = e;
       if (A.north_of[u] >= 0) A.north[u] = no;
     }
   x_ref.resize(static_cast<size_t>(nx) * ny);
   for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) x_ref[static_cast<size_t>(j) * nx + i] = 20.0 + 30.0 * std::sin(0.05 * i) * std::cos(0.07 * j);
+    for (int i = 0; i < nx; ++i)
+      x_ref[static_cast<size_t>(j) * nx + i] =
+          20.0 + 30.0 * std::sin(0.05 * i) * std::cos(0.07 * j);
   A.apply(x_ref, b);
   return A;
 }
@@ -820,23 +872,29 @@ double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-TEST_CASE("CUDA heat solve: the device's Jacobi PCG follows the host's on the same systems", "[cuda][heat]") {
+TEST_CASE("CUDA heat solve: the device's Jacobi PCG follows the host's on the same systems",
+          "[cuda][heat]") {
   auto backend = make_backend("cuda", 0);
   HeatLinearSolver* dev = backend->heat_linear_solver();
   REQUIRE(dev != nullptr);
   PcgWork work;
   // Sizes out of order: the device buffers grow, then serve smaller systems.
-  struct Size { int nx, ny; double capacity; };
-  for (const Size& z : {Size{300, 200, 1.0}, Size{7, 5, 0.01}, Size{64, 64, 0.01}, Size{1, 1, 1.0}, Size{513, 257, 1.0}}) {
+  struct Size {
+    int nx, ny;
+    double capacity;
+  };
+  for (const Size& z : {Size{300, 200, 1.0}, Size{7, 5, 0.01}, Size{64, 64, 0.01}, Size{1, 1, 1.0},
+                        Size{513, 257, 1.0}}) {
     const int nx = z.nx, ny = z.ny;
     std::vector<double> x_ref, b;
     const HeatSystem A = rough_system(nx, ny, z.capacity, x_ref, b);
-    std::vector<double> x_host(x_ref.size(), 20.0), x_dev(x_ref.size(), 20.0), x_dev2(x_ref.size(), 20.0);
+    std::vector<double> x_host(x_ref.size(), 20.0), x_dev(x_ref.size(), 20.0),
+        x_dev2(x_ref.size(), 20.0);
     const PcgResult h = solve_pcg(A, b, x_host, 1e-10, 5000, HeatPreconditioner::Jacobi, work);
     const PcgResult d = dev->solve(A, b, x_dev, 1e-10, 5000, work);
     const PcgResult d2 = dev->solve(A, b, x_dev2, 1e-10, 5000, work);
-    INFO(nx << " x " << ny << ": host " << h.iterations << " it. (" << h.relative_residual << "), device "
-            << d.iterations << " it. (" << d.relative_residual << ")");
+    INFO(nx << " x " << ny << ": host " << h.iterations << " it. (" << h.relative_residual
+            << "), device " << d.iterations << " it. (" << d.relative_residual << ")");
     CHECK(h.converged);
     CHECK(d.converged);
     CHECK(d.relative_residual <= 1e-10 * 1.0001);
@@ -876,7 +934,8 @@ TEST_CASE("CUDA ice cube with the heat solve on the device follows the CPU", "[c
   CHECK(b.unconverged == 0);
   INFO("iterations cpu " << a.iterations << " cuda " << b.iterations);
   CHECK(double(b.iterations) == Approx(double(a.iterations)).epsilon(0.05));
-  CHECK(b.solver_abs <= 10.0 * a.solver_abs + 1e-12);  // the solves' energy defects: the host's size at one tolerance
+  CHECK(b.solver_abs <= 10.0 * a.solver_abs +
+                            1e-12);  // the solves' energy defects: the host's size at one tolerance
   check_ice_cube_follows(cpu, gpu);
 }
 
@@ -905,8 +964,10 @@ TEST_CASE("CUDA grid conserves mass and the backend reports timings", "[cuda]") 
 TEST_CASE("CUDA runs a large fluid scene like the CPU", "[cuda]") {
   // dam_break refined to 58695 particles: many blocks fall back to global atomics
   // near the tile-row seams, the rest use shared-memory tiles.
-  std::unique_ptr<Simulation> cpu = load_simulation("dam_break", {"domain.grid=384", "bodies.0.spacing=0.0026"}, "cpu", 2);
-  std::unique_ptr<Simulation> gpu = load_simulation("dam_break", {"domain.grid=384", "bodies.0.spacing=0.0026"}, "cuda", 0);
+  std::unique_ptr<Simulation> cpu =
+      load_simulation("dam_break", {"domain.grid=384", "bodies.0.spacing=0.0026"}, "cpu", 2);
+  std::unique_ptr<Simulation> gpu =
+      load_simulation("dam_break", {"domain.grid=384", "bodies.0.spacing=0.0026"}, "cuda", 0);
   REQUIRE(cpu->step(60).ok);
   REQUIRE(gpu->step(60).ok);
   Diagnostics a = cpu->diagnostics(), b = gpu->diagnostics();
@@ -922,14 +983,16 @@ TEST_CASE("The CUDA self-check passes on this device", "[cuda][selfcheck]") {
   // CPU with the stated tolerances. Each case's numbers are printed.
   reset_backend_failures_for_tests();  // an earlier case's fallback (on purpose) is not this one's
   const SelfCheckReport r = run_self_check(cuda_candidates());
-  for (const SelfCheckCase& c : r.cases) std::printf("  %-30s %s  %s\n", c.name.c_str(), c.pass ? "pass" : "FAIL", c.detail.c_str());
+  for (const SelfCheckCase& c : r.cases)
+    std::printf("  %-30s %s  %s\n", c.name.c_str(), c.pass ? "pass" : "FAIL", c.detail.c_str());
   INFO(r.reason);
   CHECK(r.pass);
   CHECK(r.cases.size() == self_check_case_names().size());
   CHECK_FALSE(backend_failure_noted());
 }
 
-TEST_CASE("CUDA out of memory: the world goes on on the CPU with the device state", "[cuda][selfcheck]") {
+TEST_CASE("CUDA out of memory: the world goes on on the CPU with the device state",
+          "[cuda][selfcheck]") {
   // A grid far beyond any GPU's memory: the CUDA backend's allocation fails
   // before anything is launched, so the state is read back (no steps lost).
   MpmScene gpu = make(R"({"type": "jelly", "E": 3000, "nu": 0.2})", "apic", "quadratic");
@@ -969,7 +1032,9 @@ bool fused_device() {
 }
 
 std::string stats_notes(MpmWorld& w) { return w.backend().stats().notes; }
-bool ran_fused(MpmWorld& w) { return stats_notes(w).find("fused cluster of ") != std::string::npos; }
+bool ran_fused(MpmWorld& w) {
+  return stats_notes(w).find("fused cluster of ") != std::string::npos;
+}
 
 /// A CUDA backend made with PS_CUDA_FUSED=0 (the unfused kernels) or without it.
 std::unique_ptr<MpmBackend> cuda_backend(bool fused) {
@@ -998,12 +1063,14 @@ void for_each_fused_case(Fn&& fn) {
   for (const CheckMaterial& m : check_materials())
     for (const char* transfer : {"pic", "apic", "flip", "polypic"})
       for (const char* kernel : {"quadratic", "cubic"})
-        if (std::string(transfer) != "polypic" || std::string(kernel) != "cubic") fn(m, transfer, kernel);
+        if (std::string(transfer) != "polypic" || std::string(kernel) != "cubic")
+          fn(m, transfer, kernel);
 }
 
 }  // namespace
 
-TEST_CASE("CUDA fused substeps match the CPU reference for every material, transfer and kernel", "[cuda][fused]") {
+TEST_CASE("CUDA fused substeps match the CPU reference for every material, transfer and kernel",
+          "[cuda][fused]") {
   // The rotating block of "CUDA matches the CPU reference after N steps",
   // in two calls of one launch each (25 substeps after a reorder, then 15);
   // that test's tolerances after 40 substeps. (The self-check's squeezed
@@ -1032,7 +1099,7 @@ TEST_CASE("CUDA fused substeps match the CPU reference for every material, trans
     CHECK(gpu.world->step_count() == 40);
     CHECK(gpu.world->time() == Approx(cpu.world->time()).epsilon(1e-9));
     CHECK(gpu.world->particles.id == cpu.world->particles.id);  // host order through the reorders
-    CHECK(grid_mass_defect(*gpu.world) < 1e-5);                   // the fused launch's grid output
+    CHECK(grid_mass_defect(*gpu.world) < 1e-5);                 // the fused launch's grid output
   });
 }
 
@@ -1047,20 +1114,22 @@ TEST_CASE("CUDA fused substeps on the classroom scenes follow the CPU", "[cuda][
     const char* scene;
     std::vector<std::string> sets;
   };
-  const Case cases[] = {Case{"mpm99", {}},
-                        Case{"mpm88", {"domain.grid=256", "bodies.0.spacing=0.0022", "solver.dt=0.0001"}}};
+  const Case cases[] = {
+      Case{"mpm99", {}},
+      Case{"mpm88", {"domain.grid=256", "bodies.0.spacing=0.0022", "solver.dt=0.0001"}}};
   for (const Case& c : cases) {
     MpmScene cpu = load_on(c.scene, "cpu", c.sets);
     MpmScene gpu = load_mpm_scene(resolve_scene_path(c.scene), c.sets);
     gpu.world->set_backend(cuda_backend(true));
     REQUIRE(cpu.world->step(200).ok);
     REQUIRE(gpu.world->step(200).ok);
-    INFO(c.scene << " (" << gpu.world->particles.size() << " particles, grid " << gpu.world->grid.nx << "): "
-                 << stats_notes(*gpu.world));
+    INFO(c.scene << " (" << gpu.world->particles.size() << " particles, grid " << gpu.world->grid.nx
+                 << "): " << stats_notes(*gpu.world));
     CHECK(ran_fused(*gpu.world) == expect);
     const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
     const float dx = cpu.world->grid.dx;
-    INFO("max |dx| " << d.max_dx / dx << " dx, rms |dv| " << d.rms_dv << ", kinetic " << d.kinetic_rel);
+    INFO("max |dx| " << d.max_dx / dx << " dx, rms |dv| " << d.rms_dv << ", kinetic "
+                     << d.kinetic_rel);
     CHECK(d.finite);
     CHECK(d.max_dx <= tol.mpm_dx * dx);
     CHECK(d.rms_dv <= tol.mpm_rms_dv);
@@ -1070,7 +1139,8 @@ TEST_CASE("CUDA fused substeps on the classroom scenes follow the CPU", "[cuda][
   }
 }
 
-TEST_CASE("CUDA fused deterministic mode equals the unfused deterministic path bit for bit", "[cuda][fused]") {
+TEST_CASE("CUDA fused deterministic mode equals the unfused deterministic path bit for bit",
+          "[cuda][fused]") {
   // The same per-particle and per-node functions and order-independent
   // integer sums: state hashes, clock and grid are equal to the last bit.
   // Adaptive dt (so dt depends on every substep's max |v|), 300 substeps in
@@ -1133,7 +1203,8 @@ TEST_CASE("CUDA fused deterministic mode equals the unfused deterministic path b
   for (Boundary b : {Boundary::Slip, Boundary::Sticky}) {
     INFO("boundary " << static_cast<int>(b));
     same_hash([b] {
-      MpmScene s = check_mpm_scene(R"({"type": "snow", "E": 3000, "nu": 0.2})", "apic", "quadratic", true);
+      MpmScene s =
+          check_mpm_scene(R"({"type": "snow", "E": 3000, "nu": 0.2})", "apic", "quadratic", true);
       s.world->solver.boundary = b;
       s.world->solver.wall_friction = 0.3f;
       s.world->point_force = PointForce{true, Vec2{0.45f, 0.05f}, 0.6f, 300.f};
@@ -1142,7 +1213,8 @@ TEST_CASE("CUDA fused deterministic mode equals the unfused deterministic path b
   }
 }
 
-TEST_CASE("CUDA fused blow-ups are reported at the unfused path's step and particle", "[cuda][fused]") {
+TEST_CASE("CUDA fused blow-ups are reported at the unfused path's step and particle",
+          "[cuda][fused]") {
   // A velocity limit the falling, spinning block crosses part way through a
   // launch (its corners start at 0.42 m/s): deterministic, so both paths
   // stop at the same substep with the same lowest host index. (The float
@@ -1157,8 +1229,8 @@ TEST_CASE("CUDA fused blow-ups are reported at the unfused path's step and parti
     INFO(stats_notes(*s.world));
     if (f == 0) CHECK(ran_fused(*s.world) == fused_device());
   }
-  INFO("fused: step " << st[0].step << " particle " << st[0].particle_id << "; unfused: step " << st[1].step
-                      << " particle " << st[1].particle_id);
+  INFO("fused: step " << st[0].step << " particle " << st[0].particle_id << "; unfused: step "
+                      << st[1].step << " particle " << st[1].particle_id);
   CHECK_FALSE(st[0].ok);
   CHECK_FALSE(st[1].ok);
   CHECK(st[0].step == st[1].step);
@@ -1237,14 +1309,16 @@ TEST_CASE("CUDA fused path: taken where it fits, not where it must not be", "[cu
   }
   SECTION("a grid too big for the cluster's shared memory") {
     // 1025^2 nodes: 21 MB of float sums, far over any cluster's shared memory.
-    MpmScene s = load_mpm_scene(resolve_scene_path("mpm88"), {"domain.grid=1024", "solver.dt=0.00001"});
+    MpmScene s =
+        load_mpm_scene(resolve_scene_path("mpm88"), {"domain.grid=1024", "solver.dt=0.00001"});
     s.world->set_backend(cuda_backend(true));
     unfused_for(*s.world, "KiB of shared memory per block");
   }
   SECTION("more particles than one cluster should take") {
     // 160,801 particles on mpm88's 128^2 grid: the grid fits, the particles
     // are past kFusedMaxParticles.
-    MpmScene s = load_mpm_scene(resolve_scene_path("mpm88"), {"bodies.0.spacing=0.001", "solver.dt=0.00005"});
+    MpmScene s = load_mpm_scene(resolve_scene_path("mpm88"),
+                                {"bodies.0.spacing=0.001", "solver.dt=0.00005"});
     REQUIRE(s.world->particles.size() > 131072);
     s.world->set_backend(cuda_backend(true));
     unfused_for(*s.world, "not fused: more particles");
@@ -1266,8 +1340,9 @@ TEST_CASE("CUDA fused path: taken where it fits, not where it must not be", "[cu
   }
 }
 
-TEST_CASE("CUDA device state: totals on the device, saves on the device, checkpoints in the background",
-          "[cuda][rewind]") {
+TEST_CASE(
+    "CUDA device state: totals on the device, saves on the device, checkpoints in the background",
+    "[cuda][rewind]") {
   // A rotating jelly on the unfused kernels and on the fused path (the
   // classroom size), float and deterministic: what the window's plots, the
   // rewind and the checkpoint take from the device must be the state the
@@ -1299,7 +1374,8 @@ TEST_CASE("CUDA device state: totals on the device, saves on the device, checkpo
       CHECK(gpu.world->step_count() == 50);
       CHECK(gpu.world->diagnostics().hash == h_saved);
       REQUIRE(gpu.world->step(30).ok);
-      if (det) CHECK(gpu.world->diagnostics().hash == h_on);  // float atomics may sum in another order
+      if (det)
+        CHECK(gpu.world->diagnostics().hash == h_on);  // float atomics may sum in another order
       // The background checkpoint: what arrives equals a sync of the same state.
       MpmBackend& b = gpu.world->backend();
       REQUIRE(b.checkpoint_begin());
@@ -1309,7 +1385,8 @@ TEST_CASE("CUDA device state: totals on the device, saves on the device, checkpo
       MpmParticles synced = gpu.world->particles;  // host arrays: stale until synced
       gpu.world->sync();
       const MpmParticles truth = gpu.world->particles;
-      gpu.world->particles = synced;  // put the stale copy back, then restore the checkpoint into it
+      gpu.world->particles =
+          synced;  // put the stale copy back, then restore the checkpoint into it
       REQUIRE(b.checkpoint_restore(false));
       CHECK(gpu.world->particles.x == truth.x);
       CHECK(gpu.world->particles.v == truth.v);
@@ -1321,7 +1398,8 @@ TEST_CASE("CUDA device state: totals on the device, saves on the device, checkpo
     }
 }
 
-TEST_CASE("CUDA device state: a saved state at a million particles is a device copy", "[cuda][rewind]") {
+TEST_CASE("CUDA device state: a saved state at a million particles is a device copy",
+          "[cuda][rewind]") {
   // The window's case: mpm88 refined 12x (1.17 M particles); the save must not
   // come back to the host and must restore the exact state.
   std::unique_ptr<Simulation> sim = load_refined("mpm88", {}, 12, "cuda", 0);
@@ -1349,7 +1427,8 @@ struct DevBuf {
   T* p = nullptr;
   size_t n = 0;
   explicit DevBuf(size_t count) : n(count) {
-    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(1, n) * sizeof(T)) == cudaSuccess);
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(1, n) * sizeof(T)) ==
+            cudaSuccess);
   }
   ~DevBuf() { cudaFree(p); }
   DevBuf(const DevBuf&) = delete;
@@ -1373,7 +1452,9 @@ std::unique_ptr<Simulation> smash_on_device() {
   return sim;
 }
 
-uint8_t byte_of(float c) { return static_cast<uint8_t>(std::lround(std::clamp(c, 0.f, 1.f) * 255.f)); }
+uint8_t byte_of(float c) {
+  return static_cast<uint8_t>(std::lround(std::clamp(c, 0.f, 1.f) * 255.f));
+}
 
 }  // namespace
 
@@ -1387,15 +1468,16 @@ TEST_CASE("CUDA DEM totals: the device reduction gives the host's sums", "[cuda]
     const Diagnostics via_sim = sim->totals();
     CHECK(via_sim.kinetic_energy == t.kinetic_energy);
     w.sync();
-    const dem::DemDiagnostics h = dem::compute_diagnostics(w.particles, w.bonds, 0.5 * (w.domain_min + w.domain_max), false);
+    const dem::DemDiagnostics h =
+        dem::compute_diagnostics(w.particles, w.bonds, 0.5 * (w.domain_min + w.domain_max), false);
     double pscale = 0.0, lscale = 0.0;
     for (size_t i = 0; i < w.particles.size(); ++i) {
       pscale += w.particles.mass[i] * length(w.particles.v[i]);
       lscale += w.particles.mass[i] * length(w.particles.v[i]) * length(w.particles.x[i]) +
                 w.particles.inertia[i] * std::fabs(w.particles.omega[i]);
     }
-    INFO(scene << ": ke " << t.kinetic_energy << " / " << h.kinetic_energy << ", L " << t.angular_momentum << " / "
-                << h.angular_momentum);
+    INFO(scene << ": ke " << t.kinetic_energy << " / " << h.kinetic_energy << ", L "
+               << t.angular_momentum << " / " << h.angular_momentum);
     CHECK(t.count == h.count);
     CHECK(std::fabs(t.mass - h.mass) <= 1e-13 * h.mass);
     CHECK(std::fabs(t.momentum[0] - h.momentum[0]) <= 1e-13 * pscale);
@@ -1448,7 +1530,8 @@ TEST_CASE("CUDA DEM checkpoints copy in the background what a sync would copy", 
   CHECK(w.bonds.force == b.force);
 }
 
-TEST_CASE("CUDA DEM reports each step's first broken bond, so the world knows the last break", "[cuda][dem]") {
+TEST_CASE("CUDA DEM reports each step's first broken bond, so the world knows the last break",
+          "[cuda][dem]") {
   std::unique_ptr<Simulation> sim = smash_on_device();
   dem::DemWorld& w = *sim->dem();
   for (int k = 0; k < 12; ++k) REQUIRE(w.step(50).ok);
@@ -1463,7 +1546,8 @@ TEST_CASE("CUDA DEM reports each step's first broken bond, so the world knows th
   CHECK(w.particles.id[w.bonds.j[static_cast<size_t>(seen.bond)]] == want.id_j);
 }
 
-TEST_CASE("CUDA DEM fill writes the host table's positions, radii and colours", "[cuda][dem][interop]") {
+TEST_CASE("CUDA DEM fill writes the host table's positions, radii and colours",
+          "[cuda][dem][interop]") {
   std::unique_ptr<Simulation> sim = smash_on_device();
   dem::DemWorld& w = *sim->dem();
   REQUIRE(w.step(300).ok);
@@ -1476,7 +1560,11 @@ TEST_CASE("CUDA DEM fill writes the host table's positions, radii and colours", 
   DevBuf<float> pos(2 * n), vel(2 * n), sc(n), radius(n);
   DevBuf<uint8_t> color(4 * n);
   DemFillTargets t;
-  t.pos = pos.p; t.vel = vel.p; t.scalar = sc.p; t.color = color.p; t.radius = radius.p;
+  t.pos = pos.p;
+  t.vel = vel.p;
+  t.scalar = sc.p;
+  t.color = color.p;
+  t.radius = radius.p;
   std::vector<float> rgb;
   for (const dem::DemMaterial& m : w.materials) rgb.insert(rgb.end(), m.color, m.color + 3);
   DemFillFrame f;
@@ -1563,7 +1651,8 @@ TEST_CASE("CUDA DEM fill writes the host table's positions, radii and colours", 
       const std::vector<float> hs = sc.get();
       size_t bad = 0;
       for (size_t i = 0; i < n; ++i) {
-        const float want = which == DemScalar::Speed ? std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i])
+        const float want = which == DemScalar::Speed
+                               ? std::sqrt(table.vx[i] * table.vx[i] + table.vy[i] * table.vy[i])
                            : which == DemScalar::Omega ? table.extra[0][i]
                                                        : table.extra[1][i];
         bad += hs[i] != want;
@@ -1576,7 +1665,8 @@ TEST_CASE("CUDA DEM fill writes the host table's positions, radii and colours", 
   }
 }
 
-TEST_CASE("CUDA DEM bond lines are the host overlay's triangles, in its order", "[cuda][dem][interop]") {
+TEST_CASE("CUDA DEM bond lines are the host overlay's triangles, in its order",
+          "[cuda][dem][interop]") {
   std::unique_ptr<Simulation> sim = smash_on_device();
   dem::DemWorld& w = *sim->dem();
   REQUIRE(w.step(600).ok);
@@ -1619,9 +1709,12 @@ TEST_CASE("CUDA DEM bond lines are the host overlay's triangles, in its order", 
     const uint32_t i = b.i[k], j = b.j[k];
     const Vec2 a = dem::to_f(p.x[i]), e = dem::to_f(p.x[j]);
     const float wpx = bond_width_px(p.radius[i], p.radius[j], v.scale);
-    if (!bond_long_enough(b.length0[k], v.scale) || !segment_in_view(a, e, (0.5f * wpx + 1.f) * v.px, v)) continue;
+    if (!bond_long_enough(b.length0[k], v.scale) ||
+        !segment_in_view(a, e, (0.5f * wpx + 1.f) * v.px, v))
+      continue;
     const float t = bond_stress_t(bond_ratio_float(bond_stress(w, k).ratio), f.hi);
-    add(a, e, wpx, lut[static_cast<size_t>(static_cast<int>(t * static_cast<float>(kDemBondLut - 1) + 0.5f))]);
+    add(a, e, wpx,
+        lut[static_cast<size_t>(static_cast<int>(t * static_cast<float>(kDemBondLut - 1) + 0.5f))]);
     ++intact;
   }
   for (size_t k = 0; k < b.size(); ++k) {

@@ -30,7 +30,9 @@ namespace fs = std::filesystem;
 namespace ps::fuzz {
 namespace {
 
-std::string bytes(const uint8_t* data, size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
+std::string bytes(const uint8_t* data, size_t size) {
+  return std::string(reinterpret_cast<const char*>(data), size);
+}
 
 // A violated property is a finding: say what, then abort so libFuzzer keeps the input.
 [[noreturn]] void property_failed(const char* what) {
@@ -54,7 +56,8 @@ Json read_small_scene(const std::string& path) {
   const fs::path p(path);
   std::error_code ec;
   if (fs::weakly_canonical(p.parent_path(), ec) == scenes) {
-    const fs::path small = fs::path(PS_SOURCE_DIR) / "tests" / "fuzz" / "seeds" / "scene" / ("small_" + p.filename().string());
+    const fs::path small = fs::path(PS_SOURCE_DIR) / "tests" / "fuzz" / "seeds" / "scene" /
+                           ("small_" + p.filename().string());
     if (fs::is_regular_file(small, ec)) return Json::parse(read_file_text(small.string()), path);
   }
   return Json::parse_file(path);
@@ -85,7 +88,8 @@ void build_and_step(const Json& doc) {
 // Small worlds for the harnesses that need a particle set (SGF forces, P4P).
 void make_particles(MpmParticles& p, size_t n) {
   p.clear();
-  for (size_t i = 0; i < n; ++i) p.add(Vec2{0.1f * static_cast<float>(i), 0.f}, Vec2{}, 1.f, 1.f, 0, 0);
+  for (size_t i = 0; i < n; ++i)
+    p.add(Vec2{0.1f * static_cast<float>(i), 0.f}, Vec2{}, 1.f, 1.f, 0, 0);
 }
 
 bool same_rows(const SgfFile& a, const SgfFile& b) {
@@ -182,8 +186,7 @@ int set(const uint8_t* data, size_t size) {
     }
     build_and_step(doc);
   } catch (const InputError&) {
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   return 0;
 }
 
@@ -220,7 +223,8 @@ int lesson(const uint8_t* data, size_t size) {
         const double dt = fixed_dt(*c.pane(k).sim);
         if (dt > 0.0 && fixed_dt(*c.pane(0).sim) > 0.0 &&
             std::abs(c.pane(k).sim->time() - t0) > 0.5 * dt * (1.0 + 1e-6) + 1e-9 * std::abs(t0))
-          property_failed("a pane not behind is more than half a substep from the first pane's time");
+          property_failed(
+              "a pane not behind is more than half a substep from the first pane's time");
       }
     }
   } catch (const InputError& e) {
@@ -229,8 +233,7 @@ int lesson(const uint8_t* data, size_t size) {
       std::fprintf(stderr, "unlocated lesson error: %s\n", e.what());
       property_failed("a lesson error does not name the lesson file and line");
     }
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   return 0;
 }
 
@@ -240,7 +243,8 @@ int sgf_csv(const uint8_t* data, size_t size) {
   const std::string name = in.substr(0, nl);
   const std::string text = nl == std::string::npos ? std::string() : in.substr(nl + 1);
   int64_t s = 1, e = 5;
-  if (is_sgf_candidate(name) && parse_sgf_file_name(name, s, e) && s > e) property_failed("file name range reversed");
+  if (is_sgf_candidate(name) && parse_sgf_file_name(name, s, e) && s > e)
+    property_failed("file name range reversed");
   if (!parse_sgf_file_name(name, s, e)) s = 1, e = 5;
   std::vector<InputError> diags;
   SgfFile f = parse_sgf_csv(text, "fuzz/" + name, s, e, diags);
@@ -251,7 +255,8 @@ int sgf_csv(const uint8_t* data, size_t size) {
   SgfList list;
   list.files.push_back(std::move(f));
   SgfSet inferred = sgf_infer_groups(list);
-  if (sgf_flatten(inferred).row_count() != list.row_count()) property_failed("SGF groups lose or add rows");
+  if (sgf_flatten(inferred).row_count() != list.row_count())
+    property_failed("SGF groups lose or add rows");
   apply_forces(list, nullptr);
   return 0;
 }
@@ -276,11 +281,14 @@ int p4p(const uint8_t* data, size_t size) {
   if (!b.ok() || b.frames.size() != a.frames.size()) property_failed("P4P round trip");
   for (size_t f = 0; f < a.frames.size(); ++f) {
     const auto &x = a.frames[f], &y = b.frames[f];
-    if (x.time != y.time || x.particles.size() != y.particles.size()) property_failed("P4P round trip (frame)");
+    if (x.time != y.time || x.particles.size() != y.particles.size())
+      property_failed("P4P round trip (frame)");
     for (size_t i = 0; i < x.particles.size(); ++i)
       if (std::memcmp(&x.particles[i], &y.particles[i], sizeof(P4Particle)) != 0 &&
-          !(x.particles[i].id == y.particles[i].id && x.particles[i].group == y.particles[i].group &&
-            x.particles[i].mass == y.particles[i].mass && x.particles[i].volume == y.particles[i].volume &&
+          !(x.particles[i].id == y.particles[i].id &&
+            x.particles[i].group == y.particles[i].group &&
+            x.particles[i].mass == y.particles[i].mass &&
+            x.particles[i].volume == y.particles[i].volume &&
             x.particles[i].px == y.particles[i].px && x.particles[i].py == y.particles[i].py &&
             x.particles[i].pz == y.particles[i].pz && x.particles[i].vx == y.particles[i].vx &&
             x.particles[i].vy == y.particles[i].vy && x.particles[i].vz == y.particles[i].vz))
@@ -290,8 +298,7 @@ int p4p(const uint8_t* data, size_t size) {
     MpmParticles p;
     try {
       mpm_from_p4(a.frames.front(), p);
-    } catch (const InputError&) {
-    }
+    } catch (const InputError&) {}
   }
   return 0;
 }
@@ -302,11 +309,12 @@ int p4c(const uint8_t* data, size_t size) {
   if (!b.ok() || b.frames.size() != a.frames.size()) property_failed("P4C round trip");
   for (size_t f = 0; f < a.frames.size(); ++f) {
     const auto &x = a.frames[f], &y = b.frames[f];
-    if (x.time != y.time || x.contacts.size() != y.contacts.size()) property_failed("P4C round trip (frame)");
+    if (x.time != y.time || x.contacts.size() != y.contacts.size())
+      property_failed("P4C round trip (frame)");
     for (size_t i = 0; i < x.contacts.size(); ++i) {
       const P4Contact &c = x.contacts[i], &d = y.contacts[i];
-      if (c.p1 != d.p1 || c.p2 != d.p2 || c.cx != d.cx || c.cy != d.cy || c.cz != d.cz || c.fx != d.fx ||
-          c.fy != d.fy || c.fz != d.fz || c.bonded != d.bonded)
+      if (c.p1 != d.p1 || c.p2 != d.p2 || c.cx != d.cx || c.cy != d.cy || c.cz != d.cz ||
+          c.fx != d.fx || c.fy != d.fy || c.fz != d.fz || c.bonded != d.bonded)
         property_failed("P4C round trip (row)");
     }
   }
@@ -320,7 +328,8 @@ int image(const uint8_t* data, size_t size) {
   } catch (const InputError&) {
     return 0;
   }
-  if (img.width <= 0 || img.height <= 0 || img.rgb.size() != static_cast<size_t>(img.width) * img.height * 3)
+  if (img.width <= 0 || img.height <= 0 ||
+      img.rgb.size() != static_cast<size_t>(img.width) * img.height * 3)
     property_failed("decoded image has an inconsistent size");
   SpecimenParams sp;
   sp.mask.threshold = size > 0 ? data[0] : 128;
@@ -353,8 +362,10 @@ const TargetInfo* targets(size_t& count) {
   static const TargetInfo all[] = {
       {"scene", scene, "scene JSON: parse, build the MPM or DEM world, 3 substeps"},
       {"set", set, "--set overrides, one per line, on a small MPM or DEM scene; build and step"},
-      {"lesson", lesson, "lesson JSON: parse, its scene (small copies) with its set entries, preset, comparison, a frame"},
-      {"sgf_csv", sgf_csv, "SGF CSV file (line 1: its file name): parse, round trip, groups, forces"},
+      {"lesson", lesson,
+       "lesson JSON: parse, its scene (small copies) with its set entries, preset, comparison, a frame"},
+      {"sgf_csv", sgf_csv,
+       "SGF CSV file (line 1: its file name): parse, round trip, groups, forces"},
       {"sgf_index", sgf_index, "SGF set index groups.json beside two CSVs: load, flatten, forces"},
       {"p4p", p4p, "P4P particle file: parse, round trip, into MPM particles"},
       {"p4c", p4c, "P4C contact file: parse, round trip"},

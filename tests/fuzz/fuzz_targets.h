@@ -27,15 +27,22 @@ struct TargetInfo {
 /// size, file size); called once before the first input.
 void init_limits();
 
-int scene(const uint8_t* data, size_t size);     ///< scene JSON: parse, build (MPM or DEM), 3 substeps
-int set(const uint8_t* data, size_t size);       ///< --set overrides (one per line) on a small built-in scene
-int lesson(const uint8_t* data, size_t size);    ///< lesson JSON: what `sandbox --lesson` and the window's opening build
-int sgf_csv(const uint8_t* data, size_t size);   ///< line 1: SGF file name; rest: CSV text; round trip; forces
-int sgf_index(const uint8_t* data, size_t size); ///< groups.json of an SGF set folder beside two fixed CSVs
-int p4p(const uint8_t* data, size_t size);       ///< P4P particles: parse, round trip, into MPM particles
-int p4c(const uint8_t* data, size_t size);       ///< P4C contacts: parse, round trip
-int image(const uint8_t* data, size_t size);     ///< PNG/JPG/...: decode (size-limited), mask, contours, specimen
-int settings(const uint8_t* data, size_t size);  ///< window settings file: parse and read every key the window reads
+int scene(const uint8_t* data, size_t size);  ///< scene JSON: parse, build (MPM or DEM), 3 substeps
+int set(const uint8_t* data,
+        size_t size);  ///< --set overrides (one per line) on a small built-in scene
+int lesson(const uint8_t* data,
+           size_t size);  ///< lesson JSON: what `sandbox --lesson` and the window's opening build
+int sgf_csv(const uint8_t* data,
+            size_t size);  ///< line 1: SGF file name; rest: CSV text; round trip; forces
+int sgf_index(const uint8_t* data,
+              size_t size);  ///< groups.json of an SGF set folder beside two fixed CSVs
+int p4p(const uint8_t* data,
+        size_t size);  ///< P4P particles: parse, round trip, into MPM particles
+int p4c(const uint8_t* data, size_t size);  ///< P4C contacts: parse, round trip
+int image(const uint8_t* data,
+          size_t size);  ///< PNG/JPG/...: decode (size-limited), mask, contours, specimen
+int settings(const uint8_t* data,
+             size_t size);  ///< window settings file: parse and read every key the window reads
 
 /// All targets, in the order the script runs them.
 const TargetInfo* targets(size_t& count);

@@ -9,7 +9,8 @@
 
 using namespace ps;
 
-TEST_CASE("Body tool: a drag makes a box or disk of the dragged size and the tool's density", "[render][rigid]") {
+TEST_CASE("Body tool: a drag makes a box or disk of the dragged size and the tool's density",
+          "[render][rigid]") {
   rigid::RigidWorld w(rigid::Vec2d{0.0, -9.81}, 1.0, 10.0);
   BodyDraft d;
   d.shape = 0;
@@ -39,7 +40,8 @@ TEST_CASE("Body tool: a drag makes a box or disk of the dragged size and the too
   CHECK(steel.color[0] < disk.color[0]);
 }
 
-TEST_CASE("Body tool: too small, outside the domain or massless drags are refused with the reason", "[render][rigid]") {
+TEST_CASE("Body tool: too small, outside the domain or massless drags are refused with the reason",
+          "[render][rigid]") {
   rigid::RigidWorld w(rigid::Vec2d{0.0, -9.81}, 1.0, 10.0);
   BodyDraft d;
   rigid::BodyDef out;
@@ -83,14 +85,20 @@ float point_segment(Vec2 p, Vec2 a, Vec2 b) {
 /// Distance between two segments (0 when they cross).
 float segment_distance(Vec2 a, Vec2 b, Vec2 c, Vec2 d) {
   auto cross = [](Vec2 u, Vec2 v) { return u.x * v.y - u.y * v.x; };
-  const float d1 = cross(b - a, c - a), d2 = cross(b - a, d - a), d3 = cross(d - c, a - c), d4 = cross(d - c, b - c);
-  if (((d1 > 0.f && d2 < 0.f) || (d1 < 0.f && d2 > 0.f)) && ((d3 > 0.f && d4 < 0.f) || (d3 < 0.f && d4 > 0.f))) return 0.f;
-  return std::min({point_segment(a, c, d), point_segment(b, c, d), point_segment(c, a, b), point_segment(d, a, b)});
+  const float d1 = cross(b - a, c - a), d2 = cross(b - a, d - a), d3 = cross(d - c, a - c),
+              d4 = cross(d - c, b - c);
+  if (((d1 > 0.f && d2 < 0.f) || (d1 < 0.f && d2 > 0.f)) &&
+      ((d3 > 0.f && d4 < 0.f) || (d3 < 0.f && d4 > 0.f)))
+    return 0.f;
+  return std::min({point_segment(a, c, d), point_segment(b, c, d), point_segment(c, a, b),
+                   point_segment(d, a, b)});
 }
 
 }  // namespace
 
-TEST_CASE("Body force arrows: weight and force each straight from its own anchor, never overlapping", "[render][rigid]") {
+TEST_CASE(
+    "Body force arrows: weight and force each straight from its own anchor, never overlapping",
+    "[render][rigid]") {
   // Both used to start at the centre of mass: a force at an angle to the weight read as one
   // kinked line drawn over the weight arrow.
   const Vec2 com{2.f, 1.f};
@@ -98,7 +106,8 @@ TEST_CASE("Body force arrows: weight and force each straight from its own anchor
   for (const Vec2 weight : {Vec2{0.f, -0.6f}, Vec2{0.3f, -0.4f}, Vec2{0.f, 0.f}}) {
     for (int deg = 0; deg < 360; deg += 5) {
       for (const float len : {0.1f, 0.6f, 2.4f}) {
-        INFO("weight (" << weight.x << ", " << weight.y << "), force at " << deg << " deg, length " << len);
+        INFO("weight (" << weight.x << ", " << weight.y << "), force at " << deg << " deg, length "
+                        << len);
         const float r = static_cast<float>(deg) * 3.14159265f / 180.f;
         const Vec2 force{len * std::cos(r), len * std::sin(r)};
         const ForceArrows a = force_arrows(com, weight, force, gap);
@@ -112,7 +121,8 @@ TEST_CASE("Body force arrows: weight and force each straight from its own anchor
         CHECK(std::abs(dot(a.weight.from - com, down)) < 1e-6f);
         CHECK(length(0.5f * (a.force.from + a.weight.from) - com) < 1e-6f);
         // Never on top of each other: at least the gap between anchors apart everywhere.
-        CHECK(segment_distance(a.weight.from, a.weight.to, a.force.from, a.force.to) >= 2.f * gap - 1e-5f);
+        CHECK(segment_distance(a.weight.from, a.weight.to, a.force.from, a.force.to) >=
+              2.f * gap - 1e-5f);
       }
     }
   }

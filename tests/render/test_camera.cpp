@@ -20,7 +20,8 @@ Vec2 via_ndc(const Camera2D& c, Vec2 w) {
 
 }  // namespace
 
-TEST_CASE("camera: screen -> world -> screen round trip at several zooms, aspects and pixel ratios", "[render]") {
+TEST_CASE("camera: screen -> world -> screen round trip at several zooms, aspects and pixel ratios",
+          "[render]") {
   const float sizes[][2] = {{1280, 720}, {720, 1280}, {800, 800}, {2560, 1080}};
   const float ratios[] = {1.f, 1.5f, 2.f};
   const float zooms[] = {0.01f, 1.f, 37.f, 5000.f};
@@ -65,8 +66,10 @@ TEST_CASE("camera: y points up in the world and down on the screen", "[render]")
   CHECK(c.world_to_screen(Vec2{0.f, 0.5f}).x == Approx(250.f));
 }
 
-TEST_CASE("camera: fit centres the domain in the viewport and keeps all of it visible", "[render]") {
-  for (ScreenRect vp : {ScreenRect{340, 0, 610, 720}, ScreenRect{0, 0, 1280, 300}, ScreenRect{10, 20, 200, 900}}) {
+TEST_CASE("camera: fit centres the domain in the viewport and keeps all of it visible",
+          "[render]") {
+  for (ScreenRect vp :
+       {ScreenRect{340, 0, 610, 720}, ScreenRect{0, 0, 1280, 300}, ScreenRect{10, 20, 200, 900}}) {
     Camera2D c;
     c.set_window(1280, 1000, 2.f);
     c.set_viewport(vp);

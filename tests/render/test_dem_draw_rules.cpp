@@ -16,7 +16,9 @@ using namespace ps::dem;
 
 namespace {
 
-std::string scene_path(const char* name) { return std::string(PS_SOURCE_DIR) + "/assets/scenes/" + name; }
+std::string scene_path(const char* name) {
+  return std::string(PS_SOURCE_DIR) + "/assets/scenes/" + name;
+}
 
 /// A shipped bonded scene on the CPU, stepped a little.
 void soft_body(DemWorld& w, int steps) {
@@ -56,14 +58,15 @@ TEST_CASE("bonds are drawn only from kBondMinPx pixels of rest length on screen"
   CHECK(bond_long_enough(L0_1M, 600.f * 12.f));  // zoomed in 12 times: 1.6 px
 }
 
-TEST_CASE("a segment is skipped only when it lies wholly beyond one edge of the window", "[render]") {
+TEST_CASE("a segment is skipped only when it lies wholly beyond one edge of the window",
+          "[render]") {
   BondView v;
   v.lo = Vec2{0.f, 0.f};
   v.hi = Vec2{1.f, 1.f};
   const float m = 0.01f;
-  CHECK(segment_in_view(Vec2{0.2f, 0.2f}, Vec2{0.3f, 0.3f}, m, v));       // inside
-  CHECK(segment_in_view(Vec2{-0.5f, 0.5f}, Vec2{1.5f, 0.5f}, m, v));      // across
-  CHECK(segment_in_view(Vec2{-0.5f, -0.5f}, Vec2{1.5f, 1.5f}, m, v));     // diagonal across
+  CHECK(segment_in_view(Vec2{0.2f, 0.2f}, Vec2{0.3f, 0.3f}, m, v));        // inside
+  CHECK(segment_in_view(Vec2{-0.5f, 0.5f}, Vec2{1.5f, 0.5f}, m, v));       // across
+  CHECK(segment_in_view(Vec2{-0.5f, -0.5f}, Vec2{1.5f, 1.5f}, m, v));      // diagonal across
   CHECK(segment_in_view(Vec2{-0.005f, 0.5f}, Vec2{-0.008f, 0.6f}, m, v));  // within the margin
   CHECK_FALSE(segment_in_view(Vec2{-0.5f, 0.5f}, Vec2{-0.1f, 0.6f}, m, v));
   CHECK_FALSE(segment_in_view(Vec2{1.5f, 0.5f}, Vec2{1.1f, 0.6f}, m, v));
@@ -111,10 +114,12 @@ TEST_CASE("the bond colour table is the colour map within one level", "[render]"
     for (int s = 0; s <= 1000; ++s) {
       const float ratio = 0.37f * static_cast<float>(s) / 1000.f, hi = 0.37f;
       const float t = bond_stress_t(ratio, hi);
-      const uint32_t dev = lut[static_cast<size_t>(static_cast<int>(t * static_cast<float>(kDemBondLut - 1) + 0.5f))];
+      const uint32_t dev = lut[static_cast<size_t>(
+          static_cast<int>(t * static_cast<float>(kDemBondLut - 1) + 0.5f))];
       const std::array<float, 3> host = bond_stress_rgb(static_cast<Colormap>(c), ratio, hi);
       for (int k = 0; k < 3; ++k) {
-        const int h = static_cast<int>(std::lround(std::clamp(host[static_cast<size_t>(k)], 0.f, 1.f) * 255.f));
+        const int h = static_cast<int>(
+            std::lround(std::clamp(host[static_cast<size_t>(k)], 0.f, 1.f) * 255.f));
         worst = std::max(worst, std::abs(h - static_cast<int>((dev >> (8 * k)) & 255u)));
       }
       CHECK((dev >> 24) == 255u);
@@ -188,7 +193,8 @@ TEST_CASE("the selected particle from the host arrays carries its bonds' stresse
   CHECK_FALSE(sel.valid);
 }
 
-TEST_CASE("a classroom-sized specimen framed whole draws every bond, as before the on-screen rule", "[render]") {
+TEST_CASE("a classroom-sized specimen framed whole draws every bond, as before the on-screen rule",
+          "[render]") {
   // dem_soft_body (475 particles, 1344 bonds) framed in a 1280x720 window with
   // the side panels (the scene about 560 px wide): every intact bond passes
   // both tests, so the overlay holds what it held before the rule.
@@ -201,7 +207,8 @@ TEST_CASE("a classroom-sized specimen framed whole draws every bond, as before t
   BondView v;
   v.scale = cam.scale();
   v.px = 1.f / v.scale;
-  const Vec2 p0 = cam.screen_to_world(Vec2{0.f, 0.f}), p1 = cam.screen_to_world(Vec2{1280.f, 720.f});
+  const Vec2 p0 = cam.screen_to_world(Vec2{0.f, 0.f}),
+             p1 = cam.screen_to_world(Vec2{1280.f, 720.f});
   v.lo = Vec2{std::min(p0.x, p1.x), std::min(p0.y, p1.y)};
   v.hi = Vec2{std::max(p0.x, p1.x), std::max(p0.y, p1.y)};
   size_t drawn = 0;
@@ -209,7 +216,9 @@ TEST_CASE("a classroom-sized specimen framed whole draws every bond, as before t
     const uint32_t i = w.bonds.i[k], j = w.bonds.j[k];
     const Vec2 a = to_f(w.particles.x[i]), e = to_f(w.particles.x[j]);
     const float wpx = bond_width_px(w.particles.radius[i], w.particles.radius[j], v.scale);
-    if (bond_long_enough(w.bonds.length0[k], v.scale) && segment_in_view(a, e, (0.5f * wpx + 1.f) * v.px, v)) ++drawn;
+    if (bond_long_enough(w.bonds.length0[k], v.scale) &&
+        segment_in_view(a, e, (0.5f * wpx + 1.f) * v.px, v))
+      ++drawn;
   }
   INFO("scale " << v.scale << " px/m, bond " << w.bonds.length0[0] * v.scale << " px");
   CHECK(drawn == w.bonds.size());

@@ -26,8 +26,8 @@ void bonded_pair(DemWorld& w, double R = 0.01) {
   w.bond.shear_strength = 2e5;
   for (int k = 0; k < 2; ++k) {
     double mass = sphere_mass(2500, R);
-    size_t i = w.particles.add(Vec2d{0.5 + 2 * R * k, 0.5}, Vec2d{}, R, mass, sphere_inertia(mass, R),
-                               static_cast<uint8_t>(m), 0, 1);
+    size_t i = w.particles.add(Vec2d{0.5 + 2 * R * k, 0.5}, Vec2d{}, R, mass,
+                               sphere_inertia(mass, R), static_cast<uint8_t>(m), 0, 1);
     (void)i;
   }
   REQUIRE(w.form_bonds() == 1);
@@ -92,7 +92,8 @@ TEST_CASE("bond stress follows the stretch and the current bond E at once", "[re
   CHECK(ratios[0] == -1.f);
 }
 
-TEST_CASE("stretching a bond past its strength breaks it, and the last break is reported", "[render]") {
+TEST_CASE("stretching a bond past its strength breaks it, and the last break is reported",
+          "[render]") {
   DemWorld w;
   bonded_pair(w);
   CHECK(last_bond_break(w).step == 0);
@@ -117,7 +118,8 @@ TEST_CASE("stretching a bond past its strength breaks it, and the last break is 
 
 TEST_CASE("bond stress colours span the colour map over [0, hi]", "[render]") {
   auto eq = [](std::array<float, 3> a, std::array<float, 3> b) {
-    return std::fabs(a[0] - b[0]) < 1e-6f && std::fabs(a[1] - b[1]) < 1e-6f && std::fabs(a[2] - b[2]) < 1e-6f;
+    return std::fabs(a[0] - b[0]) < 1e-6f && std::fabs(a[1] - b[1]) < 1e-6f &&
+           std::fabs(a[2] - b[2]) < 1e-6f;
   };
   CHECK(eq(bond_stress_rgb(Colormap::Turbo, 0.f, 1.f), colormap_rgb(Colormap::Turbo, 0.f)));
   CHECK(eq(bond_stress_rgb(Colormap::Turbo, 1.f, 1.f), colormap_rgb(Colormap::Turbo, 1.f)));

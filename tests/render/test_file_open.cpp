@@ -17,13 +17,12 @@ namespace fs = std::filesystem;
 
 #include "tests/temp_files.h"
 
-using ps::test::TempDir;
 using ps::test::put;
+using ps::test::TempDir;
 
 namespace {
 
 const std::string kData = std::string(PS_TEST_DATA_DIR);
-
 
 SgfSet live_set() {
   SgfSet s;
@@ -50,7 +49,8 @@ bool same_set(const SgfSet& a, const SgfSet& b) {
 
 /// What the window's SGF "Load" does (panel_sgf.cpp): replace the live set and
 /// hand it to the simulation only when the open succeeded.
-bool window_load(const std::string& folder, SgfSet& live, Simulation& sim, std::vector<std::string>& shown) {
+bool window_load(const std::string& folder, SgfSet& live, Simulation& sim,
+                 std::vector<std::string>& shown) {
   SgfSetOpen r = open_sgf_set(folder);
   if (!r.ok) {
     shown = r.messages;
@@ -69,7 +69,8 @@ bool any_contains(const std::vector<std::string>& m, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("Opening bad SGF folders, P4P files and images while a scene runs leaves it untouched", "[open][sgf]") {
+TEST_CASE("Opening bad SGF folders, P4P files and images while a scene runs leaves it untouched",
+          "[open][sgf]") {
   for (const char* scene : {"mpm88", "dem_beam"}) {
     INFO(scene);
     std::unique_ptr<Simulation> a = load_simulation(scene, {}, "cpu", 1);
@@ -96,12 +97,14 @@ TEST_CASE("Opening bad SGF folders, P4P files and images while a scene runs leav
     std::vector<std::string> shown;
     CHECK_FALSE(window_load(kData + "/sgf/malformed", live, *a, shown));
     REQUIRE(shown.size() >= 2);
-    CHECK(shown.front().find("not loaded, 7 problems (the current set is kept") != std::string::npos);
+    CHECK(shown.front().find("not loaded, 7 problems (the current set is kept") !=
+          std::string::npos);
     CHECK(any_contains(shown, "SGF1-5.csv:3:3: field 'FX': expected a finite number, got 'abc'"));
     REQUIRE(a->step(chunk).ok);
 
     CHECK_FALSE(window_load(d / "bad_row", live, *a, shown));
-    CHECK(shown.front().find("not loaded, 1 problem (the current set is kept") != std::string::npos);
+    CHECK(shown.front().find("not loaded, 1 problem (the current set is kept") !=
+          std::string::npos);
     CHECK(any_contains(shown, "SGF20-30.csv:3:3: field 'FX'"));
     CHECK_FALSE(window_load(d / "bad_index", live, *a, shown));
     CHECK(any_contains(shown, "groups.json"));
@@ -145,7 +148,9 @@ TEST_CASE("Opening bad SGF folders, P4P files and images while a scene runs leav
   }
 }
 
-TEST_CASE("open_sgf_set: a complete folder loads, a broken one gives the verdict then at most 100 problems", "[open][sgf]") {
+TEST_CASE(
+    "open_sgf_set: a complete folder loads, a broken one gives the verdict then at most 100 problems",
+    "[open][sgf]") {
   TempDir d("open_many");
   std::string csv = "ID,FX,FY,FZ\n";
   for (int i = 0; i < 500; ++i) csv += "x,1,0,0\n";
@@ -154,8 +159,11 @@ TEST_CASE("open_sgf_set: a complete folder loads, a broken one gives the verdict
   CHECK_FALSE(r.ok);
   CHECK(r.set.groups.empty());
   REQUIRE(r.messages.size() == 101);
-  CHECK(r.messages[0] == d.path + ": not loaded, 500 problems (the current set is kept; fix the files and load again)");
-  CHECK(r.messages[1] == (d / "SGF1-2.csv") + ":2:1: field 'ID': expected a particle ID (integer >= 1), got 'x'");
+  CHECK(r.messages[0] ==
+        d.path +
+            ": not loaded, 500 problems (the current set is kept; fix the files and load again)");
+  CHECK(r.messages[1] ==
+        (d / "SGF1-2.csv") + ":2:1: field 'ID': expected a particle ID (integer >= 1), got 'x'");
 
   const SgfSetOpen ok = open_sgf_set(kData + "/sgf/basic");
   CHECK(ok.ok);
@@ -167,7 +175,9 @@ TEST_CASE("open_sgf_set: a complete folder loads, a broken one gives the verdict
   CHECK(off.files[0].rows.empty());
 }
 
-TEST_CASE("An SGF folder loads its good files and lists each bad one, in the window and with --sgf alike", "[open][sgf]") {
+TEST_CASE(
+    "An SGF folder loads its good files and lists each bad one, in the window and with --sgf alike",
+    "[open][sgf]") {
   // One rule (SgfLoadResult): a file loads whole or not at all. SGF1-10.csv is good, SGF20-30.csv
   // has one bad row among good ones (skipping only that row would push the group short of a
   // particle), SGF5.csv has a bad name.
@@ -185,7 +195,8 @@ TEST_CASE("An SGF folder loads its good files and lists each bad one, in the win
   CHECK(fs::path(flat.skipped[0]).filename() == "SGF20-30.csv");
   CHECK(fs::path(flat.skipped[1]).filename() == "SGF5.csv");
   REQUIRE(flat.diagnostics.size() == 2);
-  CHECK(std::string(flat.diagnostics[0].what()) == (d / "SGF20-30.csv") + ":3:3: field 'FX': expected a finite number, got 'nan?'");
+  CHECK(std::string(flat.diagnostics[0].what()) ==
+        (d / "SGF20-30.csv") + ":3:3: field 'FX': expected a finite number, got 'nan?'");
   CHECK(flat.diagnostics[1].field() == "name");
 
   // The window (the SGF panel's Load): the same files, the set from the good one, the verdict
@@ -199,7 +210,8 @@ TEST_CASE("An SGF folder loads its good files and lists each bad one, in the win
   CHECK(w.set.groups[0].ids == std::vector<uint32_t>{1, 2});
   CHECK(sgf_flatten(w.set).row_count() == flat.list.row_count());
   REQUIRE(w.messages.size() == 3);
-  CHECK(w.messages[0] == d.path + ": 2 problems, 2 of 3 SGF files skipped (the other files are loaded)");
+  CHECK(w.messages[0] ==
+        d.path + ": 2 problems, 2 of 3 SGF files skipped (the other files are loaded)");
   CHECK(w.messages[1] == std::string(flat.diagnostics[0].what()));
   CHECK(w.messages[2] == std::string(flat.diagnostics[1].what()));
 

@@ -35,10 +35,13 @@ SgfGroup group(const char* name, std::array<float, 3> rgb, std::vector<uint32_t>
 
 }  // namespace
 
-TEST_CASE("The group table: an SGF set's groups by name and colour, the first group of a particle, the rest in none", "[render][groups]") {
+TEST_CASE(
+    "The group table: an SGF set's groups by name and colour, the first group of a particle, the rest in none",
+    "[render][groups]") {
   SgfSet set;
   set.groups.push_back(group("head", {0.95f, 0.75f, 0.3f}, {1, 2}));
-  set.groups.push_back(group("arm", {0.9f, 0.35f, 0.3f}, {2, 3, 99}));  // 2 is the head's; 99 is not in the scene
+  set.groups.push_back(
+      group("arm", {0.9f, 0.35f, 0.3f}, {2, 3, 99}));  // 2 is the head's; 99 is not in the scene
   set.groups.push_back(group("empty", {0.1f, 0.2f, 0.3f}, {}));
   const ParticleTable t = table_of({1, 2, 3, 4, 5}, {1, 1, 1, 2, 0});
   GroupTable g;
@@ -67,7 +70,8 @@ TEST_CASE("The group table: an SGF set's groups by name and colour, the first gr
   CHECK(short_legend[2].name == "... 2 more groups");
 }
 
-TEST_CASE("The group table without SGF groups: the scene's group numbers in the palette", "[render][groups]") {
+TEST_CASE("The group table without SGF groups: the scene's group numbers in the palette",
+          "[render][groups]") {
   const ParticleTable t = table_of({1, 2, 3, 4}, {1, 1, 2, 14});
   GroupTable g;
   g.build(SgfSet{}, t);
@@ -92,10 +96,13 @@ TEST_CASE("The group table without SGF groups: the scene's group numbers in the 
   flat.files.push_back(f);
   const SgfSet inferred = sgf_infer_groups(flat);
   REQUIRE(inferred.groups.size() == 2);
-  for (size_t k = 0; k < 2; ++k) CHECK(sgf_group_row(inferred.groups[k]).rgb == group_palette_rgb(k + 1));
+  for (size_t k = 0; k < 2; ++k)
+    CHECK(sgf_group_row(inferred.groups[k]).rgb == group_palette_rgb(k + 1));
 }
 
-TEST_CASE("Lesson 07's dancer: the particle colours, the legend and the SGF tab's list are one table", "[render][groups]") {
+TEST_CASE(
+    "Lesson 07's dancer: the particle colours, the legend and the SGF tab's list are one table",
+    "[render][groups]") {
   // The scene's own SGF folder, as the window's SGF tab loads it, and its particles.
   const std::string dir = (fs::path(PS_SOURCE_DIR) / "assets" / "scenes" / "dem_dance").string();
   const SgfSetLoadResult r = load_sgf_set(dir);

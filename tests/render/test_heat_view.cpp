@@ -51,7 +51,9 @@ TEST_CASE("melt roles: melting material, its melt target, the rest", "[render][h
 }
 
 TEST_CASE("the ice-water map goes from pale ice to dark water", "[render][heat]") {
-  auto lum = [](const std::array<float, 3>& c) { return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]; };
+  auto lum = [](const std::array<float, 3>& c) {
+    return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2];
+  };
   float last = 2.f;
   for (int k = 0; k <= 20; ++k) {
     const auto c = colormap_rgb(Colormap::IceWater, k / 20.f);
@@ -63,7 +65,8 @@ TEST_CASE("the ice-water map goes from pale ice to dark water", "[render][heat]"
   for (int k = 0; k <= 20; ++k) CHECK(colormap_rgb(Colormap::IceWater, k / 20.f) != kNoMeltGrey);
 }
 
-TEST_CASE("heat particle colours: temperature over its range, melt fraction with grey", "[render][heat]") {
+TEST_CASE("heat particle colours: temperature over its range, melt fraction with grey",
+          "[render][heat]") {
   const std::vector<MaterialParams> m = three_materials();
   MpmParticles p;
   p.add(Vec2{0.1f, 0.1f}, Vec2{}, 1.f, 1.f, 0, 0, -5.f);  // ice, cold
@@ -76,11 +79,13 @@ TEST_CASE("heat particle colours: temperature over its range, melt fraction with
   CHECK(hi == 60.f);
 
   std::vector<std::array<float, 3>> c;
-  heat_particle_rgb(p, m, HeatColor::Temperature, Colormap::Coolwarm, 0.f, 0.f, c);  // auto: min / max
+  heat_particle_rgb(p, m, HeatColor::Temperature, Colormap::Coolwarm, 0.f, 0.f,
+                    c);  // auto: min / max
   REQUIRE(c.size() == 3);
   CHECK(c[0] == colormap_rgb(Colormap::Coolwarm, 0.f));
   CHECK(c[2] == colormap_rgb(Colormap::Coolwarm, 1.f));
-  heat_particle_rgb(p, m, HeatColor::Temperature, Colormap::Coolwarm, -10.f, 30.f, c);  // fixed, clamped
+  heat_particle_rgb(p, m, HeatColor::Temperature, Colormap::Coolwarm, -10.f, 30.f,
+                    c);  // fixed, clamped
   CHECK(c[1] == temperature_rgb(Colormap::Coolwarm, 20.f, -10.f, 30.f));
   CHECK(c[2] == colormap_rgb(Colormap::Coolwarm, 1.f));
 
@@ -137,7 +142,9 @@ TEST_CASE("the heat tool gives one lamp while pressed, none otherwise", "[render
   CHECK(std::string(tool_name(Tool::Heat)) == "heat");
 }
 
-TEST_CASE("the heat lamp over the ice cube feeds the ledger, and the snapshot shows the temperature", "[render][heat]") {
+TEST_CASE(
+    "the heat lamp over the ice cube feeds the ledger, and the snapshot shows the temperature",
+    "[render][heat]") {
   auto sim = load_simulation("ice_cube", {}, "cpu", 1);
   REQUIRE(sim->mpm());
   MpmWorld& w = *sim->mpm();
@@ -152,7 +159,7 @@ TEST_CASE("the heat lamp over the ice cube feeds the ledger, and the snapshot sh
   REQUIRE(L.passes > 0);
   CHECK(L.lamps > 0.0);
   CHECK(L.lamps <= 500.0 * L.heat_time * (1.0 + 1e-9));  // at most power x time (full cover)
-  CHECK(L.lamps > 0.5 * 500.0 * L.heat_time);             // the disk is inside the ice
+  CHECK(L.lamps > 0.5 * 500.0 * L.heat_time);            // the disk is inside the ice
   tool_heat_lamps(s, Vec2{}, false, w.heat_tool);
   const double lamps = L.lamps;
   sim->step(20);

@@ -13,9 +13,11 @@
 
 using namespace ps;
 
-TEST_CASE("side panels from a 1600 px screen leave a 1280 px projector 60 % of the width", "[render][layout]") {
+TEST_CASE("side panels from a 1600 px screen leave a 1280 px projector 60 % of the width",
+          "[render][layout]") {
   // imgui.ini written on a 1600x900 screen: 620 px each; projector mode at 1280x720 (UI x1.35: 324 px minimum).
-  const SidePanels p = clamp_side_panels(620.f, 620.f, 1280.f, side_panel_share(true), 240.f * 1.35f);
+  const SidePanels p =
+      clamp_side_panels(620.f, 620.f, 1280.f, side_panel_share(true), 240.f * 1.35f);
   CHECK(p.left + p.right <= 0.4f * 1280.f + 1e-3f);
   CHECK(p.left > 0.f);
   CHECK(p.right > 0.f);
@@ -23,7 +25,8 @@ TEST_CASE("side panels from a 1600 px screen leave a 1280 px projector 60 % of t
   CHECK(p.right == Approx(256.f));
 }
 
-TEST_CASE("side panels that fit are left alone, wide ones shrink in proportion", "[render][layout]") {
+TEST_CASE("side panels that fit are left alone, wide ones shrink in proportion",
+          "[render][layout]") {
   const SidePanels fit = clamp_side_panels(340.f, 330.f, 1280.f, side_panel_share(false), 240.f);
   CHECK(fit.left == 340.f);
   CHECK(fit.right == 330.f);
@@ -101,7 +104,7 @@ TEST_CASE("the tiling chosen draws the scene at least as large as any other", "[
           CAPTURE(n, aspect, w, h, t.rows, t.cols);
           CHECK(t.rows * t.cols >= n);
           CHECK((t.rows - 1) * t.cols < n);  // no empty row
-          CHECK(t.cols <= n);  // the first row full: no empty column
+          CHECK(t.cols <= n);                // the first row full: no empty column
           const float best = drawn_area(t.rows, t.cols, w, h, aspect, 4.f, 40.f);
           for (int cols = 1; cols <= n; ++cols) {
             const int rows = (n + cols - 1) / cols;
@@ -113,7 +116,8 @@ TEST_CASE("the tiling chosen draws the scene at least as large as any other", "[
 TEST_CASE("tile_rect lays the panes out row by row with the gap between them", "[render][layout]") {
   const Tiling t = choose_tiling(3, 610.f, 690.f, 2.f, 4.f, 52.f);
   const ScreenRect area{340.f, 0.f, 610.f, 690.f};
-  const ScreenRect a = tile_rect(t, area, 4.f, 0), b = tile_rect(t, area, 4.f, 1), c = tile_rect(t, area, 4.f, 2);
+  const ScreenRect a = tile_rect(t, area, 4.f, 0), b = tile_rect(t, area, 4.f, 1),
+                   c = tile_rect(t, area, 4.f, 2);
   CHECK(a.x == 340.f);
   CHECK(a.w == 610.f);
   CHECK(b.y == Approx(a.y + a.h + 4.f));
@@ -138,14 +142,18 @@ bool overlaps(Vec2 p, Vec2 s, const ScreenRect& r) {
   return p.x < r.x + r.w && p.x + s.x > r.x && p.y < r.y + r.h && p.y + s.y > r.y;
 }
 bool inside(Vec2 p, Vec2 s, const ScreenRect& r) {
-  return p.x >= r.x - 1e-3f && p.y >= r.y - 1e-3f && p.x + s.x <= r.x + r.w + 1e-3f && p.y + s.y <= r.y + r.h + 1e-3f;
+  return p.x >= r.x - 1e-3f && p.y >= r.y - 1e-3f && p.x + s.x <= r.x + r.w + 1e-3f &&
+         p.y + s.y <= r.y + r.h + 1e-3f;
 }
 }  // namespace
 
-TEST_CASE("Legends go beside the scene, never over it: a column beside a square scene, a band under a wide one",
-          "[render][layout]") {
-  const ScreenRect area{0.f, 0.f, 1280.f, 680.f};  // the scene's area with the panels hidden at 1280x720
-  const std::vector<Vec2> boxes = {{90.f, 30.f}, {260.f, 70.f}, {160.f, 110.f}};  // status, colour bar, materials
+TEST_CASE(
+    "Legends go beside the scene, never over it: a column beside a square scene, a band under a wide one",
+    "[render][layout]") {
+  const ScreenRect area{0.f, 0.f, 1280.f,
+                        680.f};  // the scene's area with the panels hidden at 1280x720
+  const std::vector<Vec2> boxes = {
+      {90.f, 30.f}, {260.f, 70.f}, {160.f, 110.f}};  // status, colour bar, materials
   const float gap = 10.f;
   // A square scene in a wide area: the right edge is free, the column costs it nothing.
   const OverlayDock sq = split_overlay_dock(area, boxes, gap, fitted(1.f));
@@ -169,7 +177,8 @@ TEST_CASE("Legends go beside the scene, never over it: a column beside a square 
       CHECK(inside(placed[k].first, placed[k].second, d.dock));
       CHECK_FALSE(overlaps(placed[k].first, placed[k].second, d.content));
       for (size_t j = 0; j < k; ++j) {
-        const ScreenRect other{placed[j].first.x, placed[j].first.y, placed[j].second.x, placed[j].second.y};
+        const ScreenRect other{placed[j].first.x, placed[j].first.y, placed[j].second.x,
+                               placed[j].second.y};
         CHECK_FALSE(overlaps(placed[k].first, placed[k].second, other));
       }
     }
@@ -185,7 +194,8 @@ TEST_CASE("Legends go beside the scene, never over it: a column beside a square 
   CHECK(flow.status_room() == Approx(area.w - 4.f * gap - 260.f - 160.f));
 }
 
-TEST_CASE("A band too narrow for its boxes wraps them into rows above, and grows by the rows", "[render][layout]") {
+TEST_CASE("A band too narrow for its boxes wraps them into rows above, and grows by the rows",
+          "[render][layout]") {
   const std::vector<Vec2> boxes = {{90.f, 30.f}, {300.f, 60.f}, {300.f, 40.f}};
   const float gap = 8.f;
   CHECK(overlay_band_height(boxes, 1000.f, gap) == Approx(60.f + 2.f * gap));
@@ -205,8 +215,11 @@ TEST_CASE("A band too narrow for its boxes wraps them into rows above, and grows
   CHECK(s.y + 30.f == Approx(d.dock.y + d.dock.h - gap));
 }
 
-TEST_CASE("A long status message is cut in the middle, keeping the file's name", "[render][layout]") {
-  const auto chars = [](const std::string& t) { return static_cast<float>(t.size()); };  // one px a character
+TEST_CASE("A long status message is cut in the middle, keeping the file's name",
+          "[render][layout]") {
+  const auto chars = [](const std::string& t) {
+    return static_cast<float>(t.size());
+  };  // one px a character
   const std::string msg = "screenshot saved: /tmp/captures/screenshot-20261128-021052-02.png";
   CHECK(elide_middle(msg, 200.f, chars) == msg);
   const std::string cut = elide_middle(msg, 40.f, chars);
@@ -220,13 +233,16 @@ TEST_CASE("A long status message is cut in the middle, keeping the file's name",
 TEST_CASE("Lesson text wraps at spaces only: \"0.7 s\" stays on one line", "[render][layout]") {
   const auto chars = [](const std::string& t) { return static_cast<float>(t.size()); };
   // ImGui would break after "0." where the line is full; here the number moves down whole.
-  CHECK(wrap_at_spaces("PolyPIC after about 0.7 s: stripes", 22.f, chars) == "PolyPIC after about\n0.7 s: stripes");
+  CHECK(wrap_at_spaces("PolyPIC after about 0.7 s: stripes", 22.f, chars) ==
+        "PolyPIC after about\n0.7 s: stripes");
   CHECK(wrap_at_spaces("short", 22.f, chars) == "short");
-  CHECK(wrap_at_spaces("a verylongwordthatdoesnotfit b", 10.f, chars) == "a\nverylongwordthatdoesnotfit\nb");
+  CHECK(wrap_at_spaces("a verylongwordthatdoesnotfit b", 10.f, chars) ==
+        "a\nverylongwordthatdoesnotfit\nb");
   CHECK(wrap_at_spaces("one\ntwo three", 7.f, chars) == "one\ntwo\nthree");
 }
 
-TEST_CASE("Measuring the legends records their boxes and draws them off the screen", "[render][layout]") {
+TEST_CASE("Measuring the legends records their boxes and draws them off the screen",
+          "[render][layout]") {
   OverlayFlow flow;
   flow.begin_measure(10.f);
   CHECK(flow.measuring());
@@ -236,23 +252,27 @@ TEST_CASE("Measuring the legends records their boxes and draws them off the scre
   REQUIRE(flow.boxes().size() == 2);
   CHECK(flow.boxes()[1].x == 200.f);
   // The dock split from them, then drawing: the same boxes, now in the dock.
-  const OverlayDock d = split_overlay_dock(ScreenRect{0.f, 0.f, 800.f, 600.f}, flow.boxes(), 10.f, fitted(2.f));
+  const OverlayDock d =
+      split_overlay_dock(ScreenRect{0.f, 0.f, 800.f, 600.f}, flow.boxes(), 10.f, fitted(2.f));
   flow.begin(d, 10.f);
   CHECK_FALSE(flow.measuring());
   CHECK(inside(flow.place(Vec2{100.f, 40.f}), Vec2{100.f, 40.f}, d.dock));
 }
 
-TEST_CASE("A dock is kept while the legends fit it: a smaller legend does not move the scene", "[render][layout]") {
+TEST_CASE("A dock is kept while the legends fit it: a smaller legend does not move the scene",
+          "[render][layout]") {
   const ScreenRect area{0.f, 0.f, 1280.f, 680.f};
   const float gap = 10.f;
-  const std::vector<Vec2> big = {{90.f, 30.f}, {300.f, 120.f}}, small = {{90.f, 30.f}, {300.f, 60.f}},
+  const std::vector<Vec2> big = {{90.f, 30.f}, {300.f, 120.f}},
+                          small = {{90.f, 30.f}, {300.f, 60.f}},
                           taller = {{90.f, 30.f}, {300.f, 200.f}};
   const OverlayDock d = split_overlay_dock(area, big, gap, fitted(2.f));
   OverlayFlow scratch;
   CHECK_FALSE(d.column);
   CHECK(overlay_boxes_fit(d, big, gap, scratch));
-  CHECK(overlay_boxes_fit(d, small, gap, scratch));        // kept: the scene stays where it is
+  CHECK(overlay_boxes_fit(d, small, gap, scratch));         // kept: the scene stays where it is
   CHECK_FALSE(overlay_boxes_fit(d, taller, gap, scratch));  // a taller legend: split again
   CHECK(overlay_boxes_fit(d, {}, gap, scratch));
-  CHECK_FALSE(overlay_boxes_fit(OverlayDock{area, ScreenRect{0.f, 680.f, 1280.f, 0.f}, false}, small, gap, scratch));
+  CHECK_FALSE(overlay_boxes_fit(OverlayDock{area, ScreenRect{0.f, 680.f, 1280.f, 0.f}, false},
+                                small, gap, scratch));
 }

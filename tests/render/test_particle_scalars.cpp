@@ -40,7 +40,8 @@ TEST_CASE("solid stress: zero at rest, shear gives von Mises without pressure", 
   CHECK(s == Mat2{});
 }
 
-TEST_CASE("the snapshot's J, Jp, pressure and von Mises columns are the shared formulas", "[render]") {
+TEST_CASE("the snapshot's J, Jp, pressure and von Mises columns are the shared formulas",
+          "[render]") {
   auto sim = load_simulation("mpm99", {}, "cpu", 1);
   REQUIRE(sim->mpm());
   sim->step(40);  // some deformation, plasticity and motion

@@ -50,7 +50,8 @@ TEST_CASE("picking ties go to the lower row", "[render]") {
 }
 
 TEST_CASE("particles_within selects by centre distance, in row order", "[render]") {
-  ParticleTable t = make_table({{0.f, 0.f, 0.01f}, {0.2f, 0.f, 0.01f}, {0.05f, 0.05f, 0.01f}, {-0.1f, 0.f, 0.01f}});
+  ParticleTable t = make_table(
+      {{0.f, 0.f, 0.01f}, {0.2f, 0.f, 0.01f}, {0.05f, 0.05f, 0.01f}, {-0.1f, 0.f, 0.01f}});
   std::vector<uint32_t> rows{99};
   particles_within(t, Vec2{0.f, 0.f}, 0.1f, rows);
   CHECK(rows == std::vector<uint32_t>{0, 2, 3});

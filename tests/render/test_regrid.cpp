@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "sim/scene/regrid.h"
 #include "sim/mpm/mpm_world.h"
+#include "sim/scene/regrid.h"
 #include "sim/scene/simulation.h"
 
 using namespace ps;
 
-TEST_CASE("Re-gridding replaces the grid override and scales dt and substeps with the cell size", "[render][regrid]") {
+TEST_CASE("Re-gridding replaces the grid override and scales dt and substeps with the cell size",
+          "[render][regrid]") {
   const RegridPlan up = plan_regrid({"solver.transfer=pic", "domain.grid=64"}, 192, 384, 2e-4f, 20);
   CHECK(up.overrides == std::vector<std::string>{"solver.transfer=pic", "domain.grid=384"});
   CHECK(up.dt == Approx(1e-4));
@@ -54,7 +55,8 @@ int64_t regridded_dam_break(int grid, bool scale_dt, int64_t steps) {
 
 }  // namespace
 
-TEST_CASE("dam_break re-gridded to 384 from the panel stays stable with dt following the cells", "[render][regrid]") {
+TEST_CASE("dam_break re-gridded to 384 from the panel stays stable with dt following the cells",
+          "[render][regrid]") {
   // With the scene's dt of 2e-4 the finer grid breaks the CFL condition and blows up within 700 steps
   // (at 0.12 simulated seconds); with dt / 2 it runs 7000 steps (0.7 s: the wave has hit the far wall).
   const int64_t unscaled = regridded_dam_break(384, false, 700);

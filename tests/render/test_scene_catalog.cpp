@@ -17,7 +17,9 @@ using namespace ps;
 
 namespace {
 
-SceneGroup group_of(const std::string& json) { return classify_scene(Json::parse(json, "test.json")); }
+SceneGroup group_of(const std::string& json) {
+  return classify_scene(Json::parse(json, "test.json"));
+}
 
 const CatalogEntry* find_stem(const std::vector<CatalogEntry>& all, const std::string& stem) {
   for (const CatalogEntry& e : all)
@@ -28,19 +30,23 @@ const CatalogEntry* find_stem(const std::vector<CatalogEntry>& all, const std::s
 }  // namespace
 
 TEST_CASE("scene_catalog: groups come from the scene document", "[scene_catalog]") {
-  CHECK(group_of(R"({"kind": "mpm", "materials": {"water": {"type": "fluid"}}, "bodies": [{"material": "water"}]})") ==
-        SceneGroup::Mpm);
+  CHECK(
+      group_of(
+          R"({"kind": "mpm", "materials": {"water": {"type": "fluid"}}, "bodies": [{"material": "water"}]})") ==
+      SceneGroup::Mpm);
   CHECK(group_of(R"({})") == SceneGroup::Mpm);
   // Heat: a heat section, or a material that melts or conducts.
   CHECK(group_of(R"({"kind": "mpm", "heat": {}})") == SceneGroup::Heat);
-  CHECK(group_of(R"({"materials": {"ice": {"type": "jelly", "melting_point": 0}}})") == SceneGroup::Heat);
+  CHECK(group_of(R"({"materials": {"ice": {"type": "jelly", "melting_point": 0}}})") ==
+        SceneGroup::Heat);
   CHECK(group_of(R"({"heat": {"enabled": false}})") == SceneGroup::Mpm);
   // Rigid bodies: the kind, or a rigid section beside particles (heat goes first).
   CHECK(group_of(R"({"kind": "rigid"})") == SceneGroup::Rigid);
   CHECK(group_of(R"({"kind": "dem", "rigid": {"bodies": []}})") == SceneGroup::Rigid);
   CHECK(group_of(R"({"kind": "mpm", "heat": {}, "rigid": {}})") == SceneGroup::Heat);
   // Fracture: a body of a viscoplastic material; a defined but unused one does not count.
-  CHECK(group_of(R"({"materials": {"t": {"type": "viscoplastic"}}, "bodies": [{"material": "t"}]})") ==
+  CHECK(group_of(
+            R"({"materials": {"t": {"type": "viscoplastic"}}, "bodies": [{"material": "t"}]})") ==
         SceneGroup::Fracture);
   CHECK(group_of(R"({"materials": {"s": {"type": "snow"}, "c": {"type": "viscoplastic"}},
                      "bodies": [{"material": "s"}]})") == SceneGroup::Mpm);
@@ -49,27 +55,29 @@ TEST_CASE("scene_catalog: groups come from the scene document", "[scene_catalog]
                      "shear_strength": 4e5}})") == SceneGroup::Fracture);
   CHECK(group_of(R"({"kind": "dem", "bond": {"enabled": true, "E": 1e6, "tensile_strength": 1e7,
                      "shear_strength": 1e7}})") == SceneGroup::Dem);
-  CHECK(group_of(R"({"kind": "dem", "bond": {"enabled": false, "E": 1e7, "tensile_strength": 1}})") ==
-        SceneGroup::Dem);
+  CHECK(
+      group_of(R"({"kind": "dem", "bond": {"enabled": false, "E": 1e7, "tensile_strength": 1}})") ==
+      SceneGroup::Dem);
   CHECK(group_of(R"({"kind": "dem"})") == SceneGroup::Dem);
   // Fields of the wrong type count as absent.
-  CHECK(group_of(R"({"kind": 3, "materials": [1, 2], "bodies": {"a": 1}, "bond": "yes"})") == SceneGroup::Mpm);
+  CHECK(group_of(R"({"kind": 3, "materials": [1, 2], "bodies": {"a": 1}, "bond": "yes"})") ==
+        SceneGroup::Mpm);
 }
 
 TEST_CASE("scene_catalog: the built-in scenes and lessons, grouped and titled", "[scene_catalog]") {
   const std::vector<CatalogEntry> all = read_catalog(builtin_scene_paths(), builtin_lesson_paths());
   REQUIRE(all.size() == builtin_scene_paths().size() + builtin_lesson_paths().size());
   const std::map<std::string, SceneGroup> want = {
-      {"dam_break", SceneGroup::Mpm},         {"mpm99", SceneGroup::Mpm},
-      {"sand_column", SceneGroup::Mpm},       {"snowball", SceneGroup::Mpm},
-      {"ice_cube", SceneGroup::Heat},         {"ice_in_water", SceneGroup::Heat},
-      {"ice_sculpture", SceneGroup::Heat},    {"notched_plate", SceneGroup::Fracture},
-      {"cookie", SceneGroup::Fracture},       {"toffee", SceneGroup::Fracture},
-      {"dem_beam", SceneGroup::Fracture},     {"dem_smash", SceneGroup::Fracture},
-      {"dem_soft_body", SceneGroup::Dem},     {"dem_hopper", SceneGroup::Dem},
-      {"dem_dance", SceneGroup::Dem},         {"rigid_dominoes", SceneGroup::Rigid},
-      {"rigid_drum", SceneGroup::Rigid},      {"rigid_float", SceneGroup::Rigid},
-      {"rigid_balance", SceneGroup::Rigid},   {"rigid_hopper_gate", SceneGroup::Rigid}};
+      {"dam_break", SceneGroup::Mpm},       {"mpm99", SceneGroup::Mpm},
+      {"sand_column", SceneGroup::Mpm},     {"snowball", SceneGroup::Mpm},
+      {"ice_cube", SceneGroup::Heat},       {"ice_in_water", SceneGroup::Heat},
+      {"ice_sculpture", SceneGroup::Heat},  {"notched_plate", SceneGroup::Fracture},
+      {"cookie", SceneGroup::Fracture},     {"toffee", SceneGroup::Fracture},
+      {"dem_beam", SceneGroup::Fracture},   {"dem_smash", SceneGroup::Fracture},
+      {"dem_soft_body", SceneGroup::Dem},   {"dem_hopper", SceneGroup::Dem},
+      {"dem_dance", SceneGroup::Dem},       {"rigid_dominoes", SceneGroup::Rigid},
+      {"rigid_drum", SceneGroup::Rigid},    {"rigid_float", SceneGroup::Rigid},
+      {"rigid_balance", SceneGroup::Rigid}, {"rigid_hopper_gate", SceneGroup::Rigid}};
   for (const auto& [stem, group] : want) {
     INFO(stem);
     const CatalogEntry* e = find_stem(all, stem);
@@ -114,7 +122,7 @@ TEST_CASE("scene_catalog: the cache key follows the file's content", "[scene_cat
   test::put(scene, text);
   const uint64_t k1 = read_catalog({scene}, {}).front().key;
   CHECK(read_catalog({scene}, {}).front().key == k1);  // the same file: the same key
-  test::put(scene, text + "\n");                         // edited: a new key
+  test::put(scene, text + "\n");                       // edited: a new key
   const uint64_t k2 = read_catalog({scene}, {}).front().key;
   CHECK(k2 != k1);
   CHECK(thumbnail_key({"ab", "c"}) != thumbnail_key({"a", "bc"}));
@@ -122,8 +130,10 @@ TEST_CASE("scene_catalog: the cache key follows the file's content", "[scene_cat
   CHECK(p == "/cfg/particle-sandbox/thumbnails/0123456789abcdef.png");
 }
 
-TEST_CASE("scene_catalog: thumbnails of a scene and a lesson, a broken scene's located error", "[scene_catalog]") {
-  const std::vector<CatalogEntry> all = read_catalog({resolve_scene_path("dam_break")}, {builtin_lesson_paths().front()});
+TEST_CASE("scene_catalog: thumbnails of a scene and a lesson, a broken scene's located error",
+          "[scene_catalog]") {
+  const std::vector<CatalogEntry> all =
+      read_catalog({resolve_scene_path("dam_break")}, {builtin_lesson_paths().front()});
   REQUIRE(all.size() == 2);
   for (const CatalogEntry& e : all) {
     INFO(e.path);
@@ -141,7 +151,9 @@ TEST_CASE("scene_catalog: thumbnails of a scene and a lesson, a broken scene's l
   // A scene whose document parses but does not build: the loader's located error.
   test::TempDir dir("scene_catalog_bad");
   const std::string bad = dir / "bad.json";
-  test::put(bad, "{\n  \"name\": \"Bad\",\n  \"kind\": \"mpm\",\n  \"materials\": {\"w\": {\"type\": \"lava\"}}\n}\n");
+  test::put(
+      bad,
+      "{\n  \"name\": \"Bad\",\n  \"kind\": \"mpm\",\n  \"materials\": {\"w\": {\"type\": \"lava\"}}\n}\n");
   const std::vector<CatalogEntry> b = read_catalog({bad}, {});
   REQUIRE(b.size() == 1);
   CHECK(b[0].error.empty());

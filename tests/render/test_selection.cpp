@@ -52,10 +52,11 @@ TEST_CASE("point in polygon: convex, concave and self-crossing lassos", "[render
   CHECK_FALSE(point_in_polygon(sq, Vec2{5.f, 2.f}));
   CHECK_FALSE(point_in_polygon(sq, Vec2{2.f, -0.5f}));
   // A "U" (concave): the notch between the arms is outside.
-  std::vector<Vec2> u{{0.f, 0.f}, {6.f, 0.f}, {6.f, 6.f}, {4.f, 6.f}, {4.f, 2.f}, {2.f, 2.f}, {2.f, 6.f}, {0.f, 6.f}};
-  CHECK(point_in_polygon(u, Vec2{1.f, 5.f}));   // left arm
-  CHECK(point_in_polygon(u, Vec2{5.f, 5.f}));   // right arm
-  CHECK(point_in_polygon(u, Vec2{3.f, 1.f}));   // base
+  std::vector<Vec2> u{{0.f, 0.f}, {6.f, 0.f}, {6.f, 6.f}, {4.f, 6.f},
+                      {4.f, 2.f}, {2.f, 2.f}, {2.f, 6.f}, {0.f, 6.f}};
+  CHECK(point_in_polygon(u, Vec2{1.f, 5.f}));        // left arm
+  CHECK(point_in_polygon(u, Vec2{5.f, 5.f}));        // right arm
+  CHECK(point_in_polygon(u, Vec2{3.f, 1.f}));        // base
   CHECK_FALSE(point_in_polygon(u, Vec2{3.f, 4.f}));  // the notch
   // Either orientation.
   std::vector<Vec2> ur(u.rbegin(), u.rend());
@@ -72,14 +73,14 @@ TEST_CASE("point in polygon: convex, concave and self-crossing lassos", "[render
 TEST_CASE("lasso selection with a concave lasso leaves the notch out", "[render]") {
   ParticleTable t = lattice();
   // A U over the lattice: arms x in (0.5, 2.5) and (6.5, 8.5), base y in (0.5, 2.5), top at y 8.5.
-  std::vector<Vec2> u{{0.5f, 0.5f}, {8.5f, 0.5f}, {8.5f, 8.5f}, {6.5f, 8.5f}, {6.5f, 2.5f},
-                      {2.5f, 2.5f}, {2.5f, 8.5f}, {0.5f, 8.5f}};
+  std::vector<Vec2> u{{0.5f, 0.5f}, {8.5f, 0.5f}, {8.5f, 8.5f}, {6.5f, 8.5f},
+                      {6.5f, 2.5f}, {2.5f, 2.5f}, {2.5f, 8.5f}, {0.5f, 8.5f}};
   std::vector<uint32_t> ids = select_lasso(t, u);
   CHECK(std::is_sorted(ids.begin(), ids.end()));
   auto has = [&](int i, int j) { return std::binary_search(ids.begin(), ids.end(), id_at(i, j)); };
-  CHECK(has(1, 7));   // left arm
-  CHECK(has(7, 7));   // right arm
-  CHECK(has(4, 1));   // base
+  CHECK(has(1, 7));        // left arm
+  CHECK(has(7, 7));        // right arm
+  CHECK(has(4, 1));        // base
   CHECK_FALSE(has(4, 5));  // notch
   CHECK_FALSE(has(9, 9));  // outside
   // 2 arms of 2 x 6 plus the base 8 x 2.
@@ -104,9 +105,12 @@ TEST_CASE("modifiers: replace, add (shift), remove (ctrl)", "[render]") {
   // Box then shift-box then ctrl-box on the lattice.
   ParticleTable t = lattice();
   std::vector<uint32_t> s;
-  apply_selection(s, select_box(t, Vec2{-0.5f, -0.5f}, Vec2{1.5f, 0.5f}), SelectOp::Replace);  // 1, 2
-  apply_selection(s, select_box(t, Vec2{-0.5f, 0.5f}, Vec2{1.5f, 1.5f}), SelectOp::Add);       // + 11, 12
-  apply_selection(s, select_box(t, Vec2{0.5f, -0.5f}, Vec2{1.5f, 1.5f}), SelectOp::Remove);    // - 2, 12
+  apply_selection(s, select_box(t, Vec2{-0.5f, -0.5f}, Vec2{1.5f, 0.5f}),
+                  SelectOp::Replace);  // 1, 2
+  apply_selection(s, select_box(t, Vec2{-0.5f, 0.5f}, Vec2{1.5f, 1.5f}),
+                  SelectOp::Add);  // + 11, 12
+  apply_selection(s, select_box(t, Vec2{0.5f, -0.5f}, Vec2{1.5f, 1.5f}),
+                  SelectOp::Remove);  // - 2, 12
   CHECK(s == std::vector<uint32_t>{1, 11});
 }
 
@@ -166,7 +170,9 @@ TEST_CASE("rows of IDs and mean velocity inside / outside a group", "[render]") 
   CHECK(vout.x == 0.f);
 }
 
-TEST_CASE("box and lasso selection take only the first rows when told (MPM rows before a scene's grains)", "[render]") {
+TEST_CASE(
+    "box and lasso selection take only the first rows when told (MPM rows before a scene's grains)",
+    "[render]") {
   // Rows are stored top row first: the first 50 rows are j = 9..5.
   ParticleTable t = lattice();
   const std::vector<uint32_t> all = select_box(t, Vec2{-1.f, -1.f}, Vec2{10.f, 10.f});

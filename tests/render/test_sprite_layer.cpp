@@ -1,8 +1,8 @@
 // The software sprite layer (render/cpu/sprite_layer.h): the disc the
 // particle shader draws, premultiplied "over" in sprite order, the colour
 // modes, and bands of rows that do not change the image.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -21,7 +21,9 @@ SpriteLayerView unit_view() {
   return v;
 }
 
-const uint8_t* px(const SpriteLayer& l, int x, int y) { return &l.pixels()[(static_cast<size_t>(y) * l.width() + x) * 4]; }
+const uint8_t* px(const SpriteLayer& l, int x, int y) {
+  return &l.pixels()[(static_cast<size_t>(y) * l.width() + x) * 4];
+}
 
 /// n sprites of random colours at random places in [x_lo, x_hi) x [y_lo, y_hi),
 /// radii from `radius(g)`.
@@ -29,7 +31,8 @@ struct RandomSprites {
   std::vector<float> xy, radius;
   std::vector<uint8_t> rgba;
   template <class RadiusFn>
-  RandomSprites(size_t n, unsigned seed, float x_lo, float x_hi, float y_lo, float y_hi, RadiusFn radius_of) {
+  RandomSprites(size_t n, unsigned seed, float x_lo, float x_hi, float y_lo, float y_hi,
+                RadiusFn radius_of) {
     std::mt19937 g(seed);
     std::uniform_real_distribution<float> ux(x_lo, x_hi), uy(y_lo, y_hi);
     std::uniform_int_distribution<int> c(0, 255);
@@ -55,7 +58,8 @@ struct RandomSprites {
 
 }  // namespace
 
-TEST_CASE("Sprite layer: one disc, opaque inside, clipped to its square, transparent elsewhere", "[render][sprites]") {
+TEST_CASE("Sprite layer: one disc, opaque inside, clipped to its square, transparent elsewhere",
+          "[render][sprites]") {
   const float xy[2] = {10.f, 12.f};  // a pixel corner: pixel centres at +-0.5, +-1.5, +-2.5
   const float radius[1] = {2.5f};
   const uint8_t rgba[4] = {200, 100, 50, 255};
@@ -90,7 +94,8 @@ TEST_CASE("Sprite layer: one disc, opaque inside, clipped to its square, transpa
   CHECK(px(l, 30, 20)[3] == 0);
 }
 
-TEST_CASE("Sprite layer: later sprites go over earlier ones, and the colour modes", "[render][sprites]") {
+TEST_CASE("Sprite layer: later sprites go over earlier ones, and the colour modes",
+          "[render][sprites]") {
   const float xy[4] = {10.f, 10.f, 10.f, 10.f};
   const float radius[2] = {3.f, 3.f};
   const uint8_t rgba[8] = {255, 0, 0, 255, 0, 0, 255, 255};
@@ -139,8 +144,9 @@ TEST_CASE("Sprite layer: later sprites go over earlier ones, and the colour mode
 }
 
 TEST_CASE("Sprite layer: two bands of rows draw the same image as one", "[render][sprites]") {
-  const RandomSprites sprites(3000, 7, -5.f, 45.f, -5.f, 45.f,
-                              [](std::mt19937& g) { return std::uniform_real_distribution<float>(0.5f, 5.f)(g); });
+  const RandomSprites sprites(3000, 7, -5.f, 45.f, -5.f, 45.f, [](std::mt19937& g) {
+    return std::uniform_real_distribution<float>(0.5f, 5.f)(g);
+  });
   const SpriteLayerInput in = sprites.input();
   SpriteLayer one, two;
   one.draw(unit_view(), in, 1);
@@ -151,7 +157,8 @@ TEST_CASE("Sprite layer: two bands of rows draw the same image as one", "[render
   CHECK(lit > one.pixels().size() / 8);  // the test draws something
 }
 
-TEST_CASE("Sprite layer: only the sprites' box is drawn, and the next draw clears it", "[render][sprites]") {
+TEST_CASE("Sprite layer: only the sprites' box is drawn, and the next draw clears it",
+          "[render][sprites]") {
   // The window uploads and composites drawn() alone: every lit pixel must lie
   // in it, and a layer reused frame after frame must equal a fresh one (no
   // trails where the sprites were), whatever the bands.
@@ -159,11 +166,13 @@ TEST_CASE("Sprite layer: only the sprites' box is drawn, and the next draw clear
   std::uniform_real_distribution<float> u(-3.f, 43.f), r(0.3f, 4.f);
   SpriteLayer reused;
   for (int frame = 0; frame < 6; ++frame) {
-    const size_t n = frame == 4 ? 0 : 50 + 40 * static_cast<size_t>(frame);  // frame 4: nothing to draw
+    const size_t n =
+        frame == 4 ? 0 : 50 + 40 * static_cast<size_t>(frame);  // frame 4: nothing to draw
     std::vector<float> xy(2 * n), radius(n);
     std::vector<uint8_t> rgba(4 * n, 180);
     // Each frame a cluster somewhere else: the last frame's box must be cleared.
-    const float cx = 8.f + 5.f * static_cast<float>(frame), cy = 6.f + 3.f * static_cast<float>(frame % 3);
+    const float cx = 8.f + 5.f * static_cast<float>(frame),
+                cy = 6.f + 3.f * static_cast<float>(frame % 3);
     for (size_t i = 0; i < n; ++i) {
       xy[2 * i] = cx + 0.15f * (u(g) - 20.f);
       xy[2 * i + 1] = cy + 0.1f * (u(g) - 20.f);
@@ -225,16 +234,19 @@ std::vector<uint8_t> reference_layer(const SpriteLayerView& v, const SpriteLayer
         const float d2 = dx * dx + dy * dy;
         if (d2 >= e1 * e1) continue;
         const float d = std::sqrt(d2);
-        const float a = d > e0 ? 1.f - std::min((d - e0) * (r * (2.f / 3.f)), 1.f) * std::min((d - e0) * (r * (2.f / 3.f)), 1.f) *
+        const float a = d > e0 ? 1.f - std::min((d - e0) * (r * (2.f / 3.f)), 1.f) *
+                                           std::min((d - e0) * (r * (2.f / 3.f)), 1.f) *
                                            (3.f - 2.f * std::min((d - e0) * (r * (2.f / 3.f)), 1.f))
                                : 1.f;
         if (a <= 0.f) continue;
         const float shade = r > 3.f ? 1.f - sstep(0.55f, 1.f, d) * 0.35f : 1.f;
         uint8_t* p = &img[(static_cast<size_t>(j) * v.w + k) * 4];
-        const float src[4] = {a * shade * (in.rgba[4 * i] / 255.f * 255.f), a * shade * (in.rgba[4 * i + 1] / 255.f * 255.f),
+        const float src[4] = {a * shade * (in.rgba[4 * i] / 255.f * 255.f),
+                              a * shade * (in.rgba[4 * i + 1] / 255.f * 255.f),
                               a * shade * (in.rgba[4 * i + 2] / 255.f * 255.f), a * 255.f};
         for (int ch = 0; ch < 4; ++ch)
-          p[ch] = static_cast<uint8_t>(std::min(255.f, src[ch] + (1.f - a) * static_cast<float>(p[ch])) + 0.5f);
+          p[ch] = static_cast<uint8_t>(
+              std::min(255.f, src[ch] + (1.f - a) * static_cast<float>(p[ch])) + 0.5f);
       }
   }
   return img;
@@ -242,7 +254,8 @@ std::vector<uint8_t> reference_layer(const SpriteLayerView& v, const SpriteLayer
 
 }  // namespace
 
-TEST_CASE("Sprite layer: four pixels at a time draw what the formula draws one pixel at a time", "[render][sprites]") {
+TEST_CASE("Sprite layer: four pixels at a time draw what the formula draws one pixel at a time",
+          "[render][sprites]") {
   // Sprites of every size the lanes treat apart: radius 1 pixel (the 2 x 2
   // block of a window of 100 000 particles), below 1 (drawn at 1), up to 3,
   // and over 3 (the rim), at any sub-pixel position, overlapping, and on
@@ -251,8 +264,8 @@ TEST_CASE("Sprite layer: four pixels at a time draw what the formula draws one p
     SpriteLayerView v;
     v.w = w;
     v.h = 29;
-    const RandomSprites sprites(2500, 11 + static_cast<unsigned>(w), -3.f, static_cast<float>(w) + 3.f, -3.f, 32.f,
-                                [](std::mt19937& g) {
+    const RandomSprites sprites(2500, 11 + static_cast<unsigned>(w), -3.f,
+                                static_cast<float>(w) + 3.f, -3.f, 32.f, [](std::mt19937& g) {
                                   std::uniform_real_distribution<float> r01(0.f, 1.f);
                                   const float t = r01(g);
                                   return t < 0.4f    ? 1.f

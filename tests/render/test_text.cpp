@@ -16,7 +16,8 @@ int lit(const Image& img) {
 
 }  // namespace
 
-TEST_CASE("draw_text draws the glyphs at their size, clipped, unknown characters as '?'", "[render][text]") {
+TEST_CASE("draw_text draws the glyphs at their size, clipped, unknown characters as '?'",
+          "[render][text]") {
   const uint8_t white[3] = {255, 255, 255};
   CHECK(text_width("", 2) == 0);
   CHECK(text_width("abc", 1) == 17);  // 3 x 6 - 1

@@ -13,7 +13,8 @@ using namespace ps;
 namespace {
 
 /// `seconds` of frames at 60 per second, each `substeps` steps of `dt`.
-void run(SimRate& r, double& wall, double& t, int64_t& step, double seconds, double dt, int substeps, bool running = true) {
+void run(SimRate& r, double& wall, double& t, int64_t& step, double seconds, double dt,
+         int substeps, bool running = true) {
   for (int f = 0; f < static_cast<int>(seconds * 60); ++f) {
     wall += 1.0 / 60;
     if (running) {
@@ -24,11 +25,14 @@ void run(SimRate& r, double& wall, double& t, int64_t& step, double seconds, dou
   }
 }
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
-TEST_CASE("The real-time factor is simulated time per wall time over the last second", "[render][time_rate]") {
+TEST_CASE("The real-time factor is simulated time per wall time over the last second",
+          "[render][time_rate]") {
   SimRate r;
   double wall = 0, t = 0;
   int64_t step = 0;
@@ -63,7 +67,8 @@ TEST_CASE("Rates print as factors, slow ones as fractions", "[render][time_rate]
   CHECK(duration_text(2.0) == "2 s");
 }
 
-TEST_CASE("Slow motion is shown when simulated time crawls, even with every substep run", "[render][time_rate]") {
+TEST_CASE("Slow motion is shown when simulated time crawls, even with every substep run",
+          "[render][time_rate]") {
   double wall = 0, t = 0;
   int64_t step = 0;
   SECTION("a built-in scene at its own pace: no banner") {
@@ -71,7 +76,8 @@ TEST_CASE("Slow motion is shown when simulated time crawls, even with every subs
     run(r, wall, t, step, 2.0, 2e-4, 20);
     CHECK(slow_motion_text(r, 20, 1.0, 20, 12.0).empty());
   }
-  SECTION("dem_beam with bond E at its maximum: dt 0.11 us, 200 substeps a frame, all of them run") {
+  SECTION(
+      "dem_beam with bond E at its maximum: dt 0.11 us, 200 substeps a frame, all of them run") {
     SimRate r;
     run(r, wall, t, step, 2.0, 1.1e-7, 200);
     const std::string s = slow_motion_text(r, 200, 1.0, 200, 12.0);
@@ -91,7 +97,8 @@ TEST_CASE("Slow motion is shown when simulated time crawls, even with every subs
   }
   SECTION("before the rate is known, a budget cut shows the share of substeps") {
     SimRate r;
-    CHECK(slow_motion_text(r, 20, 0.5, 10, 12.0) == "slow motion x0.50  (10 of 20 substeps per frame fit the 12 ms budget)");
+    CHECK(slow_motion_text(r, 20, 0.5, 10, 12.0) ==
+          "slow motion x0.50  (10 of 20 substeps per frame fit the 12 ms budget)");
     CHECK(slow_motion_text(r, 20, 1.0, 20, 12.0).empty());
   }
 }

@@ -1,8 +1,8 @@
 // Colour maps and the settings file (render/cpu/colormap.*, settings.*).
-#include <catch2/catch.hpp>
-#include <algorithm>
-#include <cmath>
 #include <unistd.h>
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
 
 #include <cstdlib>
 #include <filesystem>
@@ -31,10 +31,13 @@ TEST_CASE("colour maps hit their end points and clamp", "[render]") {
       }
 }
 
-TEST_CASE("The slow end of turbo stays visible on the dark and the projector's black background", "[render]") {
+TEST_CASE("The slow end of turbo stays visible on the dark and the projector's black background",
+          "[render]") {
   // WCAG 2.1 relative luminance of an sRGB colour and the contrast ratio of two.
   auto lum = [](std::array<float, 3> c) {
-    auto ch = [](float v) { return v <= 0.03928f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); };
+    auto ch = [](float v) {
+      return v <= 0.03928f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
+    };
     return 0.2126f * ch(c[0]) + 0.7152f * ch(c[1]) + 0.0722f * ch(c[2]);
   };
   auto contrast = [&](std::array<float, 3> a, std::array<float, 3> b) {
@@ -113,7 +116,9 @@ TEST_CASE("settings file round trip, ranges and the config folder", "[render]") 
   std::string saved = old ? old : "";
   setenv("XDG_CONFIG_HOME", dir.c_str(), 1);
   CHECK(settings_dir() == (dir / "particle-sandbox").string());
-  if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-  else unsetenv("XDG_CONFIG_HOME");
+  if (old)
+    setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+  else
+    unsetenv("XDG_CONFIG_HOME");
   fs::remove_all(dir);
 }

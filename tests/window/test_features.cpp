@@ -73,12 +73,14 @@ std::unique_ptr<Simulation> small_scene() {
 
 }  // namespace
 
-TEST_CASE("The features are listed once each, in frame order, resampling first", "[window][features]") {
+TEST_CASE("The features are listed once each, in frame order, resampling first",
+          "[window][features]") {
   FeatureList list = make_features();
   REQUIRE(!list.empty());
   CHECK(std::string(list.front()->name()) == "resampling");
   for (size_t i = 0; i < list.size(); ++i)
-    for (size_t j = i + 1; j < list.size(); ++j) CHECK(std::string(list[i]->name()) != list[j]->name());
+    for (size_t j = i + 1; j < list.size(); ++j)
+      CHECK(std::string(list[i]->name()) != list[j]->name());
 }
 
 TEST_CASE("The resampling feature's panel and key switch the world's resampling at the sync point",
@@ -125,19 +127,22 @@ TEST_CASE("The resampling feature's panel and key switch the world's resampling 
   CHECK(std::string(rows[0].key) == "P");
 }
 
-TEST_CASE("Without an MPM world the resampling feature takes no key and draws no panel", "[window][features]") {
+TEST_CASE("Without an MPM world the resampling feature takes no key and draws no panel",
+          "[window][features]") {
   ImGuiFixture gui;
   App app;
   Feature& f = feature_named(app, "resampling");
   CHECK_FALSE(f.key(app, GLFW_KEY_P, 0));
   gui.frame([&] {
     f.panel(app);
-    CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y == ImGui::GetCurrentWindow()->DC.CursorStartPos.y);  // nothing
+    CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y ==
+          ImGui::GetCurrentWindow()->DC.CursorStartPos.y);  // nothing
   });
 }
 
-TEST_CASE("The whole-field feature pulls every particle towards the cursor while held, nothing otherwise",
-          "[window][features][field]") {
+TEST_CASE(
+    "The whole-field feature pulls every particle towards the cursor while held, nothing otherwise",
+    "[window][features][field]") {
   ImGuiFixture gui;
   App app;
   app.sim = small_scene();
@@ -176,7 +181,8 @@ TEST_CASE("The whole-field feature pulls every particle towards the cursor while
   size_t towards = 0;
   for (size_t i = 0; i < w->particles.size(); ++i) {
     const Vec2 to = cursor - w->particles.x[i];
-    if (dot(w->particles.v[i], to) > 0.9f * length(w->particles.v[i]) * length(to)) ++towards;  // within ~25 deg
+    if (dot(w->particles.v[i], to) > 0.9f * length(w->particles.v[i]) * length(to))
+      ++towards;  // within ~25 deg
   }
   CHECK(towards == w->particles.size());
   CHECK(max_speed() > 0.f);
@@ -211,8 +217,9 @@ TEST_CASE("The whole-field feature pulls every particle towards the cursor while
   CHECK(std::string(rows[0].key) == "M");
 }
 
-TEST_CASE("The rigid feature draws a body into a scene without one, picks it and lists it in its panel",
-          "[window][features][rigid]") {
+TEST_CASE(
+    "The rigid feature draws a body into a scene without one, picks it and lists it in its panel",
+    "[window][features][rigid]") {
   ImGuiFixture gui;
   App app;
   app.sim = small_scene();  // matter only
@@ -264,7 +271,8 @@ TEST_CASE("The rigid feature draws a body into a scene without one, picks it and
   // Its panel lists the body; the Body tool's part of the Tools panel is the feature's alone.
   gui.frame([&] {
     f.panel(app);
-    CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y > ImGui::GetCurrentWindow()->DC.CursorStartPos.y);
+    CHECK(ImGui::GetCurrentWindow()->DC.CursorPos.y >
+          ImGui::GetCurrentWindow()->DC.CursorStartPos.y);
     CHECK(f.tool_panel(app, Tool::Body));
     CHECK_FALSE(f.tool_panel(app, Tool::Grab));
   });
@@ -288,7 +296,7 @@ TEST_CASE("The Solver panel's grid control scales dt with the cells and says so 
   REQUIRE(app.world() != nullptr);
   CHECK(app.world()->grid.nx == 384);
   CHECK(app.world()->solver.dt == Approx(1e-4));  // as --refine: the CFL number stays
-  CHECK(app.world()->solver.substeps == 40);       // a frame covers the same simulated time
+  CHECK(app.world()->solver.substeps == 40);      // a frame covers the same simulated time
   CHECK(app.status_line.find("dt 0.0002 -> 0.0001 s") != std::string::npos);
   // A reset keeps the re-gridded scene with its dt (the window's copies).
   app.pending.reset = true;
@@ -308,7 +316,8 @@ TEST_CASE("Settings are written when they change, not only on a clean quit", "[w
     std::ifstream in(app.settings_path);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   };
-  CHECK_FALSE(app.autosave_settings(0.0));  // the full settings differ from the (missing) file: 2 s later
+  CHECK_FALSE(
+      app.autosave_settings(0.0));  // the full settings differ from the (missing) file: 2 s later
   CHECK_FALSE(fs::exists(app.settings_path));
   CHECK(app.autosave_settings(2.5));
   REQUIRE(fs::exists(app.settings_path));

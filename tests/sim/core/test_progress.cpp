@@ -37,7 +37,8 @@ std::unique_ptr<ps::Simulation> build(const char* text) {
 
 }  // namespace
 
-TEST_CASE("A scene build reports rising progress per body to this thread's listener", "[progress]") {
+TEST_CASE("A scene build reports rising progress per body to this thread's listener",
+          "[progress]") {
   std::vector<Report> seen;
   {
     ps::ProgressScope scope([&](const std::string& stage, double f) {
@@ -56,7 +57,8 @@ TEST_CASE("A scene build reports rising progress per body to this thread's liste
   for (size_t k = 1; k < seen.size(); ++k) {
     CHECK(seen[k].fraction >= seen[k - 1].fraction);
     second |= seen[k].stage == "body 2 of 2";
-    if (seen[k].stage == "body 2 of 2") CHECK(seen[k].fraction >= 0.45 - 1e-12);  // two bodies share 90 %
+    if (seen[k].stage == "body 2 of 2")
+      CHECK(seen[k].fraction >= 0.45 - 1e-12);  // two bodies share 90 %
   }
   CHECK(second);
   // Without a listener nothing is reported and nothing throws.
@@ -86,7 +88,8 @@ TEST_CASE("A listener that says stop cancels the build before the scene exists",
   CHECK_THROWS_AS(build(kBox), ps::Cancelled);  // the outer listener is back
 }
 
-TEST_CASE("Bonds are formed among a bonded body's grains only, the same beside a large ball", "[progress][dem]") {
+TEST_CASE("Bonds are formed among a bonded body's grains only, the same beside a large ball",
+          "[progress][dem]") {
   std::vector<Report> seen;
   ps::ProgressScope scope([&](const std::string& stage, double f) {
     seen.push_back({stage, f});

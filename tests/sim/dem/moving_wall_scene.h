@@ -16,15 +16,29 @@ namespace test {
 /// rolling friction; the box wall (half 3 R x 1.2 ny R, turned 2 degrees)
 /// starts just right of the last column (grains of every index range),
 /// moving left at `speed` and turning at `omega`. The time step is the world's recommended one at `speed`.
-inline void make_moving_wall_scene(DemWorld& w, int nx, int ny, double speed = 0.5, double omega = 2.0) {
+inline void make_moving_wall_scene(DemWorld& w, int nx, int ny, double speed = 0.5,
+                                   double omega = 2.0) {
   const double R = 0.005;
   w.solver.gravity = {0.0, 0.0};
   w.solver.expected_speed = 2.0 * speed;
   DemMaterial a, b, steel;
-  a.E = 1e7; a.restitution = 0.6; a.friction = 0.5; a.rolling_friction = 0.05; a.density = 2000.0;
-  b.E = 3e7; b.restitution = 0.8; b.friction = 0.3; b.rolling_friction = 0.02; b.density = 3000.0;
-  steel.E = 2e8; steel.restitution = 0.7; steel.friction = 0.4; steel.rolling_friction = 0.03; steel.density = 7800.0;
-  const int ma = w.add_material("a", a), mb = w.add_material("b", b), ms = w.add_material("steel", steel);
+  a.E = 1e7;
+  a.restitution = 0.6;
+  a.friction = 0.5;
+  a.rolling_friction = 0.05;
+  a.density = 2000.0;
+  b.E = 3e7;
+  b.restitution = 0.8;
+  b.friction = 0.3;
+  b.rolling_friction = 0.02;
+  b.density = 3000.0;
+  steel.E = 2e8;
+  steel.restitution = 0.7;
+  steel.friction = 0.4;
+  steel.rolling_friction = 0.03;
+  steel.density = 7800.0;
+  const int ma = w.add_material("a", a), mb = w.add_material("b", b),
+            ms = w.add_material("steel", steel);
   uint64_t s = 987654321;
   auto rnd = [&s] {
     s = s * 6364136223846793005ull + 1442695040888963407ull;

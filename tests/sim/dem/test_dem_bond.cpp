@@ -11,8 +11,8 @@ using namespace ps::dem;
 
 namespace {
 
-constexpr double kR = 0.001;   // particle radius
-constexpr double kE = 1e8;     // bond Young's modulus
+constexpr double kR = 0.001;  // particle radius
+constexpr double kE = 1e8;    // bond Young's modulus
 constexpr double kNu = 0.3;
 
 // A straight chain of n_bonds + 1 touching particles along +x. Particle 0 is
@@ -24,7 +24,8 @@ void make_chain(DemWorld& w, int n_bonds) {
   mat.E = kE;
   mat.nu = kNu;
   int m = w.add_material("beam", mat);
-  for (int k = 0; k <= n_bonds; ++k) add_particle(w, {2.0 * kR * k, 0.0}, kR, m, k == n_bonds ? 1 : 0, {}, 1);
+  for (int k = 0; k <= n_bonds; ++k)
+    add_particle(w, {2.0 * kR * k, 0.0}, kR, m, k == n_bonds ? 1 : 0, {}, 1);
   w.particles.fixed[0] = 1;
   w.bond.E = kE;
   w.bond.nu = kNu;
@@ -85,7 +86,8 @@ TEST_CASE("Bonded cantilever deflects by F L^3 / (3 E I) under a tip load", "[de
   const double I = kPi * rb * rb * rb * rb / 4.0, A = kPi * rb * rb;
   const double G = kE / (2.0 * (1.0 + kNu));
   const double L = 2.0 * kR, ell = N * L;
-  const double P = 3.0 * kE * I * (0.005 * ell) / (ell * ell * ell);  // tip deflection ~ 0.5 % of the span
+  const double P =
+      3.0 * kE * I * (0.005 * ell) / (ell * ell * ell);  // tip deflection ~ 0.5 % of the span
   w.loads.push_back(DemLoad{1, {0.0, -P}, {0.0, 0.0}});
   settle(w, 1e-6, 400000);
   const double defl = -w.particles.x[N].y;
@@ -99,16 +101,18 @@ TEST_CASE("Bonded cantilever deflects by F L^3 / (3 E I) under a tip load", "[de
     theta += P * (ell - (k - 0.5) * L) * L / (kE * I);
     model += L * 0.5 * (theta_prev + theta) + L * P / (G * A);
   }
-  std::printf("[dem] cantilever: tip deflection %.6e m, Euler-Bernoulli F L^3/(3 E I) = %.6e m, "
-              "bond-chain model %.6e m\n",
-              defl, euler_bernoulli, model);
+  std::printf(
+      "[dem] cantilever: tip deflection %.6e m, Euler-Bernoulli F L^3/(3 E I) = %.6e m, "
+      "bond-chain model %.6e m\n",
+      defl, euler_bernoulli, model);
   CHECK(defl == Approx(model).epsilon(0.003));
   CHECK(defl == Approx(euler_bernoulli).epsilon(0.01));
   // Rotation of the tip: P ell^2 / (2 E I).
   CHECK(-w.particles.theta[N] == Approx(P * ell * ell / (2.0 * kE * I)).epsilon(0.01));
 }
 
-TEST_CASE("A bond breaks in tension exactly when its stress reaches the tensile strength", "[dem]") {
+TEST_CASE("A bond breaks in tension exactly when its stress reaches the tensile strength",
+          "[dem]") {
   DemWorld w;
   make_chain(w, 1);
   w.solver.local_damping = 0.0;
@@ -172,7 +176,9 @@ TEST_CASE("A bond breaks in shear when its shear stress reaches the shear streng
   CHECK(w.bonds.break_step[0] == K + 2);
 }
 
-TEST_CASE("A cantilever under a ramped tip load breaks at the root when M r / I reaches the strength", "[dem]") {
+TEST_CASE(
+    "A cantilever under a ramped tip load breaks at the root when M r / I reaches the strength",
+    "[dem]") {
   const int N = 6;
   const double rb = kR, I = kPi * rb * rb * rb * rb / 4.0;
   const double L = 2.0 * kR, ell = N * L;
@@ -192,10 +198,13 @@ TEST_CASE("A cantilever under a ramped tip load breaks at the root when M r / I 
     for (int s = 0; s < max_steps && w.bonds_broken_total() == 0; s += 10) w.step(10);
     REQUIRE(w.bonds_broken_total() >= 1);
     REQUIRE(w.bonds.broken[0]);
-    const double P_break = rate * (w.bonds.break_step[0] - 1) * w.solver.dt;  // load at the start of the step
-    std::printf("[dem] cantilever failure (%s strength lower): load %.6e N, theory sigma I / (r (ell - L/2)) = %.6e N, "
-                "mode %d\n",
-                compressive_first ? "compressive" : "tensile", P_break, P_theory, static_cast<int>(w.bonds.mode[0]));
+    const double P_break =
+        rate * (w.bonds.break_step[0] - 1) * w.solver.dt;  // load at the start of the step
+    std::printf(
+        "[dem] cantilever failure (%s strength lower): load %.6e N, theory sigma I / (r (ell - L/2)) = %.6e N, "
+        "mode %d\n",
+        compressive_first ? "compressive" : "tensile", P_break, P_theory,
+        static_cast<int>(w.bonds.mode[0]));
     CHECK(P_break == Approx(P_theory).epsilon(0.02));
     CHECK(w.bonds.mode[0] == (compressive_first ? BondBreak::Compressive : BondBreak::Tensile));
     CHECK(w.bonds.intact() == static_cast<size_t>(N - 1));  // only the root bond

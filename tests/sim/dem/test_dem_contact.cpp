@@ -73,9 +73,10 @@ TEST_CASE("Hertz normal impact of two equal spheres matches Hertz theory", "[dem
   const double fmax = 4.0 / 3.0 * E_star * std::sqrt(R_eff) * std::pow(dmax, 1.5);
   const double integral = std::tgamma(0.4) * std::tgamma(0.5) / (2.5 * std::tgamma(0.9));
   const double tc = 2.0 * integral * dmax / v;
-  std::printf("[dem] Hertz impact: overlap %.6e (theory %.6e), peak force %.6f N (theory %.6f), "
-              "duration %.6e s (theory %.6e), e = %.5f (set 1)\n",
-              r.max_overlap, dmax, r.peak_force, fmax, r.duration, tc, r.restitution);
+  std::printf(
+      "[dem] Hertz impact: overlap %.6e (theory %.6e), peak force %.6f N (theory %.6f), "
+      "duration %.6e s (theory %.6e), e = %.5f (set 1)\n",
+      r.max_overlap, dmax, r.peak_force, fmax, r.duration, tc, r.restitution);
   CHECK(r.max_overlap == Approx(dmax).epsilon(0.005));
   CHECK(r.peak_force == Approx(fmax).epsilon(0.005));
   CHECK(r.duration == Approx(tc).epsilon(0.005));
@@ -92,7 +93,8 @@ TEST_CASE("Measured restitution equals the set coefficient at any impact speed",
     for (double v : {0.1, 2.0}) {
       mat.restitution = e;
       Impact r = run_impact(mat, R, v, 1.0 / 1000.0);
-      std::printf("[dem] restitution set %.2f, impact %.1f m/s: measured %.5f\n", e, v, r.restitution);
+      std::printf("[dem] restitution set %.2f, impact %.1f m/s: measured %.5f\n", e, v,
+                  r.restitution);
       CHECK(r.restitution == Approx(e).epsilon(0.01));
     }
   }
@@ -119,7 +121,7 @@ SlideResult run_incline(double theta_deg, double mu, double t1, double t2) {
   mat.friction = mu;
   int m = w.add_material("grain", mat);
   const double r = 0.005;
-  const Vec2d n{-std::sin(th), std::cos(th)};  // wall normal
+  const Vec2d n{-std::sin(th), std::cos(th)};      // wall normal
   const Vec2d down{-std::cos(th), -std::sin(th)};  // downhill direction
   add_plane(w, {0.0, 0.0}, n, m);
   BodySpec b;
@@ -168,13 +170,16 @@ SlideResult run_incline(double theta_deg, double mu, double t1, double t2) {
 
 }  // namespace
 
-TEST_CASE("Block on an inclined wall sticks below the friction angle and slides with g(sin - mu cos) above", "[dem]") {
+TEST_CASE(
+    "Block on an inclined wall sticks below the friction angle and slides with g(sin - mu cos) above",
+    "[dem]") {
   const double mu = 0.4;  // friction angle atan(0.4) = 21.8 degrees
   SECTION("15 degrees: sticks") {
     SlideResult r = run_incline(15.0, mu, 0.1, 0.4);
     const double free_slide = 0.5 * 9.81 * std::sin(15.0 * kPi / 180.0) * 0.4 * 0.4;
-    std::printf("[dem] incline 15 deg, mu 0.4: creep %.3e m between 0.1 and 0.4 s (frictionless slide %.3f m)\n",
-                r.s2 - r.s1, free_slide);
+    std::printf(
+        "[dem] incline 15 deg, mu 0.4: creep %.3e m between 0.1 and 0.4 s (frictionless slide %.3f m)\n",
+        r.s2 - r.s1, free_slide);
     CHECK(std::fabs(r.s2 - r.s1) < 1e-5);
     CHECK(std::fabs(r.v2) < 1e-3);
   }
@@ -183,7 +188,8 @@ TEST_CASE("Block on an inclined wall sticks below the friction angle and slides 
     const double a_theory = 9.81 * (std::sin(th) - mu * std::cos(th));
     SlideResult r = run_incline(35.0, mu, 0.1, 0.4);
     const double a = (r.v2 - r.v1) / (r.t2 - r.t1);
-    std::printf("[dem] incline 35 deg, mu 0.4: a = %.4f m/s^2 (theory g(sin - mu cos) = %.4f)\n", a, a_theory);
+    std::printf("[dem] incline 35 deg, mu 0.4: a = %.4f m/s^2 (theory g(sin - mu cos) = %.4f)\n", a,
+                a_theory);
     CHECK(a == Approx(a_theory).epsilon(0.02));
   }
 }

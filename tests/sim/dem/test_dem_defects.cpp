@@ -43,10 +43,10 @@ TEST_CASE("SGF forces reach DEM fext in double precision (0.3 N arrives as 0.3)"
   p.add({1.0, 0.0}, {}, 0.01, 1.0, 1.0, 0, 0, 0);
   p.fext[1] = Vec2d{5.0, 5.0};  // stale value: the hook sets fext, it does not accumulate
   REQUIRE(hook(1, p));
-  CHECK(p.fext[0].x == 0.3);   // exactly the double 0.3, not 0.30000001192092896
+  CHECK(p.fext[0].x == 0.3);  // exactly the double 0.3, not 0.30000001192092896
   CHECK(p.fext[0].y == -0.7);
   CHECK(p.fext[1] == Vec2d{});
-  CHECK_FALSE(hook(11, p));    // outside the range: fext does not apply ...
+  CHECK_FALSE(hook(11, p));     // outside the range: fext does not apply ...
   CHECK(p.fext[0] == Vec2d{});  // ... and holds no stale force
 
   // The same list through the array-level applier.
@@ -116,7 +116,8 @@ TEST_CASE("SGF forces keep the contact history: same run as an equal group load"
   double drift_sgf = 0.0, drift_load = 0.0;
   const uint64_t h_sgf = run(true, drift_sgf);
   const uint64_t h_load = run(false, drift_load);
-  std::printf("[dem] SGF push on a resting pair: drift %.3e m (group load: %.3e m)\n", drift_sgf, drift_load);
+  std::printf("[dem] SGF push on a resting pair: drift %.3e m (group load: %.3e m)\n", drift_sgf,
+              drift_load);
   CHECK(h_sgf == h_load);
   // The Mindlin springs hold it: elastic shift F / S_t ~ 1e-6 m (twice that at
   // the first swing of a suddenly applied load). With the history dropped at
@@ -177,12 +178,14 @@ RollRun roll_run(double eta_r, int periods) {
 
 }  // namespace
 
-TEST_CASE("Rolling damping (Ai et al. 2011 model C) stops a rocking sphere within 4 periods", "[dem]") {
+TEST_CASE("Rolling damping (Ai et al. 2011 model C) stops a rocking sphere within 4 periods",
+          "[dem]") {
   const int periods = 6;
   RollRun damped = roll_run(0.3, periods);
   RollRun free = roll_run(0.0, periods);
-  std::printf("[dem] rolling rocking: period %.4e s, w0 %.4e rad/s; max|w|/w0 per period:\n  eta_r 0.3:", damped.period,
-              damped.w0);
+  std::printf(
+      "[dem] rolling rocking: period %.4e s, w0 %.4e rad/s; max|w|/w0 per period:\n  eta_r 0.3:",
+      damped.period, damped.w0);
   for (double x : damped.max_w) std::printf(" %.2e", x / damped.w0);
   std::printf("\n  eta_r 0.0:");
   for (double x : free.max_w) std::printf(" %.2e", x / free.w0);
@@ -204,7 +207,8 @@ TEST_CASE("Rolling damping is off while the rolling spring is fully mobilised", 
   const double R = 0.005, m = 1e-3, delta = 1e-5, dt = 1e-5;
   const double Ir = rolling_inertia(0.4 * m * R * R, m, R, 0.0, 0.0, 0.0);
   CHECK(Ir == Approx(1.4 * m * R * R).epsilon(1e-14));
-  CHECK(rolling_inertia(0.4 * m * R * R, m, R, 0.4 * m * R * R, m, R) == Approx(0.7 * m * R * R).epsilon(1e-14));
+  CHECK(rolling_inertia(0.4 * m * R * R, m, R, 0.4 * m * R * R, m, R) ==
+        Approx(0.7 * m * R * R).epsilon(1e-14));
   const double Sn = 2.0 * pp.E_star * std::sqrt(R * delta);
   const double kr = 2.25 * Sn * 0.01 * R * R;
   const double w = 0.5;
@@ -235,9 +239,11 @@ double chain_deflection(double P, int N, double L, double EI, double GA) {
 
 }  // namespace
 
-TEST_CASE("Bonded cantilever tip deflection equals the corrected Timoshenko-chain formula", "[dem]") {
+TEST_CASE("Bonded cantilever tip deflection equals the corrected Timoshenko-chain formula",
+          "[dem]") {
   const double R = 0.001, E = 1e8, nu = 0.3;
-  const double rb = R, I = kPi * rb * rb * rb * rb / 4.0, A = kPi * rb * rb, G = E / (2.0 * (1.0 + nu));
+  const double rb = R, I = kPi * rb * rb * rb * rb / 4.0, A = kPi * rb * rb,
+               G = E / (2.0 * (1.0 + nu));
   const double L = 2.0 * R;
   for (int N : {4, 10}) {
     DemWorld w;
@@ -278,9 +284,10 @@ TEST_CASE("Bonded cantilever tip deflection equals the corrected Timoshenko-chai
     const double old_doc = eb + P * ell * L * L / (12.0 * E * I) + P * ell / (G * A);  // wrong sign
     // Relative difference from Euler-Bernoulli: (3 (1 + nu) lambda^2 / 8 - 1/4) / N^2.
     const double rel = (3.0 * (1.0 + nu) / 8.0 - 0.25) / (N * N);
-    std::printf("[dem] cantilever N=%d: DEM %.6e m, closed form %.6e m, EB %.6e m (closed/EB - 1 = %.4f %%, "
-                "formula %.4f %%), old-doc form %.6e m\n",
-                N, defl, closed, eb, 100.0 * (closed / eb - 1.0), 100.0 * rel, old_doc);
+    std::printf(
+        "[dem] cantilever N=%d: DEM %.6e m, closed form %.6e m, EB %.6e m (closed/EB - 1 = %.4f %%, "
+        "formula %.4f %%), old-doc form %.6e m\n",
+        N, defl, closed, eb, 100.0 * (closed / eb - 1.0), 100.0 * rel, old_doc);
     CHECK(closed / eb - 1.0 == Approx(rel).epsilon(1e-9));
     CHECK(defl == Approx(closed).epsilon(0.002));
     if (N == 4) CHECK(std::fabs(defl / old_doc - 1.0) > 0.02);  // the old sign is visibly wrong

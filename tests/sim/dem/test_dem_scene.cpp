@@ -64,21 +64,25 @@ TEST_CASE("A valid DEM scene loads with bonds, walls, regions and loads", "[dem]
   CHECK(w.solver.dt_safety == 0.2);
   CHECK(w.bond.tensile_strength == 1e6);
   // Bonds only inside the bonded box (group 1/2), never with the disk.
-  for (size_t k = 0; k < w.bonds.size(); ++k) CHECK(w.particles.body[w.bonds.i[k]] == w.particles.body[w.bonds.j[k]]);
+  for (size_t k = 0; k < w.bonds.size(); ++k)
+    CHECK(w.particles.body[w.bonds.i[k]] == w.particles.body[w.bonds.j[k]]);
   CHECK(w.step(5).ok);
 }
 
 TEST_CASE("Bad DEM scene input gives precise errors", "[dem]") {
   SECTION("unknown field") {
-    ps::InputError e = load_error(replace(kGood, "\"tensile_strength\": 1e6", "\"tensile_strenght\": 1e6"));
+    ps::InputError e =
+        load_error(replace(kGood, "\"tensile_strength\": 1e6", "\"tensile_strenght\": 1e6"));
     CHECK(e.field() == "bond.tensile_strenght");
     CHECK(e.loc().file == "scene.json");
     CHECK(e.loc().line == 11);
     CHECK(e.loc().column == 88);
-    CHECK(std::string(e.what()) == "scene.json:11:88: field 'bond.tensile_strenght': unknown field");
+    CHECK(std::string(e.what()) ==
+          "scene.json:11:88: field 'bond.tensile_strenght': unknown field");
   }
   SECTION("wrong type") {
-    ps::InputError e = load_error(replace(kGood, "\"E\": 1e7, \"nu\": 0.25, \"restitution\"", "\"E\": \"stiff\", \"nu\": 0.25, \"restitution\""));
+    ps::InputError e = load_error(replace(kGood, "\"E\": 1e7, \"nu\": 0.25, \"restitution\"",
+                                          "\"E\": \"stiff\", \"nu\": 0.25, \"restitution\""));
     CHECK(e.field() == "materials.rock.E");
     CHECK(e.loc().line == 8);
     CHECK(e.loc().column == 36);
@@ -91,7 +95,8 @@ TEST_CASE("Bad DEM scene input gives precise errors", "[dem]") {
     CHECK(e.message().find("out of range") != std::string::npos);
   }
   SECTION("unknown material name") {
-    ps::InputError e = load_error(replace(kGood, "\"material\": \"steel\", \"velocity\"", "\"material\": \"stel\", \"velocity\""));
+    ps::InputError e = load_error(replace(kGood, "\"material\": \"steel\", \"velocity\"",
+                                          "\"material\": \"stel\", \"velocity\""));
     CHECK(e.field() == "bodies[1].material");
     CHECK(e.loc().line == 15);
     CHECK(e.message() == "unknown material \"stel\" (defined: rock, steel)");
@@ -108,18 +113,21 @@ TEST_CASE("Bad DEM scene input gives precise errors", "[dem]") {
     CHECK(e.loc().line == 5);
   }
   SECTION("body smaller than one particle") {
-    ps::InputError e = load_error(replace(kGood, "\"disk_radius\": 0.02", "\"disk_radius\": 0.001"));
+    ps::InputError e =
+        load_error(replace(kGood, "\"disk_radius\": 0.02", "\"disk_radius\": 0.001"));
     CHECK(e.field() == "bodies[1]");
     CHECK(e.loc().line == 15);
   }
   SECTION("region matching nothing") {
-    ps::InputError e = load_error(replace(kGood, "\"min\": [0.44, 0.17], \"max\": [0.46, 0.23]", "\"min\": [0.9, 0.9], \"max\": [0.95, 0.95]"));
+    ps::InputError e = load_error(replace(kGood, "\"min\": [0.44, 0.17], \"max\": [0.46, 0.23]",
+                                          "\"min\": [0.9, 0.9], \"max\": [0.95, 0.95]"));
     CHECK(e.field() == "regions[0]");
     CHECK(e.loc().line == 17);
     CHECK(e.message() == "no particle centre lies in this region");
   }
   SECTION("load on an empty group") {
-    ps::InputError e = load_error(replace(kGood, "\"group\": 1, \"force\"", "\"group\": 7, \"force\""));
+    ps::InputError e =
+        load_error(replace(kGood, "\"group\": 1, \"force\"", "\"group\": 7, \"force\""));
     CHECK(e.field() == "loads[0].group");
     CHECK(e.message() == "no particle is in group 7");
   }
@@ -129,7 +137,8 @@ TEST_CASE("Bad DEM scene input gives precise errors", "[dem]") {
     CHECK(e.loc().line == 2);
   }
   SECTION("dt must be a number or auto") {
-    ps::InputError e = load_error(replace(kGood, "\"dt\": \"auto\", \"dt_safety\": 0.2", "\"dt\": \"fast\""));
+    ps::InputError e =
+        load_error(replace(kGood, "\"dt\": \"auto\", \"dt_safety\": 0.2", "\"dt\": \"fast\""));
     CHECK(e.field() == "solver.dt");
     CHECK(e.loc().line == 6);
   }
@@ -137,31 +146,41 @@ TEST_CASE("Bad DEM scene input gives precise errors", "[dem]") {
     DemWorld w;
     load_dem_scene(ps::Json::parse(kGood, "scene.json"), ".", w);
     const size_t n = w.particles.size(), nb = w.bonds.size();
-    CHECK_THROWS_AS(load_dem_scene(ps::Json::parse(replace(kGood, "\"E\": 1e7, \"nu\": 0.25, \"radius", "\"E\": -1, \"nu\": 0.25, \"radius"), "scene.json"), ".", w),
-                    ps::InputError);
+    CHECK_THROWS_AS(
+        load_dem_scene(ps::Json::parse(replace(kGood, "\"E\": 1e7, \"nu\": 0.25, \"radius",
+                                               "\"E\": -1, \"nu\": 0.25, \"radius"),
+                                       "scene.json"),
+                       ".", w),
+        ps::InputError);
     CHECK(w.particles.size() == n);
     CHECK(w.bonds.size() == nb);
   }
 }
 
-TEST_CASE("DEM scene: rolling_damping is read and validated like the other material fields", "[dem]") {
+TEST_CASE("DEM scene: rolling_damping is read and validated like the other material fields",
+          "[dem]") {
   {
     DemWorld w;
-    load_dem_scene(ps::Json::parse(replace(kGood, "\"rolling_friction\": 0.01}", "\"rolling_friction\": 0.01, \"rolling_damping\": 0.45}"),
-                                   "scene.json"),
-                   ".", w);
+    load_dem_scene(
+        ps::Json::parse(replace(kGood, "\"rolling_friction\": 0.01}",
+                                "\"rolling_friction\": 0.01, \"rolling_damping\": 0.45}"),
+                        "scene.json"),
+        ".", w);
     const int steel = w.material_index("steel"), rock = w.material_index("rock");
     REQUIRE(steel >= 0);
     REQUIRE(rock >= 0);
     CHECK(w.materials[steel].rolling_damping == 0.45);
     CHECK(w.materials[rock].rolling_damping == DemMaterial{}.rolling_damping);  // default
   }
-  ps::InputError e = load_error(replace(kGood, "\"rolling_friction\": 0.01}", "\"rolling_friction\": 0.01, \"rolling_damping\": 1.5}"));
+  ps::InputError e = load_error(replace(kGood, "\"rolling_friction\": 0.01}",
+                                        "\"rolling_friction\": 0.01, \"rolling_damping\": 1.5}"));
   CHECK(e.field() == "materials.steel.rolling_damping");
   CHECK(e.loc().file == "scene.json");
   CHECK(e.loc().line == 9);
   CHECK(e.message().find("out of range") != std::string::npos);
-  ps::InputError t = load_error(replace(kGood, "\"rolling_friction\": 0.01}", "\"rolling_friction\": 0.01, \"rolling_damping\": \"lots\"}"));
+  ps::InputError t =
+      load_error(replace(kGood, "\"rolling_friction\": 0.01}",
+                         "\"rolling_friction\": 0.01, \"rolling_damping\": \"lots\"}"));
   CHECK(t.field() == "materials.steel.rolling_damping");
   CHECK(t.message() == "expected a number, got string \"lots\"");
 }

@@ -19,10 +19,12 @@ TEST_CASE("DEM verification cases pass", "[verify][dem]") {
     if (!spec.in_quick) continue;
     CaseResult r = spec.run(opt);
     total += r.seconds;
-    std::printf("[verify] %-20s %6.2f s  %s\n", r.id.c_str(), r.seconds, r.passed() ? "pass" : "FAIL");
+    std::printf("[verify] %-20s %6.2f s  %s\n", r.id.c_str(), r.seconds,
+                r.passed() ? "pass" : "FAIL");
     for (const Check& c : r.checks)
-      std::printf("           %-55s measured %.8g  reference %.8g  tol %.3g %s  %s\n", c.quantity.c_str(), c.measured,
-                  c.reference, c.tolerance, c.unit.c_str(), c.pass ? "ok" : "MISS");
+      std::printf("           %-55s measured %.8g  reference %.8g  tol %.3g %s  %s\n",
+                  c.quantity.c_str(), c.measured, c.reference, c.tolerance, c.unit.c_str(),
+                  c.pass ? "ok" : "MISS");
     INFO(r.id << ": " << r.error << " " << r.notes);
     CHECK(r.id == spec.id);
     CHECK(r.must_pass);

@@ -77,7 +77,8 @@ Drop drop_on(const DemWall& wall) {
 // One sphere of radius R at `pos` on `wall` (its material set to `mat`) in
 // gravity, stepped for `seconds` at the recommended step, reactions on;
 // returns its one wall contact.
-DemContact settle_on(DemWorld& w, const DemMaterial& mat, DemWall wall, double R, Vec2d pos, double seconds) {
+DemContact settle_on(DemWorld& w, const DemMaterial& mat, DemWall wall, double R, Vec2d pos,
+                     double seconds) {
   w.set_backend(make_dem_backend("cpu", 1));
   wall.material = w.add_material("m", mat);
   w.walls.push_back(wall);
@@ -110,10 +111,12 @@ TEST_CASE("A sphere hits a Polygon wall's face exactly as it hits a Plane wall",
   DemWall plane;  // y = 0, normal +y
   const DemWall box = make_box_wall({0.0, -0.05}, {0.2, 0.05}, 0.0, 0);
   const Drop a = drop_on(plane), b = drop_on(box);
-  std::printf("[dem] drop on plane: overlap %.9e m, peak force %.9e N, contact %.9e s (%d steps); on polygon: "
-              "%.9e m, %.9e N, %.9e s; rel. diff %.1e %.1e %.1e\n",
-              a.max_overlap, a.peak_force, a.duration, a.steps_in_contact, b.max_overlap, b.peak_force, b.duration,
-              rel(a.max_overlap, b.max_overlap), rel(a.peak_force, b.peak_force), rel(a.duration, b.duration));
+  std::printf(
+      "[dem] drop on plane: overlap %.9e m, peak force %.9e N, contact %.9e s (%d steps); on polygon: "
+      "%.9e m, %.9e N, %.9e s; rel. diff %.1e %.1e %.1e\n",
+      a.max_overlap, a.peak_force, a.duration, a.steps_in_contact, b.max_overlap, b.peak_force,
+      b.duration, rel(a.max_overlap, b.max_overlap), rel(a.peak_force, b.peak_force),
+      rel(a.duration, b.duration));
   REQUIRE(a.steps_in_contact > 100);
   CHECK(rel(a.max_overlap, b.max_overlap) <= 1e-9);
   CHECK(rel(a.peak_force, b.peak_force) <= 1e-9);
@@ -130,7 +133,8 @@ TEST_CASE("A sphere hits a Polygon wall's face exactly as it hits a Plane wall",
   CHECK(a.max_overlap > 0.5 * hertz_max_overlap(m, 0.01, E_star, 1.0));
 }
 
-TEST_CASE("Polygon wall geometry: closest boundary point outside, nearest edge inside", "[dem][walls]") {
+TEST_CASE("Polygon wall geometry: closest boundary point outside, nearest edge inside",
+          "[dem][walls]") {
   // A turned, irregular convex hexagon against brute force over its edges.
   std::vector<Vec2d> v;
   const double radii[6] = {0.10, 0.12, 0.09, 0.11, 0.13, 0.08};
@@ -154,12 +158,18 @@ TEST_CASE("Polygon wall geometry: closest boundary point outside, nearest edge i
       for (int k = 0; k < 6; ++k) {
         const Vec2d p0 = wall.v[k], p1 = wall.v[(k + 1) % 6];
         const Vec2d q = closest_on_segment(x, p0, p1);
-        if (length(x - q) < dmin) { dmin = length(x - q); qmin = q; }
+        if (length(x - q) < dmin) {
+          dmin = length(x - q);
+          qmin = q;
+        }
         const Vec2d e = p1 - p0;
         const Vec2d nk = Vec2d{e.y, -e.x} / length(e);
         const double s = dot(x - p0, nk);
         if (s > 0.0) in = false;
-        if (-s < depth) { depth = -s; nin = nk; }
+        if (-s < depth) {
+          depth = -s;
+          nin = nk;
+        }
       }
       Vec2d n;
       double delta = 0.0;
@@ -180,17 +190,19 @@ TEST_CASE("Polygon wall geometry: closest boundary point outside, nearest edge i
         ++none;
       }
     }
-  std::printf("[dem] polygon geometry: %d points inside, %d touching outside (%d at vertices 0 and 3), %d apart\n",
-              inside, outside, corner, none);
+  std::printf(
+      "[dem] polygon geometry: %d points inside, %d touching outside (%d at vertices 0 and 3), %d apart\n",
+      inside, outside, corner, none);
   CHECK(inside > 100);
   CHECK(outside > 100);
   CHECK(corner > 20);
   CHECK(none > 100);
 }
 
-TEST_CASE("A sphere pressed onto a box corner gets one contact along the corner-to-centre line", "[dem][walls]") {
-  const double R = 0.01, d0 = 2e-4;               // overlap at the corner
-  const double ang = 30.0 * kPi / 180.0;          // off the diagonal: the corner, not an edge, decides
+TEST_CASE("A sphere pressed onto a box corner gets one contact along the corner-to-centre line",
+          "[dem][walls]") {
+  const double R = 0.01, d0 = 2e-4;       // overlap at the corner
+  const double ang = 30.0 * kPi / 180.0;  // off the diagonal: the corner, not an edge, decides
   const Vec2d dir{std::cos(ang), std::sin(ang)};  // from the corner (0.05, 0.05) to the centre
   auto press = [&](bool segments, Vec2d& f, size_t& contacts) {
     DemWorld w;
@@ -218,10 +230,12 @@ TEST_CASE("A sphere pressed onto a box corner gets one contact along the corner-
   press(false, f, n);
   press(true, fs, ns);
   const double E_star = pair_props(grain(), grain()).E_star;
-  const double hertz = 4.0 / 3.0 * E_star * std::sqrt(R) * std::pow(d0, 1.5);  // at rest: no damping force
-  std::printf("[dem] corner: polygon %zu contact, |F| = %.9e N (Hertz %.9e), angle to the corner line %.1e rad; "
-              "four segments: %zu contacts, |F| = %.6e N\n",
-              n, length(f), hertz, std::fabs(cross(f, dir)) / length(f), ns, length(fs));
+  const double hertz =
+      4.0 / 3.0 * E_star * std::sqrt(R) * std::pow(d0, 1.5);  // at rest: no damping force
+  std::printf(
+      "[dem] corner: polygon %zu contact, |F| = %.9e N (Hertz %.9e), angle to the corner line %.1e rad; "
+      "four segments: %zu contacts, |F| = %.6e N\n",
+      n, length(f), hertz, std::fabs(cross(f, dir)) / length(f), ns, length(fs));
   CHECK(n == 1);
   CHECK(length(f) == Approx(hertz).epsilon(1e-9));
   CHECK(std::fabs(cross(f, dir)) < 1e-12 * length(f));
@@ -229,7 +243,8 @@ TEST_CASE("A sphere pressed onto a box corner gets one contact along the corner-
   CHECK(ns == 2);  // what a polygon avoids: two overlapping edge contacts at one corner
 }
 
-TEST_CASE("A sphere deep inside a Polygon wall is pushed out through the nearest edge", "[dem][walls]") {
+TEST_CASE("A sphere deep inside a Polygon wall is pushed out through the nearest edge",
+          "[dem][walls]") {
   DemWorld w;
   w.set_backend(make_dem_backend("cpu", 1));
   const int m = w.add_material("m", grain());
@@ -246,28 +261,32 @@ TEST_CASE("A sphere deep inside a Polygon wall is pushed out through the nearest
   const double delta = R + depth;
   CHECK(walls[0].overlap == Approx(delta).epsilon(1e-12));
   CHECK(walls[0].f_i.x == 0.0);
-  CHECK(walls[0].f_i.y == Approx(4.0 / 3.0 * E_star * std::sqrt(R) * std::pow(delta, 1.5)).epsilon(1e-12));
+  CHECK(walls[0].f_i.y ==
+        Approx(4.0 / 3.0 * E_star * std::sqrt(R) * std::pow(delta, 1.5)).epsilon(1e-12));
 }
 
-TEST_CASE("A sphere resting on a big Disk wall settles at Hertz's overlap for m g", "[dem][walls]") {
+TEST_CASE("A sphere resting on a big Disk wall settles at Hertz's overlap for m g",
+          "[dem][walls]") {
   DemWorld w;
   DemMaterial mat = grain();
   mat.restitution = 0.3;
   const double R = 0.01, Rw = 1.0, g = 9.81;
   w.solver.gravity = {0.0, -g};
-  const DemContact c = settle_on(w, mat, make_disk_wall({0.0, -Rw}, Rw, 0), R, {0.0, R + 1e-5}, 0.3);
+  const DemContact c =
+      settle_on(w, mat, make_disk_wall({0.0, -Rw}, Rw, 0), R, {0.0, R + 1e-5}, 0.3);
   const double mg = w.particles.mass[0] * g;
   const double E_star = pair_props(mat, mat).E_star;
   const double expect = std::pow(3.0 * mg / (4.0 * E_star * std::sqrt(R)), 2.0 / 3.0);
-  std::printf("[dem] disk wall: overlap %.9e m, Hertz for m g %.9e m (rel. %.1e), |v| %.1e m/s\n", c.overlap, expect,
-              rel(c.overlap, expect), length(w.particles.v[0]));
+  std::printf("[dem] disk wall: overlap %.9e m, Hertz for m g %.9e m (rel. %.1e), |v| %.1e m/s\n",
+              c.overlap, expect, rel(c.overlap, expect), length(w.particles.v[0]));
   CHECK(c.overlap == Approx(expect).epsilon(1e-9));
   CHECK(c.f_i.y == Approx(mg).epsilon(1e-9));
   CHECK(w.wall_reaction()[1] == Approx(-mg).epsilon(1e-9));
   CHECK(std::fabs(w.particles.x[0].x) < 1e-12);
 }
 
-TEST_CASE("A sphere on a conveyor (a moving Polygon wall) ends rolling at 2/7 of the belt speed", "[dem][walls]") {
+TEST_CASE("A sphere on a conveyor (a moving Polygon wall) ends rolling at 2/7 of the belt speed",
+          "[dem][walls]") {
   // The belt's surface moves at U (the wall's velocity; it is not advanced):
   // friction drives the sphere until its contact point moves with the belt.
   // Angular momentum about the contact line is conserved: m v a = I omega,
@@ -282,8 +301,9 @@ TEST_CASE("A sphere on a conveyor (a moving Polygon wall) ends rolling at 2/7 of
   const double a = R - 0.5 * c.overlap;
   const double v = w.particles.v[0].x, om = w.particles.omega[0];
   const double I = w.particles.inertia[0], mass = w.particles.mass[0];
-  std::printf("[dem] conveyor U = %.2f m/s: v = %.9f m/s (2U/7 = %.9f), contact slip %.1e m/s, belt reaction Fx %.2e N\n",
-              U, v, U / (1.0 + mass * a * a / I), v + a * om - U, w.wall_reaction()[0]);
+  std::printf(
+      "[dem] conveyor U = %.2f m/s: v = %.9f m/s (2U/7 = %.9f), contact slip %.1e m/s, belt reaction Fx %.2e N\n",
+      U, v, U / (1.0 + mass * a * a / I), v + a * om - U, w.wall_reaction()[0]);
   CHECK(v == Approx(U / (1.0 + mass * a * a / I)).epsilon(1e-4));
   CHECK(v == Approx(2.0 * U / 7.0).epsilon(1e-3));
   CHECK(std::fabs(v + a * om - U) < 1e-4 * U);
@@ -292,7 +312,8 @@ TEST_CASE("A sphere on a conveyor (a moving Polygon wall) ends rolling at 2/7 of
   CHECK(w.wall_reaction()[1] == Approx(-mass * 9.81).epsilon(1e-4));
 }
 
-TEST_CASE("Wall reactions balance the particles' momentum and angular momentum every step", "[dem][walls]") {
+TEST_CASE("Wall reactions balance the particles' momentum and angular momentum every step",
+          "[dem][walls]") {
   // No gravity: every change of the particles' momentum comes from the wall,
   // so sum m dv = -F_wall dt, and about the wall's c (fixed during a step),
   // sum [m (x - c) x dv + I dw] = -T_wall dt, per step (symplectic Euler
@@ -330,7 +351,8 @@ TEST_CASE("Wall reactions balance the particles' momentum and angular momentum e
       // as v^{n+1} - v^n (1e-15 |v|, about 4 ulp).
       const double tol_v = 1e-12 * length(dv) + 1e-15 * length(v0[i]);
       scaleP.x += p.mass[i] * tol_v;
-      scaleL += p.mass[i] * length(arm) * tol_v + p.inertia[i] * (1e-12 * std::fabs(p.omega[i] - w0[i]) + 1e-15 * std::fabs(w0[i]));
+      scaleL += p.mass[i] * length(arm) * tol_v +
+                p.inertia[i] * (1e-12 * std::fabs(p.omega[i] - w0[i]) + 1e-15 * std::fabs(w0[i]));
     }
     const Vec2d F{r[0], r[1]};
     const double errF = length(dP + dt * F), errT = std::fabs(dL + dt * r[2]);
@@ -353,11 +375,12 @@ TEST_CASE("Wall reactions balance the particles' momentum and angular momentum e
     most = std::max(most, walls.size());
     peak = std::max(peak, length(F));
   }
-  std::printf("[dem] moving wall: %d steps (%d touching, up to %zu contacts), peak reaction %.3e N; "
-              "|dP + F dt| / tol %.1e, |dL + T dt| / tol %.1e (tol: 1e-12 relative + 1e-15 |v| per grain); "
-              "while |F| > 0.01 N: |dP + F dt| / |F dt| %.1e, |dL + T dt| / |T dt| %.1e; "
-              "Newton |sum| / sum |f| %.1e\n",
-              steps, steps_touching, most, peak, worst_f, worst_t, rel_f, rel_t, worst_newton);
+  std::printf(
+      "[dem] moving wall: %d steps (%d touching, up to %zu contacts), peak reaction %.3e N; "
+      "|dP + F dt| / tol %.1e, |dL + T dt| / tol %.1e (tol: 1e-12 relative + 1e-15 |v| per grain); "
+      "while |F| > 0.01 N: |dP + F dt| / |F dt| %.1e, |dL + T dt| / |T dt| %.1e; "
+      "Newton |sum| / sum |f| %.1e\n",
+      steps, steps_touching, most, peak, worst_f, worst_t, rel_f, rel_t, worst_newton);
   CHECK(steps_touching > steps / 2);
   CHECK(most >= 5);
   CHECK(worst_f <= 1.0);
@@ -369,7 +392,8 @@ TEST_CASE("Wall reactions balance the particles' momentum and angular momentum e
   CHECK(Px < 0.0);
 }
 
-TEST_CASE("Wall reactions and particle state are bit-identical with 1 and 4 threads", "[dem][walls]") {
+TEST_CASE("Wall reactions and particle state are bit-identical with 1 and 4 threads",
+          "[dem][walls]") {
   // 40 x 30 grains: several index chunks per worker (kParticleGrain = 256).
   std::vector<double> reactions[2];
   uint64_t hash[2];
@@ -383,7 +407,8 @@ TEST_CASE("Wall reactions and particle state are bit-identical with 1 and 4 thre
     for (int s = 0; s < steps; ++s) {
       w.step(1);
       REQUIRE(!w.halted());
-      reactions[run].insert(reactions[run].end(), w.wall_reaction().begin(), w.wall_reaction().end());
+      reactions[run].insert(reactions[run].end(), w.wall_reaction().begin(),
+                            w.wall_reaction().end());
       touched.resize(w.particles.size());
       w.backend().read_contacts(pairs, walls);
       for (const DemContact& c : walls) touched[c.i] = 1;
@@ -393,12 +418,14 @@ TEST_CASE("Wall reactions and particle state are bit-identical with 1 and 4 thre
   size_t grains = 0, chunks = 0;
   for (size_t i = 0; i < touched.size(); ++i) grains += touched[i];
   for (size_t c = 0; c * 256 < touched.size(); ++c)
-    chunks += std::find(touched.begin() + c * 256, touched.begin() + std::min(touched.size(), (c + 1) * 256), 1) !=
-              touched.begin() + std::min(touched.size(), (c + 1) * 256);
-  std::printf("[dem] moving wall determinism: hash %016llx (1 thread) %016llx (4 threads), %zu reaction values; "
-              "%zu grains touched the wall, from %zu index ranges of 256\n",
-              static_cast<unsigned long long>(hash[0]), static_cast<unsigned long long>(hash[1]), reactions[0].size(),
-              grains, chunks);
+    chunks += std::find(touched.begin() + c * 256,
+                        touched.begin() + std::min(touched.size(), (c + 1) * 256),
+                        1) != touched.begin() + std::min(touched.size(), (c + 1) * 256);
+  std::printf(
+      "[dem] moving wall determinism: hash %016llx (1 thread) %016llx (4 threads), %zu reaction values; "
+      "%zu grains touched the wall, from %zu index ranges of 256\n",
+      static_cast<unsigned long long>(hash[0]), static_cast<unsigned long long>(hash[1]),
+      reactions[0].size(), grains, chunks);
   CHECK(grains >= 20);
   CHECK(chunks >= 4);
   CHECK(hash[0] == hash[1]);
@@ -436,9 +463,10 @@ TEST_CASE("Walls replaced or moved between steps keep their contact history", "[
     return w.particles.x[0];
   };
   const Vec2d still = run(0), replaced = run(1), slid = run(2), wiped = run(3);
-  std::printf("[dem] history kept: sphere on a 15 degree slope at x = %.6e m (floor untouched), %.6e m "
-              "(overwritten each step), %.6e m (slid 4 cm along its face); %.6e m with host_changed() each step\n",
-              still.x, replaced.x, slid.x, wiped.x);
+  std::printf(
+      "[dem] history kept: sphere on a 15 degree slope at x = %.6e m (floor untouched), %.6e m "
+      "(overwritten each step), %.6e m (slid 4 cm along its face); %.6e m with host_changed() each step\n",
+      still.x, replaced.x, slid.x, wiped.x);
   CHECK(replaced.x == still.x);
   CHECK(replaced.y == still.y);
   CHECK(slid.x == still.x);
@@ -453,7 +481,8 @@ TEST_CASE("Bad walls are refused with the wall named", "[dem][walls]") {
   CHECK_THROWS(make_polygon_wall({{0, 0}, {1, 0}}, 0));
   CHECK_THROWS(make_polygon_wall({{0, 0}, {1, 0}, {1, 1}, {0.5, 0.2}}, 0));  // not convex
   CHECK_THROWS(make_disk_wall({0, 0}, -1.0, 0));
-  const DemWall cw = make_polygon_wall({{0, 0}, {0, 1}, {1, 1}, {1, 0}}, 0);  // clockwise in, stored counter-clockwise
+  const DemWall cw = make_polygon_wall({{0, 0}, {0, 1}, {1, 1}, {1, 0}},
+                                       0);  // clockwise in, stored counter-clockwise
   CHECK(check_wall(cw).empty());
   CHECK(cross(cw.v[1] - cw.v[0], cw.v[2] - cw.v[1]) > 0.0);
   CHECK(cw.c.x == Approx(0.5));

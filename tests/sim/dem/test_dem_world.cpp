@@ -29,8 +29,16 @@ struct Lcg {
 void make_gas(DemWorld& w) {
   w.solver.gravity = {0.0, 0.0};
   DemMaterial a, b;
-  a.E = 1e7; a.restitution = 0.6; a.friction = 0.5; a.rolling_friction = 0.05; a.density = 2000.0;
-  b.E = 3e7; b.restitution = 0.9; b.friction = 0.3; b.rolling_friction = 0.0; b.density = 3000.0;
+  a.E = 1e7;
+  a.restitution = 0.6;
+  a.friction = 0.5;
+  a.rolling_friction = 0.05;
+  a.density = 2000.0;
+  b.E = 3e7;
+  b.restitution = 0.9;
+  b.friction = 0.3;
+  b.rolling_friction = 0.0;
+  b.density = 3000.0;
   int ma = w.add_material("a", a), mb = w.add_material("b", b);
   Lcg rng;
   const double r = 0.004;
@@ -71,7 +79,9 @@ void totals(const DemWorld& w, double P[2], double& L, double& scale) {
   }
 }
 
-std::string scene_path(const char* name) { return std::string(PS_SOURCE_DIR) + "/assets/scenes/" + name; }
+std::string scene_path(const char* name) {
+  return std::string(PS_SOURCE_DIR) + "/assets/scenes/" + name;
+}
 
 }  // namespace
 
@@ -89,8 +99,9 @@ TEST_CASE("Particle collisions conserve linear and angular momentum", "[dem]") {
   }
   REQUIRE(!w.halted());
   totals(w, P1, L1, s1);
-  std::printf("[dem] momentum: dP = (%.3e, %.3e) of sum m|v| %.3e; dL = %.3e; %zu contacts at most, %zu bonds broken\n",
-              P1[0] - P0[0], P1[1] - P0[1], s0, L1 - L0, max_contacts, w.bonds_broken_total());
+  std::printf(
+      "[dem] momentum: dP = (%.3e, %.3e) of sum m|v| %.3e; dL = %.3e; %zu contacts at most, %zu bonds broken\n",
+      P1[0] - P0[0], P1[1] - P0[1], s0, L1 - L0, max_contacts, w.bonds_broken_total());
   CHECK(max_contacts > 20);
   CHECK(std::fabs(P1[0] - P0[0]) < 1e-12 * s0);
   CHECK(std::fabs(P1[1] - P0[1]) < 1e-12 * s0);
@@ -118,9 +129,10 @@ TEST_CASE("DEM stepping is bit-identical with 1, 2 and 3 threads", "[dem]") {
     contacts = w.last_result().contacts + w.last_result().wall_contacts;
     broken = w.bonds_broken_total();
   }
-  std::printf("[dem] determinism: hash %016llx (1 thread) %016llx (2) %016llx (3); %zu contacts, %zu broken bonds\n",
-              static_cast<unsigned long long>(hashes[0]), static_cast<unsigned long long>(hashes[1]),
-              static_cast<unsigned long long>(hashes[2]), contacts, broken);
+  std::printf(
+      "[dem] determinism: hash %016llx (1 thread) %016llx (2) %016llx (3); %zu contacts, %zu broken bonds\n",
+      static_cast<unsigned long long>(hashes[0]), static_cast<unsigned long long>(hashes[1]),
+      static_cast<unsigned long long>(hashes[2]), contacts, broken);
   CHECK(contacts > 0);
   CHECK(broken > 0);
   CHECK(hashes[0] == hashes[1]);
@@ -180,7 +192,9 @@ TEST_CASE("Contacts and bonds export as P4C records", "[dem]") {
   CHECK(rec[1].p2 == 2);
   for (int k = 2; k < 5; ++k) CHECK(rec[k].p2 == 0);
   const std::string text = ps::p4c_text({p4_from_contacts(rec, 1.0)});
-  CHECK(text.rfind("TIMESTEP  CONTACTS\n1 5\nP1  P2  CX  CY  CZ  FX  FY  FZ  CONTACT_IS_BONDED\n2 3 ", 0) == 0);
+  CHECK(
+      text.rfind("TIMESTEP  CONTACTS\n1 5\nP1  P2  CX  CY  CZ  FX  FY  FZ  CONTACT_IS_BONDED\n2 3 ",
+                 0) == 0);
   // The P4C written from particle-particle contacts reads back to the same
   // records (wall contacts, P2 = 0, are not part of the original format).
   std::vector<ContactRecord> pairs;
@@ -193,11 +207,13 @@ TEST_CASE("Contacts and bonds export as P4C records", "[dem]") {
   CHECK(back.frames[0].contacts[1].bonded == 1);
   CHECK(back.frames[0].contacts[0].fx == rec[0].f[0]);
   const std::string pp = ps::p4p_text({p4_from_dem(w.particles, 1.0)});
-  CHECK(pp.rfind("TIMESTEP  PARTICLES\n1 3\nID  GROUP  VOLUME  MASS  PX  PY  PZ  VX  VY  VZ\n1 0 ", 0) == 0);
+  CHECK(pp.rfind("TIMESTEP  PARTICLES\n1 3\nID  GROUP  VOLUME  MASS  PX  PY  PZ  VX  VY  VZ\n1 0 ",
+                 0) == 0);
 }
 
 TEST_CASE("Shipped DEM scenes load and run stably", "[dem]") {
-  for (const char* name : {"dem_soft_body.json", "dem_beam.json", "dem_hopper.json", "dem_smash.json"}) {
+  for (const char* name :
+       {"dem_soft_body.json", "dem_beam.json", "dem_hopper.json", "dem_smash.json"}) {
     DemWorld w;
     load_dem_scene_file(scene_path(name), w);
     const DemTimeStep ts = w.estimate_time_step();
@@ -207,11 +223,13 @@ TEST_CASE("Shipped DEM scenes load and run stably", "[dem]") {
     auto t1 = std::chrono::steady_clock::now();
     INFO(name << ": " << w.failure().message);
     REQUIRE(!w.halted());
-    const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count() / (frames * w.solver.substeps);
-    std::printf("[dem] %-20s %5zu particles %5zu bonds %3zu walls  dt %.3e s (Rayleigh %.3e, bond %.3e, Hertz %.3e)  "
-                "%d steps/frame  %.3f ms/step (%s)\n",
-                name, w.particles.size(), w.bonds.size(), w.walls.size(), w.last_dt(), ts.rayleigh, ts.bond, ts.hertz,
-                w.solver.substeps, ms, w.backend_name().c_str());
+    const double ms =
+        std::chrono::duration<double, std::milli>(t1 - t0).count() / (frames * w.solver.substeps);
+    std::printf(
+        "[dem] %-20s %5zu particles %5zu bonds %3zu walls  dt %.3e s (Rayleigh %.3e, bond %.3e, Hertz %.3e)  "
+        "%d steps/frame  %.3f ms/step (%s)\n",
+        name, w.particles.size(), w.bonds.size(), w.walls.size(), w.last_dt(), ts.rayleigh, ts.bond,
+        ts.hertz, w.solver.substeps, ms, w.backend_name().c_str());
     CHECK(w.particles.size() > 100);
     CHECK(w.last_dt() <= ts.recommended * 1.0000001);
   }
@@ -223,13 +241,15 @@ namespace {
 DemLastBreak scan_last_break(const DemBonds& b) {
   DemLastBreak lb;
   for (size_t k = 0; k < b.size(); ++k)
-    if (b.broken[k] && b.break_step[k] > lb.step) lb = DemLastBreak{b.break_step[k], static_cast<int64_t>(k), b.mode[k]};
+    if (b.broken[k] && b.break_step[k] > lb.step)
+      lb = DemLastBreak{b.break_step[k], static_cast<int64_t>(k), b.mode[k]};
   return lb;
 }
 
 }  // namespace
 
-TEST_CASE("DEM totals are the diagnostics without the hash, and the last break follows each step", "[dem]") {
+TEST_CASE("DEM totals are the diagnostics without the hash, and the last break follows each step",
+          "[dem]") {
   DemWorld w;
   load_dem_scene_file(scene_path("dem_smash.json"), w);
   w.set_backend(make_dem_backend("cpu", 2));

@@ -39,9 +39,9 @@ namespace fs = std::filesystem;
 
 #include "tests/temp_files.h"
 
-using ps::test::TempDir;
 using ps::test::put;
 using ps::test::slurp;
+using ps::test::TempDir;
 
 namespace {
 
@@ -50,7 +50,8 @@ namespace {
 std::map<std::string, std::string> snapshot(const std::string& dir) {
   std::map<std::string, std::string> m;
   for (const auto& de : fs::directory_iterator(dir))
-    m[de.path().filename().string()] = de.is_directory() ? std::string("<dir>") : slurp(de.path().string());
+    m[de.path().filename().string()] =
+        de.is_directory() ? std::string("<dir>") : slurp(de.path().string());
   return m;
 }
 
@@ -85,7 +86,9 @@ WriteError expect_write_error(const std::function<void()>& save) {
   return WriteError("", "", 0);
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 std::string reason(int err) { return std::strerror(err); }
 
@@ -106,7 +109,8 @@ bool same_set(const SgfSet& a, const SgfSet& b) {
       if (x.color[c] != y.color[c]) return false;
     for (size_t e = 0; e < x.entries.size(); ++e) {
       const SgfEntry &p = x.entries[e], &q = y.entries[e];
-      if (p.s0 != q.s0 || p.s1 != q.s1 || p.fx != q.fx || p.fy != q.fy || p.fz != q.fz) return false;
+      if (p.s0 != q.s0 || p.s1 != q.s1 || p.fx != q.fx || p.fy != q.fy || p.fz != q.fz)
+        return false;
     }
   }
   return true;
@@ -114,7 +118,8 @@ bool same_set(const SgfSet& a, const SgfSet& b) {
 
 }  // namespace
 
-TEST_CASE("Atomic write: replaces the whole file, keeps its mode and symlinks, leaves no temporary", "[atomic]") {
+TEST_CASE("Atomic write: replaces the whole file, keeps its mode and symlinks, leaves no temporary",
+          "[atomic]") {
   TempDir d("atomic_ok");
   const std::string f = d / "a.txt";
   write_file_atomic(f, "first version\n");
@@ -146,11 +151,13 @@ TEST_CASE("Atomic write: replaces the whole file, keeps its mode and symlinks, l
   CHECK(slurp(d / "x.csv") == "x");
   CHECK(slurp(d / "a.txt") == "a");
   const auto snap = snapshot(d.path);
-  CHECK(snap.size() == 5);  // a.txt, link.txt, the long one, x.csv, y.csv: no temporaries, no backups
+  CHECK(snap.size() ==
+        5);  // a.txt, link.txt, the long one, x.csv, y.csv: no temporaries, no backups
   for (const auto& kv : snap) CHECK(kv.first[0] != '.');
 }
 
-TEST_CASE("Atomic write: a path through a regular file fails with ENOTDIR, naming the file", "[atomic]") {
+TEST_CASE("Atomic write: a path through a regular file fails with ENOTDIR, naming the file",
+          "[atomic]") {
   TempDir d("atomic_enotdir");
   put(d / "plain.txt", "plain bytes");
   const std::string target = d / "plain.txt/out.txt";
@@ -174,7 +181,8 @@ TEST_CASE("Atomic write: a missing folder fails with ENOENT and creates nothing"
   CHECK(snapshot(d.path).empty());
 }
 
-TEST_CASE("Atomic write: a folder in the file's place fails at the rename and the temporary goes", "[atomic]") {
+TEST_CASE("Atomic write: a folder in the file's place fails at the rename and the temporary goes",
+          "[atomic]") {
   TempDir d("atomic_eisdir");
   fs::create_directories(d / "target/inner");
   put(d / "target/inner/keep.txt", "kept");
@@ -186,20 +194,23 @@ TEST_CASE("Atomic write: a folder in the file's place fails at the rename and th
   CHECK(snapshot(d.path) == std::map<std::string, std::string>{{"target", "<dir>"}});
 }
 
-TEST_CASE("Atomic write: a full disk (ENOSPC part way) keeps the previous bytes and no temporary", "[atomic]") {
+TEST_CASE("Atomic write: a full disk (ENOSPC part way) keeps the previous bytes and no temporary",
+          "[atomic]") {
   TempDir d("atomic_enospc");
   const std::string f = d / "state.txt";
   const std::string old_bytes = "the previous, complete file\n";
   put(f, old_bytes);
   std::string new_bytes;
   for (int i = 0; i < 2000; ++i) new_bytes += "row " + std::to_string(i) + "\n";
-  for (int64_t budget : {int64_t{0}, int64_t{1}, int64_t{100}, static_cast<int64_t>(new_bytes.size()) - 1}) {
+  for (int64_t budget :
+       {int64_t{0}, int64_t{1}, int64_t{100}, static_cast<int64_t>(new_bytes.size()) - 1}) {
     INFO("disk full after " << budget << " bytes");
     FaultGuard guard(disk_full_after(budget));
     WriteError e = expect_write_error([&] { write_file_atomic(f, new_bytes); });
     CHECK(e.os_error() == ENOSPC);
     CHECK(e.path() == f);
-    CHECK(std::string(e.what()) == f + ": write failed: " + reason(ENOSPC) + " (the previous file is unchanged)");
+    CHECK(std::string(e.what()) ==
+          f + ": write failed: " + reason(ENOSPC) + " (the previous file is unchanged)");
     CHECK(slurp(f) == old_bytes);
     CHECK(snapshot(d.path).size() == 1);
   }
@@ -218,7 +229,8 @@ TEST_CASE("Atomic write: a full disk (ENOSPC part way) keeps the previous bytes 
   CHECK(snapshot(d.path).size() == 1);
 }
 
-TEST_CASE("Atomic write: every saver goes through it (disk full: old bytes kept, file named)", "[atomic]") {
+TEST_CASE("Atomic write: every saver goes through it (disk full: old bytes kept, file named)",
+          "[atomic]") {
   TempDir d("atomic_savers");
   P4ParticleFrame frame;
   frame.particles.push_back(P4Particle{1, 0, 1.0, 2.0, 0.5, 0.25, 0.0, 0.0, 0.0, 0.0});
@@ -248,11 +260,15 @@ TEST_CASE("Atomic write: every saver goes through it (disk full: old bytes kept,
       {"save_p4c", [&](const std::string& p) { save_p4c(p, {cframe}); }},
       {"save_json_file", [&](const std::string& p) { save_json_file(p, doc); }},
       {"save_color_csv", [&](const std::string& p) { save_color_csv(spec, p); }},
-      {"save_id_list", [](const std::string& p) { save_id_list({4, 5, 6}, p); }},
+      {"save_id_list",
+       [](const std::string& p) {
+         save_id_list({4, 5, 6}, p);
+       }},
       {"write_dump csv", [&](const std::string& p) { write_dump(p, DumpFormat::CSV, table); }},
       {"write_dump vtk", [&](const std::string& p) { write_dump(p, DumpFormat::VTK, table); }},
   };
-  if (image_io_available()) savers.push_back({"save_png", [&](const std::string& p) { save_png(p, img); }});
+  if (image_io_available())
+    savers.push_back({"save_png", [&](const std::string& p) { save_png(p, img); }});
   for (const Saver& s : savers) {
     INFO(s.name);
     const std::string f = d / (std::string(s.name) + ".out");
@@ -290,7 +306,8 @@ TEST_CASE("Atomic write: a multi-file save that fails part way changes no file",
   put(d / "a.csv", "old a");
   put(d / "b.csv", "old b");
   const auto before = snapshot(d.path);
-  const std::vector<FileWrite> set = {{d / "a.csv", "new a!"}, {d / "c.csv", "new c"}, {d / "b.csv", "new b"}};
+  const std::vector<FileWrite> set = {
+      {d / "a.csv", "new a!"}, {d / "c.csv", "new c"}, {d / "b.csv", "new b"}};
   // A full disk anywhere while the temporaries are written.
   for (int64_t budget = 0; budget < 16; ++budget) {
     INFO("disk full after " << budget << " bytes");
@@ -306,19 +323,24 @@ TEST_CASE("Atomic write: a multi-file save that fails part way changes no file",
     FaultGuard guard(rename_fails(k));
     WriteError e = expect_write_error([&] { write_files_atomic(set); });
     CHECK(e.path() == set[static_cast<size_t>(k)].path);
-    CHECK(contains(e.what(), ": cannot replace the file: " + reason(EIO) + " (no file of the set was changed)"));
+    CHECK(contains(e.what(), ": cannot replace the file: " + reason(EIO) +
+                                 " (no file of the set was changed)"));
     CHECK(snapshot(d.path) == before);
   }
   write_files_atomic(set);
-  CHECK(snapshot(d.path) == std::map<std::string, std::string>{{"a.csv", "new a!"}, {"b.csv", "new b"}, {"c.csv", "new c"}});
+  CHECK(snapshot(d.path) == std::map<std::string, std::string>{
+                                {"a.csv", "new a!"}, {"b.csv", "new b"}, {"c.csv", "new c"}});
 }
 
-TEST_CASE("SGF set: a save that fails half way leaves the previous set loadable, identical", "[atomic][sgf]") {
+TEST_CASE("SGF set: a save that fails half way leaves the previous set loadable, identical",
+          "[atomic][sgf]") {
   TempDir d("atomic_sgfset");
   const std::string dir = d / "set";
   SgfSet old_set;
-  old_set.groups.push_back(group("left", {1, 2, 3}, {{1, 10, 0.5, 0.0, 0.0}, {20, 30, -0.5, 0.0, 0.0}}));
-  old_set.groups.push_back(group("right", {7, 8}, {{1, 10, 0.0, 2.0, 0.0}, {40, 50, 0.0, -2.0, 0.0}}));
+  old_set.groups.push_back(
+      group("left", {1, 2, 3}, {{1, 10, 0.5, 0.0, 0.0}, {20, 30, -0.5, 0.0, 0.0}}));
+  old_set.groups.push_back(
+      group("right", {7, 8}, {{1, 10, 0.0, 2.0, 0.0}, {40, 50, 0.0, -2.0, 0.0}}));
   save_sgf_set(old_set, dir);
   const auto before = snapshot(dir);
   REQUIRE(before.size() == 4);  // SGF1-10, SGF20-30, SGF40-50, groups.json
@@ -328,7 +350,8 @@ TEST_CASE("SGF set: a save that fails half way leaves the previous set loadable,
 
   // The new set rewrites SGF1-10.csv, adds SGF5-6.csv and SGF60-70.csv, drops SGF20-30 and SGF40-50.
   SgfSet new_set;
-  new_set.groups.push_back(group("left", {1, 2, 3, 4}, {{1, 10, 0.25, 0.0, 0.0}, {60, 70, 1.0, 1.0, 0.0}}));
+  new_set.groups.push_back(
+      group("left", {1, 2, 3, 4}, {{1, 10, 0.25, 0.0, 0.0}, {60, 70, 1.0, 1.0, 0.0}}));
   new_set.groups.push_back(group("new", {9}, {{5, 6, 0.0, 0.0, 3.0}}));
   int64_t total = 0;
   {
@@ -376,7 +399,8 @@ TEST_CASE("SGF set: a save that fails half way leaves the previous set loadable,
   CHECK(after.count("SGF5-6.csv") == 1);
 }
 
-TEST_CASE("SGF set: a save into a path through a file names the folder and the reason", "[atomic][sgf]") {
+TEST_CASE("SGF set: a save into a path through a file names the folder and the reason",
+          "[atomic][sgf]") {
   TempDir d("atomic_sgfnotdir");
   put(d / "file", "x");
   SgfSet set;
@@ -415,7 +439,8 @@ TEST_CASE("Atomic write: a real read-only and a real full file system", "[atomic
       write_file_atomic(f, std::string(1 << 20, 'x'));
       ::_exit(11);
     } catch (const WriteError& e) {
-      if (e.os_error() != ENOSPC || !contains(e.what(), f) || !contains(e.what(), reason(ENOSPC))) ::_exit(12);
+      if (e.os_error() != ENOSPC || !contains(e.what(), f) || !contains(e.what(), reason(ENOSPC)))
+        ::_exit(12);
     }
     if (slurp(f) != "old" || snapshot(mnt).size() != 1) ::_exit(13);
     // Read-only.
@@ -424,7 +449,8 @@ TEST_CASE("Atomic write: a real read-only and a real full file system", "[atomic
       write_file_atomic(f, "new");
       ::_exit(14);
     } catch (const WriteError& e) {
-      if (e.os_error() != EROFS || !contains(e.what(), f) || !contains(e.what(), reason(EROFS))) ::_exit(15);
+      if (e.os_error() != EROFS || !contains(e.what(), f) || !contains(e.what(), reason(EROFS)))
+        ::_exit(15);
     }
     if (slurp(f) != "old" || snapshot(mnt).size() != 1) ::_exit(16);
     ::_exit(0);
@@ -434,8 +460,9 @@ TEST_CASE("Atomic write: a real read-only and a real full file system", "[atomic
   REQUIRE(WIFEXITED(status));
   const int code = WEXITSTATUS(status);
   if (code == 77) {
-    WARN("skipped: this process cannot unshare a mount namespace and mount tmpfs "
-         "(the ENOSPC / EROFS behaviour is covered through the WriteFault hook above)");
+    WARN(
+        "skipped: this process cannot unshare a mount namespace and mount tmpfs "
+        "(the ENOSPC / EROFS behaviour is covered through the WriteFault hook above)");
     return;
   }
   INFO("child exit code " << code << " (see the test's source for what each code means)");
@@ -446,8 +473,9 @@ TEST_CASE("Atomic write: a real read-only and a real full file system", "[atomic
 // anyway), so the test says so and skips.
 TEST_CASE("Atomic write: a folder without write permission", "[atomic]") {
   if (::geteuid() == 0) {
-    WARN("skipped: running as root, which ignores folder permissions "
-         "(the ENOTDIR, EISDIR, ENOSPC and EROFS tests cover failing saves)");
+    WARN(
+        "skipped: running as root, which ignores folder permissions "
+        "(the ENOTDIR, EISDIR, ENOSPC and EROFS tests cover failing saves)");
     return;
   }
   TempDir d("atomic_perm");

@@ -60,7 +60,8 @@ TEST_CASE("P4P: multi-timestep file loads and re-saves byte-identical", "[p4]") 
   CHECK(p4p_text(r.frames) == slurp(path));
 }
 
-TEST_CASE("P4P: the original writers' variants load (single space, 0.0, CRLF, blank lines)", "[p4]") {
+TEST_CASE("P4P: the original writers' variants load (single space, 0.0, CRLF, blank lines)",
+          "[p4]") {
   const P4pLoad r = load_p4p(kDir + "original_style.p4p");
   REQUIRE(r.ok());
   REQUIRE(r.frames.size() == 2);
@@ -102,7 +103,8 @@ TEST_CASE("P4C: bonded column, empty frames and the old 8-column header round-tr
   CHECK(p4c_text(old.frames) == slurp(kDir + "old_header.p4c") + "\n");
 }
 
-TEST_CASE("P4P: malformed rows and blocks name file, line, column and field - the rest loads", "[p4]") {
+TEST_CASE("P4P: malformed rows and blocks name file, line, column and field - the rest loads",
+          "[p4]") {
   const std::string path = kDir + "bad.p4p";
   const P4pLoad r = load_p4p(path);
   const std::vector<std::string> m = messages(r.diagnostics);
@@ -139,13 +141,16 @@ TEST_CASE("P4: missing file, wrong title, short block", "[p4]") {
 
   const P4pLoad wrong = parse_p4p("TIMESTEP  CONTACTS\n0 0\nP1  P2\n", "x.p4p");
   REQUIRE(wrong.diagnostics.size() == 1);
-  CHECK(std::string(wrong.diagnostics[0].what()) ==
-        "x.p4p:1:1: field 'TIMESTEP': expected the block title 'TIMESTEP  PARTICLES', got 'TIMESTEP  CONTACTS'");
+  CHECK(
+      std::string(wrong.diagnostics[0].what()) ==
+      "x.p4p:1:1: field 'TIMESTEP': expected the block title 'TIMESTEP  PARTICLES', got 'TIMESTEP  CONTACTS'");
 
   const P4pLoad shortb = parse_p4p(
-      "TIMESTEP  PARTICLES\n0 2\nID  GROUP  VOLUME  MASS  PX  PY  PZ  VX  VY  VZ\n1 0 1 1 0 0 0 0 0 0\n", "s.p4p");
+      "TIMESTEP  PARTICLES\n0 2\nID  GROUP  VOLUME  MASS  PX  PY  PZ  VX  VY  VZ\n1 0 1 1 0 0 0 0 0 0\n",
+      "s.p4p");
   REQUIRE(shortb.diagnostics.size() == 1);
-  CHECK(std::string(shortb.diagnostics[0].what()) == "s.p4p:1:1: field 'count': block declares 2 rows but has 1");
+  CHECK(std::string(shortb.diagnostics[0].what()) ==
+        "s.p4p:1:1: field 'count': block declares 2 rows but has 1");
   CHECK(shortb.frames[0].particles.size() == 1);
 }
 

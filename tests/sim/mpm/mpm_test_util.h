@@ -18,8 +18,12 @@ inline void box_and_disk(RigidCollider& box, RigidCollider& disk) {
   box = RigidCollider{};
   box.shape = ColliderShape::Polygon;
   box.count = 4;
-  box.v[0] = {0.20f, 0.20f}; box.v[1] = {0.80f, 0.20f}; box.v[2] = {0.80f, 0.30f}; box.v[3] = {0.20f, 0.30f};
-  box.lo = {0.20f, 0.20f}; box.hi = {0.80f, 0.30f};
+  box.v[0] = {0.20f, 0.20f};
+  box.v[1] = {0.80f, 0.20f};
+  box.v[2] = {0.80f, 0.30f};
+  box.v[3] = {0.20f, 0.30f};
+  box.lo = {0.20f, 0.20f};
+  box.hi = {0.80f, 0.30f};
   box.c = {0.5f, 0.25f};
   box.friction = 0.4f;
   box.body = 0;
@@ -27,7 +31,8 @@ inline void box_and_disk(RigidCollider& box, RigidCollider& disk) {
   disk.shape = ColliderShape::Disk;
   disk.v[0] = {0.62f, 0.42f};
   disk.radius = 0.07f;
-  disk.lo = {0.55f, 0.35f}; disk.hi = {0.69f, 0.49f};
+  disk.lo = {0.55f, 0.35f};
+  disk.hi = {0.69f, 0.49f};
   disk.c = {0.62f, 0.42f};
   disk.vel = {-0.8f, 0.2f};
   disk.omega = 5.f;
@@ -36,14 +41,17 @@ inline void box_and_disk(RigidCollider& box, RigidCollider& disk) {
 }
 
 /// The lecture's pic_vs_apic block with a transfer scheme and preset.
-inline MpmScene teaching_block(const char* transfer, const char* preset, const char* extra_solver = "") {
+inline MpmScene teaching_block(const char* transfer, const char* preset,
+                               const char* extra_solver = "") {
   std::string s = std::string(R"({
     "domain": {"size": [1, 1], "grid": 32},
-    "solver": {"transfer": ")") + transfer + R"(", "dt": 0.0005, "boundary": "sticky", "gravity": [0, 0])" +
+    "solver": {"transfer": ")") +
+                  transfer + R"(", "dt": 0.0005, "boundary": "sticky", "gravity": [0, 0])" +
                   extra_solver + R"(},
     "materials": {"t": {"type": "tracer"}},
     "bodies": [{"shape": "box", "min": [0.2, 0.2], "max": [0.8, 0.8], "material": "t",
-                "spacing": 0.0078125, "preset": ")" + preset + R"("}]
+                "spacing": 0.0078125, "preset": ")" +
+                  preset + R"("}]
   })";
   return scene_from(s);
 }

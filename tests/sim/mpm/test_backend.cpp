@@ -13,7 +13,8 @@ namespace {
 MpmScene splash(bool adaptive) {
   std::string s = std::string(R"({
     "domain": {"size": [1, 1], "grid": 64},
-    "solver": {"transfer": "apic", "dt": 0.0002, "adaptive_dt": )") + (adaptive ? "true" : "false") + R"(,
+    "solver": {"transfer": "apic", "dt": 0.0002, "adaptive_dt": )") +
+                  (adaptive ? "true" : "false") + R"(,
                "cfl": 0.4, "gravity": [0, -9.8]},
     "materials": {"w": {"type": "fluid", "bulk_modulus": 800}},
     "bodies": [{"shape": "box", "min": [0.2, 0.5], "max": [0.5, 0.8], "material": "w", "spacing": 0.0078125,
@@ -32,13 +33,13 @@ TEST_CASE("The adaptive substep rule is the CFL bound, clamped", "[mpm][backend]
   r.cfl = 0.5f;
   r.dx = 0.01f;
   r.wave_speed = 10.f;
-  CHECK(next_substep_dt(r, 0.f) == Approx(0.5f * 0.01f / 10.f));       // 5e-4: the wave speed bounds it
-  CHECK(next_substep_dt(r, 40.f) == Approx(0.5f * 0.01f / 50.f));      // 1e-4
-  CHECK(next_substep_dt(r, 1e9f) == 1e-6f);                             // floor
+  CHECK(next_substep_dt(r, 0.f) == Approx(0.5f * 0.01f / 10.f));   // 5e-4: the wave speed bounds it
+  CHECK(next_substep_dt(r, 40.f) == Approx(0.5f * 0.01f / 50.f));  // 1e-4
+  CHECK(next_substep_dt(r, 1e9f) == 1e-6f);                        // floor
   r.wave_speed = 0.f;
-  CHECK(next_substep_dt(r, 0.f) == 1e-3f);                              // ceiling (no motion)
+  CHECK(next_substep_dt(r, 0.f) == 1e-3f);  // ceiling (no motion)
   r.adaptive = false;
-  CHECK(next_substep_dt(r, 1e9f) == 1e-3f);                             // fixed step ignores speed
+  CHECK(next_substep_dt(r, 1e9f) == 1e-3f);  // fixed step ignores speed
 }
 
 TEST_CASE("One batch of substeps equals the same substeps one at a time", "[mpm][backend]") {
@@ -57,9 +58,10 @@ TEST_CASE("One batch of substeps equals the same substeps one at a time", "[mpm]
       // The splash moves at ~3.6 m/s plus the fluid's wave speed: dt falls below the cap.
       CHECK(a.world->last_dt() < 2e-4f);
       CHECK(a.world->time() < 120 * 2e-4);
-      CHECK(a.world->last_dt() == Approx(a.world->step_rule().cfl * a.world->grid.dx /
-                                         (a.world->diagnostics().max_speed + a.world->step_rule().wave_speed))
-                                      .epsilon(0.05));
+      CHECK(a.world->last_dt() ==
+            Approx(a.world->step_rule().cfl * a.world->grid.dx /
+                   (a.world->diagnostics().max_speed + a.world->step_rule().wave_speed))
+                .epsilon(0.05));
     } else {
       CHECK(a.world->time() == Approx(120 * static_cast<double>(2e-4f)).epsilon(1e-12));
     }
@@ -99,7 +101,8 @@ TEST_CASE("solver.deterministic is a scene setting that round-trips", "[mpm][bac
   CHECK(s.world->solver.deterministic);
   Json out = mpm_scene_to_json(s);
   CHECK(out.find("solver")->find("deterministic")->as_bool());
-  CHECK_THROWS_WITH(test::scene_from(R"({"domain": {"size": [1, 1], "grid": 32}, "solver": {"deterministic": 3},
+  CHECK_THROWS_WITH(
+      test::scene_from(R"({"domain": {"size": [1, 1], "grid": 32}, "solver": {"deterministic": 3},
     "materials": {"w": {"type": "fluid"}}, "bodies": []})"),
-                    Catch::Contains("solver.deterministic"));
+      Catch::Contains("solver.deterministic"));
 }

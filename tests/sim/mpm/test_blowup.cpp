@@ -4,7 +4,8 @@
 
 using namespace ps;
 
-TEST_CASE("A blow-up is reported with the particle and the step, then stepping stops", "[mpm][blowup]") {
+TEST_CASE("A blow-up is reported with the particle and the step, then stepping stops",
+          "[mpm][blowup]") {
   // Stiff jelly with a time step far beyond the CFL limit explodes.
   MpmScene s = test::scene_from(R"({
     "domain": {"size": [1, 1], "grid": 64},

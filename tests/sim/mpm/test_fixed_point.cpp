@@ -1,7 +1,7 @@
 // The CUDA deterministic mode's fixed-point arithmetic (sim/mpm/mpm_fixed.h),
 // checked on the host with the same functions the kernels call.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -38,7 +38,10 @@ TEST_CASE("Fixed-point node sums do not depend on the order of contributions", "
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), rng);
     std::vector<float> a, b;
-    for (size_t i : order) { a.push_back(dm[i]); b.push_back(dp[i]); }
+    for (size_t i : order) {
+      a.push_back(dm[i]);
+      b.push_back(dp[i]);
+    }
     CHECK(sum(a, fs.mass) == m_ref);
     CHECK(sum(b, fs.momentum) == p_ref);
     float f = 0.f;

@@ -13,11 +13,13 @@ namespace {
 
 std::string solver(const char* transfer, const char* kernel, double dt, const char* extra = "") {
   return std::string(R"("solver": {"transfer": ")") + transfer + R"(", "kernel": ")" + kernel +
-         R"(", "dt": )" + std::to_string(dt) + R"(, "flip_blend": 1, "boundary": "separate", "gravity": [0, 0])" +
-         extra + "}";
+         R"(", "dt": )" + std::to_string(dt) +
+         R"(, "flip_blend": 1, "boundary": "separate", "gravity": [0, 0])" + extra + "}";
 }
 
-double total_energy(MpmWorld& w) { return w.diagnostics().kinetic_energy + elastic_energy(w.particles, w.materials); }
+double total_energy(MpmWorld& w) {
+  return w.diagnostics().kinetic_energy + elastic_energy(w.particles, w.materials);
+}
 
 /// Sulsky et al. (1994)'s two disks; returns the lower disk's velocity along
 /// (1,1)/sqrt(2) after `steps`, over the approach speed.
@@ -48,7 +50,8 @@ TEST_CASE("FLIP with blend 1: two colliding elastic disks rebound", "[mpm][flip]
   double e_flip = 0, e_apic = 0;
   const double v_flip = disks_rebound("flip", 3000, &e_flip);
   const double v_apic = disks_rebound("apic", 3000, &e_apic);
-  INFO("rebound FLIP " << v_flip << " APIC " << v_apic << ", energy FLIP " << e_flip << " APIC " << e_apic);
+  INFO("rebound FLIP " << v_flip << " APIC " << v_apic << ", energy FLIP " << e_flip << " APIC "
+                       << e_apic);
   CHECK(v_flip < -0.7);
   CHECK(v_apic < -0.3);
   // FLIP keeps the energy of the collision far better than APIC.
@@ -57,7 +60,8 @@ TEST_CASE("FLIP with blend 1: two colliding elastic disks rebound", "[mpm][flip]
   CHECK(e_apic < e_flip);
 }
 
-TEST_CASE("FLIP keeps a vibrating bar's energy over several periods while PIC and APIC damp it", "[mpm][flip]") {
+TEST_CASE("FLIP keeps a vibrating bar's energy over several periods while PIC and APIC damp it",
+          "[mpm][flip]") {
   // Free-free bar, first axial mode (period 0.01 s), 6 periods.
   auto run = [](const char* transfer) {
     MpmScene s = scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 128}, )") +
@@ -66,7 +70,8 @@ TEST_CASE("FLIP keeps a vibrating bar's energy over several periods while PIC an
       "bodies": [{"shape": "box", "min": [0.25, 0.475], "max": [0.75, 0.525], "material": "bar", "spacing": 0.00390625}]})");
     MpmWorld& w = *s.world;
     for (size_t i = 0; i < w.particles.size(); ++i)
-      w.particles.v[i] = Vec2{-0.5f * std::cos(3.14159265f * (w.particles.x[i].x - 0.25f) / 0.5f), 0.f};
+      w.particles.v[i] =
+          Vec2{-0.5f * std::cos(3.14159265f * (w.particles.x[i].x - 0.25f) / 0.5f), 0.f};
     w.host_changed();
     const double e0 = total_energy(w);
     REQUIRE(w.step(3000).ok);
@@ -79,15 +84,17 @@ TEST_CASE("FLIP keeps a vibrating bar's energy over several periods while PIC an
   CHECK(pic < 0.5);
 }
 
-TEST_CASE("No kernel order creates energy on a rotating block, for any transfer", "[mpm][flip][kernel]") {
+TEST_CASE("No kernel order creates energy on a rotating block, for any transfer",
+          "[mpm][flip][kernel]") {
   // The CUDA test's scene without gravity: fluid and jelly, 400 substeps.
   // Before the MUSL pass the linear kernel gained x3000 (PIC) in 40 steps.
   for (const char* mat : {R"({"type": "fluid", "bulk_modulus": 400, "viscosity": 0.01})",
                           R"({"type": "jelly", "E": 3000, "nu": 0.2})"})
     for (const char* kernel : {"linear", "quadratic", "cubic"})
       for (const char* transfer : {"pic", "apic", "flip"}) {
-        MpmScene s = scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 64}, )") +
-                                solver(transfer, kernel, 1e-4) + R"(, "materials": {"m": )" + mat + R"(},
+        MpmScene s =
+            scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 64}, )") +
+                       solver(transfer, kernel, 1e-4) + R"(, "materials": {"m": )" + mat + R"(},
           "bodies": [{"shape": "box", "min": [0.3, 0.1], "max": [0.6, 0.4], "material": "m", "spacing": 0.0078125,
                       "preset": {"kind": "rotation", "speed": 2}}]})");
         MpmWorld& w = *s.world;
@@ -104,13 +111,16 @@ TEST_CASE("No kernel order creates energy on a rotating block, for any transfer"
       }
 }
 
-TEST_CASE("FLIP advection: grid (PIC) velocity by default, blended velocity on request", "[mpm][flip]") {
+TEST_CASE("FLIP advection: grid (PIC) velocity by default, blended velocity on request",
+          "[mpm][flip]") {
   auto run = [](const char* extra) {
     MpmScene s = scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 32}, )") +
                             solver("flip", "quadratic", 5e-4, extra) + R"(,
       "materials": {"t": {"type": "tracer"}},
       "bodies": [{"shape": "box", "min": [0.3, 0.3], "max": [0.7, 0.7], "material": "t", "spacing": 0.0078125, "preset": "shear"}]})");
-    REQUIRE(s.world->solver.flip_advect == (std::string(extra).find("blend") != std::string::npos ? FlipAdvect::Blend : FlipAdvect::Pic));
+    REQUIRE(s.world->solver.flip_advect == (std::string(extra).find("blend") != std::string::npos
+                                                ? FlipAdvect::Blend
+                                                : FlipAdvect::Pic));
     // One substep from the same state: the PIC-advected particle moves by dt sum w v_i.
     MpmWorld& w = *s.world;
     const Vec2 x0 = w.particles.x[0];

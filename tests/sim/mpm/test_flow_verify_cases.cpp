@@ -10,11 +10,11 @@ using namespace ps::verify;
 namespace {
 
 void print(const CaseResult& r) {
-  std::printf("[mpmflow] %s: %s (%.1f s)%s%s\n", r.id.c_str(), r.passed() ? "pass" : "MISS", r.seconds,
-              r.error.empty() ? "" : " error: ", r.error.c_str());
+  std::printf("[mpmflow] %s: %s (%.1f s)%s%s\n", r.id.c_str(), r.passed() ? "pass" : "MISS",
+              r.seconds, r.error.empty() ? "" : " error: ", r.error.c_str());
   for (const Check& c : r.checks)
-    std::printf("  %-70s measured %.4g reference %.4g tol %.3g %s %s\n", c.quantity.c_str(), c.measured, c.reference,
-                c.tolerance, c.unit.c_str(), c.pass ? "ok" : "MISS");
+    std::printf("  %-70s measured %.4g reference %.4g tol %.3g %s %s\n", c.quantity.c_str(),
+                c.measured, c.reference, c.tolerance, c.unit.c_str(), c.pass ? "ok" : "MISS");
   std::printf("  notes: %s\n", r.notes.c_str());
 }
 
@@ -49,8 +49,10 @@ TEST_CASE("Quick MPM flow cases pass", "[verify][mpmflow]") {
     CHECK(!r.plots.empty());
     // Informative cases (the dam break against an experiment with physics this model lacks)
     // report their misses; every must-pass case must pass.
-    if (r.must_pass) REQUIRE(r.passed());
-    else REQUIRE(r.error.empty());
+    if (r.must_pass)
+      REQUIRE(r.passed());
+    else
+      REQUIRE(r.error.empty());
   }
 }
 

@@ -11,12 +11,17 @@ double mean_x(const MpmWorld& w, const MpmHandle& h) {
   int n = 0;
   for (uint32_t id : h.ids)
     for (size_t i = 0; i < w.particles.size(); ++i)
-      if (w.particles.id[i] == id) { s += w.particles.x[i].x; ++n; break; }
+      if (w.particles.id[i] == id) {
+        s += w.particles.x[i].x;
+        ++n;
+        break;
+      }
   return s / n;
 }
 }  // namespace
 
-TEST_CASE("Handles pull their particles along the path and hold them after stop", "[mpm][handles]") {
+TEST_CASE("Handles pull their particles along the path and hold them after stop",
+          "[mpm][handles]") {
   MpmScene s = test::scene_from(R"({
     "domain": {"size": [1, 0.5], "grid": 64},
     "solver": {"transfer": "apic", "dt": 0.0001, "boundary": "slip", "gravity": [0, 0]},

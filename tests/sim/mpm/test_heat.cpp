@@ -19,7 +19,8 @@ using namespace ps;
 
 namespace {
 
-std::unique_ptr<MpmScene> ice_scene(const std::string& name, int threads, std::vector<std::string> sets = {}) {
+std::unique_ptr<MpmScene> ice_scene(const std::string& name, int threads,
+                                    std::vector<std::string> sets = {}) {
   auto s = std::make_unique<MpmScene>(load_mpm_scene(resolve_scene_path(name), sets));
   s->world->set_backend(std::make_unique<MpmCpuBackend>(threads));
   return s;
@@ -33,9 +34,11 @@ double total_mass(const MpmParticles& p) {
 
 }  // namespace
 
-TEST_CASE("PCG: IC(0) and Jacobi solve a manufactured 5-point problem, IC(0) in fewer iterations", "[heat]") {
+TEST_CASE("PCG: IC(0) and Jacobi solve a manufactured 5-point problem, IC(0) in fewer iterations",
+          "[heat]") {
   const int n = 63;
-  const HeatSystem A = HeatSystem::structured(n, n, 4.0 + 0.01, 1.0, 1.0);  // a little capacity, as in the heat system
+  const HeatSystem A = HeatSystem::structured(n, n, 4.0 + 0.01, 1.0,
+                                              1.0);  // a little capacity, as in the heat system
   std::vector<double> x_ref(static_cast<size_t>(n) * n), b;
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) {
@@ -47,7 +50,8 @@ TEST_CASE("PCG: IC(0) and Jacobi solve a manufactured 5-point problem, IC(0) in 
   int its[2];
   for (int k = 0; k < 2; ++k) {
     std::vector<double> x(x_ref.size(), 0.0);
-    PcgResult r = solve_pcg(A, b, x, 1e-11, 1000, k ? HeatPreconditioner::IC0 : HeatPreconditioner::Jacobi, work);
+    PcgResult r = solve_pcg(A, b, x, 1e-11, 1000,
+                            k ? HeatPreconditioner::IC0 : HeatPreconditioner::Jacobi, work);
     CHECK(r.converged);
     CHECK(r.relative_residual <= 1e-11);
     double err = 0.0;
@@ -72,7 +76,9 @@ TEST_CASE("A scene that starts with heat on has its total mass exact from step 0
   }
 }
 
-TEST_CASE("Melting conserves mass bit for bit, momentum per pass, and gives emitted water fresh IDs", "[heat]") {
+TEST_CASE(
+    "Melting conserves mass bit for bit, momentum per pass, and gives emitted water fresh IDs",
+    "[heat]") {
   auto s = ice_scene("ice_cube", 2);
   MpmWorld& w = *s->world;
   uint32_t max_id0 = 0;
@@ -106,11 +112,13 @@ TEST_CASE("Melting conserves mass bit for bit, momentum per pass, and gives emit
   CHECK(ids.size() == w.particles.size());  // no ID twice
   size_t fresh = 0;
   for (uint32_t id : w.particles.id) fresh += id > max_id0;
-  CHECK(fresh == static_cast<size_t>(L.emitted));  // every emitted particle has a new ID, none reused
+  CHECK(fresh ==
+        static_cast<size_t>(L.emitted));  // every emitted particle has a new ID, none reused
   // Ice stays at or below its melting point (up to the quantum's leftover heat
   // and warm water flowing onto it, which the next pass melts with).
   for (size_t i = 0; i < w.particles.size(); ++i)
-    if (w.particles.material[i] == 0 && w.particles.mass[i] > w.particles.vwater[i]) CHECK(w.particles.temp[i] <= 0.05f);
+    if (w.particles.material[i] == 0 && w.particles.mass[i] > w.particles.vwater[i])
+      CHECK(w.particles.temp[i] <= 0.05f);
 }
 
 TEST_CASE("Heat runs are deterministic across thread counts", "[heat]") {
@@ -127,10 +135,12 @@ TEST_CASE("Heat runs are deterministic across thread counts", "[heat]") {
   CHECK(a->world->heat_ledger().melted > 0.0);
 }
 
-TEST_CASE("Photons: a body at the air's temperature stays there (emission balances absorption)", "[heat]") {
-  auto s = ice_scene("ice_cube", 2,
-                     {"heat.air.model=photons", "heat.walls.bottom=insulated", "bodies.0.temperature=25",
-                      "heat.air.temperature=25", "materials.ice.melting_point=100"});
+TEST_CASE("Photons: a body at the air's temperature stays there (emission balances absorption)",
+          "[heat]") {
+  auto s =
+      ice_scene("ice_cube", 2,
+                {"heat.air.model=photons", "heat.walls.bottom=insulated", "bodies.0.temperature=25",
+                 "heat.air.temperature=25", "materials.ice.melting_point=100"});
   MpmWorld& w = *s->world;
   w.step(200);
   const HeatTotals t = w.heat_totals();
@@ -138,8 +148,8 @@ TEST_CASE("Photons: a body at the air's temperature stays there (emission balanc
   CHECK(t.max_T == Approx(25.0).margin(1e-3));
   // Colder than the air: it warms.
   auto c = ice_scene("ice_cube", 2,
-                     {"heat.air.model=photons", "heat.walls.bottom=insulated", "bodies.0.temperature=-20",
-                      "heat.air.temperature=25"});
+                     {"heat.air.model=photons", "heat.walls.bottom=insulated",
+                      "bodies.0.temperature=-20", "heat.air.temperature=25"});
   c->world->step(200);
   CHECK(c->world->heat_ledger().air > 0.0);
   CHECK(c->world->heat_totals().max_T > -20.0);
@@ -171,12 +181,15 @@ TEST_CASE("Heat scene errors name the file, line and field", "[heat]") {
   };
   CHECK_THAT(error_of({"materials.ice.melts_into=steam"}),
              Catch::Contains("materials.ice.melts_into") && Catch::Contains("steam"));
-  CHECK_THAT(error_of({"materials.ice.latent_heat=0"}), Catch::Contains("materials.ice.melts_into"));
+  CHECK_THAT(error_of({"materials.ice.latent_heat=0"}),
+             Catch::Contains("materials.ice.melts_into"));
   CHECK_THAT(error_of({"materials.ice.melts_into=ice"}), Catch::Contains("itself"));
   CHECK_THAT(error_of({"heat.walls.left=hot"}), Catch::Contains("heat.walls.left"));
   CHECK_THAT(error_of({"heat.air.model=sunlight"}), Catch::Contains("heat.air.model"));
-  CHECK_THAT(error_of({"heat.plates=[{\"min\": [0, 0], \"max\": [1, 1]}]"}), Catch::Contains("temperature"));
-  CHECK_THAT(error_of({"materials.ice.conductivity=-1"}), Catch::Contains("materials.ice.conductivity"));
+  CHECK_THAT(error_of({"heat.plates=[{\"min\": [0, 0], \"max\": [1, 1]}]"}),
+             Catch::Contains("temperature"));
+  CHECK_THAT(error_of({"materials.ice.conductivity=-1"}),
+             Catch::Contains("materials.ice.conductivity"));
   CHECK_THAT(error_of({"bodies.0.temperature=-300"}), Catch::Contains("bodies[0].temperature"));
 }
 
@@ -217,8 +230,9 @@ TEST_CASE("Moving particles stay within the temperatures around them (range limi
   CHECK(t.min_T >= -5.0 - 1e-4);
   CHECK(t.max_T <= 60.0 + 1e-4);
   CHECK(a->world->heat_ledger().melted > 1.0);
-  auto b = ice_scene("ice_sculpture", 2,
-                     {"heat.lamps.0.power=3000", "heat.lamps.0.radius=0.04", "heat.lamps.0.pos=[0.5,0.33]"});
+  auto b = ice_scene(
+      "ice_sculpture", 2,
+      {"heat.lamps.0.power=3000", "heat.lamps.0.radius=0.04", "heat.lamps.0.pos=[0.5,0.33]"});
   b->world->step(300 * 20);
   t = b->world->heat_totals();
   CHECK(t.min_T >= -2.0 - 1e-4);  // nothing is colder than the ice was (air 25 C)
@@ -235,15 +249,18 @@ class CountingSolver final : public HeatLinearSolver {
   int calls = 0;
   int last_n = 0;
   int cap = 0;  ///< > 0: stop after this many iterations (a device Jacobi that runs out)
-  PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x, double tol,
-                  int max_iterations, PcgWork& work) override {
+  PcgResult solve(const HeatSystem& A, const std::vector<double>& b, std::vector<double>& x,
+                  double tol, int max_iterations, PcgWork& work) override {
     ++calls;
     last_n = A.n;
     if (fail) {
-      std::fill(x.begin(), x.end(), 1e30);  // half-written, as a device failing mid-copy could leave it
-      throw BackendError("CUDA error in heat solve: an illegal memory access was encountered", true);
+      std::fill(x.begin(), x.end(),
+                1e30);  // half-written, as a device failing mid-copy could leave it
+      throw BackendError("CUDA error in heat solve: an illegal memory access was encountered",
+                         true);
     }
-    return solve_pcg(A, b, x, tol, cap > 0 ? cap : max_iterations, HeatPreconditioner::Jacobi, work);
+    return solve_pcg(A, b, x, tol, cap > 0 ? cap : max_iterations, HeatPreconditioner::Jacobi,
+                     work);
   }
 };
 
@@ -257,7 +274,8 @@ class CpuWithSolver final : public MpmBackend {
   void sync_to_host() override { cpu_.sync_to_host(); }
   SubstepResult substep(const SubstepInput& in) override { return cpu_.substep(in); }
   BackendStats stats() const override { return cpu_.stats(); }
-  void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override {
+  void read_grid(GridSpec& spec, std::vector<float>& mass,
+                 std::vector<Vec2>& velocity) const override {
     cpu_.read_grid(spec, mass, velocity);
   }
   HeatLinearSolver* heat_linear_solver() override { return solver_; }
@@ -269,19 +287,22 @@ class CpuWithSolver final : public MpmBackend {
 
 }  // namespace
 
-TEST_CASE("A device backend's heat solve gets the pass's system when the setting asks, and its answer is used",
-          "[heat]") {
+TEST_CASE(
+    "A device backend's heat solve gets the pass's system when the setting asks, and its answer is used",
+    "[heat]") {
   // Reference: the host's own Jacobi PCG (what the stand-in runs), so the
   // states must be bit-identical when the device path is taken.
   auto host = ice_scene("ice_cube", 1, {"heat.preconditioner=jacobi"});
   host->world->step(200);
   for (const char* where : {"off", "auto", "on"}) {
     CountingSolver solver;
-    auto s = ice_scene("ice_cube", 1, {"heat.preconditioner=jacobi", std::string("heat.device_solve=") + where});
+    auto s = ice_scene("ice_cube", 1,
+                       {"heat.preconditioner=jacobi", std::string("heat.device_solve=") + where});
     s->world->set_backend(std::make_unique<CpuWithSolver>(&solver));
     s->world->step(200);
     const HeatLedger& L = s->world->heat_ledger();
-    INFO("device_solve=" << where << ": " << solver.calls << " device solves of " << L.passes << " passes");
+    INFO("device_solve=" << where << ": " << solver.calls << " device solves of " << L.passes
+                         << " passes");
     REQUIRE(L.passes == 20);
     const int unknowns = s->world->last_heat().unknowns;
     REQUIRE(unknowns > 0);
@@ -300,8 +321,9 @@ TEST_CASE("A device backend's heat solve gets the pass's system when the setting
   }
 }
 
-TEST_CASE("Auto solves on the device from kDeviceSolveFrom unknowns, and an unconverged device solve is finished on the host",
-          "[heat]") {
+TEST_CASE(
+    "Auto solves on the device from kDeviceSolveFrom unknowns, and an unconverged device solve is finished on the host",
+    "[heat]") {
   // ice_cube refined to 512 (dt scaled with dx): about 11 000 unknowns.
   const std::vector<std::string> fine{"domain.grid=512", "solver.dt=2.5e-5"};
   CountingSolver solver;
@@ -341,8 +363,9 @@ TEST_CASE("Auto solves on the device from kDeviceSolveFrom unknowns, and an unco
   CHECK(worst < 1e-3f);
 }
 
-TEST_CASE("A device heat solve that fails falls back to the host for that pass and to the CPU backend after it",
-          "[heat]") {
+TEST_CASE(
+    "A device heat solve that fails falls back to the host for that pass and to the CPU backend after it",
+    "[heat]") {
   reset_backend_failures_for_tests();
   auto host = ice_scene("ice_cube", 1);
   host->world->step(200);
@@ -357,7 +380,8 @@ TEST_CASE("A device heat solve that fails falls back to the host for that pass a
   CHECK(solver.calls == 1);  // the first pass failed; the world went on on the CPU backend
   CHECK(s->world->fallback().happened);
   CHECK(s->world->fallback().during == "solving the heat equation");
-  CHECK(s->world->fallback().resumed_step == s->world->fallback().failed_step);  // nothing rolled back
+  CHECK(s->world->fallback().resumed_step ==
+        s->world->fallback().failed_step);  // nothing rolled back
   CHECK(s->world->backend_name().rfind("cpu", 0) == 0);
   CHECK(s->world->take_notice().find("illegal memory access") != std::string::npos);
   // The pass was solved on the host (IC(0), the scene's preconditioner) from
@@ -369,8 +393,9 @@ TEST_CASE("A device heat solve that fails falls back to the host for that pass a
   reset_backend_failures_for_tests();  // the failure above is process-wide (--backend auto's memory)
 }
 
-TEST_CASE("A heat wall holds its temperature at its face: a bar between a hot and a cold wall conducts over its own length",
-          "[heat]") {
+TEST_CASE(
+    "A heat wall holds its temperature at its face: a bar between a hot and a cold wall conducts over its own length",
+    "[heat]") {
   // A tracer bar filling the domain between the left and right walls' faces
   // (x = 3 dx and 61 dx: where the MPM walls stop the particles), the left
   // wall held at 1 C, the right at 0 C, heat only, interpolated temperatures
@@ -407,12 +432,16 @@ TEST_CASE("A heat wall holds its temperature at its face: a bar between a hot an
   for (size_t i = 0; i < w.particles.size(); ++i) {
     const double x = w.particles.x[i].x, y = w.particles.temp[i];
     if (x < xl + 0.1 * L || x > xr - 0.1 * L) continue;
-    n += 1.0; sx += x; sy += y; sxx += x * x; sxy += x * y;
+    n += 1.0;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
   }
   REQUIRE(n > 100.0);
   const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx), icpt = (sy - slope * sx) / n;
-  INFO("slope * L = " << slope * L << ", T(left face) = " << icpt + slope * xl << ", T(right face) = "
-                      << icpt + slope * xr);
+  INFO("slope * L = " << slope * L << ", T(left face) = " << icpt + slope * xl
+                      << ", T(right face) = " << icpt + slope * xr);
   CHECK(slope * L == Approx(-1.0).epsilon(0.01));
   CHECK(icpt + slope * xl == Approx(1.0).margin(0.005));
   CHECK(icpt + slope * xr == Approx(0.0).margin(0.005));
@@ -420,4 +449,3 @@ TEST_CASE("A heat wall holds its temperature at its face: a bar between a hot an
   // wall energy per pass is their sum).
   CHECK(std::fabs(w.heat_solver().last().energy_walls) < 1e-6);
 }
-

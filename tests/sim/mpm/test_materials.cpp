@@ -1,6 +1,6 @@
 // Behaviour of each material, and an analytical case (vibrating elastic bar).
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 #include "mpm_test_util.h"
@@ -16,19 +16,27 @@ struct Extent {
 Extent extent(const MpmParticles& p) {
   Extent e;
   for (size_t i = 0; i < p.size(); ++i) {
-    e.xmin = std::min(e.xmin, p.x[i].x); e.xmax = std::max(e.xmax, p.x[i].x);
-    e.ymin = std::min(e.ymin, p.x[i].y); e.ymax = std::max(e.ymax, p.x[i].y);
+    e.xmin = std::min(e.xmin, p.x[i].x);
+    e.xmax = std::max(e.xmax, p.x[i].x);
+    e.ymin = std::min(e.ymin, p.x[i].y);
+    e.ymax = std::max(e.ymax, p.x[i].y);
   }
   return e;
 }
 double com_y(const MpmParticles& p) {
   double m = 0, my = 0;
-  for (size_t i = 0; i < p.size(); ++i) { m += p.mass[i]; my += p.mass[i] * p.x[i].y; }
+  for (size_t i = 0; i < p.size(); ++i) {
+    m += p.mass[i];
+    my += p.mass[i] * p.x[i].y;
+  }
   return my / m;
 }
 double com_vy(const MpmParticles& p) {
   double m = 0, mv = 0;
-  for (size_t i = 0; i < p.size(); ++i) { m += p.mass[i]; mv += p.mass[i] * p.v[i].y; }
+  for (size_t i = 0; i < p.size(); ++i) {
+    m += p.mass[i];
+    mv += p.mass[i] * p.v[i].y;
+  }
   return mv / m;
 }
 
@@ -49,9 +57,11 @@ TEST_CASE("Fluid levels out", "[mpm][materials]") {
   const float lo = 0.05f, hi = 0.95f;
   for (size_t i = 0; i < w.particles.size(); ++i) {
     int b = static_cast<int>((w.particles.x[i].x - lo) / (hi - lo) * bins);
-    if (b >= 0 && b < bins) top[static_cast<size_t>(b)] = std::max(top[static_cast<size_t>(b)], w.particles.x[i].y);
+    if (b >= 0 && b < bins)
+      top[static_cast<size_t>(b)] = std::max(top[static_cast<size_t>(b)], w.particles.x[i].y);
   }
-  float tmin = *std::min_element(top.begin(), top.end()), tmax = *std::max_element(top.begin(), top.end());
+  float tmin = *std::min_element(top.begin(), top.end()),
+        tmax = *std::max_element(top.begin(), top.end());
   // Initial column: 0.5 high over 0.3 of width; level water: ~0.17 high everywhere.
   INFO("surface heights from " << tmin << " to " << tmax);
   CHECK(tmin > 0.10f);
@@ -83,7 +93,8 @@ TEST_CASE("Jelly rebounds from the floor with bounded energy", "[mpm][materials]
     if (vy < -0.5) fell = true;
     if (fell) max_vy_after = std::max(max_vy_after, vy);
   }
-  INFO("fall speed " << min_vy << ", rebound speed " << max_vy_after << ", E0 " << e0 << ", max E " << max_e);
+  INFO("fall speed " << min_vy << ", rebound speed " << max_vy_after << ", E0 " << e0 << ", max E "
+                     << max_e);
   CHECK(fell);
   CHECK(max_vy_after > 0.3 * -min_vy);  // it comes back up
   CHECK(max_e < 1.02 * e0);             // and never gains energy
@@ -123,8 +134,9 @@ TEST_CASE("A sand column collapses into a slope", "[mpm][materials]") {
       "solver": {"transfer": "apic", "dt": 0.0001, "boundary": "sticky", "gravity": [0, -9.8]},
       "materials": {"sand": {"type": "sand", "density": 1500, "E": 2e5, "nu": 0.3, "friction_angle": 35},
                     "water": {"type": "fluid", "density": 1500, "bulk_modulus": 2e5}},
-      "bodies": [{"shape": "box", "min": [0.45, 0.032], "max": [0.55, 0.28], "material": ")") + material +
-                          R"(", "spacing": 0.0052}]
+      "bodies": [{"shape": "box", "min": [0.45, 0.032], "max": [0.55, 0.28], "material": ")") +
+                            material +
+                            R"(", "spacing": 0.0052}]
     })");
     MpmWorld& w = *s.world;
     REQUIRE(w.step(6000).ok);  // 0.6 s
@@ -136,18 +148,20 @@ TEST_CASE("A sand column collapses into a slope", "[mpm][materials]") {
   float h0 = 0.28f - 0.032f, w0 = 0.1f;
   float hs = sand.ymax - 0.032f, ws = sand.xmax - sand.xmin;
   float slope = std::atan2(hs, 0.5f * (ws - w0)) * 180.f / 3.14159265f;
-  INFO("sand pile height " << hs << " width " << ws << " mean slope " << slope << " deg; water height "
-                           << water.ymax - 0.032f << " width " << water.xmax - water.xmin);
-  CHECK(hs < 0.8f * h0);           // it collapsed
-  CHECK(ws > 2.0f * w0);           // and spread
-  CHECK(slope > 8.f);              // but stands as a pile, not a puddle
+  INFO("sand pile height " << hs << " width " << ws << " mean slope " << slope
+                           << " deg; water height " << water.ymax - 0.032f << " width "
+                           << water.xmax - water.xmin);
+  CHECK(hs < 0.8f * h0);  // it collapsed
+  CHECK(ws > 2.0f * w0);  // and spread
+  CHECK(slope > 8.f);     // but stands as a pile, not a puddle
   CHECK(slope < 40.f);
-  CHECK(sand_ke < 0.01);           // at rest
+  CHECK(sand_ke < 0.01);                  // at rest
   CHECK(water.xmax - water.xmin > 0.9f);  // water runs across the whole tank
   CHECK(ws < 0.75f);                      // sand stops well short of the walls
 }
 
-TEST_CASE("Vibrating elastic bar: period 2L/c of the first axial mode", "[mpm][materials][analytical]") {
+TEST_CASE("Vibrating elastic bar: period 2L/c of the first axial mode",
+          "[mpm][materials][analytical]") {
   // Free-free bar, nu = 0 (lambda = 0, 2 mu = E: 1D wave speed c = sqrt(E / rho)),
   // initial velocity of the first mode v = v0 cos(pi (x - x0) / L); period T = 2 L / c.
   const float L = 0.5f, x0 = 0.25f, E = 1e4f, rho = 1.f, v0 = 0.1f;
@@ -160,7 +174,9 @@ TEST_CASE("Vibrating elastic bar: period 2L/c of the first axial mode", "[mpm][m
   MpmWorld& w = *s.world;
   for (size_t i = 0; i < w.particles.size(); ++i) {
     w.particles.v[i] = Vec2{v0 * std::cos(3.14159265f * (w.particles.x[i].x - x0) / L), 0.f};
-    w.particles.C[i] = Mat2{-v0 * 3.14159265f / L * std::sin(3.14159265f * (w.particles.x[i].x - x0) / L), 0.f, 0.f, 0.f};
+    w.particles.C[i] =
+        Mat2{-v0 * 3.14159265f / L * std::sin(3.14159265f * (w.particles.x[i].x - x0) / L), 0.f,
+             0.f, 0.f};
   }
   w.host_changed();
   const double c = std::sqrt(E / rho), T = 2.0 * L / c;
@@ -168,7 +184,10 @@ TEST_CASE("Vibrating elastic bar: period 2L/c of the first axial mode", "[mpm][m
   auto left_v = [&]() {
     double m = 0, mv = 0;
     for (size_t i = 0; i < w.particles.size(); ++i)
-      if (w.particles.x[i].x < 0.5f) { m += w.particles.mass[i]; mv += w.particles.mass[i] * w.particles.v[i].x; }
+      if (w.particles.x[i].x < 0.5f) {
+        m += w.particles.mass[i];
+        mv += w.particles.mass[i] * w.particles.v[i].x;
+      }
     return mv / m;
   };
   std::vector<double> crossings;
@@ -187,7 +206,8 @@ TEST_CASE("Vibrating elastic bar: period 2L/c of the first axial mode", "[mpm][m
   CHECK(measured == Approx(T).epsilon(0.03));
 }
 
-TEST_CASE("Fluids carry J and keep F = I so that a long shear flow cannot overflow F", "[mpm][materials]") {
+TEST_CASE("Fluids carry J and keep F = I so that a long shear flow cannot overflow F",
+          "[mpm][materials]") {
   // A refined mpm88 blew up at step 8214 (det F = nan, velocity finite):
   // the fluid's integrated F had accumulated the flow's shear.
   MpmScene s = test::scene_from(R"({

@@ -22,7 +22,8 @@ namespace {
 /// linear field alone would leave them at round-off).
 MpmScene spinning_block(const char* transfer) {
   MpmScene s = scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 32},
-    "solver": {"transfer": ")") + transfer + R"(", "dt": 0.0005, "boundary": "separate", "gravity": [0, 0]},
+    "solver": {"transfer": ")") +
+                          transfer + R"(", "dt": 0.0005, "boundary": "separate", "gravity": [0, 0]},
     "materials": {"t": {"type": "tracer"}},
     "bodies": [{"shape": "box", "min": [0.3, 0.3], "max": [0.7, 0.7], "material": "t",
                 "spacing": 0.0078125, "preset": "rotation"}]})");
@@ -50,7 +51,8 @@ Momenta momenta(const MpmWorld& w) {
     r.m += m;
     r.px += m * p.v[i].x;
     r.py += m * p.v[i].y;
-    r.l += m * (static_cast<double>(p.x[i].x) * p.v[i].y - static_cast<double>(p.x[i].y) * p.v[i].x);
+    r.l +=
+        m * (static_cast<double>(p.x[i].x) * p.v[i].y - static_cast<double>(p.x[i].y) * p.v[i].x);
     r.l += m * dd * (p.C[i].a10 - p.C[i].a01);
   }
   return r;
@@ -58,7 +60,8 @@ Momenta momenta(const MpmWorld& w) {
 
 }  // namespace
 
-TEST_CASE("PolyPIC basis: one particle's G2P then P2G reproduces its nine node velocities", "[mpm][polypic]") {
+TEST_CASE("PolyPIC basis: one particle's G2P then P2G reproduces its nine node velocities",
+          "[mpm][polypic]") {
   // With all nine modes (v, C and the six extra ones) the round trip through
   // the particle is lossless (Fu et al. 2017); this checks the
   // orthogonality and the closed-form scaling factors together.
@@ -106,7 +109,8 @@ TEST_CASE("PolyPIC basis: one particle's G2P then P2G reproduces its nine node v
   }
 }
 
-TEST_CASE("PolyPIC's stored modes keep their energy when the particle moves across the cell", "[mpm][polypic]") {
+TEST_CASE("PolyPIC's stored modes keep their energy when the particle moves across the cell",
+          "[mpm][polypic]") {
   // A particle's share of the grid's kinetic energy is (1/2) m sum_i w_ip |v_p(x_i)|^2. The
   // transfers never raise it (P2G: Jensen; G2P: a projection), but the particle moves between its
   // G2P and the next P2G, and the stencil weights move with it. The stored coefficients are those of
@@ -127,7 +131,8 @@ TEST_CASE("PolyPIC's stored modes keep their energy when the particle moves acro
     }
     // Offsets that keep every weight above about 1e-3 (the energy divides by it below),
     // the node itself (f = 1) and the cell's middle among them.
-    const float fx = trial == 0 ? 1.f : range(0.55f, 1.45f), fy = trial == 1 ? 0.55f : range(0.55f, 1.45f);
+    const float fx = trial == 0 ? 1.f : range(0.55f, 1.45f),
+                fy = trial == 1 ? 0.55f : range(0.55f, 1.45f);
     int bx, by;
     float gx, gy, wx[4], wy[4], dwx[4], dwy[4];
     mpm::axis_weights(Kernel::Quadratic, 10.f + fx, bx, gx, wx, dwx);
@@ -137,7 +142,8 @@ TEST_CASE("PolyPIC's stored modes keep their energy when the particle moves acro
     for (int b = 0; b < 3; ++b)
       for (int a = 0; a < 3; ++a) {
         const Vec2 wv = mpm::poly_node_velocity(m, ax, ay, a, b);
-        e += (static_cast<double>(wv.x) * wv.x + static_cast<double>(wv.y) * wv.y) / (wx[a] * wy[b]);
+        e +=
+            (static_cast<double>(wv.x) * wv.x + static_cast<double>(wv.y) * wv.y) / (wx[a] * wy[b]);
       }
     INFO("trial " << trial << " f = (" << gx << ", " << gy << ")");
     CHECK(e == Approx(e_modes).epsilon(1e-4));
@@ -156,8 +162,10 @@ TEST_CASE("PolyPIC creates no energy on a spinning, bent elastic block", "[mpm][
     double peak = 0, end = 0;
   };
   auto energy = [](const char* transfer) {
-    MpmScene s = scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 32},
-      "solver": {"transfer": ")") + transfer + R"(", "dt": 0.0005, "boundary": "separate", "gravity": [0, 0]},
+    MpmScene s =
+        scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 32},
+      "solver": {"transfer": ")") +
+                   transfer + R"(", "dt": 0.0005, "boundary": "separate", "gravity": [0, 0]},
       "materials": {"j": {"type": "jelly", "E": 5000, "nu": 0.2, "density": 1000}},
       "bodies": [{"shape": "box", "min": [0.3, 0.3], "max": [0.7, 0.7], "material": "j",
                   "spacing": 0.0078125, "preset": "rotation"}]})");
@@ -179,8 +187,8 @@ TEST_CASE("PolyPIC creates no energy on a spinning, bent elastic block", "[mpm][
     return r;
   };
   const Run apic = energy("apic"), poly = energy("polypic");
-  INFO("E / E0 over 3 s, largest and last: APIC " << apic.peak << ", " << apic.end << "; PolyPIC " << poly.peak
-                                                 << ", " << poly.end);
+  INFO("E / E0 over 3 s, largest and last: APIC " << apic.peak << ", " << apic.end << "; PolyPIC "
+                                                  << poly.peak << ", " << poly.end);
   CHECK(apic.peak < 1.0 + 2e-3);
   CHECK(poly.peak < 1.0 + 2e-3);
   // And the modes are worth carrying: the bend that APIC's transfers filter out stays (0.94 E0
@@ -204,8 +212,9 @@ TEST_CASE("PolyPIC conserves mass and momentum and angular momentum like APIC", 
     drift_p[t] = std::hypot(b.px - a.px, b.py - a.py) / pn;
     drift_l[t] = std::fabs(b.l - a.l) / std::fabs(a.l);
   }
-  INFO("relative drift over " << steps << " substeps: momentum APIC " << drift_p[0] << ", PolyPIC " << drift_p[1]
-                              << "; angular momentum APIC " << drift_l[0] << ", PolyPIC " << drift_l[1]);
+  INFO("relative drift over " << steps << " substeps: momentum APIC " << drift_p[0] << ", PolyPIC "
+                              << drift_p[1] << "; angular momentum APIC " << drift_l[0]
+                              << ", PolyPIC " << drift_l[1]);
   // Round-off of float sums over ~10^4 particles and 400 substeps.
   CHECK(drift_p[1] < 1e-5);
   CHECK(drift_l[1] < 1e-5);
@@ -219,7 +228,8 @@ TEST_CASE("PolyPIC's P2G puts exactly the particles' momentum on the grid", "[mp
   REQUIRE(w.step(20).ok);  // the modes carry the bend now
   double extra = 0;
   for (const PolyModes& m : w.particles.poly)
-    for (const Vec2& c : m.c) extra = std::max(extra, static_cast<double>(std::fabs(c.x) + std::fabs(c.y)));
+    for (const Vec2& c : m.c)
+      extra = std::max(extra, static_cast<double>(std::fabs(c.x) + std::fabs(c.y)));
   REQUIRE(extra > 1e-4);
   w.solver.gravity = Vec2{};
   const Diagnostics d0 = w.diagnostics();
@@ -230,7 +240,8 @@ TEST_CASE("PolyPIC's P2G puts exactly the particles' momentum on the grid", "[mp
   CHECK(gt.py == Approx(d0.momentum[1]).epsilon(1e-5));
 }
 
-TEST_CASE("PolyPIC loses less kinetic energy than APIC on the lecture's rotating block", "[mpm][polypic]") {
+TEST_CASE("PolyPIC loses less kinetic energy than APIC on the lecture's rotating block",
+          "[mpm][polypic]") {
   // A rigid rotation is a linear field, which APIC and PolyPIC both carry
   // exactly: the loss starts when the block's corners reach the sticky wall
   // layer (after ~0.25 s) and the field stops being linear.
@@ -254,7 +265,8 @@ TEST_CASE("PolyPIC loses less energy than APIC on a vibrating elastic bar", "[mp
   // first axial mode), 1.5 periods.
   auto energy = [](const char* transfer) {
     MpmScene s = scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 128},
-      "solver": {"transfer": ")") + transfer + R"(", "dt": 2e-5, "boundary": "separate", "gravity": [0, 0]},
+      "solver": {"transfer": ")") +
+                            transfer + R"(", "dt": 2e-5, "boundary": "separate", "gravity": [0, 0]},
       "materials": {"bar": {"type": "jelly", "E": 10000, "nu": 0, "density": 1}},
       "bodies": [{"shape": "box", "min": [0.25, 0.475], "max": [0.75, 0.525], "material": "bar",
                   "spacing": 0.00390625}]})");
@@ -276,7 +288,8 @@ TEST_CASE("PolyPIC loses less energy than APIC on a vibrating elastic bar", "[mp
 
 TEST_CASE("PolyPIC is bit-deterministic across 1 and 3 threads", "[mpm][polypic][determinism]") {
   auto run = [](int threads, const char* transfer, std::vector<PolyModes>* modes) {
-    MpmScene s = load_mpm_scene(resolve_scene_path("mpm99"), {std::string("solver.transfer=") + transfer});
+    MpmScene s =
+        load_mpm_scene(resolve_scene_path("mpm99"), {std::string("solver.transfer=") + transfer});
     s.world->set_backend(std::make_unique<MpmCpuBackend>(threads));
     REQUIRE(s.world->step(150).ok);
     if (modes) *modes = s.world->particles.poly;
@@ -292,7 +305,8 @@ TEST_CASE("PolyPIC is bit-deterministic across 1 and 3 threads", "[mpm][polypic]
   CHECK(run(3, "apic", nullptr) != h1);
 }
 
-TEST_CASE("Modes left from an earlier PolyPIC run are dropped after other transfers", "[mpm][polypic]") {
+TEST_CASE("Modes left from an earlier PolyPIC run are dropped after other transfers",
+          "[mpm][polypic]") {
   // PolyPIC 30 -> APIC 10 -> PolyPIC 5. The modes PolyPIC wrote 10 substeps
   // ago no longer describe the particles' field: the world zeroes them.
   auto run = [](bool zero_by_hand) {
@@ -312,7 +326,8 @@ TEST_CASE("Modes left from an earlier PolyPIC run are dropped after other transf
   CHECK(run(false) == run(true));
 }
 
-TEST_CASE("Scene files and --set and saving know PolyPIC - other kernels are refused", "[mpm][polypic][scene]") {
+TEST_CASE("Scene files and --set and saving know PolyPIC - other kernels are refused",
+          "[mpm][polypic][scene]") {
   const std::string json = R"({"domain": {"size": [1, 1], "grid": 32},
     "solver": {"transfer": "polypic"},
     "materials": {"t": {"type": "tracer"}},
@@ -326,7 +341,8 @@ TEST_CASE("Scene files and --set and saving know PolyPIC - other kernels are ref
   // --set solver.transfer=polypic
   Json doc = Json::parse(R"({"domain": {"size": [1, 1], "grid": 32}, "solver": {"transfer": "apic"},
     "materials": {"t": {"type": "tracer"}},
-    "bodies": [{"shape": "box", "min": [0.3, 0.3], "max": [0.5, 0.5], "material": "t"}]})", "a.json");
+    "bodies": [{"shape": "box", "min": [0.3, 0.3], "max": [0.5, 0.5], "material": "t"}]})",
+                         "a.json");
   apply_override(doc, "solver.transfer=polypic");
   CHECK(build_mpm_scene(doc, "a.json").world->solver.transfer == Transfer::PolyPIC);
   // Linear and cubic kernels: a located error on the kernel field.

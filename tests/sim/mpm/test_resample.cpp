@@ -1,8 +1,8 @@
 // Particle resampling (sim/mpm/resample.h): the narrow-band signed distance,
 // interior-only insertion (notches and outside stay empty), merging, exact
 // conservation of mass and linear momentum, stable IDs and determinism.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -38,8 +38,8 @@ std::vector<MaterialParams> materials(int n) { return std::vector<MaterialParams
 /// Seeds 4 particles per cell (spacing dx/2) over the cells [c0, c1) x [r0, r1),
 /// keeping positions (in cell units) where `keep` says so.
 template <class Keep>
-void seed_block(MpmParticles& p, const GridSpec& g, int c0, int c1, int r0, int r1, float jitter, Rng& rng,
-                Keep keep, uint8_t mat = 0) {
+void seed_block(MpmParticles& p, const GridSpec& g, int c0, int c1, int r0, int r1, float jitter,
+                Rng& rng, Keep keep, uint8_t mat = 0) {
   for (int j = 2 * r0; j < 2 * r1; ++j)
     for (int i = 2 * c0; i < 2 * c1; ++i) {
       Vec2 u{(i + 0.5f) * 0.5f, (j + 0.5f) * 0.5f};
@@ -58,16 +58,29 @@ void remove_if(MpmParticles& p, const GridSpec& g, Drop drop) {
   for (size_t i = 0; i < p.size(); ++i) {
     Vec2 u = (p.x[i] - g.origin) / g.dx;
     if (drop(u)) continue;
-    q.x.push_back(p.x[i]); q.v.push_back(p.v[i]); q.C.push_back(p.C[i]); q.F.push_back(p.F[i]);
-    q.J.push_back(p.J[i]); q.Jp.push_back(p.Jp[i]); q.mass.push_back(p.mass[i]); q.vol0.push_back(p.vol0[i]);
-    q.material.push_back(p.material[i]); q.group.push_back(p.group[i]); q.id.push_back(p.id[i]);
-    q.fext.push_back(p.fext[i]); q.temp.push_back(p.temp[i]); q.melt.push_back(p.melt[i]); q.vwater.push_back(p.vwater[i]);
+    q.x.push_back(p.x[i]);
+    q.v.push_back(p.v[i]);
+    q.C.push_back(p.C[i]);
+    q.F.push_back(p.F[i]);
+    q.J.push_back(p.J[i]);
+    q.Jp.push_back(p.Jp[i]);
+    q.mass.push_back(p.mass[i]);
+    q.vol0.push_back(p.vol0[i]);
+    q.material.push_back(p.material[i]);
+    q.group.push_back(p.group[i]);
+    q.id.push_back(p.id[i]);
+    q.fext.push_back(p.fext[i]);
+    q.temp.push_back(p.temp[i]);
+    q.melt.push_back(p.melt[i]);
+    q.vwater.push_back(p.vwater[i]);
     if (!p.poly.empty()) q.poly.push_back(p.poly[i]);
   }
   p = q;
 }
 
-bool in_cell(Vec2 u, int ci, int cj) { return u.x >= ci && u.x < ci + 1 && u.y >= cj && u.y < cj + 1; }
+bool in_cell(Vec2 u, int ci, int cj) {
+  return u.x >= ci && u.x < ci + 1 && u.y >= cj && u.y < cj + 1;
+}
 
 int count_in_cell(const MpmParticles& p, const GridSpec& g, int ci, int cj) {
   int n = 0;
@@ -84,7 +97,8 @@ Totals totals(const MpmParticles& p, Vec2 centre) {
   Totals t;
   for (size_t i = 0; i < p.size(); ++i) {
     double m = p.mass[i], vx = p.v[i].x, vy = p.v[i].y;
-    double rx = static_cast<double>(p.x[i].x) - centre.x, ry = static_cast<double>(p.x[i].y) - centre.y;
+    double rx = static_cast<double>(p.x[i].x) - centre.x,
+           ry = static_cast<double>(p.x[i].y) - centre.y;
     t.mass += m;
     t.px += m * vx;
     t.py += m * vy;
@@ -107,14 +121,17 @@ MpmParticles messy(const GridSpec& g, uint64_t seed) {
     p.mass[i] *= rng.range(0.5f, 1.5f);
     p.vol0[i] *= rng.range(0.8f, 1.2f);
     p.v[i] = Vec2{0.7f + rng.range(-1.f, 1.f), -0.3f + rng.range(-1.f, 1.f)};
-    p.C[i] = Mat2{rng.range(-1.f, 1.f), rng.range(-1.f, 1.f), rng.range(-1.f, 1.f), rng.range(-1.f, 1.f)};
-    p.F[i] = Mat2{1.f + rng.range(-0.1f, 0.1f), rng.range(-0.1f, 0.1f), rng.range(-0.1f, 0.1f), 1.f + rng.range(-0.1f, 0.1f)};
+    p.C[i] = Mat2{rng.range(-1.f, 1.f), rng.range(-1.f, 1.f), rng.range(-1.f, 1.f),
+                  rng.range(-1.f, 1.f)};
+    p.F[i] = Mat2{1.f + rng.range(-0.1f, 0.1f), rng.range(-0.1f, 0.1f), rng.range(-0.1f, 0.1f),
+                  1.f + rng.range(-0.1f, 0.1f)};
     p.J[i] = det(p.F[i]);
     p.Jp[i] = rng.range(0.9f, 1.1f);
   }
   // Holes: 12 single cells and one 2x2 block.
   std::vector<std::pair<int, int>> holes;
-  for (int k = 0; k < 12; ++k) holes.push_back({16 + static_cast<int>(rng.uni() * 32), 16 + static_cast<int>(rng.uni() * 32)});
+  for (int k = 0; k < 12; ++k)
+    holes.push_back({16 + static_cast<int>(rng.uni() * 32), 16 + static_cast<int>(rng.uni() * 32)});
   remove_if(p, g, [&](Vec2 u) {
     for (auto h : holes)
       if (in_cell(u, h.first, h.second)) return true;
@@ -125,8 +142,8 @@ MpmParticles messy(const GridSpec& g, uint64_t seed) {
   for (int k = 0; k < 60; ++k) {
     size_t i = static_cast<size_t>(rng.uni() * n);
     Vec2 x = p.x[i] + Vec2{rng.range(-0.05f, 0.05f), rng.range(-0.05f, 0.05f)} * g.dx;
-    size_t j = p.add(x, Vec2{rng.range(-2.f, 2.f), rng.range(-2.f, 2.f)}, p.mass[i] * rng.range(0.5f, 1.5f),
-                     p.vol0[i], p.material[i], p.group[i]);
+    size_t j = p.add(x, Vec2{rng.range(-2.f, 2.f), rng.range(-2.f, 2.f)},
+                     p.mass[i] * rng.range(0.5f, 1.5f), p.vol0[i], p.material[i], p.group[i]);
     p.C[j] = p.C[i];
     p.F[j] = p.F[i];
     p.J[j] = p.J[i];
@@ -145,14 +162,16 @@ void deform(MpmParticles& p, const GridSpec& g, Vec2 c, float sx, float sy, floa
 
 template <class T>
 bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 bool identical(const MpmParticles& a, const MpmParticles& b) {
-  return same_bytes(a.x, b.x) && same_bytes(a.v, b.v) && same_bytes(a.C, b.C) && same_bytes(a.F, b.F) &&
-         same_bytes(a.J, b.J) && same_bytes(a.Jp, b.Jp) && same_bytes(a.mass, b.mass) && same_bytes(a.vol0, b.vol0) &&
-         same_bytes(a.material, b.material) && same_bytes(a.group, b.group) && same_bytes(a.id, b.id) &&
-         same_bytes(a.fext, b.fext) && a.next_id == b.next_id;
+  return same_bytes(a.x, b.x) && same_bytes(a.v, b.v) && same_bytes(a.C, b.C) &&
+         same_bytes(a.F, b.F) && same_bytes(a.J, b.J) && same_bytes(a.Jp, b.Jp) &&
+         same_bytes(a.mass, b.mass) && same_bytes(a.vol0, b.vol0) &&
+         same_bytes(a.material, b.material) && same_bytes(a.group, b.group) &&
+         same_bytes(a.id, b.id) && same_bytes(a.fext, b.fext) && a.next_id == b.next_id;
 }
 
 }  // namespace
@@ -202,8 +221,8 @@ TEST_CASE("Resample: notches stay empty, interior holes are refilled", "[resampl
   auto in_rect = [](Vec2 u) { return u.x >= 12.f && u.x <= 52.f && u.y >= 12.f && u.y <= 44.f; };
   MpmParticles p;
   seed_block(p, g, 12, 52, 12, 44, 0.f, rng, [&](Vec2 u) {
-    return !in_slot(u) && !in_v(u) && !in_cell(u, 30, 20) && !in_cell(u, 36, 36) && !in_cell(u, 37, 36) &&
-           !in_cell(u, 24, 36) && !in_cell(u, 42, 24);
+    return !in_slot(u) && !in_v(u) && !in_cell(u, 30, 20) && !in_cell(u, 36, 36) &&
+           !in_cell(u, 37, 36) && !in_cell(u, 24, 36) && !in_cell(u, 42, 24);
   });
   const size_t n0 = p.size();
   const std::vector<MaterialParams> mats = materials(1);
@@ -233,7 +252,9 @@ TEST_CASE("Resample: notches stay empty, interior holes are refilled", "[resampl
     if (i < n0) continue;
     float d = std::min({u.x - 12.f, 52.f - u.x, u.y - 12.f, 44.f - u.y});
     if (u.y > 32.f) d = std::min(d, std::max(20.f - u.x, u.x - 23.f));
-    if (u.x > 44.f - 1.f) d = std::min(d, (std::fabs(u.y - 24.f) - 0.75f * (u.x - 44.f)) * 0.8f);  // distance to the V's sides
+    if (u.x > 44.f - 1.f)
+      d = std::min(
+          d, (std::fabs(u.y - 24.f) - 0.75f * (u.x - 44.f)) * 0.8f);  // distance to the V's sides
     min_depth = std::min(min_depth, d);
   }
   CHECK(bad == 0);
@@ -298,8 +319,8 @@ TEST_CASE("Resample: a block stretched 1.8x is refilled", "[resample]") {
     for (uint64_t seed = 10; seed < 13; ++seed) inserted += rs.run(p, g, mats, rp, seed).inserted;
     const int after = rs.count_interior_holes(p, g, rp);
     const Totals t1 = totals(p, c);
-    INFO("min_per_cell " << min_per_cell << ": interior cells " << interior << ", holes before " << before
-                         << ", after " << after << ", inserted " << inserted);
+    INFO("min_per_cell " << min_per_cell << ": interior cells " << interior << ", holes before "
+                         << before << ", after " << after << ", inserted " << inserted);
     CHECK(interior > 1200);  // 43 x 32 cells, less the skin
     CHECK(before > (min_per_cell == 2 ? 20 : interior / 2));
     if (min_per_cell == 2)
@@ -315,10 +336,10 @@ TEST_CASE("Resample: merging two particles", "[resample]") {
   GridSpec g = grid(16);
   MpmParticles p;
   const float dx = g.dx;
-  p.add(Vec2{0.5f, 0.5f}, Vec2{1.f, 0.f}, 1.f, 0.5f, 0, 3);                    // id 1
-  p.add(Vec2{0.5f + 0.1f * dx, 0.5f}, Vec2{0.f, 2.f}, 3.f, 1.5f, 0, 4);        // id 2
-  p.add(Vec2{0.5f + 0.05f * dx, 0.5f}, Vec2{5.f, 5.f}, 1.f, 1.f, 1, 5);        // id 3, other material
-  p.add(Vec2{0.25f, 0.25f}, Vec2{0.f, 0.f}, 1.f, 1.f, 0, 6);                   // id 4, far
+  p.add(Vec2{0.5f, 0.5f}, Vec2{1.f, 0.f}, 1.f, 0.5f, 0, 3);              // id 1
+  p.add(Vec2{0.5f + 0.1f * dx, 0.5f}, Vec2{0.f, 2.f}, 3.f, 1.5f, 0, 4);  // id 2
+  p.add(Vec2{0.5f + 0.05f * dx, 0.5f}, Vec2{5.f, 5.f}, 1.f, 1.f, 1, 5);  // id 3, other material
+  p.add(Vec2{0.25f, 0.25f}, Vec2{0.f, 0.f}, 1.f, 1.f, 0, 6);             // id 4, far
   p.F[1] = Mat2{2.f, 0.f, 0.f, 2.f};
   p.J[1] = 4.f;
   p.fext[0] = Vec2{1.f, 0.f};
@@ -348,7 +369,8 @@ TEST_CASE("Resample: merging two particles", "[resample]") {
   CHECK(p.v[1] == Vec2{5.f, 5.f});
 }
 
-TEST_CASE("Resample: particles turned against each other merge and refill with their volume", "[resample]") {
+TEST_CASE("Resample: particles turned against each other merge and refill with their volume",
+          "[resample]") {
   // Pure rotations of +-80 degrees: every particle keeps its volume (det F = 1). A plain mean of F is
   // cos(80)^2 I = 0.03 I, a particle compressed to 3 % of its volume (cookie at grid x3 blew up so).
   const float a = 80.f * 3.14159265f / 180.f;
@@ -374,7 +396,8 @@ TEST_CASE("Resample: particles turned against each other merge and refill with t
     GridSpec g = grid(32);
     Rng rng(5);
     MpmParticles p;
-    seed_block(p, g, 8, 24, 8, 24, 0.f, rng, [](Vec2 u) { return !in_cell(u, 15, 15) && !in_cell(u, 16, 15); });
+    seed_block(p, g, 8, 24, 8, 24, 0.f, rng,
+               [](Vec2 u) { return !in_cell(u, 15, 15) && !in_cell(u, 16, 15); });
     const size_t n0 = p.size();
     for (size_t i = 0; i < n0; ++i) p.F[i] = (p.x[i].x - g.origin.x) / g.dx < 16.f ? up : down;
     ResampleParams rp;
@@ -387,7 +410,8 @@ TEST_CASE("Resample: particles turned against each other merge and refill with t
   }
 }
 
-TEST_CASE("Resample: a particle drained below half a seeded particle's volume donates no more", "[resample]") {
+TEST_CASE("Resample: a particle drained below half a seeded particle's volume donates no more",
+          "[resample]") {
   // Repeated insertions had left a cookie particle at 1/300 of its mass, whose stress on nearly empty
   // nodes blew the scene up at grid x2. Donors keep (particle_spacing dx)^2 / 2 of rest volume.
   GridSpec g = grid(32);
@@ -454,7 +478,8 @@ TEST_CASE("Resample: exact conservation, stable IDs under repeated stretching", 
     REQUIRE(p.size() == survivors.size() + r.new_ids.size());
     CHECK(std::equal(survivors.begin(), survivors.end(), p.id.begin()));
     CHECK(std::equal(r.new_ids.begin(), r.new_ids.end(), p.id.begin() + survivors.size()));
-    for (uint32_t id : r.retired_ids) CHECK(std::find(ids_before.begin(), ids_before.end(), id) != ids_before.end());
+    for (uint32_t id : r.retired_ids)
+      CHECK(std::find(ids_before.begin(), ids_before.end(), id) != ids_before.end());
     for (uint32_t id : r.new_ids) CHECK(ever.insert(id).second);
     // Mass and linear momentum, double sums.
     const Totals t = totals(p, c);
@@ -476,10 +501,11 @@ TEST_CASE("Resample: exact conservation, stable IDs under repeated stretching", 
       CHECK(r.interior_holes_before >= 16);
       CHECK(r.interior_holes_after == 0);
     }
-    deform(p, g, c, 1.012f, 0.995f, 0.05f, rng);  // keep opening holes (x: 40 -> 57 cells in 30 calls)
+    deform(p, g, c, 1.012f, 0.995f, 0.05f,
+           rng);  // keep opening holes (x: 40 -> 57 cells in 30 calls)
   }
-  INFO("inserted " << inserted << ", merged " << merged << ", mass error " << worst_m << ", momentum error "
-                   << worst_p);
+  INFO("inserted " << inserted << ", merged " << merged << ", mass error " << worst_m
+                   << ", momentum error " << worst_p);
   CHECK(inserted > 100);
   CHECK(merged >= 55);
   CHECK(worst_m <= 1e-6);
@@ -510,12 +536,11 @@ TEST_CASE("Resample: energy and angular momentum (measured)", "[resample]") {
   // Angular momentum about the centre, relative to sum m |r| |v|.
   double scale = 0.0;
   for (size_t i = 0; i < p.size(); ++i) scale += p.mass[i] * length(p.x[i] - c) * length(p.v[i]);
-  WARN("resample one call: inserted " << r.inserted << " merged " << r.merged << "; kinetic energy "
-                                      << (t1.ke - t0.ke) / t0.ke * 100.0 << " %; angular momentum change "
-                                      << (t1.L - t0.L) << " (" << (t1.L - t0.L) / scale * 100.0
-                                      << " % of sum m|r||v|); linear momentum change "
-                                      << std::hypot(t1.px - t0.px, t1.py - t0.py) / t0.abs_p
-                                      << " of sum m|v|; " << r.ms << " ms");
+  WARN("resample one call: inserted "
+       << r.inserted << " merged " << r.merged << "; kinetic energy "
+       << (t1.ke - t0.ke) / t0.ke * 100.0 << " %; angular momentum change " << (t1.L - t0.L) << " ("
+       << (t1.L - t0.L) / scale * 100.0 << " % of sum m|r||v|); linear momentum change "
+       << std::hypot(t1.px - t0.px, t1.py - t0.py) / t0.abs_p << " of sum m|v|; " << r.ms << " ms");
 
   // Insertion only, in a smooth field: a block stretched 1.8x in x, rotating
   // rigidly (omega = 2) and translating. The new particles get the donors' mean
@@ -533,12 +558,11 @@ TEST_CASE("Resample: energy and angular momentum (measured)", "[resample]") {
   CHECK(r2.inserted > 500);
   CHECK(r2.merged == 0);
   CHECK(s1.ke <= s0.ke * (1.0 + 1e-7));
-  WARN("resample, stretched rotating block: inserted " << r2.inserted << " into " << q.size() - r2.inserted
-                                                       << "; kinetic energy " << (s1.ke - s0.ke) / s0.ke * 100.0
-                                                       << " %; angular momentum " << (s1.L - s0.L) / s0.L * 100.0
-                                                       << " %; linear momentum change "
-                                                       << std::hypot(s1.px - s0.px, s1.py - s0.py) / s0.abs_p
-                                                       << " of sum m|v|");
+  WARN("resample, stretched rotating block: inserted "
+       << r2.inserted << " into " << q.size() - r2.inserted << "; kinetic energy "
+       << (s1.ke - s0.ke) / s0.ke * 100.0 << " %; angular momentum " << (s1.L - s0.L) / s0.L * 100.0
+       << " %; linear momentum change " << std::hypot(s1.px - s0.px, s1.py - s0.py) / s0.abs_p
+       << " of sum m|v|");
 }
 
 TEST_CASE("Resample: deterministic and allocation-free once warm", "[resample]") {

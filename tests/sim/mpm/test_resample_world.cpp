@@ -19,7 +19,8 @@ namespace {
 
 MpmScene toffee(const std::string& eta, bool resample, int threads = 2) {
   MpmScene s = load_mpm_scene(resolve_scene_path("toffee"),
-                              {"materials.toffee.eta=" + eta, std::string("resampling.enabled=") + (resample ? "true" : "false")});
+                              {"materials.toffee.eta=" + eta,
+                               std::string("resampling.enabled=") + (resample ? "true" : "false")});
   s.world->set_backend(std::make_unique<MpmCpuBackend>(threads));
   return s;
 }
@@ -38,7 +39,9 @@ double widest_gap_cells(const MpmWorld& w) {
 
 }  // namespace
 
-TEST_CASE("Toffee: stretched with resampling off it develops interior holes, with it on it does not", "[resample][world]") {
+TEST_CASE(
+    "Toffee: stretched with resampling off it develops interior holes, with it on it does not",
+    "[resample][world]") {
   // Holes: interior cells with fewer than min_per_cell (4, the scene's)
   // particles and room for one more at the insertion spacing. Measured
   // 2026-11-24, the most over six samples to t = 0.48 s: eta 10: 110 off, 1 on;
@@ -61,7 +64,9 @@ TEST_CASE("Toffee: stretched with resampling off it develops interior holes, wit
   }
 }
 
-TEST_CASE("Toffee: every resampling pass conserves mass and momentum, IDs are unique and never reused", "[resample][world]") {
+TEST_CASE(
+    "Toffee: every resampling pass conserves mass and momentum, IDs are unique and never reused",
+    "[resample][world]") {
   MpmScene s = toffee("0.1", false);
   MpmWorld& w = *s.world;
   w.resampling.enabled = false;  // passes run by hand below, measured one by one
@@ -74,7 +79,8 @@ TEST_CASE("Toffee: every resampling pass conserves mass and momentum, IDs are un
     REQUIRE(w.step(w.resampling.interval).ok);
     const Diagnostics a = w.diagnostics();
     double mv = 0.0;  // momentum scale: sum m |v|
-    for (size_t i = 0; i < w.particles.size(); ++i) mv += double(w.particles.mass[i]) * length(w.particles.v[i]);
+    for (size_t i = 0; i < w.particles.size(); ++i)
+      mv += double(w.particles.mass[i]) * length(w.particles.v[i]);
     w.resample_now();
     const Diagnostics b = w.diagnostics();
     const ResampleReport& r = w.last_resample();
@@ -84,11 +90,15 @@ TEST_CASE("Toffee: every resampling pass conserves mass and momentum, IDs are un
     // Energy: an insertion or a merge is a perfectly inelastic exchange, so
     // kinetic energy can only drop (by sum dm |v_k - v_new|^2 / 2).
     ke_lost += a.kinetic_energy - b.kinetic_energy;
-    if (a.kinetic_energy > 0.0) ke_gain_worst = std::max(ke_gain_worst, (b.kinetic_energy - a.kinetic_energy) / a.kinetic_energy);
+    if (a.kinetic_energy > 0.0)
+      ke_gain_worst =
+          std::max(ke_gain_worst, (b.kinetic_energy - a.kinetic_energy) / a.kinetic_energy);
     dL_abs += std::fabs(b.angular_momentum - a.angular_momentum);
     L_scale = std::max(L_scale, std::fabs(a.angular_momentum));
     if (mv > 0.0)
-      worst_momentum = std::max(worst_momentum, std::hypot(b.momentum[0] - a.momentum[0], b.momentum[1] - a.momentum[1]) / mv);
+      worst_momentum =
+          std::max(worst_momentum,
+                   std::hypot(b.momentum[0] - a.momentum[0], b.momentum[1] - a.momentum[1]) / mv);
     // IDs: fresh ones above every ID used so far; retired ones never come back.
     for (uint32_t id : r.new_ids) REQUIRE(id >= next_id);
     for (uint32_t id : r.retired_ids) retired.insert(id);
@@ -100,23 +110,26 @@ TEST_CASE("Toffee: every resampling pass conserves mass and momentum, IDs are un
     REQUIRE(ids.back() < next_id);
     for (uint32_t id : r.new_ids) REQUIRE(retired.count(id) == 0);
   }
-  INFO("400 passes: " << inserted << " inserted, " << merged << " merged; worst relative change of mass "
-                      << worst_mass << ", of momentum (over sum m|v|) " << worst_momentum);
+  INFO("400 passes: " << inserted << " inserted, " << merged
+                      << " merged; worst relative change of mass " << worst_mass
+                      << ", of momentum (over sum m|v|) " << worst_momentum);
   CHECK(inserted > 20);
   CHECK(merged > 5);
   CHECK(worst_mass <= 1e-6);
   CHECK(worst_momentum <= 1e-6);
   CHECK(ke_gain_worst <= 1e-9);  // round-off only: a pass never creates kinetic energy
   const Diagnostics end = w.diagnostics();
-  WARN("toffee eta 0.1, 400 passes: " << inserted << " inserted, " << merged << " merged; mass " << worst_mass
-       << ", momentum " << worst_momentum << " (worst per pass, relative); kinetic energy removed by the passes "
-       << ke_lost << " J (kinetic energy now " << end.kinetic_energy << " J); sum |dL| over the passes " << dL_abs
-       << " (largest |L| seen " << L_scale << ")");
+  WARN("toffee eta 0.1, 400 passes: "
+       << inserted << " inserted, " << merged << " merged; mass " << worst_mass << ", momentum "
+       << worst_momentum << " (worst per pass, relative); kinetic energy removed by the passes "
+       << ke_lost << " J (kinetic energy now " << end.kinetic_energy
+       << " J); sum |dL| over the passes " << dL_abs << " (largest |L| seen " << L_scale << ")");
   // Retired IDs are gone from the particle set.
   for (uint32_t id : w.particles.id) CHECK(retired.count(id) == 0);
 }
 
-TEST_CASE("Toffee with resampling is bit-deterministic across thread counts", "[resample][world][determinism]") {
+TEST_CASE("Toffee with resampling is bit-deterministic across thread counts",
+          "[resample][world][determinism]") {
   auto run = [](int threads) {
     MpmScene s = toffee("0.1", true, threads);
     REQUIRE(s.world->step(6000).ok);
@@ -137,7 +150,8 @@ TEST_CASE("Toffee with resampling is bit-deterministic across thread counts", "[
   CHECK(h1.first == 0x6284188b630df3a8ull);
 }
 
-TEST_CASE("Toffee eta sweep: eta 0.1 tears, eta 10 stretches (same pull, resampling on)", "[resample][world]") {
+TEST_CASE("Toffee eta sweep: eta 0.1 tears, eta 10 stretches (same pull, resampling on)",
+          "[resample][world]") {
   // The paper's figure: the larger the viscosity, the harder the bar breaks.
   // After 0.6 s of pulling at 0.3 m/s per end (bar 0.5 m -> 0.86 m).
   double gap_low = 0.0, gap_high = 0.0;
@@ -146,12 +160,14 @@ TEST_CASE("Toffee eta sweep: eta 0.1 tears, eta 10 stretches (same pull, resampl
     REQUIRE(s.world->step(12000).ok);
     (std::string(eta) == "10" ? gap_high : gap_low) = widest_gap_cells(*s.world);
   }
-  INFO("widest gap along the bar: eta 0.1 " << gap_low << " cells, eta 10 " << gap_high << " cells");
+  INFO("widest gap along the bar: eta 0.1 " << gap_low << " cells, eta 10 " << gap_high
+                                            << " cells");
   CHECK(gap_low > 10.0);  // torn: the ends are apart
   CHECK(gap_high < 1.5);  // one piece: particles within the quadratic kernel's reach
 }
 
-TEST_CASE("Notched plate: the crack starts at the notch and the plate parts there", "[resample][world]") {
+TEST_CASE("Notched plate: the crack starts at the notch and the plate parts there",
+          "[resample][world]") {
   MpmScene s = load_mpm_scene(resolve_scene_path("notched_plate"));
   s.world->set_backend(std::make_unique<MpmCpuBackend>(2));
   MpmWorld& w = *s.world;
@@ -163,14 +179,18 @@ TEST_CASE("Notched plate: the crack starts at the notch and the plate parts ther
   std::sort(xs.begin(), xs.end());
   double gap = 0.0, at = 0.0;
   for (size_t k = 1; k < xs.size(); ++k)
-    if (xs[k] - xs[k - 1] > gap) { gap = xs[k] - xs[k - 1]; at = 0.5 * (xs[k] + xs[k - 1]); }
-  INFO("widest gap " << gap / w.grid.dx << " cells at x = " << at << "; " << w.resample_totals().inserted
-                     << " inserted");
-  CHECK(gap > 5.0 * w.grid.dx);          // parted through its whole height
-  CHECK(std::fabs(at - 0.5) < 0.03);     // at the notch (x = 0.5), not at a grabbed end
+    if (xs[k] - xs[k - 1] > gap) {
+      gap = xs[k] - xs[k - 1];
+      at = 0.5 * (xs[k] + xs[k - 1]);
+    }
+  INFO("widest gap " << gap / w.grid.dx << " cells at x = " << at << "; "
+                     << w.resample_totals().inserted << " inserted");
+  CHECK(gap > 5.0 * w.grid.dx);       // parted through its whole height
+  CHECK(std::fabs(at - 0.5) < 0.03);  // at the notch (x = 0.5), not at a grabbed end
 }
 
-TEST_CASE("The fracture scenes are bit-deterministic across thread counts", "[resample][world][determinism]") {
+TEST_CASE("The fracture scenes are bit-deterministic across thread counts",
+          "[resample][world][determinism]") {
   struct Case {
     const char* scene;
     std::vector<std::string> sets;
@@ -250,13 +270,16 @@ TEST_CASE("Resampling settings: read, edited, saved and read back", "[resample][
   // min_per_cell alone raises the refill count with it; a contradiction names the field.
   MpmScene six = load_mpm_scene(resolve_scene_path("toffee"), {"resampling.min_per_cell=6"});
   CHECK(six.world->resampling.target_per_cell == 6);
-  CHECK_THROWS_WITH(load_mpm_scene(resolve_scene_path("toffee"), {"resampling.min_per_cell=6", "resampling.target_per_cell=5"}),
-                    Catch::Contains("resampling.target_per_cell") && Catch::Contains("at least min_per_cell"));
+  CHECK_THROWS_WITH(
+      load_mpm_scene(resolve_scene_path("toffee"),
+                     {"resampling.min_per_cell=6", "resampling.target_per_cell=5"}),
+      Catch::Contains("resampling.target_per_cell") && Catch::Contains("at least min_per_cell"));
   CHECK_THROWS_WITH(load_mpm_scene(resolve_scene_path("toffee"), {"resampling.intervall=3"}),
                     Catch::Contains("intervall"));
 }
 
-TEST_CASE("Resampling leaves sand, fluid and snow alone (their spacing changes for real)", "[resample][world]") {
+TEST_CASE("Resampling leaves sand, fluid and snow alone (their spacing changes for real)",
+          "[resample][world]") {
   // Refilling a settled sand pile kept it moving and multiplied its particles
   // by 12 (sand_column, before MaterialKind::resampled); water splashes apart;
   // snow breaks by drifting apart.
@@ -276,7 +299,8 @@ TEST_CASE("Resampling leaves sand, fluid and snow alone (their spacing changes f
   }
 }
 
-TEST_CASE("mpm99 with resampling: the jelly lands among water and snow without a blow-up", "[resample][world]") {
+TEST_CASE("mpm99 with resampling: the jelly lands among water and snow without a blow-up",
+          "[resample][world]") {
   // Regression: when water and snow shaped the body, the gap between the
   // falling jelly and the water counted as interior; jelly particles put
   // there inverted and blew the run up at step ~1900.

@@ -1,7 +1,7 @@
 // Sand: the plane-strain Mohr-Coulomb return map (sim/mpm/mpm_kernels.h,
 // sand_return_map and constitutive's Sand branch) and the angle of a poured pile.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -54,7 +54,8 @@ struct Result {
 /// Runs constitutive() on F = R diag(exp e1, exp e2) Q^T.
 Result apply(const MaterialParams& m, double e1, double e2, float ra = 0.3f, float rb = -1.1f) {
   Result r;
-  r.F = rot(ra) * Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) * transpose(rot(rb));
+  r.F = rot(ra) * Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) *
+        transpose(rot(rb));
   float Jp = 1.f;
   r.tau = mpm::constitutive(m, r.F, 1.f, Jp, Mat2{}, 1e-4f);
   r.J = det(r.F);
@@ -67,13 +68,15 @@ Result apply(const MaterialParams& m, double e1, double e2, float ra = 0.3f, flo
 /// scene's friction angle phi is the angle of repose and sin(phi_mc) = tan(phi)
 /// (Davis 1968; sand_cone_sin), computed here in double from phi.
 double mc(const MaterialParams& m, double s1, double s2) {
-  const double sin_mc = std::tan(m.friction_angle * kPi / 180.0), cos_mc = std::sqrt(1.0 - sin_mc * sin_mc);
+  const double sin_mc = std::tan(m.friction_angle * kPi / 180.0),
+               cos_mc = std::sqrt(1.0 - sin_mc * sin_mc);
   return std::fabs(s1 - s2) / 2 + (s1 + s2) / 2 * sin_mc - m.cohesion * cos_mc;
 }
 
 }  // namespace
 
-TEST_CASE("Sand return map: projected states lie on the plane-strain Mohr-Coulomb cone", "[sand][mpm]") {
+TEST_CASE("Sand return map: projected states lie on the plane-strain Mohr-Coulomb cone",
+          "[sand][mpm]") {
   for (float phi : {25.f, 30.f, 35.f}) {
     for (float c : {0.f, 500.f}) {
       MaterialParams m = sand(phi, c);
@@ -87,9 +90,9 @@ TEST_CASE("Sand return map: projected states lie on the plane-strain Mohr-Coulom
           const double J0 = std::exp(tr), t1 = (2 * mu * (0.5 * tr + shear) + la * tr) / J0,
                        t2 = (2 * mu * (0.5 * tr - shear) + la * tr) / J0;
           double scale = std::fabs(r.s1) + std::fabs(r.s2) + c;
-          INFO("phi " << phi << " c " << c << " tr " << tr << " shear " << shear << ": s1 " << r.s1 << " s2 " << r.s2
-                      << " trial residual " << mc(m, t1, t2));
-          REQUIRE(mc(m, t1, t2) > 0.0);                          // the trial is outside the cone
+          INFO("phi " << phi << " c " << c << " tr " << tr << " shear " << shear << ": s1 " << r.s1
+                      << " s2 " << r.s2 << " trial residual " << mc(m, t1, t2));
+          REQUIRE(mc(m, t1, t2) > 0.0);                         // the trial is outside the cone
           CHECK(std::fabs(mc(m, r.s1, r.s2)) <= 2e-5 * scale);  // on the cone to float round-off
           CHECK(r.s2 < 0.0);
           // The return is deviatoric: the volume (J) is kept.
@@ -109,7 +112,9 @@ TEST_CASE("Sand return map: states inside the cone are untouched", "[sand][mpm]"
     for (double shear : {0.0, 0.002}) {
       const double e1 = -0.01 + shear, e2 = -0.01 - shear;
       Result r = apply(m, e1, e2);
-      Mat2 F0 = rot(0.3f) * Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) * transpose(rot(-1.1f));
+      Mat2 F0 = rot(0.3f) *
+                Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) *
+                transpose(rot(-1.1f));
       for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) CHECK(r.F(i, j) == Approx(F0(i, j)).margin(1e-6));
       // tau = 2 mu e + lambda tr e in the principal frame.
@@ -163,21 +168,24 @@ TEST_CASE("A poured sand pile stands at the friction angle", "[sand][mpm][pile]"
   verify::flow::PileOptions opt;
   const double phi = 30.0;
   verify::flow::PileRun r = verify::flow::run_pile(phi, 0.0, opt, two_threads());
-  INFO("phi " << phi << ": pile angle " << r.fit.angle << " deg (left " << r.fit.angle_left << ", right "
-              << r.fit.angle_right << ", " << r.fit.n_left << "+" << r.fit.n_right << " columns), height "
-              << r.fit.height << ", " << r.particles << " particles, " << r.sim_time << " s simulated in " << r.seconds
-              << " s");
+  INFO("phi " << phi << ": pile angle " << r.fit.angle << " deg (left " << r.fit.angle_left
+              << ", right " << r.fit.angle_right << ", " << r.fit.n_left << "+" << r.fit.n_right
+              << " columns), height " << r.fit.height << ", " << r.particles << " particles, "
+              << r.sim_time << " s simulated in " << r.seconds << " s");
   REQUIRE(r.error.empty());
   CHECK(r.ke_per_mass < 1e-5);
   CHECK(r.fit.n_left >= 6);
   CHECK(r.fit.n_right >= 6);
-  std::printf("[sand] pile phi %.0f: angle %.2f deg (left %.2f, right %.2f), height %.4f, %zu particles, %.2f s simulated, %.1f s wall\n",
-              phi, r.fit.angle, r.fit.angle_left, r.fit.angle_right, r.fit.height, r.particles, r.sim_time, r.seconds);
+  std::printf(
+      "[sand] pile phi %.0f: angle %.2f deg (left %.2f, right %.2f), height %.4f, %zu particles, %.2f s simulated, %.1f s wall\n",
+      phi, r.fit.angle, r.fit.angle_left, r.fit.angle_right, r.fit.height, r.particles, r.sim_time,
+      r.seconds);
   CHECK(std::fabs(r.fit.angle - phi) <= 3.0);
 }
 
-TEST_CASE("A sand layer on a tilting table stands below the friction angle and slides above it as on a Coulomb base",
-          "[sand][mpm][pile]") {
+TEST_CASE(
+    "A sand layer on a tilting table stands below the friction angle and slides above it as on a Coulomb base",
+    "[sand][mpm][pile]") {
   // The angle_of_repose case's infinite slope at 30 deg (a layer 6 long
   // between walls, the middle measured): tilted to phi - 3 deg it stands;
   // tilted to phi + 1 deg it slides, and since the friction angle is the
@@ -186,14 +194,17 @@ TEST_CASE("A sand layer on a tilting table stands below the friction angle and s
   // the 1 s hold. The cone phi_mc = phi slid four times as fast (sin(phi)).
   const double phi = 30.0;
   std::string err;
-  const double still = verify::flow::tilted_layer_speed(phi, phi - 3.0, 128, two_threads(), 0.03, 1.0, &err);
+  const double still =
+      verify::flow::tilted_layer_speed(phi, phi - 3.0, 128, two_threads(), 0.03, 1.0, &err);
   REQUIRE(err.empty());
-  const double moving = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err);
+  const double moving =
+      verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err);
   REQUIRE(err.empty());
   const double b = (phi + 1.0) * kPi / 180.0;
   const double coulomb = 9.8 * (std::sin(b) - std::tan(phi * kPi / 180.0) * std::cos(b)) * 1.0;
-  std::printf("[sand] tilted layer phi %.0f: mean speed %.3g m/s at %.0f deg, %.3g m/s at %.0f deg (Coulomb block %.3g)\n",
-              phi, still, phi - 3.0, moving, phi + 1.0, coulomb);
+  std::printf(
+      "[sand] tilted layer phi %.0f: mean speed %.3g m/s at %.0f deg, %.3g m/s at %.0f deg (Coulomb block %.3g)\n",
+      phi, still, phi - 3.0, moving, phi + 1.0, coulomb);
   CHECK(still < 0.01);
   CHECK(moving > 0.6 * coulomb);
   CHECK(moving < 1.4 * coulomb);
@@ -205,7 +216,8 @@ namespace {
 /// ln Jp; returns the result and the new ln Jp.
 Result apply_dilatant(const MaterialParams& m, double e1, double e2, double ln_jp0, double* ln_jp) {
   Result r;
-  r.F = rot(0.3f) * Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) * transpose(rot(-1.1f));
+  r.F = rot(0.3f) * Mat2::diag(std::exp(static_cast<float>(e1)), std::exp(static_cast<float>(e2))) *
+        transpose(rot(-1.1f));
   float Jp = std::exp(static_cast<float>(ln_jp0));
   r.tau = mpm::constitutive(m, r.F, 1.f, Jp, Mat2{}, 1e-4f);
   r.J = det(r.F);
@@ -216,7 +228,9 @@ Result apply_dilatant(const MaterialParams& m, double e1, double e2, double ln_j
 
 }  // namespace
 
-TEST_CASE("Sand with dilatancy: the return reaches the cone and expands by sin(psi) per unit of shear", "[sand][mpm]") {
+TEST_CASE(
+    "Sand with dilatancy: the return reaches the cone and expands by sin(psi) per unit of shear",
+    "[sand][mpm]") {
   // The non-associated flow rule (materials.h, sand_dilatant_return): the
   // plastic strain increment is dgamma (1/2 (1 + sin psi), 1/2 (-1 + sin psi))
   // in the principal frame, so the elastic trace falls by sin(psi) times the
@@ -245,8 +259,9 @@ TEST_CASE("Sand with dilatancy: the return reaches the cone and expands by sin(p
             const double d_new = (u1 - u2) / (2 * mu);
             const double d_tr = 2 * shear;
             const double scale = std::fabs(r.s1) + std::fabs(r.s2) + c;
-            INFO("phi " << phi << " psi " << m.dilatancy << " c " << c << " tr " << tr << " shear " << shear << ": s1 "
-                        << r.s1 << " s2 " << r.s2 << " tr_new " << tr_new << " d_new " << d_new);
+            INFO("phi " << phi << " psi " << m.dilatancy << " c " << c << " tr " << tr << " shear "
+                        << shear << ": s1 " << r.s1 << " s2 " << r.s2 << " tr_new " << tr_new
+                        << " d_new " << d_new);
             CHECK(std::fabs(mc(m, r.s1, r.s2)) <= 3e-5 * scale);  // on the cone
             CHECK(d_new < d_tr);
             // Volume: the elastic trace fell by sin(psi) (d_trial - d_new) ...
@@ -261,7 +276,8 @@ TEST_CASE("Sand with dilatancy: the return reaches the cone and expands by sin(p
   }
 }
 
-TEST_CASE("Sand with dilatancy: psi dies out at the dilation limit (the critical state)", "[sand][mpm]") {
+TEST_CASE("Sand with dilatancy: psi dies out at the dilation limit (the critical state)",
+          "[sand][mpm]") {
   MaterialParams m = sand(30.f, 0.f);
   m.dilatancy = 30.f;
   m.dilation_limit = 0.1f;
@@ -284,7 +300,8 @@ TEST_CASE("Sand with dilatancy: psi dies out at the dilation limit (the critical
   CHECK(ln_jp == Approx(0.0).margin(1e-6));
 }
 
-TEST_CASE("Dense sand with dilatancy psi = phi holds a tilted layer above its angle of repose", "[sand][mpm][pile]") {
+TEST_CASE("Dense sand with dilatancy psi = phi holds a tilted layer above its angle of repose",
+          "[sand][mpm][pile]") {
   // Tilting table at phi = 35 deg, 1 deg above phi. Without dilatancy the
   // layer slides (the friction angle is the angle of repose); a dense
   // dilatant layer must dilate to shear, which holds it (measured 2026-11-26:
@@ -292,20 +309,25 @@ TEST_CASE("Dense sand with dilatancy psi = phi holds a tilted layer above its an
   // before 2026-11-26 the dilatant layer slid at 0.53 m/s, in a 1-long box).
   const double phi = 35.0;
   std::string err;
-  const double plain = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err, 0.0);
+  const double plain =
+      verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err, 0.0);
   REQUIRE(err.empty());
-  const double dilatant = verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err, phi);
+  const double dilatant =
+      verify::flow::tilted_layer_speed(phi, phi + 1.0, 128, two_threads(), 0.03, 1.0, &err, phi);
   REQUIRE(err.empty());
-  std::printf("[sand] tilted layer phi 35 at 36 deg: %.3g m/s without dilatancy, %.3g m/s with psi = phi\n", plain,
-              dilatant);
+  std::printf(
+      "[sand] tilted layer phi 35 at 36 deg: %.3g m/s without dilatancy, %.3g m/s with psi = phi\n",
+      plain, dilatant);
   CHECK(plain > 0.05);
   CHECK(dilatant < 0.01);
 }
 
-TEST_CASE("Sand: a dilatancy angle above the friction angle is a located input error", "[sand][mpm][scene]") {
+TEST_CASE("Sand: a dilatancy angle above the friction angle is a located input error",
+          "[sand][mpm][scene]") {
   auto doc = [](const char* psi) {
     return std::string(R"({"domain": {"size": [1, 0.5], "grid": 32},
-      "materials": {"s": {"type": "sand", "friction_angle": 30, "dilatancy": )") + psi + R"(}},
+      "materials": {"s": {"type": "sand", "friction_angle": 30, "dilatancy": )") +
+           psi + R"(}},
       "bodies": [{"shape": "box", "min": [0.4, 0.1], "max": [0.6, 0.2], "material": "s"}]})";
   };
   try {
@@ -322,11 +344,13 @@ TEST_CASE("Sand: a dilatancy angle above the friction angle is a located input e
   CHECK(saved->find("dilatancy")->as_number() == Approx(30.0));
 }
 
-TEST_CASE("Sand: a friction angle the cone cannot give (over 44 deg) is a located input error", "[sand][mpm][scene]") {
+TEST_CASE("Sand: a friction angle the cone cannot give (over 44 deg) is a located input error",
+          "[sand][mpm][scene]") {
   // sin(phi_mc) = tan(phi) needs tan(phi) < 1; 44 deg is the largest accepted.
   auto doc = [](const char* phi) {
     return std::string(R"({"domain": {"size": [1, 0.5], "grid": 32},
-      "materials": {"s": {"type": "sand", "friction_angle": )") + phi + R"(}},
+      "materials": {"s": {"type": "sand", "friction_angle": )") +
+           phi + R"(}},
       "bodies": [{"shape": "box", "min": [0.4, 0.1], "max": [0.6, 0.2], "material": "s"}]})";
   };
   try {
@@ -337,11 +361,13 @@ TEST_CASE("Sand: a friction angle the cone cannot give (over 44 deg) is a locate
     CHECK(e.field() == "materials.s.friction_angle");
   }
   MpmScene s = build_mpm_scene(Json::parse(doc("44"), "sand.json"), "sand.json");
-  CHECK(mpm::sand_cone_sin(s.world->materials[0].friction_angle) == Approx(std::tan(44.0 * kPi / 180.0)).epsilon(1e-6));
+  CHECK(mpm::sand_cone_sin(s.world->materials[0].friction_angle) ==
+        Approx(std::tan(44.0 * kPi / 180.0)).epsilon(1e-6));
 }
 
-TEST_CASE("Sand with dilatancy: a stretched but sheared trial keeps its friction, without dilatancy it goes stress-free",
-          "[sand][mpm]") {
+TEST_CASE(
+    "Sand with dilatancy: a stretched but sheared trial keeps its friction, without dilatancy it goes stress-free",
+    "[sand][mpm]") {
   // e1 = +0.012 (stretched), e2 = -0.004 (pressed): tr = 0.008 > 0 but
   // tr <= |e1 - e2| sin(psi) = 0.016 sin 35 = 0.0092, so the dilatant return
   // reaches the cone in compression; the constant-volume rule sends any
@@ -365,8 +391,10 @@ TEST_CASE("Sand with dilatancy: a stretched but sheared trial keeps its friction
   CHECK(z.s2 == 0.0);
 }
 
-TEST_CASE("Sand with dilatancy: the return does not depend on the principal order, and a cohesive state past the "
-          "axis goes to the apex", "[sand][mpm]") {
+TEST_CASE(
+    "Sand with dilatancy: the return does not depend on the principal order, and a cohesive state past the "
+    "axis goes to the apex",
+    "[sand][mpm]") {
   MaterialParams m = sand(30.f, 500.f);
   float mu, la;
   lame(m, mu, la);
@@ -383,7 +411,8 @@ TEST_CASE("Sand with dilatancy: the return does not depend on the principal orde
   mpm::sand_return_map(mu, la, std::sin(phi), std::cos(phi), 500.f, t, sin_psi);
   CHECK(t.x == t.y);
   const double tr = static_cast<double>(t.x) + t.y;
-  CHECK((mu + la) * tr == Approx(std::exp(tr) * 500.0 / std::tan(static_cast<double>(phi))).epsilon(1e-4));
+  CHECK((mu + la) * tr ==
+        Approx(std::exp(tr) * 500.0 / std::tan(static_cast<double>(phi))).epsilon(1e-4));
 }
 
 namespace {
@@ -395,16 +424,17 @@ double collapse_runout(bool flip, double dt_factor) {
   const int grid = 64;
   const double dt = 1e-4 * std::sqrt(2e5 / 5e4) * (128.0 / grid) * dt_factor;
   const verify::flow::ColumnRun c = verify::flow::run_column(
-      R"({"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32})", grid, dt, 0.1, 2.0, two_threads(),
-      flip);
+      R"({"type": "sand", "density": 1500, "E": 5e4, "nu": 0.3, "friction_angle": 32})", grid, dt,
+      0.1, 2.0, two_threads(), flip);
   REQUIRE(c.error.empty());
   return c.ro;
 }
 
 }  // namespace
 
-TEST_CASE("Sand collapse: APIC's run-out shrinks with the time step, FLIP's does not (the transfer damps per step)",
-          "[sand][mpm][collapse]") {
+TEST_CASE(
+    "Sand collapse: APIC's run-out shrinks with the time step, FLIP's does not (the transfer damps per step)",
+    "[sand][mpm][collapse]") {
   // What mpm.granular_collapse's notes explain: APIC loses the sub-grid part
   // of the velocity at every transfer, so a smaller dt damps the flow more
   // (measured at grid 64, a = 2: 1.81 at dt, 1.56 at dt/4; 2.22 and 1.80 with
@@ -414,8 +444,9 @@ TEST_CASE("Sand collapse: APIC's run-out shrinks with the time step, FLIP's does
   const double apic4 = collapse_runout(false, 0.25);
   const double flip = collapse_runout(true, 1.0);
   const double flip4 = collapse_runout(true, 0.25);
-  std::printf("[collapse] grid 64, a = 2: APIC %.3f (dt) %.3f (dt/4), FLIP %.3f %.3f\n", apic, apic4, flip, flip4);
-  CHECK(apic4 < 0.9 * apic);                       // damped by the extra transfers
-  CHECK(std::fabs(flip4 - flip) < 0.08 * flip);    // independent of dt
-  CHECK(flip > apic);                              // and longer: no transfer damping
+  std::printf("[collapse] grid 64, a = 2: APIC %.3f (dt) %.3f (dt/4), FLIP %.3f %.3f\n", apic,
+              apic4, flip, flip4);
+  CHECK(apic4 < 0.9 * apic);                     // damped by the extra transfers
+  CHECK(std::fabs(flip4 - flip) < 0.08 * flip);  // independent of dt
+  CHECK(flip > apic);                            // and longer: no transfer damping
 }

@@ -2,8 +2,8 @@
 // (sim/mpm/mpm_simd.h) against the same backend one particle at a time: the
 // lanes must give the scalar results bit for bit, in every scene, transfer
 // and material, with rigid bodies, and on a blow-up.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -21,9 +21,12 @@ namespace {
 int64_t first_difference(const MpmParticles& a, const MpmParticles& b) {
   if (a.size() != b.size()) return 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a.x[i], &b.x[i], sizeof(Vec2)) || std::memcmp(&a.v[i], &b.v[i], sizeof(Vec2)) ||
-        std::memcmp(&a.C[i], &b.C[i], sizeof(Mat2)) || std::memcmp(&a.F[i], &b.F[i], sizeof(Mat2)) ||
-        std::memcmp(&a.J[i], &b.J[i], sizeof(float)) || std::memcmp(&a.Jp[i], &b.Jp[i], sizeof(float)))
+    if (std::memcmp(&a.x[i], &b.x[i], sizeof(Vec2)) ||
+        std::memcmp(&a.v[i], &b.v[i], sizeof(Vec2)) ||
+        std::memcmp(&a.C[i], &b.C[i], sizeof(Mat2)) ||
+        std::memcmp(&a.F[i], &b.F[i], sizeof(Mat2)) ||
+        std::memcmp(&a.J[i], &b.J[i], sizeof(float)) ||
+        std::memcmp(&a.Jp[i], &b.Jp[i], sizeof(float)))
       return static_cast<int64_t>(i);
   }
   if (a.poly.size() != b.poly.size()) return 0;  // PolyPIC's extra modes
@@ -33,10 +36,12 @@ int64_t first_difference(const MpmParticles& a, const MpmParticles& b) {
 }
 
 /// Steps two copies of a scene, lanes on and off, and compares them.
-void compare_lanes(const std::string& scene, const std::vector<std::string>& overrides, int steps, int threads = 2) {
+void compare_lanes(const std::string& scene, const std::vector<std::string>& overrides, int steps,
+                   int threads = 2) {
   MpmScene on = load_mpm_scene(resolve_scene_path(scene), overrides);
   MpmScene off = load_mpm_scene(resolve_scene_path(scene), overrides);
-  REQUIRE(on.world->solver.kernel == Kernel::Quadratic);  // the lanes' kernel, or the test compares nothing
+  REQUIRE(on.world->solver.kernel ==
+          Kernel::Quadratic);  // the lanes' kernel, or the test compares nothing
   on.world->set_backend(std::make_unique<MpmCpuBackend>(threads, true));
   off.world->set_backend(std::make_unique<MpmCpuBackend>(threads, false));
   const StepStatus a = on.world->step(steps);
@@ -45,7 +50,8 @@ void compare_lanes(const std::string& scene, const std::vector<std::string>& ove
   REQUIRE(a.ok == b.ok);
   CHECK(first_difference(on.world->particles, off.world->particles) == -1);
   CHECK(state_hash(on.world->particles) == state_hash(off.world->particles));
-  if (on.world->solver.transfer == Transfer::PolyPIC) {  // the extra modes were carried, not all zero
+  if (on.world->solver.transfer ==
+      Transfer::PolyPIC) {  // the extra modes were carried, not all zero
     double sum = 0.0;
     for (const PolyModes& m : on.world->particles.poly)
       for (const Vec2& c : m.c) sum += std::fabs(c.x) + std::fabs(c.y);
@@ -55,13 +61,16 @@ void compare_lanes(const std::string& scene, const std::vector<std::string>& ove
 
 }  // namespace
 
-TEST_CASE("Four-lane quadratic transfers equal one particle at a time, bit for bit", "[mpm][simd][determinism]") {
+TEST_CASE("Four-lane quadratic transfers equal one particle at a time, bit for bit",
+          "[mpm][simd][determinism]") {
   // Water, jelly and snow (APIC); FLIP water; sand; viscoplastic toffee;
   // ice melting in water (heat); a notched plate that fractures.
   SECTION("mpm99") { compare_lanes("mpm99", {}, 300); }
   SECTION("mpm99, PIC") { compare_lanes("mpm99", {"solver.transfer=pic"}, 200); }
   SECTION("mpm99, FLIP 0.97, blended advection") {
-    compare_lanes("mpm99", {"solver.transfer=flip", "solver.flip_blend=0.97", "solver.flip_advect=blend"}, 200);
+    compare_lanes("mpm99",
+                  {"solver.transfer=flip", "solver.flip_blend=0.97", "solver.flip_advect=blend"},
+                  200);
   }
   SECTION("dam_break (FLIP)") { compare_lanes("dam_break", {}, 150); }
   SECTION("sand_column") { compare_lanes("sand_column", {}, 200); }
@@ -75,7 +84,8 @@ TEST_CASE("Four-lane quadratic transfers equal one particle at a time, bit for b
   }
 }
 
-TEST_CASE("Four-lane transfers with rigid bodies: same particles and same impulses", "[mpm][simd][rigid]") {
+TEST_CASE("Four-lane transfers with rigid bodies: same particles and same impulses",
+          "[mpm][simd][rigid]") {
   // A jelly block spinning into a static box and a moving, spinning disk with
   // friction (the CUDA test's set-up): the push-out runs per particle.
   RigidCollider box, disk;
@@ -85,7 +95,8 @@ TEST_CASE("Four-lane transfers with rigid bodies: same particles and same impuls
     std::unique_ptr<MpmWorld> worlds[2];
     for (int k = 0; k < 2; ++k) {
       MpmScene s = test::scene_from(std::string(R"({"domain": {"size": [1, 1], "grid": 64},
-        "solver": {"transfer": ")") + transfer + R"(", "dt": 0.0002, "gravity": [0, -9.81]},
+        "solver": {"transfer": ")") +
+                                    transfer + R"(", "dt": 0.0002, "gravity": [0, -9.81]},
         "materials": {"j": {"type": "jelly", "E": 3000, "nu": 0.2}},
         "bodies": [{"shape": "box", "min": [0.3, 0.31], "max": [0.6, 0.4], "material": "j", "spacing": 0.005,
                     "preset": {"kind": "rotation", "speed": 2}}]})");
@@ -127,7 +138,8 @@ TEST_CASE("Four-lane transfers report the same blown-up particle", "[mpm][simd][
   CHECK(st[0].particle_id == st[1].particle_id);
 }
 
-TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F included", "[mpm][simd][materials]") {
+TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F included",
+          "[mpm][simd][materials]") {
   // Per type, three materials with different parameters, mixed within each
   // group of four lanes (viscous and inviscid fluids side by side), a
   // velocity gradient C of its own per lane, and deformation gradients at
@@ -151,22 +163,27 @@ TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F 
     }
     return m;
   };
-  constexpr MaterialType kF = MaterialType::Fluid, kJ = MaterialType::Jelly, kS = MaterialType::Snow;
+  constexpr MaterialType kF = MaterialType::Fluid, kJ = MaterialType::Jelly,
+                         kS = MaterialType::Snow;
   const std::vector<std::vector<MaterialParams>> types = {
       {make(kF, 4e3f, 0.f), make(kF, 2e3f, 0.7f), make(kF, 9e3f, 0.05f)},
       {make(kJ, 3e4f, 0.3f), make(kJ, 5e3f, 0.2f), make(kJ, 1e5f, 0.45f)},
-      {make(kS, 1.4e5f, 2.5e-2f, 4.5e-3f, 10.f), make(kS, 5e4f, 2e-2f, 6e-3f, 8.f), make(kS, 2e5f, 3e-2f, 3e-3f, 12.f)}};
+      {make(kS, 1.4e5f, 2.5e-2f, 4.5e-3f, 10.f), make(kS, 5e4f, 2e-2f, 6e-3f, 8.f),
+       make(kS, 2e5f, 3e-2f, 3e-3f, 12.f)}};
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<Mat2> Fs = {Mat2::identity(), Mat2::diag(1.02f, 0.97f), Mat2::diag(0.9f, 1.2f), {1.f, 0.3f, -0.2f, 0.95f},
-                          {0.f, 1.f, 1.f, 0.f}, {-1.f, 0.f, 0.f, 1.f}, {1.f, 2.f, 2.f, 4.f}, Mat2{},
-                          {1e-13f, 0.f, 0.f, 1e-13f}, {1e20f, -3e19f, 2e19f, 1e20f}, {nan, 0.f, 0.f, 1.f},
-                          {1.f, 5e-13f, 0.f, 1.f}};
+  std::vector<Mat2> Fs = {Mat2::identity(),           Mat2::diag(1.02f, 0.97f),
+                          Mat2::diag(0.9f, 1.2f),     {1.f, 0.3f, -0.2f, 0.95f},
+                          {0.f, 1.f, 1.f, 0.f},       {-1.f, 0.f, 0.f, 1.f},
+                          {1.f, 2.f, 2.f, 4.f},       Mat2{},
+                          {1e-13f, 0.f, 0.f, 1e-13f}, {1e20f, -3e19f, 2e19f, 1e20f},
+                          {nan, 0.f, 0.f, 1.f},       {1.f, 5e-13f, 0.f, 1.f}};
   uint32_t rng = 12345u;
   auto uni = [&rng]() {
     rng = rng * 1664525u + 1013904223u;
     return static_cast<float>(rng >> 8) / 16777216.f;
   };
-  for (int k = 0; k < 40; ++k) Fs.push_back({0.6f + 0.8f * uni(), uni() - 0.5f, uni() - 0.5f, 0.6f + 0.8f * uni()});
+  for (int k = 0; k < 40; ++k)
+    Fs.push_back({0.6f + 0.8f * uni(), uni() - 0.5f, uni() - 0.5f, 0.6f + 0.8f * uni()});
   int compared = 0;
   for (const std::vector<MaterialParams>& mats : types)
     for (size_t q = 0; q + 4 <= Fs.size(); ++q) {
@@ -191,14 +208,18 @@ TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F 
       simd::f4 J4{J[0], J[1], J[2], J[3]}, Jp4{Jp[0], Jp[1], Jp[2], Jp[3]};
       const MaterialType type = mats[0].type;
       simd::M4 tau;
-      if (type == MaterialType::Fluid) tau = simd::fluid_stress4(m, J4, C4);
-      else if (type == MaterialType::Jelly) tau = simd::jelly_stress4(m, F4);
-      else tau = simd::snow_update4(m, F4, Jp4);
+      if (type == MaterialType::Fluid)
+        tau = simd::fluid_stress4(m, J4, C4);
+      else if (type == MaterialType::Jelly)
+        tau = simd::jelly_stress4(m, F4);
+      else
+        tau = simd::snow_update4(m, F4, Jp4);
       simd::store_mats(F4, F, idx);
       Mat2 tau_l[4];
       simd::store_mats(tau, tau_l, idx);
       for (int l = 0; l < 4; ++l) {
-        INFO("material type " << static_cast<int>(type) << ", F #" << q + static_cast<size_t>(l) << ", lane " << l);
+        INFO("material type " << static_cast<int>(type) << ", F #" << q + static_cast<size_t>(l)
+                              << ", lane " << l);
         CHECK(std::memcmp(&tau_l[l], &tau_ref[l], sizeof(Mat2)) == 0);
         CHECK(std::memcmp(&F[l], &Fref[l], sizeof(Mat2)) == 0);
         const float jp = Jp4[l];
@@ -209,7 +230,8 @@ TEST_CASE("Constitutive lanes equal mpm::constitutive bit for bit, degenerate F 
   CHECK(compared == 4 * 3 * (static_cast<int>(Fs.size()) - 3));
 }
 
-TEST_CASE("Four-lane transfers with mixed materials, an offset grid and a ragged count", "[mpm][simd][determinism]") {
+TEST_CASE("Four-lane transfers with mixed materials, an offset grid and a ragged count",
+          "[mpm][simd][determinism]") {
   // Two jellies, two snows and a viscous beside an inviscid water, in strips
   // narrower than a block so the runs of four mix them; the domain does not
   // start at 0; the particle count is not a multiple of four, so runs end in
@@ -231,21 +253,21 @@ TEST_CASE("Four-lane transfers with mixed materials, an offset grid and a ragged
       {"shape": "box", "min": [-0.075, 0.35], "max": [-0.04, 0.603], "material": "w2", "spacing": 0.0061,
        "velocity": [0.5, -0.2]}]})";
   for (const char* transfer : {"apic", "polypic"})
-  for (int threads : {1, 3}) {
-    std::string doc = doc0;
-    doc.replace(doc.find("TRANSFER"), 8, transfer);
-    MpmScene on = test::scene_from(doc), off = test::scene_from(doc);
-    const size_t n = on.world->particles.size();
-    REQUIRE(n % 4 != 0);
-    on.world->set_backend(std::make_unique<MpmCpuBackend>(threads, true));
-    off.world->set_backend(std::make_unique<MpmCpuBackend>(threads, false));
-    REQUIRE(on.world->step(500).ok);
-    REQUIRE(off.world->step(500).ok);
-    INFO(transfer << ", " << threads << " threads, " << n << " particles");
-    CHECK(first_difference(on.world->particles, off.world->particles) == -1);
-    // The strips moved (the comparison has teeth): the water fell.
-    double ymin = 1e9;
-    for (const Vec2& x : on.world->particles.x) ymin = std::min(ymin, static_cast<double>(x.y));
-    CHECK(ymin < 0.33);
-  }
+    for (int threads : {1, 3}) {
+      std::string doc = doc0;
+      doc.replace(doc.find("TRANSFER"), 8, transfer);
+      MpmScene on = test::scene_from(doc), off = test::scene_from(doc);
+      const size_t n = on.world->particles.size();
+      REQUIRE(n % 4 != 0);
+      on.world->set_backend(std::make_unique<MpmCpuBackend>(threads, true));
+      off.world->set_backend(std::make_unique<MpmCpuBackend>(threads, false));
+      REQUIRE(on.world->step(500).ok);
+      REQUIRE(off.world->step(500).ok);
+      INFO(transfer << ", " << threads << " threads, " << n << " particles");
+      CHECK(first_difference(on.world->particles, off.world->particles) == -1);
+      // The strips moved (the comparison has teeth): the water fell.
+      double ymin = 1e9;
+      for (const Vec2& x : on.world->particles.x) ymin = std::min(ymin, static_cast<double>(x.y));
+      CHECK(ymin < 0.33);
+    }
 }

@@ -10,7 +10,8 @@ using test::teaching_block;
 TEST_CASE("P2G conserves mass and momentum on the grid to round-off", "[mpm][transfer]") {
   for (const char* transfer : {"pic", "apic", "flip"}) {
     for (const char* kernel : {"linear", "quadratic", "cubic"}) {
-      MpmScene s = teaching_block(transfer, "rotation", (std::string(R"(, "kernel": ")") + kernel + "\"").c_str());
+      MpmScene s = teaching_block(transfer, "rotation",
+                                  (std::string(R"(, "kernel": ")") + kernel + "\"").c_str());
       MpmWorld& w = *s.world;
       // The grid after one substep without forces holds exactly the particles' momentum.
       Diagnostics d0 = w.diagnostics();
@@ -25,7 +26,8 @@ TEST_CASE("P2G conserves mass and momentum on the grid to round-off", "[mpm][tra
   }
 }
 
-TEST_CASE("Particle momentum is conserved over many substeps with no external force", "[mpm][transfer]") {
+TEST_CASE("Particle momentum is conserved over many substeps with no external force",
+          "[mpm][transfer]") {
   for (const char* transfer : {"pic", "apic", "flip"}) {
     MpmScene s = teaching_block(transfer, "translation");
     MpmWorld& w = *s.world;
@@ -64,7 +66,8 @@ TEST_CASE("APIC keeps the angular momentum of a rigid rotation - PIC loses it", 
   CHECK(pic < 0.5);
 }
 
-TEST_CASE("Velocity presets under PIC and APIC behave as the lecture shows", "[mpm][transfer][presets]") {
+TEST_CASE("Velocity presets under PIC and APIC behave as the lecture shows",
+          "[mpm][transfer][presets]") {
   // PIC keeps only translation; APIC keeps translation, rotation, shear and dilation.
   const int steps = 100;
   for (const char* preset : {"translation", "rotation", "shear", "dilation"}) {

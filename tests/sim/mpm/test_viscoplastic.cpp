@@ -40,7 +40,8 @@ Mat2 random_F(std::mt19937& rng, float spread) {
 
 }  // namespace
 
-TEST_CASE("Viscoplastic return map (eta = 0) lands on the yield surface and keeps the volume", "[mpm][viscoplastic]") {
+TEST_CASE("Viscoplastic return map (eta = 0) lands on the yield surface and keeps the volume",
+          "[mpm][viscoplastic]") {
   std::mt19937 rng(7);
   const MaterialParams m = vp(0.f);
   const double k = std::sqrt(2.0 / 3.0) * m.yield_stress;
@@ -62,8 +63,9 @@ TEST_CASE("Viscoplastic return map (eta = 0) lands on the yield surface and keep
   CHECK(yielded > 500);  // the samples do load beyond yield
 }
 
-TEST_CASE("Viscoplastic: below yield nothing flows, eta -> infinity is elastic, finite eta relaxes by the closed form",
-          "[mpm][viscoplastic]") {
+TEST_CASE(
+    "Viscoplastic: below yield nothing flows, eta -> infinity is elastic, finite eta relaxes by the closed form",
+    "[mpm][viscoplastic]") {
   std::mt19937 rng(11);
   const double k = std::sqrt(2.0 / 3.0) * 50.0;
   const float dt = 1e-4f;
@@ -102,7 +104,8 @@ TEST_CASE("Viscoplastic: below yield nothing flows, eta -> infinity is elastic, 
   }
 }
 
-TEST_CASE("Viscoplastic stress is the derivative of its energy: tau = dW/dF F^T", "[mpm][viscoplastic]") {
+TEST_CASE("Viscoplastic stress is the derivative of its energy: tau = dW/dF F^T",
+          "[mpm][viscoplastic]") {
   std::mt19937 rng(3);
   const MaterialParams m = vp(0.f, 1e12f);  // elastic: no projection
   for (int n = 0; n < 50; ++n) {
@@ -120,7 +123,8 @@ TEST_CASE("Viscoplastic stress is the derivative of its energy: tau = dW/dF F^T"
         float* pb = r == 0 ? (c == 0 ? &b.a00 : &b.a01) : (c == 0 ? &b.a10 : &b.a11);
         *pa += h;
         *pb -= h;
-        const double d = (mpm::energy_density(m, a, 1.f, 1.f) - mpm::energy_density(m, b, 1.f, 1.f)) / (2.0 * h);
+        const double d =
+            (mpm::energy_density(m, a, 1.f, 1.f) - mpm::energy_density(m, b, 1.f, 1.f)) / (2.0 * h);
         (r == 0 ? (c == 0 ? P.a00 : P.a01) : (c == 0 ? P.a10 : P.a11)) = static_cast<float>(d);
       }
     const Mat2 num = P * transpose(F);
@@ -129,7 +133,8 @@ TEST_CASE("Viscoplastic stress is the derivative of its energy: tau = dW/dF F^T"
   }
 }
 
-TEST_CASE("Viscoplastic uniaxial tension: plateau at 2 tau_Y / sqrt(3) plus 2 eta rate", "[mpm][viscoplastic]") {
+TEST_CASE("Viscoplastic uniaxial tension: plateau at 2 tau_Y / sqrt(3) plus 2 eta rate",
+          "[mpm][viscoplastic]") {
   for (float eta : {0.f, 1.f}) {
     const verify::UniaxialCurve c = verify::uniaxial_tension(vp(eta), 1.0, 1e-4, 0.2);
     const double plateau = 2.0 * 50.0 / std::sqrt(3.0) + 2.0 * eta * 1.0;
@@ -142,7 +147,8 @@ TEST_CASE("Viscoplastic uniaxial tension: plateau at 2 tau_Y / sqrt(3) plus 2 et
   }
 }
 
-TEST_CASE("Material table: every model's fields are read from and written to the scene file", "[mpm][materials]") {
+TEST_CASE("Material table: every model's fields are read from and written to the scene file",
+          "[mpm][materials]") {
   for (int t = 0; t < kMaterialTypeCount; ++t) {
     const MaterialKind& kind = material_kinds()[t];
     REQUIRE(static_cast<int>(kind.type) == t);
@@ -155,7 +161,8 @@ TEST_CASE("Material table: every model's fields are read from and written to the
       fields += std::string(", \"") + fd.key + "\": " + std::to_string(v);
     }
     const std::string doc = std::string(R"({"domain": {"size": [1, 1], "grid": 16},
-      "materials": {"m": {"type": ")") + kind.name + "\"" + fields + R"(}},
+      "materials": {"m": {"type": ")") +
+                            kind.name + "\"" + fields + R"(}},
       "bodies": [{"shape": "box", "min": [0.4, 0.4], "max": [0.5, 0.5], "material": "m"}]})";
     MpmScene s = test::scene_from(doc);
     const MaterialParams& m = s.world->materials[0];
@@ -168,7 +175,10 @@ TEST_CASE("Material table: every model's fields are read from and written to the
     }
     // Edit every field in the world, write, read back.
     MaterialParams& w = s.world->materials[0];
-    for (int f = 0; f < kind.field_count; ++f) w.*kind.fields[f].member = static_cast<float>(kind.fields[f].min + 0.25 * (std::min(kind.fields[f].max, kind.fields[f].min + 1.0) - kind.fields[f].min));
+    for (int f = 0; f < kind.field_count; ++f)
+      w.*kind.fields[f].member = static_cast<float>(
+          kind.fields[f].min +
+          0.25 * (std::min(kind.fields[f].max, kind.fields[f].min + 1.0) - kind.fields[f].min));
     MpmScene back = test::scene_from(mpm_scene_to_json(s).dump());
     for (int f = 0; f < kind.field_count; ++f) {
       INFO(kind.name << "." << kind.fields[f].key << " after a save");
@@ -177,7 +187,8 @@ TEST_CASE("Material table: every model's fields are read from and written to the
   }
   // An unknown type names every model.
   try {
-    test::scene_from(R"({"domain": {"size": [1, 1], "grid": 16}, "materials": {"m": {"type": "toffee"}}, "bodies": []})");
+    test::scene_from(
+        R"({"domain": {"size": [1, 1], "grid": 16}, "materials": {"m": {"type": "toffee"}}, "bodies": []})");
     FAIL("accepted an unknown material type");
   } catch (const InputError& e) {
     INFO(e.what());

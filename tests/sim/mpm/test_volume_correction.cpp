@@ -21,7 +21,8 @@ MpmScene spinning_drop(const char* volume_correction, bool lanes = true) {
     "domain": {"size": [1, 1], "grid": 64},
     "solver": {"transfer": "apic", "dt": 2e-4, "boundary": "slip", "gravity": [0, 0]},
     "materials": {"water": {"type": "fluid", "density": 1000, "bulk_modulus": 2e4, "viscosity": 0.5,
-                            "volume_correction": )") + volume_correction + R"(}},
+                            "volume_correction": )") +
+                                volume_correction + R"(}},
     "bodies": [{"shape": "disk", "center": [0.5, 0.5], "radius": 0.15, "material": "water", "spacing": 0.0078125}]
   })");
   MpmWorld& w = *s.world;
@@ -55,17 +56,20 @@ TEST_CASE("The volume correction keeps mass and momentum exact", "[mpm][fluid][v
     REQUIRE(off.world->step(50).ok);
     const Diagnostics d = on.world->diagnostics();
     CHECK(d.mass == d0.mass);
-    worst = std::max(worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1]) /
-                                std::hypot(d0.momentum[0], d0.momentum[1]));
+    worst =
+        std::max(worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1]) /
+                            std::hypot(d0.momentum[0], d0.momentum[1]));
   }
-  INFO("largest relative momentum change " << worst << "; mean J with the correction " << mean_J(on.world->particles)
-                                           << ", without " << mean_J(off.world->particles));
+  INFO("largest relative momentum change " << worst << "; mean J with the correction "
+                                           << mean_J(on.world->particles) << ", without "
+                                           << mean_J(off.world->particles));
   CHECK(worst < 1e-5);
   // The correction did act: J came down towards the volume the particles fill.
   CHECK(mean_J(on.world->particles) < mean_J(off.world->particles) - 0.01);
 }
 
-TEST_CASE("The volume correction is the same four particles at a time as one by one", "[mpm][fluid][volume][simd]") {
+TEST_CASE("The volume correction is the same four particles at a time as one by one",
+          "[mpm][fluid][volume][simd]") {
   MpmScene lanes = spinning_drop("200", true);
   MpmScene one = spinning_drop("200", false);
   REQUIRE(lanes.world->step(200).ok);
@@ -77,7 +81,8 @@ TEST_CASE("volume_correction is read, range-checked and located", "[mpm][fluid][
   const auto doc = [](const char* value) {
     return std::string(R"({
     "domain": {"size": [1, 1], "grid": 16},
-    "materials": {"water": {"type": "fluid", "volume_correction": )") + value + R"(}},
+    "materials": {"water": {"type": "fluid", "volume_correction": )") +
+           value + R"(}},
     "bodies": [{"shape": "box", "min": [0.4, 0.4], "max": [0.6, 0.6], "material": "water"}]
   })";
   };
@@ -96,14 +101,16 @@ TEST_CASE("volume_correction is read, range-checked and located", "[mpm][fluid][
   CHECK(MaterialParams{}.volume_correction == 0.f);
 }
 
-TEST_CASE("The volume correction's rule: J towards the measured volume ratio where the stencil is full",
-          "[mpm][fluid][volume]") {
+TEST_CASE(
+    "The volume correction's rule: J towards the measured volume ratio where the stencil is full",
+    "[mpm][fluid][volume]") {
   const float beta = 0.25f;
   // Crowded (phi > 1): J falls towards 1 / phi, more pressure.
   CHECK(mpm::volume_corrected_J(1.f, 1.1f, beta) == Approx(1.f + beta * (1.f / 1.1f - 1.f)));
   CHECK(mpm::volume_corrected_J(0.99f, 1.05f, beta) < 0.99f);
   // Thinned out in a full stencil: J rises towards 1 / phi, less pressure.
-  CHECK(mpm::volume_corrected_J(0.99f, 0.98f, beta) == Approx(0.99f + beta * (1.f / 0.98f - 0.99f)));
+  CHECK(mpm::volume_corrected_J(0.99f, 0.98f, beta) ==
+        Approx(0.99f + beta * (1.f / 0.98f - 0.99f)));
   CHECK(mpm::volume_corrected_J(0.95f, 0.98f, 1.f) == Approx(1.f / 0.98f));
   // Where it agrees, nothing moves.
   CHECK(mpm::volume_corrected_J(1.f / 1.02f, 1.02f, beta) == Approx(1.f / 1.02f));
@@ -143,13 +150,14 @@ TEST_CASE("kernel_cdf is the integral of each kernel's weight", "[mpm][fluid][vo
   }
 }
 
-TEST_CASE("The walls count as full from their faces and hold matter there", "[mpm][fluid][volume]") {
+TEST_CASE("The walls count as full from their faces and hold matter there",
+          "[mpm][fluid][volume]") {
   GridSpec g;
   g.nx = g.ny = 32;
   const int b = 3;
   const Kernel k = Kernel::Quadratic;
   CHECK(mpm::wall_volume_fraction(g, b, k, 16, 16) == 0.f);
-  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b) == 0.5f);  // on the floor's face
+  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b) == 0.5f);         // on the floor's face
   CHECK(mpm::wall_volume_fraction(g, b, k, 16, g.ny - b) == 0.5f);  // on the ceiling's face
   CHECK(mpm::wall_volume_fraction(g, b, k, 16, b + 1) == Approx(1.f / 48.f));
   CHECK(mpm::wall_volume_fraction(g, b, k, 16, b - 1) == Approx(47.f / 48.f));
@@ -157,13 +165,15 @@ TEST_CASE("The walls count as full from their faces and hold matter there", "[mp
   CHECK(mpm::wall_volume_fraction(g, b, k, b, b) == Approx(0.75f));  // a corner: 1 - (1/2)(1/2)
   // Where a fluid corrects its volume the faces hold matter, frictionless without wall_friction.
   mpm::GridUpdateParams gp{g, Vec2{0.f, -9.81f}, 1e-3f, Boundary::Slip, b, PointForce{}, -1.f};
-  CHECK(mpm::wall_contact(16, b, Vec2{0.3f, -1.f}, gp).y == -1.f);  // without it: the layer's rule alone
+  CHECK(mpm::wall_contact(16, b, Vec2{0.3f, -1.f}, gp).y ==
+        -1.f);  // without it: the layer's rule alone
   gp.face_contact = true;
   const Vec2 v = mpm::wall_contact(16, b, Vec2{0.3f, -1.f}, gp);
   CHECK(v.y == 0.f);
   CHECK(v.x == 0.3f);
   CHECK(mpm::wall_contact(b, 16, Vec2{-0.5f, 0.2f}, gp).x == 0.f);  // the left wall's face
-  CHECK(mpm::wall_contact(16, b + 1, Vec2{0.3f, -1.f}, gp).y == -1.f);  // in front of the face: free
+  CHECK(mpm::wall_contact(16, b + 1, Vec2{0.3f, -1.f}, gp).y ==
+        -1.f);                                                    // in front of the face: free
   CHECK(mpm::wall_contact(16, b, Vec2{0.3f, 1.f}, gp).y == 1.f);  // leaving the wall is free
 }
 
@@ -181,7 +191,8 @@ TEST_CASE("A device backend hands a world whose water corrects its volume to the
   const std::string notice = dev.world->take_notice();
   INFO(notice);
   CHECK(notice.find("volume correction") != std::string::npos);
-  CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);  // the CPU from the first step
+  CHECK(dev.world->diagnostics().hash ==
+        ref.world->diagnostics().hash);  // the CPU from the first step
   reset_backend_failures_for_tests();
   // Without the correction the device keeps the world.
   MpmScene off = spinning_drop("0", true);

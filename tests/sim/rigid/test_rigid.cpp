@@ -4,13 +4,13 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <memory>
+#include "sim/dem/dem_world.h"
 #include "sim/io/json.h"
 #include "sim/mpm/mpm_collider.h"
 #include "sim/rigid/rigid_scene.h"
 #include "sim/rigid/rigid_world.h"
 #include "sim/scene/coupled.h"
 #include "sim/scene/simulation.h"
-#include "sim/dem/dem_world.h"
 #include "sim/verify/verify.h"
 
 using namespace ps;
@@ -46,7 +46,8 @@ RigidCollider unit_box() {
 }
 
 // An MPM blob plus one rigid body, no gravity.
-std::string blob_scene(const std::string& material, const std::string& body, const std::string& extra = "") {
+std::string blob_scene(const std::string& material, const std::string& body,
+                       const std::string& extra = "") {
   return R"({"kind": "mpm", "domain": {"size": [1, 1], "grid": 64},
     "solver": {"transfer": "apic", "dt": 1e-4, "substeps": 10, "boundary": "slip", "gravity": [0, 0]},
     "materials": {"m": )" +
@@ -77,8 +78,9 @@ TEST_CASE("Collider distance and normal: box faces, corner region and disk", "[r
   CHECK(n.y == Approx(1.f));
 }
 
-TEST_CASE("Grid rule: approaching velocity loses its normal part, separating is free, friction caps the slip",
-          "[rigid]") {
+TEST_CASE(
+    "Grid rule: approaching velocity loses its normal part, separating is free, friction caps the slip",
+    "[rigid]") {
   RigidCollider b = unit_box();
   b.vel = {0.f, 0.5f};  // the body moves up
   b.friction = 0.f;
@@ -111,9 +113,11 @@ TEST_CASE("Grid rule: approaching velocity loses its normal part, separating is 
   CHECK(w.y == Approx(0.f).margin(1e-6));
 }
 
-TEST_CASE("A body thrown into MPM jelly without gravity leaves the total linear momentum unchanged", "[rigid]") {
-  auto sim = build(blob_scene(R"({"type": "jelly", "density": 1000, "E": 2e4, "nu": 0.3})",
-                              R"({"shape": "disk", "radius": 0.05, "position": [0.3, 0.45], "velocity": [1.5, 0.4],
+TEST_CASE("A body thrown into MPM jelly without gravity leaves the total linear momentum unchanged",
+          "[rigid]") {
+  auto sim = build(blob_scene(
+      R"({"type": "jelly", "density": 1000, "E": 2e4, "nu": 0.3})",
+      R"({"shape": "disk", "radius": 0.05, "position": [0.3, 0.45], "velocity": [1.5, 0.4],
                                   "angular_velocity": -4, "density": 2000, "friction": 0.8})"));
   const Diagnostics d0 = sim->diagnostics();
   const rigid::BodyState b0 = sim->rigid()->state(0);
@@ -122,20 +126,23 @@ TEST_CASE("A body thrown into MPM jelly without gravity leaves the total linear 
   const rigid::BodyState b1 = sim->rigid()->state(0);
   const double p0 = std::hypot(d0.momentum[0], d0.momentum[1]);
   // The body really hit the jelly: it lost a large part of its momentum ...
-  CHECK(std::hypot(b1.velocity.x - b0.velocity.x, b1.velocity.y - b0.velocity.y) * b0.mass > 0.3 * p0);
+  CHECK(std::hypot(b1.velocity.x - b0.velocity.x, b1.velocity.y - b0.velocity.y) * b0.mass >
+        0.3 * p0);
   // ... which the jelly carries: the total is unchanged to float round-off.
   CHECK(std::hypot(d1.momentum[0] - d0.momentum[0], d1.momentum[1] - d0.momentum[1]) < 1e-5 * p0);
-  CHECK(std::fabs(d1.angular_momentum - d0.angular_momentum) < 0.02 * std::fabs(d0.angular_momentum));
+  CHECK(std::fabs(d1.angular_momentum - d0.angular_momentum) <
+        0.02 * std::fabs(d0.angular_momentum));
   CHECK(d1.mass == Approx(d0.mass).epsilon(1e-12));
 }
 
 TEST_CASE("Coupled MPM and bodies are bit-identical for 1 and 3 threads", "[rigid][determinism]") {
   uint64_t h[2];
   for (int k = 0; k < 2; ++k) {
-    auto sim = build(blob_scene(R"({"type": "fluid", "density": 1000, "bulk_modulus": 5e4})",
-                                R"({"shape": "box", "size": [0.12, 0.08], "position": [0.3, 0.52], "angle": 20,
+    auto sim = build(
+        blob_scene(R"({"type": "fluid", "density": 1000, "bulk_modulus": 5e4})",
+                   R"({"shape": "box", "size": [0.12, 0.08], "position": [0.3, 0.52], "angle": 20,
                                     "velocity": [1.5, 0.3], "angular_velocity": 3, "density": 700})"),
-                     k == 0 ? 1 : 3);
+        k == 0 ? 1 : 3);
     REQUIRE(sim->step(300).ok);
     h[k] = sim->diagnostics().hash;
   }
@@ -155,15 +162,18 @@ TEST_CASE("Water poured on a plate one cell thick does not leak through it", "[r
   const MpmParticles& p = sim->mpm()->particles;
   size_t through = 0;
   for (size_t i = 0; i < p.size(); ++i)
-    if (p.x[i].y < 0.4f && std::fabs(p.x[i].x - 0.5f) < 0.25f) ++through;  // below the plate, not around its ends
+    if (p.x[i].y < 0.4f && std::fabs(p.x[i].x - 0.5f) < 0.25f)
+      ++through;  // below the plate, not around its ends
   CHECK(through == 0);
 }
 
-TEST_CASE("A box on an incline sticks below its friction angle and slides above it (Box2D)", "[rigid]") {
+TEST_CASE("A box on an incline sticks below its friction angle and slides above it (Box2D)",
+          "[rigid]") {
   // mu = 0.5: friction angle atan 0.5 = 26.6 deg.
   for (double deg : {20.0, 33.0}) {
     char text[1024];
-    std::snprintf(text, sizeof text, R"({"kind": "rigid", "domain": {"size": [4, 4], "origin": [-2, -2]},
+    std::snprintf(text, sizeof text,
+                  R"({"kind": "rigid", "domain": {"size": [4, 4], "origin": [-2, -2]},
       "solver": {"dt": 0.001, "substeps": 10},
       "rigid": {"walls": false, "bodies": [
         {"name": "ramp", "type": "static", "shape": "box", "size": [3, 0.1], "position": [0, 0], "angle": %g, "friction": 0.5},
@@ -172,11 +182,15 @@ TEST_CASE("A box on an incline sticks below its friction angle and slides above 
                   deg, deg, -0.1 * std::sin(deg * M_PI / 180), 0.1 * std::cos(deg * M_PI / 180));
     auto sim = build(text);
     REQUIRE(sim->step(1000).ok);  // 1 s
-    const double speed = std::hypot(sim->rigid()->state(1).velocity.x, sim->rigid()->state(1).velocity.y);
+    const double speed =
+        std::hypot(sim->rigid()->state(1).velocity.x, sim->rigid()->state(1).velocity.y);
     INFO("incline " << deg << " deg: speed after 1 s " << speed);
     // Sliding: a = g (sin - mu cos) = 1.24 m/s^2 at 33 deg.
-    if (deg < 26.0) CHECK(speed < 0.01);
-    else CHECK(speed == Approx(9.81 * (std::sin(deg * M_PI / 180) - 0.5 * std::cos(deg * M_PI / 180))).epsilon(0.05));
+    if (deg < 26.0)
+      CHECK(speed < 0.01);
+    else
+      CHECK(speed == Approx(9.81 * (std::sin(deg * M_PI / 180) - 0.5 * std::cos(deg * M_PI / 180)))
+                         .epsilon(0.05));
   }
 }
 
@@ -225,14 +239,19 @@ TEST_CASE("Bodies dump as CSV and VTK with their state", "[rigid]") {
     "rigid": {"bodies": [{"name": "ball", "shape": "disk", "radius": 0.05, "position": [0.5, 0.5],
                           "velocity": [0.25, 0], "density": 1000}]}})");
   const std::string csv = rigid::bodies_csv(*sim->rigid());
-  CHECK(csv.rfind("id,name,type,x,y,angle,vx,vy,omega,mass,inertia,com_x,com_y\n1,ball,dynamic,0.5,0.5,0,0.25,0,", 0) == 0);
+  CHECK(
+      csv.rfind(
+          "id,name,type,x,y,angle,vx,vy,omega,mass,inertia,com_x,com_y\n1,ball,dynamic,0.5,0.5,0,0.25,0,",
+          0) == 0);
   // Mass: pi r^2 rho x depth 1 m.
   CHECK(sim->rigid()->state(0).mass == Approx(M_PI * 0.0025 * 1000).epsilon(1e-5));
   const std::string vtk = rigid::bodies_vtk(*sim->rigid());
   CHECK(vtk.find("POLYGONS 1 33") != std::string::npos);
 }
 
-TEST_CASE("DEM and bodies: the plate impact matches the DEM wall and Hertz, and momentum is conserved", "[rigid][dem]") {
+TEST_CASE(
+    "DEM and bodies: the plate impact matches the DEM wall and Hertz, and momentum is conserved",
+    "[rigid][dem]") {
   verify::Options opt;
   opt.quick = true;
   opt.threads = 2;
@@ -250,16 +269,20 @@ TEST_CASE("DEM and bodies: the plate impact matches the DEM wall and Hertz, and 
   }
 }
 
-TEST_CASE("The hopper's gate holds the grains shut and lets them out when its motor gives way", "[rigid][dem]") {
+TEST_CASE("The hopper's gate holds the grains shut and lets them out when its motor gives way",
+          "[rigid][dem]") {
   for (double torque : {2.0, 0.001}) {
-    auto sim = load_simulation("rigid_hopper_gate", {"rigid.joints.0.max_motor_torque=" + std::to_string(torque)}, "cpu", 2);
+    auto sim =
+        load_simulation("rigid_hopper_gate",
+                        {"rigid.joints.0.max_motor_torque=" + std::to_string(torque)}, "cpu", 2);
     REQUIRE(sim->step(50 * 60).ok);  // 60 frames
     const dem::DemParticles& p = sim->dem()->particles;
     size_t below = 0;
     for (size_t i = 0; i < p.size(); ++i)
       if (p.x[i].y < 0.5) ++below;
     const double angle = sim->rigid()->state(0).angle * 180.0 / M_PI;
-    INFO("motor torque " << torque << " N m: gate at " << angle << " deg, " << below << " grains below the outlet");
+    INFO("motor torque " << torque << " N m: gate at " << angle << " deg, " << below
+                         << " grains below the outlet");
     if (torque > 1.0) {
       CHECK(std::fabs(angle) < 1.0);
       CHECK(below == 0);
@@ -270,7 +293,8 @@ TEST_CASE("The hopper's gate holds the grains shut and lets them out when its mo
   }
 }
 
-TEST_CASE("Coupled DEM and bodies are bit-identical for 1 and 3 threads", "[rigid][dem][determinism]") {
+TEST_CASE("Coupled DEM and bodies are bit-identical for 1 and 3 threads",
+          "[rigid][dem][determinism]") {
   uint64_t h[2];
   for (int k = 0; k < 2; ++k) {
     auto sim = load_simulation("rigid_drum", {}, "cpu", k == 0 ? 1 : 3);
@@ -280,7 +304,9 @@ TEST_CASE("Coupled DEM and bodies are bit-identical for 1 and 3 threads", "[rigi
   CHECK(h[0] == h[1]);
 }
 
-TEST_CASE("A saved rigid section rebuilds the same bodies and joints, edits and added bodies included", "[rigid][scene]") {
+TEST_CASE(
+    "A saved rigid section rebuilds the same bodies and joints, edits and added bodies included",
+    "[rigid][scene]") {
   for (const char* name : {"rigid_hopper_gate", "rigid_paddle_wheel", "rigid_dominoes"}) {
     INFO(name);
     const std::string path = resolve_scene_path(name);
@@ -293,7 +319,8 @@ TEST_CASE("A saved rigid section rebuilds the same bodies and joints, edits and 
     a->rigid()->set_friction(0, 0.25);
     rigid::BodyDef drawn;
     drawn.name = "drawn 1";
-    drawn.parts.push_back(rigid::PartDef{ColliderShape::Disk, {}, {0.0, 0.0}, static_cast<double>(0.03f)});
+    drawn.parts.push_back(
+        rigid::PartDef{ColliderShape::Disk, {}, {0.0, 0.0}, static_cast<double>(0.03f)});
     Vec2 lo, hi;
     a->bounds(lo, hi);
     // An empty place: no particle or body within 2 radii, away from the walls.
@@ -303,9 +330,11 @@ TEST_CASE("A saved rigid section rebuilds the same bodies and joints, edits and 
     for (int j = 1; j < 20 && !found; ++j)
       for (int i = 1; i < 20 && !found; ++i) {
         // float coordinates, as the window's mouse gives
-        const float x = lo.x + (hi.x - lo.x) * static_cast<float>(i) / 20.f, y = lo.y + (hi.y - lo.y) * static_cast<float>(j) / 20.f;
+        const float x = lo.x + (hi.x - lo.x) * static_cast<float>(i) / 20.f,
+                    y = lo.y + (hi.y - lo.y) * static_cast<float>(j) / 20.f;
         bool free = a->rigid()->body_at({x, y}) < 0;
-        for (size_t k = 0; k < t.size() && free; ++k) free = std::hypot(t.x[k] - x, t.y[k] - y) > 0.06;
+        for (size_t k = 0; k < t.size() && free; ++k)
+          free = std::hypot(t.x[k] - x, t.y[k] - y) > 0.06;
         if (free) {
           drawn.position = {x, y};
           found = true;
@@ -339,7 +368,10 @@ TEST_CASE("Bodies can be given to a running scene that had none, and they float"
   CHECK(sim->diagnostics().mass == m0);
   rigid::BodyDef box;
   box.name = "drawn 1";
-  box.parts.push_back(rigid::PartDef{ColliderShape::Polygon, {{-0.04, -0.04}, {0.04, -0.04}, {0.04, 0.04}, {-0.04, 0.04}}, {}, 0.0});
+  box.parts.push_back(rigid::PartDef{ColliderShape::Polygon,
+                                     {{-0.04, -0.04}, {0.04, -0.04}, {0.04, 0.04}, {-0.04, 0.04}},
+                                     {},
+                                     0.0});
   box.position = {0.8, 0.6};
   box.density = 300.0;
   sim->rigid()->add_body(box);
@@ -383,8 +415,9 @@ const char* kTwoPlates = R"({
 
 }  // namespace
 
-TEST_CASE("MPM jelly and DEM grains resting on plates push them with their weight per metre of depth",
-          "[rigid][dem][mixed]") {
+TEST_CASE(
+    "MPM jelly and DEM grains resting on plates push them with their weight per metre of depth",
+    "[rigid][dem][mixed]") {
   auto sim = build(kTwoPlates);
   auto* c = dynamic_cast<CoupledSimulation*>(sim.get());
   REQUIRE(c);
@@ -405,8 +438,9 @@ TEST_CASE("MPM jelly and DEM grains resting on plates push them with their weigh
     J[1] += c->last_body_impulse()[4];
     T += c->last_step_seconds();
   }
-  INFO("jelly " << m_jelly << " kg/m, grains " << m_grains << " kg/m; plates feel " << -J[0] / T << " and " << -J[1] / T
-                << " N/m against weights " << m_jelly * g << " and " << m_grains * g);
+  INFO("jelly " << m_jelly << " kg/m, grains " << m_grains << " kg/m; plates feel " << -J[0] / T
+                << " and " << -J[1] / T << " N/m against weights " << m_jelly * g << " and "
+                << m_grains * g);
   CHECK(-J[0] / T == Approx(m_jelly * g).epsilon(0.02));
   CHECK(-J[1] / T == Approx(m_grains * g).epsilon(0.02));
   // Grains at rest on the right plate, above it; none fell past it.
@@ -414,7 +448,8 @@ TEST_CASE("MPM jelly and DEM grains resting on plates push them with their weigh
   for (size_t i = 0; i < p.size(); ++i) REQUIRE(p.x[i].y > 0.33);
 }
 
-TEST_CASE("MPM, DEM and bodies in one scene conserve the total linear momentum (verify case)", "[rigid][dem][mixed]") {
+TEST_CASE("MPM, DEM and bodies in one scene conserve the total linear momentum (verify case)",
+          "[rigid][dem][mixed]") {
   verify::Options opt;
   opt.quick = true;
   opt.threads = 2;
@@ -431,7 +466,8 @@ TEST_CASE("MPM, DEM and bodies in one scene conserve the total linear momentum (
   }
 }
 
-TEST_CASE("MPM, DEM and bodies in one scene are bit-identical for 1 and 3 threads", "[rigid][dem][mixed][determinism]") {
+TEST_CASE("MPM, DEM and bodies in one scene are bit-identical for 1 and 3 threads",
+          "[rigid][dem][mixed][determinism]") {
   uint64_t h[2];
   for (int k = 0; k < 2; ++k) {
     auto sim = load_simulation("rigid_balance", {}, "cpu", k == 0 ? 1 : 3);
@@ -441,7 +477,8 @@ TEST_CASE("MPM, DEM and bodies in one scene are bit-identical for 1 and 3 thread
   CHECK(h[0] == h[1]);
 }
 
-TEST_CASE("MPM, DEM and bodies in one scene: one particle table, materials and columns of both", "[rigid][dem][mixed]") {
+TEST_CASE("MPM, DEM and bodies in one scene: one particle table, materials and columns of both",
+          "[rigid][dem][mixed]") {
   auto sim = build(kTwoPlates);
   auto* c = dynamic_cast<CoupledSimulation*>(sim.get());
   REQUIRE(c);
@@ -464,7 +501,8 @@ TEST_CASE("MPM, DEM and bodies in one scene: one particle table, materials and c
   // Totals: both kinds of matter (grains per metre of depth) and the bodies.
   const Diagnostics d = sim->diagnostics();
   CHECK(d.count == nm + nd);
-  CHECK(d.mass == Approx(c->matter()->diagnostics().mass + c->grains()->diagnostics().mass * c->grain_depth_scale()));
+  CHECK(d.mass == Approx(c->matter()->diagnostics().mass +
+                         c->grains()->diagnostics().mass * c->grain_depth_scale()));
   // The table is refilled in place (the window and the runner reuse it).
   sim->table(t);
   CHECK(t.size() == nm + nd);
@@ -483,14 +521,22 @@ TEST_CASE("A \"dem\" section gets located errors", "[rigid][dem][mixed][scene]")
   const std::string bad_radius = error_of(with(R"("radius": 0.005)", R"("radius": -1)"));
   CHECK(bad_radius.find("scene.json:12:") != std::string::npos);
   CHECK(bad_radius.find("field 'dem.bodies[0].radius'") != std::string::npos);
-  CHECK(error_of(with(R"("bond": {"enabled": false},)", R"("bond": {"enabled": false}, "domain": {"min": [0, 0]},)"))
-            .find("field 'dem.domain.min': not allowed: the grains share the MPM domain") != std::string::npos);
-  CHECK(error_of(with(R"("bond": {"enabled": false},)", R"("bond": {"enabled": false}, "kind": "dem",)"))
+  CHECK(error_of(with(R"("bond": {"enabled": false},)",
+                      R"("bond": {"enabled": false}, "domain": {"min": [0, 0]},)"))
+            .find("field 'dem.domain.min': not allowed: the grains share the MPM domain") !=
+        std::string::npos);
+  CHECK(error_of(
+            with(R"("bond": {"enabled": false},)", R"("bond": {"enabled": false}, "kind": "dem",)"))
             .find("field 'dem.kind'") != std::string::npos);
-  CHECK(error_of(R"({"kind": "mpm", "domain": {"size": [1, 1], "grid": 32}, "materials": {"w": {"type": "fluid"}},
+  CHECK(
+      error_of(
+          R"({"kind": "mpm", "domain": {"size": [1, 1], "grid": 32}, "materials": {"w": {"type": "fluid"}},
                      "bodies": [{"shape": "box", "min": [0.4, 0.4], "max": [0.6, 0.6], "material": "w"}], "dem": 3})")
-            .find("field 'dem': expected an object") != std::string::npos);
+          .find("field 'dem': expected an object") != std::string::npos);
   // Only an MPM scene takes grains beside it.
-  CHECK(error_of(R"({"kind": "dem", "dem": {}, "domain": {"min": [0, 0], "max": [1, 1]}, "materials": {}})")
-            .find("field 'dem': a \"dem\" section adds DEM grains to an MPM scene") != std::string::npos);
+  CHECK(
+      error_of(
+          R"({"kind": "dem", "dem": {}, "domain": {"min": [0, 0], "max": [1, 1]}, "materials": {}})")
+          .find("field 'dem': a \"dem\" section adds DEM grains to an MPM scene") !=
+      std::string::npos);
 }

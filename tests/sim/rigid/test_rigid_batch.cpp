@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include "../mpm/mpm_test_util.h"
 #include "sim/mpm/mpm_collider.h"
 #include "sim/mpm/mpm_cpu.h"
 #include "sim/verify/verify.h"
-#include "../mpm/mpm_test_util.h"
 
 using namespace ps;
 
@@ -47,7 +47,8 @@ size_t inside(const MpmParticles& p, const RigidCollider& c) {
 
 }  // namespace
 
-TEST_CASE("A moved part is the placed one after its rigid motion: centre + v t, turned by omega t", "[rigid][batch]") {
+TEST_CASE("A moved part is the placed one after its rigid motion: centre + v t, turned by omega t",
+          "[rigid][batch]") {
   const RigidCollider c0 = moving_box(Vec2{0.8f, -0.3f}, 2.5f);
   // tau = 0 is the part itself, bit for bit (K = 1 and a batch's first substep).
   const RigidCollider same = mpm::collider_moved(c0, 0.f);
@@ -91,7 +92,8 @@ TEST_CASE("A moved part is the placed one after its rigid motion: centre + v t, 
   CHECK(dm.hi.y == Approx(0.55).margin(1e-6));
 }
 
-TEST_CASE("The reach test before moving a part never skips a node the moved part touches", "[rigid][batch]") {
+TEST_CASE("The reach test before moving a part never skips a node the moved part touches",
+          "[rigid][batch]") {
   // The CUDA collide kernel skips nodes with moved_collider_may_reach false;
   // that must only be nodes out of the moved part's skin. A box, a disk, and a
   // paddle whose body's centre of mass lies far outside it (a wheel's hub).
@@ -127,7 +129,8 @@ TEST_CASE("The reach test before moving a part never skips a node the moved part
   CHECK(skipped > 100000);
 }
 
-TEST_CASE("A part moving through one call of many substeps pushes the matter along its path", "[rigid][batch]") {
+TEST_CASE("A part moving through one call of many substeps pushes the matter along its path",
+          "[rigid][batch]") {
   // A box at 2 m/s into a resting water column, no gravity, 500 substeps of
   // 1e-4 s in one step() call (one batch): it travels 0.1 m, 6.4 cells. The
   // moving boundary sweeps the water ahead of it and nothing ends inside the
@@ -139,8 +142,10 @@ TEST_CASE("A part moving through one call of many substeps pushes the matter alo
     "bodies": [{"shape": "box", "min": [0.36, 0.35], "max": [0.6, 0.65], "material": "w"}]})";
   const RigidCollider box = moving_box(Vec2{2.f, 0.f}, 1.5f);
   const int steps = 500;
-  const RigidCollider end = mpm::collider_moved(box, static_cast<float>(steps * static_cast<double>(1e-4f)));
-  MpmScene moving = test::scene_from(text), held = test::scene_from(text), split = test::scene_from(text);
+  const RigidCollider end =
+      mpm::collider_moved(box, static_cast<float>(steps * static_cast<double>(1e-4f)));
+  MpmScene moving = test::scene_from(text), held = test::scene_from(text),
+           split = test::scene_from(text);
   for (MpmScene* s : {&moving, &held, &split}) {
     MpmWorld& w = *s->world;
     w.set_backend(std::make_unique<MpmCpuBackend>(2));
@@ -158,21 +163,25 @@ TEST_CASE("A part moving through one call of many substeps pushes the matter alo
   CHECK(state_hash(split.world->particles) == state_hash(moving.world->particles));
   CHECK(split.world->collider_impulse == moving.world->collider_impulse);
 
-  const size_t in_moving = inside(moving.world->particles, end), in_held = inside(held.world->particles, end);
-  INFO("particles inside the box's end pose: moving boundary " << in_moving << ", frozen boundary " << in_held);
+  const size_t in_moving = inside(moving.world->particles, end),
+               in_held = inside(held.world->particles, end);
+  INFO("particles inside the box's end pose: moving boundary " << in_moving << ", frozen boundary "
+                                                               << in_held);
   CHECK(in_moving == 0);
   CHECK(in_held > 30);
   // The water was pushed along +x, and the box paid for it to round-off.
   const Diagnostics p1 = moving.world->diagnostics(false);
   const double dpx = p1.momentum[0] - p0.momentum[0], dpy = p1.momentum[1] - p0.momentum[1];
   const std::vector<double>& J = moving.world->collider_impulse;
-  INFO("water gained (" << dpx << ", " << dpy << ") N s, the box's impulse (" << J[0] << ", " << J[1] << ")");
+  INFO("water gained (" << dpx << ", " << dpy << ") N s, the box's impulse (" << J[0] << ", "
+                        << J[1] << ")");
   CHECK(dpx > 0.5);  // of order rho v A: the column's front moves at about the box's speed
   CHECK(std::fabs(dpx + J[0]) < 1e-5 * dpx);
   CHECK(std::fabs(dpy + J[1]) < 1e-5 * dpx);
 }
 
-TEST_CASE("A floating box batched every 16 substeps settles at the per-substep exchange's draft", "[rigid][batch]") {
+TEST_CASE("A floating box batched every 16 substeps settles at the per-substep exchange's draft",
+          "[rigid][batch]") {
   // rigid.archimedes' lightest box (s = 0.3: the largest ratio of the water's
   // push to the box's mass, so the one most sensitive to the exchange's lag),
   // 4 s, dt 2e-4: a batch of 16 lasts 3.2 ms.
@@ -183,9 +192,11 @@ TEST_CASE("A floating box batched every 16 substeps settles at the per-substep e
   const verify::ArchimedesRun k16 = verify::archimedes_run(0.3, opt, 16);
   REQUIRE(k1.error.empty());
   REQUIRE(k16.error.empty());
-  INFO("mean draft / (s h): K = 1 " << k1.mean_draft / k1.reference << ", K = 16 " << k16.mean_draft / k16.reference
-                                    << "; largest tilt " << k1.tilt_deg << " and " << k16.tilt_deg << " deg");
+  INFO("mean draft / (s h): K = 1 " << k1.mean_draft / k1.reference << ", K = 16 "
+                                    << k16.mean_draft / k16.reference << "; largest tilt "
+                                    << k1.tilt_deg << " and " << k16.tilt_deg << " deg");
   CHECK(k16.mean_draft == Approx(k1.mean_draft).epsilon(0.03));
-  CHECK(k16.mean_draft == Approx(k16.reference).epsilon(0.05));  // Archimedes, as the verify case asks
+  CHECK(k16.mean_draft ==
+        Approx(k16.reference).epsilon(0.05));  // Archimedes, as the verify case asks
   CHECK(k16.tilt_deg < 10.0);
 }

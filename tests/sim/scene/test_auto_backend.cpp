@@ -10,7 +10,8 @@
 
 using namespace ps;
 
-TEST_CASE("'auto' asks the installed rule, after the scene has loaded, and a named backend is kept", "[scene][backend]") {
+TEST_CASE("'auto' asks the installed rule, after the scene has loaded, and a named backend is kept",
+          "[scene][backend]") {
   int asked = 0;
   set_auto_backend_rule([&] {
     ++asked;

@@ -1,7 +1,7 @@
 // Side by side (sim/scene/compare.h): panes built from one scene with their own
 // settings, stepped in lockstep, independent of each other.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -28,7 +28,8 @@ std::vector<PaneSpec> panes(std::initializer_list<const char*> settings) {
 }
 
 /// The message of the InputError that building the comparison throws ("" when none).
-std::string error_of(const std::vector<PaneSpec>& specs, const std::vector<std::string>& sets = {}) {
+std::string error_of(const std::vector<PaneSpec>& specs,
+                     const std::vector<std::string>& sets = {}) {
   try {
     Comparison c("pic_vs_apic", sets, specs, "cpu", 1);
   } catch (const InputError& e) {
@@ -55,29 +56,36 @@ TEST_CASE("parse_vary splits values at top-level commas and rejects malformed li
     }
     return std::string();
   };
-  CHECK(message("solver.transfer").find("--vary solver.transfer: expected path=value,value") != std::string::npos);
+  CHECK(message("solver.transfer").find("--vary solver.transfer: expected path=value,value") !=
+        std::string::npos);
   CHECK(message("=pic,apic").find("--vary =pic,apic: empty setting path") != std::string::npos);
-  CHECK(message("solver.transfer=pic,,flip").find("field 'solver.transfer': empty value in the list 'pic,,flip'") !=
+  CHECK(message("solver.transfer=pic,,flip")
+            .find("field 'solver.transfer': empty value in the list 'pic,,flip'") !=
         std::string::npos);
   CHECK(message("solver.transfer=").find("empty value") != std::string::npos);
 }
 
 TEST_CASE("vary_panes is the cartesian product with short labels", "[compare]") {
-  std::vector<PaneSpec> p = vary_panes({parse_vary("solver.transfer=pic,apic"), parse_vary("solver.kernel=quadratic,cubic")});
+  std::vector<PaneSpec> p = vary_panes(
+      {parse_vary("solver.transfer=pic,apic"), parse_vary("solver.kernel=quadratic,cubic")});
   REQUIRE(p.size() == 4);
   CHECK(p[0].label == "transfer=pic kernel=quadratic");
   CHECK(p[1].label == "transfer=pic kernel=cubic");
   CHECK(p[3].label == "transfer=apic kernel=cubic");
-  CHECK(p[2].settings == std::vector<std::string>{"solver.transfer=apic", "solver.kernel=quadratic"});
+  CHECK(p[2].settings ==
+        std::vector<std::string>{"solver.transfer=apic", "solver.kernel=quadratic"});
   // Two paths ending alike are named in full.
-  std::vector<PaneSpec> m = vary_panes({parse_vary("materials.a.E=1,2"), parse_vary("materials.b.E=3")});
+  std::vector<PaneSpec> m =
+      vary_panes({parse_vary("materials.a.E=1,2"), parse_vary("materials.b.E=3")});
   REQUIRE(m.size() == 2);
   CHECK(m[1].label == "materials.a.E=2 materials.b.E=3");
   CHECK(vary_panes({}).empty());
 }
 
-TEST_CASE("Panes start bit-identical, same settings stay bit-identical, pic and apic differ", "[compare]") {
-  Comparison cmp("pic_vs_apic", {"solver.substeps=5"}, panes({"solver.transfer=pic", "solver.transfer=pic", "solver.transfer=apic"}),
+TEST_CASE("Panes start bit-identical, same settings stay bit-identical, pic and apic differ",
+          "[compare]") {
+  Comparison cmp("pic_vs_apic", {"solver.substeps=5"},
+                 panes({"solver.transfer=pic", "solver.transfer=pic", "solver.transfer=apic"}),
                  "cpu", 2);
   REQUIRE(cmp.size() == 3);
   // transfer does not touch the initial state: the three panes hash alike at step 0.
@@ -96,9 +104,11 @@ TEST_CASE("Panes start bit-identical, same settings stay bit-identical, pic and 
   CHECK(cmp.pane(0).curve.back().angular_momentum != cmp.pane(2).curve.back().angular_momentum);
 }
 
-TEST_CASE("Each pane equals a standalone run with its settings: nothing leaks between panes", "[compare]") {
+TEST_CASE("Each pane equals a standalone run with its settings: nothing leaks between panes",
+          "[compare]") {
   Comparison cmp("pic_vs_apic", {"solver.substeps=4"},
-                 panes({"solver.transfer=flip", "solver.flip_blend=0.5", "solver.kernel=cubic"}), "cpu", 1);
+                 panes({"solver.transfer=flip", "solver.flip_blend=0.5", "solver.kernel=cubic"}),
+                 "cpu", 1);
   // Each pane holds its own setting and the scene's value of the others.
   const SolverParams& s0 = cmp.pane(0).sim->mpm()->solver;
   const SolverParams& s1 = cmp.pane(1).sim->mpm()->solver;
@@ -120,18 +130,20 @@ TEST_CASE("Each pane equals a standalone run with its settings: nothing leaks be
   for (int f = 0; f < 6; ++f) REQUIRE(cmp.step_frame().ok);
   // Bit for bit what the same settings give alone.
   for (size_t k = 0; k < cmp.size(); ++k) {
-    std::unique_ptr<Simulation> alone =
-        load_simulation("pic_vs_apic", {"solver.substeps=4", cmp.pane(k).spec.settings[0]}, "cpu", 1);
+    std::unique_ptr<Simulation> alone = load_simulation(
+        "pic_vs_apic", {"solver.substeps=4", cmp.pane(k).spec.settings[0]}, "cpu", 1);
     alone->step(24);
     INFO("pane " << k + 1 << " " << cmp.pane(k).spec.label);
     CHECK(alone->diagnostics().hash == cmp.pane(k).sim->diagnostics().hash);
   }
 }
 
-TEST_CASE("Rotating block: PIC loses angular momentum much faster than APIC", "[compare][physics]") {
+TEST_CASE("Rotating block: PIC loses angular momentum much faster than APIC",
+          "[compare][physics]") {
   // The lesson "PIC loses rotation": the pic_vs_apic block set spinning by its
   // rotation preset, no gravity, 0.1 s (200 substeps of 5e-4 s).
-  Comparison cmp("pic_vs_apic", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 2);
+  Comparison cmp("pic_vs_apic", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu",
+                 2);
   for (int f = 0; f < 20; ++f) REQUIRE(cmp.step_frame().ok);
   const CurveSample &p0 = cmp.pane(0).curve.front(), &p1 = cmp.pane(0).curve.back();
   const CurveSample &a0 = cmp.pane(1).curve.front(), &a1 = cmp.pane(1).curve.back();
@@ -141,12 +153,13 @@ TEST_CASE("Rotating block: PIC loses angular momentum much faster than APIC", "[
   const double apic_kept = a1.angular_momentum / a0.angular_momentum;
   const double pic_loss = 1.0 - pic_kept, apic_loss = 1.0 - apic_kept;
   char line[200];
-  std::snprintf(line, sizeof line, "after t=%.3f s: PIC keeps %.6f of L0 (loss %.3e), APIC keeps %.6f (loss %.3e)",
+  std::snprintf(line, sizeof line,
+                "after t=%.3f s: PIC keeps %.6f of L0 (loss %.3e), APIC keeps %.6f (loss %.3e)",
                 p1.time, pic_kept, pic_loss, apic_kept, apic_loss);
   WARN(line);
   CHECK(p1.time == Approx(0.1).epsilon(1e-6));
-  CHECK(pic_kept < 0.6);                       // PIC damps the spin away
-  CHECK(std::abs(apic_loss) < 1e-3);           // APIC keeps it
+  CHECK(pic_kept < 0.6);              // PIC damps the spin away
+  CHECK(std::abs(apic_loss) < 1e-3);  // APIC keeps it
   CHECK(pic_loss > 100.0 * std::abs(apic_loss));
   // Kinetic energy goes with it.
   CHECK(p1.kinetic_energy < 0.5 * p0.kinetic_energy);
@@ -154,8 +167,8 @@ TEST_CASE("Rotating block: PIC loses angular momentum much faster than APIC", "[
 }
 
 TEST_CASE("Panes with different dt step to the same simulated time", "[compare]") {
-  Comparison cmp("pic_vs_apic", {"solver.substeps=4"}, panes({"solver.dt=0.0005", "solver.dt=0.00025", "solver.dt=0.0003"}),
-                 "cpu", 1);
+  Comparison cmp("pic_vs_apic", {"solver.substeps=4"},
+                 panes({"solver.dt=0.0005", "solver.dt=0.00025", "solver.dt=0.0003"}), "cpu", 1);
   for (int f = 0; f < 5; ++f) REQUIRE(cmp.step_frame().ok);
   CHECK(cmp.pane(0).sim->step_count() == 20);
   CHECK(cmp.pane(1).sim->step_count() == 40);
@@ -169,12 +182,14 @@ TEST_CASE("Panes with different dt step to the same simulated time", "[compare]"
 }
 
 TEST_CASE("Presets and body forces reach every pane", "[compare]") {
-  Comparison cmp("pic_vs_apic", {"solver.substeps=2"}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
+  Comparison cmp("pic_vs_apic", {"solver.substeps=2"},
+                 panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
   CHECK(cmp.apply_preset(Preset::Translation, 0.5f) == 2);
   cmp.record();  // replaces frame 0's samples
   REQUIRE(cmp.pane(0).curve.size() == 1);
   const double mass = cmp.pane(0).sim->diagnostics().mass;
-  for (size_t k = 0; k < 2; ++k) CHECK(cmp.pane(k).curve[0].momentum[0] == Approx(0.5 * mass).epsilon(1e-5));
+  for (size_t k = 0; k < 2; ++k)
+    CHECK(cmp.pane(k).curve[0].momentum[0] == Approx(0.5 * mass).epsilon(1e-5));
   // An SGF force on particle 1 during steps 1..2 pushes it up in both panes.
   SgfList list;
   SgfFile f;
@@ -191,34 +206,44 @@ TEST_CASE("Presets and body forces reach every pane", "[compare]") {
 }
 
 TEST_CASE("Bad --vary settings are rejected as precisely as --set", "[compare]") {
-  CHECK(error_of(panes({"solver.flip_blend=0.5", "solver.flip_blend=2"}))
-            .find("--vary solver.flip_blend=2: field 'solver.flip_blend': value 2 is out of range [0, 1]") !=
-        std::string::npos);
-  CHECK(error_of(panes({"solver.transfer=pic", "solver.transfer=pik"}))
-            .find("--vary solver.transfer=pik: field 'solver.transfer': expected one of pic, apic, flip") !=
-        std::string::npos);
-  CHECK(error_of(panes({"solver.transfr=pic", "solver.transfr=apic"})).find("field 'solver.transfr': unknown field") !=
-        std::string::npos);
+  CHECK(
+      error_of(panes({"solver.flip_blend=0.5", "solver.flip_blend=2"}))
+          .find(
+              "--vary solver.flip_blend=2: field 'solver.flip_blend': value 2 is out of range [0, 1]") !=
+      std::string::npos);
+  CHECK(
+      error_of(panes({"solver.transfer=pic", "solver.transfer=pik"}))
+          .find(
+              "--vary solver.transfer=pik: field 'solver.transfer': expected one of pic, apic, flip") !=
+      std::string::npos);
+  CHECK(error_of(panes({"solver.transfr=pic", "solver.transfr=apic"}))
+            .find("field 'solver.transfr': unknown field") != std::string::npos);
   CHECK(error_of(panes({"bodies.3.spacing=0.01", "bodies.0.spacing=0.01"}))
-            .find("--vary bodies.3.spacing=0.01: field 'bodies.3': no array element '3'") != std::string::npos);
+            .find("--vary bodies.3.spacing=0.01: field 'bodies.3': no array element '3'") !=
+        std::string::npos);
   // Pane counts and settings both common and varied.
-  CHECK(error_of(panes({"solver.transfer=pic"})).find("the settings give 1 pane; a comparison shows 2 to 4") !=
-        std::string::npos);
-  CHECK(error_of(panes({"solver.dt=1e-4", "solver.dt=2e-4", "solver.dt=3e-4", "solver.dt=4e-4", "solver.dt=5e-4"}))
+  CHECK(error_of(panes({"solver.transfer=pic"}))
+            .find("the settings give 1 pane; a comparison shows 2 to 4") != std::string::npos);
+  CHECK(error_of(panes({"solver.dt=1e-4", "solver.dt=2e-4", "solver.dt=3e-4", "solver.dt=4e-4",
+                        "solver.dt=5e-4"}))
             .find("the settings give 5 panes") != std::string::npos);
-  CHECK(error_of(panes({"solver.transfer=pic", "solver.transfer=apic"}), {"solver.transfer=flip"})
-            .find("--vary solver.transfer=pic: field 'solver.transfer': also given by --set solver.transfer=flip") !=
-        std::string::npos);
+  CHECK(
+      error_of(panes({"solver.transfer=pic", "solver.transfer=apic"}), {"solver.transfer=flip"})
+          .find(
+              "--vary solver.transfer=pic: field 'solver.transfer': also given by --set solver.transfer=flip") !=
+      std::string::npos);
   CHECK(error_of(panes({"solver.transfer=pic", "solver.transfer=apic"})).empty());
 }
 
 TEST_CASE("curves_csv has a header and one row per pane per recorded frame", "[compare]") {
-  Comparison cmp("pic_vs_apic", {"solver.substeps=2"}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
+  Comparison cmp("pic_vs_apic", {"solver.substeps=2"},
+                 panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
   for (int f = 0; f < 3; ++f) REQUIRE(cmp.step_frame().ok);
   std::istringstream in(cmp.curves_csv());
   std::string line;
   std::getline(in, line);
-  CHECK(line == "frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash");
+  CHECK(line ==
+        "frame,time,pane,label,steps,kinetic_energy,momentum_x,momentum_y,angular_momentum,hash");
   std::vector<std::string> rows;
   while (std::getline(in, line)) rows.push_back(line);
   REQUIRE(rows.size() == 8);  // frames 0..3 x 2 panes
@@ -229,7 +254,8 @@ TEST_CASE("curves_csv has a header and one row per pane per recorded frame", "[c
 }
 
 TEST_CASE("Comparison: grab and point force act on the same particles in every pane", "[compare]") {
-  Comparison c("pic_vs_apic", {}, panes({"solver.transfer=apic", "solver.transfer=apic"}), "cpu", 1);
+  Comparison c("pic_vs_apic", {}, panes({"solver.transfer=apic", "solver.transfer=apic"}), "cpu",
+               1);
   const float y0 = c.pane(1).sim->mpm()->particles.x[10].y;
   c.grab_begin({10, 11, 12, 100}, Vec2{0.5f, 0.9f}, 4000.f);
   REQUIRE(c.step_frame(50).ok);
@@ -242,17 +268,21 @@ TEST_CASE("Comparison: grab and point force act on the same particles in every p
   c.set_point_force(f);
   REQUIRE(c.step_frame(50).ok);
   CHECK(c.pane(0).sim->diagnostics().hash == c.pane(1).sim->diagnostics().hash);
-  CHECK(c.pane(1).sim->mpm()->particles.x[10].y > y0 + 0.01f);  // pulled up towards the target, in both panes
+  CHECK(c.pane(1).sim->mpm()->particles.x[10].y >
+        y0 + 0.01f);  // pulled up towards the target, in both panes
 }
 
 TEST_CASE("The window's vary text: items separated by spaces, 2 to 4 panes", "[compare]") {
-  const std::vector<PaneSpec> four = vary_panes_text("solver.transfer=pic,apic  solver.kernel=quadratic,cubic");
+  const std::vector<PaneSpec> four =
+      vary_panes_text("solver.transfer=pic,apic  solver.kernel=quadratic,cubic");
   REQUIRE(four.size() == 4);
   CHECK(four[1].settings == std::vector<std::string>{"solver.transfer=pic", "solver.kernel=cubic"});
-  CHECK(four[2].settings == std::vector<std::string>{"solver.transfer=apic", "solver.kernel=quadratic"});
+  CHECK(four[2].settings ==
+        std::vector<std::string>{"solver.transfer=apic", "solver.kernel=quadratic"});
   CHECK(four[2].label == "transfer=apic kernel=quadratic");
-  CHECK_THROWS_AS(vary_panes_text("solver.transfer=pic,apic,flip solver.kernel=quadratic,cubic"), InputError);  // 6
-  CHECK_THROWS_AS(vary_panes_text("solver.transfer=pic"), InputError);                                          // 1
+  CHECK_THROWS_AS(vary_panes_text("solver.transfer=pic,apic,flip solver.kernel=quadratic,cubic"),
+                  InputError);                                          // 6
+  CHECK_THROWS_AS(vary_panes_text("solver.transfer=pic"), InputError);  // 1
   CHECK_THROWS_AS(vary_panes_text("solver.transfer"), InputError);
 }
 
@@ -277,8 +307,9 @@ std::vector<uint64_t> pane_hashes(Comparison& c) {
 
 }  // namespace
 
-TEST_CASE("Comparison rewind: seek to the start and replay reproduce every pane's hashes, an action branches",
-          "[compare][rewind]") {
+TEST_CASE(
+    "Comparison rewind: seek to the start and replay reproduce every pane's hashes, an action branches",
+    "[compare][rewind]") {
   Comparison c("pic_vs_apic", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 2);
   c.set_recording(false);
   REQUIRE(c.enable_rewind(size_t{256} << 20));
@@ -324,11 +355,13 @@ TEST_CASE("Comparison rewind: seek to the start and replay reproduce every pane'
   CHECK(c.rewind_bytes() > 0);
 }
 
-TEST_CASE("Comparison rewind: an edit between frames in which a pane took no substep is kept and replayed",
-          "[compare][rewind]") {
+TEST_CASE(
+    "Comparison rewind: an edit between frames in which a pane took no substep is kept and replayed",
+    "[compare][rewind]") {
   // Pane 2's dt is 4 times pane 1's: stepping one substep a frame, pane 2 steps
   // every fourth frame only, so several frames share its step count.
-  Comparison c("pic_vs_apic", {"solver.transfer=apic"}, panes({"solver.dt=0.0005", "solver.dt=0.002"}), "cpu", 1);
+  Comparison c("pic_vs_apic", {"solver.transfer=apic"},
+               panes({"solver.dt=0.0005", "solver.dt=0.002"}), "cpu", 1);
   c.set_recording(false);
   REQUIRE(c.enable_rewind(size_t{128} << 20));
   std::vector<std::vector<uint64_t>> recorded;
@@ -361,7 +394,8 @@ TEST_CASE("Comparison rewind: an edit between frames in which a pane took no sub
   CHECK(pane_hashes(c) == recorded[0]);
 }
 
-TEST_CASE("Comparison rewind is refused with a reason for rigid-body scenes", "[compare][rewind][rigid]") {
+TEST_CASE("Comparison rewind is refused with a reason for rigid-body scenes",
+          "[compare][rewind][rigid]") {
   Comparison c("rigid_float", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
   CHECK_FALSE(c.enable_rewind(size_t{64} << 20));
   CHECK_FALSE(c.rewinding());
@@ -371,7 +405,8 @@ TEST_CASE("Comparison rewind is refused with a reason for rigid-body scenes", "[
   CHECK(c.frame() == 1);
 }
 
-TEST_CASE("Comparison: a frame stepped in parts is one frame, one mark and one sample", "[compare][rewind]") {
+TEST_CASE("Comparison: a frame stepped in parts is one frame, one mark and one sample",
+          "[compare][rewind]") {
   Comparison a("pic_vs_apic", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
   Comparison b("pic_vs_apic", {}, panes({"solver.transfer=pic", "solver.transfer=apic"}), "cpu", 1);
   REQUIRE(b.enable_rewind(size_t{64} << 20));
@@ -380,7 +415,7 @@ TEST_CASE("Comparison: a frame stepped in parts is one frame, one mark and one s
   b.finish_frame();
   CHECK(b.frame() == 1);
   CHECK(b.head_frame() == 1);
-  CHECK(b.pane(1).curve.size() == 2);  // frames 0 and 1
+  CHECK(b.pane(1).curve.size() == 2);       // frames 0 and 1
   CHECK(pane_hashes(b) == pane_hashes(a));  // the parts add up to the same state
   const std::vector<uint64_t> h1 = pane_hashes(b);
   REQUIRE(b.seek_frame(0).ok);
@@ -389,7 +424,9 @@ TEST_CASE("Comparison: a frame stepped in parts is one frame, one mark and one s
   CHECK(pane_hashes(b) == h1);
 }
 
-TEST_CASE("Pane counts come from the list lengths: a huge product is refused before any pane is made", "[compare]") {
+TEST_CASE(
+    "Pane counts come from the list lengths: a huge product is refused before any pane is made",
+    "[compare]") {
   std::vector<VaryAxis> axes(22, parse_vary("a=1,2"));
   CHECK(vary_pane_count(axes) == 4194304u);
   CHECK(vary_pane_count({}) == 0u);
@@ -406,33 +443,45 @@ TEST_CASE("Pane counts come from the list lengths: a huge product is refused bef
     }
     return std::string("no error");
   };
-  CHECK(error([&] { vary_panes(many); }).find("the settings give more than 18446744073709551614 panes") != std::string::npos);
+  CHECK(error([&] {
+          vary_panes(many);
+        }).find("the settings give more than 18446744073709551614 panes") != std::string::npos);
   const std::string e22 = error([&] { vary_panes(axes); });
-  CHECK(e22.find("the settings give 4194304 panes (a: 2 values x a: 2 values x a: 2 values x a: 2 values x ... (22 "
-                 "settings in all)); a comparison shows 2 to 4") != std::string::npos);
+  CHECK(
+      e22.find(
+          "the settings give 4194304 panes (a: 2 values x a: 2 values x a: 2 values x a: 2 values x ... (22 "
+          "settings in all)); a comparison shows 2 to 4") != std::string::npos);
   // The text form (lessons, the window's panel): the same count, then a path given twice.
   std::string text;
-  for (int k = 0; k < 22; ++k) text += (k ? " " : "") + std::string("a") + std::to_string(k) + "=1,2";
-  CHECK(error([&] { vary_panes_text(text); }).find("the settings give 4194304 panes") != std::string::npos);
-  CHECK(error([&] { vary_panes_text("solver.transfer=pic,apic solver.transfer=flip,pic"); })
-            .find("field 'solver.transfer': varied twice (items 1 and 2)") != std::string::npos);
+  for (int k = 0; k < 22; ++k)
+    text += (k ? " " : "") + std::string("a") + std::to_string(k) + "=1,2";
+  CHECK(error([&] { vary_panes_text(text); }).find("the settings give 4194304 panes") !=
+        std::string::npos);
+  CHECK(error([&] {
+          vary_panes_text("solver.transfer=pic,apic solver.transfer=flip,pic");
+        }).find("field 'solver.transfer': varied twice (items 1 and 2)") != std::string::npos);
   CHECK(vary_panes_text("solver.transfer=pic,apic solver.kernel=linear,cubic").size() == 4);
 }
 
-TEST_CASE("Panes whose time steps are more than 100 times apart are refused, naming the ratio", "[compare]") {
+TEST_CASE("Panes whose time steps are more than 100 times apart are refused, naming the ratio",
+          "[compare]") {
   const std::string e = error_of(panes({"solver.dt=0.1", "solver.dt=0.00000001"}));
-  CHECK(e.find("--vary: pane 1 (dt=0.1) takes substeps of 0.1 s, pane 2 (dt=0.00000001) of 1e-08 s: a ratio of "
-               "1e+07") != std::string::npos);
+  CHECK(
+      e.find(
+          "--vary: pane 1 (dt=0.1) takes substeps of 0.1 s, pane 2 (dt=0.00000001) of 1e-08 s: a ratio of "
+          "1e+07") != std::string::npos);
   CHECK(e.find("at most 100 times apart") != std::string::npos);
   // The smaller one first: the same ratio (it would take a huge number of the first pane's substeps
   // before the second took one).
-  CHECK(error_of(panes({"solver.dt=0.00001", "solver.dt=0.0005", "solver.dt=0.002"})).find("a ratio of 200") !=
-        std::string::npos);
+  CHECK(error_of(panes({"solver.dt=0.00001", "solver.dt=0.0005", "solver.dt=0.002"}))
+            .find("a ratio of 200") != std::string::npos);
   // 100 itself is allowed (built only: stepping it takes 100 substeps per substep of the first pane).
   CHECK(error_of(panes({"solver.dt=0.0005", "solver.dt=0.000005"})).empty());
 }
 
-TEST_CASE("A catch-up limit keeps each call bounded, the clock waits, and the result is the unlimited one", "[compare]") {
+TEST_CASE(
+    "A catch-up limit keeps each call bounded, the clock waits, and the result is the unlimited one",
+    "[compare]") {
   // Pane 2's dt is 20 times smaller: one frame of 4 substeps of pane 1 is 80 of pane 2.
   const std::vector<std::string> sets = {"solver.substeps=4"};
   const auto specs = panes({"solver.dt=0.0005", "solver.dt=0.000025"});

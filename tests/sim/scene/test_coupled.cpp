@@ -44,7 +44,8 @@ std::string thrown(const char* gravity = "[0, 0]", const std::string& extra = ""
     "materials": {"w": {"type": "fluid", "density": 1000, "bulk_modulus": 5e4, "viscosity": 0.01}},
     "bodies": [{"shape": "disk", "center": [0.6, 0.5], "radius": 0.16, "material": "w"}],
     "rigid": {"walls": false, )" +
-         extra + R"("bodies": [{"name": "box", "shape": "box", "size": [0.08, 0.06], "position": [0.41, 0.52],
+         extra +
+         R"("bodies": [{"name": "box", "shape": "box", "size": [0.08, 0.06], "position": [0.41, 0.52],
       "angle": 15, "velocity": [1.5, 0.2], "angular_velocity": 3, "density": 700, "friction": 0.3}]}})";
 }
 
@@ -82,7 +83,8 @@ std::vector<double> body_states(Simulation& s) {
 
 }  // namespace
 
-TEST_CASE("Coupled MPM with rigid.exchange_substeps 1 is the per-substep exchange, bit for bit", "[rigid][scene][batch]") {
+TEST_CASE("Coupled MPM with rigid.exchange_substeps 1 is the per-substep exchange, bit for bit",
+          "[rigid][scene][batch]") {
   // The exchange as it ran before batching, written out against the worlds'
   // own interfaces: parts in, one substep, impulses to the bodies, Box2D by
   // that substep's dt. K = 1 must give the same bits, whatever the calls.
@@ -115,8 +117,9 @@ TEST_CASE("Coupled MPM with rigid.exchange_substeps 1 is the per-substep exchang
   // gave this scene before batching (recorded at commit 586c646 with g++ 12,
   // -O2 -ffp-contract=off, x86-64: `sandbox run` of this scene, 300 steps).
   // A change here means the physics changed: update it only on purpose.
-  const std::string mixed = std::string(kMixedContact).replace(std::string(kMixedContact).find(R"("rigid": {)"), 10,
-                                                                 R"("rigid": {"exchange_substeps": 1, )");
+  const std::string mixed = std::string(kMixedContact)
+                                .replace(std::string(kMixedContact).find(R"("rigid": {)"), 10,
+                                         R"("rigid": {"exchange_substeps": 1, )");
   std::unique_ptr<Simulation> m = build(mixed);
   REQUIRE(coupled(*m).grains());
   REQUIRE(m->step(300).ok);
@@ -124,11 +127,13 @@ TEST_CASE("Coupled MPM with rigid.exchange_substeps 1 is the per-substep exchang
   CHECK(m->diagnostics().hash == 0x0d443e00dcddf20aull);
 }
 
-TEST_CASE("Batches end at multiples of K: 37 substeps in one call equal 10 + 20 + 7 and 37 single ones",
-          "[rigid][scene][batch][determinism]") {
+TEST_CASE(
+    "Batches end at multiples of K: 37 substeps in one call equal 10 + 20 + 7 and 37 single ones",
+    "[rigid][scene][batch][determinism]") {
   for (const std::string& text : {thrown("[0, -9.81]", R"("exchange_substeps": 8, )"),
-                                  std::string(kMixedContact).replace(std::string(kMixedContact).find(R"("rigid": {)"), 10,
-                                                                     R"("rigid": {"exchange_substeps": 8, )")}) {
+                                  std::string(kMixedContact)
+                                      .replace(std::string(kMixedContact).find(R"("rigid": {)"), 10,
+                                               R"("rigid": {"exchange_substeps": 8, )")}) {
     std::unique_ptr<Simulation> one = build(text), three = build(text), single = build(text);
     REQUIRE(coupled(*one).exchange_substeps() == 8);
     // Twice over, so the second round starts inside a batch (37 = 4 x 8 + 5).
@@ -136,8 +141,8 @@ TEST_CASE("Batches end at multiples of K: 37 substeps in one call equal 10 + 20 
       REQUIRE(one->step(37).ok);
       for (int n : {10, 20, 7}) REQUIRE(three->step(n).ok);
       for (int n = 0; n < 37; ++n) REQUIRE(single->step(1).ok);
-      INFO("round " << round << ": " << hex(one->diagnostics().hash) << " " << hex(three->diagnostics().hash) << " "
-                    << hex(single->diagnostics().hash));
+      INFO("round " << round << ": " << hex(one->diagnostics().hash) << " "
+                    << hex(three->diagnostics().hash) << " " << hex(single->diagnostics().hash));
       CHECK(coupled(*one).batch_open());  // 37 and 74 are not multiples of 8
       CHECK(coupled(*three).batch_open() == coupled(*one).batch_open());
       CHECK(three->diagnostics().hash == one->diagnostics().hash);
@@ -153,12 +158,14 @@ TEST_CASE("Batches end at multiples of K: 37 substeps in one call equal 10 + 20 
   }
 }
 
-TEST_CASE("The latest closed exchange is kept through step() calls that close none", "[rigid][scene][batch]") {
+TEST_CASE("The latest closed exchange is kept through step() calls that close none",
+          "[rigid][scene][batch]") {
   // A window under its frame budget steps a few substeps per call: with K = 8 most calls close no
   // batch and report no impulse, and a force readout (the Bodies panel, the force arrows) taken
   // after such a call showed nothing. last_exchange_* keep the latest batch's.
   const int K = 8;
-  std::unique_ptr<Simulation> sim = build(thrown("[0, -9.81]", "\"exchange_substeps\": " + std::to_string(K) + ", "));
+  std::unique_ptr<Simulation> sim =
+      build(thrown("[0, -9.81]", "\"exchange_substeps\": " + std::to_string(K) + ", "));
   auto& c = coupled(*sim);
   CHECK(c.last_exchange_impulse().empty());
   CHECK(c.last_exchange_seconds() == 0.0);
@@ -187,7 +194,8 @@ TEST_CASE("Batched exchange: matter + bodies keep their momentum, or change it b
   for (int K : {16, 5}) {
     // No gravity, nothing else in reach: the total is constant, sampled after
     // calls of 7 substeps (mostly inside a batch: the impulse in transit counts).
-    std::unique_ptr<Simulation> sim = build(thrown("[0, 0]", "\"exchange_substeps\": " + std::to_string(K) + ", "));
+    std::unique_ptr<Simulation> sim =
+        build(thrown("[0, 0]", "\"exchange_substeps\": " + std::to_string(K) + ", "));
     const Diagnostics d0 = sim->diagnostics();
     const double p0 = std::hypot(d0.momentum[0], d0.momentum[1]);
     const rigid::BodyState b0 = sim->rigid()->state(0);
@@ -197,18 +205,22 @@ TEST_CASE("Batched exchange: matter + bodies keep their momentum, or change it b
       REQUIRE(sim->step(7).ok);
       saw_open = saw_open || coupled(*sim).batch_open();
       const Diagnostics d = sim->diagnostics();
-      worst = std::max(worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1]) / p0);
+      worst = std::max(
+          worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1]) / p0);
     }
     const rigid::BodyState b1 = sim->rigid()->state(0);
-    const double given = b0.mass * std::hypot(b1.velocity.x - b0.velocity.x, b1.velocity.y - b0.velocity.y) / p0;
-    INFO("K = " << K << ": max |p - p0| / |p0| = " << worst << ", the body gave the water " << given << " of |p0|");
+    const double given =
+        b0.mass * std::hypot(b1.velocity.x - b0.velocity.x, b1.velocity.y - b0.velocity.y) / p0;
+    INFO("K = " << K << ": max |p - p0| / |p0| = " << worst << ", the body gave the water " << given
+                << " of |p0|");
     CHECK(saw_open);
     CHECK(given > 0.1);
     CHECK(worst < 1e-5);  // rigid.momentum_mpm's bound: float round-off over the run
 
     // Per batch: the matter's momentum change and the impulse the bodies got
     // cancel (Newton's third law on the grid), to the matter's float round-off.
-    std::unique_ptr<Simulation> b = build(thrown("[0, 0]", "\"exchange_substeps\": " + std::to_string(K) + ", "));
+    std::unique_ptr<Simulation> b =
+        build(thrown("[0, 0]", "\"exchange_substeps\": " + std::to_string(K) + ", "));
     auto& c = coupled(*b);
     double worst_batch = 0.0, largest_J = 0.0;
     for (int batch = 0; batch < 20; ++batch) {
@@ -219,11 +231,12 @@ TEST_CASE("Batched exchange: matter + bodies keep their momentum, or change it b
       const std::vector<double>& J = c.last_body_impulse();
       largest_J = std::max(largest_J, std::hypot(J[0], J[1]));
       worst_batch = std::max(worst_batch, std::hypot(m1.momentum[0] - m0.momentum[0] + J[0],
-                                                     m1.momentum[1] - m0.momentum[1] + J[1]) / p0);
+                                                     m1.momentum[1] - m0.momentum[1] + J[1]) /
+                                              p0);
       CHECK(c.last_step_seconds() == Approx(K * static_cast<double>(1e-4f)).epsilon(1e-9));
     }
-    INFO("K = " << K << ": largest batch impulse " << largest_J / p0 << " of |p0|, worst |dp_matter + J| "
-                << worst_batch << " of |p0|");
+    INFO("K = " << K << ": largest batch impulse " << largest_J / p0
+                << " of |p0|, worst |dp_matter + J| " << worst_batch << " of |p0|");
     CHECK(largest_J > 1e-3 * p0);
     CHECK(worst_batch < 1e-6);
   }
@@ -240,15 +253,17 @@ TEST_CASE("Batched exchange: matter + bodies keep their momentum, or change it b
     REQUIRE_FALSE(coupled(*g).batch_open());
     const Diagnostics d = g->diagnostics();
     const double t = g->time();
-    worst = std::max(worst, std::hypot(d.momentum[0] - d0.momentum[0], d.momentum[1] - d0.momentum[1] + M * 9.81 * t) /
+    worst = std::max(worst, std::hypot(d.momentum[0] - d0.momentum[0],
+                                       d.momentum[1] - d0.momentum[1] + M * 9.81 * t) /
                                 (std::hypot(d0.momentum[0], d0.momentum[1]) + M * 9.81 * t));
   }
   INFO("with gravity: max |p - p0 - M g t| / (|p0| + M g t) = " << worst);
   CHECK(worst < 1e-5);
 }
 
-TEST_CASE("rigid.exchange_substeps: default, range and where it applies, and rigid null is no section",
-          "[rigid][scene][batch]") {
+TEST_CASE(
+    "rigid.exchange_substeps: default, range and where it applies, and rigid null is no section",
+    "[rigid][scene][batch]") {
   std::unique_ptr<Simulation> d = build(thrown());
   CHECK(coupled(*d).exchange_substeps() == CoupledSimulation::kDefaultExchangeSubsteps);
   auto error_of = [](const std::string& text) -> std::string {

@@ -35,8 +35,9 @@ std::vector<uint32_t> near(const MpmWorld& w, Vec2 c, float r) {
 
 }  // namespace
 
-TEST_CASE("Rewind replays an MPM run with grab, preset, parameter edit and painting to the same hash",
-          "[rewind][mpm]") {
+TEST_CASE(
+    "Rewind replays an MPM run with grab, preset, parameter edit and painting to the same hash",
+    "[rewind][mpm]") {
   std::unique_ptr<Simulation> sim = load_simulation("mpm99", {"domain.grid=48"}, "cpu", 2);
   MpmWorld& w = *sim->mpm();
   Rewind rw(size_t{256} << 20);
@@ -118,7 +119,8 @@ TEST_CASE("Rewind replays an MPM run with grab, preset, parameter edit and paint
     REQUIRE(rw.seek(*sim, head) == head);
     REQUIRE(hash_of(*sim) == h_head);
   }
-  SECTION("a replay from step 0 through every action ends on the recorded hash, and live stepping goes on") {
+  SECTION(
+      "a replay from step 0 through every action ends on the recorded hash, and live stepping goes on") {
     rw.seek(*sim, 0);
     int done = 0;
     while (sim->step_count() < head) {
@@ -141,7 +143,8 @@ TEST_CASE("Rewind replays an MPM run with grab, preset, parameter edit and paint
   }
 }
 
-TEST_CASE("Rewind replays a DEM run with bonds, contact history, SGF and a grab to the same hash", "[rewind][dem]") {
+TEST_CASE("Rewind replays a DEM run with bonds, contact history, SGF and a grab to the same hash",
+          "[rewind][dem]") {
   // The dancer: a bonded soft body driven by its SGF choreography.
   std::unique_ptr<Simulation> sim = load_simulation("dem_dance", {}, "cpu", 2);
   dem::DemWorld& w = *sim->dem();
@@ -181,7 +184,8 @@ TEST_CASE("Rewind replays a DEM run with bonds, contact history, SGF and a grab 
   }
 }
 
-TEST_CASE("A DEM state restored mid-run steps on bit-identically (contact history kept)", "[rewind][dem]") {
+TEST_CASE("A DEM state restored mid-run steps on bit-identically (contact history kept)",
+          "[rewind][dem]") {
   std::unique_ptr<Simulation> a = load_simulation("dem_smash", {}, "cpu", 2);
   a->step(200);
   std::unique_ptr<SimState> s = a->save_state();
@@ -197,8 +201,10 @@ TEST_CASE("A DEM state restored mid-run steps on bit-identically (contact histor
   REQUIRE(a->dem()->bonds_broken_total() == broken);
 }
 
-TEST_CASE("A PolyPIC state restored mid-run steps on bit-identically (its higher modes saved)", "[rewind][mpm][polypic]") {
-  std::unique_ptr<Simulation> a = load_simulation("pic_vs_apic", {"solver.transfer=polypic"}, "cpu", 2);
+TEST_CASE("A PolyPIC state restored mid-run steps on bit-identically (its higher modes saved)",
+          "[rewind][mpm][polypic]") {
+  std::unique_ptr<Simulation> a =
+      load_simulation("pic_vs_apic", {"solver.transfer=polypic"}, "cpu", 2);
   a->mpm()->apply_preset(Preset::Rotation, 1.f);
   a->step(60);
   std::unique_ptr<SimState> s = a->save_state();
@@ -218,9 +224,7 @@ TEST_CASE("A PolyPIC state restored mid-run steps on bit-identically (its higher
     for (const Vec2& c : m.c) nonzero += (c.x != 0.f || c.y != 0.f);
   REQUIRE(nonzero > 0);
   size_t column_bytes = 0;
-  p.for_each_array([&](const auto& col) {
-    column_bytes += col.size() * sizeof(col[0]);
-  });
+  p.for_each_array([&](const auto& col) { column_bytes += col.size() * sizeof(col[0]); });
   CHECK(column_bytes >= p.size() * sizeof(PolyModes));
   p.resize(p.size() + 3);
   CHECK(p.poly.size() == p.x.size());
@@ -262,7 +266,8 @@ TEST_CASE("The rewind ring respects its byte budget and keeps step 0", "[rewind]
   REQUIRE(rw.snapshot_steps() == std::vector<int64_t>{0});
 }
 
-TEST_CASE("An action behind the head starts a branch: the old future is discarded", "[rewind][mpm]") {
+TEST_CASE("An action behind the head starts a branch: the old future is discarded",
+          "[rewind][mpm]") {
   std::unique_ptr<Simulation> sim = load_simulation("pic_vs_apic", {}, "cpu", 2);
   Rewind rw(size_t{64} << 20);
   REQUIRE(rw.reset(*sim));
@@ -312,7 +317,8 @@ TEST_CASE("An action behind the head starts a branch: the old future is discarde
   }
 }
 
-TEST_CASE("Scenes with rigid bodies refuse rewind with a reason and actions still apply", "[rewind][rigid]") {
+TEST_CASE("Scenes with rigid bodies refuse rewind with a reason and actions still apply",
+          "[rewind][rigid]") {
   std::unique_ptr<Simulation> sim = load_simulation("rigid_float", {}, "cpu", 1);
   Rewind rw;
   REQUIRE_FALSE(rw.reset(*sim));
@@ -330,11 +336,11 @@ TEST_CASE("The default rewind budget is a quarter of the memory, at most 512 MiB
   REQUIRE(b >= (size_t{64} << 20));
   REQUIRE(b <= (size_t{512} << 20));
   constexpr size_t MiB = size_t{1} << 20, GiB = size_t{1} << 30;
-  CHECK(default_rewind_budget_for(2 * GiB) == 512 * MiB);   // a quarter
+  CHECK(default_rewind_budget_for(2 * GiB) == 512 * MiB);  // a quarter
   CHECK(default_rewind_budget_for(1 * GiB) == 256 * MiB);
-  CHECK(default_rewind_budget_for(8 * GiB) == 512 * MiB);   // a classroom laptop: the cap
+  CHECK(default_rewind_budget_for(8 * GiB) == 512 * MiB);  // a classroom laptop: the cap
   CHECK(default_rewind_budget_for(128 * GiB) == 512 * MiB);
-  CHECK(default_rewind_budget_for(0) == 512 * MiB);         // unknown
+  CHECK(default_rewind_budget_for(0) == 512 * MiB);  // unknown
 }
 
 TEST_CASE("Rewind frame boundaries step between displayed frames, not every call", "[rewind]") {
@@ -360,8 +366,9 @@ TEST_CASE("Rewind frame boundaries step between displayed frames, not every call
   REQUIRE(rw.prev_boundary(5) == 0);
 }
 
-TEST_CASE("Rewind restores resampling and heat state exactly (toffee with resampling, ice cube with a lamp)",
-          "[rewind][mpm]") {
+TEST_CASE(
+    "Rewind restores resampling and heat state exactly (toffee with resampling, ice cube with a lamp)",
+    "[rewind][mpm]") {
   struct Case {
     const char* scene;
     std::vector<std::string> sets;
@@ -377,7 +384,8 @@ TEST_CASE("Rewind restores resampling and heat state exactly (toffee with resamp
     d.hashes[0] = hash_of(*sim);
     const int frame = sim->substeps_per_frame();
     for (int k = 0; k < 6; ++k) d.frame(frame);
-    if (w.heat.enabled) w.heat_tool = {HeatLamp{Vec2{0.5f, 0.2f}, 0.08f, 400.f}};  // the heat lamp held
+    if (w.heat.enabled)
+      w.heat_tool = {HeatLamp{Vec2{0.5f, 0.2f}, 0.08f, 400.f}};  // the heat lamp held
     for (int k = 0; k < 6; ++k) d.frame(frame);
     w.heat_tool.clear();
     for (int k = 0; k < 4; ++k) d.frame(frame);

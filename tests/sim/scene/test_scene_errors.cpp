@@ -1,8 +1,8 @@
 // Bad scene files and bad --set values are rejected with precise messages.
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include "sim/core/limits.h"
 #include "sim/scene/scene.h"
 #include "sim/scene/simulation.h"
@@ -48,7 +48,8 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 TEST_CASE("A good scene loads", "[scene]") {
   MpmScene s = load_mpm_scene(write_temp("good.json", kGood));
-  CHECK(s.world->particles.size() == 12 * 12);  // spacing dx/2 = 1/64: floor(0.2 * 64) = 12 per axis
+  CHECK(s.world->particles.size() ==
+        12 * 12);  // spacing dx/2 = 1/64: floor(0.2 * 64) = 12 per axis
 }
 
 TEST_CASE("Unknown fields are errors with file, line, column and field", "[scene]") {
@@ -60,10 +61,14 @@ TEST_CASE("Unknown fields are errors with file, line, column and field", "[scene
 TEST_CASE("Wrong types, ranges and names are located", "[scene]") {
   std::string e1 = error_of(replace(kGood, "\"apic\"", "\"apik\""));
   INFO(e1);
-  CHECK(e1.find(":3:26: field 'solver.transfer': expected one of pic, apic, flip, polypic; got string \"apik\"") != std::string::npos);
+  CHECK(
+      e1.find(
+          ":3:26: field 'solver.transfer': expected one of pic, apic, flip, polypic; got string \"apik\"") !=
+      std::string::npos);
   std::string e2 = error_of(replace(kGood, "\"grid\": 32", "\"grid\": \"32\""));
   INFO(e2);
-  CHECK(e2.find(":2:38: field 'domain.grid': expected a number, got string \"32\"") != std::string::npos);
+  CHECK(e2.find(":2:38: field 'domain.grid': expected a number, got string \"32\"") !=
+        std::string::npos);
   std::string e3 = error_of(replace(kGood, "\"material\": \"water\"", "\"material\": \"lava\""));
   INFO(e3);
   CHECK(e3.find("field 'bodies[0].material': no material named 'lava'") != std::string::npos);
@@ -71,7 +76,8 @@ TEST_CASE("Wrong types, ranges and names are located", "[scene]") {
   CHECK(e4.find("field 'domain.grid': value 3 is out of range [8, 8192]") != std::string::npos);
   std::string e5 = error_of(replace(kGood, "\"type\": \"fluid\"", "\"type\": \"fluid\", \"E\": 5"));
   INFO(e5);
-  CHECK(e5.find("field 'materials.water.E': unknown field") != std::string::npos);  // E is not a fluid parameter
+  CHECK(e5.find("field 'materials.water.E': unknown field") !=
+        std::string::npos);  // E is not a fluid parameter
 }
 
 TEST_CASE("Syntax errors point at the character", "[scene]") {
@@ -84,21 +90,29 @@ TEST_CASE("Syntax errors point at the character", "[scene]") {
 
 TEST_CASE("Overrides (--set) apply by path and bad values are rejected precisely", "[scene]") {
   std::string path = write_temp("good.json", kGood);
-  MpmScene s = load_mpm_scene(path, {"solver.transfer=pic", "solver.flip_blend=0.5", "materials.water.bulk_modulus=123",
-                                     "bodies.0.velocity=[1,2]"});
+  MpmScene s =
+      load_mpm_scene(path, {"solver.transfer=pic", "solver.flip_blend=0.5",
+                            "materials.water.bulk_modulus=123", "bodies.0.velocity=[1,2]"});
   CHECK(s.world->solver.transfer == Transfer::PIC);
   CHECK(s.world->solver.flip_blend == 0.5f);
   CHECK(s.world->materials[0].bulk_modulus == 123.f);
   CHECK(s.world->particles.v[0] == Vec2{1.f, 2.f});
 
   std::string e1 = error_of(kGood, {"solver.flip_blend=1.5"});
-  CHECK(e1.find("--set solver.flip_blend=1.5: field 'solver.flip_blend': value 1.5 is out of range [0, 1]") != std::string::npos);
+  CHECK(
+      e1.find(
+          "--set solver.flip_blend=1.5: field 'solver.flip_blend': value 1.5 is out of range [0, 1]") !=
+      std::string::npos);
   std::string e2 = error_of(kGood, {"solver.transfer=pik"});
-  CHECK(e2.find("--set solver.transfer=pik: field 'solver.transfer': expected one of pic, apic, flip, polypic") != std::string::npos);
+  CHECK(
+      e2.find(
+          "--set solver.transfer=pik: field 'solver.transfer': expected one of pic, apic, flip, polypic") !=
+      std::string::npos);
   std::string e3 = error_of(kGood, {"solver.flipblend=0.5"});
   CHECK(e3.find("field 'solver.flipblend': unknown field") != std::string::npos);
   std::string e4 = error_of(kGood, {"bodies.3.velocity=[0,0]"});
-  CHECK(e4.find("field 'bodies.3': no array element '3' (the array has 1 elements)") != std::string::npos);
+  CHECK(e4.find("field 'bodies.3': no array element '3' (the array has 1 elements)") !=
+        std::string::npos);
   std::string e5 = error_of(kGood, {"solver.dt"});
   CHECK(e5.find("expected key=value") != std::string::npos);
 }
@@ -147,7 +161,8 @@ TEST_CASE("An image-mask body fills the dark pixels of a silhouette", "[scene]")
   std::string scene = std::string(R"({
     "domain": {"size": [1, 1], "grid": 64},
     "materials": {"j": {"type": "jelly"}},
-    "bodies": [{"shape": "image", "file": ")") + PS_SOURCE_DIR + R"(/assets/specimens/disk.png",
+    "bodies": [{"shape": "image", "file": ")") +
+                      PS_SOURCE_DIR + R"(/assets/specimens/disk.png",
                 "origin": [0.26, 0.26], "width": 0.48, "material": "j", "spacing": 0.0078125}]
   })";
   MpmScene s = load_mpm_scene(write_temp("image.json", scene));
@@ -178,12 +193,14 @@ TEST_CASE("Absurd sizes are refused before anything is allocated", "[scene]") {
   std::string e1 = error_of(replace(kGood, "\"max\": [0.4, 0.4]", "\"max\": [1e9, 1e9]"));
   INFO(e1);
   CHECK(e1.find("field 'bodies[0].spacing': the body's bounding box holds") != std::string::npos);
-  std::string e2 = error_of(replace(kGood, "\"grid\": 32", "\"grid\": 8192"), {"domain.size=[1,8]"});
+  std::string e2 =
+      error_of(replace(kGood, "\"grid\": 32", "\"grid\": 8192"), {"domain.size=[1,8]"});
   INFO(e2);
   CHECK(e2.find("field 'domain.grid': grid too large") != std::string::npos);
 }
 
-TEST_CASE("A DEM body with a vanishing particle radius is refused with its location", "[scene][dem]") {
+TEST_CASE("A DEM body with a vanishing particle radius is refused with its location",
+          "[scene][dem]") {
   std::string e = error_of(R"({
     "kind": "dem",
     "domain": {"min": [0, 0], "max": [1, 1]},
@@ -191,10 +208,12 @@ TEST_CASE("A DEM body with a vanishing particle radius is refused with its locat
     "bodies": [{"shape": "box", "center": [0.5, 0.5], "size": [0.5, 0.5], "radius": 1e-7, "material": "rock"}]
   })");
   INFO(e);
-  CHECK(e.find(":5:16: field 'bodies[0]': this body would hold more than 2000000 particles") != std::string::npos);
+  CHECK(e.find(":5:16: field 'bodies[0]': this body would hold more than 2000000 particles") !=
+        std::string::npos);
 }
 
-TEST_CASE("A DEM body reaching outside the domain is refused, saying how much of it and where", "[scene][dem]") {
+TEST_CASE("A DEM body reaching outside the domain is refused, saying how much of it and where",
+          "[scene][dem]") {
   // The issue's case: a bonded disk of radius 5.12 in a 1 x 1 domain (949 000 grains, most outside).
   const std::string big = error_of(R"({
     "kind": "dem",
@@ -204,7 +223,8 @@ TEST_CASE("A DEM body reaching outside the domain is refused, saying how much of
   })");
   INFO(big);
   CHECK(big.find(":5:16: field 'bodies[0]': ") != std::string::npos);
-  CHECK(big.find(" grains lie outside the domain [0, 0] to [1, 1] (their centres reach [-4.") != std::string::npos);
+  CHECK(big.find(" grains lie outside the domain [0, 0] to [1, 1] (their centres reach [-4.") !=
+        std::string::npos);
   // One grain row past the top is enough; a body inside loads.
   const char* edge = R"({
     "kind": "dem",
@@ -218,7 +238,8 @@ TEST_CASE("A DEM body reaching outside the domain is refused, saying how much of
   CHECK(error_of(replace(edge, "CY", "0.5")) == "no error");
 }
 
-TEST_CASE("An MPM scene that would not fit the memory available is refused with the estimate", "[scene][limits]") {
+TEST_CASE("An MPM scene that would not fit the memory available is refused with the estimate",
+          "[scene][limits]") {
   ps::InputLimits& l = ps::input_limits();
   const ps::InputLimits saved = l;
   // A box of 0.8 x 0.8 at spacing 0.002 on a 256^2 grid: 400 x 400 lattice points.
@@ -232,8 +253,11 @@ TEST_CASE("An MPM scene that would not fit the memory available is refused with 
   l.max_memory_bytes = static_cast<int64_t>(need) - 1;
   const std::string e = error_of(scene);
   INFO(e);
-  CHECK(e.find(":4:103: field 'bodies[0].spacing': the scene would need about 0.04 GB of memory while it runs (160000 "
-               "particles at about 136 bytes each, 66049 grid nodes at 24); 0.04 GB available") != std::string::npos);
+  CHECK(
+      e.find(
+          ":4:103: field 'bodies[0].spacing': the scene would need about 0.04 GB of memory while it runs (160000 "
+          "particles at about 136 bytes each, 66049 grid nodes at 24); 0.04 GB available") !=
+      std::string::npos);
   l.max_memory_bytes = static_cast<int64_t>(need) + 1;
   CHECK(error_of(scene) == "no error");
   l = saved;

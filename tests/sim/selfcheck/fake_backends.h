@@ -16,10 +16,11 @@ namespace fake {
 
 /// Counters shared with the test (the world owns the backend).
 struct Calls {
-  int64_t substeps = 0;   ///< substeps done on the "device" in all
+  int64_t substeps = 0;  ///< substeps done on the "device" in all
   int syncs = 0, uploads = 0;
   int totals = 0, device_saves = 0, device_loads = 0;
-  int checkpoints = 0, restores = 0;  ///< background checkpoints begun, and written into the host arrays
+  int checkpoints = 0,
+      restores = 0;  ///< background checkpoints begun, and written into the host arrays
 };
 
 /// A background checkpoint as the CUDA backends keep one (sim/cuda/
@@ -37,7 +38,9 @@ struct FakeCheckpoint {
     arrived = false;
   }
   /// The copy to restore: the last (once arrived) or the one before, or null.
-  const State* pick(bool prev) const { return prev ? (has_previous ? &previous : nullptr) : arrived ? &copy : nullptr; }
+  const State* pick(bool prev) const {
+    return prev ? (has_previous ? &previous : nullptr) : arrived ? &copy : nullptr;
+  }
   bool query(bool dead) {
     if (pending) {
       if (dead) throw BackendError("fake CUDA error in checkpoint: device lost", false);
@@ -65,7 +68,8 @@ struct MpmFaults {
   bool fail_sync = false;          ///< sync_to_host throws (the device is gone)
   int fail_upload_after = -1;      ///< host_changed throws after this many uploads (-1: never)
   bool dead_after_failure = true;  ///< after the first failure every call throws
-  bool background_checkpoints = false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
+  bool background_checkpoints =
+      false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
   /// Device-side saves and totals as the CUDA backend has them, with background
   /// checkpoints (off: the world falls back to host copies and sums).
   bool device_state = false;
@@ -73,7 +77,8 @@ struct MpmFaults {
 
 class DeviceMpm final : public MpmBackend {
  public:
-  explicit DeviceMpm(MpmFaults f = {}, Calls* calls = nullptr) : f_(f), calls_(calls ? calls : &own_), inner_(1) {
+  explicit DeviceMpm(MpmFaults f = {}, Calls* calls = nullptr)
+      : f_(f), calls_(calls ? calls : &own_), inner_(1) {
     inner_.bind(&dev_);
   }
   std::string name() const override { return "fake-device"; }
@@ -89,13 +94,18 @@ class DeviceMpm final : public MpmBackend {
     dead_check("sync_to_host");
     if (f_.fail_sync) fail("sync_to_host", false);
     if (dev_.size() != host_->size()) return;
-    host_->x = dev_.x; host_->v = dev_.v; host_->C = dev_.C;
-    host_->F = dev_.F; host_->J = dev_.J; host_->Jp = dev_.Jp;
+    host_->x = dev_.x;
+    host_->v = dev_.v;
+    host_->C = dev_.C;
+    host_->F = dev_.F;
+    host_->J = dev_.J;
+    host_->Jp = dev_.Jp;
     ++calls_->syncs;
   }
   SubstepResult substep(const SubstepInput& in) override {
     dead_check("substep");
-    if (f_.fail_after >= 0 && calls_->substeps >= f_.fail_after) fail("advance", f_.fail_state_intact);
+    if (f_.fail_after >= 0 && calls_->substeps >= f_.fail_after)
+      fail("advance", f_.fail_state_intact);
     if (in.use_fext) dev_.fext = host_->fext;
     SubstepResult r;
     if (f_.stiffness_scale != 1.f) {
@@ -115,7 +125,8 @@ class DeviceMpm final : public MpmBackend {
     return r;
   }
   /// Like the CUDA backend: the clock moves only when the whole call succeeds.
-  SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule, StepClock& clock) override {
+  SubstepResult advance(const SubstepInput& in, int count, const StepRule& rule,
+                        StepClock& clock) override {
     StepClock c = clock;
     SubstepResult r = MpmBackend::advance(in, count, rule, c);
     clock = c;
@@ -135,12 +146,18 @@ class DeviceMpm final : public MpmBackend {
     const MpmParticles* got = ckpt_.pick(previous);
     if (!got || got->size() != host_->size()) return false;
     const MpmParticles& c = *got;
-    host_->x = c.x; host_->v = c.v; host_->C = c.C; host_->F = c.F; host_->J = c.J; host_->Jp = c.Jp;
+    host_->x = c.x;
+    host_->v = c.v;
+    host_->C = c.C;
+    host_->F = c.F;
+    host_->J = c.J;
+    host_->Jp = c.Jp;
     ++calls_->restores;
     return true;
   }
   BackendStats stats() const override { return BackendStats{}; }
-  void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) const override {
+  void read_grid(GridSpec& spec, std::vector<float>& mass,
+                 std::vector<Vec2>& velocity) const override {
     inner_.read_grid(spec, mass, velocity);
   }
 
@@ -154,8 +171,16 @@ class DeviceMpm final : public MpmBackend {
   };
   static MpmParticles device_columns(const MpmParticles& d) {
     MpmParticles c;
-    c.x = d.x; c.v = d.v; c.C = d.C; c.F = d.F; c.J = d.J; c.Jp = d.Jp;
-    c.mass = d.mass; c.vol0 = d.vol0; c.material = d.material; c.poly = d.poly;
+    c.x = d.x;
+    c.v = d.v;
+    c.C = d.C;
+    c.F = d.F;
+    c.J = d.J;
+    c.Jp = d.Jp;
+    c.mass = d.mass;
+    c.vol0 = d.vol0;
+    c.material = d.material;
+    c.poly = d.poly;
     return c;
   }
   bool device_totals(Vec2 centre, ParticleTotals& out) override {
@@ -165,11 +190,20 @@ class DeviceMpm final : public MpmBackend {
     float vmax = 0.f;
     for (size_t i = 0; i < dev_.size(); ++i) {
       const double mi = dev_.mass[i], vx = dev_.v[i].x, vy = dev_.v[i].y;
-      const double rx = static_cast<double>(dev_.x[i].x) - centre.x, ry = static_cast<double>(dev_.x[i].y) - centre.y;
-      m += mi; px += mi * vx; py += mi * vy; L += mi * (rx * vy - ry * vx); ke += 0.5 * mi * (vx * vx + vy * vy);
+      const double rx = static_cast<double>(dev_.x[i].x) - centre.x,
+                   ry = static_cast<double>(dev_.x[i].y) - centre.y;
+      m += mi;
+      px += mi * vx;
+      py += mi * vy;
+      L += mi * (rx * vy - ry * vx);
+      ke += 0.5 * mi * (vx * vx + vy * vy);
       vmax = std::max(vmax, std::sqrt(dev_.v[i].x * dev_.v[i].x + dev_.v[i].y * dev_.v[i].y));
     }
-    out.mass = m; out.momentum[0] = px; out.momentum[1] = py; out.angular_momentum = L; out.kinetic_energy = ke;
+    out.mass = m;
+    out.momentum[0] = px;
+    out.momentum[1] = py;
+    out.angular_momentum = L;
+    out.kinetic_energy = ke;
     out.max_speed = vmax;
     ++calls_->totals;
     return true;
@@ -189,8 +223,16 @@ class DeviceMpm final : public MpmBackend {
     dead_check("load");
     const MpmParticles& s = c->p;
     dev_.resize(s.size());
-    dev_.x = s.x; dev_.v = s.v; dev_.C = s.C; dev_.F = s.F; dev_.J = s.J; dev_.Jp = s.Jp;
-    dev_.mass = s.mass; dev_.vol0 = s.vol0; dev_.material = s.material; dev_.poly = s.poly;
+    dev_.x = s.x;
+    dev_.v = s.v;
+    dev_.C = s.C;
+    dev_.F = s.F;
+    dev_.J = s.J;
+    dev_.Jp = s.Jp;
+    dev_.mass = s.mass;
+    dev_.vol0 = s.vol0;
+    dev_.material = s.material;
+    dev_.poly = s.poly;
     inner_.host_changed();
     ++calls_->device_loads;
     return true;
@@ -199,18 +241,24 @@ class DeviceMpm final : public MpmBackend {
  private:
   [[noreturn]] void fail(const char* what, bool intact) {
     dead_ = f_.dead_after_failure;
-    throw BackendError(std::string("fake CUDA error in ") + what + ": an illegal memory access was encountered", intact);
+    throw BackendError(
+        std::string("fake CUDA error in ") + what + ": an illegal memory access was encountered",
+        intact);
   }
   void dead_check(const char* what) {
-    if (dead_) throw BackendError(std::string("fake CUDA error in ") + what + ": device lost", false);
+    if (dead_)
+      throw BackendError(std::string("fake CUDA error in ") + what + ": device lost", false);
   }
   static float hash_noise(uint64_t a, uint64_t b) {
     uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull);
-    h ^= h >> 31; h *= 0xBF58476D1CE4E5B9ull; h ^= h >> 29;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
     return static_cast<float>(static_cast<double>(h >> 11) / 9007199254740992.0 * 2.0 - 1.0);
   }
   void perturb(const SubstepInput& in) {
-    const bool transfer_hit = f_.bug_transfer < 0 || static_cast<int>(in.solver.transfer) == f_.bug_transfer;
+    const bool transfer_hit =
+        f_.bug_transfer < 0 || static_cast<int>(in.solver.transfer) == f_.bug_transfer;
     for (size_t i = 0; i < dev_.size(); ++i) {
       if (f_.noise > 0.f) {
         const uint64_t k = static_cast<uint64_t>(calls_->substeps) * 2;
@@ -218,7 +266,8 @@ class DeviceMpm final : public MpmBackend {
         dev_.v[i].y *= 1.f + f_.noise * hash_noise(i, k + 1);
       }
       if (f_.gravity_error != 0.f && transfer_hit &&
-          (f_.bug_material < 0 || static_cast<int>(in.materials[dev_.material[i]].type) == f_.bug_material))
+          (f_.bug_material < 0 ||
+           static_cast<int>(in.materials[dev_.material[i]].type) == f_.bug_material))
         dev_.v[i].y -= f_.gravity_error * in.dt;
     }
   }
@@ -234,17 +283,19 @@ class DeviceMpm final : public MpmBackend {
 };
 
 struct DemFaults {
-  double noise = 0.0;           ///< relative noise on v after every step
-  double gravity_error = 0.0;   ///< extra downward acceleration, m/s^2
-  int64_t fail_after = -1;      ///< throw once this many steps were done
+  double noise = 0.0;          ///< relative noise on v after every step
+  double gravity_error = 0.0;  ///< extra downward acceleration, m/s^2
+  int64_t fail_after = -1;     ///< throw once this many steps were done
   bool fail_sync = false;
   bool dead_after_failure = true;
-  bool background_checkpoints = false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
+  bool background_checkpoints =
+      false;  ///< checkpoint_begin copies in the "background" (else the world syncs)
 };
 
 class DeviceDem final : public dem::DemBackend {
  public:
-  explicit DeviceDem(DemFaults f = {}, Calls* calls = nullptr) : f_(f), calls_(calls ? calls : &own_), inner_(1) {}
+  explicit DeviceDem(DemFaults f = {}, Calls* calls = nullptr)
+      : f_(f), calls_(calls ? calls : &own_), inner_(1) {}
   std::string name() const override { return "fake-device"; }
   void bind(dem::DemParticles* p, dem::DemBonds* b) override {
     p_ = p;
@@ -273,7 +324,8 @@ class DeviceDem final : public dem::DemBackend {
     dem::DemStepResult r = inner_.step(in);
     for (size_t i = 0; i < dp_.size(); ++i) {
       if (f_.noise > 0.0) {
-        const double s = std::sin(static_cast<double>(i) * 12.9898 + static_cast<double>(calls_->substeps) * 78.233);
+        const double s = std::sin(static_cast<double>(i) * 12.9898 +
+                                  static_cast<double>(calls_->substeps) * 78.233);
         dp_.v[i].x *= 1.0 + f_.noise * s;
         dp_.v[i].y *= 1.0 - f_.noise * s;
       }
@@ -282,7 +334,8 @@ class DeviceDem final : public dem::DemBackend {
     ++calls_->substeps;
     return r;
   }
-  void read_contacts(std::vector<dem::DemContact>& pairs, std::vector<dem::DemContact>& walls) const override {
+  void read_contacts(std::vector<dem::DemContact>& pairs,
+                     std::vector<dem::DemContact>& walls) const override {
     inner_.read_contacts(pairs, walls);
   }
   bool checkpoint_begin() override {
@@ -299,9 +352,18 @@ class DeviceDem final : public dem::DemBackend {
     // What a step changes (as the CUDA backend's checkpoint holds).
     const dem::DemParticles& p = got->p;
     const dem::DemBonds& b = got->b;
-    p_->x = p.x; p_->v = p.v; p_->theta = p.theta; p_->omega = p.omega;
-    b_->shear_disp = b.shear_disp; b_->bend_angle = b.bend_angle; b_->broken = b.broken; b_->mode = b.mode;
-    b_->break_step = b.break_step; b_->sigma = b.sigma; b_->tau = b.tau; b_->force = b.force;
+    p_->x = p.x;
+    p_->v = p.v;
+    p_->theta = p.theta;
+    p_->omega = p.omega;
+    b_->shear_disp = b.shear_disp;
+    b_->bend_angle = b.bend_angle;
+    b_->broken = b.broken;
+    b_->mode = b.mode;
+    b_->break_step = b.break_step;
+    b_->sigma = b.sigma;
+    b_->tau = b.tau;
+    b_->force = b.force;
     ++calls_->restores;
     return true;
   }
@@ -309,10 +371,12 @@ class DeviceDem final : public dem::DemBackend {
  private:
   [[noreturn]] void fail(const char* what) {
     dead_ = f_.dead_after_failure;
-    throw BackendError(std::string("fake CUDA error in ") + what + ": unspecified launch failure", false);
+    throw BackendError(std::string("fake CUDA error in ") + what + ": unspecified launch failure",
+                       false);
   }
   void dead_check(const char* what) {
-    if (dead_) throw BackendError(std::string("fake CUDA error in ") + what + ": device lost", false);
+    if (dead_)
+      throw BackendError(std::string("fake CUDA error in ") + what + ": device lost", false);
   }
 
   DemFaults f_;

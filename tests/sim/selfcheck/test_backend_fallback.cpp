@@ -43,15 +43,17 @@ void user_edit(MpmWorld& w) {
   w.apply_preset(Preset::Rotation, 1.5f, &sel);
   w.sync();
   for (int k = 0; k < 40; ++k)
-    w.particles.add(Vec2{0.1f + 0.005f * k, 0.6f}, Vec2{0.f, -0.5f}, w.particles.mass[0], w.particles.vol0[0], 0, 3);
+    w.particles.add(Vec2{0.1f + 0.005f * k, 0.6f}, Vec2{0.f, -0.5f}, w.particles.mass[0],
+                    w.particles.vol0[0], 0, 3);
   w.host_changed();
   w.materials[0].E *= 1.1f;
 }
 
 }  // namespace
 
-TEST_CASE("Fallback: a device that dies mid-run and the MPM world goes on on the CPU from its last host copy",
-          "[selfcheck]") {
+TEST_CASE(
+    "Fallback: a device that dies mid-run and the MPM world goes on on the CPU from its last host copy",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   MpmScene ref = scene(), dev = scene();
   ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
@@ -77,7 +79,8 @@ TEST_CASE("Fallback: a device that dies mid-run and the MPM world goes on on the
   REQUIRE(fb.happened);
   CHECK(fb.backend == "fake-device");
   CHECK(fb.failed_step == 140);
-  CHECK(fb.resumed_step == 120);  // the last checkpoint: 20 steps rolled back (bounded by 50 - 1 + 20)
+  CHECK(fb.resumed_step ==
+        120);  // the last checkpoint: 20 steps rolled back (bounded by 50 - 1 + 20)
   CHECK(fb.reason.find("illegal memory access") != std::string::npos);
   CHECK(calls.syncs == 2);
   CHECK(dev.world->backend_name().rfind("cpu", 0) == 0);
@@ -96,7 +99,8 @@ TEST_CASE("Fallback: a device that dies mid-run and the MPM world goes on on the
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: the user's edits since the last checkpoint survive a device failure", "[selfcheck]") {
+TEST_CASE("Fallback: the user's edits since the last checkpoint survive a device failure",
+          "[selfcheck]") {
   reset_backend_failures_for_tests();
   MpmScene ref = scene(), dev = scene();
   ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
@@ -121,9 +125,9 @@ TEST_CASE("Fallback: an error that leaves the device state intact loses no steps
   MpmScene ref = scene(), dev = scene();
   ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
   fake::MpmFaults f;
-  f.fail_after = 140;             // at the start of the call from step 140 (nothing launched yet)...
-  f.fail_state_intact = true;     // ...like an out-of-memory error for a new grid
-  f.dead_after_failure = false;   // the device still answers: its state is read back
+  f.fail_after = 140;            // at the start of the call from step 140 (nothing launched yet)...
+  f.fail_state_intact = true;    // ...like an out-of-memory error for a new grid
+  f.dead_after_failure = false;  // the device still answers: its state is read back
   dev.world->set_backend(std::make_unique<fake::DeviceMpm>(f));
   dev.world->checkpoint_interval = 50;
   drive(*ref.world, 200, 20);
@@ -137,7 +141,8 @@ TEST_CASE("Fallback: an error that leaves the device state intact loses no steps
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: a device lost while copying to the host, or while taking an edit", "[selfcheck]") {
+TEST_CASE("Fallback: a device lost while copying to the host, or while taking an edit",
+          "[selfcheck]") {
   reset_backend_failures_for_tests();
   SECTION("sync_to_host fails: diagnostics come from the last host copy, the CPU goes on from it") {
     MpmScene ref = scene(), dev = scene();
@@ -174,10 +179,13 @@ TEST_CASE("Fallback: a device lost while copying to the host, or while taking an
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: a device lost during a resampling pass: the CPU goes on from the preserved state, no extra pass", "[selfcheck][resample]") {
+TEST_CASE(
+    "Fallback: a device lost during a resampling pass: the CPU goes on from the preserved state, no extra pass",
+    "[selfcheck][resample]") {
   reset_backend_failures_for_tests();
   auto load = [] {
-    MpmScene s = load_mpm_scene(resolve_scene_path("toffee"), {"resampling.enabled=true", "materials.toffee.eta=0.1"});
+    MpmScene s = load_mpm_scene(resolve_scene_path("toffee"),
+                                {"resampling.enabled=true", "materials.toffee.eta=0.1"});
     s.world->checkpoint_interval = 1000000;  // the pass's own sync is the first read-back
     return s;
   };
@@ -189,7 +197,8 @@ TEST_CASE("Fallback: a device lost during a resampling pass: the CPU goes on fro
   REQUIRE(dev.world->step(10).ok);  // the pass at step 10 cannot read the device back
   CHECK(dev.world->fallback().happened);
   CHECK(dev.world->step_count() == 0);  // back to the host copy: the initial state
-  CHECK(dev.world->resample_totals().calls == 0);  // the failed pass did not run on the rolled-back state
+  CHECK(dev.world->resample_totals().calls ==
+        0);  // the failed pass did not run on the rolled-back state
   drive(*ref.world, 400, 40);
   drive(*dev.world, 400, 40);
   CHECK(dev.world->resample_totals().calls == ref.world->resample_totals().calls);
@@ -198,7 +207,9 @@ TEST_CASE("Fallback: a device lost during a resampling pass: the CPU goes on fro
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: with per-substep forces (SGF) at most one substep is lost, and the forces stay", "[selfcheck]") {
+TEST_CASE(
+    "Fallback: with per-substep forces (SGF) at most one substep is lost, and the forces stay",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   MpmScene ref = scene(), dev = scene();
   ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
@@ -206,7 +217,8 @@ TEST_CASE("Fallback: with per-substep forces (SGF) at most one substep is lost, 
   f.fail_after = 77;
   dev.world->set_backend(std::make_unique<fake::DeviceMpm>(f));
   auto hook = [](int64_t step, MpmParticles& p) {
-    for (size_t i = 0; i < p.size(); ++i) p.fext[i] = Vec2{i % 3 == 0 ? 0.5f * p.mass[i] * (step % 7) : 0.f, 0.f};
+    for (size_t i = 0; i < p.size(); ++i)
+      p.fext[i] = Vec2{i % 3 == 0 ? 0.5f * p.mass[i] * (step % 7) : 0.f, 0.f};
     return true;
   };
   ref.world->force_hook = hook;
@@ -220,7 +232,9 @@ TEST_CASE("Fallback: with per-substep forces (SGF) at most one substep is lost, 
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: a DEM device that dies and the world goes on on the CPU from the preserved state", "[selfcheck]") {
+TEST_CASE(
+    "Fallback: a DEM device that dies and the world goes on on the CPU from the preserved state",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   // The fake device steps with the CPU reference, so up to the checkpoint it
   // matches a CPU run bit for bit; the CPU backend then starts with fresh
@@ -244,7 +258,8 @@ TEST_CASE("Fallback: a DEM device that dies and the world goes on on the CPU fro
   while (dev->step_count() < 240) REQUIRE(dev->step(20).ok);
   REQUIRE(dev->fallback().happened);
   CHECK(heard == 1);
-  CHECK(dev->fallback().failed_step == 130);  // DEM steps one at a time: the world counts up to the failure
+  CHECK(dev->fallback().failed_step ==
+        130);  // DEM steps one at a time: the world counts up to the failure
   CHECK(dev->fallback().resumed_step == 120);
   CHECK(dev->backend_name().rfind("cpu", 0) == 0);
   const std::string notice = dev->take_notice();
@@ -262,7 +277,8 @@ TEST_CASE("Fallback: a DEM device that dies and the world goes on on the CPU fro
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: the Simulation passes the notice on, and auto then picks the CPU", "[selfcheck]") {
+TEST_CASE("Fallback: the Simulation passes the notice on, and auto then picks the CPU",
+          "[selfcheck]") {
   reset_backend_failures_for_tests();
   std::unique_ptr<Simulation> sim = load_simulation("pic_vs_apic", {}, "cpu", 1);
   REQUIRE(sim->mpm());
@@ -280,8 +296,9 @@ TEST_CASE("Fallback: the Simulation passes the notice on, and auto then picks th
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: an MPM device with background checkpoints rolls back to the last one that arrived",
-          "[selfcheck]") {
+TEST_CASE(
+    "Fallback: an MPM device with background checkpoints rolls back to the last one that arrived",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   MpmScene ref = scene(), dev = scene();
   ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
@@ -290,7 +307,8 @@ TEST_CASE("Fallback: an MPM device with background checkpoints rolls back to the
   f.background_checkpoints = true;
   fake::Calls calls;
   dev.world->set_backend(std::make_unique<fake::DeviceMpm>(f, &calls));
-  dev.world->checkpoint_interval = 50;  // copies begin at steps 60 and 120, noted as arrived a call later
+  dev.world->checkpoint_interval =
+      50;  // copies begin at steps 60 and 120, noted as arrived a call later
   drive(*ref.world, 200, 20);
   drive(*dev.world, 200, 20);
   const BackendFallback& fb = dev.world->fallback();
@@ -304,8 +322,9 @@ TEST_CASE("Fallback: an MPM device with background checkpoints rolls back to the
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: a DEM device with background checkpoints rolls back to the last one that arrived",
-          "[selfcheck]") {
+TEST_CASE(
+    "Fallback: a DEM device with background checkpoints rolls back to the last one that arrived",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   std::unique_ptr<dem::DemWorld> ref = check_dem_world(), dev = check_dem_world();
   ref->set_backend(dem::make_dem_backend("cpu", 1));
@@ -333,8 +352,9 @@ TEST_CASE("Fallback: a DEM device with background checkpoints rolls back to the 
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Fallback: a device lost while its newest checkpoint is in transfer rolls back to the one before",
-          "[selfcheck]") {
+TEST_CASE(
+    "Fallback: a device lost while its newest checkpoint is in transfer rolls back to the one before",
+    "[selfcheck]") {
   // The copy begun at 120 is not known to have arrived when the device dies at
   // 130 (the world asks at its next call): the copy begun at 60, complete since
   // the next one began, is still whole in host memory.

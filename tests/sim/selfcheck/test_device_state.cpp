@@ -29,7 +29,8 @@ fake::MpmFaults device_state() {
 
 }  // namespace
 
-TEST_CASE("Device state: saves stay on the device and restore the exact state", "[selfcheck][rewind]") {
+TEST_CASE("Device state: saves stay on the device and restore the exact state",
+          "[selfcheck][rewind]") {
   MpmScene ref = scene(), dev = scene();
   ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
   fake::Calls calls;
@@ -41,7 +42,7 @@ TEST_CASE("Device state: saves stay on the device and restore the exact state", 
   MpmWorldState s;
   dev.world->save_state(s);
   CHECK(calls.device_saves == 1);
-  CHECK(calls.syncs == syncs);     // nothing came to the host
+  CHECK(calls.syncs == syncs);  // nothing came to the host
   CHECK(s.device != nullptr);
   CHECK(s.particles.size() == 0);  // the stepped columns are on the device
   REQUIRE(s.host_columns != nullptr);
@@ -59,7 +60,8 @@ TEST_CASE("Device state: saves stay on the device and restore the exact state", 
   CHECK(calls.device_loads == 1);
   CHECK(dev.world->step_count() == 30);
   ref.world->load_state(r);
-  CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);  // the host got the restored state
+  CHECK(dev.world->diagnostics().hash ==
+        ref.world->diagnostics().hash);  // the host got the restored state
   REQUIRE(dev.world->step(40).ok);
   CHECK(dev.world->diagnostics().hash == h40);
 
@@ -73,7 +75,8 @@ TEST_CASE("Device state: saves stay on the device and restore the exact state", 
   CHECK(c.host_columns != a.host_columns);
 }
 
-TEST_CASE("Device state: a save from another backend is refused and changes nothing", "[selfcheck][rewind]") {
+TEST_CASE("Device state: a save from another backend is refused and changes nothing",
+          "[selfcheck][rewind]") {
   MpmScene dev = scene();
   dev.world->set_backend(std::make_unique<fake::DeviceMpm>(device_state()));
   REQUIRE(dev.world->step(10).ok);
@@ -88,8 +91,9 @@ TEST_CASE("Device state: a save from another backend is refused and changes noth
   CHECK(dev.world->diagnostics().hash == before);
 }
 
-TEST_CASE("Device state: checkpoints arrive in the background and a failure rolls back to the newest",
-          "[selfcheck]") {
+TEST_CASE(
+    "Device state: checkpoints arrive in the background and a failure rolls back to the newest",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   MpmScene ref = scene(), dev = scene();
   ref.world->set_backend(std::make_unique<MpmCpuBackend>(1));
@@ -106,12 +110,13 @@ TEST_CASE("Device state: checkpoints arrive in the background and a failure roll
   CHECK(fb.failed_step == 140);
   CHECK(fb.resumed_step == 120);  // the checkpoint that arrived, not a host copy
   CHECK(calls.checkpoints == 2);
-  CHECK(calls.syncs == 0);        // no checkpoint stopped the stepping to copy
+  CHECK(calls.syncs == 0);  // no checkpoint stopped the stepping to copy
   CHECK(dev.world->diagnostics().hash == ref.world->diagnostics().hash);
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("Device state: the plots' totals are summed on the device and equal the host's", "[selfcheck]") {
+TEST_CASE("Device state: the plots' totals are summed on the device and equal the host's",
+          "[selfcheck]") {
   MpmScene dev = scene();
   fake::Calls calls;
   dev.world->set_backend(std::make_unique<fake::DeviceMpm>(device_state(), &calls));

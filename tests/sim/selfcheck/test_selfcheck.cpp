@@ -2,11 +2,11 @@
 // device backends (tests/sim/selfcheck/fake_backends.h): no GPU needed.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include "sim/core/backend_error.h"
 #include "sim/cuda/cuda_info.h"
 #include "sim/io/text.h"
@@ -23,7 +23,8 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("ps_selfcheck_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+    path = fs::temp_directory_path() /
+           ("ps_selfcheck_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -56,7 +57,8 @@ SelfCheckFn counting_check(int& calls, const std::string& only) {
   };
 }
 
-GateRequest request(const std::string& cache, const std::string& key = "device=Fake GPU;uuid=GPU-0;build=1") {
+GateRequest request(const std::string& cache,
+                    const std::string& key = "device=Fake GPU;uuid=GPU-0;build=1") {
   GateRequest r;
   r.key = key;
   r.device = "Fake GPU (device 0)";
@@ -80,17 +82,22 @@ void spit(const std::string& path, const std::string& bytes) {
 
 TEST_CASE("Self-check: every material and transfer, plus DEM, are cases", "[selfcheck]") {
   const std::vector<std::string> names = self_check_case_names();
-  CHECK(names.size() == static_cast<size_t>(3 * kMaterialTypeCount + 5));  // + linear, cubic, 2 PolyPIC, DEM
+  CHECK(names.size() ==
+        static_cast<size_t>(3 * kMaterialTypeCount + 5));  // + linear, cubic, 2 PolyPIC, DEM
   for (const CheckMaterial& m : check_materials())
     for (const char* t : {"pic", "apic", "flip"})
-      CHECK(std::find(names.begin(), names.end(), std::string("mpm ") + m.name + " " + t + " quadratic") != names.end());
+      CHECK(std::find(names.begin(), names.end(),
+                      std::string("mpm ") + m.name + " " + t + " quadratic") != names.end());
   for (const char* m : {"jelly", "snow"})
-    CHECK(std::find(names.begin(), names.end(), std::string("mpm ") + m + " polypic quadratic") != names.end());
+    CHECK(std::find(names.begin(), names.end(), std::string("mpm ") + m + " polypic quadratic") !=
+          names.end());
   CHECK(check_materials().size() == static_cast<size_t>(kMaterialTypeCount));
   CHECK(names.back().rfind("dem", 0) == 0);
 }
 
-TEST_CASE("Self-check: round-off-level noise passes and a 1 % gravity error in one case fails, named", "[selfcheck]") {
+TEST_CASE(
+    "Self-check: round-off-level noise passes and a 1 % gravity error in one case fails, named",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   // Velocities multiplied by (1 + e), |e| <= 1e-6, after every substep: far
   // more than reordered float sums do (the tolerances hold up to 1e-5).
@@ -126,7 +133,8 @@ TEST_CASE("Self-check: round-off-level noise passes and a 1 % gravity error in o
   CHECK(!backend_failure_noted());
 }
 
-TEST_CASE("Self-check: a DEM bug, a candidate that fails at run time, a factory that throws", "[selfcheck]") {
+TEST_CASE("Self-check: a DEM bug, a candidate that fails at run time, a factory that throws",
+          "[selfcheck]") {
   reset_backend_failures_for_tests();
   SelfCheckOptions dem_only;
   dem_only.only = "dem";
@@ -152,7 +160,9 @@ TEST_CASE("Self-check: a DEM bug, a candidate that fails at run time, a factory 
   reset_backend_failures_for_tests();
 
   CandidateBackends throwing;
-  throwing.mpm = []() -> std::unique_ptr<MpmBackend> { throw std::runtime_error("CUDA error in cudaMalloc: out of memory"); };
+  throwing.mpm = []() -> std::unique_ptr<MpmBackend> {
+    throw std::runtime_error("CUDA error in cudaMalloc: out of memory");
+  };
   r = run_self_check(throwing, one);
   REQUIRE(r.cases.size() == 1);
   CHECK_FALSE(r.pass);
@@ -161,8 +171,9 @@ TEST_CASE("Self-check: a DEM bug, a candidate that fails at run time, a factory 
 
 // [SECTION] The decision ---------------------------------------------------------------
 
-TEST_CASE("Auto: a candidate that fails its self-check is not used, the message names the case, the verdict is kept",
-          "[selfcheck]") {
+TEST_CASE(
+    "Auto: a candidate that fails its self-check is not used, the message names the case, the verdict is kept",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   TempDir tmp;
   const std::string cache = tmp.file("sub/cuda-selfcheck.txt");  // the folder is created
@@ -194,7 +205,9 @@ TEST_CASE("Auto: a candidate that fails its self-check is not used, the message 
   CHECK(d.message.find("mpm snow flip quadratic") != std::string::npos);
 }
 
-TEST_CASE("Auto: a candidate that passes is used and the verdict is cached and re-read, not re-checked", "[selfcheck]") {
+TEST_CASE(
+    "Auto: a candidate that passes is used and the verdict is cached and re-read, not re-checked",
+    "[selfcheck]") {
   reset_backend_failures_for_tests();
   TempDir tmp;
   const std::string cache = tmp.file("cuda-selfcheck.txt");
@@ -213,7 +226,8 @@ TEST_CASE("Auto: a candidate that passes is used and the verdict is cached and r
   CHECK(d.verdict.state == VerdictState::Pass);
   CHECK(d.message.empty());
   // Another device or build is not covered by that verdict.
-  d = decide_backend(request(cache, "device=Fake GPU;uuid=GPU-0;build=2"), fake_candidates(), check);
+  d = decide_backend(request(cache, "device=Fake GPU;uuid=GPU-0;build=2"), fake_candidates(),
+                     check);
   CHECK(calls == 2);
   CHECK(d.use_candidate);
   CHECK(read_verdict(cache, "device=Fake GPU;uuid=GPU-0;build=1").state == VerdictState::Pass);
@@ -233,7 +247,8 @@ TEST_CASE("Auto: a candidate that passes is used and the verdict is cached and r
   CHECK(calls == 5);
 }
 
-TEST_CASE("Auto: forcing the candidate (--backend cuda) skips the check and stores nothing", "[selfcheck]") {
+TEST_CASE("Auto: forcing the candidate (--backend cuda) skips the check and stores nothing",
+          "[selfcheck]") {
   TempDir tmp;
   const std::string cache = tmp.file("cuda-selfcheck.txt");
   int calls = 0;
@@ -247,12 +262,14 @@ TEST_CASE("Auto: forcing the candidate (--backend cuda) skips the check and stor
   CHECK_FALSE(d.ran_check);
   CHECK_FALSE(fs::exists(cache));
   // Nothing to check: the CPU.
-  const GateDecision none = decide_backend(request(cache), CandidateBackends{}, counting_check(calls, ""));
+  const GateDecision none =
+      decide_backend(request(cache), CandidateBackends{}, counting_check(calls, ""));
   CHECK_FALSE(none.use_candidate);
   CHECK(calls == 0);
 }
 
-TEST_CASE("Auto: a garbage or corrupted verdict file is 'not checked', never a crash", "[selfcheck]") {
+TEST_CASE("Auto: a garbage or corrupted verdict file is 'not checked', never a crash",
+          "[selfcheck]") {
   TempDir tmp;
   const std::string cache = tmp.file("cuda-selfcheck.txt");
   const std::string key = request(cache).key;
@@ -262,7 +279,8 @@ TEST_CASE("Auto: a garbage or corrupted verdict file is 'not checked', never a c
       {"binary", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe", 18)},
       {"no header", good_line},
       {"wrong header", "ps-cuda-selfcheck 999\n" + good_line},
-      {"NUL inside", std::string("ps-cuda-selfcheck 1\n") + key + std::string("\tpass\t1\0\t1\t\n", 12)},
+      {"NUL inside",
+       std::string("ps-cuda-selfcheck 1\n") + key + std::string("\tpass\t1\0\t1\t\n", 12)},
       {"too few fields", "ps-cuda-selfcheck 1\n" + key + "\tpass\t1700000000\n"},
       {"too many fields", "ps-cuda-selfcheck 1\n" + key + "\tpass\t1700000000\t1\tx\ty\n"},
       {"unknown verdict", "ps-cuda-selfcheck 1\n" + key + "\tmaybe\t1700000000\t1\t\n"},
@@ -278,7 +296,8 @@ TEST_CASE("Auto: a garbage or corrupted verdict file is 'not checked', never a c
     spit(cache, bytes);
     CHECK(read_verdict(cache, key).state == VerdictState::NotChecked);
     int calls = 0;
-    const GateDecision d = decide_backend(request(cache), fake_candidates(), counting_check(calls, "tracer pic"));
+    const GateDecision d =
+        decide_backend(request(cache), fake_candidates(), counting_check(calls, "tracer pic"));
     CHECK(calls == 1);
     CHECK(d.use_candidate);
     // Replaced by a well-formed file.
@@ -297,19 +316,22 @@ TEST_CASE("Auto: a garbage or corrupted verdict file is 'not checked', never a c
   fs::create_directories(cache);
   CHECK(read_verdict(cache, key).state == VerdictState::NotChecked);
   int calls = 0;
-  const GateDecision d = decide_backend(request(cache), fake_candidates(), counting_check(calls, "tracer pic"));
+  const GateDecision d =
+      decide_backend(request(cache), fake_candidates(), counting_check(calls, "tracer pic"));
   CHECK(calls == 1);
   CHECK(d.use_candidate);
   CHECK_FALSE(d.cache_error.empty());
   CHECK(d.message.find("verdict not stored") != std::string::npos);
   // A check that throws is a failure, not a crash.
-  const GateDecision t = decide_backend(request(tmp.file("other.txt")), fake_candidates(),
-                                        [](const CandidateBackends&) -> SelfCheckReport { throw std::runtime_error("boom"); });
+  const GateDecision t = decide_backend(
+      request(tmp.file("other.txt")), fake_candidates(),
+      [](const CandidateBackends&) -> SelfCheckReport { throw std::runtime_error("boom"); });
   CHECK_FALSE(t.use_candidate);
   CHECK(t.verdict.reason == "the self-check stopped: boom");
 }
 
-TEST_CASE("Verdict file: newest first, 16 lines at most, fields cleaned of tabs and newlines", "[selfcheck]") {
+TEST_CASE("Verdict file: newest first, 16 lines at most, fields cleaned of tabs and newlines",
+          "[selfcheck]") {
   TempDir tmp;
   const std::string cache = tmp.file("v.txt");
   for (int k = 0; k < 20; ++k) {
@@ -335,9 +357,11 @@ TEST_CASE("Verdict file: newest first, 16 lines at most, fields cleaned of tabs 
   CHECK_FALSE(err.empty());
 }
 
-TEST_CASE("Auto in this process: after a CUDA failure at run time auto picks the CPU", "[selfcheck]") {
+TEST_CASE("Auto in this process: after a CUDA failure at run time auto picks the CPU",
+          "[selfcheck]") {
   reset_backend_failures_for_tests();
-  note_backend_failure("cuda (Fake GPU): CUDA error in advance: an illegal memory access was encountered");
+  note_backend_failure(
+      "cuda (Fake GPU): CUDA error in advance: an illegal memory access was encountered");
   CHECK(choose_auto_backend().kind == "cpu");
   std::string why;
   CHECK(backend_failure_noted(&why));

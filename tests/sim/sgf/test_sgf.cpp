@@ -54,7 +54,9 @@ std::vector<Vec2> forces_at(SgfSchedule& s, int64_t step, size_t n) {
 
 }  // namespace
 
-TEST_CASE("SGF folder: files in step order, subfolders and other files ignored, byte-identical re-save", "[sgf]") {
+TEST_CASE(
+    "SGF folder: files in step order, subfolders and other files ignored, byte-identical re-save",
+    "[sgf]") {
   const std::string dir = kData + "basic";
   const SgfLoadResult r = load_sgf_folder(dir);
   REQUIRE(r.ok());
@@ -84,7 +86,9 @@ TEST_CASE("SGF folder: files in step order, subfolders and other files ignored, 
   fs::remove_all(out);
 }
 
-TEST_CASE("SGF: malformed names and rows are reported precisely - a file with a problem is skipped whole", "[sgf]") {
+TEST_CASE(
+    "SGF: malformed names and rows are reported precisely - a file with a problem is skipped whole",
+    "[sgf]") {
   const std::string dir = kData + "malformed";
   const SgfLoadResult r = load_sgf_folder(dir);
   std::vector<std::string> m;
@@ -97,7 +101,8 @@ TEST_CASE("SGF: malformed names and rows are reported precisely - a file with a 
   CHECK(m[2] == f15 + ":6:1: field 'ID': expected a particle ID (integer >= 1), got '0'");
   CHECK(m[3] == f15 + ":8:9: field 'row': expected 4 fields ID,FX,FY,FZ, got 5");
   CHECK(m[4] == f23 + ":1:1: field 'header': expected the header 'ID,FX,FY,FZ', got 'ID,FORCE'");
-  CHECK(m[5].find("SGF9-2.csv: field 'name': expected a file name SGF<start>-<end>.csv") != std::string::npos);
+  CHECK(m[5].find("SGF9-2.csv: field 'name': expected a file name SGF<start>-<end>.csv") !=
+        std::string::npos);
   CHECK(m[6].find("SGFx-3.csv: field 'name'") != std::string::npos);
   CHECK(r.diagnostics[0].loc().line == 3);
   CHECK(r.diagnostics[0].field() == "FX");
@@ -108,7 +113,8 @@ TEST_CASE("SGF: malformed names and rows are reported precisely - a file with a 
   CHECK(r.skipped[1] == f23);
   // The rows themselves still parse as they did (parse_sgf_csv keeps the good rows of a file).
   std::vector<InputError> diags;
-  const SgfFile a = parse_sgf_csv("ID,FX,FY,FZ\r\n1,1,2,3\r\n2,abc,0,0\r\n4, 4.5 ,-1,0\r\n", "x.csv", 1, 5, diags);
+  const SgfFile a = parse_sgf_csv("ID,FX,FY,FZ\r\n1,1,2,3\r\n2,abc,0,0\r\n4, 4.5 ,-1,0\r\n",
+                                  "x.csv", 1, 5, diags);
   CHECK(diags.size() == 1);
   REQUIRE(a.rows.size() == 2);
   CHECK(a.rows[1].fx == 4.5);
@@ -127,7 +133,8 @@ TEST_CASE("SGF names", "[sgf]") {
   CHECK(sgf_file_name(3001, 6000) == "SGF3001-6000.csv");
 }
 
-TEST_CASE("SGF apply: a group gets F exactly in [s0, s1], not at s0-1 or s1+1 - others untouched", "[sgf]") {
+TEST_CASE("SGF apply: a group gets F exactly in [s0, s1], not at s0-1 or s1+1 - others untouched",
+          "[sgf]") {
   const int64_t s0 = 5, s1 = 9;
   const Vec2 F{2.5f, -1.25f};
   SgfSet set;
@@ -179,7 +186,8 @@ TEST_CASE("SGF apply: overlapping ranges add - file order does not matter", "[sg
 
 TEST_CASE("SGF apply: the event list touches only active files", "[sgf]") {
   SgfList list;
-  for (int k = 0; k < 200; ++k) list.files.push_back(file(10 * k + 1, 10 * k + 10, {{1, double(k), 0.0, 0.0}}));
+  for (int k = 0; k < 200; ++k)
+    list.files.push_back(file(10 * k + 1, 10 * k + 10, {{1, double(k), 0.0, 0.0}}));
   SgfSchedule s(list);
   for (int64_t step = 1; step <= 2000; ++step) {
     const auto& act = s.active(step);
@@ -191,7 +199,8 @@ TEST_CASE("SGF apply: the event list touches only active files", "[sgf]") {
 
 TEST_CASE("SGF apply: IDs map to indices after reordering - missing IDs are counted", "[sgf]") {
   SgfList list;
-  list.files.push_back(file(1, 1, {{40, 1.0, 0.0, 0.0}, {7, 0.0, 1.0, 0.0}, {999999, 5.0, 5.0, 0.0}}));
+  list.files.push_back(
+      file(1, 1, {{40, 1.0, 0.0, 0.0}, {7, 0.0, 1.0, 0.0}, {999999, 5.0, 5.0, 0.0}}));
   const uint32_t ids[3] = {7, 123456789, 40};  // sparse IDs use the sorted map
   SgfForceApplier apply(list);
   Vec2 f[3] = {};
@@ -222,17 +231,21 @@ TEST_CASE("SGF: MPM hook zeroes fext and reports activity", "[sgf]") {
   CHECK(p.fext[1] == Vec2{});
 }
 
-TEST_CASE("SGF: a row naming a retired or unknown ID is reported once, not silently dropped", "[sgf]") {
+TEST_CASE("SGF: a row naming a retired or unknown ID is reported once, not silently dropped",
+          "[sgf]") {
   SgfList list;
   list.files.push_back(file(1, 5, {{2, 1.0, 0.0, 0.0}, {5, 0.0, 1.0, 0.0}, {50, 1.0, 1.0, 0.0}}));
   std::vector<std::pair<int64_t, std::vector<uint32_t>>> reports;
   std::string notice;
   const std::vector<uint32_t> merged_away = {3, 5};  // as MpmWorld::id_retired would say
-  auto retired = [&](uint32_t id) { return std::count(merged_away.begin(), merged_away.end(), id) > 0; };
-  auto hook = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
-    reports.emplace_back(step, ids);
-    notice = sgf_missing_notice(step, ids, retired);
-  });
+  auto retired = [&](uint32_t id) {
+    return std::count(merged_away.begin(), merged_away.end(), id) > 0;
+  };
+  auto hook = make_mpm_force_hook(
+      list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
+        reports.emplace_back(step, ids);
+        notice = sgf_missing_notice(step, ids, retired);
+      });
   MpmParticles p;
   for (int i = 0; i < 3; ++i) p.add(Vec2{0.5f, 0.5f}, Vec2{}, 1.f, 1.f, 0, 0);  // IDs 1, 2, 3
   CHECK(hook(1, p));
@@ -248,19 +261,22 @@ TEST_CASE("SGF: a row naming a retired or unknown ID is reported once, not silen
   // Another missing ID later is reported on its own.
   p.id[2] = 77;  // (as if reindexed): ID 3 disappears
   list.files[0].rows.push_back(SgfRow{3, 0.0, 0.0, 1.0});
-  auto hook2 = make_mpm_force_hook(list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
-    reports.emplace_back(step, ids);
-    notice = sgf_missing_notice(step, ids, retired);
-  });
+  auto hook2 = make_mpm_force_hook(
+      list, [&](int64_t step, const std::vector<uint32_t>& ids, const MpmParticles&) {
+        reports.emplace_back(step, ids);
+        notice = sgf_missing_notice(step, ids, retired);
+      });
   CHECK(hook2(4, p));
   REQUIRE(reports.size() == 2);
   CHECK(reports[1].second == std::vector<uint32_t>{3, 5, 50});
   CHECK(notice.find("2 retired by resampling, the others never existed") != std::string::npos);
   // ID 0 (a 0-based mistake) never existed, resampling or not.
-  CHECK(sgf_missing_notice(7, {0}, retired).find("no particle ever had these IDs") != std::string::npos);
+  CHECK(sgf_missing_notice(7, {0}, retired).find("no particle ever had these IDs") !=
+        std::string::npos);
 }
 
-TEST_CASE("SGF in a real MpmWorld: a free group gains dv = F/m (s1-s0+1) dt, others untouched", "[sgf]") {
+TEST_CASE("SGF in a real MpmWorld: a free group gains dv = F/m (s1-s0+1) dt, others untouched",
+          "[sgf]") {
   MpmWorld w;
   w.grid = GridSpec{};  // unit domain, 128 cells
   w.solver.gravity = Vec2{0.f, 0.f};
@@ -274,8 +290,8 @@ TEST_CASE("SGF in a real MpmWorld: a free group gains dv = F/m (s1-s0+1) dt, oth
   for (int body = 0; body < 2; ++body)
     for (int j = 0; j < 4; ++j)
       for (int i = 0; i < 4; ++i)
-        w.particles.add(Vec2{0.3f + 0.4f * body + 0.004f * i, 0.5f + 0.004f * j}, Vec2{}, m, 1e-5f, 0,
-                        static_cast<uint16_t>(body));
+        w.particles.add(Vec2{0.3f + 0.4f * body + 0.004f * i, 0.5f + 0.004f * j}, Vec2{}, m, 1e-5f,
+                        0, static_cast<uint16_t>(body));
   w.host_changed();
   const int64_t s0 = 4, s1 = 13;
   const Vec2 F{0.5f, -0.25f};
@@ -341,7 +357,8 @@ TEST_CASE("SGF editor model: flatten and infer are inverse for distinct groups",
   CHECK(back.groups[1].ids == b.ids);
 }
 
-TEST_CASE("SGF editor set: save and load with groups.json keeps names, colours, IDs, entries", "[sgf]") {
+TEST_CASE("SGF editor set: save and load with groups.json keeps names, colours, IDs, entries",
+          "[sgf]") {
   SgfSet set;
   SgfGroup a;
   a.name = "left \"arm\"";
@@ -439,6 +456,7 @@ TEST_CASE("ID lists: one ID per line, bad lines reported", "[sgf]") {
   }
   CHECK(load_id_list(path, d) == std::vector<uint32_t>{5, 6, 42, 8});
   REQUIRE(d.size() == 1);
-  CHECK(std::string(d[0].what()) == path + ":5:1: field 'ID': expected one particle ID (integer >= 1) per line, got 'x7'");
+  CHECK(std::string(d[0].what()) ==
+        path + ":5:1: field 'ID': expected one particle ID (integer >= 1) per line, got 'x7'");
   fs::remove_all(dir);
 }

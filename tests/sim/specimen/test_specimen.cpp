@@ -54,7 +54,8 @@ TEST_CASE("disk specimen: count matches the closed form, no particle outside", "
       const double w = std::sqrt(h2);
       expected += count_in(d.cx - w, std::nextafter(d.cx + w, 1e9), 0.5, step);
     }
-    for (InsideTest test : {InsideTest::Winding, InsideTest::NearestContour, InsideTest::NearestContourOriented}) {
+    for (InsideTest test :
+         {InsideTest::Winding, InsideTest::NearestContour, InsideTest::NearestContourOriented}) {
       SpecimenParams sp;
       sp.grid.radius_px = r;
       sp.test = test;
@@ -84,7 +85,8 @@ TEST_CASE("L-shape specimen with a concave corner: count matches the closed form
       if (y >= l.y0 && y < l.y1) expected += count_in(l.x0, l.x0 + l.t, 0.5, step);
       if (y >= l.y1 - l.t && y < l.y1) expected += count_in(l.x0 + l.t, l.x1, 0.5, step);
     }
-    for (InsideTest test : {InsideTest::Winding, InsideTest::NearestContour, InsideTest::NearestContourOriented}) {
+    for (InsideTest test :
+         {InsideTest::Winding, InsideTest::NearestContour, InsideTest::NearestContourOriented}) {
       SpecimenParams sp;
       sp.grid.radius_px = r;
       sp.test = test;
@@ -100,7 +102,8 @@ TEST_CASE("L-shape specimen with a concave corner: count matches the closed form
   }
 }
 
-TEST_CASE("the two inside tests agree on the disk and the L, and differ on the dancer", "[specimen]") {
+TEST_CASE("the two inside tests agree on the disk and the L, and differ on the dancer",
+          "[specimen]") {
   // Formula (3) as printed takes "for all" at reflex vertices of a contour
   // with material on the right; with the branches swapped (Oriented) it
   // agrees with the winding test on all three shapes.
@@ -172,7 +175,8 @@ TEST_CASE("ring image: outer contour and hole, no particle in the hole", "[speci
   for (int r = 0; r < 64; ++r)
     for (int c = 0; c < 64; ++c) {
       const double dx = c + 0.5 - 32, dy = r + 0.5 - 32, d2 = dx * dx + dy * dy;
-      if (d2 <= 28.0 * 28.0 && d2 > 12.0 * 12.0) img.at(c, r)[0] = img.at(c, r)[1] = img.at(c, r)[2] = 0;
+      if (d2 <= 28.0 * 28.0 && d2 > 12.0 * 12.0)
+        img.at(c, r)[0] = img.at(c, r)[1] = img.at(c, r)[2] = 0;
     }
   const Mask mask = make_mask(img);
   const auto cs = trace_contours(mask);
@@ -252,7 +256,8 @@ TEST_CASE("dancer belt group by colour threshold, colour table and ID list", "[s
   REQUIRE(belt.size() > 20);
   std::set<uint32_t> in_belt(belt.begin(), belt.end());
   for (size_t i = 0; i < s.size(); ++i) {
-    const bool is_belt = s.rgb[i][0] == kBeltColor[0] && s.rgb[i][1] == kBeltColor[1] && s.rgb[i][2] == kBeltColor[2];
+    const bool is_belt = s.rgb[i][0] == kBeltColor[0] && s.rgb[i][1] == kBeltColor[1] &&
+                         s.rgb[i][2] == kBeltColor[2];
     CHECK(is_belt == (in_belt.count(s.id[i]) == 1));
   }
   const uint8_t lo[3] = {200, 200, 150}, hi[3] = {255, 255, 200};

@@ -86,8 +86,9 @@ verify::CaseSpec idle_case(bool says_why) {
 
 }  // namespace
 
-TEST_CASE("Every verification case asks the run's backend factory for its worlds, or says why it has none",
-          "[verify][backend]") {
+TEST_CASE(
+    "Every verification case asks the run's backend factory for its worlds, or says why it has none",
+    "[verify][backend]") {
   // The cases with no world at all: they run on the host whatever the backend
   // and say why. A new entry here is a case that cannot use a device.
   const std::set<std::string> host_only = {"mpm.viscoplastic_uniaxial"};
@@ -98,9 +99,11 @@ TEST_CASE("Every verification case asks the run's backend factory for its worlds
   for (const char* backend : {"cuda", "cpu"}) {
     for (const verify::CaseSpec& spec : all) {
       const verify::CaseResult r = verify::run_case(spec, refusing(backend));
-      INFO(backend << ": " << spec.id << ": error '" << r.error << "', ran on '" << r.ran_on.text() << "'");
+      INFO(backend << ": " << spec.id << ": error '" << r.error << "', ran on '" << r.ran_on.text()
+                   << "'");
       CHECK(r.ran_on.requested == backend);
-      if (host_only.count(spec.id) || (solver_only.count(spec.id) && std::string(backend) == "cpu")) {
+      if (host_only.count(spec.id) ||
+          (solver_only.count(spec.id) && std::string(backend) == "cpu")) {
         CHECK(r.error.empty());
         CHECK(r.passed());
         CHECK_FALSE(r.ran_on.on_device());
@@ -122,8 +125,9 @@ TEST_CASE("Cases on a device report it and measure what the CPU measures", "[ver
   // The fake device steps with the CPU reference on its own copy of the state:
   // the figures are the CPU's only if every host read is synced first.
   const std::vector<verify::CaseSpec> all = verify::all_cases();
-  for (const char* id : {"mpm.rotation_angular_momentum", "mpm.vibrating_bar_period", "heat.slab_particles",
-                         "heat.energy_balance", "dem.hertz_impact", "dem.restitution", "rigid.dem_plate_hertz"}) {
+  for (const char* id :
+       {"mpm.rotation_angular_momentum", "mpm.vibrating_bar_period", "heat.slab_particles",
+        "heat.energy_balance", "dem.hertz_impact", "dem.restitution", "rigid.dem_plate_hertz"}) {
     const verify::CaseSpec& spec = spec_of(all, id);
     const verify::CaseResult ref = verify::run_case(spec, cpu());
     const verify::CaseResult dev = verify::run_case(spec, fake_device());
@@ -138,18 +142,21 @@ TEST_CASE("Cases on a device report it and measure what the CPU measures", "[ver
     CHECK(dev.passed() == ref.passed());
     REQUIRE(dev.checks.size() == ref.checks.size());
     for (size_t k = 0; k < ref.checks.size(); ++k) {
-      INFO(ref.checks[k].quantity << ": CPU " << ref.checks[k].measured << ", device " << dev.checks[k].measured);
+      INFO(ref.checks[k].quantity << ": CPU " << ref.checks[k].measured << ", device "
+                                  << dev.checks[k].measured);
       CHECK(dev.checks[k].measured == ref.checks[k].measured);
     }
   }
   // A world with heat solves its systems on the device (the fake has no
   // solver: the host does) and says that its passes' transfers are host work.
-  const verify::CaseResult heat = verify::run_case(spec_of(all, "heat.slab_particles"), fake_device());
+  const verify::CaseResult heat =
+      verify::run_case(spec_of(all, "heat.slab_particles"), fake_device());
   CHECK(heat.ran_on.host.find("heat passes") != std::string::npos);
   CHECK(heat.ran_on.text().find("; on the host: ") != std::string::npos);
 }
 
-TEST_CASE("A device world that falls back to the CPU mid-case is reported in the case's result", "[verify][backend]") {
+TEST_CASE("A device world that falls back to the CPU mid-case is reported in the case's result",
+          "[verify][backend]") {
   reset_backend_failures_for_tests();
   const std::vector<verify::CaseSpec> all = verify::all_cases();
   const verify::CaseSpec& spec = spec_of(all, "mpm.rotation_angular_momentum");
@@ -177,7 +184,8 @@ TEST_CASE("A case that ignores a requested device is an error, one that says why
   cuda.backend = "cuda";
   const verify::CaseResult silent = verify::run_case(idle_case(false), cuda);
   CHECK_FALSE(silent.passed());
-  CHECK(silent.error.find("asked to run on cuda, the case put no world on it and gave no reason") != std::string::npos);
+  CHECK(silent.error.find("asked to run on cuda, the case put no world on it and gave no reason") !=
+        std::string::npos);
   CHECK(silent.ran_on.backend == "cpu");
   const verify::CaseResult said = verify::run_case(idle_case(true), cuda);
   CHECK(said.passed());
@@ -204,8 +212,11 @@ TEST_CASE("RanOn and the backend tally say where cases ran", "[verify][backend]"
   r.host = "reference solves";
   CHECK(r.text() == "cuda (NVIDIA H100); on the host: reference solves");
   r.host.clear();
-  r.fallback = "cuda (NVIDIA H100) failed while stepping (out of memory); continuing on the CPU backend from step 0";
-  CHECK(r.text().rfind("cuda (NVIDIA H100), fell back to the cpu: cuda (NVIDIA H100) failed while stepping", 0) == 0);
+  r.fallback =
+      "cuda (NVIDIA H100) failed while stepping (out of memory); continuing on the CPU backend from step 0";
+  CHECK(r.text().rfind(
+            "cuda (NVIDIA H100), fell back to the cpu: cuda (NVIDIA H100) failed while stepping",
+            0) == 0);
 
   std::vector<verify::CaseResult> rs(4);
   for (auto& c : rs) c.ran_on.requested = "cuda";
@@ -218,8 +229,9 @@ TEST_CASE("RanOn and the backend tally say where cases ran", "[verify][backend]"
   CHECK(t.fell_back == 1);
   CHECK(t.on_cpu == 1);
   CHECK(t.device == "cuda (NVIDIA H100)");
-  CHECK(verify::backend_tally_text(rs, "cuda") ==
-        "2 cases on cuda (NVIDIA H100), 1 on the cpu (each says why), 1 fell back from the device to the cpu");
+  CHECK(
+      verify::backend_tally_text(rs, "cuda") ==
+      "2 cases on cuda (NVIDIA H100), 1 on the cpu (each says why), 1 fell back from the device to the cpu");
   std::vector<verify::CaseResult> on_cpu(3);
   CHECK(verify::backend_tally_text(on_cpu, "cpu") == "3 cases on the cpu backend (the reference)");
 }
@@ -233,12 +245,13 @@ TEST_CASE("verify takes cpu or cuda and says when cuda cannot run here", "[verif
       verify::check_backend_name(bad);
       FAIL("accepted");
     } catch (const std::invalid_argument& e) {
-      CHECK(std::string(e.what()).find("expected cpu (the reference) or cuda, got '" + std::string(bad) + "'") !=
-            std::string::npos);
+      CHECK(std::string(e.what()).find("expected cpu (the reference) or cuda, got '" +
+                                       std::string(bad) + "'") != std::string::npos);
     }
   }
   CHECK(verify::backend_unavailable("cpu").empty());
   const std::string why = verify::backend_unavailable("cuda");
   CHECK(why.empty() == cuda_device_available());
-  if (!why.empty()) CHECK((why.find("no CUDA device") == 0 || why.find("this build has no CUDA support") == 0));
+  if (!why.empty())
+    CHECK((why.find("no CUDA device") == 0 || why.find("this build has no CUDA support") == 0));
 }

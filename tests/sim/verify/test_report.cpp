@@ -1,6 +1,7 @@
 // The verification framework: check verdicts, case verdicts, SVG plots and the report files.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -10,7 +11,6 @@
 #include <regex>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 #include "sim/verify/verify.h"
 
@@ -139,8 +139,8 @@ TEST_CASE("CaseResult::passed needs every check and no error", "[verify]") {
 
 TEST_CASE("all_cases joins the groups in report order with unique ids", "[verify]") {
   std::vector<CaseSpec> all = all_cases();
-  std::vector<CaseSpec> a = mpm_cases(), m = mpm_material_cases(), b = mpm_flow_cases(), h = heat_cases(),
-                        c = dem_cases(), r = rigid_cases(), s = scene_cases();
+  std::vector<CaseSpec> a = mpm_cases(), m = mpm_material_cases(), b = mpm_flow_cases(),
+                        h = heat_cases(), c = dem_cases(), r = rigid_cases(), s = scene_cases();
   REQUIRE(all.size() == a.size() + m.size() + b.size() + h.size() + c.size() + r.size() + s.size());
   size_t k = 0;
   for (const auto* g : {&a, &m, &b, &h, &c, &r, &s})
@@ -181,9 +181,11 @@ TEST_CASE("plot_svg draws one path per drawn series, skips NaN/inf, escapes text
   CHECK(svg.find(">reference<") != std::string::npos);
   CHECK(svg.find("empty (no data)") != std::string::npos);
   // Distinct colours for the drawn series.
-  std::regex stroke_re("<path d=\"[^\"]*\" fill=\"(#[0-9A-Fa-f]{6}|none)\"(?: stroke=\"(#[0-9A-Fa-f]{6})\")?");
+  std::regex stroke_re(
+      "<path d=\"[^\"]*\" fill=\"(#[0-9A-Fa-f]{6}|none)\"(?: stroke=\"(#[0-9A-Fa-f]{6})\")?");
   std::set<std::string> colours;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), stroke_re); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), stroke_re);
+       it != std::sregex_iterator(); ++it)
     colours.insert((*it)[1] == "none" ? (*it)[2].str() : (*it)[1].str());
   CHECK(colours.size() == 3);
 }
@@ -231,8 +233,10 @@ TEST_CASE("plot_svg handles empty, single-point, constant and log data", "[verif
 }
 
 TEST_CASE("write_report writes a self-contained report.html and summary.md", "[verify]") {
-  fs::path dir = fs::temp_directory_path() /
-                 ("ps_verify_report_" + std::to_string(getpid()) + "_" + std::to_string(std::rand())) / "nested";
+  fs::path dir =
+      fs::temp_directory_path() /
+      ("ps_verify_report_" + std::to_string(getpid()) + "_" + std::to_string(std::rand())) /
+      "nested";
   fs::remove_all(dir.parent_path());
   std::vector<CaseResult> results;
   results.push_back(throwaway_case(false).run(Options{}));
@@ -279,8 +283,10 @@ TEST_CASE("write_report writes a self-contained report.html and summary.md", "[v
   CHECK(html.find("quick") != std::string::npos);
   // The error case is must-pass (default): the banner says one did not pass.
   CHECK(html.find("1 must-pass case did not pass") != std::string::npos);
-  CHECK(md.find("| `test.throwaway_miss` | Test group | MISS | informative |") != std::string::npos);
-  CHECK(md.find("| `test.throwaway_error` | Test group | ERROR | must-pass |") != std::string::npos);
+  CHECK(md.find("| `test.throwaway_miss` | Test group | MISS | informative |") !=
+        std::string::npos);
+  CHECK(md.find("| `test.throwaway_error` | Test group | ERROR | must-pass |") !=
+        std::string::npos);
   CHECK(md.find("| distance after 1 s | 5.5 m | 4.905 m | ± 1 % |") != std::string::npos);
   fs::remove_all(dir.parent_path());
 }
@@ -294,8 +300,10 @@ TEST_CASE("write_report reports a folder it cannot create", "[verify]") {
   fs::remove(file);
 }
 
-TEST_CASE("The report says where each case ran and counts the cases per backend", "[verify][backend]") {
-  fs::path dir = fs::temp_directory_path() / ("ps_verify_ran_on_" + std::to_string(getpid()) + "_" + std::to_string(std::rand()));
+TEST_CASE("The report says where each case ran and counts the cases per backend",
+          "[verify][backend]") {
+  fs::path dir = fs::temp_directory_path() / ("ps_verify_ran_on_" + std::to_string(getpid()) + "_" +
+                                              std::to_string(std::rand()));
   fs::remove_all(dir);
   std::vector<CaseResult> results;
   for (int k = 0; k < 4; ++k) {
@@ -307,7 +315,8 @@ TEST_CASE("The report says where each case ran and counts the cases per backend"
     results[k].ran_on.backend = "cuda";
     results[k].ran_on.device = "cuda (Test GPU)";
   }
-  results[1].ran_on.fallback = "cuda (Test GPU) failed while stepping (out of memory); continuing on the CPU backend";
+  results[1].ran_on.fallback =
+      "cuda (Test GPU) failed while stepping (out of memory); continuing on the CPU backend";
   results[2].ran_on.host = "a closed form <no world>";
   results[3].ran_on.backend = "cuda";
   results[3].ran_on.device = "cuda (Test GPU)";
@@ -318,7 +327,8 @@ TEST_CASE("The report says where each case ran and counts the cases per backend"
   REQUIRE(write_report(dir.string(), results, opt, &msg));
   const std::string html = slurp(dir / "report.html");
   const std::string md = slurp(dir / "summary.md");
-  const std::string tally = "2 cases on cuda (Test GPU), 1 on the cpu (each says why), 1 fell back from the device to the cpu";
+  const std::string tally =
+      "2 cases on cuda (Test GPU), 1 on the cpu (each says why), 1 fell back from the device to the cpu";
   CHECK(html.find("Ran on: " + tally + ".") != std::string::npos);
   CHECK(md.find("Ran on: " + tally + ".") != std::string::npos);
   CHECK(html.find("<span>backend: cuda</span>") != std::string::npos);
@@ -326,13 +336,16 @@ TEST_CASE("The report says where each case ran and counts the cases per backend"
   // Per case, in the table and in its section.
   CHECK(count(html, "<dt>Ran on</dt>") == 4);
   CHECK(html.find("<dt>Ran on</dt><dd>cuda (Test GPU)</dd>") != std::string::npos);
-  CHECK(html.find("<dt>Ran on</dt><dd>cpu — a closed form &lt;no world&gt;</dd>") != std::string::npos);
-  CHECK(html.find("cuda (Test GPU), fell back to the cpu: cuda (Test GPU) failed while stepping") != std::string::npos);
+  CHECK(html.find("<dt>Ran on</dt><dd>cpu — a closed form &lt;no world&gt;</dd>") !=
+        std::string::npos);
+  CHECK(html.find("cuda (Test GPU), fell back to the cpu: cuda (Test GPU) failed while stepping") !=
+        std::string::npos);
   CHECK(html.find("<td class=\"kind\">cpu (see why)</td>") != std::string::npos);
   CHECK(md.find("| cuda (Test GPU) | Free fall") != std::string::npos);
   CHECK(md.find("| cuda (Test GPU), fell back to the cpu | Free fall") != std::string::npos);
   CHECK(md.find("| cuda (Test GPU) (part on the host) | Free fall") != std::string::npos);
   CHECK(md.find("\nRan on: cpu — a closed form <no world>\n") != std::string::npos);
-  CHECK(md.find("\nRan on: cuda (Test GPU); on the host: the reference solves\n") != std::string::npos);
+  CHECK(md.find("\nRan on: cuda (Test GPU); on the host: the reference solves\n") !=
+        std::string::npos);
   fs::remove_all(dir);
 }
