@@ -45,10 +45,15 @@ add_library(glad STATIC ${PS_GLAD_DIR}/src/gl.c)
 target_include_directories(glad PUBLIC ${PS_GLAD_DIR}/include)
 target_link_libraries(glad PUBLIC ${CMAKE_DL_LIBS})
 
-file(GLOB PS_RENDER_GL_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/render/*.cpp)
-if(NOT PS_RENDER_GL_SOURCES)
-  return()
-endif()
+# The window: the loop and the common panels, the features (render/feature.h, registered in
+# features.cpp), the panels still in App, GL drawing and capture.
+set(PS_RENDER_GL_SOURCES
+    window_app.cpp window_panels.cpp build_progress.cpp soak.cpp
+    features.cpp feature_browser.cpp feature_field.cpp feature_heat.cpp feature_resampling.cpp
+    feature_rigid.cpp
+    panel_compare.cpp panel_dem.cpp panel_lesson.cpp panel_rewind.cpp panel_sgf.cpp panel_specimen.cpp
+    dem_draw.cpp gl_context.cpp gl_draw.cpp recorder.cpp)
+list(TRANSFORM PS_RENDER_GL_SOURCES PREPEND ${CMAKE_SOURCE_DIR}/render/)
 add_library(render_gl STATIC ${PS_RENDER_GL_SOURCES})
 target_include_directories(render_gl PUBLIC ${PS_GLM_INCLUDE})
 target_link_libraries(render_gl PUBLIC sim render_cpu glad PkgConfig::IMGUI PkgConfig::GLFW3 OpenGL::GL)
