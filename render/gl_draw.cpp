@@ -106,14 +106,7 @@ void ShaderProgram::load(const std::string& vert_file, const std::string& frag_f
   prog_ = p;
 }
 
-const char* sprite_path_name(SpritePath p) {
-  switch (p) {
-    case SpritePath::Points: return "points";
-    case SpritePath::Quads: return "quads";
-    case SpritePath::Software: return "software";
-    default: return "auto";
-  }
-}
+const char* sprite_path_name(SpritePath p) { return kSpritePathNames(p); }
 
 uint32_t pack_rgba(float r, float g, float b, float a) {
   auto q = [](float v) {

@@ -11,6 +11,7 @@
 #include "render/cpu/colormap.h"
 #include "render/cpu/dem_draw_rules.h"
 #include "render/cpu/sprite_layer.h"
+#include "sim/core/names.h"
 #include "sim/core/vec.h"
 
 namespace ps {
@@ -61,6 +62,8 @@ enum class ParticleShade : int { Base = 0, Scalar = 1, Direction = 2 };
 /// software OpenGL and points on a GPU; quads when zoomed in.
 /// Settings key view.sprites = auto | points | quads | software.
 enum class SpritePath : int { Auto = 0, Points = 1, Quads = 2, Software = 3 };
+inline constexpr NameTable<SpritePath, 4> kSpritePathNames{0,
+                                                           {"auto", "points", "quads", "software"}};
 const char* sprite_path_name(SpritePath p);
 constexpr float kPointSpriteMaxRadiusPx = 4.f;
 

@@ -61,22 +61,6 @@ void glfw_error(int code, const char* msg) {
 }
 }  // namespace
 
-const char* color_mode_name(ColorMode m) {
-  switch (m) {
-    case ColorMode::Material: return "material";
-    case ColorMode::Speed: return "speed";
-    case ColorMode::Direction: return "velocity direction";
-    case ColorMode::VolumeRatio: return "volume ratio J";
-    case ColorMode::Stress: return "stress (von Mises)";
-    case ColorMode::Group: return "group";
-    case ColorMode::Scalar: return "scalar field";
-    case ColorMode::PlasticStrain: return "plastic strain";
-    case ColorMode::Temperature: return "temperature";
-    case ColorMode::MeltFraction: return "melt fraction";
-  }
-  return "?";
-}
-
 // [SECTION] Logging and status -------------------------------------------------
 
 void App::log(const char* fmt, ...) const {

@@ -41,22 +41,6 @@ struct GLFWwindow;
 
 namespace ps {
 
-/// Temperature and MeltFraction: heat and melting (render/feature_heat.cpp).
-enum class ColorMode : int {
-  Material = 0,
-  Speed,
-  Direction,
-  VolumeRatio,
-  Stress,
-  Group,
-  Scalar,
-  PlasticStrain,
-  Temperature,
-  MeltFraction
-};
-constexpr int kColorModeCount = 10;
-const char* color_mode_name(ColorMode m);
-
 /// How often the plots sample the simulation (seconds).
 inline constexpr double kDiagPeriod = 1.0 / 20;
 

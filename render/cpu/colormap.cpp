@@ -58,17 +58,6 @@ std::array<float, 3> turbo(float x) {
 
 }  // namespace
 
-const char* colormap_name(Colormap c) {
-  switch (c) {
-    case Colormap::Viridis: return "viridis";
-    case Colormap::Inferno: return "inferno";
-    case Colormap::Turbo: return "turbo";
-    case Colormap::Coolwarm: return "cool-warm";
-    case Colormap::IceWater: return "ice-water";
-  }
-  return "?";
-}
-
 std::array<float, 3> colormap_rgb(Colormap c, float t) {
   if (!(t >= 0.f)) t = 0.f;  // also catches NaN
   if (t > 1.f) t = 1.f;

@@ -3,13 +3,43 @@
 /// legend always matches the particles exactly.
 #pragma once
 #include <array>
+#include "sim/core/names.h"
 
 namespace ps {
 
 /// IceWater: pale ice to deep water blue (the melt-fraction mode).
 enum class Colormap : int { Viridis = 0, Inferno = 1, Turbo = 2, Coolwarm = 3, IceWater = 4 };
-constexpr int kColormapCount = 5;
-const char* colormap_name(Colormap c);
+inline constexpr NameTable<Colormap, 5> kColormapNames{
+    0, {"viridis", "inferno", "turbo", "cool-warm", "ice-water"}};
+constexpr int kColormapCount = static_cast<int>(kColormapNames.size());
+inline const char* colormap_name(Colormap c) { return kColormapNames(c); }
+
+/// What the particles' colour shows (the View panel's "colour"). Temperature and MeltFraction:
+/// heat and melting (render/feature_heat.cpp).
+enum class ColorMode : int {
+  Material = 0,
+  Speed,
+  Direction,
+  VolumeRatio,
+  Stress,
+  Group,
+  Scalar,
+  PlasticStrain,
+  Temperature,
+  MeltFraction
+};
+/// The names a lesson file uses ("color": "direction").
+inline constexpr NameTable<ColorMode, 10> kColorModeNames{
+    0,
+    {"material", "speed", "direction", "J", "stress", "group", "scalar", "plastic_strain",
+     "temperature", "melt_fraction"}};
+/// The window's labels (the View panel, the legend's title, the log's `color` lines).
+inline constexpr NameTable<ColorMode, 10> kColorModeLabels{
+    0,
+    {"material", "speed", "velocity direction", "volume ratio J", "stress (von Mises)", "group",
+     "scalar field", "plastic strain", "temperature", "melt fraction"}};
+constexpr int kColorModeCount = static_cast<int>(kColorModeNames.size());
+inline const char* color_mode_name(ColorMode m) { return kColorModeLabels(m); }
 
 /// Colour (linear 0..1 RGB) of t in [0, 1] (clamped).
 std::array<float, 3> colormap_rgb(Colormap c, float t);

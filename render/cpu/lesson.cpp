@@ -79,13 +79,6 @@ std::optional<bool> opt_bool(ObjReader& r, const char* key) {
 
 }  // namespace
 
-const std::vector<const char*>& lesson_color_names() {
-  static const std::vector<const char*> names = {
-      "material", "speed",  "direction",      "J",           "stress",
-      "group",    "scalar", "plastic_strain", "temperature", "melt_fraction"};
-  return names;
-}
-
 std::vector<std::string> split_sentences(const std::string& para) {
   std::vector<std::string> out;
   const size_t n = para.size();
@@ -158,11 +151,8 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
   }
   if (const Json* v = r.get("view")) {
     ObjReader vr(*v, "view");
-    l.color = vr.choice("color", -1, lesson_color_names());
-    std::vector<const char*> maps;
-    for (int k = 0; k < kColormapCount; ++k)
-      maps.push_back(colormap_name(static_cast<Colormap>(k)));
-    l.colormap = vr.choice("colormap", -1, maps);
+    l.color = vr.choice("color", -1, kColorModeNames.names);
+    l.colormap = vr.choice("colormap", -1, kColormapNames.names);
     if (l.colormap >= 0 && l.color < 0)
       throw InputError(v->loc(), "view.colormap",
                        "a colour map needs the colour mode it is for: set \"color\" too");
@@ -172,9 +162,7 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
     l.affine = opt_bool(vr, "affine");
     l.contacts = opt_bool(vr, "contacts");
     l.forces = opt_bool(vr, "forces");
-    std::vector<const char*> tools;
-    for (int k = 0; k < kToolCount; ++k) tools.push_back(tool_name(static_cast<Tool>(k)));
-    l.tool = vr.choice("tool", -1, tools);
+    l.tool = vr.choice("tool", -1, kToolNames.names);
     l.paused =
         vr.boolean("paused", true);  // a lesson waits for the teacher unless it says otherwise
     l.select_id = static_cast<unsigned>(vr.integer("select", 0, 0, 2000000000));
@@ -195,7 +183,7 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
   }
   if (const Json* s = r.get("start")) {
     ObjReader sr(*s, "start");
-    l.preset = sr.choice("preset", -1, {"translation", "rotation", "shear", "dilation"});
+    l.preset = sr.choice("preset", -1, kPresetNames.names);
     l.preset_speed = static_cast<float>(sr.number("speed", 1.0, 0.01, 100.0));
     sr.finish();
   }

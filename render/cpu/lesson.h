@@ -73,9 +73,6 @@ std::vector<std::string> split_sentences(const std::string& paragraph);
 /// The lead and the rest of a lesson's `text`.
 LessonPage lesson_page(const std::vector<std::string>& text);
 
-/// Colour-mode names a lesson may use, in the window's ColorMode order.
-const std::vector<const char*>& lesson_color_names();
-
 /// Reads a lesson; throws InputError naming file, line, column and field.
 /// Checks what needs no scene: the fields, an empty scene name, the form of
 /// each `set` entry, and the `compare` items with their pane count (counted

@@ -6,14 +6,7 @@
 
 namespace ps {
 
-const char* select_op_name(SelectOp op) {
-  switch (op) {
-    case SelectOp::Replace: return "replace";
-    case SelectOp::Add: return "add";
-    case SelectOp::Remove: return "remove";
-  }
-  return "?";
-}
+const char* select_op_name(SelectOp op) { return kSelectOpNames(op); }
 
 SelectOp select_op_from_mods(bool shift, bool ctrl) {
   if (shift) return SelectOp::Add;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "sim/core/names.h"
 #include "sim/core/vec.h"
 #include "sim/scene/simulation.h"
 
@@ -15,6 +16,7 @@ namespace ps {
 
 /// How a new hit set combines with the current selection.
 enum class SelectOp : uint8_t { Replace = 0, Add = 1, Remove = 2 };
+inline constexpr NameTable<SelectOp, 3> kSelectOpNames{0, {"replace", "add", "remove"}};
 const char* select_op_name(SelectOp op);
 /// Shift adds, Ctrl (or Cmd) removes, neither replaces; Shift wins over Ctrl.
 SelectOp select_op_from_mods(bool shift, bool ctrl);

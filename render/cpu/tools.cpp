@@ -5,20 +5,6 @@
 
 namespace ps {
 
-const char* tool_name(Tool t) {
-  switch (t) {
-    case Tool::Pick: return "pick";
-    case Tool::Grab: return "grab";
-    case Tool::Attract: return "attract";
-    case Tool::Repel: return "repel";
-    case Tool::Paint: return "paint";
-    case Tool::Select: return "select";
-    case Tool::Heat: return "heat";
-    case Tool::Body: return "body";
-  }
-  return "?";
-}
-
 PointForce tool_point_force(const ToolSettings& s, Vec2 pos, bool pressed) {
   PointForce f;
   f.active = pressed && (s.tool == Tool::Attract || s.tool == Tool::Repel);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <unordered_set>
 #include <vector>
+#include "sim/core/names.h"
 #include "sim/mpm/mpm_world.h"
 #include "sim/scene/simulation.h"
 
@@ -28,8 +29,10 @@ enum class Tool : uint8_t {
   Heat = 6,
   Body = 7
 };
-constexpr int kToolCount = 8;
-const char* tool_name(Tool t);
+inline constexpr NameTable<Tool, 8> kToolNames{
+    0, {"pick", "grab", "attract", "repel", "paint", "select", "heat", "body"}};
+constexpr int kToolCount = static_cast<int>(kToolNames.size());
+inline const char* tool_name(Tool t) { return kToolNames(t); }
 
 struct ToolSettings {
   Tool tool = Tool::Grab;

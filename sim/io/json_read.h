@@ -2,11 +2,13 @@
 /// Every read checks type and range and throws InputError naming the file,
 /// line, column and the field's dotted path; finish() rejects unknown fields.
 #pragma once
+#include <array>
 #include <initializer_list>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
+#include "sim/core/names.h"
 #include "sim/core/vec.h"
 #include "sim/io/json.h"
 
@@ -32,6 +34,16 @@ class ObjReader {
   /// One of `choices`; returns its index.
   int choice(const char* key, int def, std::initializer_list<const char*> choices);
   int choice(const char* key, int def, const std::vector<const char*>& choices);
+  /// One of a name table's names, as an index (-1 for `def` = -1: required).
+  template <size_t N>
+  int choice(const char* key, int def, const std::array<const char*, N>& names) {
+    return choice(key, def, std::vector<const char*>(names.begin(), names.end()));
+  }
+  /// One of a name table's values (sim/core/names.h), `def` when absent.
+  template <class E, size_t N>
+  E choice(const char* key, E def, const NameTable<E, N>& table) {
+    return table.value(choice(key, table.index(def), table.names));
+  }
   Vec2 vec2(const char* key, Vec2 def);
   Vec2 vec2_required(const char* key);
   /// Colour as [r, g, b] in 0..1 or "#rrggbb".

@@ -2,6 +2,7 @@
 /// The window edits an app-owned copy; the world applies it before a step.
 #pragma once
 #include <cstdint>
+#include "sim/core/names.h"
 #include "sim/core/vec.h"
 #include "sim/mpm/materials.h"
 
@@ -11,16 +12,20 @@ namespace ps {
 /// 2017) is APIC plus the six higher polynomial modes of the quadratic
 /// stencil (sim/mpm/mpm_kernels.h, [SECTION] PolyPIC); quadratic kernel only.
 enum class Transfer : uint8_t { PIC = 0, APIC = 1, FLIP = 2, PolyPIC = 3 };
+inline constexpr NameTable<Transfer, 4> kTransferNames{0, {"pic", "apic", "flip", "polypic"}};
 /// What FLIP particles move with (the lecture: implementations differ).
 /// Pic: the interpolated grid velocity sum w v_i, consistent with the F
 /// update (the default). Blend: the particle's new blended velocity.
 enum class FlipAdvect : uint8_t { Pic = 0, Blend = 1 };
+inline constexpr NameTable<FlipAdvect, 2> kFlipAdvectNames{0, {"pic", "blend"}};
 /// B-spline interpolation kernel: support 2, 3 or 4 nodes per axis.
 enum class Kernel : uint8_t { Linear = 1, Quadratic = 2, Cubic = 3 };
+inline constexpr NameTable<Kernel, 3> kKernelNames{1, {"linear", "quadratic", "cubic"}};
 /// Grid boundary condition on the outer `boundary_nodes` layer of nodes.
 /// Sticky: v = 0. Slip: normal component removed. Separate: normal component
 /// removed only when it points into the wall (particles may leave the wall).
 enum class Boundary : uint8_t { Sticky = 0, Slip = 1, Separate = 2 };
+inline constexpr NameTable<Boundary, 3> kBoundaryNames{0, {"sticky", "slip", "separate"}};
 
 /// Uniform background grid. Nodes sit at origin + (i, j) * dx for
 /// i in [0, nx], j in [0, ny]; the domain is [origin, origin + (nx, ny) dx].

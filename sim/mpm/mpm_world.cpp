@@ -303,15 +303,7 @@ StepStatus MpmWorld::step(int n) {
   return st;
 }
 
-const char* preset_name(Preset p) {
-  switch (p) {
-    case Preset::Translation: return "translation";
-    case Preset::Rotation: return "rotation";
-    case Preset::Shear: return "shear";
-    case Preset::Dilation: return "dilation";
-  }
-  return "?";
-}
+const char* preset_name(Preset p) { return kPresetNames(p); }
 
 void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32_t>* selection) {
   sync_guarded();

@@ -12,6 +12,7 @@
 #include "sim/core/backend_error.h"
 #include "sim/core/checkpoint.h"
 #include "sim/core/grab.h"
+#include "sim/core/names.h"
 #include "sim/core/step_status.h"
 #include "sim/mpm/heat.h"
 #include "sim/mpm/mpm_backend.h"
@@ -23,6 +24,8 @@ namespace ps {
 
 /// The lecture's velocity presets (pic_vs_apic demo, keys t / r / s / d).
 enum class Preset : uint8_t { Translation, Rotation, Shear, Dilation };
+inline constexpr NameTable<Preset, 4> kPresetNames{
+    0, {"translation", "rotation", "shear", "dilation"}};
 
 /// Conserved quantities and a state hash of the particle set.
 struct Diagnostics {

@@ -8,14 +8,7 @@
 namespace ps {
 namespace rigid {
 
-const char* body_type_name(BodyType t) {
-  switch (t) {
-    case BodyType::Static: return "static";
-    case BodyType::Kinematic: return "kinematic";
-    case BodyType::Dynamic: return "dynamic";
-  }
-  return "?";
-}
+const char* body_type_name(BodyType t) { return kBodyTypeNames(t); }
 
 namespace {
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "sim/core/names.h"
 #include "sim/dem/dem_vec.h"
 #include "sim/mpm/mpm_collider.h"
 
@@ -29,6 +30,7 @@ namespace rigid {
 using dem::Vec2d;
 
 enum class BodyType : uint8_t { Static = 0, Kinematic = 1, Dynamic = 2 };
+inline constexpr NameTable<BodyType, 3> kBodyTypeNames{0, {"static", "kinematic", "dynamic"}};
 const char* body_type_name(BodyType t);
 
 /// One convex part, in the body's frame.

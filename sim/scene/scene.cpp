@@ -23,31 +23,9 @@ namespace ps {
 
 // [SECTION] Names ---------------------------------------------------------------
 
-const char* transfer_name(Transfer t) {
-  switch (t) {
-    case Transfer::PIC: return "pic";
-    case Transfer::APIC: return "apic";
-    case Transfer::FLIP: return "flip";
-    case Transfer::PolyPIC: return "polypic";
-  }
-  return "?";
-}
-const char* kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::Linear: return "linear";
-    case Kernel::Quadratic: return "quadratic";
-    case Kernel::Cubic: return "cubic";
-  }
-  return "?";
-}
-const char* boundary_name(Boundary b) {
-  switch (b) {
-    case Boundary::Sticky: return "sticky";
-    case Boundary::Slip: return "slip";
-    case Boundary::Separate: return "separate";
-  }
-  return "?";
-}
+const char* transfer_name(Transfer t) { return kTransferNames(t); }
+const char* kernel_name(Kernel k) { return kKernelNames(k); }
+const char* boundary_name(Boundary b) { return kBoundaryNames(b); }
 // [SECTION] Overrides -----------------------------------------------------------
 
 namespace {
@@ -426,13 +404,10 @@ void read_heat(ObjReader& r, HeatParams& h) {
 }
 
 void read_solver(ObjReader& r, SolverParams& s) {
-  s.transfer = static_cast<Transfer>(
-      r.choice("transfer", static_cast<int>(s.transfer), {"pic", "apic", "flip", "polypic"}));
+  s.transfer = r.choice("transfer", s.transfer, kTransferNames);
   s.flip_blend = static_cast<float>(r.number("flip_blend", s.flip_blend, 0.0, 1.0));
-  s.flip_advect = static_cast<FlipAdvect>(
-      r.choice("flip_advect", static_cast<int>(s.flip_advect), {"pic", "blend"}));
-  s.kernel = static_cast<Kernel>(
-      1 + r.choice("kernel", static_cast<int>(s.kernel) - 1, {"linear", "quadratic", "cubic"}));
+  s.flip_advect = r.choice("flip_advect", s.flip_advect, kFlipAdvectNames);
+  s.kernel = r.choice("kernel", s.kernel, kKernelNames);
   if (const char* why = mpm::transfer_kernel_error(s.transfer, s.kernel))
     r.fail(r.has("kernel") ? "kernel" : "transfer", why);
   s.dt = static_cast<float>(r.number("dt", s.dt, 1e-8, 0.1));
@@ -440,8 +415,7 @@ void read_solver(ObjReader& r, SolverParams& s) {
   s.adaptive_dt = r.boolean("adaptive_dt", s.adaptive_dt);
   s.cfl = static_cast<float>(r.number("cfl", s.cfl, 0.01, 1.0));
   s.dt_min = static_cast<float>(r.number("dt_min", s.dt_min, 1e-9, 0.1));
-  s.boundary = static_cast<Boundary>(
-      r.choice("boundary", static_cast<int>(s.boundary), {"sticky", "slip", "separate"}));
+  s.boundary = r.choice("boundary", s.boundary, kBoundaryNames);
   s.boundary_nodes = r.integer("boundary_nodes", s.boundary_nodes, 2, 16);
   if (r.has("wall_friction"))
     s.wall_friction = static_cast<float>(r.number("wall_friction", 0.0, 0.0, 100.0));
@@ -607,11 +581,10 @@ MpmScene build_mpm_scene(const Json& doc, const std::string& path) {
         wrap.set_loc(pj->loc());
         wrap.set("preset", *pj);
         ObjReader pr(wrap, bpath);
-        preset = static_cast<Preset>(
-            pr.choice("preset", 0, {"translation", "rotation", "shear", "dilation"}));
+        preset = pr.choice("preset", Preset::Translation, kPresetNames);
       } else {
         ObjReader pr(*pj, bpath + ".preset");
-        int k = pr.choice("kind", -1, {"translation", "rotation", "shear", "dilation"});
+        int k = pr.choice("kind", -1, kPresetNames.names);
         if (k < 0) throw InputError(pj->loc(), bpath + ".preset.kind", "required field is missing");
         preset = static_cast<Preset>(k);
         preset_speed = static_cast<float>(pr.number("speed", 1.0, -1e6, 1e6));

@@ -94,12 +94,9 @@ std::vector<Verdict> read_all(const std::string& path) {
     if (f.size() != 5 || f[0].empty() || f[0].size() > kMaxField) continue;
     Verdict v;
     v.key = f[0];
-    if (f[1] == "pass")
-      v.state = VerdictState::Pass;
-    else if (f[1] == "fail")
-      v.state = VerdictState::Fail;
-    else
-      continue;
+    const std::optional<VerdictState> state = kVerdictStateNames.find(f[1]);
+    if (!state || *state == VerdictState::NotChecked) continue;  // only pass and fail are kept
+    v.state = *state;
     if (!parse_int64(f[2], v.when) || !parse_seconds(f[3], v.seconds)) continue;
     v.reason = f[4];
     if (v.state == VerdictState::Fail && v.reason.empty()) v.reason = "no reason recorded";
@@ -110,15 +107,6 @@ std::vector<Verdict> read_all(const std::string& path) {
 }
 
 }  // namespace
-
-const char* verdict_state_name(VerdictState s) {
-  switch (s) {
-    case VerdictState::NotChecked: return "not checked";
-    case VerdictState::Pass: return "pass";
-    case VerdictState::Fail: return "fail";
-  }
-  return "?";
-}
 
 Verdict read_verdict(const std::string& cache_path, const std::string& key) {
   for (const Verdict& v : read_all(cache_path))

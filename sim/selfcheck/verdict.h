@@ -22,6 +22,7 @@
 #include <functional>
 #include <string>
 #include <vector>
+#include "sim/core/names.h"
 #include "sim/selfcheck/selfcheck.h"
 
 namespace ps {
@@ -29,7 +30,9 @@ namespace ps {
 // [SECTION] Verdicts -------------------------------------------------------------
 
 enum class VerdictState { NotChecked, Pass, Fail };
-const char* verdict_state_name(VerdictState s);  ///< "not checked", "pass", "fail"
+/// The verdict file's and the reports' names.
+inline constexpr NameTable<VerdictState, 3> kVerdictStateNames{0, {"not checked", "pass", "fail"}};
+inline const char* verdict_state_name(VerdictState s) { return kVerdictStateNames(s); }
 
 struct Verdict {
   VerdictState state = VerdictState::NotChecked;

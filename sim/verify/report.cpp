@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/core/atomic_write.h"
+#include "sim/core/names.h"
 #include "sim/verify/verify.h"
 
 namespace ps {
@@ -110,15 +111,14 @@ std::string ran_on_short(const RanOn& r) {
 }
 
 enum class Verdict { Pass, Miss, Error };
+constexpr NameTable<Verdict, 3> kVerdictNames{0, {"PASS", "MISS", "ERROR"}};
 
 Verdict verdict_of(const CaseResult& r) {
   if (!r.error.empty()) return Verdict::Error;
   return r.passed() ? Verdict::Pass : Verdict::Miss;
 }
 
-const char* verdict_name(Verdict v) {
-  return v == Verdict::Pass ? "PASS" : v == Verdict::Miss ? "MISS" : "ERROR";
-}
+const char* verdict_name(Verdict v) { return kVerdictNames(v); }
 
 /// CSS class of a verdict badge; a miss of an informative case is amber, of a must-pass case red.
 std::string verdict_class(Verdict v, bool must_pass) {
