@@ -22,8 +22,8 @@
 #include "render/window_state.h"
 #include "sim/mpm/material_table.h"
 #include "sim/mpm/mpm_kernels.h"
-#include "sim/rigid/rigid_scene.h"
 #include "sim/scene/coupled.h"
+#include "sim/scene/rigid_scene.h"
 
 namespace ps {
 

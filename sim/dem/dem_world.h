@@ -15,7 +15,6 @@
 #include "sim/dem/dem_backend.h"
 #include "sim/dem/dem_params.h"
 #include "sim/dem/dem_particles.h"
-#include "sim/io/p4.h"
 #include "sim/mpm/mpm_params.h"
 
 namespace ps {
@@ -326,12 +325,6 @@ DemDiagnostics compute_diagnostics(const DemParticles& p, const DemBonds& b, Vec
                                    bool with_hash = true);
 /// FNV-1a over x, v, theta, omega and the bonds' state, in index order.
 uint64_t state_hash(const DemParticles& p, const DemBonds& b);
-
-/// DEM particles -> P4P rows (sim/io/p4.h writes the file): ID, GROUP,
-/// VOLUME (sphere volume), MASS, position and velocity with z = 0.
-P4ParticleFrame p4_from_dem(const DemParticles& p, double time);
-/// Contact records -> P4C rows (force on P1; P2 = 0 for wall contacts).
-P4ContactFrame p4_from_contacts(const std::vector<ContactRecord>& contacts, double time);
 
 }  // namespace dem
 }  // namespace ps

@@ -9,7 +9,7 @@
 #include "sim/dem/dem_kernels.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json_read.h"
-#include "sim/rigid/rigid_scene.h"
+#include "sim/scene/rigid_scene.h"
 
 namespace ps {
 

@@ -1,4 +1,4 @@
-#include "sim/dem/dem_scene.h"
+#include "sim/scene/dem_scene.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sim/dem/dem_sgf.h"
+#include "sim/scene/dem_sgf.h"
 
 #include <algorithm>
 #include <memory>

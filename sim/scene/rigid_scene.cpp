@@ -1,4 +1,4 @@
-#include "sim/rigid/rigid_scene.h"
+#include "sim/scene/rigid_scene.h"
 
 #include <algorithm>
 #include <cmath>
@@ -148,7 +148,7 @@ std::unique_ptr<RigidWorld> read_rigid_section(const Json& doc, const RigidScene
       d.name = br.string("name", "body " + std::to_string(b + 1));
       for (const std::string& n : names)
         if (n == d.name) br.fail("name", "a body named '" + d.name + "' already exists");
-      d.type = static_cast<BodyType>(br.choice("type", 2, {"static", "kinematic", "dynamic"}));
+      d.type = br.choice("type", BodyType::Dynamic, kBodyTypeNames);
       if (br.has("parts")) {
         if (br.has("shape")) br.fail("shape", "give either shape or parts, not both");
         const Json* parts = br.get("parts");

@@ -6,12 +6,13 @@
 #include <limits>
 #include <stdexcept>
 #include "sim/core/progress.h"
-#include "sim/dem/dem_scene.h"
-#include "sim/dem/dem_sgf.h"
 #include "sim/dem/dem_world.h"
+#include "sim/io/dem_p4.h"
 #include "sim/io/json_read.h"
 #include "sim/scene/auto_backend.h"
 #include "sim/scene/coupled.h"
+#include "sim/scene/dem_scene.h"
+#include "sim/scene/dem_sgf.h"
 
 namespace ps {
 

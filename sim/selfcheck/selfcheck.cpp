@@ -5,11 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include "sim/dem/dem_scene.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/json.h"
 #include "sim/mpm/mpm_cpu.h"
 #include "sim/mpm/mpm_world.h"
+#include "sim/scene/dem_scene.h"
 
 namespace ps {
 

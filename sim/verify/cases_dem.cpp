@@ -14,8 +14,8 @@
 #include <vector>
 #include "sim/dem/dem_build.h"
 #include "sim/dem/dem_kernels.h"
-#include "sim/dem/dem_sgf.h"
 #include "sim/dem/dem_world.h"
+#include "sim/scene/dem_sgf.h"
 #include "sim/sgf/sgf.h"
 #include "sim/verify/case_backend.h"
 

@@ -9,7 +9,7 @@
 #include "render/cpu/camera.h"
 #include "render/cpu/dem_draw_rules.h"
 #include "render/cpu/dem_view.h"
-#include "sim/dem/dem_scene.h"
+#include "sim/scene/dem_scene.h"
 
 using namespace ps;
 using namespace ps::dem;

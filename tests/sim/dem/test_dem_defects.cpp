@@ -8,8 +8,8 @@
 #include <cstdio>
 #include "sim/dem/dem_build.h"
 #include "sim/dem/dem_kernels.h"
-#include "sim/dem/dem_sgf.h"
 #include "sim/dem/dem_world.h"
+#include "sim/scene/dem_sgf.h"
 #include "sim/sgf/sgf.h"
 
 using namespace ps::dem;

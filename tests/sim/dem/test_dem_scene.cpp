@@ -3,8 +3,8 @@
 
 #include <string>
 #include "sim/core/error.h"
-#include "sim/dem/dem_scene.h"
 #include "sim/io/json.h"
+#include "sim/scene/dem_scene.h"
 
 using namespace ps::dem;
 

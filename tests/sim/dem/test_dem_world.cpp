@@ -8,8 +8,9 @@
 #include <sstream>
 #include <string>
 #include "sim/dem/dem_build.h"
-#include "sim/dem/dem_scene.h"
 #include "sim/dem/dem_world.h"
+#include "sim/io/dem_p4.h"
+#include "sim/scene/dem_scene.h"
 
 using namespace ps::dem;
 

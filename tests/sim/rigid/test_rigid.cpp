@@ -7,9 +7,9 @@
 #include "sim/dem/dem_world.h"
 #include "sim/io/json.h"
 #include "sim/mpm/mpm_collider.h"
-#include "sim/rigid/rigid_scene.h"
 #include "sim/rigid/rigid_world.h"
 #include "sim/scene/coupled.h"
+#include "sim/scene/rigid_scene.h"
 #include "sim/scene/simulation.h"
 #include "sim/verify/verify.h"
 
