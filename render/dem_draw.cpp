@@ -1,7 +1,8 @@
-// DEM overlays in the scene view: walls (under the particles), bonds coloured
-// by stress, broken bonds, contact-force chains and the selected particle's
-// bonds (over them), and their legend. The geometry goes into the window's
-// shape batches, which keep their storage between frames.
+// The DEM feature's overlays (render/feature_dem.h) in the scene view: walls
+// (under the particles), bonds coloured by stress, broken bonds, contact-force
+// chains and the selected particle's bonds (over them), and their legend. The
+// geometry goes into the window's shape batches, which keep their storage
+// between frames.
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -14,6 +15,7 @@
 #include "render/cpu/dem_draw_rules.h"
 #include "render/cpu/dem_view.h"
 #include "render/cpu/particle_fields.h"
+#include "render/feature_dem.h"
 #include "render/window_state.h"
 
 namespace ps {
@@ -27,15 +29,15 @@ const float kContact[3] = {0.96f, 0.97f, 1.f};  // near-white force chains: not 
 
 }  // namespace
 
-void App::dem_draw_under() {
-  dem::DemWorld* d = dem_world();
-  demui.drawn_walls = 0;
-  if (!d || !demui.show_walls) return;
+void DemFeature::draw_under(App& app) {
+  dem::DemWorld* d = app.dem_world();
+  drawn_walls_ = 0;
+  if (!d || !show_walls_) return;
   // Planes are drawn across the domain box (the view's frame), segments whole.
   Vec2 lo, hi;
-  sim->bounds(lo, hi);
+  app.sim->bounds(lo, hi);
   const Vec2 pad = 1e-4f * (hi - lo);
-  const float px = 1.f / cam.scale();
+  const float px = 1.f / app.cam.scale();
   for (const dem::DemWall& wall : d->walls) {
     Vec2 a, b;
     if (!wall_segment(wall, lo - pad, hi + pad, a, b)) continue;
@@ -50,14 +52,14 @@ void App::dem_draw_under() {
       const float band = 9.f;
       Vec2 n = vf(wall.n);
       Vec2 off = -(0.5f * band * px) * n;
-      under.line(a + off, b + off, band, pack_rgba(c, 0.16f));
-      under.line(a, b, 2.5f, pack_rgba(c, 0.95f));
+      app.under.line(a + off, b + off, band, pack_rgba(c, 0.16f));
+      app.under.line(a, b, 2.5f, pack_rgba(c, 0.95f));
     } else {
-      under.line(a, b, 4.f, pack_rgba(c, 0.95f));
-      under.disc(a, 2.f * px, pack_rgba(c, 0.95f), 12);
-      under.disc(b, 2.f * px, pack_rgba(c, 0.95f), 12);
+      app.under.line(a, b, 4.f, pack_rgba(c, 0.95f));
+      app.under.disc(a, 2.f * px, pack_rgba(c, 0.95f), 12);
+      app.under.disc(b, 2.f * px, pack_rgba(c, 0.95f), 12);
     }
-    ++demui.drawn_walls;
+    ++drawn_walls_;
   }
 }
 
@@ -76,77 +78,75 @@ BondView bond_view(const Camera2D& cam) {
   return v;
 }
 
-/// Auto range of the bond colour bar from this frame's ratios (all of them,
-/// or the device's sample): expand at once, shrink slowly.
-void update_bond_range(DemUi& ui, const std::vector<float>& ratios) {
-  float lo = 0.f, hi = 0.f;
-  robust_range(ratios, 0.002f, ui.scratch, lo, hi);
-  hi = std::clamp(hi, 1e-9f, 1.f);
-  ui.bond_hi = hi > ui.bond_hi ? hi : ui.bond_hi + 0.05f * (hi - ui.bond_hi);
-}
-
 }  // namespace
 
-bool App::dem_draw_bonds_on_device(const BondView& bv, bool intact, bool broken) {
-  dem::DemWorld* d = dem_world();
+void DemFeature::update_bond_range(const std::vector<float>& ratios) {
+  float lo = 0.f, hi = 0.f;
+  robust_range(ratios, 0.002f, scratch_, lo, hi);
+  hi = std::clamp(hi, 1e-9f, 1.f);
+  bond_hi_ = hi > bond_hi_ ? hi : bond_hi_ + 0.05f * (hi - bond_hi_);
+}
+
+bool DemFeature::draw_bonds_on_device(App& app, const BondView& bv, bool intact, bool broken) {
+  dem::DemWorld* d = app.dem_world();
   const dem::DemDeviceView* view = d ? d->backend().device_view() : nullptr;
   if (!view || view->bond_count != d->bonds.size()) return false;
-  if (static_cast<int>(demui.bond_cmap) != demui.bond_lut_cmap) {
-    bond_color_lut(demui.bond_cmap, demui.bond_lut);
-    demui.bond_lut_cmap = static_cast<int>(demui.bond_cmap);
+  if (static_cast<int>(bond_cmap_) != bond_lut_cmap_) {
+    bond_color_lut(bond_cmap_, bond_lut_);
+    bond_lut_cmap_ = static_cast<int>(bond_cmap_);
   }
   DemBondFrame f;
   f.intact = intact;
   f.broken = broken;
   f.view = bv;
   f.bond = d->bond;
-  f.lut = demui.bond_lut.data();
+  f.lut = bond_lut_.data();
   f.broken_rgba = pack_rgba(kBroken[0], kBroken[1], kBroken[2], 0.8f);
-  f.max_samples = intact && demui.bond_auto_range ? kDemMaxSamples : 0;
-  DemBondCount& c = demui.bond_count;
-  if (!interop.count_dem_bonds(*view, f, c)) return false;
+  f.max_samples = intact && bond_auto_range_ ? kDemMaxSamples : 0;
+  DemBondCount& c = bond_count_;
+  if (!app.interop.count_dem_bonds(*view, f, c)) return false;
   if (intact) {
-    if (demui.bond_auto_range)
-      update_bond_range(demui, c.sample);
+    if (bond_auto_range_)
+      update_bond_range(c.sample);
     else
-      demui.bond_hi = 1.f;
+      bond_hi_ = 1.f;
   }
-  f.hi = demui.bond_hi;
+  f.hi = bond_hi_;
   // At most 64 M vertices (768 MB): only a view of tens of millions of bond
   // lines would need more, and the lines past it are left out.
   constexpr size_t kMaxVertices = size_t{64} << 20;
   const size_t want = std::min(c.vertices, kMaxVertices);
-  if (want > bond_lines.capacity()) {
-    interop.release_bonds();  // before the buffer's storage is replaced
-    bond_lines.reserve(want);
+  if (want > app.bond_lines.capacity()) {
+    app.interop.release_bonds();  // before the buffer's storage is replaced
+    app.bond_lines.reserve(want);
   }
-  bond_lines.set_count(0);
-  if (want > 0 &&
-      !interop.fill_dem_bonds(*view, bond_lines.buffer(), bond_lines.capacity(), want, f))
+  app.bond_lines.set_count(0);
+  if (want > 0 && !app.interop.fill_dem_bonds(*view, app.bond_lines.buffer(),
+                                              app.bond_lines.capacity(), want, f))
     return false;
-  bond_lines.set_count(want);
-  demui.drawn_bonds = c.intact;
-  demui.drawn_broken = c.broken;
+  app.bond_lines.set_count(want);
+  drawn_bonds_ = c.intact;
+  drawn_broken_ = c.broken;
   // Drawn here, between what the overlay holds so far and what follows (the
   // host path adds the bonds to the overlay at this point).
   float view_m[16];
-  cam.world_to_ndc(view_m);
-  over.draw(view_m);
-  over.clear(1.f / cam.scale());
-  bond_lines.draw(view_m);
+  app.cam.world_to_ndc(view_m);
+  app.over.draw(view_m);
+  app.over.clear(1.f / app.cam.scale());
+  app.bond_lines.draw(view_m);
   return true;
 }
 
-void App::dem_draw_over() {
-  dem::DemWorld* d = dem_world();
-  demui.drawn_bonds = demui.drawn_broken = demui.drawn_contacts = 0;
-  demui.device_bonds = false;
-  demui.bond_note.clear();
+void DemFeature::draw_over(App& app) {
+  dem::DemWorld* d = app.dem_world();
+  drawn_bonds_ = drawn_broken_ = drawn_contacts_ = 0;
+  device_bonds_ = false;
+  bond_note_.clear();
   if (!d) return;
   const dem::DemParticles& p = d->particles;
   const dem::DemBonds& b = d->bonds;
   const size_t n = p.size();
-  const float scale = cam.scale();
+  const float scale = app.cam.scale();
   const uint32_t halo = pack_rgba(0.02f, 0.02f, 0.03f, 0.6f);
   auto bond_width = [&](uint32_t i, uint32_t j) {
     return bond_width_px(p.radius[i], p.radius[j], scale);
@@ -156,30 +156,30 @@ void App::dem_draw_over() {
   // where their rest length is at least kBondMinPx on screen and they cross
   // the window: when none can be (the longest rest length is shorter), no
   // pass over the bonds at all.
-  const bool want_intact = demui.show_bonds && b.size() > 0,
-             want_broken = demui.show_broken && b.size() > 0;
+  const bool want_intact = show_bonds_ && b.size() > 0, want_broken = show_broken_ && b.size() > 0;
   if (want_intact || want_broken) {
-    demui.bond_index.update(*d);  // a pass over the bonds only when their topology changed
-    const BondView bv = bond_view(cam);
-    if (!bond_long_enough(demui.bond_index.max_length0, scale)) {
+    app.dem_view.bond_index.update(*d);  // a pass over the bonds only when their topology changed
+    const BondView bv = bond_view(app.cam);
+    if (!bond_long_enough(app.dem_view.bond_index.max_length0, scale)) {
       char note[160];
-      std::snprintf(note, sizeof note,
-                    "bonds not drawn: %.2g px long on screen (under %.1f px); zoom in to see them",
-                    demui.bond_index.max_length0 * static_cast<double>(scale),
-                    static_cast<double>(kBondMinPx));
-      demui.bond_note = note;
-    } else if (interop_frame) {
+      std::snprintf(
+          note, sizeof note,
+          "bonds not drawn: %.2g px long on screen (app.under %.1f px); zoom in to see them",
+          app.dem_view.bond_index.max_length0 * static_cast<double>(scale),
+          static_cast<double>(kBondMinPx));
+      bond_note_ = note;
+    } else if (app.interop_frame) {
       // The CUDA-GL interop drew the particles: the host arrays are not
       // current, the bonds are drawn from the device.
-      demui.device_bonds = dem_draw_bonds_on_device(bv, want_intact, want_broken);
+      device_bonds_ = draw_bonds_on_device(app, bv, want_intact, want_broken);
     } else {
       if (want_intact) {
-        bond_stress_ratios(*d, demui.ratios);
-        if (demui.bond_auto_range)
-          update_bond_range(demui, demui.ratios);
+        bond_stress_ratios(*d, ratios_);
+        if (bond_auto_range_)
+          update_bond_range(ratios_);
         else
-          demui.bond_hi = 1.f;
-        const float top = demui.bond_hi;
+          bond_hi_ = 1.f;
+        const float top = bond_hi_;
         for (size_t k = 0; k < b.size(); ++k) {
           if (b.broken[k]) continue;
           const uint32_t i = b.i[k], j = b.j[k];
@@ -187,8 +187,8 @@ void App::dem_draw_over() {
           const Vec2 a = vf(p.x[i]), e = vf(p.x[j]);
           const float w = bond_width(i, j);
           if (!segment_in_view(a, e, (0.5f * w + 1.f) * bv.px, bv)) continue;
-          over.line(a, e, w, pack_rgba(bond_stress_rgb(demui.bond_cmap, demui.ratios[k], top)));
-          ++demui.drawn_bonds;
+          app.over.line(a, e, w, pack_rgba(bond_stress_rgb(bond_cmap_, ratios_[k], top)));
+          ++drawn_bonds_;
         }
       }
       // Broken bonds: dashed, while the two particles are still near each other.
@@ -206,50 +206,49 @@ void App::dem_draw_over() {
           for (int q = 0; q < dashes; ++q) {
             Vec2 s0, s1;
             broken_bond_dash(a, e, dashes, q, s0, s1);
-            over.line(s0, s1, w, col);
+            app.over.line(s0, s1, w, col);
           }
-          ++demui.drawn_broken;
+          ++drawn_broken_;
         }
       }
     }
   }
   // Contact forces as force chains: width proportional to |F| (the host path:
   // the interop leaves it to the host while they are shown).
-  if (demui.show_contacts) {
-    d->backend().read_contacts(demui.pairs, demui.wall_contacts);
-    demui.force_mag.clear();
-    for (const dem::DemContact& c : demui.pairs)
-      demui.force_mag.push_back(static_cast<float>(length(c.f_i)));
-    for (const dem::DemContact& c : demui.wall_contacts)
-      demui.force_mag.push_back(static_cast<float>(length(c.f_i)));
-    demui.force_scale.update(demui.force_mag, demui.scratch);
+  if (show_contacts_) {
+    d->backend().read_contacts(pairs_, wall_contacts_);
+    force_mag_.clear();
+    for (const dem::DemContact& c : pairs_) force_mag_.push_back(static_cast<float>(length(c.f_i)));
+    for (const dem::DemContact& c : wall_contacts_)
+      force_mag_.push_back(static_cast<float>(length(c.f_i)));
+    force_scale_.update(force_mag_, scratch_);
     float rmean = 0.f;
     for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 256))
       rmean = std::max(rmean, static_cast<float>(p.radius[i]));
     const float max_px = std::clamp(0.8f * rmean * scale, 2.f, 7.f);
     const uint32_t col = pack_rgba(kContact[0], kContact[1], kContact[2], 0.9f);
     size_t q = 0;
-    for (const dem::DemContact& c : demui.pairs) {
-      const float w = demui.force_scale.width_px(demui.force_mag[q++], max_px);
+    for (const dem::DemContact& c : pairs_) {
+      const float w = force_scale_.width_px(force_mag_[q++], max_px);
       if (w <= 0.f || c.i >= n || c.j >= n) continue;
-      over.line(vf(p.x[c.i]), vf(p.x[c.j]), w + 1.5f, halo);
-      over.line(vf(p.x[c.i]), vf(p.x[c.j]), w, col);
-      ++demui.drawn_contacts;
+      app.over.line(vf(p.x[c.i]), vf(p.x[c.j]), w + 1.5f, halo);
+      app.over.line(vf(p.x[c.i]), vf(p.x[c.j]), w, col);
+      ++drawn_contacts_;
     }
-    for (const dem::DemContact& c : demui.wall_contacts) {
-      const float w = demui.force_scale.width_px(demui.force_mag[q++], max_px);
+    for (const dem::DemContact& c : wall_contacts_) {
+      const float w = force_scale_.width_px(force_mag_[q++], max_px);
       if (w <= 0.f || c.i >= n) continue;
-      over.line(vf(p.x[c.i]), vf(c.point), w + 1.5f, halo);
-      over.line(vf(p.x[c.i]), vf(c.point), w, col);
-      ++demui.drawn_contacts;
+      app.over.line(vf(p.x[c.i]), vf(c.point), w + 1.5f, halo);
+      app.over.line(vf(p.x[c.i]), vf(c.point), w, col);
+      ++drawn_contacts_;
     }
   }
   // The selected particle's bonds, highlighted (the inspector lists them):
   // its state as this frame saw it (host arrays or the interop's read-back).
-  const DemSelected& sel = demui.selected;
-  const int64_t srow = selected_row - static_cast<int64_t>(dem_row0);  // the grain's index
+  const DemSelected& sel = app.dem_view.selected;
+  const int64_t srow = app.selected_row - static_cast<int64_t>(app.dem_row0);  // the grain's index
   if (sel.valid && srow == static_cast<int64_t>(sel.index) && sel.index < n &&
-      p.id[sel.index] == selected_id) {
+      p.id[sel.index] == app.selected_id) {
     for (const DemSelectedBond& sb : sel.bonds) {
       if (sb.other >= n) continue;
       // In the bond's (i, j) order, as the bonds are drawn.
@@ -258,40 +257,40 @@ void App::dem_draw_over() {
       const float w = bond_width(sel.index, sb.other) + 1.5f;
       std::array<float, 3> c{kBroken[0], kBroken[1], kBroken[2]};
       if (!sb.broken)
-        c = bond_stress_rgb(demui.bond_cmap, static_cast<float>(sb.stress.ratio), demui.bond_hi);
-      over.line(a, e, w + 3.f, pack_rgba(1.f, 1.f, 1.f, 0.9f));
-      over.line(a, e, w, pack_rgba(c));
+        c = bond_stress_rgb(bond_cmap_, static_cast<float>(sb.stress.ratio), bond_hi_);
+      app.over.line(a, e, w + 3.f, pack_rgba(1.f, 1.f, 1.f, 0.9f));
+      app.over.line(a, e, w, pack_rgba(c));
     }
   }
   // A screenshot's log line says what the overlays hold (scripts check it).
-  const bool shot =
-      pending.screenshot || (opt.screenshot_after_frames >= 0 &&
-                             frame == opt.screenshot_after_frames && !opt.screenshot_path.empty());
+  const bool shot = app.pending.screenshot || (app.opt.screenshot_after_frames >= 0 &&
+                                               app.frame == app.opt.screenshot_after_frames &&
+                                               !app.opt.screenshot_path.empty());
   if (shot)
-    log("dem overlay bonds=%zu broken=%zu contacts=%zu walls=%zu device=%d", demui.drawn_bonds,
-        demui.drawn_broken, demui.drawn_contacts, demui.drawn_walls, demui.device_bonds ? 1 : 0);
+    app.log("dem overlay bonds=%zu broken=%zu contacts=%zu walls=%zu device=%d", drawn_bonds_,
+            drawn_broken_, drawn_contacts_, drawn_walls_, device_bonds_ ? 1 : 0);
 }
 
-void App::dem_draw_legend() {
-  dem::DemWorld* d = dem_world();
+void DemFeature::legend_box(App& app) {
+  dem::DemWorld* d = app.dem_world();
   if (!d) return;
-  const bool bonds = demui.show_bonds && demui.drawn_bonds > 0;
-  const bool broken = demui.show_broken && demui.drawn_broken > 0;
-  const bool contacts = demui.show_contacts && demui.force_scale.ref > 0.f;
+  const bool bonds = show_bonds_ && drawn_bonds_ > 0;
+  const bool broken = show_broken_ && drawn_broken_ > 0;
+  const bool contacts = show_contacts_ && force_scale_.ref > 0.f;
   if (!bonds && !broken && !contacts) return;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
-  const float pad = 12.f * ui_scale, fs = ImGui::GetFontSize(), line = fs * 1.35f;
+  const float pad = 12.f * app.ui_scale, fs = ImGui::GetFontSize(), line = fs * 1.35f;
   const ImU32 text = IM_COL32(228, 232, 240, 255), muted = IM_COL32(150, 158, 175, 255);
   const ImU32 bg = IM_COL32(16, 18, 24, 215);
   auto col = [](const std::array<float, 3>& c, float a = 1.f) {
     return IM_COL32(static_cast<int>(c[0] * 255.f + 0.5f), static_cast<int>(c[1] * 255.f + 0.5f),
                     static_cast<int>(c[2] * 255.f + 0.5f), static_cast<int>(a * 255.f + 0.5f));
   };
-  const float bar_w = 200.f * ui_scale, bar_h = 10.f * ui_scale;
+  const float bar_w = 200.f * app.ui_scale, bar_h = 10.f * app.ui_scale;
   char force[64] = "";
   if (contacts)
     std::snprintf(force, sizeof force, "contact force (full width %.3g N)",
-                  static_cast<double>(demui.force_scale.ref));
+                  static_cast<double>(force_scale_.ref));
   float width = bar_w;
   width = std::max(width, ImGui::CalcTextSize("bond stress / strength").x);
   if (contacts) width = std::max(width, fs * 2.4f + ImGui::CalcTextSize(force).x);
@@ -301,9 +300,9 @@ void App::dem_draw_legend() {
   if (broken) height += line;
   if (contacts) height += line;
   const Vec2 at =
-      overlay_slot(Vec2{width + 2.f * pad, height});  // beside the scene (render/cpu/layout.h)
+      app.overlay_slot(Vec2{width + 2.f * pad, height});  // beside the scene (render/cpu/layout.h)
   const ImVec2 p0(at.x, at.y);
-  dl->AddRectFilled(p0, ImVec2(p0.x + width + 2.f * pad, p0.y + height), bg, 6.f * ui_scale);
+  dl->AddRectFilled(p0, ImVec2(p0.x + width + 2.f * pad, p0.y + height), bg, 6.f * app.ui_scale);
   float y = p0.y + 0.75f * pad;
   const float x = p0.x + pad;
   if (bonds) {
@@ -312,16 +311,16 @@ void App::dem_draw_legend() {
     const int segs = 48;
     for (int k = 0; k < segs; ++k) {
       float x0 = x + bar_w * k / segs, x1 = x + bar_w * (k + 1) / segs;
-      ImU32 a = col(colormap_rgb(demui.bond_cmap, static_cast<float>(k) / segs));
-      ImU32 c = col(colormap_rgb(demui.bond_cmap, static_cast<float>(k + 1) / segs));
+      ImU32 a = col(colormap_rgb(bond_cmap_, static_cast<float>(k) / segs));
+      ImU32 c = col(colormap_rgb(bond_cmap_, static_cast<float>(k + 1) / segs));
       dl->AddRectFilledMultiColor(ImVec2(x0, y), ImVec2(x1 + 0.5f, y + bar_h), a, c, c, a);
     }
-    y += bar_h + 2.f * ui_scale;
+    y += bar_h + 2.f * app.ui_scale;
     char hi[32];
-    if (demui.bond_hi >= 0.9995f)
+    if (bond_hi_ >= 0.9995f)
       std::snprintf(hi, sizeof hi, "1 (breaks)");
     else
-      std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(demui.bond_hi));
+      std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(bond_hi_));
     dl->AddText(ImVec2(x, y), text, "0");
     dl->AddText(ImVec2(x + bar_w - ImGui::CalcTextSize(hi).x, y), text, hi);
     y += fs * 1.3f;
@@ -331,14 +330,14 @@ void App::dem_draw_legend() {
     const float ly = y + 0.55f * fs;
     for (int q = 0; q < 3; ++q)
       dl->AddLine(ImVec2(x + q * 0.7f * fs, ly), ImVec2(x + q * 0.7f * fs + 0.4f * fs, ly), c,
-                  2.f * ui_scale);
+                  2.f * app.ui_scale);
     dl->AddText(ImVec2(x + 2.4f * fs, y), text, "broken bond");
     y += line;
   }
   if (contacts) {
     const ImU32 c = col({kContact[0], kContact[1], kContact[2]});
     dl->AddLine(ImVec2(x, y + 0.55f * fs), ImVec2(x + 1.8f * fs, y + 0.55f * fs), c,
-                4.f * ui_scale);
+                4.f * app.ui_scale);
     dl->AddText(ImVec2(x + 2.4f * fs, y), text, force);
   }
 }

@@ -29,9 +29,13 @@
 /// and in the app's panels: `scene_panel` (the top of the Scene panel, under
 /// the scene's name), `tool_panel` (the Tools panel while the tool is
 /// the feature's), `material` (a material's fields in the Materials panel),
-/// `inspector` (rows for the selected particle), `stats_rows` and `stats`
-/// (the Stats panel's table and below it), `legend` (the colour legend when
-/// the colour mode is the feature's: true when it drew it);
+/// `inspector` (rows for the selected particle), `inspect_row` (the whole
+/// Inspector when the selected row is the feature's, e.g. a DEM grain: true
+/// when it drew it, and the app's particle rows are left out), `stats_rows`
+/// and `stats` (the Stats panel's table and below it), `legend` (the colour
+/// legend when the colour mode is the feature's: true when it drew it),
+/// `legend_box` (its own overlays' legend, a box in the dock beside the scene:
+/// measured off screen, then drawn, every frame);
 ///
 /// and outside the frame: `pull` (the world's parameters into the window's
 /// copies: a new scene, a rewind restore), `on_scene` (a new simulation was
@@ -85,9 +89,11 @@ class Feature {
   virtual bool tool_panel(App&, Tool) { return false; }
   virtual void material(App&, MaterialParams&) {}
   virtual void inspector(App&, size_t /*row*/) {}
+  virtual bool inspect_row(App&, size_t /*row*/) { return false; }
   virtual void stats_rows(App&) {}
   virtual void stats(App&) {}
   virtual bool legend(App&) { return false; }
+  virtual void legend_box(App&) {}
   virtual void load_settings(const SettingsFile&) {}
   virtual void save_settings(SettingsFile&) const {}
   virtual void help(std::vector<HelpRow>&) const {}

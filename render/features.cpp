@@ -7,6 +7,7 @@
 #define PS_WINDOW_FEATURES(X) \
   X(resampling)               \
   X(rigid)                    \
+  X(dem)                      \
   X(heat)                     \
   X(field)                    \
   X(browser)

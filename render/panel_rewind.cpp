@@ -40,15 +40,7 @@ void adopt(App& a) {
   RewindUi& r = a.rw;
   if (r.generation == r.ring.generation()) return;
   r.generation = r.ring.generation();
-  a.adopt_world_params();
-  if (dem::DemWorld* d = a.dem_world(); d && a.demui.have) {
-    a.demui.solver = d->solver;
-    a.demui.bond = d->bond;
-    a.demui.materials = d->materials;
-    a.demui.applied_density.resize(d->materials.size());
-    for (size_t m = 0; m < d->materials.size(); ++m)
-      a.demui.applied_density[m] = d->materials[m].density;
-  }
+  a.adopt_world_params();  // the features' copies too (Feature::pull)
   a.host_table_stale = true;
   a.grab_rows.clear();
 }

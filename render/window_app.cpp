@@ -223,7 +223,7 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   // window; a different scene starts from its file.
   bool same = keep_edits && sim && next->info().path == sim->info().path && next->mpm() &&
               world() && next->mpm()->materials.size() == materials.size();
-  const bool same_path = sim && next->info().path == sim->info().path;
+  scene_reloaded = keep_edits && sim && next->info().path == sim->info().path;
   sim = std::move(next);
   if (same) {
     world()->solver = solver;
@@ -233,7 +233,6 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   } else {
     adopt_world_params();
   }
-  dem_adopt(same_path);
   scene_arg = name_or_path;
   overrides = ovr;
   load_error.clear();
@@ -390,7 +389,6 @@ void App::sync() {
   // The rewind: a new simulation starts a new recording; a requested seek
   // restores its snapshot here, before the panels' copies are written.
   rewind_sync(*this);
-  dem_sync();
   sgf_sync(*this);
   if (!w) {
     if (sim) rw.ring.note_controls(*sim);  // DEM: parameters, grab, point force
@@ -750,7 +748,7 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
   const char* why = dem_device_fill(a, f);
   if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
   if (!why && sgf_overlay_needs_rows(a)) why = "the SGF overlay needs the host table";
-  if (!why && a.demui.show_contacts)
+  if (!why && a.dem_view.contact_chains)
     why = "contact force chains are drawn from a host copy of every contact";
   const dem::DemParticles& p = d.particles;
   const size_t n = p.size();
@@ -767,10 +765,10 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
   // on the device). DEM rows are indices: the buffers' rows are host rows.
   a.selected_row = row_of_id(p.id, a.selected_id);
   const InteropTargets t = interop_targets(a, n);
-  a.demui.material_rgb.resize(3 * d.materials.size());
+  a.dem_view.material_rgb.resize(3 * d.materials.size());
   for (size_t m = 0; m < d.materials.size(); ++m)
-    for (size_t c = 0; c < 3; ++c) a.demui.material_rgb[3 * m + c] = d.materials[m].color[c];
-  f.material_rgb = a.demui.material_rgb.data();
+    for (size_t c = 0; c < 3; ++c) a.dem_view.material_rgb[3 * m + c] = d.materials[m].color[c];
+  f.material_rgb = a.dem_view.material_rgb.data();
   f.material_count = static_cast<int>(d.materials.size());
   for (int g = 0; g < kDemGroupColors; ++g) {
     const std::array<float, 3> c = group_rgb(static_cast<unsigned>(g));
@@ -780,11 +778,11 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
   f.max_samples = f.column == DemFillColumn::Scalar && a.auto_range ? kDemMaxSamples : 0;
   f.selected = a.selected_row;
   f.bond = d.bond;
-  if (!a.interop.fill_dem(*view, t, f, a.demui.fill)) {
+  if (!a.interop.fill_dem(*view, t, f, a.dem_view.fill)) {
     interop_declined(a);
     return false;
   }
-  a.particles.set_count(n, a.demui.fill.radius_max);
+  a.particles.set_count(n, a.dem_view.fill.radius_max);
   a.interop_frame = true;
   a.interop_note = a.interop.note();
   a.selected_slot = a.selected_row;
@@ -792,8 +790,9 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
   a.sgf_rows = SIZE_MAX;
 
   refresh_stale_table(a, n, [&] { a.sim->table(a.table); });  // synced
-  a.demui.selected = a.demui.fill.selected;
-  if (f.column == DemFillColumn::Scalar && a.auto_range) update_auto_range(a, a.demui.fill.sample);
+  a.dem_view.selected = a.dem_view.fill.selected;
+  if (f.column == DemFillColumn::Scalar && a.auto_range)
+    update_auto_range(a, a.dem_view.fill.sample);
   return true;
 }
 
@@ -948,12 +947,12 @@ void App::snapshot() {
                    : grain_selected ? row_of_id(table.id, selected_id, dem_row0)
                                     : row_of_id(table.id, selected_id, 0, dem_row0);
     // A DEM world's selected particle from the host arrays (synced by the table).
-    demui.selected = DemSelected{};
+    dem_view.selected = DemSelected{};
     if (d && selected_row >= static_cast<int64_t>(dem_row0)) {
-      demui.bond_index.update(*d);
-      dem_selected_from_host(*d, demui.bond_index,
+      dem_view.bond_index.update(*d);
+      dem_selected_from_host(*d, dem_view.bond_index,
                              static_cast<uint32_t>(selected_row - static_cast<int64_t>(dem_row0)),
-                             demui.selected);
+                             dem_view.selected);
     }
   }
 
@@ -1199,7 +1198,6 @@ void App::handle_input() {
     if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
       log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x),
           static_cast<double>(wm.y));
-    if (dem_world() && !taken) dem_tool_begin(wm);
     if (tools.tool == Tool::Paint && w) {
       uint16_t g = 0;
       for (uint16_t x : w->particles.group) g = std::max(g, x);
@@ -1215,7 +1213,6 @@ void App::handle_input() {
       if (w && w->grabbing()) w->grab_move(wm);
       for (auto& f : features) f->drag(*this, wm);
       if (tools.tool == Tool::Select) sgf_select_drag(*this);
-      if (dem_world()) dem_tool_drag(wm);
       if (stroke.active()) stroke.extend(wm, paint_sites);
     } else {
       left_down = false;
@@ -1236,7 +1233,6 @@ void App::handle_input() {
       }
       if ((tools.tool == Tool::Attract || tools.tool == Tool::Repel) && w)
         log("%s end", tool_name(tools.tool));
-      if (dem_world()) dem_tool_end(wm);
       for (auto& f : features) f->release(*this, wm);
     }
   }
@@ -1306,7 +1302,6 @@ void App::draw_scene() {
   }
   under.rect_outline(lo, hi, 1.5f, pack_rgba(0.33f, 0.37f, 0.45f));
   for (auto& f : features) f->draw_under(*this);
-  if (dem_world()) dem_draw_under();
   under.draw(view);
 
   // The particles.
@@ -1404,7 +1399,6 @@ void App::draw_scene() {
         }
     }
   }
-  if (dem_world()) dem_draw_over();
   sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse &&
       tools.tool != Tool::Pick && tools.tool != Tool::Select &&

@@ -225,7 +225,6 @@ void App::draw_panels() {
       panel_solver();
       for (auto& f : features) f->panel(*this);
       panel_materials();
-      panel_dem();
     }
   }
   took(ImGui::GetWindowWidth(), left_w, left_pref);
@@ -270,7 +269,7 @@ void App::measure_overlays() {
   overlay_flow.begin_measure(overlay_gap());
   overlay_slot(status_box());
   draw_legend();
-  dem_draw_legend();
+  for (auto& f : features) f->legend_box(*this);
   overlay_boxes = overlay_flow.boxes();
 }
 
@@ -279,7 +278,7 @@ void App::draw_overlays() {
   overlay_flow.begin(overlay_dock, overlay_gap());
   const Vec2 status_at = overlay_slot(status_box());
   draw_legend();
-  dem_draw_legend();
+  for (auto& f : features) f->legend_box(*this);
   draw_status_line(status_at, 6.f * ui_scale);
   sgf_draw_timeline(*this);
   rewind_draw_strip(*this);
@@ -795,10 +794,8 @@ void App::panel_inspector() {
     return;
   }
   const size_t r = static_cast<size_t>(selected_row);
-  if (dem_world() && r >= dem_row0) {  // a grain (every row of a DEM scene)
-    panel_dem_inspector(r);
-    return;
-  }
+  for (auto& f : features)  // a grain: the DEM feature's (every row of a DEM scene)
+    if (f->inspect_row(*this, r)) return;
   std::vector<std::string> names = sim->material_names();
   const char* mat = table.material[r] < names.size() ? names[table.material[r]].c_str() : "?";
   MpmWorld* w = world();

@@ -104,6 +104,9 @@ struct App {
   // [SECTION] Scene
   std::unique_ptr<Simulation> sim;
   std::string scene_arg;  ///< as given (built-in name or path)
+  /// The last adopted simulation came from the same file as the one before (a reset, a re-grid)
+  /// and keeps the window's edits (not a lesson): features keep theirs (Feature::on_scene).
+  bool scene_reloaded = false;
   std::vector<std::string>
       overrides;  ///< --set overrides, plus domain.grid when changed in the window
   std::string backend = "auto";
@@ -278,8 +281,8 @@ struct App {
   ShapeBatch under, over;
   DeviceLineBuffer bond_lines;  ///< DEM bond lines the interop writes on the device (dem_draw.cpp)
 
-  // [SECTION] DEM (panel_dem.cpp, dem_draw.cpp)
-  DemUi demui;
+  // [SECTION] DEM grains in the snapshot (render/dem_ui.h; the DEM feature: render/feature_dem.h)
+  DemView dem_view;
 
   // [SECTION] Comparison view (panel_compare.cpp)
   CompareUi compare;
@@ -379,21 +382,8 @@ struct App {
   MpmWorld* world() { return sim ? sim->mpm() : nullptr; }
   MpmScene* mpm_scene();
   Vec2 centroid(const std::vector<uint32_t>& rows) const;
-  // DEM scenes (panel_dem.cpp, dem_draw.cpp).
+  // DEM scenes: render/feature_dem.h.
   dem::DemWorld* dem_world() { return sim ? sim->dem() : nullptr; }
-  void dem_adopt(bool same_scene);
-  void dem_sync();
-  void dem_tool_begin(Vec2 wm);
-  void dem_tool_drag(Vec2 wm);
-  void dem_tool_end(Vec2 wm);
-  void panel_dem();
-  void panel_dem_inspector(size_t row);
-  void dem_draw_under();
-  void dem_draw_over();
-  /// The bond lines through the CUDA-GL interop (dem_draw.cpp); false when
-  /// they could not be drawn there this frame.
-  bool dem_draw_bonds_on_device(const BondView& view, bool intact, bool broken);
-  void dem_draw_legend();
 
   // Comparison view (panel_compare.cpp).
   bool start_compare(const std::string& vary);  ///< false: the reason is in compare.error

@@ -22,6 +22,7 @@
 #include "imgui_internal.h"
 #include "render/feature.h"
 #include "render/window_state.h"
+#include "sim/dem/dem_world.h"
 #include "sim/io/json.h"
 #include "sim/rigid/rigid_world.h"
 #include "sim/scene/simulation.h"
@@ -281,6 +282,52 @@ TEST_CASE(
   f.on_scene(app);
   app.tools.tool = Tool::Grab;
   CHECK_FALSE(f.press(app, Vec2{0.9f, 0.9f}));
+}
+
+TEST_CASE("The DEM feature keeps the window's parameter copies: written at the sync point, kept "
+          "by a reset, taken from the world after the rewind changes it",
+          "[window][features][dem]") {
+  App app;  // no window: scenes build on this thread
+  app.opt.threads = 1;
+  app.backend = "cpu";
+  REQUIRE(app.load_scene("dem_beam", {}));
+  dem::DemWorld* d = app.dem_world();
+  REQUIRE(d != nullptr);
+  Feature& f = feature_named(app, "dem");
+  const double E0 = d->bond.E;
+
+  // The world's bond stiffness changed behind the window's back: the sync point writes the
+  // window's copy (the panel's) back.
+  d->bond.E = 2.0 * E0;
+  f.sync(app);
+  CHECK(d->bond.E == E0);
+
+  // After the recording changed the world (a rewind restore), the copy is taken from it.
+  d->bond.E = 3.0 * E0;
+  f.pull(app);
+  f.sync(app);
+  CHECK(d->bond.E == 3.0 * E0);
+
+  // A reset of the same scene keeps the edit; another scene starts from its file.
+  app.pending.reset = true;
+  app.sync();
+  REQUIRE(app.dem_world() != nullptr);
+  CHECK(app.dem_world() != d);  // a new world
+  CHECK(app.scene_reloaded);
+  CHECK(app.dem_world()->bond.E == 3.0 * E0);
+  REQUIRE(app.load_scene("dem_beam", {}, false));  // as a lesson opens it: the file's values
+  CHECK(app.dem_world()->bond.E == E0);
+
+  // The velocity presets are MPM teaching fields: a DEM scene drops the request.
+  app.pending.preset = Preset::Rotation;
+  f.sync(app);
+  CHECK_FALSE(app.pending.preset.has_value());
+
+  // In a scene without grains the feature takes no row of the Inspector.
+  App mpm;
+  mpm.sim = small_scene();
+  mpm.adopt_world_params();
+  CHECK_FALSE(feature_named(mpm, "dem").inspect_row(mpm, 0));
 }
 
 TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",

@@ -52,9 +52,10 @@ TEST_CASE("Name tables round-trip every value and name the enums' values in thei
   CHECK(std::string(rigid::body_type_name(rigid::BodyType::Kinematic)) == "kinematic");
 }
 
-TEST_CASE("The scene reader takes a name table: the default when absent, the value named, and a "
-          "located error listing the names",
-          "[names]") {
+TEST_CASE(
+    "The scene reader takes a name table: the default when absent, the value named, and a "
+    "located error listing the names",
+    "[names]") {
   Json doc = Json::parse(R"({"kernel": "cubic", "bad": "quartic"})", "solver.json");
   ObjReader r(doc, "solver");
   CHECK(r.choice("kernel", Kernel::Quadratic, kKernelNames) == Kernel::Cubic);

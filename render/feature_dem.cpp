@@ -1,8 +1,8 @@
-// The DEM part of the window: the DEM panel (bond and material parameters,
-// solver and time step, counters, overlays), the inspector for a DEM
-// particle and its bonds, the app-owned parameter copies (adopted on load,
-// applied at App::sync) and the grab / attract / repel tools on DEM
-// particles. Only used when sim->dem() is non-null.
+// The DEM feature (render/feature_dem.h): the window-owned parameter copies
+// (taken on load, written at the sync point), the grab / attract / repel tools
+// on grains, the DEM panel (bond and material parameters, solver and time step,
+// counters, overlays) and the inspector for a grain and its bonds. Its
+// overlays: dem_draw.cpp.
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -13,10 +13,12 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <memory>
 
 #include "imgui.h"
 #include "render/cpu/dem_view.h"
 #include "render/cpu/picking.h"
+#include "render/feature_dem.h"
 #include "render/ui_widgets.h"
 #include "render/window_state.h"
 #include "sim/dem/dem_kernels.h"
@@ -69,50 +71,64 @@ bool slider_double(const char* label, double* v, double lo, double hi, const cha
 
 // [SECTION] Parameter copies ----------------------------------------------------------
 
-void App::dem_adopt(bool same_scene) {
-  demui.grab_index.clear();
-  demui.grabbing = false;
-  demui.force_scale.reset();
-  demui.bond_hi = 0.f;
-  demui.ts_time = -1.0;
-  dem::DemWorld* d = dem_world();
+void DemFeature::on_scene(App& a) {
+  const bool same_scene = a.scene_reloaded;
+  grab_index_.clear();
+  grabbing_ = false;
+  force_scale_.reset();
+  bond_hi_ = 0.f;
+  ts_time_ = -1.0;
+  dem::DemWorld* d = a.dem_world();
+  copies_of_ = d;
   if (!d) {
-    demui.have = false;
+    have_ = false;
     return;
   }
   // The fresh world's particles have the file's densities.
-  demui.applied_density.resize(d->materials.size());
-  for (size_t m = 0; m < d->materials.size(); ++m)
-    demui.applied_density[m] = d->materials[m].density;
-  if (same_scene && demui.have && demui.materials.size() == d->materials.size()) {
+  applied_density_.resize(d->materials.size());
+  for (size_t m = 0; m < d->materials.size(); ++m) applied_density_[m] = d->materials[m].density;
+  if (same_scene && have_ && materials_.size() == d->materials.size()) {
     // A reset keeps what was edited in the window (densities rescale the masses at the next sync).
-    d->solver = demui.solver;
-    d->bond = demui.bond;
-    d->materials = demui.materials;
+    d->solver = solver_;
+    d->bond = bond_;
+    d->materials = materials_;
   } else {
-    demui.solver = d->solver;
-    demui.bond = d->bond;
-    demui.materials = d->materials;
-    demui.auto_safety = d->solver.dt_safety > 0.0 ? d->solver.dt_safety : 0.2;
+    solver_ = d->solver;
+    bond_ = d->bond;
+    materials_ = d->materials;
+    auto_safety_ = d->solver.dt_safety > 0.0 ? d->solver.dt_safety : 0.2;
   }
-  demui.have = true;
+  have_ = true;
 }
 
-void App::dem_sync() {
-  dem::DemWorld* d = dem_world();
+void DemFeature::pull(App& a) {
+  // The world's parameters after the recording changed them (a restore, a replayed edit). A new
+  // world is on_scene's: a reset keeps the window's edits.
+  dem::DemWorld* d = a.dem_world();
+  if (!d || !have_ || d != copies_of_) return;
+  solver_ = d->solver;
+  bond_ = d->bond;
+  materials_ = d->materials;
+  applied_density_.resize(d->materials.size());
+  for (size_t m = 0; m < d->materials.size(); ++m) applied_density_[m] = d->materials[m].density;
+}
+
+void DemFeature::sync(App& a) {
+  a.dem_view.contact_chains = show_contacts_;
+  dem::DemWorld* d = a.dem_world();
   if (!d) return;
-  pending.preset.reset();  // the velocity presets are MPM teaching fields
-  if (!demui.have) return;
-  d->solver = demui.solver;
-  d->bond = demui.bond;  // stiffness and strengths act on the existing bonds from the next step
-  if (d->materials.size() != demui.materials.size()) return;
-  d->materials = demui.materials;
+  a.pending.preset.reset();  // the velocity presets are MPM teaching fields
+  if (!have_) return;
+  d->solver = solver_;
+  d->bond = bond_;  // stiffness and strengths act on the existing bonds from the next step
+  if (d->materials.size() != materials_.size()) return;
+  d->materials = materials_;
   // A density edit changes the masses and inertias of that material's
   // particles (spheres, as the scene builder makes them).
   bool changed = false;
-  for (size_t m = 0; m < demui.materials.size() && m < demui.applied_density.size(); ++m) {
-    const double rho = demui.materials[m].density;
-    if (rho == demui.applied_density[m] || ImGui::IsAnyItemActive()) continue;
+  for (size_t m = 0; m < materials_.size() && m < applied_density_.size(); ++m) {
+    const double rho = materials_[m].density;
+    if (rho == applied_density_[m] || ImGui::IsAnyItemActive()) continue;
     d->sync();
     dem::DemParticles& p = d->particles;
     for (size_t i = 0; i < p.size(); ++i) {
@@ -120,75 +136,75 @@ void App::dem_sync() {
       p.mass[i] = dem::sphere_mass(rho, p.radius[i]);
       p.inertia[i] = dem::sphere_inertia(p.mass[i], p.radius[i]);
     }
-    demui.applied_density[m] = rho;
+    applied_density_[m] = rho;
     changed = true;
   }
   if (changed) {
     d->host_changed();
-    rw.ring.keyframe(*sim);  // the new masses: the whole state, recorded with this step
+    a.rw.ring.keyframe(*a.sim);  // the new masses: the whole state, recorded with this step
   }
 }
 
 // [SECTION] Tools on DEM particles ------------------------------------------------------
 
-void App::dem_tool_begin(Vec2 wm) {
-  dem::DemWorld* d = dem_world();
-  if (!d) return;
-  if (tools.tool == Tool::Grab) {
-    particles_within(table, wm, tools.radius, grab_rows);
+bool DemFeature::press(App& a, Vec2 wm) {
+  dem::DemWorld* d = a.dem_world();
+  if (!d) return false;
+  if (a.tools.tool == Tool::Grab) {
+    particles_within(a.table, wm, a.tools.radius, grab_rows_);
     // Beside MPM matter the grains' rows come after the matter's: only those.
-    grab_rows.erase(std::remove_if(grab_rows.begin(), grab_rows.end(),
-                                   [&](uint32_t r) { return r < dem_row0; }),
-                    grab_rows.end());
-    dem_rows_to_indices(table, *d, grab_rows, demui.grab_index);
-    if (!demui.grab_index.empty()) {
-      d->grab_stiffness = tools.grab_stiffness;
-      d->grab_begin(demui.grab_index, dem::Vec2d{wm.x, wm.y});
-      demui.grabbing = true;
-      demui.grab_centroid_start = dem_centroid(*d, demui.grab_index);
-      log("grab begin n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g)", demui.grab_index.size(),
-          static_cast<double>(wm.x), static_cast<double>(wm.y),
-          static_cast<double>(demui.grab_centroid_start.x),
-          static_cast<double>(demui.grab_centroid_start.y));
+    grab_rows_.erase(std::remove_if(grab_rows_.begin(), grab_rows_.end(),
+                                    [&](uint32_t r) { return r < a.dem_row0; }),
+                     grab_rows_.end());
+    dem_rows_to_indices(a.table, *d, grab_rows_, grab_index_);
+    if (!grab_index_.empty()) {
+      d->grab_stiffness = a.tools.grab_stiffness;
+      d->grab_begin(grab_index_, dem::Vec2d{wm.x, wm.y});
+      grabbing_ = true;
+      grab_centroid_start_ = dem_centroid(*d, grab_index_);
+      a.log("grab begin n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g)", grab_index_.size(),
+            static_cast<double>(wm.x), static_cast<double>(wm.y),
+            static_cast<double>(grab_centroid_start_.x),
+            static_cast<double>(grab_centroid_start_.y));
     }
   }
-  if (tools.tool == Tool::Attract || tools.tool == Tool::Repel)
-    log("%s begin x=%.9g y=%.9g", tool_name(tools.tool), static_cast<double>(wm.x),
-        static_cast<double>(wm.y));
+  if (a.tools.tool == Tool::Attract || a.tools.tool == Tool::Repel)
+    a.log("%s begin x=%.9g y=%.9g", tool_name(a.tools.tool), static_cast<double>(wm.x),
+          static_cast<double>(wm.y));
+  return false;  // the app's own tools act on the same press
 }
 
-void App::dem_tool_drag(Vec2 wm) {
-  dem::DemWorld* d = dem_world();
-  if (d && demui.grabbing && d->grabbing()) d->grab_move(dem::Vec2d{wm.x, wm.y});
+void DemFeature::drag(App& a, Vec2 wm) {
+  dem::DemWorld* d = a.dem_world();
+  if (d && grabbing_ && d->grabbing()) d->grab_move(dem::Vec2d{wm.x, wm.y});
 }
 
-void App::dem_tool_end(Vec2 wm) {
-  dem::DemWorld* d = dem_world();
+void DemFeature::release(App& a, Vec2 wm) {
+  dem::DemWorld* d = a.dem_world();
   if (!d) return;
-  if (demui.grabbing) {
+  if (grabbing_) {
     d->sync();
-    Vec2 c = dem_centroid(*d, demui.grab_index);
-    log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g",
-        demui.grab_index.size(), static_cast<double>(wm.x), static_cast<double>(wm.y),
-        static_cast<double>(c.x), static_cast<double>(c.y),
-        static_cast<double>(length(c - demui.grab_centroid_start)));
+    Vec2 c = dem_centroid(*d, grab_index_);
+    a.log("grab end n=%zu target=(%.9g,%.9g) centroid=(%.9g,%.9g) moved=%.9g", grab_index_.size(),
+          static_cast<double>(wm.x), static_cast<double>(wm.y), static_cast<double>(c.x),
+          static_cast<double>(c.y), static_cast<double>(length(c - grab_centroid_start_)));
     d->grab_end();
-    demui.grabbing = false;
-    demui.grab_index.clear();
-    grab_rows.clear();
+    grabbing_ = false;
+    grab_index_.clear();
+    grab_rows_.clear();
   }
-  if (tools.tool == Tool::Attract || tools.tool == Tool::Repel)
-    log("%s end", tool_name(tools.tool));
+  if (a.tools.tool == Tool::Attract || a.tools.tool == Tool::Repel)
+    a.log("%s end", tool_name(a.tools.tool));
 }
 
 // [SECTION] DEM panel ----------------------------------------------------------------------
 
-void App::panel_dem() {
-  dem::DemWorld* d = dem_world();
-  if (!d || !demui.have) return;
+void DemFeature::panel(App& a) {
+  dem::DemWorld* d = a.dem_world();
+  if (!d || !have_) return;
   if (!ImGui::CollapsingHeader("DEM", ImGuiTreeNodeFlags_DefaultOpen)) return;
   const float label_w = ImGui::GetFontSize() * 7.f;
-  char a[48], b[48];
+  char t1[48], t2[48];
 
   // Counters (kept by the world from each step's result: no pass over the bonds).
   const dem::DemStepResult& last = d->last_result();
@@ -215,108 +231,108 @@ void App::panel_dem() {
 
   // Overlays.
   section_label("draw");
-  const auto toggle = [this](const char* label, const char* key, bool* v) {
-    if (ImGui::Checkbox(label, v)) log("dem show_%s=%d", key, *v ? 1 : 0);
+  const auto toggle = [&a](const char* label, const char* key, bool* v) {
+    if (ImGui::Checkbox(label, v)) a.log("dem show_%s=%d", key, *v ? 1 : 0);
   };
   if (nbonds > 0) {
-    toggle("bonds, coloured by stress", "bonds", &demui.show_bonds);
+    toggle("bonds, coloured by stress", "bonds", &show_bonds_);
     help_marker(
         "Each bond is a line between the two centres, coloured by max(sigma / sigma_t, sigma_c / sigma_c,max, "
         "tau / tau_max): 1 breaks it. Auto range stretches the colour bar to the largest value now.");
     ImGui::Indent();
-    if (ImGui::Checkbox("auto range", &demui.bond_auto_range))
-      log("dem bond_auto_range=%d", demui.bond_auto_range ? 1 : 0);
+    if (ImGui::Checkbox("auto range", &bond_auto_range_))
+      a.log("dem bond_auto_range=%d", bond_auto_range_ ? 1 : 0);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-FLT_MIN);
-    int c = static_cast<int>(demui.bond_cmap);
-    if (ImGui::BeginCombo("##bond_cmap", colormap_name(demui.bond_cmap))) {
+    int c = static_cast<int>(bond_cmap_);
+    if (ImGui::BeginCombo("##bond_cmap", colormap_name(bond_cmap_))) {
       for (int k = 0; k < kColormapCount; ++k)
         if (ImGui::Selectable(colormap_name(static_cast<Colormap>(k)), k == c)) c = k;
       ImGui::EndCombo();
     }
-    if (c != static_cast<int>(demui.bond_cmap)) {
-      demui.bond_cmap = static_cast<Colormap>(c);
-      log("dem bond_colormap=%s", colormap_name(demui.bond_cmap));
+    if (c != static_cast<int>(bond_cmap_)) {
+      bond_cmap_ = static_cast<Colormap>(c);
+      a.log("dem bond_colormap=%s", colormap_name(bond_cmap_));
     }
     ImGui::Unindent();
-    toggle("broken bonds (dashed)", "broken", &demui.show_broken);
+    toggle("broken bonds (dashed)", "broken", &show_broken_);
     help_marker(
         "Broken bonds are drawn dashed while their particles stay within three rest lengths of each other.");
-    if (!demui.bond_note.empty()) {
+    if (!bond_note_.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
-      ImGui::TextWrapped("%s", demui.bond_note.c_str());
+      ImGui::TextWrapped("%s", bond_note_.c_str());
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
-            "A bond is drawn once its rest length is %.1f px on screen; shorter ones would lie under\n"
+            "A bond is drawn once its rest length is %.1f px on screen; shorter ones would lie a.under\n"
             "their particles. The wheel zooms about the cursor.",
             static_cast<double>(kBondMinPx));
     }
   }
-  toggle("contact forces", "contacts", &demui.show_contacts);
+  toggle("contact forces", "contacts", &show_contacts_);
   help_marker(
       "Force chains: a line from centre to centre (or to the wall) for every unbonded contact, "
       "its width proportional to |F|; the legend gives the force drawn at full width.");
-  toggle("walls", "walls", &demui.show_walls);
+  toggle("walls", "walls", &show_walls_);
 
   // Bonds.
   if (nbonds > 0 && ImGui::TreeNodeEx("Bonds (EBPM)", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::PushItemWidth(-label_w);
-    dem::DemBondParams& bp = demui.bond;
-    if (slider_double("E", &bp.E, 1e3, 1e11, "%.3g Pa", true)) log("dem bond_E=%.9g", bp.E);
-    if (slider_double("nu", &bp.nu, 0.0, 0.49, "%.3f", false)) log("dem bond_nu=%.9g", bp.nu);
+    dem::DemBondParams& bp = bond_;
+    if (slider_double("E", &bp.E, 1e3, 1e11, "%.3g Pa", true)) a.log("dem bond_E=%.9g", bp.E);
+    if (slider_double("nu", &bp.nu, 0.0, 0.49, "%.3f", false)) a.log("dem bond_nu=%.9g", bp.nu);
     if (slider_double("radius ratio", &bp.radius_ratio, 0.05, 1.5, "%.3f", false))
-      log("dem bond_radius_ratio=%.9g", bp.radius_ratio);
+      a.log("dem bond_radius_ratio=%.9g", bp.radius_ratio);
     help_marker(
         "lambda: the bond is a cylinder of radius lambda min(R_i, R_j). E, nu and lambda act on the "
         "existing bonds at the next step (the bonds store displacements, not forces).");
     if (slider_double("tensile", &bp.tensile_strength, 1e2, 1e10, "%.3g Pa", true))
-      log("dem bond_tensile_strength=%.9g", bp.tensile_strength);
+      a.log("dem bond_tensile_strength=%.9g", bp.tensile_strength);
     if (slider_double("compressive", &bp.compressive_strength, 1e2, 1e10, "%.3g Pa", true))
-      log("dem bond_compressive_strength=%.9g", bp.compressive_strength);
+      a.log("dem bond_compressive_strength=%.9g", bp.compressive_strength);
     if (slider_double("shear", &bp.shear_strength, 1e2, 1e10, "%.3g Pa", true))
-      log("dem bond_shear_strength=%.9g", bp.shear_strength);
+      a.log("dem bond_shear_strength=%.9g", bp.shear_strength);
     help_marker(
         "Strengths: a bond breaks for good when a stress reaches its strength. Lowering them "
         "breaks the loaded bonds at the next step.");
     if (slider_double("damping", &bp.damping, 0.0, 1.0, "%.3f", false))
-      log("dem bond_damping=%.9g", bp.damping);
+      a.log("dem bond_damping=%.9g", bp.damping);
     ImGui::PopItemWidth();
     ImGui::TreePop();
   }
 
   // Materials.
   if (ImGui::TreeNodeEx("Materials##dem", ImGuiTreeNodeFlags_None)) {
-    for (size_t m = 0; m < demui.materials.size(); ++m) {
-      dem::DemMaterial& mat = demui.materials[m];
+    for (size_t m = 0; m < materials_.size(); ++m) {
+      dem::DemMaterial& mat = materials_[m];
       const char* name = m < d->material_names.size() ? d->material_names[m].c_str() : "material";
       ImGui::PushID(static_cast<int>(m));
       if (ImGui::ColorEdit3("##c", mat.color,
                             ImGuiColorEditFlags_NoInputs | ImGuiColorEditFlags_NoLabel))
-        log("dem material=%s color=(%.3f,%.3f,%.3f)", name, static_cast<double>(mat.color[0]),
-            static_cast<double>(mat.color[1]), static_cast<double>(mat.color[2]));
+        a.log("dem material=%s color=(%.3f,%.3f,%.3f)", name, static_cast<double>(mat.color[0]),
+              static_cast<double>(mat.color[1]), static_cast<double>(mat.color[2]));
       ImGui::SameLine();
       if (ImGui::TreeNodeEx("##m", ImGuiTreeNodeFlags_DefaultOpen, "%s", name)) {
         ImGui::PushItemWidth(-label_w);
         if (slider_double("E", &mat.E, 1e3, 1e11, "%.3g Pa", true))
-          log("dem material=%s E=%.9g", name, mat.E);
+          a.log("dem material=%s E=%.9g", name, mat.E);
         if (slider_double("nu", &mat.nu, 0.0, 0.49, "%.3f", false))
-          log("dem material=%s nu=%.9g", name, mat.nu);
+          a.log("dem material=%s nu=%.9g", name, mat.nu);
         if (slider_double("density", &mat.density, 10.0, 5e4, "%.4g kg/m3", true))
-          log("dem material=%s density=%.9g", name, mat.density);
+          a.log("dem material=%s density=%.9g", name, mat.density);
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip(
               "Rescales the mass and inertia of this material's particles when released.");
         if (slider_double("friction", &mat.friction, 0.0, 2.0, "%.3f", false))
-          log("dem material=%s friction=%.9g", name, mat.friction);
+          a.log("dem material=%s friction=%.9g", name, mat.friction);
         if (slider_double("restitution", &mat.restitution, 0.01, 1.0, "%.3f", false))
-          log("dem material=%s restitution=%.9g", name, mat.restitution);
+          a.log("dem material=%s restitution=%.9g", name, mat.restitution);
         if (slider_double("rolling", &mat.rolling_friction, 0.0, 0.5, "%.3f", false))
-          log("dem material=%s rolling_friction=%.9g", name, mat.rolling_friction);
+          a.log("dem material=%s rolling_friction=%.9g", name, mat.rolling_friction);
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip("Rolling friction mu_r: caps the rolling moment at mu_r R* F_n.");
         if (slider_double("rolling damping", &mat.rolling_damping, 0.0, 1.0, "%.2f", false))
-          log("dem material=%s rolling_damping=%.9g", name, mat.rolling_damping);
+          a.log("dem material=%s rolling_damping=%.9g", name, mat.rolling_damping);
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip(
               "Rolling damping ratio eta_r (Ai et al. 2011, model C): a viscous rolling moment\n"
@@ -331,52 +347,52 @@ void App::panel_dem() {
 
   // Solver and time step.
   if (ImGui::TreeNodeEx("Solver##dem", ImGuiTreeNodeFlags_DefaultOpen)) {
-    dem::DemSolverParams& s = demui.solver;
+    dem::DemSolverParams& s = solver_;
     const double now = glfwGetTime();
-    if (demui.ts_time < 0.0 || now - demui.ts_time > 0.25) {
-      demui.ts = d->estimate_time_step();
-      demui.ts_time = now;
+    if (ts_time_ < 0.0 || now - ts_time_ > 0.25) {
+      ts_ = d->estimate_time_step();
+      ts_time_ = now;
     }
-    const dem::DemTimeStep& ts = demui.ts;
+    const dem::DemTimeStep& ts = ts_;
     const double bound = std::min(ts.rayleigh, std::min(ts.bond, 0.5 * ts.hertz));
     bool autodt = s.dt_safety > 0.0;
     section_label("time step");
     if (ImGui::RadioButton("auto", autodt) && !autodt) {
-      s.dt_safety = demui.auto_safety > 0.0 ? demui.auto_safety : 0.2;
+      s.dt_safety = auto_safety_ > 0.0 ? auto_safety_ : 0.2;
       autodt = true;
-      log("dem dt=auto safety=%.9g", s.dt_safety);
+      a.log("dem dt=auto safety=%.9g", s.dt_safety);
     }
     ImGui::SameLine();
     if (ImGui::RadioButton("fixed", !autodt) && autodt) {
-      demui.auto_safety = s.dt_safety;
+      auto_safety_ = s.dt_safety;
       s.dt = std::isfinite(ts.recommended) && ts.recommended > 0.0 ? ts.recommended : s.dt;
       s.dt_safety = 0.0;
       autodt = false;
-      log("dem dt=fixed value=%.9g", s.dt);
+      a.log("dem dt=fixed value=%.9g", s.dt);
     }
     help_marker(
-        "Auto: dt = safety x min(Rayleigh time, bond bound, Hertz time / 2), recomputed every frame "
+        "Auto: dt = safety x min(Rayleigh time, bond bound, Hertz time / 2), recomputed every a.frame "
         "(0.2 gives LIGGGHTS' limits). Fixed: the dt you set; above the stable bound the run blows up.");
     ImGui::PushItemWidth(-label_w);
     if (autodt) {
       if (slider_double("safety", &s.dt_safety, 0.01, 1.0, "%.2f", false))
-        log("dem dt_safety=%.9g", s.dt_safety);
+        a.log("dem dt_safety=%.9g", s.dt_safety);
     } else {
-      if (slider_double("dt", &s.dt, 1e-8, 1e-3, "%.3e s", true)) log("dem dt=%.9g", s.dt);
+      if (slider_double("dt", &s.dt, 1e-8, 1e-3, "%.3e s", true)) a.log("dem dt=%.9g", s.dt);
     }
     ImGui::PopItemWidth();
     if (begin_props("dem_dt")) {
-      format_s(a, sizeof a, ts.rayleigh);
-      prop("Rayleigh", "%s", a);
-      format_s(a, sizeof a, ts.hertz);
-      prop("Hertz", "%s", a);
-      format_s(a, sizeof a, ts.bond);
-      prop("bond bound", "%s", a);
-      format_s(a, sizeof a, bound);
-      format_s(b, sizeof b, autodt ? ts.recommended : s.dt);
-      prop("stable", "%s  (dt %s)", a, b);
-      format_s(a, sizeof a, d->last_dt() > 0.0 ? d->last_dt() : d->next_dt());
-      prop("dt in use", "%s", a);
+      format_s(t1, sizeof t1, ts.rayleigh);
+      prop("Rayleigh", "%s", t1);
+      format_s(t1, sizeof t1, ts.hertz);
+      prop("Hertz", "%s", t1);
+      format_s(t1, sizeof t1, ts.bond);
+      prop("bond bound", "%s", t1);
+      format_s(t1, sizeof t1, bound);
+      format_s(t2, sizeof t2, autodt ? ts.recommended : s.dt);
+      prop("stable", "%s  (dt %s)", t1, t2);
+      format_s(t1, sizeof t1, d->last_dt() > 0.0 ? d->last_dt() : d->next_dt());
+      prop("dt in use", "%s", t1);
       ImGui::EndTable();
     }
     if (!autodt && s.dt > bound) {
@@ -386,16 +402,17 @@ void App::panel_dem() {
     }
     section_label("stepping");
     ImGui::PushItemWidth(-label_w);
-    ImGui::SliderInt("substeps", &s.substeps, 1, 2000, "%d / frame", ImGuiSliderFlags_Logarithmic);
-    if (ImGui::IsItemDeactivatedAfterEdit()) log("dem substeps=%d", s.substeps);
+    ImGui::SliderInt("substeps", &s.substeps, 1, 2000, "%d / a.frame",
+                     ImGuiSliderFlags_Logarithmic);
+    if (ImGui::IsItemDeactivatedAfterEdit()) a.log("dem substeps=%d", s.substeps);
     double g[2] = {s.gravity.x, s.gravity.y};
     const double glo = -100.0, ghi = 100.0;
     ImGui::DragScalarN("gravity", ImGuiDataType_Double, g, 2, 0.05f, &glo, &ghi, "%.2f");
     s.gravity = dem::Vec2d{g[0], g[1]};
     if (ImGui::IsItemDeactivatedAfterEdit())
-      log("dem gravity=(%.9g,%.9g)", s.gravity.x, s.gravity.y);
+      a.log("dem gravity=(%.9g,%.9g)", s.gravity.x, s.gravity.y);
     if (slider_double("local damping", &s.local_damping, 0.0, 0.9, "%.2f", false))
-      log("dem local_damping=%.9g", s.local_damping);
+      a.log("dem local_damping=%.9g", s.local_damping);
     help_marker(
         "Cundall's local damping alpha: each force component loses alpha |F| against the velocity. "
         "Settles piles and beams without changing their equilibria.");
@@ -406,26 +423,27 @@ void App::panel_dem() {
 
 // [SECTION] Inspector ------------------------------------------------------------------------
 
-void App::panel_dem_inspector(size_t row) {
-  dem::DemWorld* d = dem_world();
-  if (!d || row >= table.size()) return;
+bool DemFeature::inspect_row(App& a, size_t row) {
+  dem::DemWorld* d = a.dem_world();
+  if (!d || row < a.dem_row0) return false;  // not a grain: the app's particle rows
+  if (row >= a.table.size()) return true;
   const dem::DemParticles& p = d->particles;
-  size_t i = row - dem_row0;
-  if (i >= p.size() || p.id[i] != table.id[row]) {
-    int64_t k = d->index_of(table.id[row]);
+  size_t i = row - a.dem_row0;
+  if (i >= p.size() || p.id[i] != a.table.id[row]) {
+    int64_t k = d->index_of(a.table.id[row]);
     if (k < 0) {
-      ImGui::TextDisabled("particle %u is gone", table.id[row]);
-      return;
+      ImGui::TextDisabled("particle %u is gone", a.table.id[row]);
+      return true;
     }
     i = static_cast<size_t>(k);
   }
   // Its state as this frame saw it: the host arrays, or the interop's
   // read-back (radius, mass, material, group and the fixed flag never change
   // on the device).
-  const DemSelected& sel = demui.selected;
+  const DemSelected& sel = a.dem_view.selected;
   if (!sel.valid || sel.index != i) {
     ImGui::TextDisabled("particle %u: its state comes with the next frame", p.id[i]);
-    return;
+    return true;
   }
   const char* mat =
       p.material[i] < d->material_names.size() ? d->material_names[p.material[i]].c_str() : "?";
@@ -447,13 +465,13 @@ void App::panel_dem_inspector(size_t row) {
   }
   if (sel.bonds.empty()) {
     if (d->bonds.size() > 0) ImGui::TextDisabled("no bonds");
-    return;
+    return true;
   }
   if (sel.bond_total > static_cast<int>(sel.bonds.size()))
     ImGui::TextDisabled("the first %zu of its %d bonds", sel.bonds.size(), sel.bond_total);
   const ImGuiTableFlags f =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
-  if (!ImGui::BeginTable("dem_bonds", 4, f)) return;
+  if (!ImGui::BeginTable("dem_bonds", 4, f)) return true;
   ImGui::TableSetupColumn("partner", ImGuiTableColumnFlags_WidthStretch, 0.9f);
   ImGui::TableSetupColumn("sigma", ImGuiTableColumnFlags_WidthStretch, 1.2f);
   ImGui::TableSetupColumn("tau", ImGuiTableColumnFlags_WidthStretch, 1.2f);
@@ -494,8 +512,7 @@ void App::panel_dem_inspector(size_t row) {
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("broke in %s at step %" PRId64, bond_break_name(sb.mode), sb.break_step);
     } else {
-      std::array<float, 3> c =
-          bond_stress_rgb(demui.bond_cmap, static_cast<float>(st.ratio), demui.bond_hi);
+      std::array<float, 3> c = bond_stress_rgb(bond_cmap_, static_cast<float>(st.ratio), bond_hi_);
       ImGui::ColorButton("##s", ImVec4(c[0], c[1], c[2], 1.f),
                          ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder,
                          ImVec2(ImGui::GetFontSize() * 0.7f, ImGui::GetFontSize() * 0.7f));
@@ -509,6 +526,9 @@ void App::panel_dem_inspector(size_t row) {
     if (mono) ImGui::PopFont();
   }
   ImGui::EndTable();
+  return true;
 }
+
+std::unique_ptr<Feature> make_dem_feature() { return std::make_unique<DemFeature>(); }
 
 }  // namespace ps
