@@ -135,4 +135,11 @@ void sgf_draw_timeline(App& app);           ///< the timeline strip under the sc
 void sgf_draw_specimen(App& app);           ///< the specimen window (when open)
 void sgf_shutdown(App& app);                ///< GL cleanup while the context is current
 
+// Shared by the SGF tab (panel_sgf.cpp) and the timeline strip (sgf_timeline.cpp).
+std::string sgf_force_text(const SgfEntry& e);    ///< "(fx,fy,fz)"
+int64_t sgf_current_step(const App& app);         ///< the simulation's step (0 without one)
+void sgf_mark_edited(App& app);                   ///< the set changed: applied at the next sync
+void sgf_request_seek(App& app, int64_t target);  ///< go to a step (fast-forward or re-run)
+void sgf_cancel_seek(App& app, const char* why);  ///< stop seeking, logged with the reason
+
 }  // namespace ps

@@ -10,6 +10,14 @@
 namespace ps {
 namespace ui {
 
+/// An RGB colour (0..1) with alpha as ImGui's packed colour.
+inline ImU32 col32(const float c[3], float a = 1.f) {
+  auto q = [](float v) {
+    return static_cast<int>(v <= 0.f ? 0.f : v >= 1.f ? 255.f : v * 255.f + 0.5f);
+  };
+  return IM_COL32(q(c[0]), q(c[1]), q(c[2]), q(a));
+}
+
 inline const ImVec4 kAccent{0.36f, 0.66f, 0.96f, 1.f};
 inline const ImVec4 kMuted{0.60f, 0.64f, 0.72f, 1.f};
 inline const ImVec4 kWarn{1.00f, 0.66f, 0.30f, 1.f};
