@@ -284,9 +284,10 @@ TEST_CASE(
   CHECK_FALSE(f.press(app, Vec2{0.9f, 0.9f}));
 }
 
-TEST_CASE("The DEM feature keeps the window's parameter copies: written at the sync point, kept "
-          "by a reset, taken from the world after the rewind changes it",
-          "[window][features][dem]") {
+TEST_CASE(
+    "The DEM feature keeps the window's parameter copies: written at the sync point, kept "
+    "by a reset, taken from the world after the rewind changes it",
+    "[window][features][dem]") {
   App app;  // no window: scenes build on this thread
   app.opt.threads = 1;
   app.backend = "cpu";
