@@ -256,10 +256,12 @@ void sgf_draw_timeline(App& a) {
     const float y0 = co.y + g * row_h, y1 = y0 + row_h;
     if (g == s.group)
       cl->AddRectFilled(ImVec2(co.x, y0), ImVec2(clip_x1, y1), IM_COL32(255, 255, 255, 14));
-    if (on) cl->AddRectFilled(ImVec2(bars_x0, y0), ImVec2(clip_x1, y1), ui::col32(grp.color, 0.14f));
+    if (on)
+      cl->AddRectFilled(ImVec2(bars_x0, y0), ImVec2(clip_x1, y1), ui::col32(grp.color, 0.14f));
     cl->AddLine(ImVec2(co.x, y1 - 0.5f), ImVec2(clip_x1, y1 - 0.5f), IM_COL32(255, 255, 255, 16));
     // Label.
-    cl->AddRectFilled(ImVec2(co.x + 2, y0 + 5), ImVec2(co.x + 12, y1 - 5), ui::col32(grp.color), 2.f);
+    cl->AddRectFilled(ImVec2(co.x + 2, y0 + 5), ImVec2(co.x + 12, y1 - 5), ui::col32(grp.color),
+                      2.f);
     cl->PushClipRect(ImVec2(co.x, y0), ImVec2(bars_x0 - 4.f, y1), true);
     cl->AddText(ImVec2(co.x + 18.f, y0 + 0.5f * (row_h - ImGui::GetFontSize())),
                 on ? accent : (g == s.group ? text : muted), grp.name.c_str());
@@ -274,7 +276,8 @@ void sgf_draw_timeline(App& a) {
       const bool cur_on = en.s0 <= step && step <= en.s1;
       const bool zero = en.fx == 0.0 && en.fy == 0.0 && en.fz == 0.0;
       const float alpha = zero ? 0.35f : (cur_on ? 1.f : 0.75f);
-      cl->AddRectFilled(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad), ui::col32(grp.color, alpha), 3.f);
+      cl->AddRectFilled(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad), ui::col32(grp.color, alpha),
+                        3.f);
       const bool sel = g == s.group && static_cast<int>(e) == s.entry;
       if (cur_on || sel)
         cl->AddRect(ImVec2(xa, y0 + pad), ImVec2(xb, y1 - pad),

@@ -1,5 +1,7 @@
 #include "sim/core/particle_table.h"
 
+#include "sim/core/assert.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -39,6 +41,7 @@ void append_table_rows(ParticleTable& t, const ParticleTable& more, uint16_t mat
       col.resize(n0 + n1, nan);
     }
   }
+  PS_ASSERT(t.consistent(), "the appended table's columns hold one row a particle");
 }
 
 }  // namespace ps

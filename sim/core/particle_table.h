@@ -20,6 +20,15 @@ struct ParticleTable {
   std::vector<std::string> extra_names;     ///< e.g. "J", "Jp", "omega"
   std::vector<std::vector<float>> extra;    ///< one column per name
   size_t size() const { return id.size(); }
+  /// Whether every column (and every extra column) holds size() rows, one name per extra column.
+  bool consistent() const {
+    const size_t n = size();
+    bool ok = material.size() == n && group.size() == n && x.size() == n && y.size() == n &&
+              vx.size() == n && vy.size() == n && mass.size() == n && radius.size() == n &&
+              color.size() == n && extra_names.size() == extra.size();
+    for (const std::vector<float>& c : extra) ok = ok && c.size() == n;
+    return ok;
+  }
 };
 
 /// Appends `more`'s rows to `t` (a scene's second kind of matter): materials

@@ -26,6 +26,13 @@ struct DemParticles {
   std::vector<Vec2d> fext;     ///< external force this step (SGF lists); zero by default
 
   size_t size() const { return x.size(); }
+  /// Whether every column holds size() entries.
+  bool consistent() const {
+    const size_t n = size();
+    return v.size() == n && theta.size() == n && omega.size() == n && radius.size() == n &&
+           mass.size() == n && inertia.size() == n && material.size() == n && group.size() == n &&
+           body.size() == n && fixed.size() == n && id.size() == n && fext.size() == n;
+  }
   void clear() { resize(0); }
   void resize(size_t n) {
     x.resize(n);
@@ -83,6 +90,20 @@ struct DemBonds {
   std::vector<Vec2d> force;  ///< force on particle i by j (elastic + damping), N
 
   size_t size() const { return i.size(); }
+  /// Whether every column holds size() entries (O(1)).
+  bool consistent() const {
+    const size_t n = size();
+    return j.size() == n && length0.size() == n && shear_disp.size() == n &&
+           bend_angle.size() == n && broken.size() == n && mode.size() == n &&
+           break_step.size() == n && sigma.size() == n && tau.size() == n && force.size() == n;
+  }
+  /// Whether every bond joins two of `particles` particles, i < j (a pass over the bonds: at
+  /// edits, not per step).
+  bool indices_valid(size_t particles) const {
+    for (size_t k = 0; k < i.size(); ++k)
+      if (!(i[k] < j[k] && j[k] < particles)) return false;
+    return true;
+  }
   void clear() { resize(0); }
   void resize(size_t n) {
     i.resize(n);

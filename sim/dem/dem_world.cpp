@@ -9,6 +9,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <tuple>
+#include "sim/core/assert.h"
 #include "sim/core/hash.h"
 #include "sim/core/progress.h"
 #include "sim/dem/dem_cpu.h"
@@ -49,6 +50,10 @@ void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
 std::string DemWorld::backend_name() const { return backend_->name(); }
 
 void DemWorld::host_changed() {
+  PS_ASSERT(particles.consistent() && bonds.consistent(),
+            "an edit left the particle or bond columns of different lengths");
+  PS_ASSERT(bonds.indices_valid(particles.size()),
+            "an edit left a bond joining a particle that is not there");
   host_state_taken();
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
   guarded("taking the edited state", AtFailure::HostAuthoritative,
@@ -402,6 +407,8 @@ std::string check_wall(const DemWall& w) {
 
 DemStepStatus DemWorld::step(int n) {
   if (!failure_.ok) return failure_;
+  PS_ASSERT(particles.consistent() && bonds.consistent(),
+            "every particle and bond column holds one entry a particle or bond");
   for (size_t k = 0; k < walls.size(); ++k) {
     const std::string why = check_wall(walls[k]);
     if (!why.empty()) throw std::invalid_argument("DEM wall " + std::to_string(k) + ": " + why);

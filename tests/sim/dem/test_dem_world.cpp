@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include "sim/core/assert.h"
 #include "sim/dem/dem_build.h"
 #include "sim/dem/dem_world.h"
 #include "sim/io/dem_p4.h"
@@ -288,4 +289,34 @@ TEST_CASE("DEM totals are the diagnostics without the hash, and the last break f
   const DemLastBreak want = scan_last_break(w.bonds);
   CHECK(w.last_break().step == want.step);
   CHECK(w.last_break().bond == want.bond);
+}
+
+TEST_CASE(
+    "A DEM edit that breaks the columns or a bond's indices is an invariant error, not a "
+    "wrong step",
+    "[dem][assert]") {
+  DemWorld w;
+  w.set_backend(make_dem_backend("cpu", 1));
+  DemMaterial m;
+  const int mi = w.add_material("m", m);
+  w.solver.dt = 1e-5;
+  add_particle(w, {0.0, 0.0}, 0.01, mi, 0, {}, 1);
+  add_particle(w, {0.02, 0.0}, 0.01, mi, 0, {}, 1);
+  REQUIRE(w.form_bonds() == 1);
+  w.host_changed();  // consistent: taken
+  REQUIRE(w.step(1).ok);
+
+  w.bonds.j[0] = 7;  // a particle that is not there
+  CHECK_THROWS_AS(w.host_changed(), ps::InvariantError);
+  w.bonds.j[0] = 1;
+  w.host_changed();
+
+  w.particles.mass.pop_back();  // one column a row short
+  CHECK_THROWS_AS(w.host_changed(), ps::InvariantError);
+  CHECK_THROWS_AS(w.step(1), ps::InvariantError);
+  try {
+    w.step(1);
+  } catch (const ps::InvariantError& e) {
+    CHECK(std::string(e.what()).find("dem_world.cpp") != std::string::npos);
+  }
 }
