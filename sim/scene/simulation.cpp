@@ -13,6 +13,7 @@
 #include "sim/scene/coupled.h"
 #include "sim/scene/dem_scene.h"
 #include "sim/scene/dem_sgf.h"
+#include "sim/scene/mpm_sgf.h"
 
 namespace ps {
 

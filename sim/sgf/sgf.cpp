@@ -17,7 +17,6 @@
 #include "sim/io/json_read.h"
 #include "sim/io/p4.h"
 #include "sim/io/text.h"
-#include "sim/mpm/mpm_particles.h"
 
 namespace fs = std::filesystem;
 
@@ -662,40 +661,6 @@ void SgfForceApplier::update_map(const uint32_t* ids, size_t n) {
     ids_seen_.assign(ids, ids + n);
     map_.build(ids, n);
   }
-}
-
-namespace {
-
-std::function<bool(int64_t, MpmParticles&)> mpm_hook(std::shared_ptr<SgfForceApplier> applier,
-                                                     SgfMissingReport report) {
-  // `dirty`: fext may hold forces from an earlier step and must be cleared.
-  auto dirty = std::make_shared<bool>(true);
-  return [applier, dirty, report](int64_t step, MpmParticles& p) {
-    const size_t n = p.size();
-    if (p.fext.size() != n) p.fext.resize(n);
-    const bool active = !applier->schedule().active(step).empty();
-    if (!active && !*dirty) return false;
-    std::fill(p.fext.begin(), p.fext.end(), Vec2{});
-    bool any = active && (*applier)(step, p.id.data(), n, p.fext.data());
-    *dirty = any;
-    if (report) {
-      const std::vector<uint32_t> gone = applier->schedule().take_new_missing();
-      if (!gone.empty()) report(step, gone, p);
-    }
-    return any;
-  };
-}
-
-}  // namespace
-
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list,
-                                                                SgfMissingReport report) {
-  return mpm_hook(std::make_shared<SgfForceApplier>(list), std::move(report));
-}
-
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set,
-                                                                SgfMissingReport report) {
-  return mpm_hook(std::make_shared<SgfForceApplier>(set), std::move(report));
 }
 
 std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids,

@@ -23,8 +23,6 @@
 
 namespace ps {
 
-struct MpmParticles;
-
 // [SECTION] Flat form ------------------------------------------------------------
 
 /// One CSV row: force (fx, fy, fz) on the particle with stable ID `id`.
@@ -269,23 +267,11 @@ bool SgfSchedule::add_forces(int64_t step, const IdIndexMap& map, V* fext, size_
   return any;
 }
 
-/// Called once for each batch of SGF IDs that name no particle: the step,
-/// the IDs and the particle set.
-using SgfMissingReport =
-    std::function<void(int64_t step, const std::vector<uint32_t>& ids, const MpmParticles& p)>;
 /// The notice text for such a batch ("SGF rows name 2 particles with no
 /// particle at step 40 (ID 7, 9; retired: merged away by resampling): their
 /// forces are skipped"). `retired(id)` says whether resampling merged that ID
 /// away (MpmWorld::id_retired); the others never existed.
 std::string sgf_missing_notice(int64_t step, const std::vector<uint32_t>& ids,
                                const std::function<bool(uint32_t)>& retired);
-
-/// For MpmWorld::force_hook: zeroes p.fext, adds the forces active at the
-/// (1-based) step and returns whether any force was added. Rows whose ID has
-/// no particle are skipped and reported once per ID through `report`.
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfList& list,
-                                                                SgfMissingReport report = nullptr);
-std::function<bool(int64_t, MpmParticles&)> make_mpm_force_hook(const SgfSet& set,
-                                                                SgfMissingReport report = nullptr);
 
 }  // namespace ps

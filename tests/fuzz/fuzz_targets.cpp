@@ -19,6 +19,7 @@
 #include "sim/io/text.h"
 #include "sim/mpm/mpm_particles.h"
 #include "sim/scene/compare.h"
+#include "sim/scene/mpm_sgf.h"
 #include "sim/scene/rewind.h"
 #include "sim/scene/scene.h"
 #include "sim/scene/simulation.h"

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 #include "sim/mpm/mpm_world.h"
+#include "sim/scene/mpm_sgf.h"
 #include "sim/sgf/sgf.h"
 
 using namespace ps;
