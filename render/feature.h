@@ -12,6 +12,9 @@
 ///   push        the sync point: the feature's window-owned copies to the world,
 ///               before the rewind notes the controls; also when a reset keeps
 ///               the window's edits
+///   step        the frame's stepping, before the app's: true when the feature
+///               stepped (or held) the simulation itself this frame and the
+///               app steps nothing (the SGF timeline's seek)
 ///   after_step  after the frame's live substeps
 ///   sample      after the particle snapshot, `now` = glfwGetTime()
 ///   draw_under  scene-space shapes under the particles (App::under)
@@ -22,6 +25,10 @@
 ///   release     the left button released
 ///   pointer     the pointer over the scene, its world position (tools live)
 ///   panel       its part of the left column (hidden while comparing)
+///   right_tab   its tab in the right column's tab bar
+///   strip_height, strip  a strip along the scene's bottom edge (the SGF
+///               timeline; the rewind strip is under it): its height is taken
+///               from the scene's area, and it is drawn with the overlays
 ///   overlay     its windows over the scene and the panels (a browser, a
 ///               dialog), drawn every frame after the panels, also while
 ///               comparing and with the panels hidden (Tab)
@@ -75,6 +82,7 @@ class Feature {
   virtual void push(App&) {}
   virtual void on_scene(App&) {}
   virtual bool key(App&, int /*glfw_key*/, int /*mods*/) { return false; }
+  virtual bool step(App&) { return false; }
   virtual void after_step(App&) {}
   virtual void sample(App&, double /*now*/) {}
   virtual void draw_under(App&) {}
@@ -84,6 +92,12 @@ class Feature {
   virtual void release(App&, Vec2 /*world*/) {}
   virtual void pointer(App&, Vec2 /*world*/, bool /*over_scene*/) {}
   virtual void panel(App&) {}
+  virtual void right_tab(App&) {}
+  virtual float strip_height(const App&) const { return 0.f; }
+  virtual void strip(App&) {}
+  /// The feature draws from the host table this frame: the CUDA-GL interop leaves the frame to
+  /// the host path.
+  virtual bool needs_host_rows(const App&) const { return false; }
   virtual void overlay(App&) {}
   virtual void scene_panel(App&) {}
   virtual bool tool_panel(App&, Tool) { return false; }

@@ -10,7 +10,8 @@
   X(dem)                      \
   X(heat)                     \
   X(field)                    \
-  X(browser)
+  X(browser)                  \
+  X(sgf)
 
 namespace ps {
 

@@ -255,7 +255,6 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   if (save_path.empty() || !same)
     save_path = (fs::path(out_dir) / (fs::path(sim->info().path).stem().string() + "-edited.json"))
                     .string();
-  sgf_scene_loaded(*this);
   for (auto& f : features) f->on_scene(*this);
   diag = sim->diagnostics();
   log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(),
@@ -389,9 +388,9 @@ void App::sync() {
   // The rewind: a new simulation starts a new recording; a requested seek
   // restores its snapshot here, before the panels' copies are written.
   rewind_sync(*this);
-  sgf_sync(*this);
   if (!w) {
-    if (sim) rw.ring.note_controls(*sim);  // DEM: parameters, grab, point force
+    for (auto& f : features) f->push(*this);  // e.g. the SGF set
+    if (sim) rw.ring.note_controls(*sim);     // DEM: parameters, grab, point force
     return;
   }
   // The panels' copies become the world's parameters here, once per frame;
@@ -444,7 +443,8 @@ void App::step_frame() {
     return;
   }
   if (!sim) return;
-  if (sgf_seek_frame(*this)) return;     // scrubbing: fast-forward or re-simulate to a step
+  for (auto& f : features)  // e.g. the SGF timeline's scrub: fast-forward or re-simulate to a step
+    if (f->step(*this)) return;
   if (rewind_step_frame(*this)) return;  // a rewind seek, or replaying the recorded future
   MpmWorld* w = world();
   if (w && w->halted()) return;
@@ -493,6 +493,14 @@ void App::step_frame() {
 // [SECTION] Particle snapshot and upload ------------------------------------------
 
 namespace {
+
+/// Whether a feature draws from the host table this frame (Feature::needs_host_rows): the
+/// interop then leaves the frame to the host path.
+bool needs_host_rows(const App& a) {
+  for (const auto& f : a.features)
+    if (f->needs_host_rows(a)) return true;
+  return false;
+}
 
 /// The snapshot computes the stress columns only for the modes that show them.
 bool wants_stress(const App& a) {
@@ -647,7 +655,8 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
   InteropFrame f;
   const char* why = device_fill(a, f);
   if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
-  if (!why && sgf_overlay_needs_rows(a)) why = "the SGF overlay needs the host table";
+  if (!why && needs_host_rows(a))
+    why = "an overlay (the SGF selection or groups) needs the host table";
   MpmParticles& p = w.particles;
   const size_t n = p.size();
   if (!why && n == 0) why = "no particles";
@@ -747,7 +756,8 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
   DemFillFrame f;
   const char* why = dem_device_fill(a, f);
   if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
-  if (!why && sgf_overlay_needs_rows(a)) why = "the SGF overlay needs the host table";
+  if (!why && needs_host_rows(a))
+    why = "an overlay (the SGF selection or groups) needs the host table";
   if (!why && a.dem_view.contact_chains)
     why = "contact force chains are drawn from a host copy of every contact";
   const dem::DemParticles& p = d.particles;
@@ -981,7 +991,9 @@ ScreenRect App::scene_area() const {
   r.x = side_left();
   r.y = 0.f;
   r.w = std::max(64.f, cam.width() - side_left() - side_right());
-  r.h = std::max(64.f, cam.height() - sgf_timeline_height(*this) - rewind_strip_height(*this));
+  float strips = rewind_strip_height(*this);
+  for (const auto& f : features) strips += f->strip_height(*this);  // the SGF timeline
+  r.h = std::max(64.f, cam.height() - strips);
   return r;
 }
 
@@ -1183,7 +1195,6 @@ void App::handle_input() {
         log("pick none x=%.9g y=%.9g", static_cast<double>(wm.x), static_cast<double>(wm.y));
       }
     }
-    if (tools.tool == Tool::Select) sgf_select_begin(*this);
     if (tools.tool == Tool::Grab && w && !taken) {
       particles_within(table, wm, tools.radius, grab_rows);
       if (!grab_rows.empty()) {
@@ -1212,12 +1223,10 @@ void App::handle_input() {
     if (io.MouseDown[ImGuiMouseButton_Left]) {
       if (w && w->grabbing()) w->grab_move(wm);
       for (auto& f : features) f->drag(*this, wm);
-      if (tools.tool == Tool::Select) sgf_select_drag(*this);
       if (stroke.active()) stroke.extend(wm, paint_sites);
     } else {
       left_down = false;
       if (tools.tool == Tool::Select || (w && w->grabbing())) refresh_host_table();
-      sgf_select_end(*this);
       if (w && w->grabbing()) {
         grab_rows = w->grab_indices();  // resampling passes may have moved the rows
         Vec2 c = centroid(grab_rows);
@@ -1399,7 +1408,6 @@ void App::draw_scene() {
         }
     }
   }
-  sgf_draw_over(*this);
   if (cam.viewport().contains(mouse) && !ImGui::GetIO().WantCaptureMouse &&
       tools.tool != Tool::Pick && tools.tool != Tool::Select &&
       tools.tool != Tool::Heat &&  // the heat lamp: the heat feature draws it
@@ -1915,7 +1923,6 @@ int run_window(const WindowOptions& options) {
   app.recorder.stop();
   app.interop.release();  // before the renderer deletes the buffers, with the context current
   app.save_settings();
-  sgf_shutdown(app);
   for (auto& f : app.features) f->shutdown(app);  // with the GL context current
   if (ImGui::GetCurrentContext() && io.IniFilename) ImGui::SaveIniSettingsToDisk(io.IniFilename);
   app.particles.destroy();

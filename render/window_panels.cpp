@@ -248,7 +248,7 @@ void App::draw_panels() {
         }
         ImGui::EndTabItem();
       }
-      sgf_right_tabs(*this);  // "SGF forces" (panel_sgf.cpp)
+      for (auto& f : features) f->right_tab(*this);  // "SGF forces" (render/feature_sgf.cpp)
       ImGui::EndTabBar();
     }
   }
@@ -280,9 +280,8 @@ void App::draw_overlays() {
   draw_legend();
   for (auto& f : features) f->legend_box(*this);
   draw_status_line(status_at, 6.f * ui_scale);
-  sgf_draw_timeline(*this);
+  for (auto& f : features) f->strip(*this);  // the SGF timeline, above the rewind strip
   rewind_draw_strip(*this);
-  sgf_draw_specimen(*this);
   for (auto& f : features) f->overlay(*this);
   draw_banners();
   if (show_help) draw_help();

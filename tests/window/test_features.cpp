@@ -331,6 +331,35 @@ TEST_CASE(
   CHECK_FALSE(feature_named(mpm, "dem").inspect_row(mpm, 0));
 }
 
+TEST_CASE("The SGF feature's timeline takes its strip from the scene's area and its seek takes "
+          "the frame's stepping",
+          "[window][features][sgf]") {
+  App app;  // no window: scenes build on this thread
+  app.opt.threads = 1;
+  app.backend = "cpu";
+  app.cam.set_window(1280.f, 720.f, 1.f);
+  REQUIRE(app.load_scene("pic_vs_apic", {}));
+  Feature& f = feature_named(app, "sgf");
+
+  // Hidden: no strip. Shown: the scene's area is that much shorter.
+  app.sgf.show_timeline = false;
+  CHECK(f.strip_height(app) == 0.f);
+  const float full = app.scene_area().h;
+  app.sgf.show_timeline = true;
+  const float strip = f.strip_height(app);
+  CHECK(strip > 0.f);
+  CHECK(app.scene_area().h == Approx(full - strip));
+
+  // A seek to step 5 (the timeline's scrub): the feature steps the simulation there and the app's
+  // own stepping is skipped; then it lets go of the frame.
+  REQUIRE(app.sim->step_count() == 0);
+  app.sgf.seek_target = 5;
+  CHECK(f.step(app));
+  CHECK(app.sim->step_count() == 5);
+  CHECK(app.sgf.seek_target == -1);
+  CHECK_FALSE(f.step(app));
+}
+
 TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",
           "[window][regrid]") {
   App app;  // no window: scenes build on this thread
