@@ -9,6 +9,7 @@
 ///   sync        the sync point's start, before the rewind restores or notes
 ///               anything: edits that may change the simulation itself (a drawn
 ///               body gives a scene a rigid world)
+///   backend_changed  the MPM world's backend was switched at the sync point
 ///   push        the sync point: the feature's window-owned copies to the world,
 ///               before the rewind notes the controls; also when a reset keeps
 ///               the window's edits
@@ -79,6 +80,7 @@ class Feature {
 
   virtual void pull(App&) {}
   virtual void sync(App&) {}
+  virtual void backend_changed(App&) {}
   virtual void push(App&) {}
   virtual void on_scene(App&) {}
   virtual bool key(App&, int /*glfw_key*/, int /*mods*/) { return false; }

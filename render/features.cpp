@@ -11,7 +11,8 @@
   X(heat)                     \
   X(field)                    \
   X(browser)                  \
-  X(sgf)
+  X(sgf)                      \
+  X(rewind)
 
 namespace ps {
 

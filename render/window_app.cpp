@@ -259,7 +259,6 @@ void App::adopt_scene(std::unique_ptr<Simulation> next, const std::string& name_
   diag = sim->diagnostics();
   log("scene name=\"%s\" path=%s particles=%zu backend=\"%s\"", sim->info().name.c_str(),
       sim->info().path.c_str(), diag.count, sim->backend_name().c_str());
-  rewind_check_scene(*this);  // a new recording starts at the loaded state
 }
 
 Vec2 App::centroid(const std::vector<uint32_t>& rows) const {
@@ -377,17 +376,17 @@ void App::sync() {
         w->set_backend(make_backend(kind, opt.threads));
         backend = b;
         log("backend %s", w->backend_name().c_str());
-        rewind_backend_changed(*this);
+        for (auto& f : features) f->backend_changed(*this);  // e.g. the rewind's recording
       } catch (const std::exception& e) {
         load_error = "backend " + b + ": " + e.what();
       }
     }
   }
+  // The features' edits that may replace the simulation (a drawn body wraps the scene with a rigid
+  // world), then the rewind (listed last): a new simulation starts a new recording, a requested
+  // seek restores its snapshot here, before the panels' copies are written.
   for (auto& f : features) f->sync(*this);
-  w = world();  // a drawn body may have wrapped the scene with a rigid world (same matter)
-  // The rewind: a new simulation starts a new recording; a requested seek
-  // restores its snapshot here, before the panels' copies are written.
-  rewind_sync(*this);
+  w = world();
   if (!w) {
     for (auto& f : features) f->push(*this);  // e.g. the SGF set
     if (sim) rw.ring.note_controls(*sim);     // DEM: parameters, grab, point force
@@ -443,9 +442,10 @@ void App::step_frame() {
     return;
   }
   if (!sim) return;
-  for (auto& f : features)  // e.g. the SGF timeline's scrub: fast-forward or re-simulate to a step
+  // The SGF timeline's scrub (fast-forward or re-simulate to a step), then a rewind seek or the
+  // replay of the recorded future.
+  for (auto& f : features)
     if (f->step(*this)) return;
-  if (rewind_step_frame(*this)) return;  // a rewind seek, or replaying the recorded future
   MpmWorld* w = world();
   if (w && w->halted()) return;
   if (dem_world() && dem_world()->halted()) return;
@@ -481,8 +481,7 @@ void App::step_frame() {
     if (elapsed_ms >= budget) break;
   }
   substeps_last = done;
-  rewind_after_live(*this);
-  for (auto& f : features) f->after_step(*this);
+  for (auto& f : features) f->after_step(*this);  // the rewind logs the frame's hash
   double per = elapsed_ms / std::max(1, done);
   ms_per_substep = ms_per_substep > 0.0 ? 0.8 * ms_per_substep + 0.2 * per : per;
   double ratio = static_cast<double>(done) / want;
@@ -991,8 +990,8 @@ ScreenRect App::scene_area() const {
   r.x = side_left();
   r.y = 0.f;
   r.w = std::max(64.f, cam.width() - side_left() - side_right());
-  float strips = rewind_strip_height(*this);
-  for (const auto& f : features) strips += f->strip_height(*this);  // the SGF timeline
+  float strips = 0.f;  // the SGF timeline, the rewind strip
+  for (const auto& f : features) strips += f->strip_height(*this);
   r.h = std::max(64.f, cam.height() - strips);
   return r;
 }
@@ -1082,7 +1081,6 @@ void App::handle_input() {
                                 return false;
                               }),
                keys.end());
-    rewind_keys(*this, pressed(GLFW_KEY_LEFT), pressed(GLFW_KEY_RIGHT), pressed(GLFW_KEY_HOME));
     if (pressed(GLFW_KEY_F12)) {
       if (mods_of(GLFW_KEY_F12) & GLFW_MOD_SHIFT)
         pending.scene_shot = true;

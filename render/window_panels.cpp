@@ -280,8 +280,7 @@ void App::draw_overlays() {
   draw_legend();
   for (auto& f : features) f->legend_box(*this);
   draw_status_line(status_at, 6.f * ui_scale);
-  for (auto& f : features) f->strip(*this);  // the SGF timeline, above the rewind strip
-  rewind_draw_strip(*this);
+  for (auto& f : features) f->strip(*this);  // the SGF timeline, the rewind strip under it
   for (auto& f : features) f->overlay(*this);
   draw_banners();
   if (show_help) draw_help();

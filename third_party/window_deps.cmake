@@ -50,7 +50,7 @@ target_link_libraries(glad PUBLIC ${CMAKE_DL_LIBS})
 set(PS_RENDER_GL_SOURCES
     window_app.cpp window_panels.cpp build_progress.cpp soak.cpp
     features.cpp feature_browser.cpp feature_field.cpp feature_heat.cpp feature_resampling.cpp
-    feature_rigid.cpp feature_dem.cpp feature_sgf.cpp
+    feature_rigid.cpp feature_dem.cpp feature_sgf.cpp feature_rewind.cpp
     panel_compare.cpp panel_lesson.cpp panel_rewind.cpp panel_sgf.cpp sgf_timeline.cpp panel_specimen.cpp
     dem_draw.cpp gl_context.cpp gl_draw.cpp recorder.cpp)
 list(TRANSFORM PS_RENDER_GL_SOURCES PREPEND ${CMAKE_SOURCE_DIR}/render/)

@@ -331,9 +331,10 @@ TEST_CASE(
   CHECK_FALSE(feature_named(mpm, "dem").inspect_row(mpm, 0));
 }
 
-TEST_CASE("The SGF feature's timeline takes its strip from the scene's area and its seek takes "
-          "the frame's stepping",
-          "[window][features][sgf]") {
+TEST_CASE(
+    "The SGF feature's timeline takes its strip from the scene's area and its seek takes "
+    "the frame's stepping",
+    "[window][features][sgf]") {
   App app;  // no window: scenes build on this thread
   app.opt.threads = 1;
   app.backend = "cpu";
@@ -358,6 +359,30 @@ TEST_CASE("The SGF feature's timeline takes its strip from the scene's area and 
   CHECK(app.sim->step_count() == 5);
   CHECK(app.sgf.seek_target == -1);
   CHECK_FALSE(f.step(app));
+}
+
+TEST_CASE("The rewind feature: Home asks for the recording's first frame and the sync point "
+          "restores it, with the state hash it had",
+          "[window][features][rewind]") {
+  App app;  // no window: scenes build on this thread
+  app.opt.threads = 1;
+  app.backend = "cpu";
+  REQUIRE(app.load_scene("pic_vs_apic", {}));
+  Feature& f = feature_named(app, "rewind");
+  const uint64_t start_hash = app.sim->diagnostics().hash;
+  for (int k = 0; k < 3; ++k) REQUIRE(app.rw.ring.step(*app.sim, 10).ok);  // recorded steps
+  REQUIRE(app.sim->step_count() == 30);
+  CHECK_FALSE(f.key(app, GLFW_KEY_Q, 0));  // not the rewind's
+  CHECK(f.key(app, GLFW_KEY_HOME, 0));
+  CHECK(app.sim->step_count() == 30);  // only at the sync point
+  app.sync();
+  CHECK(app.sim->step_count() == 0);
+  CHECK(app.sim->diagnostics().hash == start_hash);
+  // Right: forward to the next recorded frame, again at the sync point.
+  CHECK(f.key(app, GLFW_KEY_RIGHT, 0));
+  app.sync();
+  CHECK(app.sim->step_count() > 0);
+  CHECK(app.sim->step_count() <= 30);
 }
 
 TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",
