@@ -361,9 +361,10 @@ TEST_CASE(
   CHECK_FALSE(f.step(app));
 }
 
-TEST_CASE("The rewind feature: Home asks for the recording's first frame and the sync point "
-          "restores it, with the state hash it had",
-          "[window][features][rewind]") {
+TEST_CASE(
+    "The rewind feature: Home asks for the recording's first frame and the sync point "
+    "restores it, with the state hash it had",
+    "[window][features][rewind]") {
   App app;  // no window: scenes build on this thread
   app.opt.threads = 1;
   app.backend = "cpu";
