@@ -67,6 +67,12 @@ Feature& feature_named(App& app, const std::string& name) {
   throw;
 }
 
+/// An App without a window: scenes build on this thread, on the CPU backend with one thread.
+void headless(App& app) {
+  app.opt.threads = 1;
+  app.backend = "cpu";
+}
+
 std::unique_ptr<Simulation> small_scene() {
   Json doc = Json::parse(kScene, "bar.json");
   return build_simulation(doc, "bar.json", scene_kind(doc), "cpu", 1);
@@ -288,9 +294,8 @@ TEST_CASE(
     "The DEM feature keeps the window's parameter copies: written at the sync point, kept "
     "by a reset, taken from the world after the rewind changes it",
     "[window][features][dem]") {
-  App app;  // no window: scenes build on this thread
-  app.opt.threads = 1;
-  app.backend = "cpu";
+  App app;
+  headless(app);
   REQUIRE(app.load_scene("dem_beam", {}));
   dem::DemWorld* d = app.dem_world();
   REQUIRE(d != nullptr);
@@ -335,9 +340,8 @@ TEST_CASE(
     "The SGF feature's timeline takes its strip from the scene's area and its seek takes "
     "the frame's stepping",
     "[window][features][sgf]") {
-  App app;  // no window: scenes build on this thread
-  app.opt.threads = 1;
-  app.backend = "cpu";
+  App app;
+  headless(app);
   app.cam.set_window(1280.f, 720.f, 1.f);
   REQUIRE(app.load_scene("pic_vs_apic", {}));
   Feature& f = feature_named(app, "sgf");
@@ -365,9 +369,8 @@ TEST_CASE(
     "The rewind feature: Home asks for the recording's first frame and the sync point "
     "restores it, with the state hash it had",
     "[window][features][rewind]") {
-  App app;  // no window: scenes build on this thread
-  app.opt.threads = 1;
-  app.backend = "cpu";
+  App app;
+  headless(app);
   REQUIRE(app.load_scene("pic_vs_apic", {}));
   Feature& f = feature_named(app, "rewind");
   const uint64_t start_hash = app.sim->diagnostics().hash;
@@ -388,9 +391,8 @@ TEST_CASE(
 
 TEST_CASE("The Solver panel's grid control scales dt with the cells and says so in the status line",
           "[window][regrid]") {
-  App app;  // no window: scenes build on this thread
-  app.opt.threads = 1;
-  app.backend = "cpu";
+  App app;
+  headless(app);
   REQUIRE(app.load_scene("dam_break", {}));
   REQUIRE(app.world()->grid.nx == 192);
   REQUIRE(app.solver.dt == Approx(2e-4));
