@@ -37,10 +37,6 @@ bool backend_failure_noted(std::string* reason = nullptr);
 /// Forgets noted failures (tests).
 void reset_backend_failures_for_tests();
 
-}  // namespace ps
-
-namespace ps {
-
 /// What a world did when its device backend failed at run time.
 struct BackendFallback {
   bool happened = false;
@@ -53,35 +49,5 @@ struct BackendFallback {
   /// from step R, the last state copied to the host (N steps rolled back)".
   std::string message() const;
 };
-
-/// Where the last good state is when a device backend fails (the worlds' fall_back).
-enum class AtFailure {
-  DeviceAtClock,     ///< the device still holds the state at the world's clock: try reading it back
-  Unknown,           ///< the device state is unknown: the last host copy
-  HostAuthoritative  ///< the host arrays hold the state (a failure while taking a user edit)
-};
-
-/// The worlds' guard around one backend call, shared by MpmWorld and DemWorld:
-/// on the CPU backend `call` runs unguarded (nothing to fall back to);
-/// otherwise an exception from it calls `fall_back(reason, at)` (a BackendError
-/// whose device state is intact upgrades Unknown to DeviceAtClock) and the
-/// guard returns false.
-template <class Call, class FallBack>
-bool run_guarded(bool on_cpu, AtFailure at, Call&& call, FallBack&& fall_back) {
-  if (on_cpu) {
-    call();
-    return true;
-  }
-  try {
-    call();
-    return true;
-  } catch (const BackendError& e) {
-    fall_back(e.what(),
-              e.state_intact() && at == AtFailure::Unknown ? AtFailure::DeviceAtClock : at);
-  } catch (const std::exception& e) {
-    fall_back(e.what(), at);
-  }
-  return false;
-}
 
 }  // namespace ps

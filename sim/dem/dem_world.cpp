@@ -18,7 +18,21 @@
 namespace ps {
 namespace dem {
 
-DemWorld::DemWorld() : backend_(make_dem_backend("cpu", 0)) { backend_->bind(&particles, &bonds); }
+DemWorld::DemWorld()
+    : guard_({[this] { return clock(); }, [this](const Clock& c) { set_clock(c); },
+              [this] {
+                std::unique_ptr<DemBackend> cpu = make_dem_backend("cpu", fallback_threads);
+                cpu->bind(&particles, &bonds);  // takes the host state (history restarts)
+                host_state_taken();
+                return cpu;
+              },
+              [this] { count_host_broken(); },
+              [this](const BackendFallback& fb) {
+                if (on_fallback) on_fallback(fb);
+              }},
+             make_dem_backend("cpu", 0)) {
+  guard_.backend().bind(&particles, &bonds);
+}
 DemWorld::~DemWorld() = default;
 
 int DemWorld::add_material(const std::string& name, const DemMaterial& m) {
@@ -38,16 +52,15 @@ int DemWorld::material_index(const std::string& name) const {
 
 void DemWorld::set_backend(std::unique_ptr<DemBackend> backend) {
   // The old backend hands its state over; a failed device keeps the last host copy.
-  if (backend_) sync_guarded();
+  guard_.sync();
   backend->bind(
       &particles,
       &bonds);  // takes the state (a device uploads); when it throws the old backend stays
-  backend_ = std::move(backend);
-  host_clock_ = clock();
+  guard_.replace(std::move(backend));
   host_state_taken();
 }
 
-std::string DemWorld::backend_name() const { return backend_->name(); }
+std::string DemWorld::backend_name() const { return guard_.backend().name(); }
 
 void DemWorld::host_changed() {
   PS_ASSERT(particles.consistent() && bonds.consistent(),
@@ -57,11 +70,11 @@ void DemWorld::host_changed() {
   host_state_taken();
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
   guarded("taking the edited state", AtFailure::HostAuthoritative,
-          [&] { backend_->host_changed(); });
-  host_clock_ = clock();
+          [&] { backend().host_changed(); });
+  guard_.host_taken();
 }
 
-void DemWorld::sync() { sync_guarded(); }
+void DemWorld::sync() { guard_.sync(); }
 
 // [SECTION] Run-time backend failures ------------------------------------------------
 
@@ -85,73 +98,7 @@ void DemWorld::set_clock(const Clock& c) {
   last_result_ = c.last_result;
 }
 
-bool DemWorld::on_cpu() const {
-  return dynamic_cast<const DemCpuBackend*>(backend_.get()) != nullptr;
-}
-
-template <class F>
-bool DemWorld::guarded(const char* during, AtFailure at, F&& call) {
-  return run_guarded(
-      on_cpu(), at, std::forward<F>(call),
-      [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
-}
-
-void DemWorld::sync_guarded() {
-  if (guarded("copying the state to the host", AtFailure::DeviceAtClock,
-              [&] { backend_->sync_to_host(); })) {
-    if (!on_cpu() && host_clock_.step != step_count_) count_host_broken();
-    host_clock_ = clock();
-  }
-}
-
-void DemWorld::checkpoint() {
-  bool async = false;
-  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock,
-               [&] { async = ckpt_.begin(*backend_, clock()); }))
-    return;
-  if (!async) sync_guarded();
-}
-
-void DemWorld::fall_back(const std::string& reason, const char* during, AtFailure at) {
-  BackendFallback fb;
-  fb.happened = true;
-  fb.backend = backend_->name();
-  fb.during = during;
-  fb.reason = reason;
-  fb.failed_step = step_count_;
-  if (at == AtFailure::HostAuthoritative) {
-    host_clock_ = clock();
-  } else if (at == AtFailure::DeviceAtClock) {
-    try {
-      backend_->sync_to_host();  // never leaves the host arrays half written
-      host_clock_ = clock();
-    } catch (const std::exception&) {}
-  }
-  if (host_clock_.step < step_count_)
-    ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
-  set_clock(host_clock_);
-  fb.resumed_step = step_count_;
-  backend_.reset();  // a failed device backend's destructor ignores further errors
-  backend_ = make_dem_backend("cpu", fallback_threads);
-  backend_->bind(&particles, &bonds);  // the CPU backend takes the host state (history restarts)
-  host_state_taken();
-  fallback_ = fb;
-  ++fallbacks_;
-  note_backend_failure(fb.backend + ": " + reason);
-  post_notice(fb.message());
-  if (on_fallback) on_fallback(fb);
-}
-
-void DemWorld::post_notice(const std::string& text) {
-  if (!text.empty()) notices_.push_back(text);
-}
-
-std::string DemWorld::take_notice() {
-  std::string out;
-  for (const std::string& n : notices_) out += (out.empty() ? "" : "\n") + n;
-  notices_.clear();
-  return out;
-}
+bool DemWorld::on_cpu() const { return guard_.on_cpu(); }
 
 void DemWorld::reset_clock() {
   step_count_ = 0;
@@ -161,7 +108,7 @@ void DemWorld::reset_clock() {
   bonds_broken_total_ = 0;
   last_result_ = DemStepResult{};
   failure_ = DemStepStatus{};
-  host_clock_ = Clock{};
+  guard_.reset();
 }
 
 void DemWorld::clear() {
@@ -189,7 +136,7 @@ int64_t DemWorld::index_of(uint32_t id) const {
 // [SECTION] Bond formation -----------------------------------------------------------
 
 size_t DemWorld::form_bonds() {
-  sync_guarded();
+  guard_.sync();
   bonds.clear();
   const size_t n = particles.size();
   if (!bond.enabled || n == 0) {
@@ -419,7 +366,7 @@ DemStepStatus DemWorld::step(int n) {
   wall_impulse_.assign(nr, 0.0);
   if (particles.size() == 0 || materials.empty()) {
     step_count_ += n;
-    host_clock_ = clock();  // nothing on a device to lose
+    guard_.host_taken();  // nothing on a device to lose
     return DemStepStatus{};
   }
   // Checkpoint: a device backend's state comes back to host memory now and
@@ -427,17 +374,9 @@ DemStepStatus DemWorld::step(int n) {
   // arrays). An arrived copy is noted at once, so a later device failure can
   // roll back to it without asking the device. After a fallback the call
   // returns ok and the caller steps on from the preserved state.
-  const int fallbacks_before = fallbacks_;
-  auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
-  if (ckpt_.waiting(host_clock_.step)) {
-    guarded("checking a checkpoint", AtFailure::DeviceAtClock,
-            [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
-    if (fell_back()) return DemStepStatus{};
-  }
-  if (ckpt_.due(step_count_, host_clock_.step, checkpoint_interval)) {
-    checkpoint();
-    if (fell_back()) return DemStepStatus{};
-  }
+  const int fallbacks_before = guard_.fallbacks();
+  auto fell_back = [&] { return guard_.fallbacks() != fallbacks_before; };
+  if (!guard_.keep_checkpoint(checkpoint_interval)) return DemStepStatus{};
   DemStepInput in;
   in.solver = solver;
   in.bond = bond;
@@ -463,7 +402,7 @@ DemStepStatus DemWorld::step(int n) {
     in.time = time_;
     in.use_fext = false;
     if (force_hook) {
-      sync_guarded();
+      guard_.sync();
       if (fell_back()) return DemStepStatus{};
       // The hook writes only fext. A backend reads fext at every step where
       // use_fext is set (the CPU one in place, CUDA uploads it), so no
@@ -472,7 +411,7 @@ DemStepStatus DemWorld::step(int n) {
       in.use_fext = force_hook(in.step, particles);
     }
     DemStepResult r;
-    if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->step(in); }))
+    if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend().step(in); }))
       return DemStepStatus{};
     ++step_count_;
     time_ += in.dt;
@@ -488,7 +427,7 @@ DemStepStatus DemWorld::step(int n) {
       intact_ -= std::min(intact_, static_cast<size_t>(r.bonds_broken));
     last_result_ = r;
     if (!r.ok) {
-      sync_guarded();
+      guard_.sync();
       if (fell_back()) return DemStepStatus{};
       DemStepStatus st;
       st.ok = false;
@@ -515,7 +454,7 @@ DemStepStatus DemWorld::step(int n) {
 // [SECTION] Grab ------------------------------------------------------------------
 
 void DemWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2d target) {
-  sync_guarded();
+  guard_.sync();
   grab_.begin(indices, particles.x, target);
 }
 
@@ -559,12 +498,12 @@ size_t DemWorld::State::bytes() const {
 }
 
 void DemWorld::save_state(State& s) {
-  sync_guarded();
+  guard_.sync();
   std::tie(s.particles, s.bonds, s.failure, s.force_hook) =
       std::tie(particles, bonds, failure_, force_hook);
   s.clock = clock();
   s.controls = controls();
-  s.have_history = backend_->save_history(s.history);
+  s.have_history = backend().save_history(s.history);
   if (!s.have_history) s.history = DemHistory{};
 }
 
@@ -574,13 +513,13 @@ void DemWorld::load_state(const State& s) {
   set_clock(s.clock);
   set_controls(s.controls);
   host_changed();  // drops the backend's history; the saved one follows
-  if (s.have_history) backend_->load_history(s.history);
+  if (s.have_history) backend().load_history(s.history);
 }
 
 // [SECTION] Diagnostics and export ---------------------------------------------------
 
 DemDiagnostics DemWorld::diagnostics() {
-  sync_guarded();
+  guard_.sync();
   return compute_diagnostics(particles, bonds, 0.5 * (domain_min + domain_max));
 }
 
@@ -589,7 +528,7 @@ DemDiagnostics DemWorld::totals() {
   DemTotals t;
   bool ok = false;
   guarded("summing the particles", AtFailure::DeviceAtClock,
-          [&] { ok = backend_->device_totals(centre, t); });
+          [&] { ok = backend().device_totals(centre, t); });
   DemDiagnostics d;
   if (ok) {
     d.count = particles.size();
@@ -601,7 +540,7 @@ DemDiagnostics DemWorld::totals() {
     d.rotational_energy = t.rotational_energy;
     d.max_speed = t.max_speed;
   } else {
-    sync_guarded();  // free on the CPU backend
+    guard_.sync();  // free on the CPU backend
     d = compute_diagnostics(particles, bonds, centre, false);
   }
   d.bonds = bonds.size();
@@ -654,11 +593,11 @@ uint64_t state_hash(const DemParticles& p, const DemBonds& b) {
 }
 
 void DemWorld::contacts(std::vector<ContactRecord>& out, bool include_walls) {
-  sync_guarded();
+  guard_.sync();
   std::vector<DemContact> pairs, wall_contacts;
   if (!guarded("reading contacts", AtFailure::DeviceAtClock,
-               [&] { backend_->read_contacts(pairs, wall_contacts); }))
-    backend_->read_contacts(pairs, wall_contacts);  // the CPU backend's: none until its first step
+               [&] { backend().read_contacts(pairs, wall_contacts); }))
+    backend().read_contacts(pairs, wall_contacts);  // the CPU backend's: none until its first step
   out.clear();
   out.reserve(pairs.size() + bonds.size() + (include_walls ? wall_contacts.size() : 0));
   const size_t n = particles.size();

@@ -7,9 +7,9 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
-#include "sim/core/backend_error.h"
-#include "sim/core/checkpoint.h"
+#include "sim/core/backend_guard.h"
 #include "sim/core/grab.h"
 #include "sim/core/step_status.h"
 #include "sim/dem/dem_backend.h"
@@ -19,6 +19,8 @@
 
 namespace ps {
 namespace dem {
+
+class DemCpuBackend;
 
 /// Outcome of stepping (shared with MPM).
 using DemStepStatus = ps::StepStatus;
@@ -109,7 +111,7 @@ class DemWorld {
   /// When the old backend cannot hand its state over, the last host copy is
   /// kept (as for a run-time failure, below).
   void set_backend(std::unique_ptr<DemBackend> backend);
-  DemBackend& backend() { return *backend_; }
+  DemBackend& backend() { return guard_.backend(); }
   std::string backend_name() const;
 
   // Run-time failures of a device backend, as in MpmWorld: any exception a
@@ -128,14 +130,14 @@ class DemWorld {
   int checkpoint_interval = 256;
   /// Threads of the CPU backend the world falls back to (<= 0: all cores).
   int fallback_threads = 0;
-  const BackendFallback& fallback() const { return fallback_; }
+  const BackendFallback& fallback() const { return guard_.last_fallback(); }
   /// Called after each fallback, once the CPU backend has taken over (null: nobody listens).
   std::function<void(const BackendFallback&)> on_fallback;
   /// The step of the state the host arrays hold (the last preserved state).
-  int64_t host_state_step() const { return host_clock_.step; }
+  int64_t host_state_step() const { return guard_.host_clock().step; }
   /// Messages for the user, oldest first, joined by newlines; cleared by the call.
-  std::string take_notice();
-  void post_notice(const std::string& text);
+  std::string take_notice() { return guard_.take_notice(); }
+  void post_notice(const std::string& text) { guard_.post_notice(text); }
 
   /// Forms EBPM bonds between particles of the same body (body != 0) whose
   /// centres are closer than bond.contact_radius_multiplier (R_i + R_j).
@@ -221,20 +223,14 @@ class DemWorld {
   Clock clock() const;
   void set_clock(const Clock& c);
   template <class F>
-  bool guarded(const char* during, AtFailure at, F&& call);
-  void fall_back(const std::string& reason, const char* during, AtFailure at);
-  void sync_guarded();
-  /// The periodic checkpoint: in the background when the backend can, else a sync.
-  void checkpoint();
+  bool guarded(const char* during, AtFailure at, F&& call) {
+    return guard_.run(during, at, std::forward<F>(call));
+  }
   bool on_cpu() const;
 
-  Clock host_clock_;               ///< clock of the state in `particles` / `bonds`
-  CheckpointTracker<Clock> ckpt_;  ///< the background checkpoint in flight or arrived
+  /// The backend, the last good host copy's clock, checkpoints, fallbacks, notices.
+  BackendGuard<DemBackend, DemCpuBackend, Clock> guard_;
   DemLastBreak last_break_;
-  BackendFallback fallback_;
-  int fallbacks_ = 0;
-  std::vector<std::string> notices_;
-  std::unique_ptr<DemBackend> backend_;
   int64_t step_count_ = 0;
   double time_ = 0.0;
   double last_dt_ = 0.0;
@@ -268,7 +264,7 @@ class DemWorld {
     intact_bonds();  // now, while the host arrays are the state
     count_last_break();
     count_host_broken();
-    ckpt_.drop();
+    guard_.host_edited();
   }
   /// Broken bonds in the host arrays, counted when they become the state or
   /// are synced from a device: the time-step cache's key on a device backend,

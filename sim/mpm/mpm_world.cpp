@@ -13,117 +13,63 @@
 
 namespace ps {
 
-MpmWorld::MpmWorld() : backend_(make_backend("cpu", 0)) { backend_->bind(&particles); }
+MpmWorld::MpmWorld()
+    : guard_({[this] { return clock_; }, [this](const StepClock& c) { clock_ = c; },
+              [this] {
+                std::unique_ptr<MpmBackend> cpu = make_backend("cpu", fallback_threads);
+                cpu->bind(&particles);
+                cpu->host_changed();
+                return cpu;
+              },
+              nullptr,
+              [this](const BackendFallback& fb) {
+                if (on_fallback) on_fallback(fb);
+              }},
+             make_backend("cpu", 0)) {
+  guard_.backend().bind(&particles);
+}
 MpmWorld::~MpmWorld() = default;
 
 void MpmWorld::set_backend(std::unique_ptr<MpmBackend> backend) {
   // The old backend hands its state over; a failed device keeps the last host copy.
-  if (backend_) sync_guarded();
+  guard_.sync();
   backend->bind(&particles);
   try {
     backend->host_changed();
   } catch (...) {
-    backend_->bind(&particles);  // the old backend stays, bound as before
+    guard_.backend().bind(&particles);  // the old backend stays, bound as before
     throw;
   }
-  backend_ = std::move(backend);
-  host_clock_ = clock_;
+  guard_.replace(std::move(backend));
 }
 
-std::string MpmWorld::backend_name() const { return backend_->name(); }
+std::string MpmWorld::backend_name() const { return guard_.backend().name(); }
 
 // [SECTION] Run-time backend failures ------------------------------------------------
 
-bool MpmWorld::on_cpu() const {
-  return dynamic_cast<const MpmCpuBackend*>(backend_.get()) != nullptr;
-}
-
-template <class F>
-bool MpmWorld::guarded(const char* during, AtFailure at, F&& call) {
-  return run_guarded(
-      on_cpu(), at, std::forward<F>(call),
-      [&](const std::string& reason, AtFailure where) { fall_back(reason, during, where); });
-}
-
-void MpmWorld::sync_guarded() {
-  if (guarded("copying the state to the host", AtFailure::DeviceAtClock,
-              [&] { backend_->sync_to_host(); }))
-    host_clock_ = clock_;
-}
-
-void MpmWorld::checkpoint() {
-  bool async = false;
-  if (!guarded("checkpointing the state", AtFailure::DeviceAtClock,
-               [&] { async = ckpt_.begin(*backend_, clock_); }))
-    return;
-  if (!async) sync_guarded();
-}
-
-void MpmWorld::fall_back(const std::string& reason, const char* during, AtFailure at) {
-  BackendFallback fb;
-  fb.happened = true;
-  fb.backend = backend_->name();
-  fb.during = during;
-  fb.reason = reason;
-  fb.failed_step = clock_.step;
-  if (at == AtFailure::HostAuthoritative) {
-    host_clock_ = clock_;  // the host arrays hold the state (and the user's edits)
-  } else if (at == AtFailure::DeviceAtClock) {
-    // The device state is still the one at clock_: read it back if the device
-    // still answers. sync_to_host never leaves the host arrays half written.
-    try {
-      backend_->sync_to_host();
-      host_clock_ = clock_;
-    } catch (const std::exception&) {}
-  }
-  if (host_clock_.step < clock_.step)
-    ckpt_.adopt(*backend_, host_clock_);  // a newer copy that reached the host
-  // Roll back to the preserved state; its clock gives the same next dt.
-  clock_ = host_clock_;
-  fb.resumed_step = clock_.step;
-  backend_.reset();  // a failed device backend's destructor ignores further errors
-  backend_ = make_backend("cpu", fallback_threads);
-  backend_->bind(&particles);
-  backend_->host_changed();
-  fallback_ = fb;
-  ++fallbacks_;
-  note_backend_failure(fb.backend + ": " + reason);
-  post_notice(fb.message());
-  if (on_fallback) on_fallback(fb);
-}
+bool MpmWorld::on_cpu() const { return guard_.on_cpu(); }
 
 bool MpmWorld::advance_guarded(const SubstepInput& in, int n, const StepRule& rule,
                                SubstepResult& r) {
   // The clock moves only when the call succeeds: a failure leaves it at the
   // call's start, whatever the backend did to its copy.
   StepClock c = clock_;
-  if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend_->advance(in, n, rule, c); }))
+  if (!guarded("stepping", AtFailure::Unknown, [&] { r = backend().advance(in, n, rule, c); }))
     return false;
   clock_ = c;
   return true;
 }
 
-void MpmWorld::post_notice(const std::string& text) {
-  if (!text.empty()) notices_.push_back(text);
-}
-
-std::string MpmWorld::take_notice() {
-  std::string out;
-  for (const std::string& n : notices_) out += (out.empty() ? "" : "\n") + n;
-  notices_.clear();
-  return out;
-}
-
 void MpmWorld::read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity) {
   if (!guarded("reading the grid", AtFailure::DeviceAtClock,
-               [&] { backend_->read_grid(spec, mass, velocity); }))
-    backend_->read_grid(spec, mass, velocity);  // the CPU backend's: empty until its first substep
+               [&] { backend().read_grid(spec, mass, velocity); }))
+    backend().read_grid(spec, mass, velocity);  // the CPU backend's: empty until its first substep
 }
 
 BackendStats MpmWorld::backend_stats() {
   BackendStats s;
-  if (!guarded("reading its statistics", AtFailure::DeviceAtClock, [&] { s = backend_->stats(); }))
-    s = backend_->stats();
+  if (!guarded("reading its statistics", AtFailure::DeviceAtClock, [&] { s = backend().stats(); }))
+    s = backend().stats();
   return s;
 }
 
@@ -144,37 +90,29 @@ void MpmWorld::host_changed() {
   PS_ASSERT(particles.consistent(), "an edit left the per-particle arrays of different lengths");
   // The host arrays are the state (with the user's edits) whether or not the device takes them.
   ++host_gen_;
-  ckpt_.drop();  // older than the host arrays now
+  guard_.host_edited();  // older than the host arrays now
   guarded("taking the edited state", AtFailure::HostAuthoritative,
-          [&] { backend_->host_changed(); });
-  host_clock_ = clock_;
+          [&] { backend().host_changed(); });
+  guard_.host_taken();
 }
 
-void MpmWorld::sync() { sync_guarded(); }
+void MpmWorld::sync() { guard_.sync(); }
 
 StepStatus MpmWorld::step(int n) {
   if (!failure_.ok) return failure_;
   PS_ASSERT(particles.consistent(), "every per-particle array holds one entry a particle");
   if (particles.size() == 0 || materials.empty()) {
     clock_.step += n;
-    host_clock_ = clock_;  // nothing on a device to lose
+    guard_.host_taken();  // nothing on a device to lose
     return StepStatus{};
   }
   // Checkpoint: a device backend's state comes back to host memory now and
   // then, in the background (free on the CPU backend, which steps the host
   // arrays). An arrived copy is noted at once, so a later device failure can
   // roll back to it without asking the device.
-  const int fallbacks_before = fallbacks_;
-  auto fell_back = [&] { return fallbacks_ != fallbacks_before; };
-  if (ckpt_.waiting(host_clock_.step)) {
-    guarded("checking a checkpoint", AtFailure::DeviceAtClock,
-            [&] { ckpt_.set_arrived(backend_->checkpoint_arrived()); });
-    if (fell_back()) return StepStatus{};
-  }
-  if (ckpt_.due(clock_.step, host_clock_.step, checkpoint_interval)) {
-    checkpoint();
-    if (fell_back()) return StepStatus{};
-  }
+  const int fallbacks_before = guard_.fallbacks();
+  auto fell_back = [&] { return guard_.fallbacks() != fallbacks_before; };
+  if (!guard_.keep_checkpoint(checkpoint_interval)) return StepStatus{};
   if (const char* why = mpm::transfer_kernel_error(solver.transfer, solver.kernel))
     throw std::invalid_argument(why);
   if (solver.transfer != Transfer::PolyPIC) {
@@ -182,7 +120,7 @@ StepStatus MpmWorld::step(int n) {
     if (particles.poly.capacity() != 0)
       std::vector<PolyModes>().swap(particles.poly);  // (a device backend frees its copy)
   } else if (poly_stale_ || particles.poly.size() != particles.size()) {
-    sync_guarded();
+    guard_.sync();
     if (fell_back()) return StepStatus{};
     particles.poly.assign(particles.size(), PolyModes{});
     host_changed();
@@ -206,7 +144,7 @@ StepStatus MpmWorld::step(int n) {
   if (!on_cpu()) {
     for (const MaterialParams& m : materials)
       if (mpm::volume_correction_step(m, solver.dt) > 0.f) {
-        fall_back(
+        guard_.fall_back(
             "the fluids' volume correction (volume_correction > 0) runs on the CPU backend only",
             "stepping", AtFailure::DeviceAtClock);
         break;
@@ -228,7 +166,7 @@ StepStatus MpmWorld::step(int n) {
       clock_.step += chunk;
       clock_.time += static_cast<double>(chunk) * solver.dt;
       clock_.last_dt = solver.dt;
-      host_clock_ = clock_;
+      guard_.host_taken();
       left -= chunk;
       if (clock_.step % KH == 0) {
         heat_now();
@@ -260,7 +198,7 @@ StepStatus MpmWorld::step(int n) {
     if (force_hook) {
       // The hook edits host forces before each substep: one substep at a time.
       for (int s = 0; s < chunk && r.ok; ++s) {
-        sync_guarded();
+        guard_.sync();
         if (fell_back()) return StepStatus{};
         in.use_fext = force_hook(clock_.step + 1, particles);
         if (in.use_fext) host_changed();
@@ -281,7 +219,7 @@ StepStatus MpmWorld::step(int n) {
     }
   }
   if (r.ok) return StepStatus{};
-  sync_guarded();
+  guard_.sync();
   if (fell_back())
     return StepStatus{};  // the CPU goes on from the preserved state (and meets the blow-up if it is real)
   StepStatus st;
@@ -306,7 +244,7 @@ StepStatus MpmWorld::step(int n) {
 const char* preset_name(Preset p) { return kPresetNames(p); }
 
 void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32_t>* selection) {
-  sync_guarded();
+  guard_.sync();
   const size_t n = particles.size();
   auto for_each = [&](auto&& fn) {
     if (selection) {
@@ -351,7 +289,7 @@ void MpmWorld::apply_preset(Preset preset, float speed, const std::vector<uint32
 size_t MpmWorld::add_particles(const std::vector<Vec2>& sites, int material, float h, Vec2 v,
                                uint16_t group) {
   if (sites.empty() || material < 0 || material >= static_cast<int>(materials.size())) return 0;
-  sync_guarded();
+  guard_.sync();
   const float area = h * h;
   const float mass = materials[static_cast<size_t>(material)].density * area;
   for (Vec2 s : sites) particles.add(s, v, mass, area, static_cast<uint8_t>(material), group);
@@ -360,7 +298,7 @@ size_t MpmWorld::add_particles(const std::vector<Vec2>& sites, int material, flo
 }
 
 void MpmWorld::grab_begin(const std::vector<uint32_t>& indices, Vec2 target) {
-  sync_guarded();
+  guard_.sync();
   grab_.begin(indices, particles.x, target);
   grab_ids_.clear();
   for (uint32_t i : grab_.index) grab_ids_.push_back(particles.id[i]);
@@ -373,12 +311,12 @@ void MpmWorld::grab_end() {
 
 void MpmWorld::resample_now() {
   const auto t0 = std::chrono::steady_clock::now();
-  const int fallbacks_before = fallbacks_;
-  sync_guarded();  // a device backend's state comes to the host (a no-op on the CPU)
+  const int fallbacks_before = guard_.fallbacks();
+  guard_.sync();  // a device backend's state comes to the host (a no-op on the CPU)
   // A failed read-back rolled the world back to its preserved state (maybe
   // mid-interval, maybe already resampled): the CPU goes on from there and
   // the next pass comes at the next multiple of the interval.
-  if (fallbacks_ != fallbacks_before) return;
+  if (guard_.fallbacks() != fallbacks_before) return;
   // The seed follows the step, so a run is reproducible and passes differ.
   const uint64_t seed =
       0x5A3D1E5EEDull ^ (static_cast<uint64_t>(clock_.step) * 0x9E3779B97F4A7C15ull);
@@ -426,9 +364,9 @@ void MpmWorld::start_heat() {
 
 void MpmWorld::heat_now() {
   const auto t0 = std::chrono::steady_clock::now();
-  const int fallbacks_before = fallbacks_;
-  sync_guarded();
-  if (fallbacks_ != fallbacks_before) return;
+  const int fallbacks_before = guard_.fallbacks();
+  guard_.sync();
+  if (guard_.fallbacks() != fallbacks_before) return;
   start_heat();
   const double dt = (clock_.time - last_heat_time_) * static_cast<double>(heat.time_scale);
   last_heat_time_ = clock_.time;
@@ -440,7 +378,7 @@ void MpmWorld::heat_now() {
   HeatLinearSolver* device = nullptr;
   if (heat.device_solve != HeatDeviceSolve::Off)
     guarded("preparing the heat solve", AtFailure::DeviceAtClock,
-            [&] { device = backend_->heat_linear_solver(); });
+            [&] { device = backend().heat_linear_solver(); });
   struct Lend {
     HeatSolver& h;
     ~Lend() { h.set_linear_solver(nullptr); }
@@ -469,7 +407,7 @@ void MpmWorld::heat_now() {
   // The device failed in the solve: the host solved the pass, and its result
   // (in the host arrays) goes on on the CPU.
   if (!rep.device_error.empty())
-    fall_back(rep.device_error, "solving the heat equation", AtFailure::HostAuthoritative);
+    guard_.fall_back(rep.device_error, "solving the heat equation", AtFailure::HostAuthoritative);
   // Melting and water flow change mass, volume, velocity and material: the
   // device needs them (on the CPU backend this only re-buckets).
   host_changed();
@@ -481,12 +419,12 @@ void MpmWorld::heat_now() {
 }
 
 HeatTotals MpmWorld::heat_totals() {
-  sync_guarded();
+  guard_.sync();
   return HeatSolver::totals(particles, materials);
 }
 
 int MpmWorld::measure_interior_holes() {
-  sync_guarded();
+  guard_.sync();
   return resampler_.count_interior_holes(particles, grid, materials, resampling);
 }
 
@@ -694,7 +632,7 @@ void MpmWorld::save_state(MpmWorldState& s) {
   // tens): the window's rewind snapshots then never stall the stepping.
   std::shared_ptr<const DeviceStateCopy> dev;
   guarded("saving the state on the device", AtFailure::DeviceAtClock,
-          [&] { dev = backend_->save_device_state(); });
+          [&] { dev = backend().save_device_state(); });
   if (dev) {
     if (!host_cols_ || host_cols_gen_ != host_gen_) {
       host_cols_ = std::make_shared<const MpmParticles>(host_only_columns(particles));
@@ -704,7 +642,7 @@ void MpmWorld::save_state(MpmWorldState& s) {
     s.device = std::move(dev);
     s.host_columns = host_cols_;
   } else {
-    sync_guarded();
+    guard_.sync();
     s.particles = particles;
     s.device.reset();
     s.host_columns.reset();
@@ -720,7 +658,7 @@ void MpmWorld::load_state(const MpmWorldState& s) {
     // or a device error), nothing here has changed.
     bool ok = false;
     const bool fine = guarded("restoring a saved state on the device", AtFailure::DeviceAtClock,
-                              [&] { ok = backend_->load_device_state(*s.device); });
+                              [&] { ok = backend().load_device_state(*s.device); });
     if (!fine || !ok)
       throw std::invalid_argument(
           "load_state: the state was saved on a device this world no longer steps with");
@@ -729,16 +667,16 @@ void MpmWorld::load_state(const MpmWorldState& s) {
   set_controls(s.controls);
   heat_solver_.set_quantum(s.heat_quantum);
   handles_dirty_ = true;
-  backend_->bind(&particles);
+  backend().bind(&particles);
   if (s.device) {
     restore_host_columns(particles, *s.host_columns, s.device->count(), s.device->has_poly());
     host_cols_ = s.host_columns;
     host_cols_gen_ = ++host_gen_;
-    ckpt_.drop();
+    guard_.host_edited();
     // The host's stepped columns get the restored state (a seek is
     // interactive: one copy to the host is fine).
-    host_clock_ = clock_;
-    sync_guarded();
+    guard_.host_taken();
+    guard_.sync();
   } else {
     particles = s.particles;
     host_changed();  // the clock above is the host copy's; a device backend uploads it
@@ -753,7 +691,7 @@ Diagnostics MpmWorld::totals() {
   // sums a million particles in microseconds, one host thread in milliseconds
   // (a paused window sampling the plots 20 times a second).
   guarded("summing the particles", AtFailure::DeviceAtClock,
-          [&] { ok = backend_->device_totals(centre, t); });
+          [&] { ok = backend().device_totals(centre, t); });
   if (!ok) return diagnostics(false);
   Diagnostics d;
   d.count = particles.size();
@@ -767,7 +705,7 @@ Diagnostics MpmWorld::totals() {
 }
 
 Diagnostics MpmWorld::diagnostics(bool with_hash) {
-  sync_guarded();
+  guard_.sync();
   Vec2 centre{grid.origin.x + 0.5f * grid.width(), grid.origin.y + 0.5f * grid.height()};
   return compute_diagnostics(particles, centre, with_hash);
 }

@@ -9,8 +9,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "sim/core/backend_error.h"
-#include "sim/core/checkpoint.h"
+#include "sim/core/backend_guard.h"
 #include "sim/core/grab.h"
 #include "sim/core/names.h"
 #include "sim/core/step_status.h"
@@ -21,6 +20,8 @@
 #include "sim/mpm/resample.h"
 
 namespace ps {
+
+class MpmCpuBackend;
 
 /// The lecture's velocity presets (pic_vs_apic demo, keys t / r / s / d).
 enum class Preset : uint8_t { Translation, Rotation, Shear, Dilation };
@@ -167,7 +168,7 @@ class MpmWorld {
   /// kept (as for a run-time failure, below); when the new one cannot take
   /// it, it throws and the old backend stays.
   void set_backend(std::unique_ptr<MpmBackend> backend);
-  MpmBackend& backend() { return *backend_; }
+  MpmBackend& backend() { return guard_.backend(); }
   std::string backend_name() const;
 
   // Run-time failures of a device backend (docs/reliability.md). Any
@@ -185,16 +186,16 @@ class MpmWorld {
   /// Threads of the CPU backend the world falls back to (<= 0: all cores).
   int fallback_threads = 0;
   /// The last fallback (happened = false when there was none).
-  const BackendFallback& fallback() const { return fallback_; }
+  const BackendFallback& fallback() const { return guard_.last_fallback(); }
   /// Called after each fallback, once the CPU backend has taken over (the
   /// verification runner records it in the case's result; null: nobody listens).
   std::function<void(const BackendFallback&)> on_fallback;
   /// The step of the state the host arrays hold (the last preserved state).
-  int64_t host_state_step() const { return host_clock_.step; }
+  int64_t host_state_step() const { return guard_.host_clock().step; }
   /// Messages for the user (a fallback; the auto backend's choice), oldest
   /// first, joined by newlines; cleared by the call. "" when there are none.
-  std::string take_notice();
-  void post_notice(const std::string& text);
+  std::string take_notice() { return guard_.take_notice(); }
+  void post_notice(const std::string& text) { guard_.post_notice(text); }
   /// backend().read_grid / stats() guarded as above (the window's overlays
   /// and Stats panel).
   void read_grid(GridSpec& spec, std::vector<float>& mass, std::vector<Vec2>& velocity);
@@ -323,7 +324,7 @@ class MpmWorld {
   /// Resets step counter and time (after a scene load).
   void reset_clock() {
     clock_ = StepClock{};
-    host_clock_ = StepClock{};
+    guard_.reset();
     failure_ = StepStatus{};
     resample_totals_ = ResampleTotals{};
     last_resample_step_ = -1;
@@ -335,17 +336,11 @@ class MpmWorld {
   }
 
  private:
-  /// What the device state is when a backend call fails.
-  /// Runs a backend call; a non-CPU backend's exception becomes a fallback
-  /// (returns false). A CPU backend's exception propagates.
+  /// A backend call, guarded (BackendGuard::run): false after a fallback.
   template <class F>
-  bool guarded(const char* during, AtFailure at, F&& call);
-  void fall_back(const std::string& reason, const char* during, AtFailure at);
-  /// sync_to_host, guarded; marks the host copy current.
-  void sync_guarded();
-  /// The periodic checkpoint: a device backend copies its state to host
-  /// memory in the background (checkpoint_begin), else the host syncs.
-  void checkpoint();
+  bool guarded(const char* during, AtFailure at, F&& call) {
+    return guard_.run(during, at, std::forward<F>(call));
+  }
   /// backend_->advance, guarded; false after a fallback.
   bool advance_guarded(const SubstepInput& in, int n, const StepRule& rule, SubstepResult& r);
   bool on_cpu() const;
@@ -355,11 +350,9 @@ class MpmWorld {
   template <class S, class F>
   void each_saved(S& s, F&& f);
 
-  std::unique_ptr<MpmBackend> backend_;
   StepClock clock_;
-  StepClock host_clock_;  ///< clock of the state in `particles` (the last good host copy)
-  /// The background checkpoint in flight or arrived.
-  CheckpointTracker<StepClock> ckpt_;
+  /// The backend, the last good host copy's clock, checkpoints, fallbacks, notices.
+  BackendGuard<MpmBackend, MpmCpuBackend, StepClock> guard_;
   /// Bumped by every host edit (host_changed): save_state shares the host
   /// columns of a device save while it is unchanged.
   uint64_t host_gen_ = 0;
@@ -391,9 +384,6 @@ class MpmWorld {
   HeatSolver heat_solver_;
   HeatLedger heat_ledger_;
   double last_heat_time_ = 0.0;  ///< clock time of the last heat pass
-  BackendFallback fallback_;
-  int fallbacks_ = 0;
-  std::vector<std::string> notices_;
   /// Substeps ran under another transfer since PolyPIC last wrote
   /// particles.poly: those modes are stale and are zeroed before PolyPIC
   /// steps again (the other transfers carry no higher modes).
