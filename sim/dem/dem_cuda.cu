@@ -29,6 +29,7 @@
 #include "sim/cuda/background_copy.cuh"
 #include "sim/cuda/cuda_check.h"
 #include "sim/cuda/cuda_info.h"
+#include "sim/cuda/device_buffer.cuh"
 #include "sim/dem/dem_backend.h"
 #include "sim/dem/dem_kernels.h"
 
@@ -44,22 +45,10 @@ constexpr uint32_t kEmpty = 0xFFFFFFFFu;
 // (docs/reliability.md); the device state is then treated as unknown.
 void check(cudaError_t e, const char* what) { cuda_check(e, what); }
 
+/// Grows a device array by a quarter beyond what is asked (dev_reserve).
 template <class T>
 void dev_resize(T*& ptr, size_t& cap, size_t count) {
-  if (count <= cap && ptr) return;
-  if (ptr) cudaFree(ptr);
-  ptr = nullptr;
-  cap = count + count / 4 + 16;
-  check(cudaMalloc(reinterpret_cast<void**>(&ptr), cap * sizeof(T)), "cudaMalloc");
-}
-
-template <class T>
-void up(T* dst, const T* src, size_t n) {
-  if (n) check(cudaMemcpy(dst, src, n * sizeof(T), cudaMemcpyHostToDevice), "upload");
-}
-template <class T>
-void down(T* dst, const T* src, size_t n) {
-  if (n) check(cudaMemcpy(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  dev_reserve(ptr, cap, count, count / 4 + 16);
 }
 
 struct DevState {
@@ -646,36 +635,36 @@ class DemCudaBackend final : public DemBackend {
     dev_resize(s_.is, cap_[56], n);
     dev_resize(s_.mats, cap_[57], n);
     const DemParticles& p = *p_;
-    up(s_.x, p.x.data(), n);
-    up(s_.v, p.v.data(), n);
-    up(s_.fext, p.fext.data(), n);
-    up(s_.theta, p.theta.data(), n);
-    up(s_.omega, p.omega.data(), n);
-    up(s_.radius, p.radius.data(), n);
-    up(s_.mass, p.mass.data(), n);
-    up(s_.inertia, p.inertia.data(), n);
-    up(s_.material, p.material.data(), n);
-    up(s_.fixed, p.fixed.data(), n);
-    up(s_.group, p.group.data(), n);
+    upload(s_.x, p.x.data(), n);
+    upload(s_.v, p.v.data(), n);
+    upload(s_.fext, p.fext.data(), n);
+    upload(s_.theta, p.theta.data(), n);
+    upload(s_.omega, p.omega.data(), n);
+    upload(s_.radius, p.radius.data(), n);
+    upload(s_.mass, p.mass.data(), n);
+    upload(s_.inertia, p.inertia.data(), n);
+    upload(s_.material, p.material.data(), n);
+    upload(s_.fixed, p.fixed.data(), n);
+    upload(s_.group, p.group.data(), n);
     const DemBonds& b = *b_;
-    up(s_.bi, b.i.data(), nb);
-    up(s_.bj, b.j.data(), nb);
-    up(s_.length0, b.length0.data(), nb);
-    up(s_.shear_disp, b.shear_disp.data(), nb);
-    up(s_.bend_angle, b.bend_angle.data(), nb);
-    up(s_.broken, b.broken.data(), nb);
+    upload(s_.bi, b.i.data(), nb);
+    upload(s_.bj, b.j.data(), nb);
+    upload(s_.length0, b.length0.data(), nb);
+    upload(s_.shear_disp, b.shear_disp.data(), nb);
+    upload(s_.bend_angle, b.bend_angle.data(), nb);
+    upload(s_.broken, b.broken.data(), nb);
     std::vector<uint8_t> mode(nb);
     for (size_t k = 0; k < nb; ++k) mode[k] = static_cast<uint8_t>(b.mode[k]);
-    up(s_.mode, mode.data(), nb);
-    up(s_.break_step, b.break_step.data(), nb);
-    up(s_.sigma, b.sigma.data(), nb);
-    up(s_.tau, b.tau.data(), nb);
-    up(s_.bforce, b.force.data(), nb);
+    upload(s_.mode, mode.data(), nb);
+    upload(s_.break_step, b.break_step.data(), nb);
+    upload(s_.sigma, b.sigma.data(), nb);
+    upload(s_.tau, b.tau.data(), nb);
+    upload(s_.bforce, b.force.data(), nb);
     // Each particle's bonds as i (bonds are sorted by (i, j)).
     std::vector<uint32_t> start(n + 1, 0);
     for (size_t k = 0; k < nb; ++k) ++start[b.i[k] + 1];
     for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
-    up(s_.bond_start, start.data(), n + 1);
+    upload(s_.bond_start, start.data(), n + 1);
     // ... and as j: bond indices grouped by j (ascending k within each j).
     std::vector<uint32_t> jstart(n + 1, 0), jlist(nb);
     for (size_t k = 0; k < nb; ++k) ++jstart[b.j[k] + 1];
@@ -684,8 +673,8 @@ class DemCudaBackend final : public DemBackend {
       std::vector<uint32_t> cursor(jstart.begin(), jstart.end() - 1);
       for (size_t k = 0; k < nb; ++k) jlist[cursor[b.j[k]]++] = static_cast<uint32_t>(k);
     }
-    up(s_.bond_j_start, jstart.data(), n + 1);
-    up(s_.bond_j_list, jlist.data(), nb);
+    upload(s_.bond_j_start, jstart.data(), n + 1);
+    upload(s_.bond_j_list, jlist.data(), nb);
     // Group sizes for the loads.
     group_count_.clear();
     for (uint16_t g : p.group) {
@@ -719,18 +708,18 @@ class DemCudaBackend final : public DemBackend {
     t.tau.resize(nb_);
     t.force.resize(nb_);
     t.mode.resize(nb_);
-    down(t.x.data(), s_.x, n_);
-    down(t.v.data(), s_.v, n_);
-    down(t.theta.data(), s_.theta, n_);
-    down(t.omega.data(), s_.omega, n_);
-    down(t.shear_disp.data(), s_.shear_disp, nb_);
-    down(t.bend_angle.data(), s_.bend_angle, nb_);
-    down(t.broken.data(), s_.broken, nb_);
-    down(t.break_step.data(), s_.break_step, nb_);
-    down(t.sigma.data(), s_.sigma, nb_);
-    down(t.tau.data(), s_.tau, nb_);
-    down(t.force.data(), s_.bforce, nb_);
-    down(t.mode.data(), s_.mode, nb_);
+    download(t.x.data(), s_.x, n_);
+    download(t.v.data(), s_.v, n_);
+    download(t.theta.data(), s_.theta, n_);
+    download(t.omega.data(), s_.omega, n_);
+    download(t.shear_disp.data(), s_.shear_disp, nb_);
+    download(t.bend_angle.data(), s_.bend_angle, nb_);
+    download(t.broken.data(), s_.broken, nb_);
+    download(t.break_step.data(), s_.break_step, nb_);
+    download(t.sigma.data(), s_.sigma, nb_);
+    download(t.tau.data(), s_.tau, nb_);
+    download(t.force.data(), s_.bforce, nb_);
+    download(t.mode.data(), s_.mode, nb_);
     DemParticles& p = *p_;
     std::copy(t.x.begin(), t.x.end(), p.x.begin());
     std::copy(t.v.begin(), t.v.end(), p.v.begin());
@@ -759,7 +748,7 @@ class DemCudaBackend final : public DemBackend {
     // Host work per step: a few small tables when they changed, and one
     // read of the counters at the end (the step's only synchronisation).
     upload_tables(in);
-    if (in.use_fext) up(s_.fext, p_->fext.data(), n_);
+    if (in.use_fext) upload(s_.fext, p_->fext.data(), n_);
     const CellGrid g = cell_grid(in);
     Counters& init = counters_host_[1];
     init = Counters{~0ull, 0ull, ~0ull, 0u, 0u, 0u, 0u};
@@ -824,7 +813,7 @@ class DemCudaBackend final : public DemBackend {
     check(cudaStreamSynchronize(0), "DEM step");
     if (in.wall_reaction) {
       if (reaction)
-        down(in.wall_reaction, reaction, nr);
+        download(in.wall_reaction, reaction, nr);
       else
         std::fill(in.wall_reaction, in.wall_reaction + nr, 0.0);
     }
@@ -985,14 +974,14 @@ class DemCudaBackend final : public DemBackend {
     std::vector<uint32_t> j(ns);
     std::vector<double> xi(ns), mr(ns), ti(ns), tj(ns), ov(ns);
     std::vector<Vec2d> f(ns), pt(ns);
-    down(j.data(), s_.slot_j, ns);
-    down(xi.data(), s_.slot_xi, ns);
-    down(mr.data(), s_.slot_mr, ns);
-    down(ti.data(), s_.slot_ti, ns);
-    down(tj.data(), s_.slot_tj, ns);
-    down(ov.data(), s_.slot_overlap, ns);
-    down(f.data(), s_.slot_f, ns);
-    down(pt.data(), s_.slot_point, ns);
+    download(j.data(), s_.slot_j, ns);
+    download(xi.data(), s_.slot_xi, ns);
+    download(mr.data(), s_.slot_mr, ns);
+    download(ti.data(), s_.slot_ti, ns);
+    download(tj.data(), s_.slot_tj, ns);
+    download(ov.data(), s_.slot_overlap, ns);
+    download(f.data(), s_.slot_f, ns);
+    download(pt.data(), s_.slot_point, ns);
     for (size_t k = 0; k < ns; ++k) {
       if (j[k] == kEmpty) continue;
       DemContact c;
@@ -1017,14 +1006,14 @@ class DemCudaBackend final : public DemBackend {
     std::vector<uint8_t> on(nw);
     std::vector<Vec2d> wf(nw), wp(nw);
     std::vector<double> wt(nw), wtw(nw), wxi(nw), wmr(nw), wov(nw);
-    down(on.data(), s_.wall_on, nw);
-    down(wf.data(), s_.wall_f, nw);
-    down(wp.data(), s_.wall_point, nw);
-    down(wt.data(), s_.wall_t, nw);
-    down(wtw.data(), s_.wall_tw, nw);
-    down(wxi.data(), s_.wall_xi, nw);
-    down(wmr.data(), s_.wall_mr, nw);
-    down(wov.data(), s_.wall_overlap, nw);
+    download(on.data(), s_.wall_on, nw);
+    download(wf.data(), s_.wall_f, nw);
+    download(wp.data(), s_.wall_point, nw);
+    download(wt.data(), s_.wall_t, nw);
+    download(wtw.data(), s_.wall_tw, nw);
+    download(wxi.data(), s_.wall_xi, nw);
+    download(wmr.data(), s_.wall_mr, nw);
+    download(wov.data(), s_.wall_overlap, nw);
     for (size_t k = 0; k < nw; ++k) {
       if (!on[k]) continue;
       DemContact c;
@@ -1169,7 +1158,7 @@ class DemCudaBackend final : public DemBackend {
       if (props_) cudaFree(props_);
       props_ = nullptr;
       dev_resize(props_, cap, props.size());
-      up(props_, props.data(), props.size());
+      upload(props_, props.data(), props.size());
       props_host_ = props;
     }
     // Walls: re-uploaded when edited (moving walls: every step), into a
@@ -1180,7 +1169,7 @@ class DemCudaBackend final : public DemBackend {
       walls_host_.assign(in.walls, in.walls + in.wall_count);
       if (in.wall_count > 0) {
         dev_resize(walls_, walls_cap_, walls_host_.size());
-        up(walls_, walls_host_.data(), walls_host_.size());
+        upload(walls_, walls_host_.data(), walls_host_.size());
       }
       // History is per (particle, wall index), as on the CPU: an edited or
       // moved wall keeps it; only a new layout (wall or particle count) drops it.
@@ -1221,9 +1210,9 @@ class DemCudaBackend final : public DemBackend {
           dev_resize(load_share_, c2, share.size());
         }
         loads_host_.assign(in.loads, in.loads + in.load_count);
-        up(loads_, loads_host_.data(), loads_host_.size());
+        upload(loads_, loads_host_.data(), loads_host_.size());
       }
-      up(load_share_, share.data(), share.size());
+      upload(load_share_, share.data(), share.size());
     }
     if (in.grab.count > 0) {
       std::vector<uint32_t> idx(in.grab.index, in.grab.index + in.grab.count);
@@ -1245,8 +1234,8 @@ class DemCudaBackend final : public DemBackend {
         grab_offset_ = nullptr;
         dev_resize(grab_slot_, c1, n_);
         dev_resize(grab_offset_, c2, idx.size());
-        up(grab_slot_, slot.data(), n_);
-        up(grab_offset_, in.grab.offset, idx.size());
+        upload(grab_slot_, slot.data(), n_);
+        upload(grab_offset_, in.grab.offset, idx.size());
       }
     }
   }

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <vector>
 #include "sim/cuda/cuda_check.h"
+#include "sim/cuda/device_buffer.cuh"
 
 namespace ps {
 namespace {
@@ -176,17 +177,6 @@ __global__ void reduce_kernel(const double* part, int blocks, DevScalars* s, int
   }
 }
 
-template <class T>
-void grow(T*& p, size_t& cap, size_t n) {
-  if (n <= cap) return;
-  cudaFree(p);
-  p = nullptr;
-  cap = 0;
-  cuda_check(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(n, 1) * sizeof(T)),
-             "cudaMalloc (heat solve)");
-  cap = n;
-}
-
 class CudaHeatSolver final : public HeatLinearSolver {
  public:
   explicit CudaHeatSolver(cudaStream_t stream) : stream_(stream) {
@@ -215,21 +205,16 @@ class CudaHeatSolver final : public HeatLinearSolver {
     }
     x.resize(static_cast<size_t>(n));
     reserve(static_cast<size_t>(n));
-    const size_t bytes = static_cast<size_t>(n) * sizeof(double),
-                 ibytes = static_cast<size_t>(n) * sizeof(int);
-    auto up = [&](void* dst, const void* src, size_t nb) {
-      cuda_check(cudaMemcpyAsync(dst, src, nb, cudaMemcpyHostToDevice, stream_),
-                 "heat solve upload");
-    };
-    up(diag_, A.diag.data(), bytes);
-    up(east_, A.east.data(), bytes);
-    up(north_, A.north.data(), bytes);
-    up(east_of_, A.east_of.data(), ibytes);
-    up(north_of_, A.north_of.data(), ibytes);
-    up(west_of_, A.west_of.data(), ibytes);
-    up(south_of_, A.south_of.data(), ibytes);
-    up(b_, b.data(), bytes);
-    up(x_, x.data(), bytes);
+    const size_t un = static_cast<size_t>(n);
+    upload(diag_, A.diag.data(), un, stream_);
+    upload(east_, A.east.data(), un, stream_);
+    upload(north_, A.north.data(), un, stream_);
+    upload(east_of_, A.east_of.data(), un, stream_);
+    upload(north_of_, A.north_of.data(), un, stream_);
+    upload(west_of_, A.west_of.data(), un, stream_);
+    upload(south_of_, A.south_of.data(), un, stream_);
+    upload(b_, b.data(), un, stream_);
+    upload(x_, x.data(), un, stream_);
     const DevSystem D{diag_, east_, north_, east_of_, north_of_, west_of_, south_of_, n};
     const int blocks = std::min(kMaxBlocks, (n + kThreads - 1) / kThreads);
 
@@ -260,8 +245,7 @@ class CudaHeatSolver final : public HeatLinearSolver {
       }
       if (it > max_iterations) it = max_iterations;
     }
-    cuda_check(cudaMemcpyAsync(x.data(), x_, bytes, cudaMemcpyDeviceToHost, stream_),
-               "heat solve download");
+    download(x.data(), x_, un, stream_);
     cuda_check(cudaStreamSynchronize(stream_), "heat solve");
     return pcg_finish(A, b, x, it, bnorm, rnorm, tol,
                       work.q);  // the true residual, as solve_pcg reports it
@@ -289,11 +273,11 @@ class CudaHeatSolver final : public HeatLinearSolver {
     size_t c = 0;
     for (double** p : {&diag_, &east_, &north_, &b_, &x_, &r_, &z_, &p_, &q_}) {
       c = had;
-      grow(*p, c, want);
+      dev_reserve(*p, c, want);
     }
     for (int** p : {&east_of_, &north_of_, &west_of_, &south_of_}) {
       c = had;
-      grow(*p, c, want);
+      dev_reserve(*p, c, want);
     }
     cap_ = want;
   }

@@ -49,6 +49,7 @@
 #include "sim/cuda/background_copy.cuh"
 #include "sim/cuda/cuda_check.h"
 #include "sim/cuda/cuda_info.h"
+#include "sim/cuda/device_buffer.cuh"
 #include "sim/mpm/heat_cuda.h"
 #include "sim/mpm/mpm_backend.h"
 #include "sim/mpm/mpm_fixed.h"
@@ -84,6 +85,37 @@ struct DevParticles {
   PolyModes* poly =
       nullptr;  // PolyPIC's extra modes; allocated only while the world steps with PolyPIC
 };
+
+/// What a device particle column is to the stepper.
+enum class Col {
+  Stepped,   ///< written by the substeps: read back by sync_to_host, kept by checkpoints
+  Constant,  ///< uploaded with each host edit, never written on the device
+  Order,     ///< perm: slot -> host index, on the device only
+  Modes      ///< PolyPIC's modes: stepped, allocated only while PolyPIC steps
+};
+
+/// Every device particle column, once: f(use, host column, column of d...)
+/// for each, in this order. `host` is the world's particles (its column, or
+/// null for perm), or null (device code: every host column null). The one
+/// list the uploads, read-backs, reorders, state copies and allocations use.
+template <class H, class F, class... P>
+__host__ __device__ void each_column(H* host, F&& f, P&... d) {
+  auto h = [host](auto member) { return host ? &(host->*member) : nullptr; };
+  f(Col::Stepped, h(&MpmParticles::x), d.x...);
+  f(Col::Stepped, h(&MpmParticles::v), d.v...);
+  f(Col::Stepped, h(&MpmParticles::C), d.C...);
+  f(Col::Stepped, h(&MpmParticles::F), d.F...);
+  f(Col::Stepped, h(&MpmParticles::J), d.J...);
+  f(Col::Stepped, h(&MpmParticles::Jp), d.Jp...);
+  f(Col::Constant, h(&MpmParticles::mass), d.mass...);
+  f(Col::Constant, h(&MpmParticles::vol0), d.vol0...);
+  f(Col::Constant, h(&MpmParticles::material), d.material...);
+  f(Col::Order, static_cast<std::vector<uint32_t>*>(nullptr), d.perm...);
+  f(Col::Modes, h(&MpmParticles::poly), d.poly...);
+}
+constexpr int kColumns = 11;
+/// each_column without host columns (the device copies, allocations and kernels).
+constexpr MpmParticles* kNoHost = nullptr;
 
 /// Lives on the device; advance() uploads it at the start of a call and reads
 /// it back at the end.
@@ -1091,17 +1123,12 @@ __global__ void gather_kernel(DevParticles dst, DevParticles src, const uint32_t
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const uint32_t j = from[k];
-  dst.x[k] = src.x[j];
-  dst.v[k] = src.v[j];
-  dst.C[k] = src.C[j];
-  dst.F[k] = src.F[j];
-  dst.J[k] = src.J[j];
-  dst.Jp[k] = src.Jp[j];
-  dst.mass[k] = src.mass[j];
-  dst.vol0[k] = src.vol0[j];
-  dst.material[k] = src.material[j];
-  dst.perm[k] = src.perm[j];
-  if (src.poly) dst.poly[k] = src.poly[j];
+  each_column(
+      kNoHost,
+      [&](Col, auto*, auto* out, auto* in) {
+        if (in) out[k] = in[j];  // PolyPIC's modes only while allocated
+      },
+      dst, src);
 }
 
 __global__ void iota_kernel(uint32_t* a, uint32_t* b, int n) {
@@ -1122,13 +1149,12 @@ __global__ void unpermute_kernel(DevParticles out, DevParticles in, int n) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const uint32_t h = in.perm[k];
-  out.x[h] = in.x[k];
-  out.v[h] = in.v[k];
-  out.C[h] = in.C[k];
-  out.F[h] = in.F[k];
-  out.J[h] = in.J[k];
-  out.Jp[h] = in.Jp[k];
-  if (in.poly) out.poly[h] = in.poly[k];
+  each_column(
+      kNoHost,
+      [&](Col use, auto*, auto* o, auto* i) {
+        if ((use == Col::Stepped || use == Col::Modes) && i) o[h] = i[k];
+      },
+      out, in);
 }
 
 /// fext in slot order from the host-order upload.
@@ -1195,25 +1221,6 @@ __global__ void totals_final_kernel(const double* partial, const float* vmax2, i
   *out = t;
 }
 
-template <class T>
-void dev_alloc(T*& ptr, size_t count) {
-  if (ptr) cudaFree(ptr);
-  ptr = nullptr;
-  if (count) check(cudaMalloc(reinterpret_cast<void**>(&ptr), count * sizeof(T)), "cudaMalloc");
-}
-
-template <class T>
-void upload(T* dst, const std::vector<T>& src, size_t n, cudaStream_t s) {
-  if (n)
-    check(cudaMemcpyAsync(dst, src.data(), n * sizeof(T), cudaMemcpyHostToDevice, s), "upload");
-}
-
-template <class T>
-void download(std::vector<T>& dst, const T* src, size_t n, cudaStream_t s) {
-  if (n)
-    check(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyDeviceToHost, s), "download");
-}
-
 int blocks_for(size_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
 
 /// Everything one substep's launches depend on. Compared bytewise to decide
@@ -1270,27 +1277,23 @@ struct StreamOwner {
 };
 
 /// Byte offsets of the columns of a device state copy (and of a checkpoint):
-/// x, v, C, F, J, Jp, mass, vol0, perm, material, then PolyPIC's modes.
+/// each_column's columns in its order, PolyPIC's modes only with `poly`.
 struct ColumnLayout {
-  enum { kX = 0, kV, kC, kF, kJ, kJp, kMass, kVol0, kPerm, kMat, kPoly, kCount };
-  size_t off[kCount + 1] = {};
+  size_t off[kColumns + 1] = {};
   ColumnLayout(size_t n, bool poly) {
-    const size_t size[kCount] = {sizeof(Vec2),
-                                 sizeof(Vec2),
-                                 sizeof(Mat2),
-                                 sizeof(Mat2),
-                                 sizeof(float),
-                                 sizeof(float),
-                                 sizeof(float),
-                                 sizeof(float),
-                                 sizeof(uint32_t),
-                                 sizeof(uint8_t),
-                                 poly ? sizeof(PolyModes) : 0};
     ColumnPacker pack;
-    for (int c = 0; c < kCount; ++c) off[c] = pack.add(size[c] * n);
-    off[kCount] = pack.bytes();
+    int c = 0;
+    DevParticles none;
+    each_column(
+        kNoHost,
+        [&](Col use, auto*, auto* col) {
+          const size_t elem = use == Col::Modes && !poly ? 0 : sizeof(*col);
+          off[c++] = pack.add(elem * n);
+        },
+        none);
+    off[kColumns] = pack.bytes();
   }
-  size_t bytes() const { return off[kCount]; }
+  size_t bytes() const { return off[kColumns]; }
 };
 
 class CudaStateCopy final : public DeviceStateCopy {
@@ -1374,15 +1377,12 @@ class MpmCudaBackend final : public MpmBackend {
     check(cudaStreamSynchronize(stream_), "sync");
     reserve_particles(n);
     n_ = n;
-    upload(d_.x, host_->x, n, stream_);
-    upload(d_.v, host_->v, n, stream_);
-    upload(d_.C, host_->C, n, stream_);
-    upload(d_.F, host_->F, n, stream_);
-    upload(d_.J, host_->J, n, stream_);
-    upload(d_.Jp, host_->Jp, n, stream_);
-    upload(d_.mass, host_->mass, n, stream_);
-    upload(d_.vol0, host_->vol0, n, stream_);
-    upload(d_.material, host_->material, n, stream_);
+    each_column(
+        host_,
+        [&](Col use, auto* h, auto* d) {
+          if (use == Col::Stepped || use == Col::Constant) upload(d, h->data(), n, stream_);
+        },
+        d_);
     // PolyPIC's modes are on the device only while the host has them (the
     // world allocates them when PolyPIC starts, then calls host_changed).
     if (n && host_->poly.size() == n) {
@@ -1413,31 +1413,36 @@ class MpmCudaBackend final : public MpmBackend {
     }
     // Into a host staging copy first: a failure part way (the device is lost)
     // leaves the host arrays whole, the last good state the world falls back on.
-    stage_x_.resize(n_);
-    stage_v_.resize(n_);
-    stage_C_.resize(n_);
-    stage_F_.resize(n_);
-    stage_J_.resize(n_);
-    stage_Jp_.resize(n_);
-    download(stage_x_, alt_.x, n_, stream_);
-    download(stage_v_, alt_.v, n_, stream_);
-    download(stage_C_, alt_.C, n_, stream_);
-    download(stage_F_, alt_.F, n_, stream_);
-    download(stage_J_, alt_.J, n_, stream_);
-    download(stage_Jp_, alt_.Jp, n_, stream_);
     const bool poly = d_.poly && host_->poly.size() == n_;
-    if (poly) {
-      stage_poly_.resize(n_);
-      download(stage_poly_, alt_.poly, n_, stream_);
-    }
+    auto read_back = [&](Col use) { return use == Col::Stepped || (use == Col::Modes && poly); };
+    size_t bytes = 0;
+    each_column(
+        host_,
+        [&](Col use, auto* h, auto* d) {
+          if (read_back(use)) bytes += n_ * sizeof(*d);
+        },
+        alt_);
+    stage_.resize(bytes);
+    size_t at = 0;
+    each_column(
+        host_,
+        [&](Col use, auto* h, auto* d) {
+          if (!read_back(use)) return;
+          download(reinterpret_cast<std::remove_pointer_t<decltype(d)>*>(stage_.data() + at), d, n_,
+                   stream_);
+          at += n_ * sizeof(*d);
+        },
+        alt_);
     check(cudaStreamSynchronize(stream_), "sync_to_host");
-    std::copy(stage_x_.begin(), stage_x_.end(), host_->x.begin());
-    std::copy(stage_v_.begin(), stage_v_.end(), host_->v.begin());
-    std::copy(stage_C_.begin(), stage_C_.end(), host_->C.begin());
-    std::copy(stage_F_.begin(), stage_F_.end(), host_->F.begin());
-    std::copy(stage_J_.begin(), stage_J_.end(), host_->J.begin());
-    std::copy(stage_Jp_.begin(), stage_Jp_.end(), host_->Jp.begin());
-    if (poly) std::copy(stage_poly_.begin(), stage_poly_.end(), host_->poly.begin());
+    at = 0;
+    each_column(
+        host_,
+        [&](Col use, auto* h, auto* d) {
+          if (!read_back(use)) return;
+          std::memcpy(h->data(), stage_.data() + at, n_ * sizeof(*d));
+          at += n_ * sizeof(*d);
+        },
+        alt_);
     host_current_ = true;
   }
 
@@ -1749,30 +1754,29 @@ class MpmCudaBackend final : public MpmBackend {
     const bool with = previous ? prev_poly_ : ckpt_poly_;
     if (!mem || !host_ || host_->size() != n) return false;
     const ColumnLayout lay(n, with);
-    auto col = [&](int c) { return mem + lay.off[c]; };
-    const auto* x = reinterpret_cast<const Vec2*>(col(ColumnLayout::kX));
-    const auto* v = reinterpret_cast<const Vec2*>(col(ColumnLayout::kV));
-    const auto* C = reinterpret_cast<const Mat2*>(col(ColumnLayout::kC));
-    const auto* F = reinterpret_cast<const Mat2*>(col(ColumnLayout::kF));
-    const auto* J = reinterpret_cast<const float*>(col(ColumnLayout::kJ));
-    const auto* Jp = reinterpret_cast<const float*>(col(ColumnLayout::kJp));
-    const auto* perm = reinterpret_cast<const uint32_t*>(col(ColumnLayout::kPerm));
-    const auto* poly = reinterpret_cast<const PolyModes*>(col(ColumnLayout::kPoly));
     const bool with_poly = with && host_->poly.size() == n;
-    for (size_t k = 0; k < n; ++k) {
-      const uint32_t i = perm[k];
-      if (i >= n) return false;  // not a permutation: keep the older host copy
-    }
-    for (size_t k = 0; k < n; ++k) {
-      const uint32_t i = perm[k];
-      host_->x[i] = x[k];
-      host_->v[i] = v[k];
-      host_->C[i] = C[k];
-      host_->F[i] = F[k];
-      host_->J[i] = J[k];
-      host_->Jp[i] = Jp[k];
-      if (with_poly) host_->poly[i] = poly[k];
-    }
+    // The saved columns, each_column's order: perm first, then the stepped ones by it.
+    const uint32_t* perm = nullptr;
+    int c = 0;
+    each_column(
+        kNoHost,
+        [&](Col use, auto*, auto*) {
+          if (use == Col::Order) perm = reinterpret_cast<const uint32_t*>(mem + lay.off[c]);
+          ++c;
+        },
+        d_);
+    for (size_t k = 0; k < n; ++k)
+      if (perm[k] >= n) return false;  // not a permutation: keep the older host copy
+    c = 0;
+    each_column(
+        host_,
+        [&](Col use, auto* h, auto* d) {
+          using T = std::remove_pointer_t<decltype(d)>;
+          const auto* saved = reinterpret_cast<const T*>(mem + lay.off[c++]);
+          if (use == Col::Stepped || (use == Col::Modes && with_poly))
+            for (size_t k = 0; k < n; ++k) (*h)[perm[k]] = saved[k];
+        },
+        d_);
     return true;
   }
 
@@ -1803,7 +1807,6 @@ class MpmCudaBackend final : public MpmBackend {
   /// Copies the current slot-ordered columns into a state copy (save) or
   /// back (load), device to device, in stream order.
   void copy_columns(const CudaStateCopy& c, bool save) {
-    using L = ColumnLayout;
     auto cp = [&](auto* live, int col, size_t elem) {
       if (!live) return;
       void* saved = c.mem_ + c.layout_.off[col];
@@ -1812,17 +1815,14 @@ class MpmCudaBackend final : public MpmBackend {
                             cudaMemcpyDeviceToDevice, stream_),
             "device state copy");
     };
-    cp(d_.x, L::kX, sizeof(Vec2));
-    cp(d_.v, L::kV, sizeof(Vec2));
-    cp(d_.C, L::kC, sizeof(Mat2));
-    cp(d_.F, L::kF, sizeof(Mat2));
-    cp(d_.J, L::kJ, sizeof(float));
-    cp(d_.Jp, L::kJp, sizeof(float));
-    cp(d_.mass, L::kMass, sizeof(float));
-    cp(d_.vol0, L::kVol0, sizeof(float));
-    cp(d_.perm, L::kPerm, sizeof(uint32_t));
-    cp(d_.material, L::kMat, sizeof(uint8_t));
-    if (c.poly_) cp(d_.poly, L::kPoly, sizeof(PolyModes));
+    int col = 0;
+    each_column(
+        kNoHost,
+        [&](Col use, auto*, auto* live) {
+          if (use != Col::Modes || c.poly_) cp(live, col, sizeof(*live));
+          ++col;
+        },
+        d_);
   }
 
   /// Both buffer sets and the per-particle scratch hold at least n particles
@@ -1834,16 +1834,12 @@ class MpmCudaBackend final : public MpmBackend {
     free_particles();
     capacity_ = n + n / 4;
     for (DevParticles* d : {&d_, &alt_}) {
-      dev_alloc(d->x, capacity_);
-      dev_alloc(d->v, capacity_);
-      dev_alloc(d->C, capacity_);
-      dev_alloc(d->F, capacity_);
-      dev_alloc(d->J, capacity_);
-      dev_alloc(d->Jp, capacity_);
-      dev_alloc(d->mass, capacity_);
-      dev_alloc(d->vol0, capacity_);
-      dev_alloc(d->material, capacity_);
-      dev_alloc(d->perm, capacity_);
+      each_column(
+          kNoHost,
+          [&](Col use, auto*, auto*& col) {
+            if (use != Col::Modes) dev_alloc(col, capacity_);  // the modes: alloc_poly
+          },
+          *d);
     }
     if (poly) alloc_poly();
     dev_alloc(fext_, capacity_);
@@ -2456,17 +2452,8 @@ class MpmCudaBackend final : public MpmBackend {
 
   void free_particles() {
     for (DevParticles* d : {&d_, &alt_}) {
-      cudaFree(d->x);
-      cudaFree(d->v);
-      cudaFree(d->C);
-      cudaFree(d->F);
-      cudaFree(d->J);
-      cudaFree(d->Jp);
-      cudaFree(d->mass);
-      cudaFree(d->vol0);
-      cudaFree(d->material);
-      cudaFree(d->perm);
-      cudaFree(d->poly);
+      each_column(
+          kNoHost, [](Col, auto*, auto* col) { cudaFree(col); }, *d);
       *d = DevParticles{};
     }
     cudaFree(fext_);
@@ -2562,10 +2549,7 @@ class MpmCudaBackend final : public MpmBackend {
   GridSpec last_grid_;
   DeviceParticleView view_;
   // sync_to_host's host staging copy (the host arrays change only when all of it arrived).
-  std::vector<Vec2> stage_x_, stage_v_;
-  std::vector<Mat2> stage_C_, stage_F_;
-  std::vector<float> stage_J_, stage_Jp_;
-  std::vector<PolyModes> stage_poly_;
+  std::vector<char> stage_;
   std::unique_ptr<HeatLinearSolver>
       heat_;  ///< the heat pass's solve on this device (made on first use)
 };
