@@ -36,10 +36,10 @@ template <class Backend, class CpuBackend, class Clock>
 class BackendGuard {
  public:
   struct Hooks {
-    std::function<Clock()> clock;                    ///< the world's clock now
-    std::function<void(const Clock&)> set_clock;     ///< rolls the world back to a state's clock
-    std::function<std::unique_ptr<Backend>()> cpu;   ///< a CPU backend holding the host arrays
-    std::function<void()> host_copy_arrived;         ///< a device's newer state reached the host
+    std::function<Clock()> clock;                   ///< the world's clock now
+    std::function<void(const Clock&)> set_clock;    ///< rolls the world back to a state's clock
+    std::function<std::unique_ptr<Backend>()> cpu;  ///< a CPU backend holding the host arrays
+    std::function<void()> host_copy_arrived;        ///< a device's newer state reached the host
     std::function<void(const BackendFallback&)> fell_back;  ///< after a fallback
   };
 
@@ -173,7 +173,7 @@ class BackendGuard {
  private:
   Hooks hooks_;
   std::unique_ptr<Backend> backend_;
-  Clock host_clock_{};          ///< clock of the state in the host arrays (the last good copy)
+  Clock host_clock_{};             ///< clock of the state in the host arrays (the last good copy)
   CheckpointTracker<Clock> ckpt_;  ///< the background checkpoint in flight or arrived
   BackendFallback last_;
   int fallbacks_ = 0;

@@ -42,8 +42,7 @@ void upload(T* dst, const T* src, size_t n) {
 }
 template <class T>
 void upload(T* dst, const T* src, size_t n, cudaStream_t s) {
-  if (n)
-    cuda_check(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyHostToDevice, s), "upload");
+  if (n) cuda_check(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyHostToDevice, s), "upload");
 }
 template <class T>
 void upload(T* dst, const std::vector<T>& src, size_t n, cudaStream_t s) {

@@ -467,10 +467,28 @@ bool MpmCpuBackend::finish_particle(size_t i, Kernel k, const Mat2& B, Vec2 v_mo
          std::isfinite(F.a00 + F.a01 + F.a10 + F.a11);
 }
 
+/// The CPU grid's rows as mpm::g2p_gather reads them: velocity and volume
+/// from the interleaved nodes, FLIP's old velocity beside them.
+struct MpmCpuBackend::NodeRows {
+  struct Vel {
+    const Node* n;
+    Vec2 operator[](int x) const { return Vec2{n[x].vx, n[x].vy}; }
+  };
+  struct Vol {
+    const Node* n;
+    float operator[](int x) const { return n[x].pad; }
+  };
+  const Node* grid;
+  const Vec2* old_v;
+  size_t stride;
+  Vel vel(int y) const { return Vel{grid + static_cast<size_t>(y) * stride}; }
+  Vol vol(int y) const { return Vol{grid + static_cast<size_t>(y) * stride}; }
+  const Vec2* old(int y) const { return old_v + static_cast<size_t>(y) * stride; }
+};
+
 template <Kernel K, bool FLIP, bool POLY>
 SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
   static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
-  constexpr int N = mpm::kernel_support(K);
   // The linear kernel finishes F and x in a second (MUSL) pass, see musl_linear.
   constexpr bool kMusl = K == Kernel::Linear;
   const GridSpec& g = in.grid;
@@ -491,37 +509,12 @@ SubstepResult MpmCpuBackend::gather(const SubstepInput& in) {
         FLIP ? mpm::advect_velocity(Transfer::FLIP, in.solver.flip_advect, v, v_pic) : v;
     return finish_particle(i, K, B, v_adv, dt, vlim2, in, vol * inv_area);
   };
+  const NodeRows rows{grid_.data(), grid_v_old_.data(), stride};
   auto body = [&](size_t i) {
-    const Vec2 xp = p_->x[i];
-    const mpm::Stencil s = mpm::make_stencil(K, g, xp);
-    Vec2 v_pic{}, dv{};
-    Mat2 B{};
-    float vol = 0.f;
-    PolyModes modes;
-    mpm::PolyAxis px, py;
-    if constexpr (POLY) {
-      px = mpm::poly_axis(s.wx, s.fx);
-      py = mpm::poly_axis(s.wy, s.fy);
-    }
-    for (int c = 0; c < N; ++c) {
-      const size_t row = static_cast<size_t>(s.base_y + c) * stride + s.base_x;
-      for (int a = 0; a < N; ++a) {
-        const float w = s.wx[a] * s.wy[c];
-        const Vec2 vi{grid_[row + a].vx, grid_[row + a].vy};
-        v_pic += w * vi;
-        vol += w * grid_[row + a].pad;
-        if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
-        if constexpr (FLIP) dv += w * (vi - grid_v_old_[row + a]);
-        if constexpr (K == Kernel::Linear) {
-          B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
-        } else {
-          B += outer(w * vi, Vec2{a - s.fx, c - s.fy});  // grid units; D^-1 applied below
-        }
-      }
-    }
-    if constexpr (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
-    if constexpr (POLY) p_->poly[i] = modes;
-    return finish(i, v_pic, dv, B, vol);
+    const mpm::Stencil s = mpm::make_stencil(K, g, p_->x[i]);
+    const mpm::G2PSums q = mpm::g2p_gather<K, FLIP, POLY, true>(s, inv_dx, rows);
+    if constexpr (POLY) p_->poly[i] = q.modes;
+    return finish(i, q.v_pic, q.dv, q.B, q.vol);
   };
   SubstepResult r;
   if (K == Kernel::Quadratic && lanes_) {

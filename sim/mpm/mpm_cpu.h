@@ -95,6 +95,7 @@ class MpmCpuBackend final : public MpmBackend {
     float vx, vy, m, pad;
   };
   std::vector<Node> grid_;
+  struct NodeRows;  ///< grid_ as mpm::g2p_gather reads it
   /// FLIP only: P2G accumulates the transferred momentum sum w m_p v_p here,
   /// the grid update turns it into the old velocity (mpm::flip_old_velocity).
   std::vector<Vec2> grid_v_old_;

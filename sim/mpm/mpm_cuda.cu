@@ -648,50 +648,23 @@ struct GlobalRows {
 
 /// G2P of particle i from the node velocities `rows` gives (GlobalRows, or
 /// the fused kernel's rows in the cluster's shared memory); the same for
-/// g2p_kernel and fused_kernel. POLY (quadratic kernel, no FLIP): also
-/// projects the node velocities on PolyPIC's extra modes
-/// (mpm::poly_gather_node, as MpmCpuBackend::gather does).
+/// g2p_kernel and fused_kernel. The sums are mpm::g2p_gather, as in
+/// MpmCpuBackend::gather (POLY, quadratic kernel without FLIP: also PolyPIC's
+/// extra modes).
 template <Kernel K, bool FLIP, bool POLY, class Rows>
 __device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const MaterialParams* mats,
                                              const GridSpec& g, float alpha, FlipAdvect advect,
                                              float vlim2, float dt, const Rows& rows,
                                              const DevColliders& cols, DevControl* ctrl) {
-  constexpr int N = mpm::kernel_support(K);
-  const float inv_dx = 1.f / g.dx;
-  const Vec2 xp = p.x[i];
-  const mpm::Stencil s = mpm::make_stencil(K, g, xp);
-  Vec2 v_pic{}, dv{};
-  Mat2 B{};
-  PolyModes modes;
-  mpm::PolyAxis px, py;
-  if constexpr (POLY) {
-    px = mpm::poly_axis(s.wx, s.fx);
-    py = mpm::poly_axis(s.wy, s.fy);
-  }
-#pragma unroll
-  for (int c = 0; c < N; ++c) {
-    const Vec2* row = rows.vel(s.base_y + c) + s.base_x;
-    const Vec2* row_old = nullptr;
-    if constexpr (FLIP) row_old = rows.old(s.base_y + c) + s.base_x;
-#pragma unroll
-    for (int a = 0; a < N; ++a) {
-      const float w = s.wx[a] * s.wy[c];
-      const Vec2 vi = row[a];
-      v_pic += w * vi;
-      if constexpr (POLY) mpm::poly_gather_node(modes, px, py, a, c, vi);
-      if constexpr (FLIP) dv += w * (vi - row_old[a]);
-      if (K == Kernel::Linear)
-        B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
-      else
-        B += outer(w * vi, Vec2{a - s.fx, c - s.fy});
-    }
-  }
-  if (K != Kernel::Linear) B = (mpm::dinv_factor(K) * inv_dx) * B;
-  const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p.v[i], v_pic, dv) : v_pic;
+  const mpm::Stencil s = mpm::make_stencil(K, g, p.x[i]);
+  const mpm::G2PSums q = mpm::g2p_gather<K, FLIP, POLY, false>(s, 1.f / g.dx, rows);
+  const Vec2 v_pic = q.v_pic;
+  const Mat2& B = q.B;
+  const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p.v[i], v_pic, q.dv) : v_pic;
   p.v[i] = v;
   if (K == Kernel::Linear) return;  // F, J, x and the checks: musl_g2p_kernel
   p.C[i] = B;
-  if constexpr (POLY) p.poly[i] = modes;
+  if constexpr (POLY) p.poly[i] = q.modes;
   finish_particle(p, i, mats, g, B, v,
                   FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
                   cols, ctrl);
