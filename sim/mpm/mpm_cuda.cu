@@ -636,9 +636,23 @@ __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const Ma
   if (lanes.thread_rank() == 0 && bits) atomicMax(&ctrl->vmax2_bits, bits);
 }
 
+/// What GlobalRows and ClusterRows hand mpm::g2p_gather: row y from node x
+/// (their vel(y) and old(y) row starts).
+template <class Rows>
+struct RowsFromStarts {
+  template <bool FLIP>
+  __device__ mpm::GridRow<FLIP> row(int x, int y) const {
+    const Rows& r = static_cast<const Rows&>(*this);
+    if constexpr (FLIP)
+      return {r.vel(y) + x, r.old(y) + x};
+    else
+      return {r.vel(y) + x};
+  }
+};
+
 /// Node velocities (and FLIP's old velocities) of the global grid, by row:
 /// row y starts at v + y * stride.
-struct GlobalRows {
+struct GlobalRows : RowsFromStarts<GlobalRows> {
   const Vec2* v;
   const Vec2* v_old;
   int stride;
@@ -657,14 +671,15 @@ __device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const Mater
                                              float vlim2, float dt, const Rows& rows,
                                              const DevColliders& cols, DevControl* ctrl) {
   const mpm::Stencil s = mpm::make_stencil(K, g, p.x[i]);
-  const mpm::G2PSums q = mpm::g2p_gather<K, FLIP, POLY, false>(s, 1.f / g.dx, rows);
+  PolyModes modes;
+  const mpm::G2PSums q = mpm::g2p_gather<K, FLIP, POLY, false>(s, 1.f / g.dx, rows, &modes);
   const Vec2 v_pic = q.v_pic;
-  const Mat2& B = q.B;
+  const Mat2 B = q.B;  // a local (finish_particle takes it by reference; see MpmCpuBackend::gather)
   const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p.v[i], v_pic, q.dv) : v_pic;
   p.v[i] = v;
   if (K == Kernel::Linear) return;  // F, J, x and the checks: musl_g2p_kernel
   p.C[i] = B;
-  if constexpr (POLY) p.poly[i] = q.modes;
+  if constexpr (POLY) p.poly[i] = modes;
   finish_particle(p, i, mats, g, B, v,
                   FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
                   cols, ctrl);
@@ -680,7 +695,7 @@ __global__ void __launch_bounds__(kThreads)
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   g2p_particle<K, FLIP, POLY>(p, i, mats, g, alpha, advect, vlim2, ctrl->dt,
-                              GlobalRows{gv, gv_old, g.nodes_x()}, cols, ctrl);
+                              GlobalRows{{}, gv, gv_old, g.nodes_x()}, cols, ctrl);
 }
 
 // ---- MUSL second pass (linear kernel; see MpmCpuBackend::musl_linear) ----------------
@@ -887,7 +902,7 @@ __device__ __forceinline__ void take_reductions(DevControl& c, const DevControl&
 
 /// The fused kernel's node velocities by row: row y of the grid is local row
 /// y >> shift of block y & mask.
-struct ClusterRows {
+struct ClusterRows : RowsFromStarts<ClusterRows> {
   unsigned char* smem;  // this block's dynamic shared memory (fused_layout)
   size_t vel_off, old_off;
   int sx, mask, shift;
@@ -968,7 +983,7 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
       }
     }
   };
-  const ClusterRows rows{fused_smem, L.vel_off, L.old_off, sx, mask, a.shift};
+  const ClusterRows rows{{}, fused_smem, L.vel_off, L.old_off, sx, mask, a.shift};
   mpm::GridUpdateParams gp = a.gp;
   bool all_ran = true;
   for (int step = 0; step < a.count; ++step) {

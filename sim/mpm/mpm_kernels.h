@@ -8,6 +8,7 @@
 /// The CPU backend calls these from loops; the CUDA backend from kernels.
 #pragma once
 #include <cmath>
+#include <type_traits>
 #include "sim/core/vec.h"
 #include "sim/mpm/materials.h"
 #include "sim/mpm/mpm_params.h"
@@ -243,28 +244,49 @@ PS_HD void poly_gather_node(PolyModes& m, const PolyAxis& X, const PolyAxis& Y, 
     m.c[r] += (X.we[poly_deg_x(r)][a] * Y.we[poly_deg_y(r)][b]) * vi;
 }
 
+/// A grid row of node velocities (and FLIP's old velocities) from some node
+/// on, as mpm::g2p_gather reads it (the CUDA backend's rows).
+template <bool FLIP>
+struct GridRow {
+  const Vec2* v_;
+  PS_HD Vec2 v(int a) const { return v_[a]; }
+};
+template <>
+struct GridRow<true> {
+  const Vec2* v_;
+  const Vec2* o_;
+  PS_HD Vec2 v(int a) const { return v_[a]; }
+  PS_HD Vec2 old(int a) const { return o_[a]; }
+};
+
 /// G2P's sums over a particle's stencil (g2p_gather).
 struct G2PSums {
   Vec2 v_pic{};     ///< sum w v_i
   Vec2 dv{};        ///< FLIP: sum w (v_i - v_i_old)
   Mat2 B{};         ///< the velocity gradient (APIC's C; D^-1 applied)
   float vol = 0.f;  ///< VOL: sum w V_i, the volume channel (volume_corrected_J), in node units
-  PolyModes modes;  ///< POLY: PolyPIC's six extra modes
 };
 
 /// G2P's gather, the one both backends run (MpmCpuBackend::gather, the CUDA
 /// g2p_particle): the node velocities of the stencil `s` summed into v_PIC,
 /// FLIP's increment, the velocity gradient B = D^-1 sum w v_i (x_i - x_p)^T
 /// (the linear kernel: sum v_i grad w^T), the volume channel and PolyPIC's
-/// modes. `rows.vel(y)[x]` is node (x, y)'s velocity; with FLIP
-/// `rows.old(y)[x]` its old velocity, with VOL `rows.vol(y)[x]` its volume.
+/// modes (POLY: into `*modes`). `rows.row<FLIP>(x, y)` views grid row y
+/// from node x: `.v(a)` is node (x + a, y)'s velocity, with FLIP `.old(a)`
+/// its old velocity, with VOL `.vol(a)` its volume.
 /// Every node adds in the same order (rows, then columns), so both backends
 /// (and every thread count) sum alike.
 template <Kernel K, bool FLIP, bool POLY, bool VOL, class Rows>
-PS_HD G2PSums g2p_gather(const Stencil& s, float inv_dx, const Rows& rows) {
+PS_HD G2PSums g2p_gather(const Stencil& s, float inv_dx, const Rows& rows,
+                         PolyModes* modes_out = nullptr) {
   constexpr int N = kernel_support(K);
-  G2PSums q;
-  PolyAxis px, py;
+  // Sums in locals (registers), the result written once.
+  Vec2 v_pic{}, dv{};
+  Mat2 B{};
+  float vol = 0.f;
+  // PolyPIC's state only where it is used.
+  [[maybe_unused]] std::conditional_t<POLY, PolyModes, char> modes{};
+  [[maybe_unused]] std::conditional_t<POLY, PolyAxis, char> px{}, py{};
   if constexpr (POLY) {
     px = poly_axis(s.wx, s.fx);
     py = poly_axis(s.wy, s.fy);
@@ -273,25 +295,32 @@ PS_HD G2PSums g2p_gather(const Stencil& s, float inv_dx, const Rows& rows) {
 #pragma unroll
 #endif
   for (int c = 0; c < N; ++c) {
-    const auto row = rows.vel(s.base_y + c);
+    // Stencil row c: its nodes' velocities (and FLIP's old ones, the volumes) from x = base_x.
+    const auto row = rows.template row<FLIP>(s.base_x, s.base_y + c);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int a = 0; a < N; ++a) {
       const float w = s.wx[a] * s.wy[c];
-      const Vec2 vi = row[s.base_x + a];
-      q.v_pic += w * vi;
-      if constexpr (VOL) q.vol += w * rows.vol(s.base_y + c)[s.base_x + a];
-      if constexpr (POLY) poly_gather_node(q.modes, px, py, a, c, vi);
-      if constexpr (FLIP) q.dv += w * (vi - rows.old(s.base_y + c)[s.base_x + a]);
+      const Vec2 vi = row.v(a);
+      v_pic += w * vi;
+      if constexpr (VOL) vol += w * row.vol(a);
+      if constexpr (POLY) poly_gather_node(modes, px, py, a, c, vi);
+      if constexpr (FLIP) dv += w * (vi - row.old(a));
       if constexpr (K == Kernel::Linear) {
-        q.B += outer(vi, grad_vector(K, s, a, c, inv_dx));
+        B += outer(vi, grad_vector(K, s, a, c, inv_dx));
       } else {
-        q.B += outer(w * vi, Vec2{a - s.fx, c - s.fy});  // grid units; D^-1 applied below
+        B += outer(w * vi, Vec2{a - s.fx, c - s.fy});  // grid units; D^-1 applied below
       }
     }
   }
-  if constexpr (K != Kernel::Linear) q.B = (dinv_factor(K) * inv_dx) * q.B;
+  if constexpr (K != Kernel::Linear) B = (dinv_factor(K) * inv_dx) * B;
+  if constexpr (POLY) *modes_out = modes;
+  G2PSums q;
+  q.v_pic = v_pic;
+  q.dv = dv;
+  q.B = B;
+  q.vol = vol;
   return q;
 }
 
