@@ -36,6 +36,7 @@
 #include "sim/io/dump.h"
 #include "sim/scene/coupled.h"
 #include "sim/scene/rigid_scene.h"
+#include "sim/scene/run_report.h"
 #include "sim/scene/simulation.h"
 #include "sim/selfcheck/verdict.h"
 #include "sim/specimen/specimen.h"
@@ -247,10 +248,7 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
   const int64_t unit = by_steps ? 1 : spf;  // dump-every counts frames unless --steps
   if (!quiet) {
     // MPM scenes name their transfer and kernel (e.g. "polypic, quadratic").
-    std::string scheme;
-    if (MpmWorld* w = sim->mpm())
-      scheme = std::string(", ") + transfer_name(w->solver.transfer) + " transfer, " +
-               kernel_name(w->solver.kernel) + " kernel";
+    const std::string scheme = sim->scheme_note();
     std::printf("scene %s (%s)%s: %zu particles, backend %s%s, %" PRId64 " steps (%d per frame)\n",
                 sim->info().name.c_str(), sim->info().path.c_str(),
                 refine > 1 ? (" refined " + std::to_string(refine) + "x").c_str() : "",
@@ -268,39 +266,13 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
   };
   ParticleTable table;
   int dump_index = 0;
-  // Heat scenes: ice, water and heat content with the ledger's drift.
+  // Heat scenes: ice, water and heat content with the ledger's drift; rigid
+  // bodies: one line each (position, angle, velocity, spin).
   auto heat_line = [&](const char* tag) {
-    MpmWorld* w = sim->mpm();
-    if (!w || !w->heat.enabled) return;
-    const HeatTotals t = w->heat_totals();
-    const HeatLedger& L = w->heat_ledger();
-    const double in = L.walls + L.air + L.lamps;
-    const double h0 = L.have_initial ? L.initial_heat : t.heat();
-    char line[400];
-    std::snprintf(
-        line, sizeof line,
-        "heat %s t=%.4g s heat_time=%.4g s ice=%.6g water=%.6g heat=%.6g J in=%.6g J drift=%.3g J "
-        "(solver %.3g, rounding %.3g) T=[%.2f, %.2f] C passes=%" PRId64
-        " pcg_iterations=%d residual=%.2g",
-        tag, w->time(), L.heat_time, t.ice_mass, t.water_mass, t.heat(), in, t.heat() - h0 - in,
-        L.solver, L.rounding, t.min_T, t.max_T, L.passes, w->last_heat().iterations,
-        w->last_heat().residual);
-    emit(line);
+    for (const std::string& l : heat_state_lines(*sim, tag)) emit(l);
   };
-  // Rigid bodies: one line per body (position, angle, velocity, spin).
   auto bodies_line = [&](const char* tag) {
-    const rigid::RigidWorld* rw = sim->rigid();
-    if (!rw) return;
-    for (size_t b = 0; b < rw->body_count(); ++b) {
-      const rigid::BodyState st = rw->state(static_cast<int>(b));
-      char line[384];
-      std::snprintf(
-          line, sizeof line,
-          "body %s %zu %s x=(%.6f, %.6f) angle=%.4f deg v=(%.5f, %.5f) omega=%.5f mass=%.6g", tag,
-          b + 1, rw->def(static_cast<int>(b)).name.c_str(), st.com.x, st.com.y,
-          st.angle * 57.29577951308232, st.velocity.x, st.velocity.y, st.omega, st.mass);
-      emit(line);
-    }
+    for (const std::string& l : body_lines(*sim, tag)) emit(l);
   };
   auto do_dump = [&]() {
     Diagnostics d = sim->diagnostics();
@@ -326,8 +298,7 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
         }
       };
       // MPM state is float: write the shortest text that reads back to that float.
-      append("particles.p4p", p4p_text({sim->p4_particles()},
-                                       sim->dem() ? P4Precision::Double : P4Precision::Float));
+      append("particles.p4p", p4p_text({sim->p4_particles()}, sim->p4_precision()));
       append("contacts.p4c", p4c_text({sim->p4_contacts()}));
     } else if (dump_every > 0) {
       sim->table(table);
@@ -405,56 +376,7 @@ int cmd_run(const Args& a, bool default_headless, std::unique_ptr<Simulation> bu
       perf, sizeof perf, "performance %.3f s, %.4g particle-substeps/s", secs,
       secs > 0 ? static_cast<double>(fin.count) * static_cast<double>(total_steps) / secs : 0.0);
   emit(perf);
-  if (const auto* cs = dynamic_cast<const CoupledSimulation*>(sim.get());
-      cs && (sim->mpm() || sim->dem()) && total_steps > 0 && secs > 0) {
-    // The coupling's own cost: placing the parts, the impulses, Box2D's step
-    // (the grid rule's node loop is inside the MPM substep's time).
-    // Plus, with MPM matter, the grid rule's node loop inside the substep.
-    char line[320];
-    const double ms_step = 1e3 * secs / static_cast<double>(total_steps);
-    const double grid_ms = sim->mpm() ? sim->mpm()->backend_stats().rigid_grid_ms : 0.0;
-    const size_t nb = sim->rigid()->body_count();
-    if (sim->mpm())
-      std::snprintf(
-          line, sizeof line,
-          "coupling %.4f ms per substep (%.1f %% of %.4f ms): exchange and Box2D %.4f ms, grid rule %.4f ms; %zu %s",
-          cs->coupling_ms() + grid_ms, 100.0 * (cs->coupling_ms() + grid_ms) / ms_step, ms_step,
-          cs->coupling_ms(), grid_ms, nb, nb == 1 ? "body" : "bodies");
-    else
-      std::snprintf(
-          line, sizeof line,
-          "coupling %.4f ms per DEM step (%.1f %% of %.4f ms): walls, reactions and Box2D; %zu %s",
-          cs->coupling_ms(), 100.0 * cs->coupling_ms() / ms_step, ms_step, nb,
-          nb == 1 ? "body" : "bodies");
-    emit(line);
-  }
-  if (MpmWorld* w = sim->mpm(); w && w->resample_totals().calls > 0) {
-    const ResampleTotals& rt = w->resample_totals();
-    char line[320];
-    std::snprintf(line, sizeof line,
-                  "resampling %" PRId64 " passes (every %d substeps): %" PRId64
-                  " particles inserted, %" PRId64
-                  " merged pairs, %.3f ms per pass (%.2f%% of the run)",
-                  rt.calls, w->resampling.interval, rt.inserted, rt.merged,
-                  rt.ms / double(rt.calls), secs > 0 ? 100.0 * rt.ms * 1e-3 / secs : 0.0);
-    emit(line);
-  }
-  if (MpmWorld* w = sim->mpm(); w && w->heat_ledger().passes > 0) {
-    const HeatLedger& L = w->heat_ledger();
-    char line[448];
-    std::snprintf(line, sizeof line,
-                  "heat %" PRId64
-                  " passes (every %d substeps): %.3g PCG iterations per pass, %" PRId64
-                  " unconverged, %" PRId64 " water particles emitted, %" PRId64
-                  " converted, %.3f ms per pass "
-                  "(%.2f%% of the run; the solve %.3f ms, %d unknowns at the last, %" PRId64
-                  " solved on the device)",
-                  L.passes, w->heat.interval, double(L.iterations) / double(L.passes),
-                  L.unconverged, L.emitted, L.converted, L.ms / double(L.passes),
-                  secs > 0 ? 100.0 * L.ms * 1e-3 / secs : 0.0, L.solve_ms / double(L.passes),
-                  w->last_heat().unknowns, L.device_passes);
-    emit(line);
-  }
+  for (const std::string& l : cost_lines(*sim, secs, total_steps)) emit(l);
   if (!out_dir.empty() && !quiet) std::printf("output written to %s/\n", out_dir.c_str());
   return 0;
 }
@@ -541,7 +463,7 @@ int cmd_bench(const Args& a) {
         StepStatus st = sim->step(static_cast<int>(warmup));
         size_t n = sim->diagnostics().count;
         // DEM: count the pairwise interactions of every timed step.
-        const bool per_step = sim->dem() != nullptr;
+        const bool per_step = sim->counts_interactions();
         double interactions = 0.0;
         auto t0 = std::chrono::steady_clock::now();
         if (per_step) {
@@ -583,8 +505,8 @@ int cmd_bench(const Args& a) {
                         d.hash);
           csv_row(row);
         }
-        if (phases && sim->mpm()) {
-          const BackendStats bs = sim->mpm()->backend().stats();
+        BackendStats bs;
+        if (phases && sim->step_phases(bs)) {
           std::printf("    %s:", bs.device.c_str());
           for (const PhaseTiming& p : bs.phases) std::printf("  %s %.4f ms", p.name.c_str(), p.ms);
           if (!bs.notes.empty()) std::printf("  [%s]", bs.notes.c_str());

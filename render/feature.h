@@ -97,9 +97,9 @@ class Feature {
   virtual void right_tab(App&) {}
   virtual float strip_height(const App&) const { return 0.f; }
   virtual void strip(App&) {}
-  /// The feature draws from the host table this frame: the CUDA-GL interop leaves the frame to
-  /// the host path.
-  virtual bool needs_host_rows(const App&) const { return false; }
+  /// Why the feature draws from the host table this frame (null: it does not): the CUDA-GL
+  /// interop then leaves the frame to the host path and its note gives this reason.
+  virtual const char* needs_host_rows(const App&) const { return nullptr; }
   virtual void overlay(App&) {}
   virtual void scene_panel(App&) {}
   virtual bool tool_panel(App&, Tool) { return false; }

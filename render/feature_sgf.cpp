@@ -29,7 +29,10 @@ class SgfFeature final : public Feature {
   }
   void release(App& a, Vec2) override { sgf_select_end(a); }
   void draw_over(App& a) override { sgf_draw_over(a); }
-  bool needs_host_rows(const App& a) const override { return sgf_overlay_needs_rows(a); }
+  const char* needs_host_rows(const App& a) const override {
+    return sgf_overlay_needs_rows(a) ? "the SGF selection or groups overlay needs the host table"
+                                     : nullptr;
+  }
   void right_tab(App& a) override { sgf_right_tabs(a); }
   float strip_height(const App& a) const override { return sgf_timeline_height(a); }
   void strip(App& a) override { sgf_draw_timeline(a); }

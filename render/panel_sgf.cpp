@@ -1,4 +1,4 @@
-// The SGF editor in the window (issue 6): the select tool (click, box, lasso
+// The SGF editor in the window: the select tool (click, box, lasso
 // with Shift = add, Ctrl = remove), the selection's IDs (compact ranges,
 // copyable, editable), the editable SgfSet (groups with name, colour, IDs and
 // timed force entries), save / load as SGF CSVs plus groups.json, the

@@ -31,7 +31,7 @@ struct ParticleState {
 
   // CUDA-GL interop (render/cuda/particle_interop.h).
   // With the CUDA backend the particle buffers are filled on the device, in
-  // slot order, and `table` is no longer rebuilt every frame: only when stale
+  // slot order, and `table` is rebuilt only when stale
   // (loads, edits) and on demand (refresh_host_table: clicks, tools); the
   // selected particle's row is patched every frame and the plots' totals are
   // summed on the device.

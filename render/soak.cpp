@@ -80,8 +80,7 @@ bool SoakDriver::tick(App& a) {
   ToolSettings ts = a.tools;
   ts.tool = phase < 90 ? Tool::Attract : Tool::Repel;
   const bool pressed = phase >= 60 && phase < 120;
-  if (w) w->point_force = tool_point_force(ts, at, pressed);
-  if (dem::DemWorld* d = a.dem_world()) d->point_force = tool_point_force(ts, at, pressed);
+  a.sim->set_point_force(tool_point_force(ts, at, pressed));
   // Grab (MPM): the particles near the middle, dragged round a circle.
   if (w) {
     if (phase == 120 && !grabbing_) {

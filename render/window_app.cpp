@@ -446,9 +446,7 @@ void App::step_frame() {
   // replay of the recorded future.
   for (auto& f : features)
     if (f->step(*this)) return;
-  MpmWorld* w = world();
-  if (w && w->halted()) return;
-  if (dem_world() && dem_world()->halted()) return;
+  if (sim->halted()) return;
   bool single = !running && pending.single_frames > 0;
   if (!running && !single) return;
   if (single) --pending.single_frames;
@@ -493,12 +491,12 @@ void App::step_frame() {
 
 namespace {
 
-/// Whether a feature draws from the host table this frame (Feature::needs_host_rows): the
-/// interop then leaves the frame to the host path.
-bool needs_host_rows(const App& a) {
+/// Why a feature draws from the host table this frame (Feature::needs_host_rows; null: none
+/// does): the interop then leaves the frame to the host path.
+const char* needs_host_rows(const App& a) {
   for (const auto& f : a.features)
-    if (f->needs_host_rows(a)) return true;
-  return false;
+    if (const char* why = f->needs_host_rows(a)) return why;
+  return nullptr;
 }
 
 /// The snapshot computes the stress columns only for the modes that show them.
@@ -654,8 +652,7 @@ bool snapshot_interop(App& a, MpmWorld& w, bool stress) {
   InteropFrame f;
   const char* why = device_fill(a, f);
   if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
-  if (!why && needs_host_rows(a))
-    why = "an overlay (the SGF selection or groups) needs the host table";
+  if (!why) why = needs_host_rows(a);
   MpmParticles& p = w.particles;
   const size_t n = p.size();
   if (!why && n == 0) why = "no particles";
@@ -755,8 +752,7 @@ bool snapshot_dem_interop(App& a, dem::DemWorld& d) {
   DemFillFrame f;
   const char* why = dem_device_fill(a, f);
   if (!why && a.show_particle_velocity) why = "particle velocity arrows need the host table";
-  if (!why && needs_host_rows(a))
-    why = "an overlay (the SGF selection or groups) needs the host table";
+  if (!why) why = needs_host_rows(a);
   if (!why && a.dem_view.contact_chains)
     why = "contact force chains are drawn from a host copy of every contact";
   const dem::DemParticles& p = d.particles;
@@ -1246,11 +1242,9 @@ void App::handle_input() {
   // While the shown state comes from the rewind, the tools leave the world's
   // point force and lamps as recorded until a button is pressed over the scene.
   const bool tools_live = !rw.playback;
-  if (w && tools_live) w->point_force = tool_point_force(tools, wm, left_down);
+  if (sim && tools_live) sim->set_point_force(tool_point_force(tools, wm, left_down));
   if (tools_live)
     for (auto& f : features) f->pointer(*this, wm, over_scene);
-  if (dem::DemWorld* d = dem_world(); d && tools_live)
-    d->point_force = tool_point_force(tools, wm, left_down);
   keys.clear();
   key_queue.swap(keys);  // keep the storage: no allocation per frame
 }
@@ -1815,9 +1809,7 @@ int run_window(const WindowOptions& options) {
         app.set_status(note);
         app.host_table_stale = true;
         // After a CUDA failure, reloads and resets stay on the CPU too.
-        if ((app.sim->mpm() && app.sim->mpm()->fallback().happened) ||
-            (app.sim->dem() && app.sim->dem()->fallback().happened))
-          app.backend = "cpu";
+        if (app.sim->fell_back_to_cpu()) app.backend = "cpu";
         std::fprintf(stderr, "sandbox: %s\n", note.c_str());
         app.log("notice \"%s\"", note.c_str());
       }

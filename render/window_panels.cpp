@@ -904,7 +904,7 @@ void App::panel_backend_stats() {
                        overlay);
   }
   if (!bs.notes.empty()) ImGui::TextDisabled("%s", bs.notes.c_str());
-  if (sim && sim->mpm() && sim->mpm()->backend().device_view()) {
+  if (sim && sim->has_device_view()) {
     // Interop off draws through the host copy (a device -> host copy of every particle each frame).
     if (ImGui::Checkbox("CUDA-GL interop", &interop_wanted)) {
       host_table_stale = true;
@@ -1089,7 +1089,7 @@ void App::draw_banners() {
         ImGui::Text("%s particles  |  t = %.3f s%s", with_commas(table.size()).c_str(), sim->time(),
                     rate_note.c_str());
       ImGui::PopStyleColor();
-      bool halted = (w && w->halted()) || (dem_world() && dem_world()->halted());
+      const bool halted = sim->halted() != nullptr;
       if (!running && !halted) {
         ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
         ImGui::TextUnformatted("PAUSED   Space runs, N steps one frame");
@@ -1131,12 +1131,8 @@ void App::draw_banners() {
   }
 
   // Blow-up: stepping has stopped until reset.
-  MpmWorld* w = world();
-  const std::string* halt_message = w && w->halted() ? &w->failure().message
-                                    : dem_world() && dem_world()->halted()
-                                        ? &dem_world()->failure().message
-                                        : nullptr;
-  if (halt_message) {
+  const StepStatus* halt = sim ? sim->halted() : nullptr;
+  if (halt) {
     ImGui::SetNextWindowPos(ImVec2(v.x + v.w * 0.5f, v.y + v.h * 0.5f), ImGuiCond_Always,
                             ImVec2(0.5f, 0.5f));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.40f, 0.07f, 0.09f, 0.96f));
@@ -1145,10 +1141,8 @@ void App::draw_banners() {
     if (ImGui::Begin("##halt", nullptr, f)) {
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap * 0.8f);
       ImGui::TextUnformatted("Numerical blow-up: the simulation has stopped.");
-      ImGui::TextWrapped("%s", halt_message->c_str());
-      ImGui::TextDisabled(
-          w ? "Try a smaller dt, more substeps or adaptive dt, then reset."
-            : "Try a smaller dt (or auto dt with a smaller safety factor), then reset.");
+      ImGui::TextWrapped("%s", halt->message.c_str());
+      ImGui::TextDisabled("%s", sim->halt_advice());
       ImGui::PopTextWrapPos();
       if (ImGui::Button("Reset  (Shift+R)")) pending.reset = true;
     }

@@ -17,6 +17,49 @@
 
 namespace ps {
 
+// [SECTION] What callers ask of any simulation ----------------------------------------
+
+const StepStatus* Simulation::halted() {
+  if (MpmWorld* w = mpm(); w && w->halted()) return &w->failure();
+  if (dem::DemWorld* d = dem(); d && d->halted()) return &d->failure();
+  return nullptr;
+}
+
+const char* Simulation::halt_advice() {
+  if (MpmWorld* w = mpm(); w && w->halted())
+    return "Try a smaller dt, more substeps or adaptive dt, then reset.";
+  return "Try a smaller dt (or auto dt with a smaller safety factor), then reset.";
+}
+
+bool Simulation::fell_back_to_cpu() {
+  return (mpm() && mpm()->fallback().happened) || (dem() && dem()->fallback().happened);
+}
+
+bool Simulation::has_device_view() {
+  return (mpm() && mpm()->backend().device_view()) || (dem() && dem()->backend().device_view());
+}
+
+void Simulation::set_point_force(const PointForce& f) {
+  if (MpmWorld* w = mpm()) w->point_force = f;
+  if (dem::DemWorld* d = dem()) d->point_force = f;
+}
+
+P4Precision Simulation::p4_precision() { return dem() ? P4Precision::Double : P4Precision::Float; }
+
+bool Simulation::step_phases(BackendStats& out) {
+  MpmWorld* w = mpm();
+  if (!w) return false;
+  out = w->backend_stats();
+  return true;
+}
+
+std::string Simulation::scheme_note() {
+  const MpmWorld* w = mpm();
+  if (!w) return "";
+  return std::string(", ") + transfer_name(w->solver.transfer) + " transfer, " +
+         kernel_name(w->solver.kernel) + " kernel";
+}
+
 void MpmSimulation::table(ParticleTable& t) {
   MpmWorld& w = *scene_.world;
   w.sync();

@@ -56,6 +56,28 @@ class Simulation {
   virtual dem::DemWorld* dem() { return nullptr; }
   /// The rigid bodies, when the scene has any (sim/scene/coupled.h).
   virtual rigid::RigidWorld* rigid() { return nullptr; }
+  // What callers ask of any simulation; the world-type branches are here
+  // (simulation.cpp), not in the window or the runner.
+  /// The blow-up that stopped stepping (its message), or null while it runs.
+  const StepStatus* halted();
+  /// What the user can change before a reset after a blow-up.
+  const char* halt_advice();
+  /// Whether a device backend failed and its world went on on the CPU.
+  bool fell_back_to_cpu();
+  /// Whether a world steps on a device that can hand the renderer its
+  /// particles directly (the CUDA-GL interop).
+  bool has_device_view();
+  /// The attract / repel tool's force, for every world that has particles.
+  void set_point_force(const PointForce& f);
+  /// The precision its particles are written with in P4P (doubles with DEM grains, else floats).
+  P4Precision p4_precision();
+  /// ", APIC transfer, quadratic kernel" for MPM matter, else "".
+  std::string scheme_note();
+  /// The MPM stepper's time per phase and its notes (false: no MPM matter).
+  bool step_phases(BackendStats& out);
+  /// Whether its work is counted in pairwise interactions per step (DEM) or
+  /// per substep of the grid (MPM).
+  bool counts_interactions() { return dem() != nullptr; }
   /// Pairwise interactions the last step computed (DEM contacts, wall contacts
   /// and intact bonds; 0 for MPM, whose particles interact through the grid).
   virtual size_t last_interactions() const { return 0; }
