@@ -33,10 +33,11 @@ std::vector<std::string> body_lines(Simulation& sim, const char* tag) {
   for (size_t b = 0; b < rw->body_count(); ++b) {
     const rigid::BodyState st = rw->state(static_cast<int>(b));
     char line[384];
-    std::snprintf(line, sizeof line,
-                  "body %s %zu %s x=(%.6f, %.6f) angle=%.4f deg v=(%.5f, %.5f) omega=%.5f mass=%.6g",
-                  tag, b + 1, rw->def(static_cast<int>(b)).name.c_str(), st.com.x, st.com.y,
-                  st.angle * 57.29577951308232, st.velocity.x, st.velocity.y, st.omega, st.mass);
+    std::snprintf(
+        line, sizeof line,
+        "body %s %zu %s x=(%.6f, %.6f) angle=%.4f deg v=(%.5f, %.5f) omega=%.5f mass=%.6g", tag,
+        b + 1, rw->def(static_cast<int>(b)).name.c_str(), st.com.x, st.com.y,
+        st.angle * 57.29577951308232, st.velocity.x, st.velocity.y, st.omega, st.mass);
     out.push_back(line);
   }
   return out;

@@ -73,7 +73,8 @@ MomentumTrace trace_momentum(Simulation& sim, int steps, int chunk, double pscal
 
 }  // namespace
 
-ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps) {
+ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps,
+                             double friction, double volume_correction) {
   // A box twice as wide as high (stable upright for every density ratio:
   // w/h > sqrt(6 s (1 - s))) dropped from rest with its bottom on the
   // surface of a tank three box-widths wide.
@@ -95,13 +96,14 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int excha
     "kind": "mpm", "name": "archimedes",
     "domain": {"size": [%.9g, %.9g], "grid": %d},
     "solver": {"transfer": "apic", "dt": 2e-4, "substeps": 50, "boundary": "slip", "gravity": [0, -9.81]},
-    "materials": {"water": {"type": "fluid", "density": %.9g, "bulk_modulus": 2e5, "viscosity": 20}},
+    "materials": {"water": {"type": "fluid", "density": %.9g, "bulk_modulus": 2e5, "viscosity": 20,
+                            "volume_correction": %.9g}},
     "bodies": [{"shape": "box", "min": [0, 0], "max": [%.9g, %.9g], "material": "water"}],
     "rigid": {%s"bodies": [{"name": "box", "shape": "box", "size": [%.9g, %.9g], "position": [%.9g, %.9g],
-                          "density": %.9g, "friction": 0.0}]}
+                          "density": %.9g, "friction": %.9g}]}
   })",
-                width, height, grid, rho_w, width, y0, exchange, w, h, 0.5 * width, y0 + 0.5 * h,
-                density_ratio * rho_w);
+                width, height, grid, rho_w, volume_correction, width, y0, exchange, w, h,
+                0.5 * width, y0 + 0.5 * h, density_ratio * rho_w, friction);
   std::unique_ptr<Simulation> sim = build(text, "rigid.archimedes", opt);
   rigid::RigidWorld& rw = *sim->rigid();
   MpmWorld& mw = *sim->mpm();
@@ -199,7 +201,7 @@ CaseResult archimedes(const Options& opt) {
   r.plots.push_back(p);
   r.setup =
       "Box 0.24 x 0.12 m (Box2D, 1 m deep like the water) dropped from rest with its bottom on the surface of "
-      "water 0.3 m deep in a tank 0.72 m wide; water: fluid, 1000 kg/m^3, bulk modulus 2e5 Pa, viscosity 0.5 Pa s "
+      "water 0.3 m deep in a tank 0.72 m wide; water: fluid, 1000 kg/m^3, bulk modulus 2e5 Pa, viscosity 20 Pa s "
       "(damps the bobbing and the tank's sloshing; no effect on the equilibrium); APIC, dt 2e-4 s, grid dx = " +
       fmt("%.4g", dx) + " m, " + fmt("%.3g", tsim) +
       " s simulated; draft = water level (top particles + half a spacing, columns more than 0.06 m beside the box) "
@@ -209,6 +211,64 @@ CaseResult archimedes(const Options& opt) {
       "viscous water creeps to equilibrium from below (the box first overshoots), so the average over the last "
       "second still carries about 1 % of the approach. Before the grid rule's half-cell band "
       "(mpm_collider.h, kColliderSkin) the boxes sank 7-9 % too deep at this resolution.";
+  r.seconds = now_seconds() - t0;
+  return r;
+}
+
+/// The same tank with water that keeps its volume (volume_correction), boxes
+/// of 0.3, 0.5 and 0.7 of water's density, frictionless and with the default
+/// friction (0.5), at 3 %.
+CaseResult archimedes_volume(const Options& opt) {
+  CaseResult r;
+  r.id = "rigid.archimedes_volume";
+  r.title =
+      "Archimedes in water that keeps its volume: boxes of 0.3, 0.5 and 0.7 of water's density, friction 0 "
+      "and 0.5";
+  r.model =
+      "Box2D rigid box two-way coupled with MLS-MPM water (APIC, grid moving-boundary rule) whose volume "
+      "correction is on (volume_correction 20 / s: J relaxed towards the volume the particles fill on the grid, "
+      "the body counted full)";
+  r.reference =
+      "Archimedes' principle (hydrostatics): a floating body displaces its own mass of fluid, so a box of height h "
+      "and density s rho_w floating upright has draft d = s h; friction acts along the faces and does not change "
+      "it.";
+  const double t0 = now_seconds();
+  const double ratios[3] = {0.3, 0.5, 0.7};
+  const double frictions[2] = {0.0, 0.5};
+  const double rate = 20.0;
+  Plot p;
+  p.title = "Draft d / h over time, volume correction on (dashed: s)";
+  p.xlabel = "t (s)";
+  p.ylabel = "d / h";
+  for (double mu : frictions)
+    for (double s : ratios) {
+      const std::string tag = "s = " + fmt("%.1f", s) + ", friction " + fmt("%.1f", mu);
+      ArchimedesRun run = archimedes_run(s, opt, 0, mu, rate);
+      if (!run.error.empty()) {
+        r.error = tag + ": " + run.error;
+        return r;
+      }
+      r.checks.push_back(make_check(tag + ": mean draft over the last second / (s h)",
+                                    run.mean_draft / run.reference, 1.0, 0.03, Compare::NearRel));
+      r.checks.push_back(make_check(tag + ": largest tilt (stays upright)", run.tilt_deg, 10.0, 0.0,
+                                    Compare::Below, "deg"));
+      Series m;
+      m.label = tag;
+      m.dashed = mu > 0.0;
+      for (size_t k = 0; k < run.t.size(); ++k) {
+        m.x.push_back(run.t[k]);
+        m.y.push_back(run.draft[k] / 0.12);
+      }
+      p.series.push_back(m);
+    }
+  r.plots.push_back(p);
+  r.setup =
+      "rigid.archimedes' tank and box (0.24 x 0.12 m box dropped from rest onto water 0.3 m deep in a tank 0.72 m "
+      "wide, grid 92, APIC, dt 2e-4 s, 4 s), the water with volume_correction 20 / s, the box's friction 0 and "
+      "0.5 (the default); draft as in rigid.archimedes, averaged over the last second.";
+  r.notes =
+      "Friction 0.5 is the rigid body's default. Dashed lines: friction 0.5. The reference is the same for both "
+      "frictions.";
   r.seconds = now_seconds() - t0;
   return r;
 }
@@ -652,6 +712,7 @@ CaseResult mixed_momentum(const Options& opt) {
 std::vector<CaseSpec> rigid_cases() {
   return {
       {"rigid.archimedes", "Rigid bodies", true, archimedes},
+      {"rigid.archimedes_volume", "Rigid bodies", false, archimedes_volume},
       {"rigid.momentum_mpm", "Rigid bodies", true, momentum},
       {"rigid.dem_plate_hertz", "Rigid bodies", true, dem_plate},
       {"rigid.momentum_dem", "Rigid bodies", true, dem_momentum},

@@ -194,8 +194,10 @@ struct ArchimedesRun {
   std::string error;
 };
 /// Built on opt.backend (its worlds recorded in opt.record); the size does not depend on opt.quick.
-/// exchange_substeps: the scene's rigid.exchange_substeps (0: the default).
-ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps = 0);
+/// exchange_substeps: the scene's rigid.exchange_substeps (0: the default);
+/// friction: the box's; volume_correction: the water's (1/s, 0: off).
+ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps = 0,
+                             double friction = 0.0, double volume_correction = 0.0);
 
 /// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no
 /// scripts or external files) and `dir`/summary.md. Returns false and sets
