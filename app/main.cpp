@@ -126,6 +126,7 @@ const char* kUsage =
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 
+#if defined(PS_HAVE_WINDOW)
 /// A flag that takes on or off (--interop, --vsync).
 bool on_off(const Args& a, const std::string& k, bool def) {
   if (!a.has(k)) return def;
@@ -134,6 +135,7 @@ bool on_off(const Args& a, const std::string& k, bool def) {
   if (v == "off") return false;
   throw UsageError("--" + k + ": expected on or off, got '" + v + "'");
 }
+#endif
 
 /// The simulation's notices (auto backend choice, CUDA fallback) on stderr.
 void print_notices(Simulation& sim) {
