@@ -772,6 +772,8 @@ void App::panel_view() {
   if (!narrow) ImGui::SameLine();
   ImGui::SetNextItemWidth(-FLT_MIN);
   ImGui::InputTextWithHint("##out", "output folder", &out_dir);
+  // Once filled the hint is gone: the field says what it is on hover.
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Folder for screenshots (F12) and recordings (F9)");
   // Projector mode and the UI scale: fonts are rebuilt between frames.
   if (ImGui::Checkbox("projector  F2", &projector)) ui_rebuild = true;
   help_marker(
