@@ -108,7 +108,8 @@ TEST_CASE("Simulation::fell_back_to_cpu says when a device backend failed", "[sc
   reset_backend_failures_for_tests();
 }
 
-TEST_CASE("The runner's heat line reports the heat ledger of a scene with heat", "[scene][queries]") {
+TEST_CASE("The runner's heat line reports the heat ledger of a scene with heat",
+          "[scene][queries]") {
   std::unique_ptr<Simulation> sim = load_simulation("ice_cube", {}, "cpu", 1);
   REQUIRE(sim->mpm());
   REQUIRE(sim->mpm()->heat.enabled);
