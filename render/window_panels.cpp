@@ -1075,9 +1075,12 @@ void App::draw_banners() {
       ImGui::TextUnformatted(sim->info().name.c_str());
       if (ui::title_font()) ImGui::PopFont();
       MpmWorld* w = world();
-      // The real-time factor (simulated seconds per wall second), while running.
-      const std::string rate_note =
-          running && sim_rate.known() ? "  |  " + rate_text(sim_rate.rate()) + " real time" : "";
+      const bool halted = sim->halted() != nullptr;
+      // The real-time factor (simulated seconds per wall second), while running (a halted
+      // scene's clock stands: no "x0 real time").
+      const std::string rate_note = running && !halted && sim_rate.known()
+                                        ? "  |  " + rate_text(sim_rate.rate()) + " real time"
+                                        : "";
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
       if (w) {
         const char* tns[] = {"PIC", "APIC", "FLIP", "PolyPIC"};
@@ -1091,7 +1094,6 @@ void App::draw_banners() {
         ImGui::Text("%s particles  |  t = %.3f s%s", with_commas(table.size()).c_str(), sim->time(),
                     rate_note.c_str());
       ImGui::PopStyleColor();
-      const bool halted = sim->halted() != nullptr;
       if (!running && !halted) {
         ImGui::PushStyleColor(ImGuiCol_Text, kAccent);
         ImGui::TextUnformatted("PAUSED   Space runs, N steps one frame");
