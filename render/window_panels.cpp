@@ -441,13 +441,10 @@ void App::panel_solver() {
 
   int t = static_cast<int>(solver.transfer);
   section_label("transfer");
-  if (ImGui::RadioButton("PIC", t == 0)) t = 0;
-  ImGui::SameLine();
-  if (ImGui::RadioButton("APIC", t == 1)) t = 1;
-  ImGui::SameLine();
-  if (ImGui::RadioButton("FLIP", t == 2)) t = 2;
-  ImGui::SameLine();
-  if (ImGui::RadioButton("PolyPIC", t == 3)) t = 3;
+  for (int k = 0; k < static_cast<int>(kTransferLabels.size()); ++k) {
+    if (k > 0) ImGui::SameLine();
+    if (ImGui::RadioButton(kTransferLabels.names[static_cast<size_t>(k)], t == k)) t = k;
+  }
   help_marker(
       "PIC averages particle velocities onto the grid and loses rotation and shear.\n"
       "APIC also carries each particle's affine field C, so rotation survives.\n"
@@ -1083,8 +1080,7 @@ void App::draw_banners() {
                                         : "";
       ImGui::PushStyleColor(ImGuiCol_Text, kMuted);
       if (w) {
-        const char* tns[] = {"PIC", "APIC", "FLIP", "PolyPIC"};
-        const char* tn = tns[static_cast<int>(w->solver.transfer) & 3];
+        const char* tn = kTransferLabels(w->solver.transfer);
         char blend[32] = "";
         if (w->solver.transfer == Transfer::FLIP)
           std::snprintf(blend, sizeof blend, " %.2f", static_cast<double>(w->solver.flip_blend));

@@ -13,6 +13,8 @@ namespace ps {
 /// stencil (sim/mpm/mpm_kernels.h, [SECTION] PolyPIC); quadratic kernel only.
 enum class Transfer : uint8_t { PIC = 0, APIC = 1, FLIP = 2, PolyPIC = 3 };
 inline constexpr NameTable<Transfer, 4> kTransferNames{0, {"pic", "apic", "flip", "polypic"}};
+/// What the window shows for each transfer (its Solver panel, the title line).
+inline constexpr NameTable<Transfer, 4> kTransferLabels{0, {"PIC", "APIC", "FLIP", "PolyPIC"}};
 /// What FLIP particles move with (the lecture: implementations differ).
 /// Pic: the interpolated grid velocity sum w v_i, consistent with the F
 /// update (the default). Blend: the particle's new blended velocity.
