@@ -339,14 +339,34 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
   });
 }
 
+// After P2G and the walls' share, before G2P (and the MUSL pass, which reads
+// the same channel): flags first, then marks, as every node reads its
+// neighbours.
+void MpmCpuBackend::mark_volume_interior(const SubstepInput& in) {
+  const GridSpec& g = in.grid;
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  const float inv_cell = 1.f / (g.dx * g.dx);
+  interior_.resize(grid_.size());
+  const auto vol = [&](int x, int y) {
+    return grid_[static_cast<size_t>(y) * sx + x].pad * inv_cell;
+  };
+  pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
+    for (int64_t j = j0; j < j1; ++j)
+      for (int i = 0; i < sx; ++i)
+        interior_[static_cast<size_t>(j) * sx + i] =
+            mpm::volume_node_interior(vol, sx, sy, i, static_cast<int>(j), in.solver.kernel);
+  });
+  pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
+    for (int64_t k = b; k < e; ++k)
+      if (!interior_[k]) grid_[k].pad = mpm::kVolumeNotInterior;
+  });
+}
+
 void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
   const GridSpec& g = in.grid;
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const float inv_dx = 1.f / g.dx;
   const float skin = mpm::kColliderSkin * g.dx;
-  // Only in the pass before G2P (impulses): the MUSL's second pass reads no volume.
-  const bool body_volume = impulses && corrects_volume(in);
-  const float cell = g.dx * g.dx;
   for (int k = 0; k < in.collider_count; ++k) {
     const RigidCollider& c = in.colliders[k];
     const int i0 = std::max(0, static_cast<int>(std::ceil((c.lo.x - skin - g.origin.x) * inv_dx)));
@@ -360,11 +380,6 @@ void MpmCpuBackend::collide_grid(const SubstepInput& in, bool impulses) {
       for (int i = i0; i <= i1; ++i) {
         Node& nd = grid_[static_cast<size_t>(j) * sx + i];
         const Vec2 xi{g.origin.x + i * g.dx, g.origin.y + j * g.dx};
-        if (body_volume) {  // the body counts as full in the volume channel (mpm::volume_corrected_J)
-          Vec2 n;
-          nd.pad +=
-              cell * mpm::kernel_cdf(in.solver.kernel, -mpm::collider_distance(c, xi, n) * inv_dx);
-        }
         if (!(nd.m > 0.f)) continue;
         Vec2 v{nd.vx, nd.vy};
         const Vec2 v0 = v;
@@ -719,6 +734,7 @@ SubstepResult MpmCpuBackend::substep_placed(const SubstepInput& in) {
     collide_ms_ += (had_colliders_ ? 0.05 : 1.0) * (ms - collide_ms_);
     had_colliders_ = true;
   }
+  if (corrects_volume(in)) mark_volume_interior(in);
   const Clock::time_point t3 = Clock::now();
   SubstepResult r = g2p(in);
   const Clock::time_point t4 = Clock::now();

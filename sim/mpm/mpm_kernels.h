@@ -479,13 +479,17 @@ PS_HD void update_deformation(MaterialType type, const Mat2& B, float dt, Mat2& 
 // volume it takes up now (particle_volume). Divided by the cell area that is
 // the node's fraction of rest volume, 1 where the water sits at its rest
 // density (the quadratic B-spline sums to exactly 1 over a lattice of 2 x 2
-// particles a cell). The domain's walls and the rigid bodies count as full
-// from their faces (wall_volume_fraction, kernel_cdf of the body's signed
-// distance): beside them the stencil is not missing neighbours. Interpolated
+// particles a cell). The domain's walls count as full from their faces
+// (wall_volume_fraction): beside them the stencil is not missing neighbours.
+// Rigid bodies do not: the water next to a body is left alone, as at a free
+// surface (their grid rule holds matter off a band half a cell wide, so where
+// the water stops is known only to a fraction of a cell; counted full from
+// the face, floating boxes sank 4-9 % too deep; docs/rigid.md). Interpolated
 // back to a particle it is phi_p, and 1 / phi_p is the volume ratio the
 // particles really have there. J relaxes towards it at `rate` (1/s):
-// both ways, where the stencil is full (phi_p >= 0.95; a free surface or a
-// splash has missing neighbours there, not thinner water, and is left alone):
+// both ways, in the interior only (volume_node_interior: a particle whose
+// stencil reaches within two kernel widths of a free surface, a splash or a
+// body reads missing neighbours there, not thinner water, and is left alone):
 // crowded particles (phi_p > 1) get a smaller J, so more pressure, and push
 // apart; thinned ones a larger J, less pressure, and close up.
 // Only J changes, so mass and momentum stay exact (the stress impulse sums to
@@ -524,25 +528,60 @@ PS_HD float volume_correction_step(const MaterialParams& m, float dt) {
 
 /// J relaxed towards the volume ratio measured on the grid, 1 / phi: phi is the
 /// rest volume fraction interpolated at the particle (sum w (node volume) /
-/// dx^2, the walls and bodies counted as full), beta the step's fraction
+/// dx^2, the walls counted as full), beta the step's fraction
 /// (volume_correction_step). Crowded (phi > 1): J falls, the pressure rises
 /// and spreads the particles; thinned out (phi < 1): J rises, the pressure
-/// falls and gravity or the neighbours close the gap. Only where the stencil
-/// is full, phi >= kVolumeFull: where it is part empty (a free surface, a
-/// splash) phi < 1 means missing neighbours, not thinner water, and J is left
-/// alone. (Raising J only up to 1 there, to keep the correction from making
-/// tension, biased it: in stiff water, whose J sits just below 1, only the
-/// crowded side acted and the tank rose 0.8 % at K = 1e6.)
-constexpr float kVolumeFull = 0.95f;
+/// falls and gravity or the neighbours close the gap. Only in the interior:
+/// a stencil that reaches a node mark_volume_interior left out (a node near
+/// a free surface or a splash) sums to phi < 0 and J is left alone.
 PS_HD float volume_corrected_J(float J, float phi, float beta) {
-  if (!(beta > 0.f) || !(phi >= kVolumeFull)) return J;
+  if (!(beta > 0.f) || !(phi > 0.f)) return J;
   return J + beta * (1.f / phi - J);
+}
+
+/// Where the volume channel can be trusted. A node's volume is a kernel-
+/// weighted sum over the particles within its support; near a free surface
+/// part of that support is air, and the node reads a smaller fraction than
+/// the water really has. A particle's phi sums its stencil's nodes, so it is
+/// unbiased only where every node of its stencil has a support full of
+/// matter: about two kernel widths below the surface. Reading a surface-cut
+/// phi as thinned water is not a small error: the correction holds J at
+/// 1 / phi, and the pressure K (1 / J - 1) of a 1 % error in phi is 2 000 Pa
+/// at K = 2e5, twice the hydrostatic pressure 8 cm down. (A threshold on phi
+/// itself, phi >= 0.95, left the rows 1 to 3 cells under the surface reading
+/// 0.95 to 0.99: their pressure zigzagged by -121 / +360 / -196 Pa and the
+/// water below carried 3 to 5 % more than its weight; docs/rigid.md.)
+/// So a node is interior when every node within kVolumeInteriorRadius of it
+/// (a square, the kernel's half-width rounded up) is at least half full:
+/// kVolumeOccupied, by matter or a wall. Half full is where a flat
+/// surface lies; inside water a node reads about 1, far from 0.5, so the
+/// test does not flicker with the particles' arrangement.
+constexpr float kVolumeOccupied = 0.5f;
+PS_HD_CONST int volume_interior_radius(Kernel k) { return (kernel_support(k) + 1) / 2; }
+/// The mark a node outside the interior gets in the volume channel: any
+/// stencil that gives it weight sums to phi < 0 (volume_corrected_J).
+constexpr float kVolumeNotInterior = -1e30f;
+
+/// Whether node (i, j) of an sx x sy grid is interior (see above); `vol` is
+/// the volume channel in units of the cell area (vol(i, j) returns node
+/// (i, j)'s). Nodes beyond the grid's edge count as full (they are wall).
+template <class Vol>
+PS_HD bool volume_node_interior(const Vol& vol, int sx, int sy, int i, int j, Kernel k) {
+  const int r = volume_interior_radius(k);
+  for (int y = j - r; y <= j + r; ++y) {
+    if (y < 0 || y >= sy) continue;
+    for (int x = i - r; x <= i + r; ++x) {
+      if (x < 0 || x >= sx) continue;
+      if (!(vol(x, y) >= kVolumeOccupied)) return false;
+    }
+  }
+  return true;
 }
 
 /// The integral of the kernel's 1-D weight from -infinity to u (cells): the
 /// part of a node's weight that lies beyond a flat solid face at distance -u
 /// (u = -t for a node t cells in front of the face; 1/2 on the face). The
-/// walls and rigid bodies count as full with it (volume_corrected_J).
+/// walls count as full with it (wall_volume_fraction).
 PS_HD float kernel_cdf(Kernel k, float u) {
   if (u > 0.f) return 1.f - kernel_cdf(k, -u);
   switch (k) {

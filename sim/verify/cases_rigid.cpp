@@ -87,7 +87,13 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int excha
   out.dx = dx;
   out.seconds_simulated = 4.0;
   const double rho_w = 1000.0;
-  const double y0 = 2 * dx + depth;  // floor wall layer, then the water
+  // Water that keeps its volume is held at the walls' faces (3 nodes in), so
+  // it is drawn between them, as in mpm.still_tank (drawn from the domain's
+  // edge it is squeezed out of the walls' layer at the start); without the
+  // correction it fills the tank from the edge and settles into the layer
+  // (2 cells of it in the floor's), as rigid.archimedes was measured.
+  const double wall = volume_correction > 0.0 ? 3 * dx : 0.0;
+  const double y0 = (volume_correction > 0.0 ? 3 * dx : 2 * dx) + depth;
   char exchange[64] = "";
   if (exchange_substeps > 0)
     std::snprintf(exchange, sizeof exchange, R"("exchange_substeps": %d, )", exchange_substeps);
@@ -98,12 +104,12 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int excha
     "solver": {"transfer": "apic", "dt": 2e-4, "substeps": 50, "boundary": "slip", "gravity": [0, -9.81]},
     "materials": {"water": {"type": "fluid", "density": %.9g, "bulk_modulus": 2e5, "viscosity": 20,
                             "volume_correction": %.9g}},
-    "bodies": [{"shape": "box", "min": [0, 0], "max": [%.9g, %.9g], "material": "water"}],
+    "bodies": [{"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "water"}],
     "rigid": {%s"bodies": [{"name": "box", "shape": "box", "size": [%.9g, %.9g], "position": [%.9g, %.9g],
                           "density": %.9g, "friction": %.9g}]}
   })",
-                width, height, grid, rho_w, volume_correction, width, y0, exchange, w, h,
-                0.5 * width, y0 + 0.5 * h, density_ratio * rho_w, friction);
+                width, height, grid, rho_w, volume_correction, wall, wall, width - wall, y0,
+                exchange, w, h, 0.5 * width, y0 + 0.5 * h, density_ratio * rho_w, friction);
   std::unique_ptr<Simulation> sim = build(text, "rigid.archimedes", opt);
   rigid::RigidWorld& rw = *sim->rigid();
   MpmWorld& mw = *sim->mpm();
