@@ -25,6 +25,14 @@
 // 64-bit fixed point before the scatter, so the integer sums do not depend on
 // the order of the atomics and repeated runs are bit-identical.
 //
+// The fluids' volume correction (a fluid with volume_correction > 0; see
+// mpm::volume_corrected_J): P2G scatters one more channel, each particle's
+// volume, the grid update adds the walls' share and the rigid parts theirs,
+// and G2P relaxes J towards the measured volume, as MpmCpuBackend does. The
+// kernels take it as a template parameter (VOL), and its arrays are
+// allocated only once a scene corrects its volume, so without it nothing
+// changes.
+//
 // Small grids on sm_90 and later take the fused path instead: whole substeps,
 // up to 64 per launch, in one kernel on one thread-block cluster that holds
 // the grid in its shared memory (fused_kernel, which lists what takes it),
@@ -194,31 +202,43 @@ __global__ void grab_kernel(DevParticles p, int n, const uint32_t* inv_perm, con
 
 /// Opens a substep: control (first thread, see control_begin) and the grid
 /// cleared (no other thread reads the control block here; clearing a halted
-/// run's grid is harmless).
-__global__ void clear_kernel(float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, int nodes,
-                             DevControl* ctrl, StepRule rule) {
+/// run's grid is harmless). The volume channel where it is scattered (gvol,
+/// deterministic: gvoli; the grid update writes gvol from gvoli).
+__global__ void clear_kernel(float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, float* gvol,
+                             unsigned long long* gvoli, int nodes, DevControl* ctrl,
+                             StepRule rule) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k == 0) control_begin(ctrl, rule);
   if (k >= nodes) return;
   if (gi) {
     gi[k] = FixedNode{0ull, 0ull, 0ull, 0ull, 0ull};
+    if (gvoli) gvoli[k] = 0ull;
   } else {
     gm[k] = 0.f;
     gv[k] = Vec2{};
     if (gv_old) gv_old[k] = Vec2{};
+    if (gvol) gvol[k] = 0.f;
   }
 }
 
 // ---- P2G ------------------------------------------------------------------------
 
-/// Shared-memory tile: channels mass, momentum x, y and, for FLIP, the
-/// transferred momentum x, y (float, or 64-bit fixed point when DET). The
-/// deterministic FLIP tile holds 512 nodes (20 KiB instead of 40), enough for
-/// a sorted block's ~200-node box, so occupancy does not halve on sm_75-89.
-template <bool DET, bool FLIP>
+/// P2G's channels of a node, in this order: mass, momentum x, y; FLIP: the
+/// transferred momentum x, y; VOL: the volume channel, channel kVol.
+template <bool FLIP, bool VOL>
+struct P2GChannels {
+  static constexpr int kVol = FLIP ? 5 : 3;
+  static constexpr int kCount = kVol + (VOL ? 1 : 0);
+};
+
+/// Shared-memory tile: P2GChannels (float, or 64-bit fixed point when DET).
+/// The deterministic FLIP or VOL tile holds 512 nodes (16 to 24 KiB instead
+/// of 32 to 48), enough for a sorted block's ~200-node box, so occupancy does
+/// not halve on sm_75-89.
+template <bool DET, bool FLIP, bool VOL = false>
 struct TileStore {
-  static constexpr int kChannels = FLIP ? 5 : 3;
-  static constexpr int kNodes = (DET && FLIP) ? kTileNodes / 2 : kTileNodes;
+  static constexpr int kChannels = P2GChannels<FLIP, VOL>::kCount;
+  static constexpr int kNodes = (DET && (FLIP || VOL)) ? kTileNodes / 2 : kTileNodes;
   typename std::conditional<DET, unsigned long long, float>::type c[kChannels][kNodes];
 };
 
@@ -229,6 +249,7 @@ struct P2GParticle {
   Vec2 mv, mv0;  // momentum with and without the substep's external force
   Mat2 Q, stress, affine;
   float mp = 0.f;
+  float vol = 0.f;  // VOL: the volume it brings to the volume channel (mpm::particle_volume)
   PolyModes modes;
   mpm::PolyAxis px, py;
 };
@@ -236,8 +257,9 @@ struct P2GParticle {
 /// Constitutive update of particle i (F and Jp written back) and its P2G
 /// terms; the same for p2g_kernel and fused_kernel. POLY (quadratic kernel,
 /// no FLIP): PolyPIC's extra modes add m_p sum_r w e_r c_r to each node's
-/// momentum (mpm::poly_node_velocity, as MpmCpuBackend::scatter does).
-template <Kernel K, bool POLY>
+/// momentum (mpm::poly_node_velocity, as MpmCpuBackend::scatter does). VOL:
+/// the particle's volume after the update, as the CPU's scatter takes it.
+template <Kernel K, bool POLY, bool VOL = false>
 __device__ __forceinline__ void p2g_particle(const DevParticles& p, int i,
                                              const MaterialParams* mats, const GridSpec& g,
                                              bool apic, const Vec2* fext, float dt,
@@ -250,6 +272,7 @@ __device__ __forceinline__ void p2g_particle(const DevParticles& p, int i,
   const Mat2 tau = mpm::constitutive(mat, F, p.J[i], Jp, C, dt);
   p.F[i] = F;
   p.Jp[i] = Jp;
+  if constexpr (VOL) t.vol = mpm::particle_volume(mat, p.vol0[i], F, Jp);
   t.mp = p.mass[i];
   t.mv0 = t.mp * p.v[i];
   t.mv = t.mv0 + (fext ? dt * fext[i] : Vec2{});
@@ -265,10 +288,12 @@ __device__ __forceinline__ void p2g_particle(const DevParticles& p, int i,
 }
 
 /// The particle's contribution to stencil node (a, c): mass, momentum and,
-/// for FLIP, the transferred momentum w m v (see mpm::flip_old_velocity).
-template <Kernel K, bool FLIP, bool POLY>
+/// for FLIP, the transferred momentum w m v (see mpm::flip_old_velocity);
+/// VOL: its volume w V_p.
+template <Kernel K, bool FLIP, bool POLY, bool VOL>
 __device__ __forceinline__ void p2g_node(const P2GParticle& t, const GridSpec& g, float inv_dx,
-                                         int a, int c, float& dm, Vec2& dmv, Vec2& dmv0) {
+                                         int a, int c, float& dm, Vec2& dmv, Vec2& dmv0,
+                                         float& dvol) {
   const mpm::Stencil& s = t.s;
   const float w = s.wx[a] * s.wy[c];
   const Vec2 dpos{(a - s.fx) * g.dx, (c - s.fy) * g.dx};
@@ -279,11 +304,12 @@ __device__ __forceinline__ void p2g_node(const P2GParticle& t, const GridSpec& g
   if constexpr (POLY) dmv += t.mp * mpm::poly_node_velocity(t.modes, t.px, t.py, a, c);
   dm = w * t.mp;
   if constexpr (FLIP) dmv0 = w * t.mv0;
+  if constexpr (VOL) dvol = w * t.vol;
 }
 
-/// Scatters one particle: add(x, y, dm, dmv, dmv0) once per stencil node
-/// (x, y), in a fixed order.
-template <Kernel K, bool FLIP, bool POLY, class Add>
+/// Scatters one particle: add(x, y, dm, dmv, dmv0, dvol) once per stencil
+/// node (x, y), in a fixed order.
+template <Kernel K, bool FLIP, bool POLY, bool VOL, class Add>
 __device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec& g, float inv_dx,
                                             Add&& add) {
   constexpr int N = mpm::kernel_support(K);
@@ -291,10 +317,10 @@ __device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec
   for (int c = 0; c < N; ++c)
 #pragma unroll
     for (int a = 0; a < N; ++a) {
-      float dm;
+      float dm, dvol = 0.f;
       Vec2 dmv, dmv0{};
-      p2g_node<K, FLIP, POLY>(t, g, inv_dx, a, c, dm, dmv, dmv0);
-      add(t.s.base_x + a, t.s.base_y + c, dm, dmv, dmv0);
+      p2g_node<K, FLIP, POLY, VOL>(t, g, inv_dx, a, c, dm, dmv, dmv0, dvol);
+      add(t.s.base_x + a, t.s.base_y + c, dm, dmv, dmv0, dvol);
     }
 }
 
@@ -304,17 +330,18 @@ __device__ __forceinline__ void p2g_scatter(const P2GParticle& t, const GridSpec
 /// sum: one atomic per node and cell instead of per particle (same-address
 /// atomics serialise). A non-contiguous group (between reorders) keeps
 /// per-particle calls. Every lane of the warp must call this. Float: add(x,
-/// y, dm, dmv, dmv0). DET: each lane converts its contributions to 64-bit
-/// fixed point first (scales fs) and the shuffles sum integers, which no
-/// order changes, so the sums are the same bits as one atomic per particle;
-/// add(x, y, v) gets the five integers (mass, momentum, FLIP's transferred
-/// momentum).
-template <Kernel K, bool FLIP, bool POLY, bool DET = false, class Add>
+/// y, dm, dmv, dmv0, dvol). DET: each lane converts its contributions to
+/// 64-bit fixed point first (scales fs) and the shuffles sum integers, which
+/// no order changes, so the sums are the same bits as one atomic per
+/// particle; add(x, y, v) gets the integers of P2GChannels (mass, momentum,
+/// FLIP's transferred momentum, VOL's volume).
+template <Kernel K, bool FLIP, bool POLY, bool VOL, bool DET = false, class Add>
 __device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle& t,
                                                  const GridSpec& g, float inv_dx, Add&& add,
                                                  FixedScale fs = FixedScale{}) {
   using Acc = typename std::conditional<DET, unsigned long long, float>::type;
-  constexpr int CH = FLIP ? 5 : 3;
+  using Ch = P2GChannels<FLIP, VOL>;
+  constexpr int CH = Ch::kCount;
   constexpr int N = mpm::kernel_support(K);
   const mpm::Stencil& s = t.s;
   const unsigned full = 0xffffffffu;
@@ -331,11 +358,11 @@ __device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle&
   for (int c = 0; c < N; ++c)
 #pragma unroll
     for (int a = 0; a < N; ++a) {
-      Acc v[5] = {0, 0, 0, 0, 0};
+      Acc v[6] = {0, 0, 0, 0, 0, 0};
       if (active) {
-        float dm = 0.f;
+        float dm = 0.f, dvol = 0.f;
         Vec2 dmv{}, dmv0{};
-        p2g_node<K, FLIP, POLY>(t, g, inv_dx, a, c, dm, dmv, dmv0);
+        p2g_node<K, FLIP, POLY, VOL>(t, g, inv_dx, a, c, dm, dmv, dmv0, dvol);
         if constexpr (DET) {
           v[0] = to_fixed(dm, fs.mass);
           v[1] = to_fixed(dmv.x, fs.momentum);
@@ -344,12 +371,16 @@ __device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle&
             v[3] = to_fixed(dmv0.x, fs.momentum);
             v[4] = to_fixed(dmv0.y, fs.momentum);
           }
+          if constexpr (VOL) v[Ch::kVol] = to_fixed(dvol, fs.volume);
         } else {
           v[0] = dm;
           v[1] = dmv.x;
           v[2] = dmv.y;
-          v[3] = dmv0.x;
-          v[4] = dmv0.y;
+          if constexpr (FLIP) {
+            v[3] = dmv0.x;
+            v[4] = dmv0.y;
+          }
+          if constexpr (VOL) v[Ch::kVol] = dvol;
         }
       }
       for (int o = 1; o < maxlen; o <<= 1) {
@@ -365,21 +396,25 @@ __device__ __forceinline__ void p2g_scatter_warp(bool active, const P2GParticle&
         if constexpr (DET)
           add(s.base_x + a, s.base_y + c, v);
         else
-          add(s.base_x + a, s.base_y + c, v[0], Vec2{v[1], v[2]}, Vec2{v[3], v[4]});
+          add(s.base_x + a, s.base_y + c, v[0], Vec2{v[1], v[2]}, FLIP ? Vec2{v[3], v[4]} : Vec2{},
+              VOL ? v[Ch::kVol] : 0.f);
       }
     }
 }
 
-template <Kernel K, bool DET, bool FLIP, bool POLY = false>
+/// VOL: also the volume channel, into gvol (float) or gvoli (DET).
+template <Kernel K, bool DET, bool FLIP, bool POLY = false, bool VOL = false>
 __global__ void __launch_bounds__(kThreads)
     p2g_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, bool apic,
-               const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, FixedScale fs,
-               const DevControl* ctrl) {
+               const Vec2* fext, float* gm, Vec2* gv, Vec2* gv_old, FixedNode* gi, float* gvol,
+               unsigned long long* gvoli, FixedScale fs, const DevControl* ctrl) {
   static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
   if (ctrl->halted) return;  // uniform over the block
   constexpr int N = mpm::kernel_support(K);
-  constexpr int CH = TileStore<DET, FLIP>::kChannels;
-  __shared__ TileStore<DET, FLIP> tile;
+  using Tile = TileStore<DET, FLIP, VOL>;
+  using Ch = P2GChannels<FLIP, VOL>;
+  constexpr int CH = Ch::kCount;
+  __shared__ Tile tile;
   __shared__ int box[4];  // min base x, min base y, max base x, max base y
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const bool active = i < n;
@@ -389,7 +424,7 @@ __global__ void __launch_bounds__(kThreads)
     box[2] = box[3] = -0x7fffffff;
   }
   P2GParticle t;
-  if (active) p2g_particle<K, POLY>(p, i, mats, g, apic, fext, ctrl->dt, t);
+  if (active) p2g_particle<K, POLY, VOL>(p, i, mats, g, apic, fext, ctrl->dt, t);
   __syncthreads();
   if (active) {
     atomicMin(&box[0], t.s.base_x);
@@ -401,7 +436,7 @@ __global__ void __launch_bounds__(kThreads)
   const int bx0 = box[0], by0 = box[1];
   const int tw = box[2] - bx0 + N, th = box[3] - by0 + N;
   const bool any = box[2] >= box[0];
-  const bool tiled = any && tw * th <= TileStore<DET, FLIP>::kNodes;
+  const bool tiled = any && tw * th <= Tile::kNodes;
   if (tiled) {
     for (int k = threadIdx.x; k < tw * th; k += blockDim.x)
 #pragma unroll
@@ -411,16 +446,17 @@ __global__ void __launch_bounds__(kThreads)
   const int stride = g.nodes_x();
   // Into the tile (a warp's pre-reduced sums: floats, or DET's fixed point),
   // or straight into the global grid when the block's box does not fit.
-  auto to_tile = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+  auto to_tile = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0, float dvol) {
     if constexpr (!DET) {
       const int k = (y - by0) * tw + (x - bx0);
       atomicAdd(&tile.c[0][k], dm);
       atomicAdd(&tile.c[1][k], dmv.x);
       atomicAdd(&tile.c[2][k], dmv.y);
       if constexpr (FLIP) {
-        atomicAdd(&tile.c[CH - 2][k], dmv0.x);
-        atomicAdd(&tile.c[CH - 1][k], dmv0.y);
+        atomicAdd(&tile.c[3][k], dmv0.x);
+        atomicAdd(&tile.c[4][k], dmv0.y);
       }
+      if constexpr (VOL) atomicAdd(&tile.c[Ch::kVol][k], dvol);
     }
   };
   auto to_tile_fixed = [&](int x, int y, const unsigned long long* v) {
@@ -430,7 +466,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int ch = 0; ch < CH; ++ch) atomicAdd(&tile.c[ch][k], v[ch]);
     }
   };
-  auto to_global = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+  auto to_global = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0, float dvol) {
     const int node = y * stride + x;
     if constexpr (DET) {
       atomicAdd(&gi[node].m, to_fixed(dm, fs.mass));
@@ -440,6 +476,7 @@ __global__ void __launch_bounds__(kThreads)
         atomicAdd(&gi[node].ox, to_fixed(dmv0.x, fs.momentum));
         atomicAdd(&gi[node].oy, to_fixed(dmv0.y, fs.momentum));
       }
+      if constexpr (VOL) atomicAdd(&gvoli[node], to_fixed(dvol, fs.volume));
     } else {
       atomicAdd(&gm[node], dm);
       atomicAdd(&gv[node].x, dmv.x);
@@ -448,17 +485,18 @@ __global__ void __launch_bounds__(kThreads)
         atomicAdd(&gv_old[node].x, dmv0.x);
         atomicAdd(&gv_old[node].y, dmv0.y);
       }
+      if constexpr (VOL) atomicAdd(&gvol[node], dvol);
     }
   };
   if (tiled) {  // every lane: tiled is uniform over the block
     if constexpr (DET)
-      p2g_scatter_warp<K, FLIP, POLY, true>(active, t, g, inv_dx, to_tile_fixed, fs);
+      p2g_scatter_warp<K, FLIP, POLY, VOL, true>(active, t, g, inv_dx, to_tile_fixed, fs);
     else
-      p2g_scatter_warp<K, FLIP, POLY>(active, t, g, inv_dx, to_tile);
+      p2g_scatter_warp<K, FLIP, POLY, VOL>(active, t, g, inv_dx, to_tile);
     (void)to_tile;
     (void)to_tile_fixed;
   } else if (active) {
-    p2g_scatter<K, FLIP, POLY>(t, g, inv_dx, to_global);
+    p2g_scatter<K, FLIP, POLY, VOL>(t, g, inv_dx, to_global);
   }
   if (!tiled) return;  // uniform over the block
   __syncthreads();
@@ -472,11 +510,14 @@ __global__ void __launch_bounds__(kThreads)
         atomicAdd(&gi[node].py, py);
       }
       if constexpr (FLIP) {
-        const unsigned long long ox = tile.c[CH - 2][k], oy = tile.c[CH - 1][k];
+        const unsigned long long ox = tile.c[3][k], oy = tile.c[4][k];
         if (ox | oy) {
           atomicAdd(&gi[node].ox, ox);
           atomicAdd(&gi[node].oy, oy);
         }
+      }
+      if constexpr (VOL) {
+        if (const unsigned long long vol = tile.c[Ch::kVol][k]) atomicAdd(&gvoli[node], vol);
       }
     } else {
       const float m = tile.c[0][k], px = tile.c[1][k], py = tile.c[2][k];
@@ -486,11 +527,15 @@ __global__ void __launch_bounds__(kThreads)
         atomicAdd(&gv[node].y, py);
       }
       if constexpr (FLIP) {
-        const float ox = tile.c[CH - 2][k], oy = tile.c[CH - 1][k];
+        const float ox = tile.c[3][k], oy = tile.c[4][k];
         if (ox != 0.f || oy != 0.f) {
           atomicAdd(&gv_old[node].x, ox);
           atomicAdd(&gv_old[node].y, oy);
         }
+      }
+      if constexpr (VOL) {
+        const float vol = tile.c[Ch::kVol][k];
+        if (vol != 0.f) atomicAdd(&gvol[node], vol);
       }
     }
   }
@@ -498,14 +543,24 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- grid -----------------------------------------------------------------------
 
+/// gvol (null unless a fluid corrects its volume): the volume channel,
+/// deterministic: from gvoli, with the walls' share added
+/// (mpm::wall_volume_fraction, as MpmCpuBackend::grid_update does).
 __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2* gv_old,
-                            bool keep_old, const FixedNode* gi, FixedScale fs,
+                            bool keep_old, const FixedNode* gi, float* gvol,
+                            const unsigned long long* gvoli, Kernel kernel, FixedScale fs,
                             const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = gp.grid.nodes_x(), sy = gp.grid.nodes_y();
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= sx * sy) return;
   gp.dt = ctrl->dt;
+  if (gvol) {  // uniform: the walls count as full from their faces
+    const float vol = gvoli ? from_fixed(gvoli[node], fs.volume) : gvol[node];
+    const float cell = gp.grid.dx * gp.grid.dx;
+    gvol[node] = vol + cell * mpm::wall_volume_fraction(gp.grid, gp.boundary_nodes, kernel,
+                                                        node % sx, node / sx);
+  }
   float m;
   Vec2 mv, mv0{};
   if (gi) {
@@ -608,17 +663,41 @@ __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevCollide
   if (changed) gv[node] = v;
 }
 
+/// The volume channel G2P reads (gphi) from the one P2G and the walls filled
+/// (gvol): a node outside the interior gets mpm::kVolumeNotInterior, so a
+/// stencil that reaches it leaves the particle's J alone (as
+/// MpmCpuBackend::mark_volume_interior does in place; here every node reads
+/// its neighbours, so the result goes to its own array).
+__global__ void volume_interior_kernel(GridSpec g, Kernel kernel, const float* gvol, float* gphi,
+                                       const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= sx * sy) return;
+  const float inv_cell = 1.f / (g.dx * g.dx);
+  const auto vol = [&](int x, int y) { return gvol[y * sx + x] * inv_cell; };
+  gphi[node] = mpm::volume_node_interior(vol, sx, sy, node % sx, node / sx, kernel)
+                   ? gvol[node]
+                   : mpm::kVolumeNotInterior;
+}
+
 // ---- G2P ------------------------------------------------------------------------
 
 /// F, J, position and the blow-up / max-speed reductions of particle i once
 /// its velocity v and gradient B are known (mirrors MpmCpuBackend::finish_particle).
+/// VOL: J first relaxed towards the volume measured on the grid, phi the
+/// particle's volume fraction (mpm::volume_corrected_J).
+template <bool VOL>
 __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const MaterialParams* mats,
                                                 const GridSpec& g, const Mat2& B, Vec2 v,
                                                 Vec2 v_adv, float dt, float vlim2,
-                                                const DevColliders& cols, DevControl* ctrl) {
+                                                const DevColliders& cols, DevControl* ctrl,
+                                                float phi) {
+  const MaterialParams& mat = mats[p.material[i]];
   Mat2 F = p.F[i];
   float J = p.J[i];
-  mpm::update_deformation(mats[p.material[i]].type, B, dt, F, J);
+  if constexpr (VOL) J = mpm::volume_corrected_J(J, phi, mpm::volume_correction_step(mat, dt));
+  mpm::update_deformation(mat.type, B, dt, F, J);
   p.F[i] = F;
   p.J[i] = J;
   Vec2 xn = p.x[i] + dt * v_adv;
@@ -636,43 +715,57 @@ __device__ __forceinline__ void finish_particle(DevParticles& p, int i, const Ma
   if (lanes.thread_rank() == 0 && bits) atomicMax(&ctrl->vmax2_bits, bits);
 }
 
+/// A grid row as mpm::g2p_gather reads it: mpm::GridRow's velocities (and
+/// FLIP's old ones) and, with VOL, the volume channel: `.vol(a)`.
+template <bool FLIP, bool VOL>
+struct VolumeRow : mpm::GridRow<FLIP> {
+  const float* vol_;
+  __device__ float vol(int a) const { return vol_[a]; }
+};
+template <bool FLIP>
+struct VolumeRow<FLIP, false> : mpm::GridRow<FLIP> {};
+
 /// What GlobalRows and ClusterRows hand mpm::g2p_gather: row y from node x
-/// (their vel(y) and old(y) row starts).
-template <class Rows>
+/// (their vel(y) and old(y) row starts; VOL: vols(y), the volume channel's).
+template <class Rows, bool VOL>
 struct RowsFromStarts {
   template <bool FLIP>
-  __device__ mpm::GridRow<FLIP> row(int x, int y) const {
+  __device__ VolumeRow<FLIP, VOL> row(int x, int y) const {
     const Rows& r = static_cast<const Rows&>(*this);
-    if constexpr (FLIP)
-      return {r.vel(y) + x, r.old(y) + x};
-    else
-      return {r.vel(y) + x};
+    VolumeRow<FLIP, VOL> out;
+    out.v_ = r.vel(y) + x;
+    if constexpr (FLIP) out.o_ = r.old(y) + x;
+    if constexpr (VOL) out.vol_ = r.vols(y) + x;
+    return out;
   }
 };
 
-/// Node velocities (and FLIP's old velocities) of the global grid, by row:
-/// row y starts at v + y * stride.
-struct GlobalRows : RowsFromStarts<GlobalRows> {
+/// Node velocities (and FLIP's old velocities, VOL's volume channel) of the
+/// global grid, by row: row y starts at v + y * stride.
+template <bool VOL>
+struct GlobalRows : RowsFromStarts<GlobalRows<VOL>, VOL> {
   const Vec2* v;
   const Vec2* v_old;
+  const float* vol;
   int stride;
   __device__ const Vec2* vel(int y) const { return v + y * stride; }
   __device__ const Vec2* old(int y) const { return v_old + y * stride; }
+  __device__ const float* vols(int y) const { return vol + y * stride; }
 };
 
 /// G2P of particle i from the node velocities `rows` gives (GlobalRows, or
 /// the fused kernel's rows in the cluster's shared memory); the same for
 /// g2p_kernel and fused_kernel. The sums are mpm::g2p_gather, as in
 /// MpmCpuBackend::gather (POLY, quadratic kernel without FLIP: also PolyPIC's
-/// extra modes).
-template <Kernel K, bool FLIP, bool POLY, class Rows>
+/// extra modes; VOL: the volume channel, for the volume correction).
+template <Kernel K, bool FLIP, bool POLY, bool VOL, class Rows>
 __device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const MaterialParams* mats,
                                              const GridSpec& g, float alpha, FlipAdvect advect,
                                              float vlim2, float dt, const Rows& rows,
                                              const DevColliders& cols, DevControl* ctrl) {
   const mpm::Stencil s = mpm::make_stencil(K, g, p.x[i]);
   PolyModes modes;
-  const mpm::G2PSums q = mpm::g2p_gather<K, FLIP, POLY, false>(s, 1.f / g.dx, rows, &modes);
+  const mpm::G2PSums q = mpm::g2p_gather<K, FLIP, POLY, VOL>(s, 1.f / g.dx, rows, &modes);
   const Vec2 v_pic = q.v_pic;
   const Mat2 B = q.B;  // a local (finish_particle takes it by reference; see MpmCpuBackend::gather)
   const Vec2 v = FLIP ? mpm::transfer_velocity(Transfer::FLIP, alpha, p.v[i], v_pic, q.dv) : v_pic;
@@ -680,22 +773,26 @@ __device__ __forceinline__ void g2p_particle(DevParticles& p, int i, const Mater
   if (K == Kernel::Linear) return;  // F, J, x and the checks: musl_g2p_kernel
   p.C[i] = B;
   if constexpr (POLY) p.poly[i] = modes;
-  finish_particle(p, i, mats, g, B, v,
-                  FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
-                  cols, ctrl);
+  const float inv_area = 1.f / (g.dx * g.dx);  // node volume -> volume fraction
+  finish_particle<VOL>(p, i, mats, g, B, v,
+                       FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_pic) : v, dt, vlim2,
+                       cols, ctrl, q.vol * inv_area);
 }
 
-template <Kernel K, bool FLIP, bool POLY = false>
+/// VOL: J relaxed towards the volume channel gvol (the linear kernel's J is
+/// finished by musl_g2p_kernel, which reads it then).
+template <Kernel K, bool FLIP, bool POLY = false, bool VOL = false>
 __global__ void __launch_bounds__(kThreads)
     g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g, float alpha,
                FlipAdvect advect, float vlim2, const Vec2* gv, const Vec2* gv_old,
-               DevColliders cols, DevControl* ctrl) {
+               const float* gvol, DevColliders cols, DevControl* ctrl) {
   static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
+  static_assert(!VOL || K != Kernel::Linear, "the linear kernel reads the volume in its MUSL pass");
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  g2p_particle<K, FLIP, POLY>(p, i, mats, g, alpha, advect, vlim2, ctrl->dt,
-                              GlobalRows{{}, gv, gv_old, g.nodes_x()}, cols, ctrl);
+  g2p_particle<K, FLIP, POLY, VOL>(p, i, mats, g, alpha, advect, vlim2, ctrl->dt,
+                                   GlobalRows<VOL>{{}, gv, gv_old, gvol, g.nodes_x()}, cols, ctrl);
 }
 
 // ---- MUSL second pass (linear kernel; see MpmCpuBackend::musl_linear) ----------------
@@ -754,10 +851,11 @@ __global__ void musl_grid_kernel(mpm::GridUpdateParams gp, const float* gm, Vec2
   gv[node] = mpm::musl_node_velocity(node % sx, node / sx, gm[node], mv, gp);
 }
 
-template <bool FLIP>
+/// VOL: J relaxed towards the volume channel gvol first, as on the CPU.
+template <bool FLIP, bool VOL>
 __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
-                                FlipAdvect advect, float vlim2, const Vec2* gv, DevColliders cols,
-                                DevControl* ctrl) {
+                                FlipAdvect advect, float vlim2, const Vec2* gv, const float* gvol,
+                                DevColliders cols, DevControl* ctrl) {
   if (ctrl->halted) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -770,19 +868,22 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
   const mpm::Stencil s = mpm::make_stencil(K, g, xp);
   Vec2 v_grid{};
   Mat2 B{};
+  float vol = 0.f;
 #pragma unroll
   for (int c = 0; c < N; ++c)
 #pragma unroll
     for (int a = 0; a < N; ++a) {
-      const Vec2 vi = gv[(s.base_y + c) * stride + s.base_x + a];
+      const int node = (s.base_y + c) * stride + s.base_x + a;
+      const Vec2 vi = gv[node];
       v_grid += (s.wx[a] * s.wy[c]) * vi;
+      if constexpr (VOL) vol += (s.wx[a] * s.wy[c]) * gvol[node];
       B += outer(vi, mpm::grad_vector(K, s, a, c, inv_dx));
     }
   const Vec2 v = p.v[i];
   p.C[i] = B;
-  finish_particle(p, i, mats, g, B, v,
-                  FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
-                  vlim2, cols, ctrl);
+  finish_particle<VOL>(p, i, mats, g, B, v,
+                       FLIP ? mpm::advect_velocity(Transfer::FLIP, advect, v, v_grid) : v_grid, dt,
+                       vlim2, cols, ctrl, vol / (g.dx * g.dx));
 }
 
 // ---- fused substeps (sm_90: one thread-block cluster) -------------------------------
@@ -823,13 +924,17 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
 //
 // Taken for the quadratic and cubic kernels with every transfer (PolyPIC
 // included) and every material, walls and wall friction, gravity and the
-// point force, fixed or adaptive dt, float or deterministic sums. Not taken
+// point force, fixed or adaptive dt, float or deterministic sums, and the
+// fluids' volume correction (VOL: one more sum, the volume channel beside
+// the velocities for G2P with the walls' share added, and its interior
+// marked after the grid update, two barriers more). Not taken
 // (the kernels above run, unchanged): the linear kernel (its MUSL pass), rigid
 // bodies, grab, per-substep forces (fext), sm < 90 or a build without sm_90
 // code, PS_CUDA_FUSED=0, more than kFusedMaxParticles particles, and grids
 // whose nodes do not fit the cluster's shared memory (fused_layout: 20 bytes
-// a node, FLIP 36, deterministic 32, deterministic FLIP 56; on an H100 about
-// 3.6 MB in 16 blocks: a 256^2 grid fits except deterministic FLIP).
+// a node, FLIP 36, deterministic 32, deterministic FLIP 56, the volume
+// correction 8 more, deterministic 12; on an H100 about 3.6 MB in 16 blocks:
+// a 256^2 grid fits except deterministic FLIP).
 
 constexpr int kFusedThreads = 512;  // threads per block
 constexpr int kFusedSubsteps =
@@ -844,22 +949,26 @@ constexpr size_t kFusedMaxParticles = size_t{1} << 17;
 constexpr int kSortDue = kFusedSubsteps > kSortInterval ? kFusedSubsteps : kSortInterval;
 
 /// Byte layout of one block's nodes: the P2G sums, one array per channel
-/// (mass, momentum x, y; FLIP: transferred momentum x, y; float, or 64-bit
-/// fixed point when det), then the node velocities and FLIP's old velocities.
+/// (P2GChannels: mass, momentum x, y; FLIP: transferred momentum x, y; VOL:
+/// volume; float, or 64-bit fixed point when det), then the node velocities,
+/// FLIP's old velocities and VOL's volume channel for G2P.
 struct FusedLayout {
   int stride;      // elements per array: the block's nodes rounded up to 4 (16-byte aligned arrays)
   size_t vel_off;  // bytes
   size_t old_off;
+  size_t vol_off;
   size_t bytes;
 };
 
-PS_HD FusedLayout fused_layout(bool det, bool flip, int nodes) {
+PS_HD FusedLayout fused_layout(bool det, bool flip, bool vol, int nodes) {
   FusedLayout L;
   L.stride = (nodes + 3) / 4 * 4;
   const size_t elem = det ? sizeof(unsigned long long) : sizeof(float);
-  L.vel_off = static_cast<size_t>(flip ? 5 : 3) * static_cast<size_t>(L.stride) * elem;
-  L.old_off = L.vel_off + static_cast<size_t>(L.stride) * sizeof(Vec2);
-  L.bytes = L.old_off + (flip ? static_cast<size_t>(L.stride) * sizeof(Vec2) : 0);
+  const size_t n = static_cast<size_t>(L.stride);
+  L.vel_off = static_cast<size_t>((flip ? 5 : 3) + (vol ? 1 : 0)) * n * elem;
+  L.old_off = L.vel_off + n * sizeof(Vec2);
+  L.vol_off = L.old_off + (flip ? n * sizeof(Vec2) : 0);
+  L.bytes = L.vol_off + (vol ? n * sizeof(float) : 0);
   return L;
 }
 
@@ -900,18 +1009,21 @@ __device__ __forceinline__ void take_reductions(DevControl& c, const DevControl&
   c.bad = r.bad;
 }
 
-/// The fused kernel's node velocities by row: row y of the grid is local row
-/// y >> shift of block y & mask.
-struct ClusterRows : RowsFromStarts<ClusterRows> {
+/// The fused kernel's node velocities (and VOL's volume channel) by row: row
+/// y of the grid is local row y >> shift of block y & mask.
+template <bool VOL>
+struct ClusterRows : RowsFromStarts<ClusterRows<VOL>, VOL> {
   unsigned char* smem;  // this block's dynamic shared memory (fused_layout)
-  size_t vel_off, old_off;
+  size_t vel_off, old_off, vol_off;
   int sx, mask, shift;
-  __device__ const Vec2* at(int y, size_t off) const {
-    return reinterpret_cast<const Vec2*>(cg::this_cluster().map_shared_rank(smem, y & mask) + off) +
+  template <class T>
+  __device__ const T* at(int y, size_t off) const {
+    return reinterpret_cast<const T*>(cg::this_cluster().map_shared_rank(smem, y & mask) + off) +
            (y >> shift) * sx;
   }
-  __device__ const Vec2* vel(int y) const { return at(y, vel_off); }
-  __device__ const Vec2* old(int y) const { return at(y, old_off); }
+  __device__ const Vec2* vel(int y) const { return at<Vec2>(y, vel_off); }
+  __device__ const Vec2* old(int y) const { return at<Vec2>(y, old_off); }
+  __device__ const float* vols(int y) const { return at<float>(y, vol_off); }
 };
 #endif
 
@@ -920,13 +1032,14 @@ struct ClusterRows : RowsFromStarts<ClusterRows> {
 /// threads and fused_layout(...).bytes of dynamic shared memory; compiled
 /// empty for older architectures (the host checks the function's PTX
 /// version before it launches it).
-template <Kernel K, bool DET, bool FLIP, bool POLY>
+template <Kernel K, bool DET, bool FLIP, bool POLY, bool VOL>
 __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
   static_assert(K != Kernel::Linear, "the linear kernel's MUSL pass runs unfused");
   static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Sum = typename std::conditional<DET, unsigned long long, float>::type;
-  constexpr int CH = FLIP ? 5 : 3;
+  using Ch = P2GChannels<FLIP, VOL>;
+  constexpr int CH = Ch::kCount;
   extern __shared__ __align__(16) unsigned char fused_smem[];
   __shared__ DevControl c;  // this block's copy of the control block
   __shared__ DevControl
@@ -937,14 +1050,16 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
   const int tid = static_cast<int>(threadIdx.x);
   const int sx = a.g.nodes_x(), sy = a.g.nodes_y();
   const int nodes = a.rows * sx;  // this block's: rows rank, rank + B, rank + 2B, ...
-  const FusedLayout L = fused_layout(DET, FLIP, nodes);
+  const FusedLayout L = fused_layout(DET, FLIP, VOL, nodes);
   const int S = L.stride;
   Sum* sum = reinterpret_cast<Sum*>(fused_smem);  // channel q of local node k: sum[q * S + k]
   Vec2* vel = reinterpret_cast<Vec2*>(fused_smem + L.vel_off);
   Vec2* vel_old = reinterpret_cast<Vec2*>(fused_smem + L.old_off);
+  float* vol = reinterpret_cast<float*>(fused_smem + L.vol_off);
   DevControl* red0 = cluster.map_shared_rank(red, 0);
   const DevColliders no_colliders{nullptr, 0, nullptr};
   const float inv_dx = 1.f / a.g.dx;
+  const float cell = a.g.dx * a.g.dx;  // VOL: node volume of a full node
   const int per_block = (a.n + blocks - 1) / blocks;
   const int first = min(a.n, rank * per_block), last = min(a.n, first + per_block);
 
@@ -962,7 +1077,7 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
   cluster.sync();
 
   // P2G's atomics into the node sums of (x, y), in the block that owns row y.
-  auto add = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0) {
+  auto add = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0, float dvol) {
     Sum* q = reinterpret_cast<Sum*>(cluster.map_shared_rank(fused_smem, y & mask)) +
              (y >> a.shift) * sx + x;
     if constexpr (DET) {
@@ -973,6 +1088,7 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
         atomicAdd(q + 3 * S, to_fixed(dmv0.x, a.fs.momentum));
         atomicAdd(q + 4 * S, to_fixed(dmv0.y, a.fs.momentum));
       }
+      if constexpr (VOL) atomicAdd(q + Ch::kVol * S, to_fixed(dvol, a.fs.volume));
     } else {
       atomicAdd(q, dm);
       atomicAdd(q + S, dmv.x);
@@ -981,9 +1097,10 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
         atomicAdd(q + 3 * S, dmv0.x);
         atomicAdd(q + 4 * S, dmv0.y);
       }
+      if constexpr (VOL) atomicAdd(q + Ch::kVol * S, dvol);
     }
   };
-  const ClusterRows rows{{}, fused_smem, L.vel_off, L.old_off, sx, mask, a.shift};
+  const ClusterRows<VOL> rows{{}, fused_smem, L.vel_off, L.old_off, L.vol_off, sx, mask, a.shift};
   mpm::GridUpdateParams gp = a.gp;
   bool all_ran = true;
   for (int step = 0; step < a.count; ++step) {
@@ -1008,13 +1125,13 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
       bool active = i < last;
       P2GParticle t;
       if (active) {
-        p2g_particle<K, POLY>(a.p, i, a.mats, a.g, a.apic, nullptr, dt, t);
+        p2g_particle<K, POLY, VOL>(a.p, i, a.mats, a.g, a.apic, nullptr, dt, t);
         active = stencil_inside<K>(t.s.base_x, t.s.base_y, sx, sy);  // else G2P reports it
       }
       if constexpr (DET) {
-        if (active) p2g_scatter<K, FLIP, POLY>(t, a.g, inv_dx, add);
+        if (active) p2g_scatter<K, FLIP, POLY, VOL>(t, a.g, inv_dx, add);
       } else {
-        p2g_scatter_warp<K, FLIP, POLY>(active, t, a.g, inv_dx, add);
+        p2g_scatter_warp<K, FLIP, POLY, VOL>(active, t, a.g, inv_dx, add);
       }
     }
     cluster.sync();
@@ -1047,6 +1164,15 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
         mv = Vec2{sum[S + k], sum[2 * S + k]};
         if constexpr (FLIP) mv0 = Vec2{sum[3 * S + k], sum[4 * S + k]};
       }
+      if constexpr (VOL) {  // the walls count as full (grid_kernel)
+        const Sum sv = sum[Ch::kVol * S + k];
+        float v;
+        if constexpr (DET)
+          v = from_fixed(sv, a.fs.volume);
+        else
+          v = sv;
+        vol[k] = v + cell * mpm::wall_volume_fraction(a.g, gp.boundary_nodes, K, x, y);
+      }
 #pragma unroll
       for (int q = 0; q < CH; ++q) sum[q * S + k] = Sum(0);
       mpm::grid_update_node(x, y, m, mv, gp);
@@ -1058,6 +1184,27 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
       }
     }
     cluster.sync();
+    if constexpr (VOL) {
+      // The volume correction's interior (volume_interior_kernel): each block
+      // tests its nodes against their neighbours' volumes, read across the
+      // cluster; the marks wait in the volume sum (cleared above) until every
+      // block has read the unmarked volumes, then go into the channel G2P reads.
+      const float inv_cell = 1.f / cell;
+      const auto vol_at = [&](int x, int y) { return rows.vols(y)[x] * inv_cell; };
+      for (int k = tid; k < nodes; k += blockDim.x) {
+        const int row = k / sx, x = k - row * sx;
+        const int y = (row << a.shift) + rank;
+        if (y >= sy) break;  // k only grows
+        if (!mpm::volume_node_interior(vol_at, sx, sy, x, y, K)) sum[Ch::kVol * S + k] = Sum(1);
+      }
+      cluster.sync();
+      for (int k = tid; k < nodes; k += blockDim.x)
+        if (sum[Ch::kVol * S + k] != Sum(0)) {
+          vol[k] = mpm::kVolumeNotInterior;
+          sum[Ch::kVol * S + k] = Sum(0);
+        }
+      cluster.sync();
+    }
     const long long t3 = clock64();
 
     // G2P.
@@ -1070,8 +1217,8 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
                   static_cast<unsigned long long>(a.p.perm[i]));  // halts the run, as a blow-up
         continue;
       }
-      g2p_particle<K, FLIP, POLY>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows,
-                                  no_colliders, red_now);
+      g2p_particle<K, FLIP, POLY, VOL>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows,
+                                       no_colliders, red_now);
     }
     // Past this barrier the reductions are complete, and the next substep's
     // P2G may write the sums (G2P read only the velocities).
@@ -1211,6 +1358,15 @@ __global__ void totals_final_kernel(const double* partial, const float* vmax2, i
 
 int blocks_for(size_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
 
+/// Whether a fluid of the scene corrects its volume (mpm::volume_corrected_J),
+/// as MpmCpuBackend decides it: the kernels then take the volume channel
+/// (VOL) and the walls hold matter at their faces.
+bool corrects_volume(const SubstepInput& in) {
+  for (int k = 0; k < in.material_count; ++k)
+    if (mpm::volume_correction_step(in.materials[k], in.dt) > 0.f) return true;
+  return false;
+}
+
 /// Everything one substep's launches depend on. Compared bytewise to decide
 /// whether a captured graph can be replayed, so it is zero-filled first.
 struct LaunchKey {
@@ -1241,6 +1397,9 @@ struct LaunchKey {
   Vec2* gv;
   Vec2* gv_old;
   FixedNode* gi;
+  float* gvol;                // the volume channel; null: no fluid corrects its volume
+  float* gphi;                // gvol with the nodes outside the interior marked (G2P reads it)
+  unsigned long long* gvoli;  // its fixed-point sums (deterministic), else null
   Vec2* fext;
   const uint32_t* inv_perm;
   FixedScale fs;
@@ -1339,6 +1498,9 @@ class MpmCudaBackend final : public MpmBackend {
     cudaFree(gv_);
     cudaFree(gv_old_);
     cudaFree(gi_);
+    cudaFree(gvol_);
+    cudaFree(gphi_);
+    cudaFree(gvoli_);
     cudaFree(mats_);
     cudaFree(grab_idx_);
     cudaFree(grab_off_);
@@ -1383,10 +1545,14 @@ class MpmCudaBackend final : public MpmBackend {
       iota_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(d_.perm, inv_perm_, static_cast<int>(n));
       check(cudaGetLastError(), "iota");
     }
-    // Fixed-point scales from the heaviest particle (sim/mpm/mpm_fixed.h).
-    float mmax = 0.f;
-    for (size_t i = 0; i < n; ++i) mmax = std::max(mmax, host_->mass[i]);
-    fs_ = fixed_scale_for(mmax);
+    // Fixed-point scales from the heaviest particle and the largest rest
+    // volume (sim/mpm/mpm_fixed.h).
+    float mmax = 0.f, vmax = 0.f;
+    for (size_t i = 0; i < n; ++i) {
+      mmax = std::max(mmax, host_->mass[i]);
+      vmax = std::max(vmax, host_->vol0[i]);
+    }
+    fs_ = fixed_scale_for(mmax, vmax);
     since_sort_ = kSortDue;  // reorder before the next substep
     host_current_ = true;
     check(cudaStreamSynchronize(stream_), "upload");
@@ -1601,7 +1767,9 @@ class MpmCudaBackend final : public MpmBackend {
         2 * (sizeof(Vec2) * 2 + sizeof(Mat2) * 2 + sizeof(float) * 4 + 1 + 4) + sizeof(Vec2) * 2 +
         4 * 5 + (d_.poly ? 2 * sizeof(PolyModes) : 0);
     s.state_bytes = capacity_ * per_particle + nodes_ * (sizeof(float) + 2 * sizeof(Vec2)) +
-                    (gi_ ? nodes_ * sizeof(FixedNode) : 0) + sort_temp_bytes_;
+                    (gi_ ? nodes_ * sizeof(FixedNode) : 0) +
+                    (gvol_ ? 2 * nodes_ * sizeof(float) : 0) +
+                    (gvoli_ ? nodes_ * sizeof(unsigned long long) : 0) + sort_temp_bytes_;
     static const char* names[kPhases] = {"control + grab + clear", "P2G (tiled, shared memory)",
                                          "grid update", "G2P + advect (+ MUSL, linear)",
                                          "sort + reorder (amortised)"};
@@ -1845,11 +2013,14 @@ class MpmCudaBackend final : public MpmBackend {
     dev_alloc(sort_temp_, bytes);
   }
 
-  /// Grid buffers, material table and grab list for this call's input.
+  /// Grid buffers, material table and grab list for this call's input. The
+  /// volume channel (float, and its fixed-point sums in deterministic mode)
+  /// from the first call whose fluid corrects its volume on.
   void prepare(const SubstepInput& in) {
     const size_t nodes = static_cast<size_t>(in.grid.nodes_x()) * in.grid.nodes_y();
     const bool det = in.solver.deterministic;
-    if (nodes != nodes_ || (det && !gi_)) {
+    const bool vol = corrects_volume(in);
+    if (nodes != nodes_ || (det && !gi_) || (vol && !gvol_) || (vol && det && !gvoli_)) {
       check(cudaStreamSynchronize(stream_), "sync");
       drop_graphs();
       if (nodes != nodes_) {
@@ -1857,9 +2028,17 @@ class MpmCudaBackend final : public MpmBackend {
         dev_alloc(gv_, nodes);
         dev_alloc(gv_old_, nodes);
         if (gi_) dev_alloc(gi_, 0);
+        if (gvol_) dev_alloc(gvol_, 0);
+        if (gphi_) dev_alloc(gphi_, 0);
+        if (gvoli_) dev_alloc(gvoli_, 0);
         nodes_ = nodes;
       }
       if (det && !gi_) dev_alloc(gi_, nodes);
+      if (vol && !gvol_) {
+        dev_alloc(gvol_, nodes);
+        dev_alloc(gphi_, nodes);
+      }
+      if (vol && det && !gvoli_) dev_alloc(gvoli_, nodes);
     }
     last_det_ = det;
     last_grid_ = in.grid;
@@ -1992,6 +2171,10 @@ class MpmCudaBackend final : public MpmBackend {
     k.gv = gv_;
     k.gv_old = gv_old_;
     k.gi = in.solver.deterministic ? gi_ : nullptr;
+    const bool vol = corrects_volume(in);
+    k.gvol = vol ? gvol_ : nullptr;
+    k.gphi = vol ? gphi_ : nullptr;
+    k.gvoli = vol && in.solver.deterministic ? gvoli_ : nullptr;
     k.fext = in.use_fext ? fext_ : nullptr;
     k.inv_perm = inv_perm_;
     k.fs = fs_;
@@ -2004,32 +2187,25 @@ class MpmCudaBackend final : public MpmBackend {
     return k;
   }
 
-  /// Enqueues one substep on stream_ (also used under graph capture).
-  void launch_substep(const LaunchKey& k, bool timed) {
-    cudaStream_t st = stream_;
+  /// P2G's launch for this key's kernel, transfer and sum type; VOL: with
+  /// the volume channel.
+  template <bool VOL>
+  void launch_p2g(const LaunchKey& k, cudaStream_t st) {
     const int n = k.n;
-    const size_t nodes = static_cast<size_t>(k.grid.nodes_x()) * k.grid.nodes_y();
-    if (timed) cudaEventRecord(ev_[kEvK0], st);
     const bool flip = k.transfer == Transfer::FLIP;
-    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(
-        k.gm, k.gv, flip ? k.gv_old : nullptr, k.gi, static_cast<int>(nodes), k.ctrl, k.rule);
-    if (k.grab_count > 0)
-      grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
-          k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_ks, k.grab_count, k.grab_target,
-          k.grab_stiffness, k.ctrl);
-    if (timed) cudaEventRecord(ev_[kEvK1], st);
     const bool poly = k.transfer == Transfer::PolyPIC;       // quadratic only (checked in advance)
     const bool apic = k.transfer == Transfer::APIC || poly;  // PolyPIC = APIC + higher modes
     const int pb = blocks_for(static_cast<size_t>(n));
-#define PS_P2G(KK, DD, FF)                                                                    \
-  p2g_kernel<KK, DD, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, k.gm, \
-                                                  k.gv, k.gv_old, k.gi, k.fs, k.ctrl)
-#define PS_P2G_F(KK, DD)     \
-  do {                       \
-    if (flip)                \
-      PS_P2G(KK, DD, true);  \
-    else                     \
-      PS_P2G(KK, DD, false); \
+#define PS_P2G(KK, DD, FF, PP)                                                                   \
+  p2g_kernel<KK, DD, FF, PP, VOL><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, apic, k.fext, \
+                                                           k.gm, k.gv, k.gv_old, k.gi, k.gvol,   \
+                                                           k.gvoli, k.fs, k.ctrl)
+#define PS_P2G_F(KK, DD)            \
+  do {                              \
+    if (flip)                       \
+      PS_P2G(KK, DD, true, false);  \
+    else                            \
+      PS_P2G(KK, DD, false, false); \
   } while (0)
     const bool det = k.gi != nullptr;
     switch (k.kernel) {
@@ -2048,11 +2224,9 @@ class MpmCudaBackend final : public MpmBackend {
       default:
         if (poly) {
           if (det)
-            p2g_kernel<Kernel::Quadratic, true, false, true><<<pb, kThreads, 0, st>>>(
-                k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
+            PS_P2G(Kernel::Quadratic, true, false, true);
           else
-            p2g_kernel<Kernel::Quadratic, false, false, true><<<pb, kThreads, 0, st>>>(
-                k.d, n, k.mats, k.grid, apic, k.fext, k.gm, k.gv, k.gv_old, k.gi, k.fs, k.ctrl);
+            PS_P2G(Kernel::Quadratic, false, false, true);
         } else if (det) {
           PS_P2G_F(Kernel::Quadratic, true);
         } else {
@@ -2062,45 +2236,87 @@ class MpmCudaBackend final : public MpmBackend {
     }
 #undef PS_P2G_F
 #undef PS_P2G
-    if (timed) cudaEventRecord(ev_[kEvK2], st);
-    mpm::GridUpdateParams gp{k.grid,  k.gravity,      0.f, k.boundary, k.boundary_nodes,
-                             k.point, k.wall_friction};
-    grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi, k.fs,
-                                                        k.ctrl);
-    if (k.cols.n > 0)
-      collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true,
-                                                             k.ctrl);
-    if (timed) cudaEventRecord(ev_[kEvK3], st);
+  }
+
+  /// G2P's launch (the linear kernel's first pass: its velocities; VOL is
+  /// read by musl_g2p_kernel).
+  template <bool VOL>
+  void launch_g2p(const LaunchKey& k, cudaStream_t st) {
+    const int n = k.n;
+    const bool flip = k.transfer == Transfer::FLIP;
+    const bool poly = k.transfer == Transfer::PolyPIC;
+    const int pb = blocks_for(static_cast<size_t>(n));
     const float vlim2 = k.velocity_limit * k.velocity_limit;
-#define PS_G2P(KK, FF)                                                                             \
-  g2p_kernel<KK, FF><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, \
-                                              vlim2, k.gv, k.gv_old, k.cols, k.ctrl)
+#define PS_G2P(KK, FF, PP, VV)                                                              \
+  g2p_kernel<KK, FF, PP, VV><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, \
+                                                      k.flip_advect, vlim2, k.gv, k.gv_old, \
+                                                      k.gphi, k.cols, k.ctrl)
     switch (k.kernel) {
       case Kernel::Linear:
         if (flip)
-          PS_G2P(Kernel::Linear, true);
+          PS_G2P(Kernel::Linear, true, false, false);
         else
-          PS_G2P(Kernel::Linear, false);
+          PS_G2P(Kernel::Linear, false, false, false);
         break;
       case Kernel::Cubic:
         if (flip)
-          PS_G2P(Kernel::Cubic, true);
+          PS_G2P(Kernel::Cubic, true, false, VOL);
         else
-          PS_G2P(Kernel::Cubic, false);
+          PS_G2P(Kernel::Cubic, false, false, VOL);
         break;
       default:
         if (poly)
-          g2p_kernel<Kernel::Quadratic, false, true>
-              <<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_blend, k.flip_advect, vlim2,
-                                        k.gv, k.gv_old, k.cols, k.ctrl);
+          PS_G2P(Kernel::Quadratic, false, true, VOL);
         else if (flip)
-          PS_G2P(Kernel::Quadratic, true);
+          PS_G2P(Kernel::Quadratic, true, false, VOL);
         else
-          PS_G2P(Kernel::Quadratic, false);
+          PS_G2P(Kernel::Quadratic, false, false, VOL);
         break;
     }
 #undef PS_G2P
+  }
+
+  /// Enqueues one substep on stream_ (also used under graph capture).
+  void launch_substep(const LaunchKey& k, bool timed) {
+    cudaStream_t st = stream_;
+    const int n = k.n;
+    const size_t nodes = static_cast<size_t>(k.grid.nodes_x()) * k.grid.nodes_y();
+    if (timed) cudaEventRecord(ev_[kEvK0], st);
+    const bool flip = k.transfer == Transfer::FLIP;
+    const bool vol = k.gvol != nullptr;  // a fluid corrects its volume
+    clear_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.gm, k.gv, flip ? k.gv_old : nullptr,
+                                                         k.gi, k.gvol, k.gvoli,
+                                                         static_cast<int>(nodes), k.ctrl, k.rule);
+    if (k.grab_count > 0)
+      grab_kernel<<<blocks_for(static_cast<size_t>(k.grab_count)), kThreads, 0, st>>>(
+          k.d, n, k.inv_perm, k.grab_idx, k.grab_off, k.grab_ks, k.grab_count, k.grab_target,
+          k.grab_stiffness, k.ctrl);
+    if (timed) cudaEventRecord(ev_[kEvK1], st);
+    if (vol)
+      launch_p2g<true>(k, st);
+    else
+      launch_p2g<false>(k, st);
+    if (timed) cudaEventRecord(ev_[kEvK2], st);
+    mpm::GridUpdateParams gp{k.grid,  k.gravity,      0.f, k.boundary, k.boundary_nodes,
+                             k.point, k.wall_friction};
+    gp.face_contact = vol;  // as MpmCpuBackend::grid_update: the walls hold matter at their faces
+    grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi,
+                                                        k.gvol, k.gvoli, k.kernel, k.fs, k.ctrl);
+    if (k.cols.n > 0)
+      collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true,
+                                                             k.ctrl);
+    if (vol)
+      volume_interior_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.kernel, k.gvol,
+                                                                     k.gphi, k.ctrl);
+    if (timed) cudaEventRecord(ev_[kEvK3], st);
+    if (vol)
+      launch_g2p<true>(k, st);
+    else
+      launch_g2p<false>(k, st);
     if (k.kernel == Kernel::Linear) {
+      const bool det = k.gi != nullptr;
+      const int pb = blocks_for(static_cast<size_t>(n));
+      const float vlim2 = k.velocity_limit * k.velocity_limit;
       if (det)
         musl_clear_kernel<true>
             <<<blocks_for(nodes), kThreads, 0, st>>>(k.gv, k.gi, static_cast<int>(nodes), k.ctrl);
@@ -2117,12 +2333,20 @@ class MpmCudaBackend final : public MpmBackend {
       if (k.cols.n > 0)
         collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, false,
                                                                k.ctrl);
-      if (flip)
-        musl_g2p_kernel<true><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2,
-                                                       k.gv, k.cols, k.ctrl);
-      else
-        musl_g2p_kernel<false><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect,
-                                                        vlim2, k.gv, k.cols, k.ctrl);
+#define PS_MUSL_G2P(FF, VV)                                                                      \
+  musl_g2p_kernel<FF, VV><<<pb, kThreads, 0, st>>>(k.d, n, k.mats, k.grid, k.flip_advect, vlim2, \
+                                                   k.gv, k.gphi, k.cols, k.ctrl)
+      if (flip) {
+        if (vol)
+          PS_MUSL_G2P(true, true);
+        else
+          PS_MUSL_G2P(true, false);
+      } else if (vol) {
+        PS_MUSL_G2P(false, true);
+      } else {
+        PS_MUSL_G2P(false, false);
+      }
+#undef PS_MUSL_G2P
     }
     if (timed) cudaEventRecord(ev_[kEvK4], st);
     check(cudaGetLastError(), "substep launch");
@@ -2173,24 +2397,31 @@ class MpmCudaBackend final : public MpmBackend {
       }
   }
 
-  /// The fused kernel for this transfer, kernel and sum type.
-  static const void* fused_fn(Kernel kernel, bool det, bool flip, bool poly) {
+  /// The fused kernel with or without the volume channel.
+  template <Kernel K, bool DET, bool FLIP, bool POLY>
+  static const void* fused_fn_vol(bool vol) {
+    return vol ? reinterpret_cast<const void*>(&fused_kernel<K, DET, FLIP, POLY, true>)
+               : reinterpret_cast<const void*>(&fused_kernel<K, DET, FLIP, POLY, false>);
+  }
+
+  /// The fused kernel for this transfer, kernel, sum type and volume channel.
+  static const void* fused_fn(Kernel kernel, bool det, bool flip, bool poly, bool vol) {
     constexpr Kernel Q = Kernel::Quadratic, C = Kernel::Cubic;
     if (kernel == C) {
       if (det)
-        return flip ? reinterpret_cast<const void*>(&fused_kernel<C, true, true, false>)
-                    : reinterpret_cast<const void*>(&fused_kernel<C, true, false, false>);
-      return flip ? reinterpret_cast<const void*>(&fused_kernel<C, false, true, false>)
-                  : reinterpret_cast<const void*>(&fused_kernel<C, false, false, false>);
+        return flip ? fused_fn_vol<C, true, true, false>(vol)
+                    : fused_fn_vol<C, true, false, false>(vol);
+      return flip ? fused_fn_vol<C, false, true, false>(vol)
+                  : fused_fn_vol<C, false, false, false>(vol);
     }
     if (poly)
-      return det ? reinterpret_cast<const void*>(&fused_kernel<Q, true, false, true>)
-                 : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, true>);
+      return det ? fused_fn_vol<Q, true, false, true>(vol)
+                 : fused_fn_vol<Q, false, false, true>(vol);
     if (det)
-      return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, true, true, false>)
-                  : reinterpret_cast<const void*>(&fused_kernel<Q, true, false, false>);
-    return flip ? reinterpret_cast<const void*>(&fused_kernel<Q, false, true, false>)
-                : reinterpret_cast<const void*>(&fused_kernel<Q, false, false, false>);
+      return flip ? fused_fn_vol<Q, true, true, false>(vol)
+                  : fused_fn_vol<Q, true, false, false>(vol);
+    return flip ? fused_fn_vol<Q, false, true, false>(vol)
+                : fused_fn_vol<Q, false, false, false>(vol);
   }
 
   /// A launch of `blocks` fused blocks as one cluster; `attr` holds its attribute.
@@ -2237,10 +2468,12 @@ class MpmCudaBackend final : public MpmBackend {
       return false;
     }
     const bool det = in.solver.deterministic, flip = in.solver.transfer == Transfer::FLIP;
-    const void* fn = fused_fn(in.solver.kernel, det, flip, in.solver.transfer == Transfer::PolyPIC);
+    const bool vol = corrects_volume(in);
+    const void* fn =
+        fused_fn(in.solver.kernel, det, flip, in.solver.transfer == Transfer::PolyPIC, vol);
     const int sx = in.grid.nodes_x(), sy = in.grid.nodes_y();
     if (fn != fit_fn_ || sx != fit_sx_ || sy != fit_sy_) {
-      fit_ = fit_fused(fn, det, flip, sx, sy);
+      fit_ = fit_fused(fn, det, flip, vol, sx, sy);
       fit_fn_ = fn;
       fit_sx_ = sx;
       fit_sy_ = sy;
@@ -2251,7 +2484,7 @@ class MpmCudaBackend final : public MpmBackend {
 
   /// The largest cluster (16 blocks, else 8, 4, 2, 1) that this device runs
   /// and whose blocks' shared memory holds an sx x sy node grid, or why not.
-  FusedPlan fit_fused(const void* fn, bool det, bool flip, int sx, int sy) {
+  FusedPlan fit_fused(const void* fn, bool det, bool flip, bool vol, int sx, int sy) {
     FusedPlan p;
     cudaFuncAttributes fa{};
     if (cudaFuncGetAttributes(&fa, fn) != cudaSuccess) {
@@ -2288,9 +2521,10 @@ class MpmCudaBackend final : public MpmBackend {
       const long long nodes = static_cast<long long>(rows) * sx;
       // (Past `room` nodes it cannot fit, at 20 bytes or more a node: the
       // estimate keeps the int layout arithmetic for grids that might.)
-      const size_t bytes = nodes <= static_cast<long long>(room)
-                               ? fused_layout(det, flip, static_cast<int>(nodes)).bytes
-                               : static_cast<size_t>(nodes) * fused_layout(det, flip, 4).bytes / 4;
+      const size_t bytes =
+          nodes <= static_cast<long long>(room)
+              ? fused_layout(det, flip, vol, static_cast<int>(nodes)).bytes
+              : static_cast<size_t>(nodes) * fused_layout(det, flip, vol, 4).bytes / 4;
       if (bytes > room) {  // fewer blocks need more
         p.why_not = "the grid's " + std::to_string(sx) + " x " + std::to_string(sy) +
                     " nodes need " + std::to_string((bytes + 1023) / 1024) +
@@ -2333,6 +2567,7 @@ class MpmCudaBackend final : public MpmBackend {
     fa.vlim2 = k.velocity_limit * k.velocity_limit;
     fa.gp = mpm::GridUpdateParams{k.grid,  k.gravity,      0.f, k.boundary, k.boundary_nodes,
                                   k.point, k.wall_friction};
+    fa.gp.face_contact = k.gvol != nullptr;  // the volume correction (launch_substep)
     fa.rule = k.rule;
     fa.fs = k.fs;
     fa.gm = k.gm;
@@ -2502,6 +2737,9 @@ class MpmCudaBackend final : public MpmBackend {
   Vec2* gv_ = nullptr;
   Vec2* gv_old_ = nullptr;
   FixedNode* gi_ = nullptr;
+  float* gvol_ = nullptr;  // the volume channel (allocated once a fluid corrects its volume)
+  float* gphi_ = nullptr;  // the channel G2P reads: gvol_ with the interior marked
+  unsigned long long* gvoli_ = nullptr;  // its fixed-point sums (deterministic mode)
   FixedScale fs_;
   bool last_det_ = false;
   MaterialParams* mats_ = nullptr;

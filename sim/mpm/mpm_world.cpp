@@ -141,15 +141,6 @@ StepStatus MpmWorld::step(int n) {
     in.colliders_move = colliders_move;
     in.collider_time = colliders_time;
   }
-  if (!on_cpu()) {
-    for (const MaterialParams& m : materials)
-      if (mpm::volume_correction_step(m, solver.dt) > 0.f) {
-        guard_.fall_back(
-            "the fluids' volume correction (volume_correction > 0) runs on the CPU backend only",
-            "stepping", AtFailure::DeviceAtClock);
-        break;
-      }
-  }
   const StepRule rule = step_rule();
   SubstepResult r;
   // A device failure below switches to the CPU backend at the preserved state

@@ -587,17 +587,20 @@ TEST_CASE("CUDA rigid-body parts: grid rule, impulses and push-out follow the CP
   parts_follow_cpu(false, {"pic", "apic", "flip"}, {"linear", "quadratic", "cubic"});
 }
 
-TEST_CASE("CUDA coupled scene: floating boxes on the device follow the CPU", "[cuda][rigid]") {
-  // The whole coupling loop (Box2D, parts in, impulses out every batch of
-  // rigid.exchange_substeps) with the matter on the CUDA stepper, against the
-  // same scene on the CPU.
-  auto cpu = load_simulation("rigid_float", {}, "cpu", 1);
-  auto gpu = load_simulation("rigid_float", {}, "cpu", 1);
+namespace {
+
+/// rigid_float (with the `set` overrides) stepped 400 steps with the matter
+/// on the CUDA stepper and on the CPU: the bodies' heights and speeds, the
+/// mass and the vertical momentum agree.
+void rigid_float_follows_cpu(const std::vector<std::string>& set) {
+  auto cpu = load_simulation("rigid_float", set, "cpu", 1);
+  auto gpu = load_simulation("rigid_float", set, "cpu", 1);
   auto* coupled = dynamic_cast<CoupledSimulation*>(gpu.get());
   REQUIRE(coupled);
   coupled->matter()->mpm()->set_backend(make_backend("cuda", 0));
   REQUIRE(cpu->step(400).ok);
   REQUIRE(gpu->step(400).ok);
+  REQUIRE(coupled->matter()->mpm()->backend_name().rfind("cuda", 0) == 0);  // no fallback
   for (int b = 0; b < 3; ++b) {
     const rigid::BodyState a = cpu->rigid()->state(b), g = gpu->rigid()->state(b);
     INFO("body " << b << ": cpu y " << a.com.y << " vy " << a.velocity.y << ", cuda y " << g.com.y
@@ -608,6 +611,15 @@ TEST_CASE("CUDA coupled scene: floating boxes on the device follow the CPU", "[c
   const Diagnostics dc = cpu->diagnostics(), dg = gpu->diagnostics();
   CHECK(dg.mass == Approx(dc.mass).epsilon(1e-6));
   CHECK(dg.momentum[1] == Approx(dc.momentum[1]).epsilon(1e-3).margin(1e-6));
+}
+
+}  // namespace
+
+TEST_CASE("CUDA coupled scene: floating boxes on the device follow the CPU", "[cuda][rigid]") {
+  // The whole coupling loop (Box2D, parts in, impulses out every batch of
+  // rigid.exchange_substeps) with the matter on the CUDA stepper, against the
+  // same scene on the CPU.
+  rigid_float_follows_cpu({});
 }
 
 namespace {
@@ -1396,6 +1408,178 @@ TEST_CASE(
       CHECK(gpu.world->particles.Jp == truth.Jp);
       unsetenv("PS_CUDA_FUSED");
     }
+}
+
+namespace {
+
+/// The verify case mpm.still_tank at grid 64 (water 0.3 m deep between slip
+/// walls, K = 2e5), its water correcting its volume at `rate` (1/s). Every
+/// particle starts claiming 2 % more volume than it fills (J = 1.02), so the
+/// correction acts on the whole interior from the first substep.
+MpmScene volume_tank(const char* transfer, const char* kernel, double rate) {
+  const double dx = 1.0 / 64;
+  char doc[2048];
+  std::snprintf(doc, sizeof doc, R"({
+    "domain": {"size": [1, 0.6], "grid": 64},
+    "solver": {"transfer": "%s", "kernel": "%s", "dt": 2e-4, "boundary": "slip", "gravity": [0, -9.81]},
+    "materials": {"water": {"type": "fluid", "density": 1000, "bulk_modulus": 2e5, "viscosity": 2,
+                            "volume_correction": %g}},
+    "bodies": [{"shape": "box", "min": [%.9g, %.9g], "max": [%.9g, %.9g], "material": "water", "spacing": %.9g}]
+  })",
+                transfer, kernel, rate, 3 * dx, 3 * dx, 1.0 - 3 * dx, 3 * dx + 0.3, 0.5 * dx);
+  MpmScene s = test::scene_from(doc, "volume_tank.json");
+  for (float& J : s.world->particles.J) J = 1.02f;
+  s.world->host_changed();
+  return s;
+}
+
+/// max |J_a - J_b| over the particles (b synced first).
+float max_J_diff(MpmWorld& a, MpmWorld& b) {
+  b.sync();
+  float d = 0.f;
+  for (size_t i = 0; i < a.particles.size(); ++i)
+    d = std::max(d, std::fabs(a.particles.J[i] - b.particles.J[i]));
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("CUDA volume correction: a still tank follows the CPU", "[cuda][volume]") {
+  // The volume channel in every P2G path the tank takes (tiled, warp
+  // pre-reduced), the walls' share in the grid update, J relaxed in G2P (the
+  // linear kernel: in its MUSL pass). The unfused kernels; the fused path
+  // below. Tolerances of "CUDA matches the CPU reference after N steps",
+  // and J within 1e-3: a node at the interior test's half-full mark
+  // (mpm::volume_node_interior) may pass on one backend and not the other
+  // (float atomics round the volume differently), so a particle may be
+  // corrected on one only: a jump of at most beta (1 / phi - J), about 2e-4
+  // here.
+  struct Combo {
+    const char* transfer;
+    const char* kernel;
+  };
+  for (Combo c : {Combo{"apic", "quadratic"}, Combo{"flip", "quadratic"}, Combo{"pic", "cubic"},
+                  Combo{"apic", "linear"}, Combo{"polypic", "quadratic"}}) {
+    INFO(c.transfer << " " << c.kernel);
+    MpmScene cpu = volume_tank(c.transfer, c.kernel, 20.0);
+    MpmScene off = volume_tank(c.transfer, c.kernel, 0.0);
+    MpmScene gpu = volume_tank(c.transfer, c.kernel, 20.0);
+    cpu.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+    off.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+    gpu.world->set_backend(cuda_backend(false));
+    const int steps = 300;
+    REQUIRE(cpu.world->step(steps).ok);
+    REQUIRE(off.world->step(steps).ok);
+    REQUIRE(gpu.world->step(steps).ok);
+    REQUIRE(gpu.world->backend_name().rfind("cuda", 0) == 0);  // on the device, no fallback
+    const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
+    const MpmDifference d_off = compare_mpm(*off.world, *gpu.world);
+    const float dx = cpu.world->grid.dx;
+    const float dJ = max_J_diff(*cpu.world, *gpu.world);
+    const float dJ_off = max_J_diff(*off.world, *gpu.world);
+    INFO("max |dx| " << d.max_dx << ", max |dv| " << d.max_dv << ", max |dJ| " << dJ
+                     << "; against the uncorrected CPU run: max |dx| " << d_off.max_dx
+                     << ", max |dJ| " << dJ_off);
+    CHECK(d.finite);
+    CHECK(d.max_dx < 1e-4f * dx);
+    CHECK(d.max_dv < 1e-3f);
+    CHECK(dJ < 1e-3f);
+    // The device did correct: the uncorrected run (which closes the 2 % by
+    // compacting, a few millimetres) is far from it.
+    CHECK(d_off.max_dx > 0.01f * dx);
+    CHECK(d_off.max_dx > 10.f * d.max_dx);
+    // Only J changes: mass exact, momentum the CPU's to round-off.
+    const Diagnostics dc = cpu.world->diagnostics(), dg = gpu.world->diagnostics();
+    double scale = 0.0;
+    for (size_t i = 0; i < cpu.world->particles.size(); ++i)
+      scale += cpu.world->particles.mass[i] * length(cpu.world->particles.v[i]);
+    CHECK(dg.mass == dc.mass);
+    CHECK(std::hypot(dg.momentum[0] - dc.momentum[0], dg.momentum[1] - dc.momentum[1]) <=
+          1e-4 * scale);
+  }
+}
+
+TEST_CASE("CUDA volume correction: deterministic mode repeats bit for bit and follows the CPU",
+          "[cuda][volume]") {
+  // The volume channel's fixed-point sums (its own scale, from the largest
+  // rest volume): the 4-channel tile, FLIP's 6 channels in the 512-node
+  // tile, the MUSL pass; with and without graphs.
+  struct Combo {
+    const char* transfer;
+    const char* kernel;
+  };
+  for (Combo c : {Combo{"apic", "quadratic"}, Combo{"flip", "quadratic"}, Combo{"flip", "linear"},
+                  Combo{"pic", "cubic"}}) {
+    INFO(c.transfer << " " << c.kernel);
+    uint64_t hashes[3];
+    for (int run = 0; run < 3; ++run) {
+      if (run == 2) setenv("PS_CUDA_GRAPHS", "0", 1);
+      MpmScene gpu = volume_tank(c.transfer, c.kernel, 20.0);
+      gpu.world->solver.deterministic = true;
+      gpu.world->set_backend(cuda_backend(false));
+      REQUIRE(gpu.world->step(200).ok);
+      REQUIRE(gpu.world->backend_name().rfind("cuda", 0) == 0);
+      hashes[run] = gpu.world->diagnostics().hash;
+      unsetenv("PS_CUDA_GRAPHS");
+    }
+    CHECK(hashes[0] == hashes[1]);
+    CHECK(hashes[0] == hashes[2]);
+    MpmScene cpu = volume_tank(c.transfer, c.kernel, 20.0);
+    cpu.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+    REQUIRE(cpu.world->step(200).ok);
+    MpmScene gpu = volume_tank(c.transfer, c.kernel, 20.0);
+    gpu.world->solver.deterministic = true;
+    gpu.world->set_backend(cuda_backend(false));
+    REQUIRE(gpu.world->step(200).ok);
+    gpu.world->sync();
+    CHECK(max_position_diff(cpu.world->particles, gpu.world->particles) <
+          1e-4f * cpu.world->grid.dx);
+    CHECK(max_J_diff(*cpu.world, *gpu.world) < 1e-3f);
+  }
+}
+
+TEST_CASE("CUDA volume correction on the fused path: follows the CPU, deterministic as unfused",
+          "[cuda][volume][fused]") {
+  // The fused kernel's volume sum and channel (the grid in the cluster's
+  // shared memory): float mode against the CPU, deterministic mode equal to
+  // the unfused deterministic path bit for bit.
+  const bool expect = fused_device();
+  for (const char* kernel : {"quadratic", "cubic"}) {
+    INFO(kernel);
+    MpmScene cpu = volume_tank("apic", kernel, 20.0);
+    MpmScene gpu = volume_tank("apic", kernel, 20.0);
+    cpu.world->set_backend(std::make_unique<MpmCpuBackend>(1));
+    gpu.world->set_backend(cuda_backend(true));
+    REQUIRE(cpu.world->step(200).ok);
+    REQUIRE(gpu.world->step(200).ok);
+    REQUIRE(gpu.world->backend_name().rfind("cuda", 0) == 0);
+    INFO(stats_notes(*gpu.world));
+    CHECK(ran_fused(*gpu.world) == expect);
+    const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
+    INFO("max |dx| " << d.max_dx << ", max |dv| " << d.max_dv);
+    CHECK(d.finite);
+    CHECK(d.max_dx < 1e-4f * cpu.world->grid.dx);
+    CHECK(d.max_dv < 1e-3f);
+    CHECK(max_J_diff(*cpu.world, *gpu.world) < 1e-3f);
+    uint64_t hash[2];
+    for (int f = 0; f < 2; ++f) {
+      MpmScene s = volume_tank("apic", kernel, 20.0);
+      s.world->solver.deterministic = true;
+      s.world->set_backend(cuda_backend(f == 0));
+      REQUIRE(s.world->step(200).ok);
+      if (f == 0) CHECK(ran_fused(*s.world) == expect);
+      hash[f] = s.world->diagnostics().hash;
+    }
+    CHECK(hash[0] == hash[1]);
+  }
+}
+
+TEST_CASE("CUDA volume correction: floating boxes on the device follow the CPU",
+          "[cuda][volume][rigid]") {
+  // The coupled scene above with the water correcting its volume: the water
+  // next to the bodies left uncorrected (volume_interior_kernel), the rest
+  // corrected as on the CPU.
+  rigid_float_follows_cpu({"materials.water.volume_correction=20"});
 }
 
 TEST_CASE("CUDA device state: a saved state at a million particles is a device copy",
