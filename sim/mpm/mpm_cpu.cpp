@@ -346,19 +346,21 @@ void MpmCpuBackend::mark_volume_interior(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const float inv_cell = 1.f / (g.dx * g.dx);
-  interior_.resize(grid_.size());
+  interior_.resize(3 * grid_.size());
+  uint8_t* occ = interior_.data();
+  uint8_t* rows = occ + grid_.size();
+  uint8_t* flags = rows + grid_.size();
   const auto vol = [&](int x, int y) {
     return grid_[static_cast<size_t>(y) * sx + x].pad * inv_cell;
   };
-  pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
-    for (int64_t j = j0; j < j1; ++j)
-      for (int i = 0; i < sx; ++i)
-        interior_[static_cast<size_t>(j) * sx + i] =
-            mpm::volume_node_interior(vol, sx, sy, i, static_cast<int>(j), in.solver.kernel);
-  });
+  for (int pass = 0; pass < 3; ++pass)
+    pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
+      mpm::volume_interior_pass(pass, static_cast<int>(j0), static_cast<int>(j1), vol, sx, sy,
+                                in.solver.kernel, occ, rows, flags);
+    });
   pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
     for (int64_t k = b; k < e; ++k)
-      if (!interior_[k]) grid_[k].pad = mpm::kVolumeNotInterior;
+      if (!flags[k]) grid_[k].pad = mpm::kVolumeNotInterior;
   });
 }
 

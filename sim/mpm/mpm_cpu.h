@@ -102,7 +102,7 @@ class MpmCpuBackend final : public MpmBackend {
   /// FLIP only: P2G accumulates the transferred momentum sum w m_p v_p here,
   /// the grid update turns it into the old velocity (mpm::flip_old_velocity).
   std::vector<Vec2> grid_v_old_;
-  std::vector<uint8_t> interior_;  ///< mark_volume_interior's node flags
+  std::vector<uint8_t> interior_;  ///< mark_volume_interior's scratch: 3 bytes a node
   // Bucketing.
   int blocks_x_ = 0, blocks_y_ = 0;
   std::vector<uint32_t> block_of_;     // per particle

@@ -8,6 +8,8 @@
 /// The CPU backend calls these from loops; the CUDA backend from kernels.
 #pragma once
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include "sim/core/vec.h"
 #include "sim/mpm/materials.h"
@@ -576,6 +578,41 @@ PS_HD bool volume_node_interior(const Vol& vol, int sx, int sy, int i, int j, Ke
     }
   }
   return true;
+}
+
+/// volume_node_interior for every node of an sx x sy grid, on the host, in
+/// three passes over rows [y0, y1) (each pass needs the one before complete
+/// on every row): 0 marks the occupied nodes in `occ`, 1 the nodes whose row
+/// neighbours within r are all occupied in `rows`, 2 the nodes whose column
+/// neighbours within r all passed 1 in `flags` (1: interior). Separable: each
+/// node reads 2 (2 r + 1) bytes instead of (2 r + 1)^2 volumes. `occ`,
+/// `rows`, `flags`: sx sy bytes each. Equal to volume_node_interior node by
+/// node (tests/sim/mpm/test_volume_correction.cpp).
+template <class Vol>
+inline void volume_interior_pass(int pass, int y0, int y1, const Vol& vol, int sx, int sy, Kernel k,
+                                 uint8_t* occ, uint8_t* rows, uint8_t* flags) {
+  const int r = volume_interior_radius(k);
+  for (int y = y0; y < y1; ++y) {
+    const size_t row0 = static_cast<size_t>(y) * sx;
+    if (pass == 0) {
+      for (int x = 0; x < sx; ++x) occ[row0 + x] = vol(x, y) >= kVolumeOccupied ? 1 : 0;
+    } else if (pass == 1) {  // every node within r along the row (beyond the edge: full)
+      const uint8_t* o = occ + row0;
+      for (int x = 0; x < sx; ++x) {
+        const int a = x - r < 0 ? 0 : x - r, e = x + r >= sx ? sx - 1 : x + r;
+        uint8_t all = 1;
+        for (int xx = a; xx <= e; ++xx) all &= o[xx];
+        rows[row0 + x] = all;
+      }
+    } else {  // ... of every row within r
+      const int a = y - r < 0 ? 0 : y - r, e = y + r >= sy ? sy - 1 : y + r;
+      for (int x = 0; x < sx; ++x) flags[row0 + x] = 1;
+      for (int yy = a; yy <= e; ++yy) {
+        const uint8_t* q = rows + static_cast<size_t>(yy) * sx;
+        for (int x = 0; x < sx; ++x) flags[row0 + x] &= q[x];
+      }
+    }
+  }
 }
 
 /// The integral of the kernel's 1-D weight from -infinity to u (cells): the
