@@ -534,8 +534,9 @@ PS_HD float volume_correction_step(const MaterialParams& m, float dt) {
 /// (volume_correction_step). Crowded (phi > 1): J falls, the pressure rises
 /// and spreads the particles; thinned out (phi < 1): J rises, the pressure
 /// falls and gravity or the neighbours close the gap. Only in the interior:
-/// a stencil that reaches a node mark_volume_interior left out (a node near
-/// a free surface or a splash) sums to phi < 0 and J is left alone.
+/// a stencil that reaches a node outside the interior (volume_node_interior:
+/// near a free surface, a splash or a body) sums to phi < 0 and J is left
+/// alone.
 PS_HD float volume_corrected_J(float J, float phi, float beta) {
   if (!(beta > 0.f) || !(phi > 0.f)) return J;
   return J + beta * (1.f / phi - J);
@@ -553,7 +554,7 @@ PS_HD float volume_corrected_J(float J, float phi, float beta) {
 /// itself, phi >= 0.95, left the rows 1 to 3 cells under the surface reading
 /// 0.95 to 0.99: their pressure zigzagged by -121 / +360 / -196 Pa and the
 /// water below carried 3 to 5 % more than its weight; docs/rigid.md.)
-/// So a node is interior when every node within kVolumeInteriorRadius of it
+/// So a node is interior when every node within volume_interior_radius of it
 /// (a square, the kernel's half-width rounded up) is at least half full:
 /// kVolumeOccupied, by matter or a wall. Half full is where a flat
 /// surface lies; inside water a node reads about 1, far from 0.5, so the
