@@ -53,6 +53,17 @@ void MpmCpuBackend::bucket(const SubstepInput& in) {
 
 // [SECTION] P2G ------------------------------------------------------------------------
 
+namespace {
+/// Whether a fluid of the scene corrects its volume (mpm::volume_corrected_J):
+/// the walls then mirror it (its volume and its stress) and hold matter at
+/// their faces.
+bool corrects_volume(const SubstepInput& in) {
+  for (int k = 0; k < in.material_count; ++k)
+    if (mpm::volume_correction_step(in.materials[k], in.dt) > 0.f) return true;
+  return false;
+}
+}  // namespace
+
 void MpmCpuBackend::p2g(const SubstepInput& in) {
   const size_t n = p_->size();
   const float dt = in.dt;
@@ -98,6 +109,26 @@ void MpmCpuBackend::p2g(const SubstepInput& in) {
         flip ? scatter<Kernel::Quadratic, true>(in, apic)
              : scatter<Kernel::Quadratic, false>(in, apic);
       break;
+  }
+  // The walls' mirror of a correcting fluid's stress (mpm::wall_ghost_stress):
+  // one pass in block order, so the sums do not depend on the thread count.
+  if (corrects_volume(in)) {
+    const GridSpec& g = in.grid;
+    const int b = in.solver.boundary_nodes, sx = g.nodes_x();
+    const float q = -in.dt * mpm::dinv_factor(in.solver.kernel) / (g.dx * g.dx);
+    const auto add = [&](int i, int j, Vec2 dp) {
+      Node& nd = grid_[static_cast<size_t>(j) * sx + i];
+      nd.vx += dp.x;
+      nd.vy += dp.y;
+    };
+    for (const uint32_t i : order_) {
+      const MaterialParams& mat = in.materials[p_->material[i]];
+      if (!(mpm::volume_correction_step(mat, in.dt) > 0.f)) continue;
+      const auto stress = [&]() {
+        return (q * p_->vol0[i]) * mpm::fluid_stress(mat, p_->J[i], p_->C[i]);
+      };
+      mpm::wall_ghost_stress(g, b, in.solver.kernel, p_->x[i], stress, add);
+    }
   }
 }
 
@@ -301,16 +332,6 @@ void MpmCpuBackend::scatter(const SubstepInput& in, bool apic) {
 
 // [SECTION] Grid update --------------------------------------------------------------
 
-namespace {
-/// Whether a fluid of the scene corrects its volume (mpm::volume_corrected_J):
-/// the walls then count as full and hold matter at their faces.
-bool corrects_volume(const SubstepInput& in) {
-  for (int k = 0; k < in.material_count; ++k)
-    if (mpm::volume_correction_step(in.materials[k], in.dt) > 0.f) return true;
-  return false;
-}
-}  // namespace
-
 void MpmCpuBackend::grid_update(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   mpm::GridUpdateParams gp{
@@ -318,18 +339,13 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
       in.point, in.solver.wall_friction};
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const bool keep_old = in.solver.transfer == Transfer::FLIP;
-  // The walls' volume in the volume channel (mpm::wall_volume_fraction), where a fluid corrects its J.
-  const bool walls_volume = corrects_volume(in);
-  const float cell = g.dx * g.dx;
-  const int b = in.solver.boundary_nodes;
-  gp.face_contact = walls_volume;
+  // Where a fluid corrects its J, the walls hold matter at their faces (their
+  // volume joins the channel in finish_volume_channel).
+  gp.face_contact = corrects_volume(in);
   pool_.parallel_for(sy, 8, [&](int64_t j0, int64_t j1, int) {
     for (int64_t j = j0; j < j1; ++j)
       for (int i = 0; i < sx; ++i) {
         size_t node = static_cast<size_t>(j) * sx + i;
-        if (walls_volume)
-          grid_[node].pad +=
-              cell * mpm::wall_volume_fraction(g, b, in.solver.kernel, i, static_cast<int>(j));
         if (keep_old) grid_v_old_[node] = mpm::flip_old_velocity(grid_[node].m, grid_v_old_[node]);
         Vec2 mv{grid_[node].vx, grid_[node].vy};
         mpm::grid_update_node(i, static_cast<int>(j), grid_[node].m, mv, gp);
@@ -339,12 +355,30 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
   });
 }
 
-// After P2G and the walls' share, before G2P (and the MUSL pass, which reads
-// the same channel): flags first, then marks, as every node reads its
-// neighbours.
-void MpmCpuBackend::mark_volume_interior(const SubstepInput& in) {
+// After P2G, before G2P (and the MUSL pass, which reads the same channel):
+// the walls' mirror images first (mpm::wall_mirrored_volume, folded in place
+// along the rows, then along the columns, which sums the corners' four), then
+// the flags, then the marks, as every node reads its neighbours; last the
+// filter, rows then columns.
+void MpmCpuBackend::finish_volume_channel(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   const int sx = g.nodes_x(), sy = g.nodes_y();
+  const int b = in.solver.boundary_nodes;
+  const auto fold = [&](size_t first, size_t step, int n) {  // one row or column of n nodes
+    for (int i = 0; i < n; ++i) {
+      const int m = mpm::wall_mirror_node(i, n - 1, b);
+      if (m < i) continue;  // each pair once (m == i: the face doubles)
+      float& a = grid_[first + step * i].pad;
+      float& c = grid_[first + step * m].pad;
+      a = c = a + c;
+    }
+  };
+  pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
+    for (int64_t j = j0; j < j1; ++j) fold(static_cast<size_t>(j) * sx, 1, sx);
+  });
+  pool_.parallel_for(sx, 16, [&](int64_t i0, int64_t i1, int) {
+    for (int64_t i = i0; i < i1; ++i) fold(static_cast<size_t>(i), static_cast<size_t>(sx), sy);
+  });
   const float inv_cell = 1.f / (g.dx * g.dx);
   interior_.resize(3 * grid_.size());
   uint8_t* occ = interior_.data();
@@ -361,6 +395,25 @@ void MpmCpuBackend::mark_volume_interior(const SubstepInput& in) {
   pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
     for (int64_t k = b; k < e; ++k)
       if (!flags[k]) grid_[k].pad = mpm::kVolumeNotInterior;
+  });
+  // The filter (mpm::volume_filter_121): along the rows into the scratch, then along the columns back.
+  vol_filtered_.resize(grid_.size());
+  pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
+    for (int64_t j = j0; j < j1; ++j) {
+      const Node* r = &grid_[static_cast<size_t>(j) * sx];
+      float* o = &vol_filtered_[static_cast<size_t>(j) * sx];
+      const auto at = [&](int i) { return r[i].pad; };
+      for (int i = 0; i < sx; ++i) o[i] = mpm::volume_filter_121(at, i, sx);
+    }
+  });
+  pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
+    for (int64_t j = j0; j < j1; ++j) {
+      Node* r = &grid_[static_cast<size_t>(j) * sx];
+      for (int i = 0; i < sx; ++i) {
+        const auto at = [&](int y) { return vol_filtered_[static_cast<size_t>(y) * sx + i]; };
+        r[i].pad = mpm::volume_filter_121(at, static_cast<int>(j), sy);
+      }
+    }
   });
 }
 
@@ -736,7 +789,7 @@ SubstepResult MpmCpuBackend::substep_placed(const SubstepInput& in) {
     collide_ms_ += (had_colliders_ ? 0.05 : 1.0) * (ms - collide_ms_);
     had_colliders_ = true;
   }
-  if (corrects_volume(in)) mark_volume_interior(in);
+  if (corrects_volume(in)) finish_volume_channel(in);
   const Clock::time_point t3 = Clock::now();
   SubstepResult r = g2p(in);
   const Clock::time_point t4 = Clock::now();

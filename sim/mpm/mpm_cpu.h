@@ -44,9 +44,11 @@ class MpmCpuBackend final : public MpmBackend {
   /// The rigid parts' grid rule (mpm_collider.h), serial in node order per
   /// part (deterministic sums); `impulses` false for MUSL's second grid.
   void collide_grid(const SubstepInput& in, bool impulses);
-  /// The fluids' volume correction: nodes outside the interior get
-  /// mpm::kVolumeNotInterior in the volume channel (mpm::volume_node_interior).
-  void mark_volume_interior(const SubstepInput& in);
+  /// The fluids' volume correction's channel, from what P2G deposited to what
+  /// G2P reads: the walls' mirror images added (mpm::wall_mirrored_volume),
+  /// the nodes outside the interior marked (mpm::volume_node_interior), the
+  /// whole filtered (mpm::volume_filter_121).
+  void finish_volume_channel(const SubstepInput& in);
   SubstepResult g2p(const SubstepInput& in);
   /// POLY: PolyPIC's extra modes (quadratic kernel, not FLIP).
   template <Kernel K, bool FLIP, bool POLY = false>
@@ -102,7 +104,8 @@ class MpmCpuBackend final : public MpmBackend {
   /// FLIP only: P2G accumulates the transferred momentum sum w m_p v_p here,
   /// the grid update turns it into the old velocity (mpm::flip_old_velocity).
   std::vector<Vec2> grid_v_old_;
-  std::vector<uint8_t> interior_;  ///< mark_volume_interior's scratch: 3 bytes a node
+  std::vector<uint8_t> interior_;    ///< finish_volume_channel's scratch: 3 bytes a node
+  std::vector<float> vol_filtered_;  ///< ... and its filter's, along the rows: a float a node
   // Bucketing.
   int blocks_x_ = 0, blocks_y_ = 0;
   std::vector<uint32_t> block_of_;     // per particle

@@ -543,24 +543,19 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- grid -----------------------------------------------------------------------
 
-/// gvol (null unless a fluid corrects its volume): the volume channel,
-/// deterministic: from gvoli, with the walls' share added
-/// (mpm::wall_volume_fraction, as MpmCpuBackend::grid_update does).
+/// gvol (null unless a fluid corrects its volume): the volume channel as the
+/// particles deposited it, deterministic: from gvoli (volume_interior_kernel
+/// adds the walls).
 __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2* gv_old,
                             bool keep_old, const FixedNode* gi, float* gvol,
-                            const unsigned long long* gvoli, Kernel kernel, FixedScale fs,
+                            const unsigned long long* gvoli, FixedScale fs,
                             const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = gp.grid.nodes_x(), sy = gp.grid.nodes_y();
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= sx * sy) return;
   gp.dt = ctrl->dt;
-  if (gvol) {  // uniform: the walls count as full from their faces
-    const float vol = gvoli ? from_fixed(gvoli[node], fs.volume) : gvol[node];
-    const float cell = gp.grid.dx * gp.grid.dx;
-    gvol[node] = vol + cell * mpm::wall_volume_fraction(gp.grid, gp.boundary_nodes, kernel,
-                                                        node % sx, node / sx);
-  }
+  if (gvoli) gvol[node] = from_fixed(gvoli[node], fs.volume);
   float m;
   Vec2 mv, mv0{};
   if (gi) {
@@ -663,22 +658,76 @@ __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevCollide
   if (changed) gv[node] = v;
 }
 
-/// The volume channel G2P reads (gphi) from the one P2G and the walls filled
-/// (gvol): a node outside the interior gets mpm::kVolumeNotInterior, so a
-/// stencil that reaches it leaves the particle's J alone (as
-/// MpmCpuBackend::mark_volume_interior does in place; here every node reads
+/// The volume channel's first step to what G2P reads (gphi), from P2G's
+/// (gvol): the walls' mirror images added (mpm::wall_mirrored_volume) and a
+/// node outside the interior marked mpm::kVolumeNotInterior, so a stencil
+/// that reaches it leaves the particle's J alone (as
+/// MpmCpuBackend::finish_volume_channel does in place; here every node reads
 /// its neighbours, so the result goes to its own array).
-__global__ void volume_interior_kernel(GridSpec g, Kernel kernel, const float* gvol, float* gphi,
-                                       const DevControl* ctrl) {
+__global__ void volume_interior_kernel(GridSpec g, Kernel kernel, int b, const float* gvol,
+                                       float* gphi, const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = g.nodes_x(), sy = g.nodes_y();
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= sx * sy) return;
   const float inv_cell = 1.f / (g.dx * g.dx);
-  const auto vol = [&](int x, int y) { return gvol[y * sx + x] * inv_cell; };
-  gphi[node] = mpm::volume_node_interior(vol, sx, sy, node % sx, node / sx, kernel)
-                   ? gvol[node]
+  const auto raw = [&](int x, int y) { return gvol[y * sx + x]; };
+  const auto vol = [&](int x, int y) {
+    return mpm::wall_mirrored_volume(raw, g, b, x, y) * inv_cell;
+  };
+  const int x = node % sx, y = node / sx;
+  gphi[node] = mpm::volume_node_interior(vol, sx, sy, x, y, kernel)
+                   ? mpm::wall_mirrored_volume(raw, g, b, x, y)
                    : mpm::kVolumeNotInterior;
+}
+
+/// The volume channel's last step: mpm::volume_filter_121 along x (src
+/// gphi, dst gvol) or along y (back), as MpmCpuBackend::finish_volume_channel.
+__global__ void volume_filter_kernel(GridSpec g, bool along_y, const float* src, float* dst,
+                                     const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= sx * sy) return;
+  const int x = node % sx, y = node / sx;
+  if (along_y) {
+    const auto at = [&](int k) { return src[k * sx + x]; };
+    dst[node] = mpm::volume_filter_121(at, y, sy);
+  } else {
+    const auto at = [&](int k) { return src[y * sx + k]; };
+    dst[node] = mpm::volume_filter_121(at, x, sx);
+  }
+}
+
+/// The walls' mirror of a correcting fluid's stress (mpm::wall_ghost_stress,
+/// as MpmCpuBackend::p2g), after P2G, into the momentum sums (deterministic:
+/// their fixed point, whose sums do not depend on the order). Only the
+/// particles within reach of a face read more than their position.
+__global__ void ghost_stress_kernel(DevParticles p, int n, const MaterialParams* mats, GridSpec g,
+                                    Kernel kernel, int b, Vec2* gv, FixedNode* gi, FixedScale fs,
+                                    const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float dt = ctrl->dt;
+  const int sx = g.nodes_x();
+  const auto stress = [&]() {
+    const MaterialParams& m = mats[p.material[i]];
+    if (!(mpm::volume_correction_step(m, dt) > 0.f)) return Mat2{};
+    const float q = -dt * mpm::dinv_factor(kernel) / (g.dx * g.dx) * p.vol0[i];
+    return q * mpm::fluid_stress(m, p.J[i], p.C[i]);
+  };
+  const auto add = [&](int x, int y, Vec2 dp) {
+    const int node = y * sx + x;
+    if (gi) {
+      atomicAdd(&gi[node].px, to_fixed(dp.x, fs.momentum));
+      atomicAdd(&gi[node].py, to_fixed(dp.y, fs.momentum));
+    } else {
+      atomicAdd(&gv[node].x, dp.x);
+      atomicAdd(&gv[node].y, dp.y);
+    }
+  };
+  mpm::wall_ghost_stress(g, b, kernel, p.x[i], stress, add);
 }
 
 // ---- G2P ------------------------------------------------------------------------
@@ -949,26 +998,24 @@ constexpr size_t kFusedMaxParticles = size_t{1} << 17;
 constexpr int kSortDue = kFusedSubsteps > kSortInterval ? kFusedSubsteps : kSortInterval;
 
 /// Byte layout of one block's nodes: the P2G sums, one array per channel
-/// (P2GChannels: mass, momentum x, y; FLIP: transferred momentum x, y; VOL:
-/// volume; float, or 64-bit fixed point when det), then the node velocities,
-/// FLIP's old velocities and VOL's volume channel for G2P.
+/// (P2GChannels: mass, momentum x, y; FLIP: transferred momentum x, y; float,
+/// or 64-bit fixed point when det), then the node velocities and FLIP's old
+/// velocities for G2P.
 struct FusedLayout {
   int stride;      // elements per array: the block's nodes rounded up to 4 (16-byte aligned arrays)
   size_t vel_off;  // bytes
   size_t old_off;
-  size_t vol_off;
   size_t bytes;
 };
 
-PS_HD FusedLayout fused_layout(bool det, bool flip, bool vol, int nodes) {
+PS_HD FusedLayout fused_layout(bool det, bool flip, int nodes) {
   FusedLayout L;
   L.stride = (nodes + 3) / 4 * 4;
   const size_t elem = det ? sizeof(unsigned long long) : sizeof(float);
   const size_t n = static_cast<size_t>(L.stride);
-  L.vel_off = static_cast<size_t>((flip ? 5 : 3) + (vol ? 1 : 0)) * n * elem;
+  L.vel_off = static_cast<size_t>(flip ? 5 : 3) * n * elem;
   L.old_off = L.vel_off + n * sizeof(Vec2);
-  L.vol_off = L.old_off + (flip ? n * sizeof(Vec2) : 0);
-  L.bytes = L.vol_off + (vol ? n * sizeof(float) : 0);
+  L.bytes = L.old_off + (flip ? n * sizeof(Vec2) : 0);
   return L;
 }
 
@@ -1009,12 +1056,11 @@ __device__ __forceinline__ void take_reductions(DevControl& c, const DevControl&
   c.bad = r.bad;
 }
 
-/// The fused kernel's node velocities (and VOL's volume channel) by row: row
-/// y of the grid is local row y >> shift of block y & mask.
-template <bool VOL>
-struct ClusterRows : RowsFromStarts<ClusterRows<VOL>, VOL> {
+/// The fused kernel's node velocities by row: row y of the grid is local row
+/// y >> shift of block y & mask.
+struct ClusterRows : RowsFromStarts<ClusterRows, false> {
   unsigned char* smem;  // this block's dynamic shared memory (fused_layout)
-  size_t vel_off, old_off, vol_off;
+  size_t vel_off, old_off;
   int sx, mask, shift;
   template <class T>
   __device__ const T* at(int y, size_t off) const {
@@ -1023,7 +1069,6 @@ struct ClusterRows : RowsFromStarts<ClusterRows<VOL>, VOL> {
   }
   __device__ const Vec2* vel(int y) const { return at<Vec2>(y, vel_off); }
   __device__ const Vec2* old(int y) const { return at<Vec2>(y, old_off); }
-  __device__ const float* vols(int y) const { return at<float>(y, vol_off); }
 };
 #endif
 
@@ -1032,14 +1077,13 @@ struct ClusterRows : RowsFromStarts<ClusterRows<VOL>, VOL> {
 /// threads and fused_layout(...).bytes of dynamic shared memory; compiled
 /// empty for older architectures (the host checks the function's PTX
 /// version before it launches it).
-template <Kernel K, bool DET, bool FLIP, bool POLY, bool VOL>
+template <Kernel K, bool DET, bool FLIP, bool POLY>
 __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
   static_assert(K != Kernel::Linear, "the linear kernel's MUSL pass runs unfused");
   static_assert(!POLY || (K == Kernel::Quadratic && !FLIP), "PolyPIC: quadratic kernel, no FLIP");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Sum = typename std::conditional<DET, unsigned long long, float>::type;
-  using Ch = P2GChannels<FLIP, VOL>;
-  constexpr int CH = Ch::kCount;
+  constexpr int CH = P2GChannels<FLIP, false>::kCount;
   extern __shared__ __align__(16) unsigned char fused_smem[];
   __shared__ DevControl c;  // this block's copy of the control block
   __shared__ DevControl
@@ -1050,16 +1094,14 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
   const int tid = static_cast<int>(threadIdx.x);
   const int sx = a.g.nodes_x(), sy = a.g.nodes_y();
   const int nodes = a.rows * sx;  // this block's: rows rank, rank + B, rank + 2B, ...
-  const FusedLayout L = fused_layout(DET, FLIP, VOL, nodes);
+  const FusedLayout L = fused_layout(DET, FLIP, nodes);
   const int S = L.stride;
   Sum* sum = reinterpret_cast<Sum*>(fused_smem);  // channel q of local node k: sum[q * S + k]
   Vec2* vel = reinterpret_cast<Vec2*>(fused_smem + L.vel_off);
   Vec2* vel_old = reinterpret_cast<Vec2*>(fused_smem + L.old_off);
-  float* vol = reinterpret_cast<float*>(fused_smem + L.vol_off);
   DevControl* red0 = cluster.map_shared_rank(red, 0);
   const DevColliders no_colliders{nullptr, 0, nullptr};
   const float inv_dx = 1.f / a.g.dx;
-  const float cell = a.g.dx * a.g.dx;  // VOL: node volume of a full node
   const int per_block = (a.n + blocks - 1) / blocks;
   const int first = min(a.n, rank * per_block), last = min(a.n, first + per_block);
 
@@ -1077,7 +1119,7 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
   cluster.sync();
 
   // P2G's atomics into the node sums of (x, y), in the block that owns row y.
-  auto add = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0, float dvol) {
+  auto add = [&](int x, int y, float dm, Vec2 dmv, Vec2 dmv0, float) {
     Sum* q = reinterpret_cast<Sum*>(cluster.map_shared_rank(fused_smem, y & mask)) +
              (y >> a.shift) * sx + x;
     if constexpr (DET) {
@@ -1088,7 +1130,6 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
         atomicAdd(q + 3 * S, to_fixed(dmv0.x, a.fs.momentum));
         atomicAdd(q + 4 * S, to_fixed(dmv0.y, a.fs.momentum));
       }
-      if constexpr (VOL) atomicAdd(q + Ch::kVol * S, to_fixed(dvol, a.fs.volume));
     } else {
       atomicAdd(q, dm);
       atomicAdd(q + S, dmv.x);
@@ -1097,10 +1138,9 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
         atomicAdd(q + 3 * S, dmv0.x);
         atomicAdd(q + 4 * S, dmv0.y);
       }
-      if constexpr (VOL) atomicAdd(q + Ch::kVol * S, dvol);
     }
   };
-  const ClusterRows<VOL> rows{{}, fused_smem, L.vel_off, L.old_off, L.vol_off, sx, mask, a.shift};
+  const ClusterRows rows{{}, fused_smem, L.vel_off, L.old_off, sx, mask, a.shift};
   mpm::GridUpdateParams gp = a.gp;
   bool all_ran = true;
   for (int step = 0; step < a.count; ++step) {
@@ -1125,13 +1165,13 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
       bool active = i < last;
       P2GParticle t;
       if (active) {
-        p2g_particle<K, POLY, VOL>(a.p, i, a.mats, a.g, a.apic, nullptr, dt, t);
+        p2g_particle<K, POLY, false>(a.p, i, a.mats, a.g, a.apic, nullptr, dt, t);
         active = stencil_inside<K>(t.s.base_x, t.s.base_y, sx, sy);  // else G2P reports it
       }
       if constexpr (DET) {
-        if (active) p2g_scatter<K, FLIP, POLY, VOL>(t, a.g, inv_dx, add);
+        if (active) p2g_scatter<K, FLIP, POLY, false>(t, a.g, inv_dx, add);
       } else {
-        p2g_scatter_warp<K, FLIP, POLY, VOL>(active, t, a.g, inv_dx, add);
+        p2g_scatter_warp<K, FLIP, POLY, false>(active, t, a.g, inv_dx, add);
       }
     }
     cluster.sync();
@@ -1164,15 +1204,6 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
         mv = Vec2{sum[S + k], sum[2 * S + k]};
         if constexpr (FLIP) mv0 = Vec2{sum[3 * S + k], sum[4 * S + k]};
       }
-      if constexpr (VOL) {  // the walls count as full (grid_kernel)
-        const Sum sv = sum[Ch::kVol * S + k];
-        float v;
-        if constexpr (DET)
-          v = from_fixed(sv, a.fs.volume);
-        else
-          v = sv;
-        vol[k] = v + cell * mpm::wall_volume_fraction(a.g, gp.boundary_nodes, K, x, y);
-      }
 #pragma unroll
       for (int q = 0; q < CH; ++q) sum[q * S + k] = Sum(0);
       mpm::grid_update_node(x, y, m, mv, gp);
@@ -1184,27 +1215,6 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
       }
     }
     cluster.sync();
-    if constexpr (VOL) {
-      // The volume correction's interior (volume_interior_kernel): each block
-      // tests its nodes against their neighbours' volumes, read across the
-      // cluster; the marks wait in the volume sum (cleared above) until every
-      // block has read the unmarked volumes, then go into the channel G2P reads.
-      const float inv_cell = 1.f / cell;
-      const auto vol_at = [&](int x, int y) { return rows.vols(y)[x] * inv_cell; };
-      for (int k = tid; k < nodes; k += blockDim.x) {
-        const int row = k / sx, x = k - row * sx;
-        const int y = (row << a.shift) + rank;
-        if (y >= sy) break;  // k only grows
-        if (!mpm::volume_node_interior(vol_at, sx, sy, x, y, K)) sum[Ch::kVol * S + k] = Sum(1);
-      }
-      cluster.sync();
-      for (int k = tid; k < nodes; k += blockDim.x)
-        if (sum[Ch::kVol * S + k] != Sum(0)) {
-          vol[k] = mpm::kVolumeNotInterior;
-          sum[Ch::kVol * S + k] = Sum(0);
-        }
-      cluster.sync();
-    }
     const long long t3 = clock64();
 
     // G2P.
@@ -1217,8 +1227,8 @@ __global__ void __launch_bounds__(kFusedThreads, 1) fused_kernel(FusedArgs a) {
                   static_cast<unsigned long long>(a.p.perm[i]));  // halts the run, as a blow-up
         continue;
       }
-      g2p_particle<K, FLIP, POLY, VOL>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows,
-                                       no_colliders, red_now);
+      g2p_particle<K, FLIP, POLY, false>(a.p, i, a.mats, a.g, a.alpha, a.advect, a.vlim2, dt, rows,
+                                         no_colliders, red_now);
     }
     // Past this barrier the reductions are complete, and the next substep's
     // P2G may write the sums (G2P read only the velocities).
@@ -2300,14 +2310,22 @@ class MpmCudaBackend final : public MpmBackend {
     mpm::GridUpdateParams gp{k.grid,  k.gravity,      0.f, k.boundary, k.boundary_nodes,
                              k.point, k.wall_friction};
     gp.face_contact = vol;  // as MpmCpuBackend::grid_update: the walls hold matter at their faces
+    if (vol)
+      ghost_stress_kernel<<<blocks_for(static_cast<size_t>(k.n)), kThreads, 0, st>>>(
+          k.d, k.n, k.mats, k.grid, k.kernel, k.boundary_nodes, k.gv, k.gi, k.fs, k.ctrl);
     grid_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(gp, k.gm, k.gv, k.gv_old, flip, k.gi,
-                                                        k.gvol, k.gvoli, k.kernel, k.fs, k.ctrl);
+                                                        k.gvol, k.gvoli, k.fs, k.ctrl);
     if (k.cols.n > 0)
       collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true,
                                                              k.ctrl);
-    if (vol)
-      volume_interior_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.kernel, k.gvol,
-                                                                     k.gphi, k.ctrl);
+    if (vol) {
+      volume_interior_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(
+          k.grid, k.kernel, k.boundary_nodes, k.gvol, k.gphi, k.ctrl);
+      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, false, k.gphi, k.gvol,
+                                                                   k.ctrl);
+      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, true, k.gvol, k.gphi,
+                                                                   k.ctrl);
+    }
     if (timed) cudaEventRecord(ev_[kEvK3], st);
     if (vol)
       launch_g2p<true>(k, st);
@@ -2397,31 +2415,18 @@ class MpmCudaBackend final : public MpmBackend {
       }
   }
 
-  /// The fused kernel with or without the volume channel.
-  template <Kernel K, bool DET, bool FLIP, bool POLY>
-  static const void* fused_fn_vol(bool vol) {
-    return vol ? reinterpret_cast<const void*>(&fused_kernel<K, DET, FLIP, POLY, true>)
-               : reinterpret_cast<const void*>(&fused_kernel<K, DET, FLIP, POLY, false>);
-  }
-
-  /// The fused kernel for this transfer, kernel, sum type and volume channel.
-  static const void* fused_fn(Kernel kernel, bool det, bool flip, bool poly, bool vol) {
+  /// The fused kernel for this transfer, kernel and sum type.
+  static const void* fused_fn(Kernel kernel, bool det, bool flip, bool poly) {
     constexpr Kernel Q = Kernel::Quadratic, C = Kernel::Cubic;
+#define PS_FUSED(KK, DD, FF, PP) reinterpret_cast<const void*>(&fused_kernel<KK, DD, FF, PP>)
     if (kernel == C) {
-      if (det)
-        return flip ? fused_fn_vol<C, true, true, false>(vol)
-                    : fused_fn_vol<C, true, false, false>(vol);
-      return flip ? fused_fn_vol<C, false, true, false>(vol)
-                  : fused_fn_vol<C, false, false, false>(vol);
+      if (det) return flip ? PS_FUSED(C, true, true, false) : PS_FUSED(C, true, false, false);
+      return flip ? PS_FUSED(C, false, true, false) : PS_FUSED(C, false, false, false);
     }
-    if (poly)
-      return det ? fused_fn_vol<Q, true, false, true>(vol)
-                 : fused_fn_vol<Q, false, false, true>(vol);
-    if (det)
-      return flip ? fused_fn_vol<Q, true, true, false>(vol)
-                  : fused_fn_vol<Q, true, false, false>(vol);
-    return flip ? fused_fn_vol<Q, false, true, false>(vol)
-                : fused_fn_vol<Q, false, false, false>(vol);
+    if (poly) return det ? PS_FUSED(Q, true, false, true) : PS_FUSED(Q, false, false, true);
+    if (det) return flip ? PS_FUSED(Q, true, true, false) : PS_FUSED(Q, true, false, false);
+    return flip ? PS_FUSED(Q, false, true, false) : PS_FUSED(Q, false, false, false);
+#undef PS_FUSED
   }
 
   /// A launch of `blocks` fused blocks as one cluster; `attr` holds its attribute.
@@ -2462,18 +2467,18 @@ class MpmCudaBackend final : public MpmBackend {
       why = "per-substep forces";
     else if (n_ > kFusedMaxParticles)
       why = "more particles than one cluster takes faster than the whole device";
+    else if (corrects_volume(in))
+      why = "the volume correction (its wall mirror, filter and ghost-stress passes)";
     if (why) {
       fused_why_not_ =
           why;  // (the string keeps its capacity: no allocation once it held a long reason)
       return false;
     }
     const bool det = in.solver.deterministic, flip = in.solver.transfer == Transfer::FLIP;
-    const bool vol = corrects_volume(in);
-    const void* fn =
-        fused_fn(in.solver.kernel, det, flip, in.solver.transfer == Transfer::PolyPIC, vol);
+    const void* fn = fused_fn(in.solver.kernel, det, flip, in.solver.transfer == Transfer::PolyPIC);
     const int sx = in.grid.nodes_x(), sy = in.grid.nodes_y();
     if (fn != fit_fn_ || sx != fit_sx_ || sy != fit_sy_) {
-      fit_ = fit_fused(fn, det, flip, vol, sx, sy);
+      fit_ = fit_fused(fn, det, flip, sx, sy);
       fit_fn_ = fn;
       fit_sx_ = sx;
       fit_sy_ = sy;
@@ -2484,7 +2489,7 @@ class MpmCudaBackend final : public MpmBackend {
 
   /// The largest cluster (16 blocks, else 8, 4, 2, 1) that this device runs
   /// and whose blocks' shared memory holds an sx x sy node grid, or why not.
-  FusedPlan fit_fused(const void* fn, bool det, bool flip, bool vol, int sx, int sy) {
+  FusedPlan fit_fused(const void* fn, bool det, bool flip, int sx, int sy) {
     FusedPlan p;
     cudaFuncAttributes fa{};
     if (cudaFuncGetAttributes(&fa, fn) != cudaSuccess) {
@@ -2521,10 +2526,9 @@ class MpmCudaBackend final : public MpmBackend {
       const long long nodes = static_cast<long long>(rows) * sx;
       // (Past `room` nodes it cannot fit, at 20 bytes or more a node: the
       // estimate keeps the int layout arithmetic for grids that might.)
-      const size_t bytes =
-          nodes <= static_cast<long long>(room)
-              ? fused_layout(det, flip, vol, static_cast<int>(nodes)).bytes
-              : static_cast<size_t>(nodes) * fused_layout(det, flip, vol, 4).bytes / 4;
+      const size_t bytes = nodes <= static_cast<long long>(room)
+                               ? fused_layout(det, flip, static_cast<int>(nodes)).bytes
+                               : static_cast<size_t>(nodes) * fused_layout(det, flip, 4).bytes / 4;
       if (bytes > room) {  // fewer blocks need more
         p.why_not = "the grid's " + std::to_string(sx) + " x " + std::to_string(sy) +
                     " nodes need " + std::to_string((bytes + 1023) / 1024) +
@@ -2567,7 +2571,6 @@ class MpmCudaBackend final : public MpmBackend {
     fa.vlim2 = k.velocity_limit * k.velocity_limit;
     fa.gp = mpm::GridUpdateParams{k.grid,  k.gravity,      0.f, k.boundary, k.boundary_nodes,
                                   k.point, k.wall_friction};
-    fa.gp.face_contact = k.gvol != nullptr;  // the volume correction (launch_substep)
     fa.rule = k.rule;
     fa.fs = k.fs;
     fa.gm = k.gm;

@@ -345,8 +345,8 @@ struct GridUpdateParams {
   float wall_friction = -1.f;  ///< SolverParams::wall_friction
   /// The walls hold matter at their faces (wall_contact, frictionless unless
   /// wall_friction says otherwise) even with wall_friction < 0: set where a
-  /// fluid corrects its volume, which counts the walls as full from their
-  /// faces (wall_volume_fraction), so matter may not sink past them.
+  /// fluid corrects its volume, which mirrors the water at the faces
+  /// (wall_mirrored_volume), so matter may not sink past them.
   bool face_contact = false;
 };
 
@@ -481,8 +481,11 @@ PS_HD void update_deformation(MaterialType type, const Mat2& B, float dt, Mat2& 
 // volume it takes up now (particle_volume). Divided by the cell area that is
 // the node's fraction of rest volume, 1 where the water sits at its rest
 // density (the quadratic B-spline sums to exactly 1 over a lattice of 2 x 2
-// particles a cell). The domain's walls count as full from their faces
-// (wall_volume_fraction): beside them the stencil is not missing neighbours.
+// particles a cell). The domain's walls are mirrors (wall_mirrored_volume):
+// beside them the stencil is not missing neighbours. The channel is then
+// filtered (volume_filter_121), which hides the grid's force-free pressure
+// mode from the correction, and the walls mirror the fluid's stress too
+// (wall_ghost_stress), so the rows next to a floor carry no extra pressure.
 // Rigid bodies do not: the water next to a body is left alone, as at a free
 // surface (their grid rule holds matter off a band half a cell wide, so where
 // the water stops is known only to a fraction of a cell; counted full from
@@ -530,7 +533,7 @@ PS_HD float volume_correction_step(const MaterialParams& m, float dt) {
 
 /// J relaxed towards the volume ratio measured on the grid, 1 / phi: phi is the
 /// rest volume fraction interpolated at the particle (sum w (node volume) /
-/// dx^2, the walls counted as full), beta the step's fraction
+/// dx^2, the walls mirrored, the channel filtered), beta the step's fraction
 /// (volume_correction_step). Crowded (phi > 1): J falls, the pressure rises
 /// and spreads the particles; thinned out (phi < 1): J rises, the pressure
 /// falls and gravity or the neighbours close the gap. Only in the interior:
@@ -616,41 +619,122 @@ inline void volume_interior_pass(int pass, int y0, int y1, const Vol& vol, int s
   }
 }
 
-/// The integral of the kernel's 1-D weight from -infinity to u (cells): the
-/// part of a node's weight that lies beyond a flat solid face at distance -u
-/// (u = -t for a node t cells in front of the face; 1/2 on the face). The
-/// walls count as full with it (wall_volume_fraction).
-PS_HD float kernel_cdf(Kernel k, float u) {
-  if (u > 0.f) return 1.f - kernel_cdf(k, -u);
-  switch (k) {
-    case Kernel::Linear: return u <= -1.f ? 0.f : 0.5f * (1.f + u) * (1.f + u);
-    case Kernel::Quadratic:
-      if (u <= -1.5f) return 0.f;
-      if (u <= -0.5f) return (u + 1.5f) * (u + 1.5f) * (u + 1.5f) / 6.f;
-      return 1.f / 6.f + 0.75f * (u + 0.5f) - (u * u * u + 0.125f) / 3.f;
-    default:  // cubic B-spline
-      if (u <= -2.f) return 0.f;
-      if (u <= -1.f) {
-        const float a = 2.f + u;
-        return a * a * a * a / 24.f;
-      }
-      return 0.5f + u * (2.f / 3.f - u * u / 3.f - u * u * u / 8.f);
-  }
+/// The node that mirrors node i across the nearer wall face (faces at node b
+/// and n - b of nodes 0..n), for the nodes within b of a face (in the wall or
+/// in front of it), or -1. A face node mirrors itself.
+PS_HD_CONST int wall_mirror_node(int i, int n, int b) {
+  return i <= 2 * b ? 2 * b - i : (i >= n - 2 * b ? 2 * (n - b) - i : -1);
 }
 
-/// The part of node t's weight inside a wall whose face is t nodes away (t > 0:
-/// in the domain, t < 0: in the wall).
-PS_HD float wall_coverage_1d(Kernel k, int t) { return kernel_cdf(k, static_cast<float>(-t)); }
+/// Node (i, j)'s volume with the walls counted as the mirror image of the
+/// matter in front of them: `vol(x, y)` is what the particles deposited, and
+/// a node within b of a face adds its mirror node's deposit (corners: the
+/// three mirrors). The same as ghost particles mirrored across the walls
+/// (Libersky, Petschek, Carney, Hipp & Allahdadi, J. Comput. Phys. 109, 1993;
+/// Randles & Libersky, Comput. Methods Appl. Mech. Eng. 139, 1996), exactly,
+/// as the kernel is symmetric and the faces lie on nodes: water at rest on a
+/// floor reads 1 at every node, whatever its rows' offset from the face. (A
+/// wall filled as a continuum, the kernel's integral beyond the face, reads
+/// the particle rows' discrete sum off by 0.5 % one node either side of the
+/// face with the quadratic kernel: 1.005 in front, 0.995 behind, and at
+/// K = 2e5 that is 700 Pa of spurious pressure in the bottom rows.)
+template <class Vol>
+PS_HD float wall_mirrored_volume(const Vol& vol, const GridSpec& g, int b, int i, int j) {
+  const int mi = wall_mirror_node(i, g.nx, b), mj = wall_mirror_node(j, g.ny, b);
+  float v = vol(i, j);
+  if (mi >= 0) v += vol(mi, j);
+  if (mj >= 0) {
+    v += vol(i, mj);
+    if (mi >= 0) v += vol(mi, mj);
+  }
+  return v;
+}
 
-/// The volume fraction of node (i, j) filled by the domain's walls (the
-/// boundary layer of `boundary_nodes`, faces at x = b dx, x = (nx - b) dx and
-/// likewise in y): 1 deep in a wall, 1/2 on its face, 0 away from it; corners
-/// combine as 1 - (1 - cx)(1 - cy).
-PS_HD float wall_volume_fraction(const GridSpec& g, int b, Kernel k, int i, int j) {
-  const int tx = (i - b) < (g.nx - b - i) ? i - b : g.nx - b - i;
-  const int ty = (j - b) < (g.ny - b - j) ? j - b : g.ny - b - j;
-  const float cx = wall_coverage_1d(k, tx), cy = wall_coverage_1d(k, ty);
-  return 1.f - (1.f - cx) * (1.f - cy);
+/// The volume channel smoothed along one axis by the binomial filter
+/// [1 2 1] / 4: `at(k)` is node k's value on that axis (n nodes; the edges
+/// repeat their node). Applied along x, then along y, before G2P reads the
+/// channel. Why: the weakly compressible fluid has a pressure mode the grid
+/// cannot feel. With the quadratic B-spline and 2 x 2 particles a cell, a
+/// pressure that alternates with the node nearest each particle (+d, -d, +d
+/// from node to node) gives every node zero force (node j's two nearest rows
+/// cancel by symmetry, its next rows belong to nodes j +- 1, which carry the
+/// same sign): nothing holds it back. A still tank showed it as +-300 Pa
+/// from row pair to row pair at K = 2e5 with the correction, +-1800 Pa
+/// without. The correction, fed the raw channel, holds such a pattern
+/// wherever the particles bunch at alternate nodes; the filter's response to
+/// that pattern (period two nodes) is zero and to a straight line exactly
+/// the line, so the correction reads the water's smooth density and relaxes
+/// J's nodal mode away at its rate. (The same aim as the cell-averaged volume
+/// of F-bar MPM: Coombs, Charlton, Cortis & Augarde, "Overcoming volumetric
+/// locking in material point methods", Comput. Methods Appl. Mech. Eng. 333,
+/// 2018.) A marked node (kVolumeNotInterior) keeps its neighbours below zero,
+/// so the corrected region shrinks by one node.
+template <class At>
+PS_HD float volume_filter_121(const At& at, int k, int n) {
+  return 0.25f * (at(k > 0 ? k - 1 : 0) + 2.f * at(k) + at(k + 1 < n ? k + 1 : k));
+}
+
+/// One coordinate's ghost: x mirrored across the face lo or hi when it lies
+/// closer than r to it (into m, true), else false.
+PS_HD bool wall_ghost_coord(float x, float lo, float hi, float r, float& m) {
+  if (x - lo < r) {
+    m = 2.f * lo - x;
+    return true;
+  }
+  if (hi - x < r) {
+    m = 2.f * hi - x;
+    return true;
+  }
+  return false;
+}
+
+/// The walls' mirror of a correcting fluid's stress (ghost particles, as in
+/// wall_mirrored_volume). A node in front of a wall gathers the stress of the
+/// particles within the kernel's reach on both sides; the wall side has none,
+/// so near a floor the nodes one cell up were pushed down by the water's
+/// pressure more than up, and the bottom rows carried 6-13 % more than
+/// hydrostatic pressure to make up for it (mpm.still_tank, grid 64). Each
+/// particle closer to a face than reach - 1 cells (0.5 for the quadratic
+/// kernel, 1 for the cubic; the linear kernel's ghosts reach no node in
+/// front of a face) adds its mirror image's stress term, mirrored (the
+/// shear changes sign across one wall, not across a corner's two), to the
+/// nodes strictly inside the walls' faces: the wall's pressure force. Only
+/// the stress, not mass or momentum, so the particles' mass and momentum
+/// move as before and the wall pushes back as walls do. `stress()`: the
+/// particle's stress term as P2G folds it, D^-1 (-dt vol0 tau), asked only
+/// when the particle has a ghost; `add(i, j, dp)` adds momentum dp to node
+/// (i, j).
+template <class Stress, class Add>
+PS_HD void wall_ghost_stress(const GridSpec& g, int b, Kernel k, Vec2 x, Stress&& stress,
+                             Add&& add) {
+  const float reach = 0.5f * static_cast<float>(kernel_support(k)) - 1.f;  // cells
+  if (!(reach > 0.f)) return;
+  const float lo_x = g.origin.x + b * g.dx, hi_x = g.origin.x + (g.nx - b) * g.dx;
+  const float lo_y = g.origin.y + b * g.dx, hi_y = g.origin.y + (g.ny - b) * g.dx;
+  const float r = reach * g.dx;
+  float mx = x.x, my = x.y;
+  const bool gx = wall_ghost_coord(x.x, lo_x, hi_x, r, mx);
+  const bool gy = wall_ghost_coord(x.y, lo_y, hi_y, r, my);
+  if (!gx && !gy) return;
+  const Mat2 Q = stress();
+  const int n = kernel_support(k);
+  for (int q = 1; q < 4; ++q) {  // the ghosts: mirrored in x (1), in y (2), in both (3)
+    const bool qx = (q & 1) != 0, qy = (q & 2) != 0;
+    if ((qx && !gx) || (qy && !gy)) continue;
+    const Vec2 xg{qx ? mx : x.x, qy ? my : x.y};
+    const Mat2 Qg = qx != qy ? Mat2{Q.a00, -Q.a01, -Q.a10, Q.a11} : Q;
+    const Stencil st = make_stencil(k, g, xg);
+    for (int c = 0; c < n; ++c) {
+      const int j = st.base_y + c;
+      if (j <= b || j >= g.ny - b) continue;
+      for (int a = 0; a < n; ++a) {
+        const int i = st.base_x + a;
+        if (i <= b || i >= g.nx - b) continue;
+        const Vec2 dpos{(a - st.fx) * g.dx, (c - st.fy) * g.dx};
+        add(i, j, (st.wx[a] * st.wy[c]) * (Qg * dpos));
+      }
+    }
+  }
 }
 
 /// Position clamp that keeps every kernel's stencil inside the node array.

@@ -1046,27 +1046,33 @@ CaseResult still_tank(const Options& opt) {
       "Still tank: water at rest keeps its depth (volume correction) and its floor pressure is rho g h";
   r.model =
       "MLS-MPM, quadratic B-splines, APIC, weakly compressible fluid with the grid volume correction "
-      "(mpm::volume_corrected_J, the walls counted full from their faces)";
+      "(mpm::volume_corrected_J: the channel filtered [1 2 1], the walls the mirror image of the water in front "
+      "of them for its volume and its stress)";
   r.reference =
       "Hydrostatics of the weakly compressible fluid p = K (1 - J): at rest a particle under undeformed depth s has "
       "J = 1 - rho g s / K, so the column of undeformed depth h0 has its centre of mass at h0 / 2 - rho g h0^2 / (3 K); "
       "the floor carries the water's weight, p_floor = M g / W. The correction follows the density drift "
       "compensation of FLIP fluids (M. Mueller, Ten Minute Physics 18, 2022) and the grid density constraint of "
-      "Kugelstadt, Longva, Thuerey & Bender, IEEE TVCG 27(4), 2021.";
+      "Kugelstadt, Longva, Thuerey & Bender, IEEE TVCG 27(4), 2021; the walls' mirror images follow the ghost "
+      "particles of Libersky, Petschek, Carney, Hipp & Allahdadi, J. Comput. Phys. 109, 1993.";
   const double t0 = flow::now_seconds();
   struct Config {
     int grid;
     double K, seconds;
   };
   const std::vector<Config> configs =
-      opt.quick ? std::vector<Config>{{64, 2e5, 10.0}}
+      opt.quick ? std::vector<Config>{{64, 2e5, 30.0}}
                 : std::vector<Config>{
                       {64, 2e5, 60.0}, {128, 2e5, 60.0}, {64, 1e6, 60.0}, {128, 1e6, 60.0}};
   // The same tank without the correction, for the curve that loses its water.
-  const Config off = opt.quick ? Config{64, 2e5, 10.0} : Config{64, 2e5, 60.0};
+  const Config off = opt.quick ? Config{64, 2e5, 30.0} : Config{64, 2e5, 60.0};
   // The tank starts uncompressed and rings about its compressed equilibrium
   // while the walls' and the viscosity's damping take the start's energy out:
   // the depth is held to 1 % from kSettle on; the start's swing is reported.
+  // The floor pressure swings longer (grid 64, K = 2e5: the fit's intercept
+  // 1.5, 0.65, 1.2, 0.88 of M g / W at 3, 7, 10, 13 s, within 0.5 % from
+  // 21 s on), so the quick run lasts 30 s and every run is judged on its
+  // last quarter.
   constexpr double kSettle = 5.0;
   Plot depth{"Depth (twice the centre-of-mass height) over its hydrostatic equilibrium",
              "t (s)",
@@ -1141,7 +1147,7 @@ CaseResult still_tank(const Options& opt) {
       "centre of mass, which sinks when the water compacts), sampled every 0.5 s. Floor pressure: p = K (1 - J) "
       "of the particles away from the side walls (0.1 < x < 0.9) and below 3/4 of the depth, fitted linearly in "
       "height and taken at the floor." +
-      std::string(opt.quick ? " Quick: grid 64, K = 2e5, 10 s." : "");
+      std::string(opt.quick ? " Quick: grid 64, K = 2e5, 30 s." : "");
   r.notes +=
       "Tolerances: depth within 1 % of its equilibrium from 5 s on, floor pressure within 2 % of M g / W, "
       "mass exact.";

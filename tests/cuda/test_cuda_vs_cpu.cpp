@@ -1446,9 +1446,9 @@ float max_J_diff(MpmWorld& a, MpmWorld& b) {
 
 TEST_CASE("CUDA volume correction: a still tank follows the CPU", "[cuda][volume]") {
   // The volume channel in every P2G path the tank takes (tiled, warp
-  // pre-reduced), the walls' share in the grid update, J relaxed in G2P (the
-  // linear kernel: in its MUSL pass). The unfused kernels; the fused path
-  // below. Tolerances of "CUDA matches the CPU reference after N steps",
+  // pre-reduced), the walls' mirror and the interior marks, the filter, the
+  // walls' ghost stress, J relaxed in G2P (the linear kernel: in its MUSL
+  // pass). Tolerances of "CUDA matches the CPU reference after N steps",
   // and J within 1e-3: a node at the interior test's half-full mark
   // (mpm::volume_node_interior) may pass on one backend and not the other
   // (float atomics round the volume differently), so a particle may be
@@ -1538,12 +1538,11 @@ TEST_CASE("CUDA volume correction: deterministic mode repeats bit for bit and fo
   }
 }
 
-TEST_CASE("CUDA volume correction on the fused path: follows the CPU, deterministic as unfused",
+TEST_CASE("CUDA volume correction runs unfused where the fused path is asked for",
           "[cuda][volume][fused]") {
-  // The fused kernel's volume sum and channel (the grid in the cluster's
-  // shared memory): float mode against the CPU, deterministic mode equal to
-  // the unfused deterministic path bit for bit.
-  const bool expect = fused_device();
+  // The fused kernel has no room for the channel's extra passes (the walls'
+  // mirror, the filter, the ghost stress): with PS_CUDA_FUSED=1 a tank that
+  // corrects its volume runs the unfused kernels, says why, and follows the CPU.
   for (const char* kernel : {"quadratic", "cubic"}) {
     INFO(kernel);
     MpmScene cpu = volume_tank("apic", kernel, 20.0);
@@ -1553,24 +1552,16 @@ TEST_CASE("CUDA volume correction on the fused path: follows the CPU, determinis
     REQUIRE(cpu.world->step(200).ok);
     REQUIRE(gpu.world->step(200).ok);
     REQUIRE(gpu.world->backend_name().rfind("cuda", 0) == 0);
-    INFO(stats_notes(*gpu.world));
-    CHECK(ran_fused(*gpu.world) == expect);
+    const std::string notes = stats_notes(*gpu.world);
+    INFO(notes);
+    CHECK_FALSE(ran_fused(*gpu.world));
+    if (fused_device()) CHECK(notes.find("not fused: the volume correction") != std::string::npos);
     const MpmDifference d = compare_mpm(*cpu.world, *gpu.world);
     INFO("max |dx| " << d.max_dx << ", max |dv| " << d.max_dv);
     CHECK(d.finite);
     CHECK(d.max_dx < 1e-4f * cpu.world->grid.dx);
     CHECK(d.max_dv < 1e-3f);
     CHECK(max_J_diff(*cpu.world, *gpu.world) < 1e-3f);
-    uint64_t hash[2];
-    for (int f = 0; f < 2; ++f) {
-      MpmScene s = volume_tank("apic", kernel, 20.0);
-      s.world->solver.deterministic = true;
-      s.world->set_backend(cuda_backend(f == 0));
-      REQUIRE(s.world->step(200).ok);
-      if (f == 0) CHECK(ran_fused(*s.world) == expect);
-      hash[f] = s.world->diagnostics().hash;
-    }
-    CHECK(hash[0] == hash[1]);
   }
 }
 

@@ -129,42 +129,141 @@ TEST_CASE("The volume correction's rule: J towards the measured volume ratio in 
   CHECK(mpm::volume_correction_step(jelly, 1e-3f) == 0.f);
 }
 
-TEST_CASE("kernel_cdf is the integral of each kernel's weight", "[mpm][fluid][volume]") {
-  for (Kernel k : {Kernel::Linear, Kernel::Quadratic, Kernel::Cubic}) {
-    for (float u = -2.5f; u <= 2.5f; u += 0.125f) {
-      // Midpoint rule over the weight of a node at 0 seen from X: axis_weights gives the nodes base..
-      double sum = 0.0;
-      const int n = 4000;
-      const double lo = -3.0, h = (static_cast<double>(u) - lo) / n;
-      for (int i = 0; i < n; ++i) {
-        const float X = static_cast<float>(lo + (i + 0.5) * h);
-        int base;
-        float f, w[4], dw[4];
-        mpm::axis_weights(k, X, base, f, w, dw);
-        const int a = -base;
-        if (a >= 0 && a < mpm::kernel_support(k)) sum += w[a] * h;
-      }
-      INFO("kernel " << static_cast<int>(k) << ", u = " << u);
-      CHECK(mpm::kernel_cdf(k, u) == Approx(sum).margin(1e-4));
-    }
-    CHECK(mpm::kernel_cdf(k, 0.f) == 0.5f);
-  }
+namespace {
+
+/// Water at rest on a floor: rows of particles (2 a cell, spacing dx / 2,
+/// the loader's offset: the first a quarter cell above the face) across a
+/// 32-cell grid whose walls are b = 3 nodes thick, `rows` of them; in cell
+/// units (dx = 1, origin 0).
+std::vector<Vec2> floor_lattice(int rows, float first = 0.25f) {
+  std::vector<Vec2> x;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < 52; ++c) x.push_back(Vec2{3.25f + 0.5f * c, 3.f + first + 0.5f * r});
+  return x;
 }
 
-TEST_CASE("The walls count as full from their faces and hold matter there",
+GridSpec unit_grid() {
+  GridSpec g;
+  g.dx = 1.f;
+  g.nx = g.ny = 32;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("The walls are the mirror image of the water in front of them", "[mpm][fluid][volume]") {
+  // The quadratic kernel's deposit of the lattice (each particle a quarter
+  // cell of rest volume), then the walls' mirrors: every node of the water's
+  // lower part, the face and the wall behind it reads exactly full, as the
+  // ghost lattice continues the real one. (A wall counted as a continuum
+  // read 1.005 one node in front of the face and 0.995 one node behind it.)
+  const GridSpec g = unit_grid();
+  const int sx = g.nodes_x(), sy = g.nodes_y(), b = 3;
+  std::vector<float> v(static_cast<size_t>(sx) * sy, 0.f);
+  for (const Vec2& x : floor_lattice(24)) {
+    const mpm::Stencil s = mpm::make_stencil(Kernel::Quadratic, g, x);
+    for (int c = 0; c < 3; ++c)
+      for (int a = 0; a < 3; ++a)
+        v[static_cast<size_t>(s.base_y + c) * sx + s.base_x + a] += 0.25f * s.wx[a] * s.wy[c];
+  }
+  const auto raw = [&](int x, int y) { return v[static_cast<size_t>(y) * sx + x]; };
+  for (int j = 0; j <= 10; ++j) {  // the wall, its face (j = 3) and the water above
+    INFO("row " << j);
+    CHECK(mpm::wall_mirrored_volume(raw, g, b, 16, j) == Approx(1.f).margin(1e-5));
+    CHECK(mpm::wall_mirrored_volume(raw, g, b, 3, j) == Approx(1.f).margin(1e-5));  // left face
+    CHECK(mpm::wall_mirrored_volume(raw, g, b, 1, j) == Approx(1.f).margin(1e-5));  // in the wall
+  }
+  CHECK(raw(16, 4) == Approx(1.f - 1.f / 64.f));  // what the particles alone give
+  // The mirror of each node: itself on a face, across it within b, none beyond.
+  CHECK(mpm::wall_mirror_node(3, 32, 3) == 3);
+  CHECK(mpm::wall_mirror_node(1, 32, 3) == 5);
+  CHECK(mpm::wall_mirror_node(6, 32, 3) == 0);
+  CHECK(mpm::wall_mirror_node(7, 32, 3) == -1);
+  CHECK(mpm::wall_mirror_node(29, 32, 3) == 29);
+  CHECK(mpm::wall_mirror_node(31, 32, 3) == 27);
+}
+
+TEST_CASE("The volume channel's filter removes the grid's pressure mode and keeps straight lines",
+          "[mpm][fluid][volume]") {
+  const int n = 12;
+  std::vector<float> zigzag(n), line(n);
+  for (int k = 0; k < n; ++k) {
+    zigzag[static_cast<size_t>(k)] = 1.f + (k % 2 ? 0.01f : -0.01f);
+    line[static_cast<size_t>(k)] = 0.9f + 0.02f * k;
+  }
+  for (int k = 1; k + 1 < n; ++k) {
+    CHECK(mpm::volume_filter_121([&](int i) { return zigzag[static_cast<size_t>(i)]; }, k, n) ==
+          Approx(1.f).epsilon(1e-6));
+    CHECK(mpm::volume_filter_121([&](int i) { return line[static_cast<size_t>(i)]; }, k, n) ==
+          Approx(line[static_cast<size_t>(k)]).epsilon(1e-6));
+  }
+  // The edges repeat their node.
+  CHECK(mpm::volume_filter_121([&](int i) { return line[static_cast<size_t>(i)]; }, 0, n) ==
+        Approx(0.25f * (3.f * line[0] + line[1])));
+  // A marked node keeps its neighbours marked (below zero: J left alone).
+  const auto marked = [](int i) { return i == 5 ? mpm::kVolumeNotInterior : 1.f; };
+  CHECK(mpm::volume_filter_121(marked, 4, n) < 0.f);
+  CHECK(mpm::volume_filter_121(marked, 6, n) < 0.f);
+  CHECK(mpm::volume_filter_121(marked, 7, n) == 1.f);
+}
+
+TEST_CASE("A uniform pressure pushes no node in front of a wall: the walls mirror the stress",
+          "[mpm][fluid][volume]") {
+  // Every particle of the lattice at the same pressure p: its stress term
+  // D^-1 (-dt vol0 tau) with tau = -p I (Q = q I). Scattered like P2G's
+  // stress term, the nodes inside the water get nothing, but the nodes in
+  // front of the floor's face feel the rows above and none below: without
+  // the ghosts they are pushed down.
+  const GridSpec g = unit_grid();
+  const int sx = g.nodes_x(), sy = g.nodes_y(), b = 3;
+  const float q = 1.f;
+  const Mat2 Q{q, 0.f, 0.f, q};
+  std::vector<Vec2> f(static_cast<size_t>(sx) * sy);
+  const auto add = [&](int i, int j, Vec2 d) { f[static_cast<size_t>(j) * sx + i] += d; };
+  const std::vector<Vec2> lattice = floor_lattice(16);
+  for (const Vec2& x : lattice) {
+    const mpm::Stencil s = mpm::make_stencil(Kernel::Quadratic, g, x);
+    for (int c = 0; c < 3; ++c)
+      for (int a = 0; a < 3; ++a)
+        add(s.base_x + a, s.base_y + c, (s.wx[a] * s.wy[c]) * (Q * Vec2{a - s.fx, c - s.fy}));
+  }
+  const Vec2 without = f[static_cast<size_t>(b + 1) * sx + 16];
+  INFO("node one cell above the floor, without the ghosts: " << without.y);
+  CHECK(without.y < -0.01f);  // pushed into the floor
+  for (const Vec2& x : lattice)
+    mpm::wall_ghost_stress(
+        g, b, Kernel::Quadratic, x, [&]() { return Q; }, add);
+  for (int j = b + 1; j <= b + 6; ++j) {
+    INFO("row " << j);
+    CHECK(std::fabs(f[static_cast<size_t>(j) * sx + 16].y) < 1e-5f);
+    CHECK(std::fabs(f[static_cast<size_t>(j) * sx + 16].x) < 1e-5f);
+  }
+  // The face and the wall's nodes get nothing from the ghosts (the wall holds them).
+  std::vector<Vec2> only(f.size());
+  const auto add_only = [&](int i, int j, Vec2 d) { only[static_cast<size_t>(j) * sx + i] += d; };
+  const auto ghosts = [&](Kernel k) {  // how many particles have a ghost
+    int asked = 0;
+    const auto counted = [&]() {
+      ++asked;
+      return Q;
+    };
+    for (const Vec2& x : lattice) mpm::wall_ghost_stress(g, b, k, x, counted, add_only);
+    return asked;
+  };
+  // Only the bottom row (a quarter cell above the face) has ghosts, and the
+  // side walls' nearest column (a quarter cell in front of each).
+  CHECK(ghosts(Kernel::Quadratic) == 52 + 2 * 15);
+  for (int i = 0; i < sx; ++i)
+    for (int j = 0; j <= b; ++j) CHECK(only[static_cast<size_t>(j) * sx + i].y == 0.f);
+  // The linear kernel's ghosts reach no node in front of a face.
+  CHECK(ghosts(Kernel::Linear) == 0);
+}
+
+TEST_CASE("Where a fluid corrects its volume the walls hold matter at their faces",
           "[mpm][fluid][volume]") {
   GridSpec g;
   g.nx = g.ny = 32;
   const int b = 3;
-  const Kernel k = Kernel::Quadratic;
-  CHECK(mpm::wall_volume_fraction(g, b, k, 16, 16) == 0.f);
-  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b) == 0.5f);         // on the floor's face
-  CHECK(mpm::wall_volume_fraction(g, b, k, 16, g.ny - b) == 0.5f);  // on the ceiling's face
-  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b + 1) == Approx(1.f / 48.f));
-  CHECK(mpm::wall_volume_fraction(g, b, k, 16, b - 1) == Approx(47.f / 48.f));
-  CHECK(mpm::wall_volume_fraction(g, b, k, 16, 0) == 1.f);
-  CHECK(mpm::wall_volume_fraction(g, b, k, b, b) == Approx(0.75f));  // a corner: 1 - (1/2)(1/2)
-  // Where a fluid corrects its volume the faces hold matter, frictionless without wall_friction.
   mpm::GridUpdateParams gp{g, Vec2{0.f, -9.81f}, 1e-3f, Boundary::Slip, b, PointForce{}, -1.f};
   CHECK(mpm::wall_contact(16, b, Vec2{0.3f, -1.f}, gp).y ==
         -1.f);  // without it: the layer's rule alone
