@@ -498,9 +498,10 @@ PS_HD void update_deformation(MaterialType type, const Mat2& B, float dt, Mat2& 
 // crowded particles (phi_p > 1) get a smaller J, so more pressure, and push
 // apart; thinned ones a larger J, less pressure, and close up.
 // Only J changes, so mass and momentum stay exact (the stress impulse sums to
-// zero over the grid as before). Where it is on, the walls hold matter at
-// their faces (GridUpdateParams::face_contact), so the wall layer that counts
-// as full holds no water.
+// zero over the grid as before) away from the walls, whose ghost stress is
+// their push. Where it is on, the walls hold matter at their faces
+// (GridUpdateParams::face_contact), so the wall layer that mirrors the water
+// holds none.
 //
 // The same idea as the density drift correction of FLIP fluids, where the
 // measured particle density per cell lowers the target divergence of the
