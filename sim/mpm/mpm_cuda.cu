@@ -1408,7 +1408,7 @@ struct LaunchKey {
   Vec2* gv_old;
   FixedNode* gi;
   float* gvol;                // the volume channel; null: no fluid corrects its volume
-  float* gphi;                // gvol with the nodes outside the interior marked (G2P reads it)
+  float* gphi;                // gvol mirrored at the walls, marked and filtered (G2P reads it)
   unsigned long long* gvoli;  // its fixed-point sums (deterministic), else null
   Vec2* fext;
   const uint32_t* inv_perm;
@@ -2741,7 +2741,7 @@ class MpmCudaBackend final : public MpmBackend {
   Vec2* gv_old_ = nullptr;
   FixedNode* gi_ = nullptr;
   float* gvol_ = nullptr;  // the volume channel (allocated once a fluid corrects its volume)
-  float* gphi_ = nullptr;  // the channel G2P reads: gvol_ with the interior marked
+  float* gphi_ = nullptr;  // the channel G2P reads: gvol_ mirrored, marked, filtered
   unsigned long long* gvoli_ = nullptr;  // its fixed-point sums (deterministic mode)
   FixedScale fs_;
   bool last_det_ = false;
