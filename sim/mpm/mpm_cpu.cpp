@@ -358,8 +358,8 @@ void MpmCpuBackend::grid_update(const SubstepInput& in) {
 // After P2G, before G2P (and the MUSL pass, which reads the same channel):
 // the walls' mirror images first (mpm::wall_mirrored_volume, folded in place
 // along the rows, then along the columns, which sums the corners' four), then
-// the flags, then the marks, as every node reads its neighbours; last the
-// filter, rows then columns.
+// the filter, rows then columns; last the flags, then the marks, as every
+// node reads its neighbours.
 void MpmCpuBackend::finish_volume_channel(const SubstepInput& in) {
   const GridSpec& g = in.grid;
   const int sx = g.nodes_x(), sy = g.nodes_y();
@@ -379,23 +379,6 @@ void MpmCpuBackend::finish_volume_channel(const SubstepInput& in) {
   pool_.parallel_for(sx, 16, [&](int64_t i0, int64_t i1, int) {
     for (int64_t i = i0; i < i1; ++i) fold(static_cast<size_t>(i), static_cast<size_t>(sx), sy);
   });
-  const float inv_cell = 1.f / (g.dx * g.dx);
-  interior_.resize(3 * grid_.size());
-  uint8_t* occ = interior_.data();
-  uint8_t* rows = occ + grid_.size();
-  uint8_t* flags = rows + grid_.size();
-  const auto vol = [&](int x, int y) {
-    return grid_[static_cast<size_t>(y) * sx + x].pad * inv_cell;
-  };
-  for (int pass = 0; pass < 3; ++pass)
-    pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
-      mpm::volume_interior_pass(pass, static_cast<int>(j0), static_cast<int>(j1), vol, sx, sy,
-                                in.solver.kernel, occ, rows, flags);
-    });
-  pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
-    for (int64_t k = b; k < e; ++k)
-      if (!flags[k]) grid_[k].pad = mpm::kVolumeNotInterior;
-  });
   // The filter (mpm::volume_filter_121): along the rows into the scratch, then along the columns back.
   vol_filtered_.resize(grid_.size());
   pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
@@ -414,6 +397,23 @@ void MpmCpuBackend::finish_volume_channel(const SubstepInput& in) {
         r[i].pad = mpm::volume_filter_121(at, static_cast<int>(j), sy);
       }
     }
+  });
+  const float inv_cell = 1.f / (g.dx * g.dx);
+  interior_.resize(3 * grid_.size());
+  uint8_t* occ = interior_.data();
+  uint8_t* rows = occ + grid_.size();
+  uint8_t* flags = rows + grid_.size();
+  const auto vol = [&](int x, int y) {
+    return grid_[static_cast<size_t>(y) * sx + x].pad * inv_cell;
+  };
+  for (int pass = 0; pass < 3; ++pass)
+    pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
+      mpm::volume_interior_pass(pass, static_cast<int>(j0), static_cast<int>(j1), vol, sx, sy,
+                                in.solver.kernel, occ, rows, flags);
+    });
+  pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
+    for (int64_t k = b; k < e; ++k)
+      if (!flags[k]) grid_[k].pad = mpm::kVolumeNotInterior;
   });
 }
 

@@ -46,8 +46,8 @@ class MpmCpuBackend final : public MpmBackend {
   void collide_grid(const SubstepInput& in, bool impulses);
   /// The fluids' volume correction's channel, from what P2G deposited to what
   /// G2P reads: the walls' mirror images added (mpm::wall_mirrored_volume),
-  /// the nodes outside the interior marked (mpm::volume_node_interior), the
-  /// whole filtered (mpm::volume_filter_121).
+  /// the whole filtered (mpm::volume_filter_121), the nodes outside the
+  /// interior marked (mpm::volume_node_interior).
   void finish_volume_channel(const SubstepInput& in);
   SubstepResult g2p(const SubstepInput& in);
   /// POLY: PolyPIC's extra modes (quadratic kernel, not FLIP).

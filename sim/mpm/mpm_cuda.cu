@@ -544,7 +544,7 @@ __global__ void __launch_bounds__(kThreads)
 // ---- grid -----------------------------------------------------------------------
 
 /// gvol (null unless a fluid corrects its volume): the volume channel as the
-/// particles deposited it, deterministic: from gvoli (volume_interior_kernel
+/// particles deposited it, deterministic: from gvoli (volume_filter_kernel
 /// adds the walls).
 __global__ void grid_kernel(mpm::GridUpdateParams gp, float* gm, Vec2* gv, Vec2* gv_old,
                             bool keep_old, const FixedNode* gi, float* gvol,
@@ -658,32 +658,11 @@ __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevCollide
   if (changed) gv[node] = v;
 }
 
-/// The volume channel's first step to what G2P reads (gphi), from P2G's
-/// (gvol): the walls' mirror images added (mpm::wall_mirrored_volume) and a
-/// node outside the interior marked mpm::kVolumeNotInterior, so a stencil
-/// that reaches it leaves the particle's J alone (as
-/// MpmCpuBackend::finish_volume_channel does in place; here every node reads
-/// its neighbours, so the result goes to its own array).
-__global__ void volume_interior_kernel(GridSpec g, Kernel kernel, int b, const float* gvol,
-                                       float* gphi, const DevControl* ctrl) {
-  if (ctrl->halted) return;
-  const int sx = g.nodes_x(), sy = g.nodes_y();
-  const int node = blockIdx.x * blockDim.x + threadIdx.x;
-  if (node >= sx * sy) return;
-  const float inv_cell = 1.f / (g.dx * g.dx);
-  const auto raw = [&](int x, int y) { return gvol[y * sx + x]; };
-  const auto vol = [&](int x, int y) {
-    return mpm::wall_mirrored_volume(raw, g, b, x, y) * inv_cell;
-  };
-  const int x = node % sx, y = node / sx;
-  gphi[node] = mpm::volume_node_interior(vol, sx, sy, x, y, kernel)
-                   ? mpm::wall_mirrored_volume(raw, g, b, x, y)
-                   : mpm::kVolumeNotInterior;
-}
-
-/// The volume channel's last step: mpm::volume_filter_121 along x (src
-/// gphi, dst gvol) or along y (back), as MpmCpuBackend::finish_volume_channel.
-__global__ void volume_filter_kernel(GridSpec g, bool along_y, const float* src, float* dst,
+/// The volume channel's first step to what G2P reads, as
+/// MpmCpuBackend::finish_volume_channel: mpm::volume_filter_121 along x
+/// (src: P2G's gvol, with the walls' mirror images added on the way in,
+/// mpm::wall_mirrored_volume; dst gphi) or along y (src gphi, dst gvol).
+__global__ void volume_filter_kernel(GridSpec g, int b, bool along_y, const float* src, float* dst,
                                      const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = g.nodes_x(), sy = g.nodes_y();
@@ -694,9 +673,27 @@ __global__ void volume_filter_kernel(GridSpec g, bool along_y, const float* src,
     const auto at = [&](int k) { return src[k * sx + x]; };
     dst[node] = mpm::volume_filter_121(at, y, sy);
   } else {
-    const auto at = [&](int k) { return src[y * sx + k]; };
+    const auto raw = [&](int i, int j) { return src[j * sx + i]; };
+    const auto at = [&](int k) { return mpm::wall_mirrored_volume(raw, g, b, k, y); };
     dst[node] = mpm::volume_filter_121(at, x, sx);
   }
+}
+
+/// The volume channel's last step: the filtered channel (gvol) with a node
+/// outside the interior marked mpm::kVolumeNotInterior (gphi, what G2P
+/// reads), so a stencil that reaches it leaves the particle's J alone; every
+/// node reads its neighbours, so the result goes to its own array.
+__global__ void volume_interior_kernel(GridSpec g, Kernel kernel, const float* gvol, float* gphi,
+                                       const DevControl* ctrl) {
+  if (ctrl->halted) return;
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= sx * sy) return;
+  const float inv_cell = 1.f / (g.dx * g.dx);
+  const auto vol = [&](int x, int y) { return gvol[y * sx + x] * inv_cell; };
+  const int x = node % sx, y = node / sx;
+  gphi[node] =
+      mpm::volume_node_interior(vol, sx, sy, x, y, kernel) ? gvol[node] : mpm::kVolumeNotInterior;
 }
 
 /// The walls' mirror of a correcting fluid's stress (mpm::wall_ghost_stress,
@@ -1408,7 +1405,7 @@ struct LaunchKey {
   Vec2* gv_old;
   FixedNode* gi;
   float* gvol;                // the volume channel; null: no fluid corrects its volume
-  float* gphi;                // gvol mirrored at the walls, marked and filtered (G2P reads it)
+  float* gphi;                // gvol mirrored at the walls, filtered and marked (G2P reads it)
   unsigned long long* gvoli;  // its fixed-point sums (deterministic), else null
   Vec2* fext;
   const uint32_t* inv_perm;
@@ -2319,12 +2316,12 @@ class MpmCudaBackend final : public MpmBackend {
       collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true,
                                                              k.ctrl);
     if (vol) {
-      volume_interior_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(
-          k.grid, k.kernel, k.boundary_nodes, k.gvol, k.gphi, k.ctrl);
-      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, false, k.gphi, k.gvol,
-                                                                   k.ctrl);
-      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, true, k.gvol, k.gphi,
-                                                                   k.ctrl);
+      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.boundary_nodes, false,
+                                                                   k.gvol, k.gphi, k.ctrl);
+      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.boundary_nodes, true,
+                                                                   k.gphi, k.gvol, k.ctrl);
+      volume_interior_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.kernel, k.gvol,
+                                                                     k.gphi, k.ctrl);
     }
     if (timed) cudaEventRecord(ev_[kEvK3], st);
     if (vol)
@@ -2741,7 +2738,7 @@ class MpmCudaBackend final : public MpmBackend {
   Vec2* gv_old_ = nullptr;
   FixedNode* gi_ = nullptr;
   float* gvol_ = nullptr;  // the volume channel (allocated once a fluid corrects its volume)
-  float* gphi_ = nullptr;  // the channel G2P reads: gvol_ mirrored, marked, filtered
+  float* gphi_ = nullptr;  // the channel G2P reads: gvol_ mirrored, filtered, marked
   unsigned long long* gvoli_ = nullptr;  // its fixed-point sums (deterministic mode)
   FixedScale fs_;
   bool last_det_ = false;

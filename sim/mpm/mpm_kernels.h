@@ -559,12 +559,21 @@ PS_HD float volume_corrected_J(float J, float phi, float beta) {
 /// 0.95 to 0.99: their pressure zigzagged by -121 / +360 / -196 Pa and the
 /// water below carried 3 to 5 % more than its weight; docs/rigid.md.)
 /// So a node is interior when every node within volume_interior_radius of it
-/// (a square, the kernel's half-width rounded up) is at least half full:
-/// kVolumeOccupied, by matter or a wall. Half full is where a flat
-/// surface lies; inside water a node reads about 1, far from 0.5, so the
-/// test does not flicker with the particles' arrangement.
+/// (a square: the kernel's half-width rounded up, plus the filter's node) is
+/// at least half full, kVolumeOccupied, by matter or a wall. Half full is
+/// where a flat surface lies; inside water a node reads about 1, far from
+/// 0.5, so the test does not flicker with the particles' arrangement.
+/// The test reads the filtered channel (volume_filter_121), not the raw one:
+/// a few particles bunched together leave a node beside them nearly empty,
+/// and read raw that hole counted as a surface, left a 5 x 5 block of nodes
+/// around it uncorrected, and in that block the particles bunched further
+/// unchecked. A still tank (grid 64, K = 1e6) grew such holes along its
+/// floor and walls after 12 s, up to 12 particles in one cell beside one,
+/// and sank 1 % below its equilibrium depth; filtered, a one-node hole in
+/// water reads about 0.8 and the tank stays within 0.13 %. A filtered node
+/// reaches a node further than a raw one, hence the radius's extra node.
 constexpr float kVolumeOccupied = 0.5f;
-PS_HD_CONST int volume_interior_radius(Kernel k) { return (kernel_support(k) + 1) / 2; }
+PS_HD_CONST int volume_interior_radius(Kernel k) { return (kernel_support(k) + 1) / 2 + 1; }
 /// The mark a node outside the interior gets in the volume channel: any
 /// stencil that gives it weight sums to phi < 0 (volume_corrected_J).
 constexpr float kVolumeNotInterior = -1e30f;
@@ -668,8 +677,7 @@ PS_HD float wall_mirrored_volume(const Vol& vol, const GridSpec& g, int b, int i
 /// J's nodal mode away at its rate. (The same aim as the cell-averaged volume
 /// of F-bar MPM: Coombs, Charlton, Cortis & Augarde, "Overcoming volumetric
 /// locking in material point methods", Comput. Methods Appl. Mech. Eng. 333,
-/// 2018.) A marked node (kVolumeNotInterior) keeps its neighbours below zero,
-/// so the corrected region shrinks by one node.
+/// 2018.) The marks (volume_node_interior) come after the filter.
 template <class At>
 PS_HD float volume_filter_121(const At& at, int k, int n) {
   return 0.25f * (at(k > 0 ? k - 1 : 0) + 2.f * at(k) + at(k + 1 < n ? k + 1 : k));
