@@ -200,7 +200,8 @@ TEST_CASE("The volume channel's filter removes the grid's pressure mode and keep
   // The edges repeat their node.
   CHECK(mpm::volume_filter_121([&](int i) { return line[static_cast<size_t>(i)]; }, 0, n) ==
         Approx(0.25f * (3.f * line[0] + line[1])));
-  // A marked node keeps its neighbours marked (below zero: J left alone).
+  // A marked node keeps its neighbours below zero. (The backends mark after
+  // filtering, so they do not rely on this; kept as the function's property.)
   const auto marked = [](int i) { return i == 5 ? mpm::kVolumeNotInterior : 1.f; };
   CHECK(mpm::volume_filter_121(marked, 4, n) < 0.f);
   CHECK(mpm::volume_filter_121(marked, 6, n) < 0.f);
