@@ -117,11 +117,27 @@ void CoupledSimulation::finish_step(double dt,
 
 // [SECTION] MPM matter: the batched exchange ----------------------------------------
 
+void place_mpm_colliders(const rigid::RigidWorld& rw, MpmWorld& w) {
+  rw.mpm_colliders(w.colliders);
+  // A fluid carries no shear stress at rest, so it cannot hold a body up by
+  // friction: along a wetted face only its viscosity acts (through the
+  // grid's velocities), and a floating box settles where the pressure alone
+  // puts it. The grid rule's Coulomb friction (mpm_collider.h) is for matter
+  // with shear strength; with it, a box of density 0.3 in still water hung
+  // 11 % above its Archimedes draft, mu times the side pressure carrying the
+  // difference in its weight (rigid.archimedes_volume). The grid does not know
+  // which material a node holds, so a scene that mixes fluid with solids or
+  // grains keeps the body's friction on all of them (docs/rigid.md).
+  if (std::all_of(w.materials.begin(), w.materials.end(),
+                  [](const MaterialParams& m) { return m.type == MaterialType::Fluid; }))
+    for (RigidCollider& c : w.colliders) c.friction = 0.f;
+}
+
 void CoupledSimulation::open_batch(MpmWorld& w, dem::DemWorld* grains) {
   // The bodies' parts at the batch's start; with K > 1 they move on along
   // their rigid motion through the batch (the backend moves them per substep).
   const bool moving = exchange_substeps_ > 1;
-  rigid_->mpm_colliders(w.colliders);
+  place_mpm_colliders(*rigid_, w);
   w.collider_impulse.assign(3 * w.colliders.size(), 0.0);
   w.colliders_move = moving;
   w.colliders_time = w.time();

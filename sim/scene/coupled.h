@@ -232,6 +232,13 @@ std::unique_ptr<Simulation> build_coupled(const Json& doc, const Json& rigid,
                                           std::unique_ptr<Simulation> grains = nullptr,
                                           const Json& grains_doc = Json());
 
+/// Step 1 for MPM matter: the bodies' parts at their current pose as the
+/// grid rule sees them (RigidWorld::mpm_colliders into w.colliders), with the
+/// rule's Coulomb friction off when every material of `w` is a fluid (a
+/// fluid carries no shear stress at rest, so it cannot hold a body by
+/// friction; see coupled.cpp).
+void place_mpm_colliders(const rigid::RigidWorld& rw, MpmWorld& w);
+
 /// Gives a scene without bodies an empty rigid world (walls at the domain's
 /// edges), so bodies can be added while it runs (the window's Body tool). Its
 /// notices carry over.

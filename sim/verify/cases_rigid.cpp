@@ -71,10 +71,32 @@ MomentumTrace trace_momentum(Simulation& sim, int steps, int chunk, double pscal
   return t;
 }
 
+/// The area of the closed polygon `poly` below the line y = level (the
+/// polygon clipped to the half-plane, Sutherland & Hodgman 1974; shoelace).
+double area_below(const std::vector<dem::Vec2d>& poly, double level) {
+  std::vector<dem::Vec2d> in;
+  const size_t n = poly.size();
+  for (size_t k = 0; k < n; ++k) {
+    const dem::Vec2d a = poly[k], b = poly[(k + 1) % n];
+    const bool ia = a.y <= level, ib = b.y <= level;
+    if (ia) in.push_back(a);
+    if (ia != ib) {
+      const double u = (level - a.y) / (b.y - a.y);
+      in.push_back(dem::Vec2d{a.x + u * (b.x - a.x), level});
+    }
+  }
+  double twice = 0.0;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const dem::Vec2d a = in[k], b = in[(k + 1) % in.size()];
+    twice += a.x * b.y - b.x * a.y;
+  }
+  return 0.5 * std::fabs(twice);
+}
+
 }  // namespace
 
 ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps,
-                             double friction, double volume_correction) {
+                             double friction, double volume_correction, double seconds) {
   // A box twice as wide as high (stable upright for every density ratio:
   // w/h > sqrt(6 s (1 - s))) dropped from rest with its bottom on the
   // surface of a tank three box-widths wide.
@@ -85,7 +107,7 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int excha
   const double dx = width / grid;
   const double spacing = 0.5 * dx;
   out.dx = dx;
-  out.seconds_simulated = 4.0;
+  out.seconds_simulated = seconds;
   const double rho_w = 1000.0;
   // Water that keeps its volume is held at the walls' faces (3 nodes in), so
   // it is drawn between them, as in mpm.still_tank (drawn from the domain's
@@ -124,7 +146,9 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int excha
       out.error = st.message;
       return out;
     }
-    // Draft: the water level away from the box minus the box's lowest point.
+    // Draft: the area of the box below the water level away from it, over
+    // the box's width (the water it displaces per metre of width: s h at
+    // equilibrium, whatever its tilt; upright, the level minus its bottom).
     mw.sync();
     const flow::Profile prof =
         flow::surface_profile(mw.particles, 0.0, width, 2.0 * dx, 0.0, spacing);
@@ -141,10 +165,8 @@ ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int excha
     }
     std::vector<std::vector<dem::Vec2d>> parts;
     rw.outline(0, parts);
-    double bottom = 1e30;
-    for (const auto& q : parts[0]) bottom = std::min(bottom, q.y);
     const double t = sim->time();
-    const double draft = nlev ? level / nlev - bottom : 0.0;
+    const double draft = nlev ? area_below(parts[0], level / nlev) / w : 0.0;
     out.t.push_back(t);
     out.draft.push_back(draft);
     if (t >= 0.75 * out.seconds_simulated) {
@@ -210,8 +232,9 @@ CaseResult archimedes(const Options& opt) {
       "water 0.3 m deep in a tank 0.72 m wide; water: fluid, 1000 kg/m^3, bulk modulus 2e5 Pa, viscosity 20 Pa s "
       "(damps the bobbing and the tank's sloshing; no effect on the equilibrium); APIC, dt 2e-4 s, grid dx = " +
       fmt("%.4g", dx) + " m, " + fmt("%.3g", tsim) +
-      " s simulated; draft = water level (top particles + half a spacing, columns more than 0.06 m beside the box) "
-      "minus the box's lowest point, averaged over the last second.";
+      " s simulated; draft = the box's area below the water level (top particles + half a spacing, columns more "
+      "than 0.06 m beside the box) over its width (upright: the level minus its bottom), averaged over the last "
+      "second.";
   r.notes =
       "The level is taken away from the box, where the surface is flat once the bobbing has died down. The "
       "viscous water creeps to equilibrium from below (the box first overshoots), so the average over the last "
@@ -231,17 +254,20 @@ CaseResult archimedes_volume(const Options& opt) {
       "Archimedes in water that keeps its volume: boxes of 0.3, 0.5 and 0.7 of water's density, friction 0 "
       "and 0.5";
   r.model =
-      "Box2D rigid box two-way coupled with MLS-MPM water (APIC, grid moving-boundary rule) whose volume "
-      "correction is on (volume_correction 20 / s: J relaxed towards the volume the particles fill on the grid, "
-      "the body counted full)";
+      "Box2D rigid box two-way coupled with MLS-MPM water (APIC, grid moving-boundary rule, no Coulomb friction "
+      "against a fluid) whose volume correction is on (volume_correction 20 / s: J relaxed towards the volume the "
+      "particles fill on the grid; the water within reach of the body left uncorrected)";
   r.reference =
       "Archimedes' principle (hydrostatics): a floating body displaces its own mass of fluid, so a box of height h "
-      "and density s rho_w floating upright has draft d = s h; friction acts along the faces and does not change "
-      "it.";
+      "and density s rho_w floating upright has draft d = s h (the displaced area s w h whatever its tilt). A "
+      "fluid carries no shear stress at rest, so the box's friction does not change it.";
   const double t0 = now_seconds();
   const double ratios[3] = {0.3, 0.5, 0.7};
   const double frictions[2] = {0.0, 0.5};
   const double rate = 20.0;
+  // Long enough for the slow settling after the drop (the still tank's start
+  // swing lasts about 13 s); the mean is over the last quarter.
+  const double seconds = 20.0;
   Plot p;
   p.title = "Draft d / h over time, volume correction on (dashed: s)";
   p.xlabel = "t (s)";
@@ -249,13 +275,14 @@ CaseResult archimedes_volume(const Options& opt) {
   for (double mu : frictions)
     for (double s : ratios) {
       const std::string tag = "s = " + fmt("%.1f", s) + ", friction " + fmt("%.1f", mu);
-      ArchimedesRun run = archimedes_run(s, opt, 0, mu, rate);
+      ArchimedesRun run = archimedes_run(s, opt, 0, mu, rate, seconds);
       if (!run.error.empty()) {
         r.error = tag + ": " + run.error;
         return r;
       }
-      r.checks.push_back(make_check(tag + ": mean draft over the last second / (s h)",
-                                    run.mean_draft / run.reference, 1.0, 0.03, Compare::NearRel));
+      r.checks.push_back(make_check(
+          tag + ": mean draft over the last " + fmt("%.3g", 0.25 * seconds) + " s / (s h)",
+          run.mean_draft / run.reference, 1.0, 0.03, Compare::NearRel));
       r.checks.push_back(make_check(tag + ": largest tilt (stays upright)", run.tilt_deg, 10.0, 0.0,
                                     Compare::Below, "deg"));
       Series m;
@@ -270,11 +297,18 @@ CaseResult archimedes_volume(const Options& opt) {
   r.plots.push_back(p);
   r.setup =
       "rigid.archimedes' tank and box (0.24 x 0.12 m box dropped from rest onto water 0.3 m deep in a tank 0.72 m "
-      "wide, grid 92, APIC, dt 2e-4 s, 4 s), the water with volume_correction 20 / s, the box's friction 0 and "
-      "0.5 (the default); draft as in rigid.archimedes, averaged over the last second.";
+      "wide, grid 92, APIC, dt 2e-4 s, " +
+      fmt("%.3g", seconds) +
+      " s), the water with volume_correction 20 / s, the box's friction 0 and 0.5 (the default); draft as in "
+      "rigid.archimedes (the displaced area over the box's width), averaged over the last quarter of the run.";
   r.notes =
-      "Friction 0.5 is the rigid body's default. Dashed lines: friction 0.5. The reference is the same for both "
-      "frictions.";
+      "Friction 0.5 is the rigid body's default; dashed lines. The grid rule's Coulomb friction acts only where "
+      "the matter can carry shear (not against a fluid: sim/scene/coupled.cpp), so the two frictions run alike; "
+      "with it a rubbing box hung where the drop left it, up to mu times the sides' pressure carrying its weight "
+      "(0.892 / 0.945 / 0.962 at 4 s). The 4 s runs of before caught the boxes mid-way: they settle over about "
+      "8 s (the 0.5 box from 0.99 at 4 s to 1.05), and the 0.3 box still creeps down at 20 s. The water within "
+      "reach of the body is left uncorrected (volume_node_interior); that band settling under the box is the "
+      "suspect, not yet shown (docs/rigid.md).";
   r.seconds = now_seconds() - t0;
   return r;
 }

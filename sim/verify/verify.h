@@ -187,7 +187,7 @@ scene_cases();  ///< the built-in MPM scenes re-gridded from the panel (cases_sc
 /// compares batch lengths of the rigid-body exchange).
 struct ArchimedesRun {
   std::vector<double> t, draft;  ///< sampled every 0.02 s
-  double mean_draft = 0.0;       ///< over the second half of the run
+  double mean_draft = 0.0;       ///< over the last quarter of the run
   double reference = 0.0;        ///< s h
   double tilt_deg = 0.0;         ///< largest |angle| seen
   double dx = 0.0, seconds_simulated = 0.0;
@@ -195,9 +195,11 @@ struct ArchimedesRun {
 };
 /// Built on opt.backend (its worlds recorded in opt.record); the size does not depend on opt.quick.
 /// exchange_substeps: the scene's rigid.exchange_substeps (0: the default);
-/// friction: the box's; volume_correction: the water's (1/s, 0: off).
+/// friction: the box's; volume_correction: the water's (1/s, 0: off);
+/// seconds: simulated time.
 ArchimedesRun archimedes_run(double density_ratio, const Options& opt, int exchange_substeps = 0,
-                             double friction = 0.0, double volume_correction = 0.0);
+                             double friction = 0.0, double volume_correction = 0.0,
+                             double seconds = 4.0);
 
 /// Writes `dir`/report.html (self-contained: inline SVG plots and CSS, no
 /// scripts or external files) and `dir`/summary.md. Returns false and sets

@@ -94,7 +94,7 @@ TEST_CASE("Coupled MPM with rigid.exchange_substeps 1 is the per-substep exchang
   rigid::RigidWorld& rw = *ref->rigid();
   const int steps = 300;
   for (int s = 0; s < steps; ++s) {
-    rw.mpm_colliders(w.colliders);
+    place_mpm_colliders(rw, w);
     w.collider_impulse.assign(3 * w.colliders.size(), 0.0);
     REQUIRE(w.step(1).ok);
     for (size_t k = 0; k < w.colliders.size(); ++k) {
