@@ -265,7 +265,9 @@ class RigidFeature final : public Feature {
       if (ImGui::SliderFloat("restitution", &re, 0.f, 1.f, "%.2f"))
         edits_.push_back({b, 2, static_cast<double>(re)});
       help_marker(
-          "Friction acts between bodies and, through the grid rule, between a body and the matter.\n"
+          "Friction acts between bodies and, through the grid rule, between a body and solid or\n"
+          "granular matter; water cannot rub a body (a fluid holds no shear at rest), so in a\n"
+          "scene of fluids only it does not act on the water.\n"
           "Restitution acts between bodies (the matter's own response decides its bounce).");
     } else {
       ImGui::TextDisabled("click a body (pick or grab tool) to inspect it");
