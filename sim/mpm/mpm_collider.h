@@ -194,5 +194,30 @@ PS_HD bool push_out(const RigidCollider& c, Vec2& x, float r) {
   return true;
 }
 
+/// The volume channel's mirror across a part (ghost particles, as the walls'
+/// mpm::wall_mirrored_volume does at the domain's edge): a node xi within
+/// `reach` (the kernel's half-width) of the part's surface, or inside the
+/// part however deep, reads besides its own deposit the deposit at its image
+/// across the surface, m = xi - 2 phi n, returned in m. Water resting against
+/// a body then reads full at the nodes around the face, as against a wall,
+/// instead of a support half empty, which the interior test
+/// (volume_node_interior) would leave uncorrected; and a gap between the
+/// water and the face reads as thinned water, which the correction closes.
+/// Deep inside, a node mirrors the matter beside the body (water under and
+/// around a floating one, air above it). The face is the surface itself, not
+/// the grid rule's band (kColliderSkin): mirrored a quarter of a cell out,
+/// the correction kept that much water out and a floating box of half
+/// water's density rode 2.5 % high (docs/rigid.md).
+PS_HD bool body_mirror_point(const RigidCollider& c, Vec2 xi, float reach, Vec2& m) {
+  if (!(xi.x >= c.lo.x - reach && xi.x <= c.hi.x + reach && xi.y >= c.lo.y - reach &&
+        xi.y <= c.hi.y + reach))
+    return false;
+  Vec2 n;
+  const float d = collider_distance(c, xi, n);
+  if (!(d < reach)) return false;
+  m = xi - (2.f * d) * n;
+  return true;
+}
+
 }  // namespace mpm
 }  // namespace ps

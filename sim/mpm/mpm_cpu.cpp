@@ -379,8 +379,9 @@ void MpmCpuBackend::finish_volume_channel(const SubstepInput& in) {
   pool_.parallel_for(sx, 16, [&](int64_t i0, int64_t i1, int) {
     for (int64_t i = i0; i < i1; ++i) fold(static_cast<size_t>(i), static_cast<size_t>(sx), sy);
   });
-  // The filter (mpm::volume_filter_121): along the rows into the scratch, then along the columns back.
   vol_filtered_.resize(grid_.size());
+  if (in.collider_count > 0) mirror_bodies(in);
+  // The filter (mpm::volume_filter_121): along the rows into the scratch, then along the columns back.
   pool_.parallel_for(sy, 16, [&](int64_t j0, int64_t j1, int) {
     for (int64_t j = j0; j < j1; ++j) {
       const Node* r = &grid_[static_cast<size_t>(j) * sx];
@@ -414,6 +415,40 @@ void MpmCpuBackend::finish_volume_channel(const SubstepInput& in) {
   pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
     for (int64_t k = b; k < e; ++k)
       if (!flags[k]) grid_[k].pad = mpm::kVolumeNotInterior;
+  });
+}
+
+// The bodies' mirror in the volume channel (mpm::body_mirrored_volume) on the
+// nodes within reach of a part, read from a copy of the channel with the
+// walls' mirror in and no body's yet.
+void MpmCpuBackend::mirror_bodies(const SubstepInput& in) {
+  const GridSpec& g = in.grid;
+  const int sx = g.nodes_x(), sy = g.nodes_y();
+  float* copy = vol_filtered_.data();
+  pool_.parallel_for(static_cast<int64_t>(grid_.size()), 16384, [&](int64_t b, int64_t e, int) {
+    for (int64_t k = b; k < e; ++k) copy[k] = grid_[static_cast<size_t>(k)].pad;
+  });
+  const auto vol = [&](int x, int y) { return copy[static_cast<size_t>(y) * sx + x]; };
+  const float inv_dx = 1.f / g.dx;
+  const float reach = mpm::body_mirror_reach(g, in.solver.kernel);
+  int i0 = sx, i1 = -1, j0 = sy, j1 = -1;  // the parts' reach, all together
+  for (int k = 0; k < in.collider_count; ++k) {
+    const RigidCollider& c = in.colliders[k];
+    i0 = std::min(i0, static_cast<int>(std::ceil((c.lo.x - reach - g.origin.x) * inv_dx)));
+    i1 = std::max(i1, static_cast<int>(std::floor((c.hi.x + reach - g.origin.x) * inv_dx)));
+    j0 = std::min(j0, static_cast<int>(std::ceil((c.lo.y - reach - g.origin.y) * inv_dx)));
+    j1 = std::max(j1, static_cast<int>(std::floor((c.hi.y + reach - g.origin.y) * inv_dx)));
+  }
+  i0 = std::max(i0, 0);
+  j0 = std::max(j0, 0);
+  i1 = std::min(i1, sx - 1);
+  j1 = std::min(j1, sy - 1);
+  if (i1 < i0 || j1 < j0) return;
+  pool_.parallel_for(j1 - j0 + 1, 8, [&](int64_t b, int64_t e, int) {
+    for (int64_t j = j0 + b; j < j0 + e; ++j)
+      for (int i = i0; i <= i1; ++i)
+        grid_[static_cast<size_t>(j) * sx + i].pad = mpm::body_mirrored_volume(
+            vol, g, in.solver.kernel, in.colliders, in.collider_count, i, static_cast<int>(j));
   });
 }
 

@@ -49,6 +49,7 @@ class MpmCpuBackend final : public MpmBackend {
   /// the whole filtered (mpm::volume_filter_121), the nodes outside the
   /// interior marked (mpm::volume_node_interior).
   void finish_volume_channel(const SubstepInput& in);
+  void mirror_bodies(const SubstepInput& in);
   SubstepResult g2p(const SubstepInput& in);
   /// POLY: PolyPIC's extra modes (quadratic kernel, not FLIP).
   template <Kernel K, bool FLIP, bool POLY = false>

@@ -661,8 +661,11 @@ __global__ void collide_kernel(GridSpec g, const float* gm, Vec2* gv, DevCollide
 /// The volume channel's first step to what G2P reads, as
 /// MpmCpuBackend::finish_volume_channel: mpm::volume_filter_121 along x
 /// (src: P2G's gvol, with the walls' mirror images added on the way in,
-/// mpm::wall_mirrored_volume; dst gphi) or along y (src gphi, dst gvol).
-__global__ void volume_filter_kernel(GridSpec g, int b, bool along_y, const float* src, float* dst,
+/// mpm::wall_mirrored_volume, and the rigid parts' after them,
+/// mpm::body_mirrored_volume, at the poses collide_kernel left in cols.c;
+/// dst gphi) or along y (src gphi, dst gvol).
+__global__ void volume_filter_kernel(GridSpec g, int b, Kernel kernel, DevColliders cols,
+                                     bool along_y, const float* src, float* dst,
                                      const DevControl* ctrl) {
   if (ctrl->halted) return;
   const int sx = g.nodes_x(), sy = g.nodes_y();
@@ -674,7 +677,11 @@ __global__ void volume_filter_kernel(GridSpec g, int b, bool along_y, const floa
     dst[node] = mpm::volume_filter_121(at, y, sy);
   } else {
     const auto raw = [&](int i, int j) { return src[j * sx + i]; };
-    const auto at = [&](int k) { return mpm::wall_mirrored_volume(raw, g, b, k, y); };
+    const auto walls = [&](int i, int j) { return mpm::wall_mirrored_volume(raw, g, b, i, j); };
+    const auto at = [&](int k) {
+      return cols.n > 0 ? mpm::body_mirrored_volume(walls, g, kernel, cols.c, cols.n, k, y)
+                        : walls(k, y);
+    };
     dst[node] = mpm::volume_filter_121(at, x, sx);
   }
 }
@@ -2316,10 +2323,10 @@ class MpmCudaBackend final : public MpmBackend {
       collide_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.gm, k.gv, k.cols, true,
                                                              k.ctrl);
     if (vol) {
-      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.boundary_nodes, false,
-                                                                   k.gvol, k.gphi, k.ctrl);
-      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.boundary_nodes, true,
-                                                                   k.gphi, k.gvol, k.ctrl);
+      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(
+          k.grid, k.boundary_nodes, k.kernel, k.cols, false, k.gvol, k.gphi, k.ctrl);
+      volume_filter_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(
+          k.grid, k.boundary_nodes, k.kernel, k.cols, true, k.gphi, k.gvol, k.ctrl);
       volume_interior_kernel<<<blocks_for(nodes), kThreads, 0, st>>>(k.grid, k.kernel, k.gvol,
                                                                      k.gphi, k.ctrl);
     }

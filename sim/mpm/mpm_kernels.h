@@ -13,6 +13,7 @@
 #include <type_traits>
 #include "sim/core/vec.h"
 #include "sim/mpm/materials.h"
+#include "sim/mpm/mpm_collider.h"
 #include "sim/mpm/mpm_params.h"
 #include "sim/mpm/mpm_particles.h"
 
@@ -486,15 +487,16 @@ PS_HD void update_deformation(MaterialType type, const Mat2& B, float dt, Mat2& 
 // filtered (volume_filter_121), which hides the grid's force-free pressure
 // mode from the correction, and the walls mirror the fluid's stress too
 // (wall_ghost_stress), so the rows next to a floor carry no extra pressure.
-// Rigid bodies do not: the water next to a body is left alone, as at a free
-// surface (their grid rule holds matter off a band half a cell wide, so where
-// the water stops is known only to a fraction of a cell; counted full from
-// the face, floating boxes sank 4-9 % too deep; docs/rigid.md). Interpolated
-// back to a particle it is phi_p, and 1 / phi_p is the volume ratio the
-// particles really have there. J relaxes towards it at `rate` (1/s):
+// Rigid bodies are mirrors too (body_mirrored_volume: each node near or in a
+// body adds the deposit at its image across the body's surface), so the water
+// beside and under a floating body is corrected like the rest and rests
+// against it. (Left alone, that water packed into the grid rule's half-cell
+// band and floating boxes sank up to 5.5 % too deep; docs/rigid.md.)
+// Interpolated back to a particle it is phi_p, and 1 / phi_p is the volume
+// ratio the particles really have there. J relaxes towards it at `rate` (1/s):
 // both ways, in the interior only (volume_node_interior: a particle whose
-// stencil reaches within two kernel widths of a free surface, a splash or a
-// body reads missing neighbours there, not thinner water, and is left alone):
+// stencil reaches within two kernel widths of a free surface or a splash
+// reads missing neighbours there, not thinner water, and is left alone):
 // crowded particles (phi_p > 1) get a smaller J, so more pressure, and push
 // apart; thinned ones a larger J, less pressure, and close up.
 // Only J changes, so mass and momentum stay exact (the stress impulse sums to
@@ -539,8 +541,8 @@ PS_HD float volume_correction_step(const MaterialParams& m, float dt) {
 /// and spreads the particles; thinned out (phi < 1): J rises, the pressure
 /// falls and gravity or the neighbours close the gap. Only in the interior:
 /// a stencil that reaches a node outside the interior (volume_node_interior:
-/// near a free surface, a splash or a body) sums to phi < 0 and J is left
-/// alone.
+/// near a free surface or a splash; walls and bodies count as the mirror
+/// image of the water in front of them) sums to phi < 0 and J is left alone.
 PS_HD float volume_corrected_J(float J, float phi, float beta) {
   if (!(beta > 0.f) || !(phi > 0.f)) return J;
   return J + beta * (1.f / phi - J);
@@ -656,6 +658,43 @@ PS_HD float wall_mirrored_volume(const Vol& vol, const GridSpec& g, int b, int i
   if (mj >= 0) {
     v += vol(i, mj);
     if (mi >= 0) v += vol(mi, mj);
+  }
+  return v;
+}
+
+/// `vol(i, j)` read bilinearly at the world point m (clamped into the node
+/// array): a body's mirror image rarely falls on a node.
+template <class Vol>
+PS_HD float volume_bilinear(const Vol& vol, const GridSpec& g, Vec2 m) {
+  const float inv_dx = 1.f / g.dx;
+  const float hx = static_cast<float>(g.nx) - 0.001f, hy = static_cast<float>(g.ny) - 0.001f;
+  const float fx = clampf((m.x - g.origin.x) * inv_dx, 0.f, hx);
+  const float fy = clampf((m.y - g.origin.y) * inv_dx, 0.f, hy);
+  const int i = static_cast<int>(fx), j = static_cast<int>(fy);
+  const float a = fx - static_cast<float>(i), b = fy - static_cast<float>(j);
+  return (1.f - b) * ((1.f - a) * vol(i, j) + a * vol(i + 1, j)) +
+         b * ((1.f - a) * vol(i, j + 1) + a * vol(i + 1, j + 1));
+}
+
+/// The reach of a body's mirror (body_mirror_point): the kernel's half-width.
+PS_HD float body_mirror_reach(const GridSpec& g, Kernel k) {
+  return 0.5f * static_cast<float>(kernel_support(k)) * g.dx;
+}
+
+/// Node (i, j)'s volume with the rigid parts' mirror images added, part by
+/// part in order (body_mirror_point): `vol` is the channel with the walls'
+/// mirror already in (wall_mirrored_volume), read at the node and at each
+/// image. Both backends add in this order, so they agree.
+template <class Vol>
+PS_HD float body_mirrored_volume(const Vol& vol, const GridSpec& g, Kernel k,
+                                 const RigidCollider* parts, int n_parts, int i, int j) {
+  float v = vol(i, j);
+  const float reach = body_mirror_reach(g, k);
+  const Vec2 xi{g.origin.x + static_cast<float>(i) * g.dx,
+                g.origin.y + static_cast<float>(j) * g.dx};
+  for (int p = 0; p < n_parts; ++p) {
+    Vec2 m;
+    if (body_mirror_point(parts[p], xi, reach, m)) v += volume_bilinear(vol, g, m);
   }
   return v;
 }

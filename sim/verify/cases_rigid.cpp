@@ -256,7 +256,8 @@ CaseResult archimedes_volume(const Options& opt) {
   r.model =
       "Box2D rigid box two-way coupled with MLS-MPM water (APIC, grid moving-boundary rule, no Coulomb friction "
       "against a fluid) whose volume correction is on (volume_correction 20 / s: J relaxed towards the volume the "
-      "particles fill on the grid; the water within reach of the body left uncorrected)";
+      "particles fill on the grid; the body, like the walls, counted as the mirror image of the water in front of "
+      "it)";
   r.reference =
       "Archimedes' principle (hydrostatics): a floating body displaces its own mass of fluid, so a box of height h "
       "and density s rho_w floating upright has draft d = s h (the displaced area s w h whatever its tilt). A "
@@ -305,13 +306,10 @@ CaseResult archimedes_volume(const Options& opt) {
       "Friction 0.5 is the rigid body's default; dashed lines. The grid rule's Coulomb friction acts only where "
       "the matter can carry shear (not against a fluid: sim/scene/coupled.cpp), so the two frictions run alike; "
       "with it a rubbing box hung where the drop left it, up to mu times the sides' pressure carrying its weight "
-      "(0.892 / 0.945 / 0.962 at 4 s). The 4 s runs of before caught the boxes mid-way: they settle over about "
-      "8 s (the 0.5 box from 0.99 at 4 s to 1.05), and the 0.3 box still creeps down at 20 s. Why they sink: "
-      "the water within reach of the body is left uncorrected (volume_node_interior) and, as uncorrected water "
-      "does, packs into the half-cell band the grid rule holds free under the box (the particles in the two "
-      "cells under the 0.5 box filled 0.81 of them at 2-4 s, 1.12 at 14-16 s, their J unchanged). At grid 184 "
-      "(dt 1e-4, about 30 min a run here, so not run by this case) that layer is half as thick and the boxes "
-      "float at 0.984 (0.3) and 1.007 (0.5) over 15-20 s (docs/rigid.md).";
+      "(0.892 / 0.945 / 0.962 at 4 s). The boxes settle over about 8 s, so the case runs 20 s. Before the body "
+      "was counted in the volume channel (mpm::body_mirrored_volume) the water within reach of it was left "
+      "uncorrected and packed into the half-cell band the grid rule holds free under the box, and the boxes "
+      "sank: 1.015 / 1.055 / 1.016 after 20 s (docs/rigid.md).";
   r.seconds = now_seconds() - t0;
   return r;
 }

@@ -1567,9 +1567,9 @@ TEST_CASE("CUDA volume correction runs unfused where the fused path is asked for
 
 TEST_CASE("CUDA volume correction: floating boxes on the device follow the CPU",
           "[cuda][volume][rigid]") {
-  // The coupled scene above with the water correcting its volume: the water
-  // next to the bodies left uncorrected (volume_interior_kernel), the rest
-  // corrected as on the CPU.
+  // The coupled scene above with the water correcting its volume: the bodies
+  // mirror the water in the channel (mpm::body_mirrored_volume, in
+  // volume_filter_kernel at the poses collide_kernel left) as on the CPU.
   rigid_float_follows_cpu({"materials.water.volume_correction=20"});
 }
 
