@@ -23,7 +23,7 @@ const MaterialField kFluid[] = {
     {"volume_correction", &M::volume_correction, 0.0, 1e6, 0.f, 200.f, false, "%.3g",
      "Volume correction rate, 1/s: where the particles crowd closer than their J says (volume measured on the "
      "grid), J relaxes to the measured volume at this rate, so water keeps its volume over long runs "
-     "(20 holds a tank's depth within 1 %); 0, the default for now: off (J alone, as in mpm88)."},
+     "(20, the default, holds a tank's depth within 1 %); 0: off (J alone, as in mpm88: the water slowly compacts)."},
 };
 const MaterialField kJelly[] = {PS_ELASTIC_FIELDS};
 const MaterialField kSnow[] = {

@@ -42,8 +42,9 @@ struct MaterialParams {
   float bulk_modulus = 4e3f;  ///< fluid: tau = K J (J - 1) I
   float viscosity = 0.f;      ///< fluid: dynamic viscosity
   /// fluid: rate (1/s) at which J relaxes to the volume the particles fill on
-  /// the grid (mpm::volume_corrected_J); 0: off, J alone as in mpm88
-  float volume_correction = 0.f;
+  /// the grid (mpm::volume_corrected_J); 20 by default (water keeps its
+  /// volume); 0: off, J alone as in mpm88
+  float volume_correction = 20.f;
   float theta_c = 2.5e-2f;      ///< snow: critical compression
   float theta_s = 4.5e-3f;      ///< snow: critical stretch
   float hardening = 10.f;       ///< snow: xi in exp(xi (1 - Jp))

@@ -977,17 +977,17 @@ __global__ void musl_g2p_kernel(DevParticles p, int n, const MaterialParams* mat
 //
 // Taken for the quadratic and cubic kernels with every transfer (PolyPIC
 // included) and every material, walls and wall friction, gravity and the
-// point force, fixed or adaptive dt, float or deterministic sums, and the
-// fluids' volume correction (VOL: one more sum, the volume channel beside
-// the velocities for G2P with the walls' share added, and its interior
-// marked after the grid update, two barriers more). Not taken
+// point force, fixed or adaptive dt, float or deterministic sums. Not taken
 // (the kernels above run, unchanged): the linear kernel (its MUSL pass), rigid
-// bodies, grab, per-substep forces (fext), sm < 90 or a build without sm_90
-// code, PS_CUDA_FUSED=0, more than kFusedMaxParticles particles, and grids
-// whose nodes do not fit the cluster's shared memory (fused_layout: 20 bytes
-// a node, FLIP 36, deterministic 32, deterministic FLIP 56, the volume
-// correction 8 more, deterministic 12; on an H100 about 3.6 MB in 16 blocks:
-// a 256^2 grid fits except deterministic FLIP).
+// bodies, grab, per-substep forces (fext), a fluid that corrects its volume
+// (the default for water: its walls' mirror, two filter passes, interior
+// test and ghost stress would be more neighbour passes between cluster
+// barriers; the fused kernel is instantiated without VOL), sm < 90 or a build
+// without sm_90 code, PS_CUDA_FUSED=0, more than kFusedMaxParticles
+// particles, and grids whose nodes do not fit the cluster's shared memory
+// (fused_layout: 20 bytes a node, FLIP 36, deterministic 32, deterministic
+// FLIP 56; on an H100 about 3.6 MB in 16 blocks: a 256^2 grid fits except
+// deterministic FLIP).
 
 constexpr int kFusedThreads = 512;  // threads per block
 constexpr int kFusedSubsteps =
@@ -2034,7 +2034,8 @@ class MpmCudaBackend final : public MpmBackend {
     const size_t nodes = static_cast<size_t>(in.grid.nodes_x()) * in.grid.nodes_y();
     const bool det = in.solver.deterministic;
     const bool vol = corrects_volume(in);
-    if (nodes != nodes_ || (det && !gi_) || (vol && !gvol_) || (vol && det && !gvoli_)) {
+    if (nodes != nodes_ || (det && !gi_) || (vol && (!gvol_ || !gphi_)) ||
+        (vol && det && !gvoli_)) {
       check(cudaStreamSynchronize(stream_), "sync");
       drop_graphs();
       if (nodes != nodes_) {
@@ -2048,9 +2049,10 @@ class MpmCudaBackend final : public MpmBackend {
         nodes_ = nodes;
       }
       if (det && !gi_) dev_alloc(gi_, nodes);
-      if (vol && !gvol_) {
-        dev_alloc(gvol_, nodes);
+      if (vol && (!gvol_ || !gphi_)) {  // both or, after a failed allocation, neither
+        if (gvol_) dev_alloc(gvol_, 0);
         dev_alloc(gphi_, nodes);
+        dev_alloc(gvol_, nodes);
       }
       if (vol && det && !gvoli_) dev_alloc(gvoli_, nodes);
     }

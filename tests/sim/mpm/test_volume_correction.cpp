@@ -98,8 +98,14 @@ TEST_CASE("volume_correction is read, range-checked and located", "[mpm][fluid][
     CHECK(what.find("volume_correction") != std::string::npos);
     CHECK(what.find("inline.json") != std::string::npos);
   }
-  // Off by default for now (docs/architecture.md, "Volume correction (fluids)").
-  CHECK(MaterialParams{}.volume_correction == 0.f);
+  // On for water by default (docs/architecture.md, "Volume correction (fluids)"): a
+  // fluid whose file does not name the field corrects its volume at 20 / s.
+  const auto plain = test::scene_from(R"({
+    "domain": {"size": [1, 1], "grid": 16},
+    "materials": {"water": {"type": "fluid"}},
+    "bodies": [{"shape": "box", "min": [0.4, 0.4], "max": [0.6, 0.6], "material": "water"}]
+  })");
+  CHECK(plain.world->materials[0].volume_correction == 20.f);
 }
 
 TEST_CASE("The volume correction's rule: J towards the measured volume ratio in the interior",
