@@ -60,6 +60,8 @@ struct RunState {
   bool slow_shown = false;      ///< the slow-motion line is up (logged when it comes and goes)
   /// Its line was logged with a measured rate (the first may come before one).
   bool slow_rate_logged = false;
+  /// It was logged naming the frame budget (logged again when that changes).
+  bool slow_cut_logged = false;
   int substeps_last = 0;
   double fps = 0.0, frame_ms = 0.0;
   History ke, momentum_x, momentum_y, angular;

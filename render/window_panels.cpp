@@ -1098,19 +1098,23 @@ void App::draw_banners() {
         // Slower than kSlowMotionRate of real time (a tiny dt: stiff bonds, a fine grid), or substeps
         // cut by the frame budget: said, with the dt and the motion a frame covers.
         const std::string slow =
-            slow_motion_text(sim_rate, sim->substeps_per_frame(), speed_ratio, substeps_last, 12.0);
+            slow_motion_text(sim_rate, sim->substeps_per_frame(), speed_ratio, 12.0);
+        const bool cut = speed_ratio < kBudgetCutShare;
         if (slow.empty() != !slow_shown ||
-            (slow_shown && !slow_rate_logged && sim_rate.rate() > 0.0)) {
-          // Logged when it appears, and once more when the rate is first measured (a line cut by the
-          // frame budget can come up before the rate has a second of frames behind it).
+            (slow_shown &&
+             ((!slow_rate_logged && sim_rate.rate() > 0.0) || cut != slow_cut_logged))) {
+          // Logged when it appears, once more when the rate is first measured (a line cut by the
+          // frame budget can come up before the rate has a second of frames behind it), and when the
+          // budget starts or stops being a reason (a loaded start-up, then every substep fitting).
           slow_shown = !slow.empty();
           if (slow_shown) {
             log("slow motion rate=%.6g dt=%.6g text=\"%s\"", sim_rate.rate(), sim_rate.dt(),
                 slow.c_str());
             slow_rate_logged = sim_rate.rate() > 0.0;
+            slow_cut_logged = cut;
           } else {
             log("slow motion end");
-            slow_rate_logged = false;
+            slow_rate_logged = slow_cut_logged = false;
           }
         }
         if (!slow.empty()) {

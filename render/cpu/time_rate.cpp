@@ -1,5 +1,6 @@
 #include "render/cpu/time_rate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -65,9 +66,9 @@ std::string duration_text(double s) {  // µ: UTF-8, the window's fonts cover La
 }
 
 std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fit,
-                             int substeps_done, double budget_ms) {
+                             double budget_ms) {
   const bool slow = rate.known() && rate.rate() < kSlowMotionRate;
-  const bool cut = fit < 0.97;
+  const bool cut = fit < kBudgetCutShare;
   if (!slow && !cut) return "";
   std::string t = "slow motion ";
   char b[160];
@@ -81,8 +82,12 @@ std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fi
     t += b;
   }
   if (cut) {
+    // The smoothed share as a count (a loaded frame or two must not read as "200 of 200 fit").
+    const long fitted =
+        std::clamp(std::lround(fit * substeps_wanted), 0L, static_cast<long>(substeps_wanted));
     std::snprintf(b, sizeof b, "%s%d of %d substeps per frame fit the %.0f ms budget",
-                  rate.known() ? "; " : "  (", substeps_done, substeps_wanted, budget_ms);
+                  rate.known() ? "; " : "  (", static_cast<int>(fitted), substeps_wanted,
+                  budget_ms);
     t += b;
     if (!rate.known()) t += ")";
   }

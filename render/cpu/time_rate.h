@@ -15,6 +15,9 @@ namespace ps {
 /// slow-motion banner even when every substep ran (the built-in scenes run
 /// at 0.12 to 0.24 of real time at 60 frames per second).
 constexpr double kSlowMotionRate = 1.0 / 20.0;
+/// Below this smoothed share of the wanted substeps run, the frame budget is
+/// named as a reason for slow motion.
+constexpr double kBudgetCutShare = 0.97;
 
 class SimRate {
  public:
@@ -44,10 +47,11 @@ std::string duration_text(double seconds);
 
 /// The slow-motion banner, "" when the scene runs fast enough: shown when the
 /// measured rate is below kSlowMotionRate or when a frame's substeps do not
-/// fit the budget (`fit` < 0.97: the smoothed share of the wanted substeps
-/// that ran). E.g. "slow motion x1/700 of real time: dt 0.11 µs, 200
-/// substeps a frame (22 µs of motion per frame)".
+/// fit the budget (`fit` < kBudgetCutShare: the smoothed share of the wanted substeps
+/// that ran; the count it names is that share, so a line that blames the
+/// budget never says "200 of 200"). E.g. "slow motion x1/700 of real time:
+/// dt 0.11 µs, 200 substeps a frame (22 µs of motion per frame)".
 std::string slow_motion_text(const SimRate& rate, int substeps_wanted, double fit,
-                             int substeps_done, double budget_ms);
+                             double budget_ms);
 
 }  // namespace ps

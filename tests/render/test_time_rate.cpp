@@ -74,13 +74,13 @@ TEST_CASE("Slow motion is shown when simulated time crawls, even with every subs
   SECTION("a built-in scene at its own pace: no banner") {
     SimRate r;
     run(r, wall, t, step, 2.0, 2e-4, 20);
-    CHECK(slow_motion_text(r, 20, 1.0, 20, 12.0).empty());
+    CHECK(slow_motion_text(r, 20, 1.0, 12.0).empty());
   }
   SECTION(
       "dem_beam with bond E at its maximum: dt 0.11 us, 200 substeps a frame, all of them run") {
     SimRate r;
     run(r, wall, t, step, 2.0, 1.1e-7, 200);
-    const std::string s = slow_motion_text(r, 200, 1.0, 200, 12.0);
+    const std::string s = slow_motion_text(r, 200, 1.0, 12.0);
     INFO(s);
     CHECK(has(s, "slow motion x1/760 of real time"));
     CHECK(has(s, "dt 0.11 \u00b5s"));
@@ -90,15 +90,23 @@ TEST_CASE("Slow motion is shown when simulated time crawls, even with every subs
   SECTION("substeps cut by the frame budget: said, with the measured rate") {
     SimRate r;
     run(r, wall, t, step, 2.0, 2e-4, 10);  // 10 of the 20 wanted fit
-    const std::string s = slow_motion_text(r, 20, 0.5, 10, 12.0);
+    const std::string s = slow_motion_text(r, 20, 0.5, 12.0);
     INFO(s);
     CHECK(has(s, "slow motion x1/8 of real time"));
     CHECK(has(s, "10 of 20 substeps per frame fit the 12 ms budget"));
   }
+  SECTION("a cut named from the smoothed share, not the last frame (which may have fitted)") {
+    SimRate r;
+    run(r, wall, t, step, 2.0, 1.1e-7, 200);
+    const std::string s = slow_motion_text(r, 200, 0.9, 12.0);
+    INFO(s);
+    CHECK(has(s, "; 180 of 200 substeps per frame fit the 12 ms budget"));
+    CHECK_FALSE(has(s, "200 of 200 substeps per frame fit"));
+  }
   SECTION("before the rate is known, a budget cut shows the share of substeps") {
     SimRate r;
-    CHECK(slow_motion_text(r, 20, 0.5, 10, 12.0) ==
+    CHECK(slow_motion_text(r, 20, 0.5, 12.0) ==
           "slow motion x0.50  (10 of 20 substeps per frame fit the 12 ms budget)");
-    CHECK(slow_motion_text(r, 20, 1.0, 20, 12.0).empty());
+    CHECK(slow_motion_text(r, 20, 1.0, 12.0).empty());
   }
 }
